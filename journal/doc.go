@@ -1,0 +1,63 @@
+// Package journal owns the journal file: an append-only, hash-chained log of
+// events over content-addressed snapshots (package snapshot), kept in one
+// bbolt file, with indexes by path and by session, the heads (path → the
+// content the journal last wrote or saw) and the sessions.
+//
+// # File
+//
+// The journal lives at <first root>/.journal/journal.db; .journal/ holds a
+// .gitignore containing "*". A new journal is created under a temporary name,
+// its buckets made and committed (fsync), then linked into place and the
+// directory fsynced: a crash never leaves a half-made journal, and two
+// processes creating one at once end up sharing the first.
+//
+// # Several processes
+//
+// bbolt holds an exclusive flock for as long as a file is open. A Journal
+// therefore holds nothing between calls: Do opens the file exclusively
+// (waiting up to Options.Timeout, default 2 s, then ErrBusy), runs one batch
+// — its intent transaction, its file writes and its commit transaction — and
+// closes it; View opens it with a shared lock. All writers of all processes
+// serialize on that lock, so two batches touching one file are ordered and the
+// second sees the first. The cost of opening per batch is measured in
+// replay/doc.go.
+//
+// # Buckets
+//
+//	meta        "format" → 1
+//	events      seq (8 bytes, big endian) → event record
+//	by_path     path 0x00 seq → ∅           (events touching a path)
+//	by_session  session 0x00 seq → ∅        (events of a session)
+//	heads       path → content ID (32) | mode (4) | seq (8)
+//	pending     seq → ∅                     (events appended but not sealed)
+//	links       seq → seq of the event that reverted it
+//	sessions    session → JSON Session {id, actor, first, last, count}
+//	staging     root dir 0x00 temp path → ∅ (temp files written before an intent)
+//	chunks, lists, contents                 (package snapshot)
+//
+// Paths never contain NUL, so "path 0x00 seq" keys sort each path's events
+// together, oldest first.
+//
+// # Event record
+//
+//	byte 0      record version (1)
+//	bytes 1..4  CRC-32C (Castagnoli) of the body, big endian
+//	bytes 5..   body: the Event as JSON
+//
+// A record that is too short, has an unknown version, fails its checksum or
+// does not decode is reported as ErrCorrupt naming the event number. Inside
+// bbolt a value is written whole or not at all, so a torn record can only come
+// from damage to the file, which the checksum catches.
+//
+// # Hash chain
+//
+// An event is appended pending (the intent of the apply protocol) with Prev =
+// the Hash of the event before it, and sealed once: Status becomes committed
+// or rolled_back and Hash = blake3 of the event's JSON with Hash empty. An
+// event can only be appended after its predecessor is sealed, which the
+// writer lock guarantees (recovery seals a crashed process's pending event
+// before anything else is appended). Verify walks the chain from event 1,
+// recomputing every hash and link; links (reverted_by) live in their own
+// bucket because they are added later, and are derivable from the chain
+// (event M with Reverts = N).
+package journal

@@ -1,0 +1,130 @@
+package journal
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"hash/crc32"
+	"time"
+
+	"github.com/journalfs/journal/snapshot"
+)
+
+// Kind says why an event exists.
+type Kind string
+
+// Event kinds.
+const (
+	KindApply   Kind = "apply"   // a mutating tool call or CLI edit
+	KindRevert  Kind = "revert"  // takes an earlier event's changes back
+	KindUndo    Kind = "undo"    // a revert chosen by undo
+	KindRedo    Kind = "redo"    // a revert of an undo
+	KindRestore Kind = "restore" // a file put back to its content after an earlier event
+	KindObserve Kind = "observe" // a change made outside the journal, recorded before it is overwritten
+	KindGC      Kind = "gc"      // retention ran
+)
+
+// Status is where an event is in the apply protocol.
+type Status string
+
+// Event statuses.
+const (
+	StatusPending    Status = "pending"     // intent recorded, files may be partly written
+	StatusCommitted  Status = "committed"   // every file is in its after state
+	StatusRolledBack Status = "rolled_back" // every file was put back in its before state
+)
+
+// Actor is who caused an event.
+type Actor struct {
+	Kind    string `json:"kind"`              // "mcp", "cli" or "external"
+	Name    string `json:"name,omitempty"`    // MCP client name
+	Version string `json:"version,omitempty"` // MCP client version
+	Session string `json:"session,omitempty"` // MCP session id (one stdio process or one HTTP session)
+	User    string `json:"user,omitempty"`    // OS user
+	Host    string `json:"host,omitempty"`    // host name
+	Origin  string `json:"origin,omitempty"`  // "stdio", "http" or "cli"
+}
+
+// FileChange is what an event did to one file. A zero Before means the file
+// did not exist; a zero After means the event deleted it.
+type FileChange struct {
+	Path       string      `json:"path"`
+	Before     snapshot.ID `json:"before"`
+	After      snapshot.ID `json:"after"`
+	BeforeMode uint32      `json:"before_mode,omitempty"`
+	AfterMode  uint32      `json:"after_mode,omitempty"`
+	Added      int         `json:"added,omitempty"`   // lines added (text files)
+	Removed    int         `json:"removed,omitempty"` // lines removed (text files)
+	MovedFrom  string      `json:"moved_from,omitempty"`
+}
+
+// Event is one entry of the journal. Everything but Status, Error and Hash is
+// fixed when the event is appended; Status and Error are fixed when it is
+// sealed, and Hash then covers all of it (see doc.go).
+type Event struct {
+	Seq     uint64          `json:"seq"`
+	Time    time.Time       `json:"time"`
+	Kind    Kind            `json:"kind"`
+	Actor   Actor           `json:"actor"`
+	Tool    string          `json:"tool,omitempty"`
+	Args    json.RawMessage `json:"args,omitempty"`
+	Files   []FileChange    `json:"files"`
+	Reverts uint64          `json:"reverts,omitempty"` // for revert/undo/redo: the event taken back
+	Status  Status          `json:"status"`
+	Error   string          `json:"error,omitempty"` // why it was rolled back
+	Prev    snapshot.ID     `json:"prev"`
+	Hash    snapshot.ID     `json:"hash"`
+}
+
+// File returns the change to path, if the event touched it.
+func (e *Event) File(path string) (FileChange, bool) {
+	for _, f := range e.Files {
+		if f.Path == path {
+			return f, true
+		}
+	}
+	return FileChange{}, false
+}
+
+const recordV1 = 1
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// ComputeHash returns the chain hash of e: blake3 of its canonical JSON with Hash zeroed.
+func ComputeHash(e *Event) snapshot.ID {
+	c := *e
+	c.Hash = snapshot.ID{}
+	b, _ := json.Marshal(&c)
+	return snapshot.Sum(b)
+}
+
+// Encode returns the stored record of e: version byte, CRC-32C of the body, JSON body.
+func Encode(e *Event) ([]byte, error) {
+	body, err := json.Marshal(e)
+	if err != nil {
+		return nil, fmt.Errorf("journal: encode event %d: %w", e.Seq, err)
+	}
+	rec := make([]byte, 5, 5+len(body))
+	rec[0] = recordV1
+	binary.BigEndian.PutUint32(rec[1:], crc32.Checksum(body, castagnoli))
+	return append(rec, body...), nil
+}
+
+// Decode parses a stored record. A short, unknown or checksum-failing record wraps ErrCorrupt.
+func Decode(rec []byte) (*Event, error) {
+	if len(rec) < 5 {
+		return nil, fmt.Errorf("journal: record of %d bytes is torn: %w", len(rec), ErrCorrupt)
+	}
+	if rec[0] != recordV1 {
+		return nil, fmt.Errorf("journal: record version %d unknown: %w", rec[0], ErrCorrupt)
+	}
+	body := rec[5:]
+	if crc32.Checksum(body, castagnoli) != binary.BigEndian.Uint32(rec[1:]) {
+		return nil, fmt.Errorf("journal: record checksum mismatch: %w", ErrCorrupt)
+	}
+	e := new(Event)
+	if err := json.Unmarshal(body, e); err != nil {
+		return nil, fmt.Errorf("journal: record body: %v: %w", err, ErrCorrupt)
+	}
+	return e, nil
+}

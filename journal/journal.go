@@ -1,0 +1,225 @@
+package journal
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/journalfs/journal/snapshot"
+	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
+)
+
+// Sentinel errors.
+var (
+	// ErrNotFound means no journal exists where one was looked for, or no event has that number.
+	ErrNotFound = errors.New("journal: not found")
+	// ErrBusy means another process held the journal longer than the lock timeout.
+	ErrBusy = errors.New("journal: busy")
+	// ErrCorrupt means a stored record fails its checksum, does not decode, or breaks the hash chain.
+	ErrCorrupt = errors.New("journal: corrupt")
+	// ErrState means an operation does not fit an event's state (sealing a sealed event, say).
+	ErrState = errors.New("journal: invalid state")
+)
+
+// DirName is the directory, inside the first workspace root, that holds the journal.
+const DirName = ".journal"
+
+// FileName is the bbolt file inside DirName.
+const FileName = "journal.db"
+
+// Options configure Open.
+type Options struct {
+	// Timeout is how long to wait for another process's lock (default 2s).
+	Timeout time.Duration
+	// Create makes the journal if it does not exist.
+	Create bool
+}
+
+// Journal is a handle on a journal file. It holds no lock and no open file
+// between calls: each Do or View opens the bbolt file, runs, and closes it, so
+// several processes can share one journal (see doc.go, "Several processes").
+type Journal struct {
+	path    string
+	timeout time.Duration
+	// openFile is the bbolt open seam; tests swap it to inject faults.
+	openFile func(path string, mode os.FileMode, o *bolt.Options) (*bolt.DB, error)
+}
+
+// Path returns the bbolt file's path.
+func (j *Journal) Path() string { return j.path }
+
+// Open returns a handle on the journal at path (a bbolt file). With
+// Options.Create, a missing journal is created under a temporary name, its
+// buckets made, then renamed into place and the directory fsynced, so a crash
+// never leaves a half-initialised journal.
+func Open(path string, o Options) (*Journal, error) {
+	if o.Timeout <= 0 {
+		o.Timeout = 2 * time.Second
+	}
+	j := &Journal{path: path, timeout: o.Timeout, openFile: bolt.Open}
+	_, err := os.Stat(path)
+	switch {
+	case err == nil:
+		return j, nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("journal: open %s: %w", path, err)
+	case !o.Create:
+		return nil, fmt.Errorf("journal: open %s: %w", path, ErrNotFound)
+	}
+	if err := create(path); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+func create(path string) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("journal: create %s: %w", dir, err)
+	}
+	if filepath.Base(dir) == DirName {
+		gi := filepath.Join(dir, ".gitignore")
+		if _, err := os.Stat(gi); errors.Is(err, fs.ErrNotExist) {
+			if err := os.WriteFile(gi, []byte("*\n"), 0o644); err != nil {
+				return fmt.Errorf("journal: create %s: %w", gi, err)
+			}
+		}
+	}
+	tmp := fmt.Sprintf("%s.init-%d", path, os.Getpid())
+	db, err := bolt.Open(tmp, 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		return fmt.Errorf("journal: create %s: %w", tmp, err)
+	}
+	err = db.Update(createBuckets)
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("journal: create %s: %w", path, err)
+	}
+	// Link, not rename: if another process created the journal meanwhile, keep theirs.
+	if err := os.Link(tmp, path); err != nil && !errors.Is(err, fs.ErrExist) {
+		os.Remove(tmp)
+		return fmt.Errorf("journal: create %s: %w", path, err)
+	}
+	os.Remove(tmp)
+	return syncDir(dir)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("journal: sync dir %s: %w", dir, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("journal: sync dir %s: %w", dir, err)
+	}
+	return nil
+}
+
+func (j *Journal) open(readOnly bool) (*bolt.DB, error) {
+	db, err := j.openFile(j.path, 0o600, &bolt.Options{Timeout: j.timeout, ReadOnly: readOnly})
+	if err != nil {
+		if errors.Is(err, bolterrors.ErrTimeout) {
+			return nil, fmt.Errorf("journal: %s is held by another process for more than %v: %w", j.path, j.timeout, ErrBusy)
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("journal: open %s: %w", j.path, ErrNotFound)
+		}
+		return nil, fmt.Errorf("journal: open %s: %w", j.path, err)
+	}
+	return db, nil
+}
+
+// DB is the journal opened exclusively for the duration of one Do call.
+type DB struct {
+	db *bolt.DB
+	// commitHook, if set, runs before every Update commits (fault injection in tests).
+	commitHook func() error
+}
+
+// Update runs fn in a write transaction; it commits (with fsync) when fn returns nil.
+func (d *DB) Update(fn func(tx *Tx) error) error {
+	return d.db.Update(func(btx *bolt.Tx) error {
+		if err := fn(&Tx{tx: btx}); err != nil {
+			return err
+		}
+		if d.commitHook != nil {
+			return d.commitHook()
+		}
+		return nil
+	})
+}
+
+// View runs fn in a read transaction.
+func (d *DB) View(fn func(tx *Tx) error) error {
+	return d.db.View(func(btx *bolt.Tx) error { return fn(&Tx{tx: btx}) })
+}
+
+// UpdateRaw exposes bbolt write transactions for snapshot.PutStream.
+func (d *DB) UpdateRaw(fn func(tx *bolt.Tx) error) error { return d.db.Update(fn) }
+
+// SetCommitHook installs a function that runs just before every commit of
+// Update; an error it returns aborts the commit. For fault-injection tests.
+func (d *DB) SetCommitHook(h func() error) { d.commitHook = h }
+
+// Do opens the journal exclusively (waiting up to the lock timeout), runs fn,
+// and closes it. All writers serialize here, across processes.
+func (j *Journal) Do(fn func(db *DB) error) error {
+	db, err := j.open(false)
+	if err != nil {
+		return err
+	}
+	err = fn(&DB{db: db})
+	if cerr := db.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("journal: close: %w", cerr)
+	}
+	return err
+}
+
+// View opens the journal with a shared lock and runs fn in one read transaction.
+func (j *Journal) View(fn func(tx *Tx) error) error {
+	db, err := j.open(true)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return db.View(func(btx *bolt.Tx) error { return fn(&Tx{tx: btx}) })
+}
+
+// SetOpenFile replaces the bbolt open function (fault-injection tests).
+func (j *Journal) SetOpenFile(f func(path string, mode os.FileMode, o *bolt.Options) (*bolt.DB, error)) {
+	j.openFile = f
+}
+
+// Bucket names; see doc.go for their layout.
+var (
+	bucketMeta      = []byte("meta")
+	bucketEvents    = []byte("events")
+	bucketByPath    = []byte("by_path")
+	bucketBySession = []byte("by_session")
+	bucketHeads     = []byte("heads")
+	bucketPending   = []byte("pending")
+	bucketLinks     = []byte("links")
+	bucketSessions  = []byte("sessions")
+	bucketStaging   = []byte("staging")
+)
+
+func createBuckets(tx *bolt.Tx) error {
+	for _, b := range [][]byte{bucketMeta, bucketEvents, bucketByPath, bucketBySession, bucketHeads,
+		bucketPending, bucketLinks, bucketSessions, bucketStaging} {
+		if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+			return fmt.Errorf("journal: create bucket %s: %w", b, err)
+		}
+	}
+	if err := tx.Bucket(bucketMeta).Put([]byte("format"), []byte{1}); err != nil {
+		return err
+	}
+	return snapshot.CreateBuckets(tx)
+}

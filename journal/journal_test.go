@@ -1,0 +1,252 @@
+package journal_test
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/snapshot"
+	bolt "go.etcd.io/bbolt"
+)
+
+func create(t testing.TB) *journal.Journal {
+	t.Helper()
+	j, err := journal.Open(filepath.Join(t.TempDir(), journal.DirName, journal.FileName), journal.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
+
+func appendN(t testing.TB, j *journal.Journal, n int, session string) {
+	t.Helper()
+	err := j.Do(func(db *journal.DB) error {
+		return db.Update(func(tx *journal.Tx) error {
+			for i := 0; i < n; i++ {
+				data := []byte(fmt.Sprintf("content %d\n", i))
+				id, err := snapshot.PutTx(tx.Bolt(), data)
+				if err != nil {
+					return err
+				}
+				ev := &journal.Event{Kind: journal.KindApply, Actor: journal.Actor{Kind: "mcp", Session: session},
+					Files: []journal.FileChange{{Path: fmt.Sprintf("f%d.txt", i%3), After: id}}}
+				if err := tx.Append(ev); err != nil {
+					return err
+				}
+				if _, err := tx.Seal(ev.Seq, journal.StatusCommitted, ""); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOpen_CreatesWithGitignore(t *testing.T) {
+	j := create(t)
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(j.Path()), ".gitignore"))
+	if err != nil || string(b) != "*\n" {
+		t.Fatalf("gitignore %q %v", b, err)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(j.Path()))
+	if len(entries) != 2 {
+		t.Fatalf("stray files: %v", entries)
+	}
+}
+
+func TestOpen_Missing(t *testing.T) {
+	_, err := journal.Open(filepath.Join(t.TempDir(), "nope", "journal.db"), journal.Options{})
+	if !errors.Is(err, journal.ErrNotFound) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestOpen_ReadOnlyFileSystem(t *testing.T) {
+	dir := t.TempDir()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to mount a read-only tmpfs")
+	}
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount tmpfs here: %v %s", err, out)
+	}
+	defer exec.Command("umount", dir).Run()
+	_, err := journal.Open(filepath.Join(dir, journal.DirName, journal.FileName), journal.Options{Create: true})
+	if !errors.Is(err, syscall.EROFS) {
+		t.Fatalf("got %v, want EROFS", err)
+	}
+}
+
+func TestOpen_NoSpace(t *testing.T) {
+	dir := t.TempDir()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to mount a small tmpfs")
+	}
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount tmpfs here: %v %s", err, out)
+	}
+	defer exec.Command("umount", dir).Run()
+	j, err := journal.Open(filepath.Join(dir, journal.DirName, journal.FileName), journal.Options{Create: true})
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	big := make([]byte, 1<<20)
+	rand.Read(big)
+	err = j.Do(func(db *journal.DB) error {
+		return db.Update(func(tx *journal.Tx) error {
+			_, err := snapshot.PutTx(tx.Bolt(), big)
+			return err
+		})
+	})
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("got %v, want ENOSPC", err)
+	}
+	// The journal is still usable for small writes.
+	appendN(t, j, 1, "s")
+}
+
+func TestAppend_ChainAndIteration(t *testing.T) {
+	j := create(t)
+	appendN(t, j, 50, "a")
+	appendN(t, j, 10, "b")
+	err := j.View(func(tx *journal.Tx) error {
+		if tx.Last() != 60 {
+			t.Fatalf("last %d", tx.Last())
+		}
+		r, err := tx.Verify(true, nil)
+		if err != nil || r.Events != 60 {
+			t.Fatalf("verify %+v %v", r, err)
+		}
+		var fw, bw []uint64
+		tx.Each(25, false, func(e *journal.Event) error {
+			fw = append(fw, e.Seq)
+			if len(fw) == 3 {
+				return journal.ErrStop
+			}
+			return nil
+		})
+		tx.Each(25, true, func(e *journal.Event) error {
+			bw = append(bw, e.Seq)
+			if len(bw) == 3 {
+				return journal.ErrStop
+			}
+			return nil
+		})
+		if fmt.Sprint(fw) != "[25 26 27]" || fmt.Sprint(bw) != "[25 24 23]" {
+			t.Fatalf("forward %v backward %v", fw, bw)
+		}
+		var last []uint64
+		tx.Each(0, true, func(e *journal.Event) error { last = append(last, e.Seq); return journal.ErrStop })
+		if last[0] != 60 {
+			t.Fatalf("backward from newest %v", last)
+		}
+		var byPath, bySession []uint64
+		tx.EachIndexed("path", "f1.txt", func(e *journal.Event) error { byPath = append(byPath, e.Seq); return nil })
+		tx.EachIndexed("session", "b", func(e *journal.Event) error { bySession = append(bySession, e.Seq); return nil })
+		if len(byPath) != 20 || byPath[0] != 58 || len(bySession) != 10 || bySession[0] != 60 || bySession[9] != 51 {
+			t.Fatalf("by path %v by session %v", byPath, bySession)
+		}
+		if h, ok := tx.Head("f2.txt"); !ok || h.Seq != 59 {
+			t.Fatalf("head %+v", h)
+		}
+		n := 0
+		tx.Sessions(func(s journal.Session) error { n += s.Count; return nil })
+		if n != 60 {
+			t.Fatalf("sessions count %d", n)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestAppend_AfterPendingRefused(t *testing.T) {
+	j := create(t)
+	err := j.Do(func(db *journal.DB) error {
+		return db.Update(func(tx *journal.Tx) error {
+			if err := tx.Append(&journal.Event{Kind: journal.KindApply}); err != nil {
+				return err
+			}
+			return tx.Append(&journal.Event{Kind: journal.KindApply})
+		})
+	})
+	if !errors.Is(err, journal.ErrState) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// tamper rewrites the raw record of event seq.
+func tamper(t *testing.T, j *journal.Journal, seq uint64, fn func(rec []byte) []byte) {
+	t.Helper()
+	db, err := bolt.Open(j.Path(), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	err = db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket([]byte("events"))
+		k := make([]byte, 8)
+		k[7] = byte(seq)
+		rec := fn(append([]byte{}, b.Get(k)...))
+		if rec == nil {
+			return b.Delete(k)
+		}
+		return b.Put(k, rec)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestVerify_DetectsTampering(t *testing.T) {
+	cases := map[string]func(rec []byte) []byte{
+		"flip body byte": func(r []byte) []byte { r[len(r)/2] ^= 1; return r },
+		"torn record":    func(r []byte) []byte { return r[:3] },
+		"truncated body": func(r []byte) []byte { return r[:len(r)-4] },
+		"deleted":        func(r []byte) []byte { return nil },
+		"rehashed edit": func(r []byte) []byte { // a forger who fixes the CRC but cannot fix the chain
+			e, _ := journal.Decode(r)
+			e.Tool = "forged"
+			out, _ := journal.Encode(e)
+			return out
+		},
+	}
+	for name, fn := range cases {
+		t.Run(name, func(t *testing.T) {
+			j := create(t)
+			appendN(t, j, 20, "s")
+			tamper(t, j, 7, fn)
+			err := j.View(func(tx *journal.Tx) error { _, err := tx.Verify(false, nil); return err })
+			if !errors.Is(err, journal.ErrCorrupt) {
+				t.Fatalf("got %v", err)
+			}
+			if want := "event 7"; !contains(err.Error(), want) {
+				t.Fatalf("error %q does not name %s", err, want)
+			}
+			err = j.View(func(tx *journal.Tx) error { _, err := tx.Event(7); return err })
+			if name != "rehashed edit" && err == nil {
+				t.Fatal("reading the bad record succeeded")
+			}
+		})
+	}
+}
+
+func contains(s, sub string) bool { return len(s) >= len(sub) && (s == sub || len(sub) == 0 || indexOf(s, sub) >= 0) }
+
+func indexOf(s, sub string) int {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,346 @@
+package journal
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+
+	"github.com/journalfs/journal/snapshot"
+	bolt "go.etcd.io/bbolt"
+)
+
+// Tx is a journal transaction: read-only inside View, writable inside Update.
+type Tx struct{ tx *bolt.Tx }
+
+// Bolt returns the underlying bbolt transaction (for snapshot.PutTx/Get).
+func (t *Tx) Bolt() *bolt.Tx { return t.tx }
+
+func u64(n uint64) []byte {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], n)
+	return b[:]
+}
+
+func indexKey(prefix string, seq uint64) []byte {
+	k := make([]byte, 0, len(prefix)+9)
+	k = append(k, prefix...)
+	k = append(k, 0)
+	return append(k, u64(seq)...)
+}
+
+// Last returns the sequence number of the newest event (0 if none).
+func (t *Tx) Last() uint64 {
+	k, _ := t.tx.Bucket(bucketEvents).Cursor().Last()
+	if k == nil {
+		return 0
+	}
+	return binary.BigEndian.Uint64(k)
+}
+
+// Event returns event seq.
+func (t *Tx) Event(seq uint64) (*Event, error) {
+	rec := t.tx.Bucket(bucketEvents).Get(u64(seq))
+	if rec == nil {
+		return nil, fmt.Errorf("journal: event %d: %w", seq, ErrNotFound)
+	}
+	e, err := Decode(rec)
+	if err != nil {
+		return nil, fmt.Errorf("journal: event %d: %w", seq, err)
+	}
+	if e.Seq != seq {
+		return nil, fmt.Errorf("journal: event %d: record says %d: %w", seq, e.Seq, ErrCorrupt)
+	}
+	return e, nil
+}
+
+func (t *Tx) put(e *Event) error {
+	rec, err := Encode(e)
+	if err != nil {
+		return err
+	}
+	if err := t.tx.Bucket(bucketEvents).Put(u64(e.Seq), rec); err != nil {
+		return fmt.Errorf("journal: put event %d: %w", e.Seq, err)
+	}
+	return nil
+}
+
+// Append adds e as the newest event, filling Seq and Prev. An event appended
+// as StatusPending must later be sealed with Seal; any other status is sealed
+// at once. Contents named by e.Files must already be stored (snapshot.PutTx).
+func (t *Tx) Append(e *Event) error {
+	last := t.Last()
+	e.Prev = snapshot.ID{}
+	if last > 0 {
+		prev, err := t.Event(last)
+		if err != nil {
+			return fmt.Errorf("journal: append: %w", err)
+		}
+		if prev.Status == StatusPending {
+			return fmt.Errorf("journal: append after pending event %d: %w", last, ErrState)
+		}
+		e.Prev = prev.Hash
+	}
+	e.Seq = last + 1
+	e.Hash = snapshot.ID{}
+	if e.Status == "" {
+		e.Status = StatusPending
+	}
+	for _, f := range e.Files {
+		if err := t.tx.Bucket(bucketByPath).Put(indexKey(f.Path, e.Seq), nil); err != nil {
+			return fmt.Errorf("journal: append %d: index %s: %w", e.Seq, f.Path, err)
+		}
+	}
+	if s := e.Actor.Session; s != "" {
+		if err := t.tx.Bucket(bucketBySession).Put(indexKey(s, e.Seq), nil); err != nil {
+			return fmt.Errorf("journal: append %d: index session: %w", e.Seq, err)
+		}
+		if err := t.touchSession(e); err != nil {
+			return err
+		}
+	}
+	if e.Status == StatusPending {
+		if err := t.tx.Bucket(bucketPending).Put(u64(e.Seq), nil); err != nil {
+			return fmt.Errorf("journal: append %d: %w", e.Seq, err)
+		}
+		return t.put(e)
+	}
+	return t.seal(e)
+}
+
+// Seal finishes a pending event: its status becomes st (committed or
+// rolled_back), its hash is computed, and — if committed — the heads of its
+// files move and a revert's target is linked to it.
+func (t *Tx) Seal(seq uint64, st Status, reason string) (*Event, error) {
+	e, err := t.Event(seq)
+	if err != nil {
+		return nil, err
+	}
+	if e.Status != StatusPending {
+		return nil, fmt.Errorf("journal: seal %d: status is %s: %w", seq, e.Status, ErrState)
+	}
+	e.Status, e.Error = st, reason
+	if err := t.tx.Bucket(bucketPending).Delete(u64(seq)); err != nil {
+		return nil, fmt.Errorf("journal: seal %d: %w", seq, err)
+	}
+	return e, t.seal(e)
+}
+
+func (t *Tx) seal(e *Event) error {
+	e.Hash = ComputeHash(e)
+	if e.Status == StatusCommitted {
+		for _, f := range e.Files {
+			if err := t.SetHead(f.Path, Head{ID: f.After, Mode: f.AfterMode, Seq: e.Seq}); err != nil {
+				return err
+			}
+		}
+		if e.Reverts != 0 {
+			if err := t.tx.Bucket(bucketLinks).Put(u64(e.Reverts), u64(e.Seq)); err != nil {
+				return fmt.Errorf("journal: link %d→%d: %w", e.Reverts, e.Seq, err)
+			}
+		}
+	}
+	return t.put(e)
+}
+
+// Pending returns the sequence numbers of events still pending (crashed applies).
+func (t *Tx) Pending() []uint64 {
+	var out []uint64
+	t.tx.Bucket(bucketPending).ForEach(func(k, _ []byte) error {
+		out = append(out, binary.BigEndian.Uint64(k))
+		return nil
+	})
+	return out
+}
+
+// RevertedBy returns the event that reverted seq, or 0.
+func (t *Tx) RevertedBy(seq uint64) uint64 {
+	v := t.tx.Bucket(bucketLinks).Get(u64(seq))
+	if v == nil {
+		return 0
+	}
+	return binary.BigEndian.Uint64(v)
+}
+
+// Unlink removes a revert link (used when the reverting event is itself reverted, so seq counts as live again).
+func (t *Tx) Unlink(seq uint64) error {
+	return t.tx.Bucket(bucketLinks).Delete(u64(seq))
+}
+
+// Head is the journal's last known state of a path.
+type Head struct {
+	ID   snapshot.ID // zero: the file does not exist
+	Mode uint32
+	Seq  uint64 // the event that set it
+}
+
+// Head returns the head of path; ok is false if the journal never saw it.
+func (t *Tx) Head(path string) (h Head, ok bool) {
+	v := t.tx.Bucket(bucketHeads).Get([]byte(path))
+	if len(v) != 44 {
+		return h, false
+	}
+	copy(h.ID[:], v)
+	h.Mode = binary.BigEndian.Uint32(v[32:])
+	h.Seq = binary.BigEndian.Uint64(v[36:])
+	return h, true
+}
+
+// SetHead records the state of path.
+func (t *Tx) SetHead(path string, h Head) error {
+	v := make([]byte, 44)
+	copy(v, h.ID[:])
+	binary.BigEndian.PutUint32(v[32:], h.Mode)
+	binary.BigEndian.PutUint64(v[36:], h.Seq)
+	if err := t.tx.Bucket(bucketHeads).Put([]byte(path), v); err != nil {
+		return fmt.Errorf("journal: head %s: %w", path, err)
+	}
+	return nil
+}
+
+// Heads calls fn for every path the journal knows, in path order.
+func (t *Tx) Heads(fn func(path string, h Head) error) error {
+	return t.tx.Bucket(bucketHeads).ForEach(func(k, _ []byte) error {
+		h, _ := t.Head(string(k))
+		return fn(string(k), h)
+	})
+}
+
+// Session summarises one session.
+type Session struct {
+	ID    string `json:"id"`
+	Actor Actor  `json:"actor"`
+	First uint64 `json:"first"`
+	Last  uint64 `json:"last"`
+	Count int    `json:"count"`
+}
+
+func (t *Tx) touchSession(e *Event) error {
+	b := t.tx.Bucket(bucketSessions)
+	var s Session
+	if v := b.Get([]byte(e.Actor.Session)); v != nil {
+		_ = json.Unmarshal(v, &s)
+	} else {
+		s = Session{ID: e.Actor.Session, Actor: e.Actor, First: e.Seq}
+	}
+	s.Last, s.Count = e.Seq, s.Count+1
+	v, _ := json.Marshal(&s)
+	return b.Put([]byte(e.Actor.Session), v)
+}
+
+// Sessions calls fn for every session.
+func (t *Tx) Sessions(fn func(Session) error) error {
+	return t.tx.Bucket(bucketSessions).ForEach(func(_, v []byte) error {
+		var s Session
+		if err := json.Unmarshal(v, &s); err != nil {
+			return fmt.Errorf("journal: session record: %v: %w", err, ErrCorrupt)
+		}
+		return fn(s)
+	})
+}
+
+// Stage records temporary files an apply is about to create, so recovery can
+// remove them if the process dies before the apply's intent is appended.
+func (t *Tx) Stage(paths []string) error {
+	b := t.tx.Bucket(bucketStaging)
+	for _, p := range paths {
+		if err := b.Put([]byte(p), nil); err != nil {
+			return fmt.Errorf("journal: stage %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// Unstage forgets staged temporary files.
+func (t *Tx) Unstage(paths []string) error {
+	b := t.tx.Bucket(bucketStaging)
+	for _, p := range paths {
+		if err := b.Delete([]byte(p)); err != nil {
+			return fmt.Errorf("journal: unstage %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// Staged returns all staged temporary file paths.
+func (t *Tx) Staged() []string {
+	var out []string
+	t.tx.Bucket(bucketStaging).ForEach(func(k, _ []byte) error {
+		out = append(out, string(k))
+		return nil
+	})
+	return out
+}
+
+// Each calls fn for events from seq `from` onwards (0 = the oldest), or
+// backwards from `from` (0 = the newest) when backward is set, until fn
+// returns ErrStop or another error.
+func (t *Tx) Each(from uint64, backward bool, fn func(*Event) error) error {
+	c := t.tx.Bucket(bucketEvents).Cursor()
+	var k, v []byte
+	switch {
+	case backward && from == 0:
+		k, v = c.Last()
+	case backward:
+		k, v = c.Seek(u64(from))
+		if k == nil || binary.BigEndian.Uint64(k) > from {
+			k, v = c.Prev()
+			if k == nil { // Seek past the end
+				k, v = c.Last()
+			}
+		}
+	default:
+		k, v = c.Seek(u64(from))
+	}
+	for k != nil {
+		e, err := Decode(v)
+		if err != nil {
+			return fmt.Errorf("journal: event %d: %w", binary.BigEndian.Uint64(k), err)
+		}
+		if err := fn(e); err != nil {
+			if err == ErrStop {
+				return nil
+			}
+			return err
+		}
+		if backward {
+			k, v = c.Prev()
+		} else {
+			k, v = c.Next()
+		}
+	}
+	return nil
+}
+
+// ErrStop ends an iteration early without error.
+var ErrStop = fmt.Errorf("journal: stop")
+
+// EachIndexed iterates the events of one path (index "path") or one session
+// (index "session") newest first, until fn returns ErrStop.
+func (t *Tx) EachIndexed(index, key string, fn func(*Event) error) error {
+	b := t.tx.Bucket(bucketByPath)
+	if index == "session" {
+		b = t.tx.Bucket(bucketBySession)
+	}
+	prefix := append([]byte(key), 0)
+	c := b.Cursor()
+	k, _ := c.Seek(indexKey(key, ^uint64(0)))
+	if k == nil {
+		k, _ = c.Last()
+	} else if !bytes.Equal(k, indexKey(key, ^uint64(0))) {
+		k, _ = c.Prev()
+	}
+	for ; k != nil && bytes.HasPrefix(k, prefix) && len(k) == len(prefix)+8; k, _ = c.Prev() {
+		e, err := t.Event(binary.BigEndian.Uint64(k[len(prefix):]))
+		if err != nil {
+			return err
+		}
+		if err := fn(e); err != nil {
+			if err == ErrStop {
+				return nil
+			}
+			return err
+		}
+	}
+	return nil
+}

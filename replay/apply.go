@@ -1,0 +1,425 @@
+package replay
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"time"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/snapshot"
+)
+
+// Change is the new state of one file in a batch.
+type Change struct {
+	Path   string      // tool path: absolute inside a root, or relative to the first root
+	Delete bool        // remove the file
+	Data   []byte      // new content (in memory)
+	Source Source      // new content, streamed (large files); used when Data is nil
+	Mode   fs.FileMode // permission bits; 0 keeps the file's mode (0644 for new files)
+	// Expect, if set, is the content the file must have now (the zero ID: must
+	// not exist); otherwise the batch fails with ErrConflict.
+	Expect    *snapshot.ID
+	MovedFrom string // informational: this change and a Delete of MovedFrom are one move
+}
+
+// Source writes a content to w (streaming).
+type Source func(w io.Writer) error
+
+// Batch is one mutating call: all its changes are applied or none.
+type Batch struct {
+	Tool    string
+	Args    json.RawMessage
+	Kind    journal.Kind // default apply
+	Reverts uint64
+	Actor   *journal.Actor // default: the engine's actor
+	Changes []Change
+	// DryRun computes and checks the changes but writes nothing.
+	DryRun bool
+}
+
+// Result says what a batch did.
+type Result struct {
+	Seq      uint64               // the event (0 when nothing changed)
+	Observed []uint64             // observe events appended first, for files changed outside
+	Files    []journal.FileChange // per file, before/after
+	Paths    []Path               // resolved paths, parallel to Files
+	Planned  []Change             // for a dry run: the changes that would be applied
+}
+
+// Reader reads files while a batch holds the journal's lock, so what a plan
+// reads is what the batch replaces.
+type Reader struct {
+	e     *Engine
+	db    *journal.DB
+	cache map[string]state
+}
+
+// File is a file as a plan sees it.
+type File struct {
+	Path   Path
+	Exists bool
+	ID     snapshot.ID
+	Mode   fs.FileMode
+	Size   int64
+	Data   []byte // nil for files at or above the stream threshold: use Open
+}
+
+// Read returns the file at a tool path (Exists=false if missing).
+func (r *Reader) Read(p string) (*File, error) {
+	rp, err := r.e.Resolve(p)
+	if err != nil {
+		return nil, err
+	}
+	st, err := r.state(rp)
+	if err != nil {
+		return nil, err
+	}
+	return &File{Path: rp, Exists: st.exists, ID: st.id, Mode: st.mode, Size: st.size, Data: st.data}, nil
+}
+
+// Open opens a file for streaming reads.
+func (r *Reader) Open(p Path) (io.ReadCloser, error) {
+	f, err := p.Root.root.Open(p.Rel)
+	if err != nil {
+		return nil, mapFSError(p, "open", err)
+	}
+	return f, nil
+}
+
+func (r *Reader) state(p Path) (state, error) {
+	if st, ok := r.cache[p.Key]; ok {
+		return st, nil
+	}
+	st, err := r.e.readState(p)
+	if err != nil {
+		return st, err
+	}
+	r.cache[p.Key] = st
+	return st, nil
+}
+
+// Plan computes a batch's changes from files read under the lock.
+type Plan func(r *Reader) (*Batch, error)
+
+// Apply applies a batch atomically (see the package doc for the protocol).
+func (e *Engine) Apply(ctx context.Context, b *Batch) (*Result, error) {
+	return e.Edit(ctx, func(*Reader) (*Batch, error) { return b, nil })
+}
+
+// Edit holds the journal's lock, recovers any crashed batch, runs plan to
+// compute the changes from the files as they are now, and applies them.
+func (e *Engine) Edit(ctx context.Context, plan Plan) (*Result, error) {
+	var res *Result
+	err := e.do(func(db *journal.DB) error {
+		if err := e.recoverLocked(db); err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		r := &Reader{e: e, db: db, cache: map[string]state{}}
+		b, err := plan(r)
+		if err != nil {
+			return err
+		}
+		res, err = e.applyLocked(db, r, b)
+		return err
+	})
+	return res, classify(err)
+}
+
+// fileOp is one file of a batch being applied.
+type fileOp struct {
+	p      Path
+	cur    state
+	change Change
+	after  snapshot.ID
+	mode   fs.FileMode
+	size   int64
+	tmp    string
+	staged bool // temp written before the intent (streamed content)
+	fc     journal.FileChange
+}
+
+func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, error) {
+	actor := e.actor
+	if b.Actor != nil {
+		actor = *b.Actor
+	}
+	kind := b.Kind
+	if kind == "" {
+		kind = journal.KindApply
+	}
+	var ops []*fileOp
+	seen := map[string]bool{}
+	for _, c := range b.Changes {
+		p, err := e.Resolve(c.Path)
+		if err != nil {
+			return nil, err
+		}
+		if seen[p.Key] {
+			return nil, &PathError{Path: p.Rel, Err: ErrInvalidPath, Msg: "appears twice in one batch"}
+		}
+		seen[p.Key] = true
+		cur, err := r.state(p)
+		if err != nil {
+			return nil, err
+		}
+		if c.Expect != nil && *c.Expect != cur.id {
+			msg := fmt.Sprintf("is version %s, not the expected %s", short(cur.id), short(*c.Expect))
+			return nil, &PathError{Path: p.Rel, Err: ErrConflict, Msg: msg, Hint: "read the file again and redo the edit on its current content"}
+		}
+		if c.Delete && !cur.exists {
+			return nil, &PathError{Path: p.Rel, Err: ErrNotFound, Msg: "does not exist, cannot delete"}
+		}
+		op := &fileOp{p: p, cur: cur, change: c, mode: c.Mode.Perm()}
+		if op.mode == 0 {
+			op.mode = cur.mode
+			if !cur.exists {
+				op.mode = 0o644
+			}
+		}
+		switch {
+		case c.Delete:
+		case c.Data != nil || c.Source == nil:
+			if c.Data == nil {
+				c.Data = []byte{}
+				op.change.Data = c.Data
+			}
+			op.after, op.size = snapshot.Sum(c.Data), int64(len(c.Data))
+			if op.after == cur.id && op.mode == cur.mode {
+				continue // no change to this file
+			}
+		}
+		ops = append(ops, op)
+	}
+	if len(ops) == 0 {
+		return &Result{}, nil
+	}
+	if b.DryRun {
+		res := &Result{}
+		for _, op := range ops {
+			res.Files = append(res.Files, journal.FileChange{Path: op.p.Key, Before: op.cur.id, After: op.after})
+			res.Paths = append(res.Paths, op.p)
+			res.Planned = append(res.Planned, op.change)
+		}
+		return res, nil
+	}
+
+	// Sequence numbers: observe events first, then the batch's event.
+	var last uint64
+	if err := db.View(func(tx *journal.Tx) error { last = tx.Last(); return nil }); err != nil {
+		return nil, err
+	}
+	var observes []*journal.Event
+	err := db.View(func(tx *journal.Tx) error {
+		for _, op := range ops {
+			if h, ok := tx.Head(op.p.Key); ok && (h.ID != op.cur.id) {
+				observes = append(observes, &journal.Event{Kind: journal.KindObserve, Status: journal.StatusCommitted,
+					Actor: journal.Actor{Kind: "external"},
+					Files: []journal.FileChange{{Path: op.p.Key, Before: h.ID, After: op.cur.id, BeforeMode: uint32(h.Mode), AfterMode: uint32(op.cur.mode)}}})
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	seq := last + uint64(len(observes)) + 1
+	for _, op := range ops {
+		op.tmp = tempName(op.p.Rel, seq)
+	}
+
+	// Large contents stream into the store before the intent, in transactions of their own.
+	if err := e.stageStreams(db, ops); err != nil {
+		e.removeTemps(ops)
+		return nil, err
+	}
+
+	ev := &journal.Event{Time: time.Now().UTC(), Kind: kind, Actor: actor, Tool: b.Tool, Args: b.Args, Reverts: b.Reverts}
+	for _, op := range ops {
+		op.fc = journal.FileChange{Path: op.p.Key, Before: op.cur.id, After: op.after,
+			BeforeMode: uint32(op.cur.mode), MovedFrom: op.change.MovedFrom}
+		if !op.change.Delete {
+			op.fc.AfterMode = uint32(op.mode)
+		}
+		if op.cur.data != nil || op.change.Data != nil {
+			op.fc.Added, op.fc.Removed = lineStats(op.cur.data, op.change.Data)
+		}
+		ev.Files = append(ev.Files, op.fc)
+	}
+	for _, o := range observes {
+		o.Time = ev.Time
+	}
+
+	// 1. Intent: contents and the pending event, in one transaction.
+	err = db.Update(func(tx *journal.Tx) error {
+		for _, op := range ops {
+			for _, d := range [][]byte{op.cur.data, op.change.Data} {
+				if d != nil {
+					if _, err := snapshot.PutTx(tx.Bolt(), d); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		for _, o := range observes {
+			if err := tx.Append(o); err != nil {
+				return err
+			}
+		}
+		if err := tx.Append(ev); err != nil {
+			return err
+		}
+		if ev.Seq != seq {
+			return fmt.Errorf("replay: event number %d, expected %d: %w", ev.Seq, seq, journal.ErrState)
+		}
+		var staged []string
+		for _, op := range ops {
+			if op.staged {
+				staged = append(staged, stageKey(op.p, op.tmp))
+			}
+		}
+		return tx.Unstage(staged)
+	})
+	if err != nil {
+		e.removeTemps(ops)
+		return nil, classify(fmt.Errorf("replay: record intent: %w", err))
+	}
+
+	// 2. Files. 3. Commit.
+	if err := e.writeFiles(ops); err != nil {
+		return nil, e.rollback(db, ev, err)
+	}
+	if err := db.Update(func(tx *journal.Tx) error { _, err := tx.Seal(ev.Seq, journal.StatusCommitted, ""); return err }); err != nil {
+		return nil, e.rollback(db, ev, classify(fmt.Errorf("replay: commit event %d: %w", ev.Seq, err)))
+	}
+	res := &Result{Seq: ev.Seq, Files: ev.Files}
+	for _, o := range observes {
+		res.Observed = append(res.Observed, o.Seq)
+	}
+	for _, op := range ops {
+		res.Paths = append(res.Paths, op.p)
+	}
+	return res, nil
+}
+
+func short(id snapshot.ID) string {
+	if id.IsZero() {
+		return "(absent)"
+	}
+	return id.Short()
+}
+
+func stageKey(p Path, tmp string) string { return p.Root.Dir + "\x00" + tmp }
+
+// stageStreams writes streamed contents to their temp files and into the
+// store, and stores large before-contents, ahead of the intent.
+func (e *Engine) stageStreams(db *journal.DB, ops []*fileOp) error {
+	for _, op := range ops {
+		if op.cur.exists && op.cur.data == nil {
+			var have bool
+			db.View(func(tx *journal.Tx) error { have = snapshot.Has(tx.Bolt(), op.cur.id); return nil })
+			if !have {
+				f, err := op.p.Root.root.Open(op.p.Rel)
+				if err != nil {
+					return mapFSError(op.p, "open", err)
+				}
+				id, _, err := snapshot.PutStream(db.UpdateRaw, f, 0)
+				f.Close()
+				if err != nil {
+					return classify(fmt.Errorf("replay: store %s: %w", op.p.Rel, err))
+				}
+				if id != op.cur.id {
+					return &PathError{Path: op.p.Rel, Err: ErrConflict, Msg: "changed while it was being read"}
+				}
+			}
+		}
+		if op.change.Delete || op.change.Data != nil {
+			continue
+		}
+		if err := db.Update(func(tx *journal.Tx) error { return tx.Stage([]string{stageKey(op.p, op.tmp)}) }); err != nil {
+			return err
+		}
+		op.staged = true
+		id, size, err := e.writeTemp(op.p, op.tmp, op.mode, op.change.Source)
+		if err != nil {
+			return err
+		}
+		op.after, op.size = id, size
+		f, err := op.p.Root.root.Open(op.tmp)
+		if err != nil {
+			return mapFSError(op.p, "reopen temporary file", err)
+		}
+		sid, _, err := snapshot.PutStream(db.UpdateRaw, f, 0)
+		f.Close()
+		if err != nil {
+			return classify(fmt.Errorf("replay: store %s: %w", op.p.Rel, err))
+		}
+		if sid != id {
+			return fmt.Errorf("replay: %s: temporary file changed while stored: %w", op.p.Rel, ErrConflict)
+		}
+	}
+	return nil
+}
+
+// writeFiles performs step 2 of the protocol: every temp written and synced,
+// then every rename and removal, then every directory synced.
+func (e *Engine) writeFiles(ops []*fileOp) error {
+	for _, op := range ops {
+		if op.change.Delete || op.staged {
+			continue
+		}
+		data := op.change.Data
+		if _, _, err := e.writeTemp(op.p, op.tmp, op.mode, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+			return err
+		}
+	}
+	dirs := map[*Root]map[string]bool{}
+	for _, op := range ops {
+		var err error
+		if op.change.Delete {
+			err = e.remove(op.p)
+		} else {
+			err = e.rename(op.p, op.tmp)
+		}
+		if err != nil {
+			return err
+		}
+		if dirs[op.p.Root] == nil {
+			dirs[op.p.Root] = map[string]bool{}
+		}
+		dirs[op.p.Root][path.Dir(op.p.Rel)] = true
+	}
+	for r, ds := range dirs {
+		for d := range ds {
+			if err := e.syncDir(r, d); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (e *Engine) removeTemps(ops []*fileOp) {
+	for _, op := range ops {
+		op.p.Root.root.Remove(op.tmp)
+	}
+}
+
+// rollback puts every file of a failed batch back and seals its event
+// rolled_back. If that fails too, the event stays pending and the next open
+// recovers it.
+func (e *Engine) rollback(db *journal.DB, ev *journal.Event, cause error) error {
+	saved := e.fault
+	e.fault = nil // the fault under test has fired; the rollback itself runs clean
+	defer func() { e.fault = saved }()
+	if err := e.recoverEvent(db, ev, "rolled back: "+cause.Error()); err != nil {
+		return fmt.Errorf("%w (rollback incomplete, the next open recovers it: %v)", cause, err)
+	}
+	return cause
+}

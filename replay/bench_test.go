@@ -1,0 +1,195 @@
+package replay_test
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/replay"
+	bolt "go.etcd.io/bbolt"
+)
+
+func lines300() []byte {
+	var b bytes.Buffer
+	for i := 0; i < 300; i++ {
+		fmt.Fprintf(&b, "\tfmt.Println(\"line %d of a typical source file\") // %d\n", i, i*i)
+	}
+	return b.Bytes()
+}
+
+// BenchmarkFloor is the durability floor the apply benchmark is compared with:
+// temp file + fsync + rename + directory fsync, plus one bbolt update.
+func BenchmarkFloor(b *testing.B) {
+	dir := b.TempDir()
+	data := lines300()
+	target := filepath.Join(dir, "f.go")
+	db, err := bolt.Open(filepath.Join(dir, "j.db"), 0o600, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	db.Update(func(tx *bolt.Tx) error { _, err := tx.CreateBucketIfNotExists([]byte("ev")); return err })
+	for i := 0; b.Loop(); i++ {
+		tmp := target + ".tmp"
+		f, _ := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+		data[10] = byte('a' + i%26)
+		f.Write(data)
+		f.Sync()
+		f.Close()
+		os.Rename(tmp, target)
+		d, _ := os.Open(dir)
+		d.Sync()
+		d.Close()
+		db.Update(func(tx *bolt.Tx) error {
+			bk := tx.Bucket([]byte("ev"))
+			seq, _ := bk.NextSequence()
+			return bk.Put([]byte(fmt.Sprint(seq)), data[:200])
+		})
+	}
+}
+
+// BenchmarkApply_OneLineEdit300 is a one-line edit of a 300-line file, end to
+// end: lock, read and hash, intent commit, temp+fsync+rename+dir fsync, commit.
+func BenchmarkApply_OneLineEdit300(b *testing.B) {
+	dir := b.TempDir()
+	data := lines300()
+	os.WriteFile(filepath.Join(dir, "f.go"), data, 0o644)
+	e := open(b, dir)
+	for i := 0; b.Loop(); i++ {
+		data = bytes.Clone(data)
+		copy(data[100:], fmt.Sprintf("%06d", i))
+		if _, err := e.Apply(ctx, &replay.Batch{Changes: []replay.Change{{Path: "f.go", Data: data}}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func bigSource(n int) []byte {
+	var b bytes.Buffer
+	for i := 0; b.Len() < n; i++ {
+		fmt.Fprintf(&b, "row %d: the quick brown fox jumps over the lazy dog %x\n", i, i*2654435761)
+	}
+	return b.Bytes()[:n]
+}
+
+// BenchmarkApply_OneLineEdit50MB edits one line of a 50 MB file after its
+// first snapshot, streaming, and reports journal growth per edit.
+func BenchmarkApply_OneLineEdit50MB(b *testing.B) {
+	dir := b.TempDir()
+	data := bigSource(50 << 20)
+	os.WriteFile(filepath.Join(dir, "big.txt"), data, 0o644)
+	e := open(b, dir)
+	edit := func(i int) {
+		off := 25<<20 + (i%100)*1000
+		_, err := e.Edit(ctx, func(r *replay.Reader) (*replay.Batch, error) {
+			f, err := r.Read("big.txt")
+			if err != nil {
+				return nil, err
+			}
+			src := func(w io.Writer) error {
+				in, err := r.Open(f.Path)
+				if err != nil {
+					return err
+				}
+				defer in.Close()
+				if _, err := io.CopyN(w, in, int64(off)); err != nil {
+					return err
+				}
+				fmt.Fprintf(w, "%08d", i)
+				in.(io.Seeker).Seek(8, io.SeekCurrent)
+				_, err = io.Copy(w, in)
+				return err
+			}
+			return &replay.Batch{Changes: []replay.Change{{Path: "big.txt", Source: src}}}, nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	edit(-1) // first snapshot
+	st0, _ := os.Stat(e.Journal().Path())
+	b.ResetTimer()
+	n := 0
+	for i := 0; b.Loop(); i++ {
+		edit(i)
+		n++
+	}
+	b.StopTimer()
+	st1, _ := os.Stat(e.Journal().Path())
+	b.ReportMetric(float64(st1.Size()-st0.Size())/float64(n), "journal-B/edit")
+}
+
+// benchJournal makes a workspace whose journal holds n events on 100 files.
+func benchJournal(b *testing.B, n int) (string, *replay.Engine) {
+	dir := b.TempDir()
+	e := open(b, dir)
+	const per = 1000
+	for done := 0; done < n; done += per {
+		k := min(per, n-done)
+		err := e.Journal().Do(func(db *journal.DB) error {
+			return db.Update(func(tx *journal.Tx) error {
+				for i := 0; i < k; i++ {
+					ev := &journal.Event{Kind: journal.KindObserve, Status: journal.StatusCommitted,
+						Files: []journal.FileChange{{Path: fmt.Sprintf("other/%d.txt", (done+i)%100)}}}
+					if err := tx.Append(ev); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	return dir, e
+}
+
+// BenchmarkRevert_JournalSize reverts an edit on journals of 100 and 100,000 events.
+func BenchmarkRevert_JournalSize(b *testing.B) {
+	for _, n := range []int{100, 100000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			dir, e := benchJournal(b, n)
+			os.WriteFile(filepath.Join(dir, "f.txt"), []byte("a\nb\nc\n"), 0o644)
+			res, err := e.Apply(ctx, &replay.Batch{Changes: []replay.Change{{Path: "f.txt", Data: []byte("a\nB\nc\n")}}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			seq := res.Seq
+			for b.Loop() {
+				r, err := e.Revert(ctx, seq, replay.RevertOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				seq = r.Seq // revert the revert next time
+			}
+		})
+	}
+}
+
+// BenchmarkLog_JournalSize reads the newest 20 events, as `journal log -n 20` does.
+func BenchmarkLog_JournalSize(b *testing.B) {
+	for _, n := range []int{100, 100000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			_, e := benchJournal(b, n)
+			for b.Loop() {
+				k := 0
+				err := e.Journal().View(func(tx *journal.Tx) error {
+					return tx.Each(0, true, func(*journal.Event) error {
+						if k++; k == 20 {
+							return journal.ErrStop
+						}
+						return nil
+					})
+				})
+				if err != nil || k != 20 {
+					b.Fatal(err, k)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,142 @@
+package replay
+
+import (
+	"fmt"
+	"os"
+	"os/user"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/journalfs/journal/journal"
+)
+
+// Options configure Open.
+type Options struct {
+	// Roots are the workspace directories; the first holds .journal/ by default.
+	Roots []string
+	// JournalPath overrides <first root>/.journal/journal.db.
+	JournalPath string
+	// Actor is recorded on every event this engine appends (unless a Batch names its own).
+	Actor journal.Actor
+	// LockTimeout bounds the wait for another process's batch (default 2s).
+	LockTimeout time.Duration
+	// StreamThreshold: files at least this large are streamed rather than held in memory (default 50 MiB).
+	StreamThreshold int64
+}
+
+// Engine applies batches of file changes to workspace roots, journaled.
+// It is safe for concurrent use; writers serialize on the journal's lock.
+type Engine struct {
+	roots      []*Root
+	j          *journal.Journal
+	journalDir string
+	actor      journal.Actor
+	streamMin  int64
+
+	// mu serializes this process's batches before they reach the journal's
+	// file lock (which polls, and would add latency to in-process waits).
+	mu sync.Mutex
+
+	// fault, if set, runs before each step of the apply protocol and may fail it (tests).
+	fault func(step, path string) error
+	// commitFault, if set, runs before every journal commit (tests).
+	commitFault func() error
+}
+
+// DefaultJournalPath returns the journal location for a first root.
+func DefaultJournalPath(root string) string {
+	return filepath.Join(root, journal.DirName, journal.FileName)
+}
+
+// Open opens the roots and the journal (creating it), then recovers any batch
+// a crashed process left pending.
+func Open(o Options) (*Engine, error) {
+	if len(o.Roots) == 0 {
+		o.Roots = []string{"."}
+	}
+	e := &Engine{actor: o.Actor, streamMin: o.StreamThreshold}
+	if e.streamMin <= 0 {
+		e.streamMin = 50 << 20
+	}
+	for _, d := range o.Roots {
+		r, err := openRoot(d)
+		if err != nil {
+			e.Close()
+			return nil, err
+		}
+		e.roots = append(e.roots, r)
+	}
+	jp := o.JournalPath
+	if jp == "" {
+		jp = DefaultJournalPath(e.roots[0].Dir)
+	}
+	jp, err := filepath.Abs(jp)
+	if err != nil {
+		e.Close()
+		return nil, fmt.Errorf("replay: journal path: %w", err)
+	}
+	e.journalDir = filepath.Dir(jp)
+	if rd, err := filepath.EvalSymlinks(e.journalDir); err == nil {
+		e.journalDir = rd
+	}
+	e.j, err = journal.Open(jp, journal.Options{Create: true, Timeout: o.LockTimeout})
+	if err != nil {
+		e.Close()
+		return nil, err
+	}
+	if e.actor.Kind == "" {
+		e.actor = CLIActor()
+	}
+	if _, err := e.Recover(); err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// CLIActor describes a person at the command line.
+func CLIActor() journal.Actor {
+	a := journal.Actor{Kind: "cli", Origin: "cli"}
+	if u, err := user.Current(); err == nil {
+		a.User = u.Username
+	}
+	a.Host, _ = os.Hostname()
+	return a
+}
+
+// Journal returns the engine's journal.
+func (e *Engine) Journal() *journal.Journal { return e.j }
+
+// Roots returns the workspace roots.
+func (e *Engine) Roots() []*Root { return e.roots }
+
+// Actor returns the actor recorded on this engine's events.
+func (e *Engine) Actor() journal.Actor { return e.actor }
+
+// Close releases the roots. The journal holds nothing open between calls.
+func (e *Engine) Close() error {
+	for _, r := range e.roots {
+		r.root.Close()
+	}
+	return nil
+}
+
+func (e *Engine) step(step, path string) error {
+	if e.fault != nil {
+		return e.fault(step, path)
+	}
+	return nil
+}
+
+// do runs fn with the journal held exclusively.
+func (e *Engine) do(fn func(db *journal.DB) error) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.j.Do(func(db *journal.DB) error {
+		if e.commitFault != nil {
+			db.SetCommitHook(e.commitFault)
+		}
+		return fn(db)
+	})
+}

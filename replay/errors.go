@@ -1,0 +1,78 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"syscall"
+)
+
+// Sentinel errors.
+var (
+	// ErrInvalidPath means a path is malformed or names something that is not a regular file.
+	ErrInvalidPath = errors.New("replay: invalid path")
+	// ErrOutsideRoot means a path leads outside every workspace root (or into the journal).
+	ErrOutsideRoot = errors.New("replay: outside root")
+	// ErrNotFound means a file does not exist.
+	ErrNotFound = errors.New("replay: file not found")
+	// ErrExists means a file that must not exist does.
+	ErrExists = errors.New("replay: file exists")
+	// ErrPermission means the OS refused access.
+	ErrPermission = errors.New("replay: permission denied")
+	// ErrConflict means a file is not the version the caller expected.
+	ErrConflict = errors.New("replay: edit conflict")
+	// ErrRevertConflict means a revert's three-way merge overlaps later changes.
+	ErrRevertConflict = errors.New("replay: revert conflict")
+	// ErrNothing means there is nothing to undo, redo or revert.
+	ErrNothing = errors.New("replay: nothing to do")
+	// ErrBadEvent means an event cannot be used as asked (rolled back, pending, wrong kind).
+	ErrBadEvent = errors.New("replay: unusable event")
+	// ErrNoSpace means the disk is full.
+	ErrNoSpace = errors.New("replay: no space left on device")
+)
+
+// PathError is a failure tied to one path, with a hint for the agent.
+type PathError struct {
+	Path  string
+	Err   error // a sentinel
+	Msg   string
+	Hint  string
+	cause error
+}
+
+func (e *PathError) Error() string {
+	if e.Msg != "" {
+		return fmt.Sprintf("%s: %s", e.Path, e.Msg)
+	}
+	return fmt.Sprintf("%s: %v", e.Path, e.Err)
+}
+
+// Unwrap returns the sentinel and the OS cause.
+func (e *PathError) Unwrap() []error {
+	if e.cause != nil {
+		return []error{e.Err, e.cause}
+	}
+	return []error{e.Err}
+}
+
+// ConflictError is a refused revert: the lines where later changes overlap.
+type ConflictError struct {
+	Event uint64
+	Path  string
+	Lines [][2]int // 1-based inclusive line ranges in the current file
+	Msg   string
+}
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("revert of event %d conflicts in %s: %s", e.Event, e.Path, e.Msg)
+}
+
+// Unwrap returns ErrRevertConflict.
+func (e *ConflictError) Unwrap() error { return ErrRevertConflict }
+
+// classify adds ErrNoSpace to disk-full errors so callers can say so.
+func classify(err error) error {
+	if err != nil && errors.Is(err, syscall.ENOSPC) && !errors.Is(err, ErrNoSpace) {
+		return fmt.Errorf("%w: %w", ErrNoSpace, err)
+	}
+	return err
+}

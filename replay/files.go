@@ -1,0 +1,203 @@
+package replay
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/aymanbagabas/go-udiff/lcs"
+	"github.com/journalfs/journal/snapshot"
+)
+
+// state is what a file is on disk at one moment.
+type state struct {
+	exists bool
+	id     snapshot.ID // zero if !exists
+	mode   fs.FileMode // permission bits
+	size   int64
+	data   []byte // nil for streamed (large) files
+}
+
+// readState reads (small files) or hashes by streaming (large files) the file at p.
+func (e *Engine) readState(p Path) (state, error) {
+	fi, err := p.Root.root.Lstat(p.Rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return state{}, nil
+	}
+	if err != nil {
+		return state{}, mapFSError(p, "stat", err)
+	}
+	if err := checkFile(p, fi); err != nil {
+		return state{}, err
+	}
+	f, err := p.Root.root.Open(p.Rel)
+	if err != nil {
+		return state{}, mapFSError(p, "open", err)
+	}
+	defer f.Close()
+	st := state{exists: true, mode: fi.Mode().Perm(), size: fi.Size()}
+	if fi.Size() < e.streamMin {
+		if st.data, err = io.ReadAll(f); err != nil {
+			return state{}, mapFSError(p, "read", err)
+		}
+		if st.data == nil {
+			st.data = []byte{}
+		}
+		st.id, st.size = snapshot.Sum(st.data), int64(len(st.data))
+		return st, nil
+	}
+	h := snapshot.NewHasher()
+	if st.size, err = io.Copy(h, f); err != nil {
+		return state{}, mapFSError(p, "read", err)
+	}
+	st.id = h.ID()
+	return st, nil
+}
+
+// tempName is the temporary file an apply of event seq writes beside rel.
+// Recovery finds it from the event alone.
+func tempName(rel string, seq uint64) string {
+	base := path.Base(rel)
+	if len(base) > 200 {
+		base = base[:200]
+	}
+	return path.Join(path.Dir(rel), "."+base+".jtmp-"+strconv.FormatUint(seq, 10))
+}
+
+// isTemp reports whether a directory entry name is one of our temporary files.
+func isTemp(name string) bool {
+	i := strings.LastIndex(name, ".jtmp-")
+	if i < 0 || !strings.HasPrefix(name, ".") {
+		return false
+	}
+	_, err := strconv.ParseUint(name[i+6:], 10, 64)
+	return err == nil
+}
+
+// writeTemp creates tmp (which must not exist) with mode, fills it by calling
+// fill, and fsyncs it. It returns the hash and size of what was written.
+func (e *Engine) writeTemp(p Path, tmp string, mode fs.FileMode, fill func(w io.Writer) error) (snapshot.ID, int64, error) {
+	if err := e.step("mkdir", p.Rel); err != nil {
+		return snapshot.ID{}, 0, err
+	}
+	if dir := path.Dir(p.Rel); dir != "." {
+		if err := p.Root.root.MkdirAll(dir, 0o755); err != nil {
+			return snapshot.ID{}, 0, mapFSError(p, "mkdir", err)
+		}
+	}
+	if err := e.step("create", p.Rel); err != nil {
+		return snapshot.ID{}, 0, err
+	}
+	p.Root.root.Remove(tmp) // a leftover from a crash of an event with this number
+	f, err := p.Root.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return snapshot.ID{}, 0, mapFSError(p, "create temporary file", err)
+	}
+	fail := func(err error) (snapshot.ID, int64, error) {
+		f.Close()
+		p.Root.root.Remove(tmp)
+		return snapshot.ID{}, 0, classify(err)
+	}
+	h := snapshot.NewHasher()
+	cw := &countingWriter{w: io.MultiWriter(f, h)}
+	if err := e.step("write", p.Rel); err != nil {
+		return fail(err)
+	}
+	if err := fill(cw); err != nil {
+		return fail(fmt.Errorf("replay: write %s: %w", p.Rel, err))
+	}
+	if err := f.Chmod(mode); err != nil {
+		return fail(fmt.Errorf("replay: chmod %s: %w", p.Rel, err))
+	}
+	if err := e.step("fsync", p.Rel); err != nil {
+		return fail(err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail(fmt.Errorf("replay: fsync %s: %w", p.Rel, err))
+	}
+	if err := f.Close(); err != nil {
+		p.Root.root.Remove(tmp)
+		return snapshot.ID{}, 0, classify(fmt.Errorf("replay: close %s: %w", p.Rel, err))
+	}
+	return h.ID(), cw.n, nil
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (e *Engine) rename(p Path, tmp string) error {
+	if err := e.step("rename", p.Rel); err != nil {
+		return err
+	}
+	if err := p.Root.root.Rename(tmp, p.Rel); err != nil {
+		return classify(mapFSError(p, "rename", err))
+	}
+	return nil
+}
+
+func (e *Engine) remove(p Path) error {
+	if err := e.step("remove", p.Rel); err != nil {
+		return err
+	}
+	if err := p.Root.root.Remove(p.Rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return mapFSError(p, "remove", err)
+	}
+	return nil
+}
+
+func (e *Engine) syncDir(r *Root, dir string) error {
+	if err := e.step("dirsync", dir); err != nil {
+		return err
+	}
+	d, err := r.root.Open(dir)
+	if err != nil {
+		return fmt.Errorf("replay: open dir %s: %w", dir, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("replay: fsync dir %s: %w", dir, err)
+	}
+	return nil
+}
+
+// lineStats counts lines added and removed between two small texts.
+func lineStats(before, after []byte) (added, removed int) {
+	const limit = 4 << 20
+	if len(before) > limit || len(after) > limit || bytes.IndexByte(before, 0) >= 0 || bytes.IndexByte(after, 0) >= 0 {
+		return 0, 0
+	}
+	for _, d := range lcs.DiffLines(splitLines(string(before)), splitLines(string(after))) {
+		removed += d.End - d.Start
+		added += d.ReplEnd - d.ReplStart
+	}
+	return added, removed
+}
+
+// splitLines splits s after each '\n', keeping terminators.
+func splitLines(s string) []string {
+	var out []string
+	for len(s) > 0 {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			out = append(out, s)
+			break
+		}
+		out = append(out, s[:i+1])
+		s = s[i+1:]
+	}
+	return out
+}

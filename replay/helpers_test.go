@@ -1,0 +1,131 @@
+package replay_test
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/replay"
+)
+
+var ctx = context.Background()
+
+func open(t testing.TB, dir string) *replay.Engine {
+	t.Helper()
+	e, err := replay.Open(replay.Options{Roots: []string{dir}, Actor: journal.Actor{Kind: "mcp", Name: "test", Session: "s1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+func write(t testing.TB, dir, name, content string) {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func read(t testing.TB, dir, name string) (string, bool) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b), true
+}
+
+func mustRead(t testing.TB, dir, name string) string {
+	t.Helper()
+	s, ok := read(t, dir, name)
+	if !ok {
+		t.Fatalf("%s does not exist", name)
+	}
+	return s
+}
+
+// snapshotDir returns every regular file under dir (outside .journal) with its content.
+func snapshotDir(t testing.TB, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == journal.DirName {
+			return filepath.SkipDir
+		}
+		if d.Type().IsRegular() {
+			b, _ := os.ReadFile(p)
+			rel, _ := filepath.Rel(dir, p)
+			out[filepath.ToSlash(rel)] = string(b)
+		}
+		return nil
+	})
+	return out
+}
+
+func temps(dir string) []string {
+	var out []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && replay.IsTemp(d.Name()) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
+
+func verifyChain(t testing.TB, e *replay.Engine) *journal.VerifyReport {
+	t.Helper()
+	var r *journal.VerifyReport
+	err := e.Journal().View(func(tx *journal.Tx) (err error) { r, err = tx.Verify(true, nil); return })
+	if err != nil {
+		t.Fatalf("chain: %v", err)
+	}
+	return r
+}
+
+func lastEvent(t testing.TB, e *replay.Engine) *journal.Event {
+	t.Helper()
+	var ev *journal.Event
+	err := e.Journal().View(func(tx *journal.Tx) (err error) { ev, err = tx.Event(tx.Last()); return })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
+func equalMaps(a, b map[string]string) (string, bool) {
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return k, false
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			return k, false
+		}
+	}
+	return "", true
+}
+
+func short(s string) string {
+	if len(s) > 60 {
+		return s[:60] + "..."
+	}
+	return strings.ReplaceAll(s, "\n", "⏎")
+}

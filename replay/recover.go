@@ -1,0 +1,130 @@
+package replay
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/snapshot"
+)
+
+// Recover rolls back every batch a crashed process left pending and removes
+// its temporary files. It is idempotent; Open runs it, and so does every batch
+// before it starts. It returns the events it rolled back.
+func (e *Engine) Recover() ([]uint64, error) {
+	var done []uint64
+	err := e.do(func(db *journal.DB) error {
+		var err error
+		done, err = e.recover(db)
+		return err
+	})
+	return done, err
+}
+
+func (e *Engine) recoverLocked(db *journal.DB) error {
+	_, err := e.recover(db)
+	return err
+}
+
+func (e *Engine) recover(db *journal.DB) ([]uint64, error) {
+	var pending []uint64
+	var staged []string
+	if err := db.View(func(tx *journal.Tx) error {
+		pending, staged = tx.Pending(), tx.Staged()
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	for _, k := range staged {
+		dir, tmp, _ := strings.Cut(k, "\x00")
+		for _, r := range e.roots {
+			if r.Dir == dir {
+				r.root.Remove(tmp)
+			}
+		}
+	}
+	if len(staged) > 0 {
+		if err := db.Update(func(tx *journal.Tx) error { return tx.Unstage(staged) }); err != nil {
+			return nil, err
+		}
+	}
+	for _, seq := range pending {
+		var ev *journal.Event
+		if err := db.View(func(tx *journal.Tx) (err error) { ev, err = tx.Event(seq); return }); err != nil {
+			return nil, err
+		}
+		if err := e.recoverEvent(db, ev, "rolled back by recovery: the process applying it stopped before it committed"); err != nil {
+			return nil, fmt.Errorf("replay: recover event %d: %w", seq, err)
+		}
+	}
+	return pending, nil
+}
+
+// recoverEvent puts every file of a pending event back to its before state
+// (files still in their before state, or changed by someone else since, are
+// left alone), removes the event's temporary files, and seals it rolled_back.
+func (e *Engine) recoverEvent(db *journal.DB, ev *journal.Event, reason string) error {
+	dirs := map[*Root]map[string]bool{}
+	var skipped []string
+	for _, f := range ev.Files {
+		p, err := e.Resolve(f.Path)
+		if err != nil {
+			skipped = append(skipped, f.Path)
+			continue
+		}
+		p.Root.root.Remove(tempName(p.Rel, ev.Seq))
+		if dirs[p.Root] == nil {
+			dirs[p.Root] = map[string]bool{}
+		}
+		dirs[p.Root][path.Dir(p.Rel)] = true
+		cur, err := e.readState(p)
+		if err != nil {
+			return err
+		}
+		if cur.id != f.After || f.After == f.Before {
+			continue
+		}
+		if err := e.putBack(db, p, f.Before, fs.FileMode(f.BeforeMode), ev.Seq); err != nil {
+			return err
+		}
+	}
+	for r, ds := range dirs {
+		for d := range ds {
+			if err := e.syncDir(r, d); err != nil && !strings.Contains(err.Error(), "no such file") {
+				return err
+			}
+		}
+	}
+	if len(skipped) > 0 {
+		reason += fmt.Sprintf(" (paths outside the configured roots left as they are: %s)", strings.Join(skipped, ", "))
+	}
+	return db.Update(func(tx *journal.Tx) error {
+		_, err := tx.Seal(ev.Seq, journal.StatusRolledBack, reason)
+		return err
+	})
+}
+
+// putBack makes p hold the stored content id (or removes it when id is zero),
+// through a temporary file named for event seq.
+func (e *Engine) putBack(db *journal.DB, p Path, id snapshot.ID, mode fs.FileMode, seq uint64) error {
+	if id.IsZero() {
+		return e.remove(p)
+	}
+	if mode == 0 {
+		mode = 0o644
+	}
+	tmp := tempName(p.Rel, seq)
+	err := db.View(func(tx *journal.Tx) error {
+		_, _, err := e.writeTemp(p, tmp, mode, func(w io.Writer) error {
+			return snapshot.Get(tx.Bolt(), id, w)
+		})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return e.rename(p, tmp)
+}

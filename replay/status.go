@@ -1,0 +1,72 @@
+package replay
+
+import (
+	"os"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/snapshot"
+)
+
+// Drift is a file whose disk content differs from the journal's head.
+type Drift struct {
+	Path    string      `json:"path"`
+	Head    snapshot.ID `json:"head"`            // what the journal last wrote or saw (zero: absent)
+	Disk    snapshot.ID `json:"disk"`            // what is there now (zero: absent)
+	HeadSeq uint64      `json:"head_seq"`        // the event that set the head
+	Err     string      `json:"error,omitempty"` // why the file could not be read
+}
+
+// Status is the state of the workspace against its journal.
+type Status struct {
+	Events       uint64         `json:"events"`
+	Changed      []Drift        `json:"changed"` // files changed outside the journal since its last event on them
+	Pending      []uint64       `json:"pending"` // batches a crashed process left (recovered on the next write)
+	JournalBytes int64          `json:"journal_bytes"`
+	Store        snapshot.Stats `json:"store"`
+}
+
+// Status hashes every file the journal knows and compares it with its head.
+// It only reads: pending batches are listed, not recovered.
+func (e *Engine) Status() (*Status, error) {
+	st := &Status{}
+	type head struct {
+		path string
+		h    journal.Head
+	}
+	var heads []head
+	err := e.j.View(func(tx *journal.Tx) error {
+		st.Events = tx.Last()
+		st.Pending = tx.Pending()
+		var err error
+		if st.Store, err = snapshot.ReadStats(tx.Bolt()); err != nil {
+			return err
+		}
+		return tx.Heads(func(path string, h journal.Head) error {
+			heads = append(heads, head{path, h})
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := os.Stat(e.j.Path()); err == nil {
+		st.JournalBytes = fi.Size()
+	}
+	for _, h := range heads {
+		d := Drift{Path: h.path, Head: h.h.ID, HeadSeq: h.h.Seq}
+		p, err := e.Resolve(h.path)
+		if err != nil {
+			continue // a root not configured in this process
+		}
+		cur, err := e.readState(p)
+		if err != nil {
+			d.Err = err.Error()
+		} else {
+			d.Disk = cur.id
+		}
+		if d.Err != "" || d.Disk != d.Head {
+			st.Changed = append(st.Changed, d)
+		}
+	}
+	return st, nil
+}

@@ -1,0 +1,54 @@
+// Package snapshot stores file contents by their blake3 hash, split into
+// content-defined chunks, each compressed with zstd and verified when read.
+//
+// # Concepts
+//
+// A content is any byte string (a file's bytes at one moment). Its ID is the
+// blake3-256 of those bytes. A content is split by FastCDC (min 2 KiB, average
+// 8 KiB, max 64 KiB) into chunks; each chunk is stored once, keyed by its own
+// blake3 hash, so a one-line edit of a large file stores only the chunks around
+// the edit plus a new chunk list.
+//
+// # On-disk format (inside the journal's bbolt file)
+//
+// Bucket "chunks": chunk ID (32 bytes) → record
+//
+//	byte 0     format version (1)
+//	byte 1     codec: 0 = stored raw, 1 = zstd
+//	bytes 2..  the chunk, raw or as one zstd frame
+//
+// A chunk is re-hashed after it is decompressed; a mismatch is ErrCorrupt.
+// Raw storage is used when zstd does not shrink the chunk (random or compressed data).
+//
+// Bucket "lists": list ID (32 bytes) → record
+//
+//	byte 0     format version (1)
+//	uvarint    number of chunk IDs n
+//	n × 32     chunk IDs in order
+//
+// A list ID is the blake3 of its record. Long chunk lists are split into lists
+// at content-defined points (a chunk ID whose first two bytes are below a
+// threshold ends a list; about 1,024 chunks per list, at most 4,096), so that
+// an edit changes one list, not the whole manifest: a one-line edit of a 50 MB
+// file costs about one 32 KiB list plus a few chunks.
+//
+// Bucket "contents": content ID (32 bytes) → manifest
+//
+//	byte 0     format version (1)
+//	uvarint    size of the content in bytes
+//	uvarint    number of list IDs m
+//	m × 32     list IDs in order
+//
+// The empty content has a manifest with size 0 and no lists.
+//
+// # Writing and reading
+//
+// PutTx stores an in-memory content inside the caller's write transaction (the
+// journal puts before- and after-contents in the same transaction as the event
+// that names them). PutStream stores a content of any size from an io.Reader,
+// committing chunks in transactions of bounded size, so memory stays bounded: a
+// 1 GB file never sits in memory or in one bbolt transaction's dirty pages.
+// Chunks committed by a PutStream that never completes are unreferenced and are
+// reclaimed by garbage collection. Get streams a content to an io.Writer and
+// verifies every chunk and, at the end, the whole content's hash.
+package snapshot

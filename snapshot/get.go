@@ -1,0 +1,234 @@
+package snapshot
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// manifest is a decoded contents record.
+type manifest struct {
+	size  int64
+	lists []ID
+}
+
+func readManifest(tx *bolt.Tx, id ID) (manifest, error) {
+	var m manifest
+	b, err := bucket(tx, BucketContents)
+	if err != nil {
+		return m, err
+	}
+	rec := b.Get(id[:])
+	if rec == nil {
+		return m, fmt.Errorf("snapshot: content %s: %w", id.Short(), ErrNotFound)
+	}
+	bad := func(why string) error {
+		return fmt.Errorf("snapshot: content %s: %s: %w", id.Short(), why, ErrCorrupt)
+	}
+	if len(rec) < 1 || rec[0] != formatV1 {
+		return m, bad("unknown format version")
+	}
+	p := rec[1:]
+	size, n := binary.Uvarint(p)
+	if n <= 0 {
+		return m, bad("bad size")
+	}
+	p = p[n:]
+	count, n := binary.Uvarint(p)
+	if n <= 0 || uint64(len(p)-n) != 32*count {
+		return m, bad("bad list count")
+	}
+	p = p[n:]
+	m.size = int64(size)
+	m.lists = make([]ID, count)
+	for i := range m.lists {
+		copy(m.lists[i][:], p[32*i:])
+	}
+	return m, nil
+}
+
+func readList(lists *bolt.Bucket, id ID) ([]ID, error) {
+	rec := lists.Get(id[:])
+	if rec == nil {
+		return nil, fmt.Errorf("snapshot: list %s: %w", id.Short(), ErrNotFound)
+	}
+	if Sum(rec) != id || rec[0] != formatV1 {
+		return nil, fmt.Errorf("snapshot: list %s: hash mismatch: %w", id.Short(), ErrCorrupt)
+	}
+	p := rec[1:]
+	count, n := binary.Uvarint(p)
+	if n <= 0 || uint64(len(p)-n) != 32*count {
+		return nil, fmt.Errorf("snapshot: list %s: bad count: %w", id.Short(), ErrCorrupt)
+	}
+	p = p[n:]
+	out := make([]ID, count)
+	for i := range out {
+		copy(out[i][:], p[32*i:])
+	}
+	return out, nil
+}
+
+// readChunk returns the verified bytes of one chunk, appended to dst.
+func readChunk(chunks *bolt.Bucket, id ID, dst []byte) ([]byte, error) {
+	rec := chunks.Get(id[:])
+	if rec == nil {
+		return nil, fmt.Errorf("snapshot: chunk %s: %w", id.Short(), ErrNotFound)
+	}
+	if len(rec) < 2 || rec[0] != formatV1 {
+		return nil, fmt.Errorf("snapshot: chunk %s: unknown format: %w", id.Short(), ErrCorrupt)
+	}
+	var out []byte
+	switch rec[1] {
+	case codecRaw:
+		out = append(dst, rec[2:]...)
+	case codecZstd:
+		var err error
+		if out, err = decoder.DecodeAll(rec[2:], dst); err != nil {
+			return nil, fmt.Errorf("snapshot: chunk %s: %v: %w", id.Short(), err, ErrCorrupt)
+		}
+	default:
+		return nil, fmt.Errorf("snapshot: chunk %s: unknown codec %d: %w", id.Short(), rec[1], ErrCorrupt)
+	}
+	if Sum(out[len(dst):]) != id {
+		return nil, fmt.Errorf("snapshot: chunk %s: hash mismatch: %w", id.Short(), ErrCorrupt)
+	}
+	return out, nil
+}
+
+// Size returns the size in bytes of a stored content.
+func Size(tx *bolt.Tx, id ID) (int64, error) {
+	m, err := readManifest(tx, id)
+	return m.size, err
+}
+
+// Get writes the content id to w, verifying every chunk and the whole content's
+// hash. On ErrCorrupt, w may have received part of the content: write to a
+// temporary file and discard it on error.
+func Get(tx *bolt.Tx, id ID, w io.Writer) error {
+	m, err := readManifest(tx, id)
+	if err != nil {
+		return err
+	}
+	lists, err := bucket(tx, BucketLists)
+	if err != nil {
+		return err
+	}
+	chunks, err := bucket(tx, BucketChunks)
+	if err != nil {
+		return err
+	}
+	h := NewHasher()
+	var buf []byte
+	var total int64
+	for _, l := range m.lists {
+		ids, err := readList(lists, l)
+		if err != nil {
+			return fmt.Errorf("snapshot: content %s: %w", id.Short(), err)
+		}
+		for _, c := range ids {
+			if buf, err = readChunk(chunks, c, buf[:0]); err != nil {
+				return fmt.Errorf("snapshot: content %s: %w", id.Short(), err)
+			}
+			h.Write(buf)
+			total += int64(len(buf))
+			if _, err := w.Write(buf); err != nil {
+				return fmt.Errorf("snapshot: content %s: write: %w", id.Short(), err)
+			}
+		}
+	}
+	if total != m.size || h.ID() != id {
+		return fmt.Errorf("snapshot: content %s: content hash mismatch: %w", id.Short(), ErrCorrupt)
+	}
+	return nil
+}
+
+// Bytes returns a stored content in memory. Use Get for contents that may be large.
+func Bytes(tx *bolt.Tx, id ID) ([]byte, error) {
+	var b bytes.Buffer
+	if err := Get(tx, id, &b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// Verify re-reads and re-hashes a content, discarding the bytes.
+func Verify(tx *bolt.Tx, id ID) (int64, error) {
+	var n countWriter
+	err := Get(tx, id, &n)
+	return int64(n), err
+}
+
+type countWriter int64
+
+func (c *countWriter) Write(p []byte) (int, error) { *c += countWriter(len(p)); return len(p), nil }
+
+// Refs calls fn for every list and chunk ID a content references (for garbage collection).
+func Refs(tx *bolt.Tx, id ID, fn func(bucket []byte, ref ID)) error {
+	m, err := readManifest(tx, id)
+	if err != nil {
+		return err
+	}
+	lists, err := bucket(tx, BucketLists)
+	if err != nil {
+		return err
+	}
+	for _, l := range m.lists {
+		fn(BucketLists, l)
+		ids, err := readList(lists, l)
+		if err != nil {
+			return err
+		}
+		for _, c := range ids {
+			fn(BucketChunks, c)
+		}
+	}
+	return nil
+}
+
+// Stats summarises the store for `journal status`.
+type Stats struct {
+	Contents     int   // number of contents
+	LogicalBytes int64 // sum of content sizes
+	Chunks       int   // number of distinct chunks
+	StoredBytes  int64 // bytes of chunk, list and manifest records
+}
+
+// DedupRatio is logical bytes per stored byte (> 1 means savings).
+func (s Stats) DedupRatio() float64 {
+	if s.StoredBytes == 0 {
+		return 1
+	}
+	return float64(s.LogicalBytes) / float64(s.StoredBytes)
+}
+
+// ReadStats walks the store's buckets.
+func ReadStats(tx *bolt.Tx) (Stats, error) {
+	var s Stats
+	for _, name := range [][]byte{BucketContents, BucketLists, BucketChunks} {
+		b, err := bucket(tx, name)
+		if err != nil {
+			return s, err
+		}
+		err = b.ForEach(func(k, v []byte) error {
+			s.StoredBytes += int64(len(v))
+			switch string(name) {
+			case string(BucketContents):
+				s.Contents++
+				if len(v) > 1 {
+					sz, _ := binary.Uvarint(v[1:])
+					s.LogicalBytes += int64(sz)
+				}
+			case string(BucketChunks):
+				s.Chunks++
+			}
+			return nil
+		})
+		if err != nil {
+			return s, err
+		}
+	}
+	return s, nil
+}

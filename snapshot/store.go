@@ -1,0 +1,258 @@
+package snapshot
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/kalbasit/fastcdc"
+	"github.com/klauspost/compress/zstd"
+	bolt "go.etcd.io/bbolt"
+)
+
+// Sentinel errors.
+var (
+	// ErrNotFound means no content, list or chunk is stored under an ID.
+	ErrNotFound = errors.New("snapshot: not found")
+	// ErrCorrupt means stored data does not decode or does not hash to its ID.
+	ErrCorrupt = errors.New("snapshot: corrupt")
+)
+
+// Bucket names, exported so the journal can create them and report sizes.
+var (
+	BucketChunks   = []byte("chunks")
+	BucketLists    = []byte("lists")
+	BucketContents = []byte("contents")
+)
+
+const (
+	formatV1  = 1
+	codecRaw  = 0
+	codecZstd = 1
+
+	minChunk = 2 << 10
+	avgChunk = 8 << 10
+	maxChunk = 64 << 10
+
+	listSplit = 64 // a chunk ID with binary.BigEndian.Uint16(id[:2]) < listSplit ends a list (1/1024)
+	listMax   = 4096
+)
+
+var (
+	encoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+	decoder, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0))
+)
+
+// CreateBuckets creates the buckets the store uses; call it once in a write transaction.
+func CreateBuckets(tx *bolt.Tx) error {
+	for _, b := range [][]byte{BucketChunks, BucketLists, BucketContents} {
+		if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+			return fmt.Errorf("snapshot: create bucket %s: %w", b, err)
+		}
+	}
+	return nil
+}
+
+func bucket(tx *bolt.Tx, name []byte) (*bolt.Bucket, error) {
+	b := tx.Bucket(name)
+	if b == nil {
+		return nil, fmt.Errorf("snapshot: bucket %s missing: %w", name, ErrNotFound)
+	}
+	return b, nil
+}
+
+// Has reports whether the content id is stored. The zero ID (no content) is never stored.
+func Has(tx *bolt.Tx, id ID) bool {
+	b := tx.Bucket(BucketContents)
+	return b != nil && b.Get(id[:]) != nil
+}
+
+// writer accumulates one content's chunks and lists into a bucket set.
+type writer struct {
+	chunks, lists *bolt.Bucket
+	pending       []ID // chunk IDs of the list being built
+	listIDs       []ID
+	size          int64
+	newBytes      int64 // compressed bytes written (new chunks and lists)
+}
+
+func newWriter(tx *bolt.Tx) (*writer, error) {
+	w := &writer{}
+	var err error
+	if w.chunks, err = bucket(tx, BucketChunks); err != nil {
+		return nil, err
+	}
+	if w.lists, err = bucket(tx, BucketLists); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// rebind points the writer at a new transaction's buckets (PutStream spans several).
+func (w *writer) rebind(tx *bolt.Tx) error {
+	n, err := newWriter(tx)
+	if err != nil {
+		return err
+	}
+	w.chunks, w.lists = n.chunks, n.lists
+	return nil
+}
+
+func (w *writer) addChunk(data []byte) error {
+	id := Sum(data)
+	w.size += int64(len(data))
+	if w.chunks.Get(id[:]) == nil {
+		rec := make([]byte, 2, 2+len(data)/2)
+		rec[0] = formatV1
+		rec = encoder.EncodeAll(data, rec)
+		if len(rec)-2 >= len(data) {
+			rec = append(append(rec[:1], codecRaw), data...)
+		} else {
+			rec[1] = codecZstd
+		}
+		if err := w.chunks.Put(id[:], rec); err != nil {
+			return fmt.Errorf("snapshot: put chunk %s: %w", id.Short(), err)
+		}
+		w.newBytes += int64(len(rec))
+	}
+	w.pending = append(w.pending, id)
+	if binary.BigEndian.Uint16(id[:2]) < listSplit || len(w.pending) >= listMax {
+		return w.flushList()
+	}
+	return nil
+}
+
+func (w *writer) flushList() error {
+	if len(w.pending) == 0 {
+		return nil
+	}
+	rec := make([]byte, 1, 1+binary.MaxVarintLen64+32*len(w.pending))
+	rec[0] = formatV1
+	rec = binary.AppendUvarint(rec, uint64(len(w.pending)))
+	for _, c := range w.pending {
+		rec = append(rec, c[:]...)
+	}
+	id := Sum(rec)
+	if w.lists.Get(id[:]) == nil {
+		if err := w.lists.Put(id[:], rec); err != nil {
+			return fmt.Errorf("snapshot: put list %s: %w", id.Short(), err)
+		}
+		w.newBytes += int64(len(rec))
+	}
+	w.listIDs = append(w.listIDs, id)
+	w.pending = w.pending[:0]
+	return nil
+}
+
+func (w *writer) finish(tx *bolt.Tx, id ID) error {
+	if err := w.flushList(); err != nil {
+		return err
+	}
+	contents, err := bucket(tx, BucketContents)
+	if err != nil {
+		return err
+	}
+	if contents.Get(id[:]) != nil {
+		return nil
+	}
+	rec := make([]byte, 1, 1+2*binary.MaxVarintLen64+32*len(w.listIDs))
+	rec[0] = formatV1
+	rec = binary.AppendUvarint(rec, uint64(w.size))
+	rec = binary.AppendUvarint(rec, uint64(len(w.listIDs)))
+	for _, l := range w.listIDs {
+		rec = append(rec, l[:]...)
+	}
+	if err := contents.Put(id[:], rec); err != nil {
+		return fmt.Errorf("snapshot: put content %s: %w", id.Short(), err)
+	}
+	w.newBytes += int64(len(rec))
+	return nil
+}
+
+func newChunker(r io.Reader) (*fastcdc.Chunker, error) {
+	return fastcdc.NewChunker(r, fastcdc.WithMinSize(minChunk), fastcdc.WithTargetSize(avgChunk), fastcdc.WithMaxSize(maxChunk))
+}
+
+// PutTx stores data inside the write transaction tx and returns its ID.
+// Storing a content that is already stored costs one lookup.
+func PutTx(tx *bolt.Tx, data []byte) (ID, error) {
+	id := Sum(data)
+	if Has(tx, id) {
+		return id, nil
+	}
+	w, err := newWriter(tx)
+	if err != nil {
+		return id, err
+	}
+	c, err := newChunker(bytes.NewReader(data))
+	if err != nil {
+		return id, fmt.Errorf("snapshot: chunker: %w", err)
+	}
+	for {
+		ch, err := c.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return id, fmt.Errorf("snapshot: chunk: %w", err)
+		}
+		if err := w.addChunk(ch.Data); err != nil {
+			return id, err
+		}
+	}
+	return id, w.finish(tx, id)
+}
+
+// UpdateFunc runs fn in a write transaction and commits it, as (*bolt.DB).Update does.
+type UpdateFunc func(fn func(tx *bolt.Tx) error) error
+
+// PutStream stores everything read from r and returns its ID and size. Chunks
+// are committed in transactions of about txBytes of input each (0 means 32 MiB),
+// so neither memory nor one transaction grows with the content's size.
+func PutStream(update UpdateFunc, r io.Reader, txBytes int64) (ID, int64, error) {
+	if txBytes <= 0 {
+		txBytes = 32 << 20
+	}
+	h := NewHasher()
+	c, err := newChunker(io.TeeReader(r, h))
+	if err != nil {
+		return ID{}, 0, fmt.Errorf("snapshot: chunker: %w", err)
+	}
+	w := &writer{}
+	done := false
+	for !done {
+		err := update(func(tx *bolt.Tx) error {
+			if err := w.rebind(tx); err != nil {
+				return err
+			}
+			start := w.size
+			for w.size-start < txBytes {
+				ch, err := c.Next()
+				if err == io.EOF {
+					done = true
+					return nil
+				}
+				if err != nil {
+					return fmt.Errorf("snapshot: read: %w", err)
+				}
+				if err := w.addChunk(ch.Data); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return ID{}, 0, err
+		}
+	}
+	id := h.ID()
+	err = update(func(tx *bolt.Tx) error {
+		if err := w.rebind(tx); err != nil {
+			return err
+		}
+		return w.finish(tx, id)
+	})
+	return id, w.size, err
+}
