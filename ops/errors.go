@@ -49,6 +49,7 @@ type Error struct {
 	Candidates []Candidate // near misses, ambiguous positions, conflict regions
 }
 
+// Error returns "op path: message".
 func (e *Error) Error() string {
 	s := e.Op
 	if e.Path != "" {
