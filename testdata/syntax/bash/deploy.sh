@@ -1,0 +1,11 @@
+#!/bin/bash
+# Deploys.
+build() {
+  echo build
+}
+
+function deploy {
+  build
+}
+
+deploy

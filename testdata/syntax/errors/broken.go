@@ -1,0 +1,5 @@
+package x
+
+func f() {
+	return 1 +
+}

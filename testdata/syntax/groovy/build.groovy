@@ -1,0 +1,9 @@
+class Greeter {
+    def greet(name) {
+        return "hi " + name
+    }
+}
+
+def helper() {
+    println "x"
+}

@@ -1,0 +1,5 @@
+class A {
+  foo() {
+    return 1;
+  }
+}

@@ -1,0 +1,7 @@
+type point = { x : int }
+
+let add a b = a + b
+
+module Util = struct
+  let twice x = x * 2
+end

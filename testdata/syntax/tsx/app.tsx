@@ -1,0 +1,3 @@
+export function App(props: { name: string }) {
+  return <div>{props.name}</div>;
+}

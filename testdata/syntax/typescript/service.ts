@@ -1,0 +1,26 @@
+import { User } from "./user";
+
+/** Finds users. */
+@Injectable()
+export class UserService {
+  private cache: Map<string, User> = new Map();
+
+  @Log()
+  async findById(id: string): Promise<User | null> {
+    return null;
+  }
+
+  findById(id: number): User;
+}
+
+export interface Repo {
+  get(id: string): User;
+}
+
+export type Id = string;
+
+export const handler = (x: number) => x + 1;
+
+export function helper(): void {}
+
+enum Color { Red, Green }
