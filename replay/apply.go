@@ -423,3 +423,17 @@ func (e *Engine) rollback(db *journal.DB, ev *journal.Event, cause error) error 
 	}
 	return cause
 }
+
+// Read returns a file as it is now, without taking the journal's lock (a
+// read-only view for read tools; edits re-read under the lock). Files at or
+// above the stream threshold have no Data: use OpenFile.
+func (e *Engine) Read(p string) (*File, error) {
+	r := &Reader{e: e, cache: map[string]state{}}
+	return r.Read(p)
+}
+
+// OpenFile opens a resolved file for streaming reads.
+func (e *Engine) OpenFile(p Path) (io.ReadCloser, error) {
+	r := &Reader{e: e}
+	return r.Open(p)
+}

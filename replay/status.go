@@ -1,6 +1,8 @@
 package replay
 
 import (
+	"errors"
+	"fmt"
 	"os"
 
 	"github.com/journalfs/journal/journal"
@@ -69,4 +71,57 @@ func (e *Engine) Status() (*Status, error) {
 		}
 	}
 	return st, nil
+}
+
+// Event returns event seq.
+func (e *Engine) Event(seq uint64) (*journal.Event, error) {
+	var ev *journal.Event
+	err := e.j.View(func(tx *journal.Tx) (err error) { ev, err = tx.Event(seq); return })
+	if err != nil && errors.Is(err, journal.ErrNotFound) {
+		return nil, fmt.Errorf("event %d does not exist: %w", seq, ErrBadEvent)
+	}
+	return ev, err
+}
+
+// Content returns a stored content if it is at most max bytes (ok=false if larger).
+func (e *Engine) Content(id snapshot.ID, max int64) (data []byte, ok bool, err error) {
+	if id.IsZero() {
+		return nil, true, nil
+	}
+	err = e.j.View(func(tx *journal.Tx) error {
+		size, err := snapshot.Size(tx.Bolt(), id)
+		if err != nil || size > max {
+			return err
+		}
+		ok = true
+		data, err = snapshot.Bytes(tx.Bolt(), id)
+		return err
+	})
+	return data, ok, err
+}
+
+// FindEdit returns the newest committed, live event of session (any session
+// if empty) that changed path and was not an observe event.
+func (e *Engine) FindEdit(path, session string) (uint64, error) {
+	p, err := e.Resolve(path)
+	if err != nil {
+		return 0, err
+	}
+	var seq uint64
+	err = e.j.View(func(tx *journal.Tx) error {
+		return tx.EachIndexed("path", p.Key, func(ev *journal.Event) error {
+			if ev.Status != journal.StatusCommitted || ev.Kind == journal.KindObserve || !live(tx, ev.Seq) {
+				return nil
+			}
+			if session != "" && ev.Actor.Session != session {
+				return nil
+			}
+			seq = ev.Seq
+			return journal.ErrStop
+		})
+	})
+	if err == nil && seq == 0 {
+		err = &PathError{Path: p.Rel, Err: ErrNothing, Msg: "has no edit of this session to revert", Hint: "journal_log lists the events that touched it; pass one as backup_id"}
+	}
+	return seq, err
 }

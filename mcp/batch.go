@@ -1,0 +1,203 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/journalfs/journal/ops"
+	"github.com/journalfs/journal/replay"
+	"github.com/journalfs/journal/snapshot"
+)
+
+// BatchOut is the result of every batch tool (seed 003's response shape, plus
+// the journal event and the new version of each file).
+type BatchOut struct {
+	Status    string            `json:"status"` // "applied" or "preview"
+	Applied   []ops.OpResult    `json:"applied_ops"`
+	FailedOps []FailedOp        `json:"failed_ops"`
+	Event     uint64            `json:"event,omitempty"`    // journal event id (revert_edit backup_id)
+	Versions  map[string]string `json:"versions,omitempty"` // path → new version
+	Diff      string            `json:"diff,omitempty"`     // unified diff, when asked
+}
+
+// version is the short form shown to agents; absent files have no version.
+func version(id snapshot.ID) string {
+	if id.IsZero() {
+		return ""
+	}
+	return id.Short()
+}
+
+// matchesVersion accepts a full or short (≥ 8 hex digits) version.
+func matchesVersion(want string, id snapshot.ID) bool {
+	want = strings.ToLower(strings.TrimSpace(want))
+	if want == "" || want == "absent" {
+		return id.IsZero()
+	}
+	return len(want) >= 8 && strings.HasPrefix(id.String(), want)
+}
+
+// batchSpec is one batch tool call, ready to run.
+type batchSpec struct {
+	ops       []ops.Op
+	lineBased bool              // refuse stale sessions (line numbers may have moved)
+	expected  map[string]string // path → expected version
+	diff      bool              // include a unified diff
+	preview   bool              // compute, check, write nothing
+}
+
+// runBatch resolves paths, applies the ops to the files as they are under the
+// journal's lock, and records one event.
+func (s *Server) runBatch(ctx context.Context, c *call, spec batchSpec) (*BatchOut, error) {
+	if s.opts.ReadOnly {
+		return nil, ErrReadOnly
+	}
+	expected := map[string]string{}
+	for p, v := range spec.expected {
+		rp, err := s.eng.Resolve(p)
+		if err != nil {
+			return nil, err
+		}
+		expected[rp.Key] = v
+	}
+	var outcome *ops.Outcome
+	loaded := map[string]*replay.File{}
+	res, err := s.eng.Edit(ctx, func(r *replay.Reader) (*replay.Batch, error) {
+		load := func(key string) ([]byte, bool, error) {
+			f, err := r.Read(key)
+			if err != nil {
+				return nil, false, err
+			}
+			if f.Exists && f.Data == nil {
+				return nil, false, fmt.Errorf("%s is %d bytes: %w", f.Path.Rel, f.Size, ErrTooLarge)
+			}
+			if v, ok := expected[key]; ok && !matchesVersion(v, f.ID) {
+				return nil, false, &replay.PathError{Path: f.Path.Rel, Err: replay.ErrConflict,
+					Msg:  fmt.Sprintf("is version %s, not the expected %s", orAbsent(version(f.ID)), v),
+					Hint: "read the file again and redo the edit against its current version"}
+			}
+			if spec.lineBased && f.Exists {
+				if seen, stale := s.stale(c.session, key, f.ID); stale {
+					return nil, false, &replay.PathError{Path: f.Path.Rel, Err: replay.ErrConflict,
+						Msg:  fmt.Sprintf("changed since this session last saw it (version %s, now %s); line numbers may be stale", seen.Short(), f.ID.Short()),
+						Hint: "read the file again and use the current line numbers"}
+				}
+			}
+			loaded[key] = f
+			return f.Data, f.Exists, nil
+		}
+		var err error
+		if outcome, err = ops.ApplyBatch(spec.ops, load); err != nil {
+			return nil, unwrapLoad(err)
+		}
+		b := &replay.Batch{Tool: c.tool, Args: c.args, Actor: &c.actor, DryRun: spec.preview}
+		for _, key := range outcome.Paths() {
+			fr := outcome.Files[key]
+			cur := loaded[key].ID
+			ch := replay.Change{Path: key, Expect: &cur}
+			if fr.Deleted {
+				ch.Delete = true
+			} else {
+				ch.Data = fr.New
+				if ch.Data == nil {
+					ch.Data = []byte{}
+				}
+			}
+			b.Changes = append(b.Changes, ch)
+		}
+		return b, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := &BatchOut{Status: "applied", Applied: outcome.Applied, FailedOps: []FailedOp{}, Event: res.Seq, Versions: map[string]string{}}
+	if spec.preview {
+		out.Status = "preview"
+	}
+	for _, key := range outcome.Paths() {
+		fr := outcome.Files[key]
+		id := snapshot.Sum(fr.New)
+		if fr.Deleted {
+			id = snapshot.ID{}
+		}
+		if !spec.preview {
+			s.saw(c.session, key, id)
+			out.Versions[key] = version(id)
+		}
+		if spec.diff || spec.preview {
+			out.Diff += fr.Diff()
+		}
+	}
+	return out, nil
+}
+
+func orAbsent(v string) string {
+	if v == "" {
+		return "(absent)"
+	}
+	return v
+}
+
+// unwrapLoad returns a load error as it was (ops passes it through unchanged).
+func unwrapLoad(err error) error {
+	var be *ops.BatchError
+	if errors.As(err, &be) {
+		return err
+	}
+	return err
+}
+
+// batchText is the concise text for the model.
+func batchText(out *BatchOut) string {
+	var b strings.Builder
+	if out.Status == "preview" {
+		b.WriteString("PREVIEW — nothing was written.\n")
+	} else {
+		fmt.Fprintf(&b, "applied %d op(s) as journal event %d\n", len(out.Applied), out.Event)
+	}
+	for _, a := range out.Applied {
+		fmt.Fprintf(&b, "[%d] %s %s lines %d-%d", a.Index, a.Kind, a.Path, a.StartLine, a.EndLine)
+		if a.TargetPath != "" {
+			fmt.Fprintf(&b, " → %s", a.TargetPath)
+		}
+		if v := out.Versions[a.Path]; v != "" {
+			fmt.Fprintf(&b, " (version %s)", v)
+		}
+		b.WriteByte('\n')
+		for _, w := range a.Warnings {
+			fmt.Fprintf(&b, "  warning: %s\n", w)
+		}
+		for _, l := range a.Context {
+			fmt.Fprintf(&b, "  %s\n", l)
+		}
+	}
+	if out.Diff != "" {
+		b.WriteString(out.Diff)
+	}
+	return b.String()
+}
+
+// resolveKey canonicalises one tool path (so two spellings of a file are one file).
+func (s *Server) resolveKey(p *string) error {
+	if *p == "" {
+		return nil // ops reports the missing path with the op's index
+	}
+	rp, err := s.eng.Resolve(*p)
+	if err != nil {
+		return err
+	}
+	*p = rp.Key
+	return nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,178 @@
+package mcp
+
+import (
+	"errors"
+	"fmt"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/ops"
+	"github.com/journalfs/journal/replay"
+)
+
+// Error codes returned to agents in the `code` field of an isError result.
+const (
+	CodeFileNotFound     = "FILE_NOT_FOUND"
+	CodeFileExists       = "FILE_EXISTS"
+	CodePermissionDenied = "PERMISSION_DENIED"
+	CodeOutsideRoot      = "OUTSIDE_ROOT"
+	CodeInvalidInput     = "INVALID_INPUT"
+	CodeNoMatch          = "NO_MATCH"
+	CodeAmbiguousMatch   = "AMBIGUOUS_MATCH"
+	CodeEditConflict     = "EDIT_CONFLICT"
+	CodeRevertConflict   = "REVERT_CONFLICT"
+	CodeSyntaxError      = "SYNTAX_ERROR"
+	CodeBinaryFile       = "BINARY_FILE"
+	CodeTooLarge         = "TOO_LARGE"
+	CodeNothingToDo      = "NOTHING_TO_DO"
+	CodeNoSpace          = "NO_SPACE"
+	CodeBusy             = "BUSY"
+	CodeReadOnly         = "READ_ONLY"
+)
+
+// Sentinels of this package.
+var (
+	// ErrTooLarge means a file is too large for the tool that was asked.
+	ErrTooLarge = errors.New("mcp: file too large for this tool")
+	// ErrReadOnly means the server runs with --read-only.
+	ErrReadOnly = errors.New("mcp: server is read-only")
+	// ErrInvalidInput means the tool's arguments do not decode or validate.
+	ErrInvalidInput = errors.New("mcp: invalid input")
+)
+
+// ToolError is the structured body of every isError result.
+type ToolError struct {
+	Code       string          `json:"code"`
+	Message    string          `json:"message"`
+	Hint       string          `json:"hint,omitempty"`
+	Candidates []ops.Candidate `json:"candidates,omitempty"`
+	Lines      [][2]int        `json:"lines,omitempty"` // REVERT_CONFLICT: overlapping line ranges
+	// Batch tools (seed 003) also say which ops failed.
+	Status    string     `json:"status,omitempty"`
+	Applied   []any      `json:"applied_ops,omitempty"`
+	FailedOps []FailedOp `json:"failed_ops,omitempty"`
+}
+
+// FailedOp names one failing op of a batch (seed 003's shape).
+type FailedOp struct {
+	Index    int    `json:"index"`
+	Filepath string `json:"filepath,omitempty"`
+	Reason   string `json:"reason"`
+	Code     string `json:"code"`
+}
+
+// codes maps sentinels to codes and default hints. Order matters: the first match wins.
+var codes = []struct {
+	err  error
+	code string
+	hint string
+}{
+	{ErrReadOnly, CodeReadOnly, "this server was started with --read-only"},
+	{ErrTooLarge, CodeTooLarge, "use the large-file tools (read_content, search_content, edit_content), which stream"},
+	{ErrInvalidInput, CodeInvalidInput, "check the tool's input schema"},
+	{replay.ErrOutsideRoot, CodeOutsideRoot, "use a path inside a workspace root (journal_status lists the roots)"},
+	{replay.ErrInvalidPath, CodeInvalidInput, "give the path of a regular file inside the workspace"},
+	{replay.ErrNotFound, CodeFileNotFound, "check the path; to create a file use file_create_new"},
+	{ops.ErrFileNotFound, CodeFileNotFound, "check the path; to create a file use file_create_new"},
+	{replay.ErrExists, CodeFileExists, "to overwrite an existing file use file_replace"},
+	{ops.ErrFileExists, CodeFileExists, "to overwrite an existing file use file_replace"},
+	{replay.ErrPermission, CodePermissionDenied, "the server's user may not write there"},
+	{replay.ErrConflict, CodeEditConflict, "read the file again and redo the edit against its current version"},
+	{replay.ErrRevertConflict, CodeRevertConflict, "edit the conflicting lines by hand, or revert with force to restore the old content exactly"},
+	{ops.ErrConflict, CodeRevertConflict, "resolve the overlapping lines by hand"},
+	{replay.ErrNothing, CodeNothingToDo, "journal_log shows what can be reverted"},
+	{replay.ErrBadEvent, CodeInvalidInput, "journal_log lists event ids and their status"},
+	{replay.ErrNoSpace, CodeNoSpace, "free disk space and retry; nothing was changed"},
+	{journal.ErrBusy, CodeBusy, "another process holds the journal; retry in a moment"},
+	{ops.ErrNoMatch, CodeNoMatch, "read the file again; copy the text exactly, or use the candidates"},
+	{ops.ErrAmbiguousMatch, CodeAmbiguousMatch, "add surrounding lines to make the search text unique, or say which occurrence"},
+	{ops.ErrOverlap, CodeInvalidInput, "ops of one batch must not touch overlapping ranges of a file"},
+	{ops.ErrBinary, CodeBinaryFile, "text tools do not edit binary files"},
+	{ops.ErrSyntax, CodeSyntaxError, "fix the syntax, or pass allowSyntaxErrors"},
+	{ops.ErrInvalidInput, CodeInvalidInput, "check line numbers and parameters against the file"},
+}
+
+// classify returns the code and default hint of err, ok=false for internal faults.
+func classify(err error) (code, hint string, ok bool) {
+	for _, c := range codes {
+		if errors.Is(err, c.err) {
+			return c.code, c.hint, true
+		}
+	}
+	return "", "", false
+}
+
+// toolError turns an error into an isError tool result. Errors an agent can
+// act on become {code, message, hint}; anything else is an internal fault and
+// is returned as a protocol error. This is the ONE place errors are mapped.
+func toolError(err error) (*mcpgo.CallToolResult, error) {
+	code, hint, ok := classify(err)
+	if !ok {
+		return nil, fmt.Errorf("internal error: %w", err)
+	}
+	te := ToolError{Code: code, Message: err.Error(), Hint: hint}
+	var oe *ops.Error
+	if errors.As(err, &oe) {
+		te.Message = oe.Error()
+		if oe.Hint != "" {
+			te.Hint = oe.Hint
+		}
+		te.Candidates = oe.Candidates
+	}
+	var pe *replay.PathError
+	if errors.As(err, &pe) && pe.Hint != "" {
+		te.Hint = pe.Hint
+	}
+	var h *hinted
+	if errors.As(err, &h) && h.hint != "" {
+		te.Hint = h.hint
+	}
+	var ce *replay.ConflictError
+	if errors.As(err, &ce) {
+		te.Lines = ce.Lines
+	}
+	var be *ops.BatchError
+	if errors.As(err, &be) {
+		te.Status = "failed"
+		te.Applied = []any{}
+		for _, f := range be.Failed {
+			c, _, _ := classify(f)
+			te.FailedOps = append(te.FailedOps, FailedOp{Index: f.Index, Filepath: f.Path, Reason: f.Error(), Code: c})
+		}
+	}
+	return errorResult(te), nil
+}
+
+func errorResult(te ToolError) *mcpgo.CallToolResult {
+	text := te.Code + ": " + te.Message
+	if te.Hint != "" {
+		text += "\nhint: " + te.Hint
+	}
+	for _, c := range te.Candidates {
+		text += fmt.Sprintf("\ncandidate at line %d", c.Line)
+		if c.Similarity > 0 {
+			text += fmt.Sprintf(" (similarity %.2f)", c.Similarity)
+		}
+		if c.Text != "" {
+			text += ": " + c.Text
+		}
+	}
+	r := mcpgo.NewToolResultStructured(te, text)
+	r.IsError = true
+	return r
+}
+
+// invalid builds an INVALID_INPUT error with a hint.
+func invalid(hint, format string, a ...any) error {
+	return &hinted{err: fmt.Errorf("%w: "+format, append([]any{ErrInvalidInput}, a...)...), hint: hint}
+}
+
+// hinted carries a specific hint through toolError.
+type hinted struct {
+	err  error
+	hint string
+}
+
+func (h *hinted) Error() string { return h.err.Error() }
+func (h *hinted) Unwrap() error { return h.err }

@@ -1,0 +1,305 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/ops"
+	"github.com/journalfs/journal/replay"
+)
+
+// RevertIn is revert_edit's input (seed 004's names).
+type RevertIn struct {
+	AbsoluteFilePath string `json:"absolute_file_path" jsonschema:"the file whose edit to revert"`
+	BackupID         string `json:"backup_id,omitempty" jsonschema:"the journal event to revert (an event id from an edit result or journal_log); default: this session's newest edit of the file"`
+	Force            bool   `json:"force,omitempty" jsonschema:"restore the event's before-content exactly even if the file changed since (still recorded as a new event)"`
+}
+
+// ChangeOut is the result of revert_edit, undo and redo.
+type ChangeOut struct {
+	Event    uint64            `json:"event"`    // the new event
+	Reverted uint64            `json:"reverted"` // the event taken back
+	Files    []string          `json:"files"`
+	Versions map[string]string `json:"versions"`
+	Message  string            `json:"message"`
+}
+
+// SessionIn is the input of undo and redo.
+type SessionIn struct{}
+
+// LogIn is journal_log's input.
+type LogIn struct {
+	Path        string `json:"path,omitempty" jsonschema:"only events that touched this file"`
+	Limit       int    `json:"limit,omitempty" jsonschema:"how many events, newest first (default 20, max 200)"`
+	ThisSession bool   `json:"this_session,omitempty" jsonschema:"only this session's events"`
+}
+
+// LogEntry is one event in journal_log's result.
+type LogEntry struct {
+	Seq        uint64   `json:"event"`
+	Time       string   `json:"time"`
+	Kind       string   `json:"kind"`
+	Tool       string   `json:"tool,omitempty"`
+	Actor      string   `json:"actor"`
+	Status     string   `json:"status"`
+	Files      []string `json:"files"`
+	Reverts    uint64   `json:"reverts,omitempty"`
+	RevertedBy uint64   `json:"reverted_by,omitempty"`
+}
+
+// LogOut is journal_log's result.
+type LogOut struct {
+	Events []LogEntry `json:"events"`
+}
+
+// StatusIn is journal_status's input.
+type StatusIn struct{}
+
+// StatusOut is journal_status's result.
+type StatusOut struct {
+	Roots   []string       `json:"roots"`
+	Journal string         `json:"journal"`
+	Events  uint64         `json:"events"`
+	Changed []replay.Drift `json:"changed_outside"`
+	Pending []uint64       `json:"pending_recoveries"`
+}
+
+func init() { registrars = append(registrars, (*Server).registerHistory) }
+
+func (s *Server) registerHistory() {
+	addTool(s, def{name: "revert_edit", toolset: ToolsetHistory, title: "Revert an edit",
+		desc:        "Take back a journaled edit as a new event (nothing is lost: the current state stays in the journal). backup_id is an event id; by default this session's newest edit of the file. An event that changed several files (a batch) is reverted as a whole. Files changed since are merged three-way; overlapping changes are refused with REVERT_CONFLICT naming the lines.",
+		destructive: true},
+		func(ctx context.Context, c *call, in *RevertIn) (*ChangeOut, string, error) {
+			var seq uint64
+			if in.BackupID != "" {
+				n, err := strconv.ParseUint(strings.TrimPrefix(strings.TrimSpace(in.BackupID), "#"), 10, 64)
+				if err != nil {
+					return nil, "", invalid("backup_id is an event id such as \"42\" (see journal_log)", "backup_id %q is not an event id", in.BackupID)
+				}
+				seq = n
+				ev, err := s.eng.Event(seq)
+				if err != nil {
+					return nil, "", err
+				}
+				if p, err := s.eng.Resolve(in.AbsoluteFilePath); err == nil {
+					if _, ok := ev.File(p.Key); !ok {
+						return nil, "", invalid("journal_log path=... lists the events that touched the file", "event %d did not change %s", seq, p.Rel)
+					}
+				}
+			} else {
+				var err error
+				if seq, err = s.eng.FindEdit(in.AbsoluteFilePath, c.session); err != nil {
+					return nil, "", err
+				}
+			}
+			res, err := s.eng.Revert(ctx, seq, replay.RevertOptions{Force: in.Force, Actor: &c.actor})
+			if err != nil {
+				return nil, "", err
+			}
+			return s.changeOut(c, res, seq, "reverted")
+		})
+	addTool(s, def{name: "undo", toolset: ToolsetHistory, title: "Undo",
+		desc:        "Undo this session's newest change that is not yet undone, as a new event. Repeat to go further back.",
+		destructive: true},
+		func(ctx context.Context, c *call, in *SessionIn) (*ChangeOut, string, error) {
+			res, err := s.eng.Undo(ctx, replay.RevertOptions{Session: c.session, Actor: &c.actor})
+			if err != nil {
+				return nil, "", err
+			}
+			ev, _ := s.eng.Event(res.Seq)
+			return s.changeOut(c, res, ev.Reverts, "undid")
+		})
+	addTool(s, def{name: "redo", toolset: ToolsetHistory, title: "Redo",
+		desc:        "Redo this session's newest undo, unless a new change came after it.",
+		destructive: true},
+		func(ctx context.Context, c *call, in *SessionIn) (*ChangeOut, string, error) {
+			res, err := s.eng.Redo(ctx, replay.RevertOptions{Session: c.session, Actor: &c.actor})
+			if err != nil {
+				return nil, "", err
+			}
+			ev, _ := s.eng.Event(res.Seq)
+			return s.changeOut(c, res, ev.Reverts, "redid (reverted undo)")
+		})
+	addTool(s, def{name: "journal_log", toolset: ToolsetHistory, title: "Journal log",
+		desc:     "Recent journal events, newest first: id, time, who, tool, files, status (reverted by, rolled back). Filter by path or this session.",
+		readOnly: true, idempotent: true},
+		func(ctx context.Context, c *call, in *LogIn) (*LogOut, string, error) {
+			return s.log(c, in)
+		})
+	addTool(s, def{name: "journal_status", toolset: ToolsetHistory, title: "Journal status",
+		desc:     "The workspace roots, the journal, files changed outside the journal since its last event on them, and crashed batches awaiting recovery.",
+		readOnly: true, idempotent: true},
+		func(ctx context.Context, c *call, in *StatusIn) (*StatusOut, string, error) {
+			st, err := s.eng.Status()
+			if err != nil {
+				return nil, "", err
+			}
+			out := &StatusOut{Journal: s.eng.Journal().Path(), Events: st.Events, Changed: st.Changed, Pending: st.Pending}
+			if out.Changed == nil {
+				out.Changed = []replay.Drift{}
+			}
+			if out.Pending == nil {
+				out.Pending = []uint64{}
+			}
+			for _, r := range s.eng.Roots() {
+				out.Roots = append(out.Roots, r.Dir)
+			}
+			text := fmt.Sprintf("roots: %s\njournal: %s (%d events)\n", strings.Join(out.Roots, ", "), out.Journal, out.Events)
+			if len(out.Changed) == 0 {
+				text += "no file changed outside the journal\n"
+			}
+			for _, d := range out.Changed {
+				text += fmt.Sprintf("changed outside: %s (journal %s, disk %s)\n", d.Path, orAbsent(version(d.Head)), orAbsent(version(d.Disk)))
+			}
+			for _, p := range out.Pending {
+				text += fmt.Sprintf("pending recovery: event %d\n", p)
+			}
+			return out, text, nil
+		})
+	s.registerResources()
+}
+
+func (s *Server) changeOut(c *call, res *replay.Result, reverted uint64, verb string) (*ChangeOut, string, error) {
+	out := &ChangeOut{Event: res.Seq, Reverted: reverted, Versions: map[string]string{}}
+	for _, f := range res.Files {
+		out.Files = append(out.Files, f.Path)
+		out.Versions[f.Path] = version(f.After)
+		s.saw(c.session, f.Path, f.After)
+	}
+	out.Message = fmt.Sprintf("%s event %d as event %d: %s", verb, reverted, res.Seq, strings.Join(out.Files, ", "))
+	return out, out.Message, nil
+}
+
+func entry(tx *journal.Tx, ev *journal.Event) LogEntry {
+	e := LogEntry{Seq: ev.Seq, Time: ev.Time.UTC().Format(time.RFC3339), Kind: string(ev.Kind), Tool: ev.Tool,
+		Status: string(ev.Status), Reverts: ev.Reverts, RevertedBy: tx.RevertedBy(ev.Seq), Files: []string{}}
+	e.Actor = ev.Actor.Kind
+	if ev.Actor.Name != "" {
+		e.Actor += ":" + ev.Actor.Name
+	}
+	if ev.Actor.Session != "" {
+		e.Actor += "/" + ev.Actor.Session
+	}
+	for _, f := range ev.Files {
+		e.Files = append(e.Files, f.Path)
+	}
+	return e
+}
+
+func (s *Server) log(c *call, in *LogIn) (*LogOut, string, error) {
+	limit := in.Limit
+	if limit <= 0 {
+		limit = 20
+	}
+	if limit > 200 {
+		limit = 200
+	}
+	out := &LogOut{Events: []LogEntry{}}
+	var key string
+	if in.Path != "" {
+		p, err := s.eng.Resolve(in.Path)
+		if err != nil {
+			return nil, "", err
+		}
+		key = p.Key
+	}
+	err := s.eng.Journal().View(func(tx *journal.Tx) error {
+		visit := func(ev *journal.Event) error {
+			if in.ThisSession && ev.Actor.Session != c.session {
+				return nil
+			}
+			out.Events = append(out.Events, entry(tx, ev))
+			if len(out.Events) >= limit {
+				return journal.ErrStop
+			}
+			return nil
+		}
+		switch {
+		case key != "":
+			return tx.EachIndexed("path", key, visit)
+		case in.ThisSession:
+			return tx.EachIndexed("session", c.session, visit)
+		}
+		return tx.Each(0, true, visit)
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	var b strings.Builder
+	for _, e := range out.Events {
+		fmt.Fprintf(&b, "%d %s %s %s %s [%s]", e.Seq, e.Time, e.Kind, e.Tool, strings.Join(e.Files, " "), e.Status)
+		if e.RevertedBy != 0 {
+			fmt.Fprintf(&b, " reverted by %d", e.RevertedBy)
+		}
+		b.WriteByte('\n')
+	}
+	if len(out.Events) == 0 {
+		b.WriteString("no events\n")
+	}
+	return out, b.String(), nil
+}
+
+func (s *Server) registerResources() {
+	if !s.enabled(ToolsetHistory) {
+		return
+	}
+	s.srv.AddResource(mcpgo.NewResource("journal://events", "journal events",
+		mcpgo.WithResourceDescription("The newest 50 journal events as JSON, newest first."), mcpgo.WithMIMEType("application/json")),
+		func(ctx context.Context, req mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
+			out, _, err := s.log(&call{}, &LogIn{Limit: 50})
+			if err != nil {
+				return nil, err
+			}
+			b, _ := json.MarshalIndent(out.Events, "", "  ")
+			return []mcpgo.ResourceContents{mcpgo.TextResourceContents{URI: req.Params.URI, MIMEType: "application/json", Text: string(b)}}, nil
+		})
+	s.srv.AddResourceTemplate(mcpgo.NewResourceTemplate("journal://events/{seq}", "journal event",
+		mcpgo.WithTemplateDescription("One journal event in full, with a unified diff per file."), mcpgo.WithTemplateMIMEType("text/plain")),
+		func(ctx context.Context, req mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
+			n, err := strconv.ParseUint(strings.TrimPrefix(req.Params.URI, "journal://events/"), 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s: the event id must be a number", req.Params.URI)
+			}
+			text, err := s.eventText(n)
+			if err != nil {
+				return nil, err
+			}
+			return []mcpgo.ResourceContents{mcpgo.TextResourceContents{URI: req.Params.URI, MIMEType: "text/plain", Text: text}}, nil
+		})
+}
+
+// eventText renders an event with a diff per file (contents over 4 MiB are summarised).
+func (s *Server) eventText(seq uint64) (string, error) {
+	ev, err := s.eng.Event(seq)
+	if err != nil {
+		return "", err
+	}
+	head, _ := json.MarshalIndent(ev, "", "  ")
+	var b strings.Builder
+	b.Write(head)
+	b.WriteString("\n")
+	for _, f := range ev.Files {
+		before, ok1, err := s.eng.Content(f.Before, 4<<20)
+		if err != nil {
+			return "", err
+		}
+		after, ok2, err := s.eng.Content(f.After, 4<<20)
+		if err != nil {
+			return "", err
+		}
+		if !ok1 || !ok2 {
+			fmt.Fprintf(&b, "%s: too large to diff here (journal diff %d %s)\n", f.Path, seq, f.Path)
+			continue
+		}
+		b.WriteString(ops.Diff("a/"+f.Path, "b/"+f.Path, before, after))
+	}
+	return s.capText(b.String()), nil
+}

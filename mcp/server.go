@@ -1,0 +1,179 @@
+package mcp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"slices"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/replay"
+	"github.com/journalfs/journal/snapshot"
+)
+
+// Toolsets, one per seed plus the journal's own tools.
+const (
+	ToolsetMutate    = "mutate"    // seed 003: file_create_new, file_replace, file_insert_text, file_copy_paste_text, edit_move_text
+	ToolsetClassic   = "classic"   // seed 001: ai_code_editing.edit_file, ai_get_code_context
+	ToolsetLargefile = "largefile" // seed 004: get_overview, search_content, read_content, edit_content
+	ToolsetSemantic  = "semantic"  // seed 000: file_read, file_edit
+	ToolsetForms     = "forms"     // seed 002: replace_top_level_form, insert_top_level_form, insert_comment_at_line
+	ToolsetHistory   = "history"   // revert_edit, undo, redo, journal_log, journal_status
+)
+
+// AllToolsets lists every toolset name.
+var AllToolsets = []string{ToolsetMutate, ToolsetClassic, ToolsetLargefile, ToolsetSemantic, ToolsetForms, ToolsetHistory}
+
+// Options configure a Server.
+type Options struct {
+	Toolsets  []string // enabled toolsets; nil means all
+	ReadOnly  bool     // hide every mutating tool
+	ResultCap int      // maximum bytes of text in one result (default 60,000 ≈ 15k tokens)
+	Version   string   // reported in initialize
+	Origin    string   // "stdio" or "http", recorded on events
+}
+
+// Server adapts the engine to MCP. Handlers decode, call the engine, encode.
+type Server struct {
+	eng  *replay.Engine
+	srv  *server.MCPServer
+	opts Options
+
+	tools []ToolInfo
+
+	// processSession names the stdio session: one server process is one session.
+	processSession string
+
+	mu   sync.Mutex                        // guards seen
+	seen map[string]map[string]snapshot.ID // session → path key → the version it last saw
+}
+
+// New builds the MCP server for an engine.
+func New(eng *replay.Engine, o Options) *Server {
+	if o.ResultCap <= 0 {
+		o.ResultCap = 60000
+	}
+	if o.Version == "" {
+		o.Version = "dev"
+	}
+	if o.Origin == "" {
+		o.Origin = "stdio"
+	}
+	var b [8]byte
+	rand.Read(b[:])
+	s := &Server{eng: eng, opts: o, processSession: "stdio-" + hex.EncodeToString(b[:]), seen: map[string]map[string]snapshot.ID{}}
+	s.srv = server.NewMCPServer("journal", o.Version,
+		server.WithToolCapabilities(false),
+		server.WithResourceCapabilities(false, false),
+		server.WithLogging(),
+		server.WithRecovery(),
+		server.WithInstructions(instructions),
+	)
+	s.srv.EnableSampling()
+	for _, r := range registrars {
+		r(s)
+	}
+	return s
+}
+
+// registrars add toolsets; each toolset file appends its own in init, so
+// toolsets live in one file each and the server needs no edit to gain one.
+var registrars []func(*Server)
+
+const instructions = `File tools over a journal: every change you make is one event that a person can see (journal log), revert or undo.
+Every read returns the file's version; pass it back as expected_version to make sure you edit what you read.
+Batch tools are all-or-nothing. Errors carry a code and a hint.`
+
+// MCP returns the underlying mcp-go server (for transports and in-process clients).
+func (s *Server) MCP() *server.MCPServer { return s.srv }
+
+// Tools lists the registered tools in registration order.
+func (s *Server) Tools() []ToolInfo { return slices.Clone(s.tools) }
+
+func (s *Server) enabled(toolset string) bool {
+	return s.opts.Toolsets == nil || slices.Contains(s.opts.Toolsets, toolset)
+}
+
+// call is one tool invocation: who made it and with which arguments.
+type call struct {
+	tool    string
+	session string
+	actor   journal.Actor
+	args    json.RawMessage
+}
+
+func (s *Server) newCall(ctx context.Context, tool string, rawArgs any) *call {
+	c := &call{tool: tool, session: s.processSession}
+	c.actor = journal.Actor{Kind: "mcp", Origin: s.opts.Origin, User: s.eng.Actor().User, Host: s.eng.Actor().Host}
+	if cs := server.ClientSessionFromContext(ctx); cs != nil {
+		if id := cs.SessionID(); id != "" && s.opts.Origin == "http" {
+			c.session = id
+		}
+		if ci, ok := cs.(server.SessionWithClientInfo); ok {
+			info := ci.GetClientInfo()
+			c.actor.Name, c.actor.Version = info.Name, info.Version
+		}
+	}
+	c.actor.Session = c.session
+	c.args = auditArgs(rawArgs)
+	return c
+}
+
+// auditArgs returns the arguments as recorded in the journal: string values
+// longer than 256 bytes are replaced by their content hash and size.
+func auditArgs(raw any) json.RawMessage {
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return nil
+	}
+	var v any
+	if json.Unmarshal(b, &v) != nil {
+		return b
+	}
+	out, _ := json.Marshal(shrink(v))
+	return out
+}
+
+func shrink(v any) any {
+	switch x := v.(type) {
+	case string:
+		if len(x) > 256 {
+			return map[string]any{"blake3": snapshot.Sum([]byte(x)).String(), "bytes": len(x)}
+		}
+	case []any:
+		for i := range x {
+			x[i] = shrink(x[i])
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = shrink(x[k])
+		}
+	}
+	return v
+}
+
+// saw records that a session has seen a file at a version.
+func (s *Server) saw(session, key string, id snapshot.ID) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := s.seen[session]
+	if m == nil {
+		m = map[string]snapshot.ID{}
+		s.seen[session] = m
+	}
+	m[key] = id
+}
+
+// stale reports whether a session last saw a file at another version than cur.
+// A session that never saw the file through this server is not stale: line
+// edits then rely on their own validation (context lines, expected_version).
+func (s *Server) stale(session, key string, cur snapshot.ID) (snapshot.ID, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.seen[session][key]
+	return v, ok && v != cur
+}

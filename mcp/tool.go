@@ -1,0 +1,107 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+)
+
+// ToolInfo describes a registered tool (for the README table and inventory tests).
+type ToolInfo struct {
+	Name        string
+	Toolset     string
+	Description string
+	ReadOnly    bool
+	Destructive bool
+	Idempotent  bool
+}
+
+// def is a tool's static description.
+type def struct {
+	name, toolset, title, desc        string
+	readOnly, destructive, idempotent bool
+}
+
+// reply is what a handler returns: structured content and the concise text the model reads.
+type reply struct {
+	data any
+	text string
+}
+
+// addTool registers a typed tool. The handler decodes nothing and maps no
+// errors itself: arguments are decoded strictly here (unknown parameters are
+// INVALID_INPUT naming the valid ones) and every error goes through toolError.
+func addTool[In any, Out any](s *Server, d def, fn func(ctx context.Context, c *call, in *In) (Out, string, error)) {
+	if !s.enabled(d.toolset) || (s.opts.ReadOnly && !d.readOnly) {
+		return
+	}
+	tool := mcpgo.NewTool(d.name,
+		mcpgo.WithDescription(d.desc),
+		mcpgo.WithInputSchema[In](),
+		mcpgo.WithOutputSchema[Out](),
+		mcpgo.WithTitleAnnotation(d.title),
+		mcpgo.WithReadOnlyHintAnnotation(d.readOnly),
+		mcpgo.WithDestructiveHintAnnotation(d.destructive),
+		mcpgo.WithIdempotentHintAnnotation(d.idempotent),
+		mcpgo.WithOpenWorldHintAnnotation(false),
+	)
+	s.tools = append(s.tools, ToolInfo{Name: d.name, Toolset: d.toolset, Description: d.desc,
+		ReadOnly: d.readOnly, Destructive: d.destructive, Idempotent: d.idempotent})
+	s.srv.AddTool(tool, func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		in := new(In)
+		if err := decodeArgs(req.GetRawArguments(), in); err != nil {
+			return toolError(err)
+		}
+		c := s.newCall(ctx, d.name, req.GetRawArguments())
+		out, text, err := fn(ctx, c, in)
+		if err != nil {
+			return toolError(err)
+		}
+		return mcpgo.NewToolResultStructured(out, s.capText(text)), nil
+	})
+}
+
+// decodeArgs decodes tool arguments strictly.
+func decodeArgs(raw any, into any) error {
+	var b []byte
+	switch v := raw.(type) {
+	case nil:
+		b = []byte("{}")
+	case json.RawMessage:
+		b = v
+	case []byte:
+		b = v
+	default:
+		var err error
+		if b, err = json.Marshal(v); err != nil {
+			return invalid("send the arguments as a JSON object", "arguments: %v", err)
+		}
+	}
+	if len(bytes.TrimSpace(b)) == 0 || string(bytes.TrimSpace(b)) == "null" {
+		b = []byte("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(into); err != nil {
+		msg := err.Error()
+		msg = strings.TrimPrefix(msg, "json: ")
+		return invalid("check the parameter names and types against the tool's input schema", "arguments: %s", msg)
+	}
+	return nil
+}
+
+// capText keeps a text result under the configured cap.
+func (s *Server) capText(text string) string {
+	if len(text) <= s.opts.ResultCap {
+		return text
+	}
+	cut := strings.LastIndexByte(text[:s.opts.ResultCap], '\n')
+	if cut < s.opts.ResultCap/2 {
+		cut = s.opts.ResultCap
+	}
+	return text[:cut] + fmt.Sprintf("\n[... %d more bytes not shown; the structured result has the rest, or read a narrower range]", len(text)-cut)
+}
