@@ -1,8 +1,10 @@
 package mcp
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
@@ -144,6 +146,10 @@ func toolError(err error) (*mcpgo.CallToolResult, error) {
 	return errorResult(te), nil
 }
 
+// errorResult renders an error for the model (a short explanation) and for
+// programs (the ToolError as JSON on the last line). It carries no structured
+// content: clients validate structuredContent against the tool's output
+// schema, which describes successful results.
 func errorResult(te ToolError) *mcpgo.CallToolResult {
 	text := te.Code + ": " + te.Message
 	if te.Hint != "" {
@@ -158,9 +164,18 @@ func errorResult(te ToolError) *mcpgo.CallToolResult {
 			text += ": " + c.Text
 		}
 	}
-	r := mcpgo.NewToolResultStructured(te, text)
-	r.IsError = true
-	return r
+	body, _ := json.Marshal(te)
+	return mcpgo.NewToolResultError(text + "\n" + string(body))
+}
+
+// ParseToolError extracts the ToolError from an isError result's text.
+func ParseToolError(text string) (ToolError, bool) {
+	var te ToolError
+	i := strings.LastIndex(text, "\n{")
+	if i < 0 {
+		return te, false
+	}
+	return te, json.Unmarshal([]byte(text[i+1:]), &te) == nil
 }
 
 // invalid builds an INVALID_INPUT error with a hint.

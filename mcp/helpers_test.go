@@ -129,9 +129,7 @@ func (e *env) ok(name string, args any, out any) string {
 func (e *env) fail(name string, args any, code string) jmcp.ToolError {
 	e.t.Helper()
 	res := e.call(nil, name, args)
-	var te jmcp.ToolError
-	b, _ := json.Marshal(res.StructuredContent)
-	json.Unmarshal(b, &te)
+	te, _ := jmcp.ParseToolError(text(res))
 	if !res.IsError || te.Code != code {
 		e.t.Fatalf("%s: want %s, got isError=%v %s", name, code, res.IsError, text(res))
 	}

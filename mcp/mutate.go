@@ -77,13 +77,15 @@ func (s *Server) registerMutate() {
 		destructive: false},
 		func(ctx context.Context, c *call, in *InsertIn) (*BatchOut, string, error) {
 			list := make([]ops.Op, len(in.Ops))
+			lineBased := false // bof/eof inserts do not depend on line numbers
 			for i := range in.Ops {
 				if err := s.resolveKey(&in.Ops[i].Path); err != nil {
 					return nil, "", err
 				}
+				lineBased = lineBased || in.Ops[i].Line != nil
 				list[i] = in.Ops[i]
 			}
-			return s.batch(ctx, c, batchSpec{ops: list, lineBased: true, expected: in.ExpectedVersions, diff: in.Diff})
+			return s.batch(ctx, c, batchSpec{ops: list, lineBased: lineBased, expected: in.ExpectedVersions, diff: in.Diff})
 		})
 	addTool(s, def{name: "file_copy_paste_text", toolset: ToolsetMutate, title: "Copy and paste text",
 		desc:        "Copy line ranges (or character-precise ranges) from source files and insert them at target locations, many targets in one atomic call (e.g. stamp a decorator into 50 places). Sources are never modified; targets must exist.",

