@@ -1,0 +1,99 @@
+package mcp_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
+	jmcp "github.com/journalfs/journal/mcp"
+)
+
+func TestHistory_RevertUndoRedoLogStatus(t *testing.T) {
+	e := newEnv(t, jmcp.Options{}, "f.txt", "v0\n")
+	for i := 1; i <= 3; i++ {
+		e.ok("file_replace", map[string]any{"ops": []map[string]any{{"path": "f.txt", "content": fmt.Sprintf("v%d\n", i)}}}, nil)
+	}
+	var ch jmcp.ChangeOut
+	e.ok("undo", map[string]any{}, &ch)
+	if e.read("f.txt") != "v2\n" || ch.Reverted != 3 {
+		t.Fatalf("undo: %q %+v", e.read("f.txt"), ch)
+	}
+	e.ok("redo", map[string]any{}, &ch)
+	if e.read("f.txt") != "v3\n" {
+		t.Fatal("redo")
+	}
+	e.fail("redo", map[string]any{}, jmcp.CodeNothingToDo)
+	// revert_edit by backup_id: event 2 changed v1→v2 and the file is v3 now; both changed
+	// its only line, so the revert is refused.
+	e.fail("revert_edit", map[string]any{"absolute_file_path": "f.txt", "backup_id": "2"}, jmcp.CodeRevertConflict)
+	var log jmcp.LogOut
+	e.ok("journal_log", map[string]any{"limit": 3}, &log)
+	if len(log.Events) != 3 || log.Events[0].Seq <= log.Events[2].Seq {
+		t.Fatalf("log %+v", log.Events)
+	}
+	var st jmcp.StatusOut
+	write(t, e.dir, "f.txt", "outside\n")
+	txt := e.ok("journal_status", map[string]any{}, &st)
+	if len(st.Changed) != 1 || !strings.Contains(txt, "changed outside: f.txt") || len(st.Roots) != 1 {
+		t.Fatalf("status %+v %s", st, txt)
+	}
+	e.fail("revert_edit", map[string]any{"absolute_file_path": "f.txt", "backup_id": "999"}, jmcp.CodeInvalidInput)
+}
+
+func TestHistory_RevertConflictNamesLines(t *testing.T) {
+	e := newEnv(t, jmcp.Options{}, "f.txt", "a\nb\nc\nd\n")
+	var b jmcp.BatchOut
+	e.ok("file_replace", map[string]any{"ops": []map[string]any{{"path": "f.txt", "content": "B\n", "start_line": 2, "end_line": 2}}}, &b)
+	e.ok("file_replace", map[string]any{"ops": []map[string]any{{"path": "f.txt", "content": "BB\n", "start_line": 2, "end_line": 2}}}, nil)
+	te := e.fail("revert_edit", map[string]any{"absolute_file_path": "f.txt", "backup_id": fmt.Sprint(b.Event)}, jmcp.CodeRevertConflict)
+	if len(te.Lines) == 0 || te.Lines[0][0] != 2 {
+		t.Fatalf("conflict lines %+v", te)
+	}
+	if e.read("f.txt") != "a\nBB\nc\nd\n" {
+		t.Fatal("a refused revert changed the file")
+	}
+	var ch jmcp.ChangeOut
+	e.ok("revert_edit", map[string]any{"absolute_file_path": "f.txt", "backup_id": fmt.Sprint(b.Event), "force": true}, &ch)
+	if e.read("f.txt") != "a\nb\nc\nd\n" {
+		t.Fatal("force")
+	}
+}
+
+func TestResources(t *testing.T) {
+	e := newEnv(t, jmcp.Options{}, "f.txt", "old\n")
+	e.ok("file_replace", map[string]any{"ops": []map[string]any{{"path": "f.txt", "content": "new\n"}}}, nil)
+	req := mcpgo.ReadResourceRequest{}
+	req.Params.URI = "journal://events/1"
+	res, err := e.c.ReadResource(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	txt := res.Contents[0].(mcpgo.TextResourceContents).Text
+	if !strings.Contains(txt, "-old") || !strings.Contains(txt, "+new") || !strings.Contains(txt, `"tool": "file_replace"`) {
+		t.Fatalf("event resource:\n%s", txt)
+	}
+	req.Params.URI = "journal://events"
+	res, err = e.c.ReadResource(ctx, req)
+	if err != nil || !strings.Contains(res.Contents[0].(mcpgo.TextResourceContents).Text, `"event": 1`) {
+		t.Fatalf("events: %v", err)
+	}
+	req.Params.URI = "journal://events/77"
+	if _, err := e.c.ReadResource(ctx, req); err == nil {
+		t.Fatal("missing event read")
+	}
+}
+
+func TestAuditArgs_LargeTextHashed(t *testing.T) {
+	e := newEnv(t, jmcp.Options{})
+	big := strings.Repeat("x", 5000)
+	e.ok("file_create_new", map[string]any{"ops": []map[string]any{{"path": "big.txt", "content": big}}}, nil)
+	ev, err := e.eng.Event(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(ev.Args), big) || !strings.Contains(string(ev.Args), "blake3") || ev.Actor.Name != "test-client" || ev.Actor.Kind != "mcp" {
+		t.Fatalf("args %s actor %+v", ev.Args, ev.Actor)
+	}
+}
