@@ -23,6 +23,11 @@ type Options struct {
 	LockTimeout time.Duration
 	// StreamThreshold: files at least this large are streamed rather than held in memory (default 50 MiB).
 	StreamThreshold int64
+	// Fault, for fault-injection tests only, runs before each step of the apply
+	// protocol ("mkdir", "create", "write", "fsync", "rename", "remove",
+	// "dirsync") and may fail it; CommitFault runs before every journal commit.
+	Fault       func(step, path string) error
+	CommitFault func() error
 }
 
 // Engine applies batches of file changes to workspace roots, journaled.
@@ -55,7 +60,7 @@ func Open(o Options) (*Engine, error) {
 	if len(o.Roots) == 0 {
 		o.Roots = []string{"."}
 	}
-	e := &Engine{actor: o.Actor, streamMin: o.StreamThreshold}
+	e := &Engine{actor: o.Actor, streamMin: o.StreamThreshold, fault: o.Fault, commitFault: o.CommitFault}
 	if e.streamMin <= 0 {
 		e.streamMin = 50 << 20
 	}

@@ -94,8 +94,11 @@ func (e *Engine) writeTemp(p Path, tmp string, mode fs.FileMode, fill func(w io.
 	if err := e.step("create", p.Rel); err != nil {
 		return snapshot.ID{}, 0, err
 	}
-	p.Root.root.Remove(tmp) // a leftover from a crash of an event with this number
 	f, err := p.Root.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if errors.Is(err, fs.ErrExist) { // a leftover from a crash of an event with this number
+		p.Root.root.Remove(tmp)
+		f, err = p.Root.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	}
 	if err != nil {
 		return snapshot.ID{}, 0, mapFSError(p, "create temporary file", err)
 	}
