@@ -346,23 +346,38 @@ func (e *Engine) stageStreams(db *journal.DB, ops []*fileOp) error {
 			return err
 		}
 		op.staged = true
-		id, size, err := e.writeTemp(op.p, op.tmp, op.mode, op.change.Source)
+		// One pass: the content streams into the temp file and, through a
+		// pipe, into the store (chunked, hashed, compressed) at the same time.
+		pr, pw := io.Pipe()
+		type stored struct {
+			id  snapshot.ID
+			err error
+		}
+		done := make(chan stored, 1)
+		go func() {
+			id, _, err := snapshot.PutStream(db.UpdateRaw, pr, 0)
+			pr.CloseWithError(err) // unblock the writer if the store failed
+			done <- stored{id, err}
+		}()
+		src := op.change.Source
+		id, size, err := e.writeTemp(op.p, op.tmp, op.mode, func(w io.Writer) error {
+			if err := src(io.MultiWriter(w, pw)); err != nil {
+				return err
+			}
+			return pw.Close()
+		})
+		pw.CloseWithError(err) // no-op after Close; ends the store on a write failure
+		st := <-done
 		if err != nil {
 			return err
 		}
+		if st.err != nil {
+			return classify(fmt.Errorf("replay: store %s: %w", op.p.Rel, st.err))
+		}
+		if st.id != id {
+			return fmt.Errorf("replay: %s: stored content differs from the temporary file: %w", op.p.Rel, ErrConflict)
+		}
 		op.after, op.size = id, size
-		f, err := op.p.Root.root.Open(op.tmp)
-		if err != nil {
-			return mapFSError(op.p, "reopen temporary file", err)
-		}
-		sid, _, err := snapshot.PutStream(db.UpdateRaw, f, 0)
-		f.Close()
-		if err != nil {
-			return classify(fmt.Errorf("replay: store %s: %w", op.p.Rel, err))
-		}
-		if sid != id {
-			return fmt.Errorf("replay: %s: temporary file changed while stored: %w", op.p.Rel, ErrConflict)
-		}
 	}
 	return nil
 }

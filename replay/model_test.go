@@ -28,6 +28,7 @@ type mevent struct {
 	kind           journal.Kind
 	session        string
 	files          map[string][2]*string // before, after
+	order          []string              // files in the engine's order (the batch's)
 	reverts, revBy uint64
 }
 
@@ -42,21 +43,27 @@ func (m *model) live(seq uint64) bool {
 
 // commit records an event that changes files to their new contents, preceded
 // by observe events for files changed outside; it returns the event's seq.
-func (m *model) commit(kind journal.Kind, session string, reverts uint64, changes map[string]*string) uint64 {
+func (m *model) commit(kind journal.Kind, session string, reverts uint64, changes map[string]*string, order []string) uint64 {
 	ev := mevent{kind: kind, session: session, files: map[string][2]*string{}, reverts: reverts}
-	for p, after := range changes {
-		if eq(after, m.disk[p]) {
-			delete(changes, p) // the engine skips files that do not change
+	var keep []string
+	for _, p := range order {
+		if after, ok := changes[p]; ok && !eq(after, m.disk[p]) { // the engine skips files that do not change
+			keep = append(keep, p)
 		}
 	}
-	if len(changes) == 0 {
+	if len(keep) == 0 {
 		return 0
 	}
-	for p, after := range changes {
+	for _, p := range keep {
 		if m.known[p] && !eq(m.heads[p], m.disk[p]) {
-			m.events = append(m.events, mevent{kind: journal.KindObserve, files: map[string][2]*string{p: {m.heads[p], m.disk[p]}}})
+			m.events = append(m.events, mevent{kind: journal.KindObserve, files: map[string][2]*string{p: {m.heads[p], m.disk[p]}}, order: []string{p}})
 		}
-		ev.files[p] = [2]*string{m.disk[p], after}
+		ev.files[p] = [2]*string{m.disk[p], changes[p]}
+		ev.order = append(ev.order, p)
+	}
+	changes = map[string]*string{}
+	for _, p := range keep {
+		changes[p] = ev.files[p][1]
 	}
 	for p, after := range changes {
 		m.disk[p], m.heads[p], m.known[p] = after, after, true
@@ -78,7 +85,8 @@ func (m *model) planRevert(seq uint64) (map[string]*string, error) {
 		return nil, replay.ErrNothing
 	}
 	out := map[string]*string{}
-	for p, ba := range ev.files {
+	for _, p := range ev.order {
+		ba := ev.files[p]
 		before, after, cur := ba[0], ba[1], m.disk[p]
 		switch {
 		case eq(cur, before):
@@ -170,6 +178,7 @@ func TestModel(t *testing.T) {
 		var err error
 		var res *replay.Result
 		var want map[string]*string
+		var order []string
 		var wantErr error
 		var kind journal.Kind
 		var target uint64
@@ -185,6 +194,7 @@ func TestModel(t *testing.T) {
 					continue
 				}
 				want[p] = nc
+				order = append(order, p)
 				if nc == nil {
 					b.Changes = append(b.Changes, replay.Change{Path: p, Delete: true})
 				} else {
@@ -210,6 +220,7 @@ func TestModel(t *testing.T) {
 			kind = journal.KindRevert
 			target = uint64(1 + r.IntN(len(m.events)))
 			want, wantErr = m.planRevert(target)
+			order = m.events[target-1].order
 			res, err = e.Revert(ctx, target, replay.RevertOptions{})
 		case op == 7:
 			kind = journal.KindUndo
@@ -217,6 +228,7 @@ func TestModel(t *testing.T) {
 				wantErr = replay.ErrNothing
 			} else {
 				want, wantErr = m.planRevert(target)
+				order = m.events[target-1].order
 			}
 			res, err = e.Undo(ctx, replay.RevertOptions{})
 		case op == 8:
@@ -225,6 +237,7 @@ func TestModel(t *testing.T) {
 				wantErr = replay.ErrNothing
 			} else {
 				want, wantErr = m.planRevert(target)
+				order = m.events[target-1].order
 			}
 			res, err = e.Redo(ctx, replay.RevertOptions{})
 		default: // restore
@@ -244,7 +257,7 @@ func TestModel(t *testing.T) {
 			case eq(found[1], m.disk[p]):
 				wantErr = replay.ErrNothing
 			default:
-				want = map[string]*string{p: found[1]}
+				want, order = map[string]*string{p: found[1]}, []string{p}
 			}
 			res, err = e.Restore(ctx, p, at, replay.RevertOptions{})
 		}
@@ -263,7 +276,7 @@ func TestModel(t *testing.T) {
 		case err != nil:
 			t.Fatalf("step %d %s %d: %v", step, kind, target, err)
 		default:
-			seq := m.commit(kind, "s1", target, want)
+			seq := m.commit(kind, "s1", target, want, order)
 			if res.Seq != seq {
 				t.Fatalf("step %d %s: engine event %d, model %d", step, kind, res.Seq, seq)
 			}
