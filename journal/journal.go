@@ -172,6 +172,11 @@ func (d *DB) SetCommitHook(h func() error) { d.commitHook = h }
 // Do opens the journal exclusively (waiting up to the lock timeout), runs fn,
 // and closes it. All writers serialize here, across processes.
 func (j *Journal) Do(fn func(db *DB) error) error {
+	unlock, err := j.lock(true)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	db, err := j.open(false)
 	if err != nil {
 		return err
@@ -185,6 +190,11 @@ func (j *Journal) Do(fn func(db *DB) error) error {
 
 // View opens the journal with a shared lock and runs fn in one read transaction.
 func (j *Journal) View(fn func(tx *Tx) error) error {
+	unlock, err := j.lock(false)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	db, err := j.open(true)
 	if err != nil {
 		return err
