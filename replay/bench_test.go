@@ -258,3 +258,14 @@ func median(d []time.Duration) time.Duration {
 	slices.Sort(s)
 	return s[len(s)/2]
 }
+
+// BenchmarkJournalOpenClose is the cost of the locking design per batch:
+// take the lock file, open bbolt, close it, release.
+func BenchmarkJournalOpenClose(b *testing.B) {
+	e := open(b, b.TempDir())
+	for b.Loop() {
+		if err := e.Journal().Do(func(*journal.DB) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

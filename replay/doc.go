@@ -62,7 +62,7 @@
 // journal.ErrBusy after LockTimeout. Inside one process a mutex orders batches
 // before they reach the lock. Measured here (2 vCPUs, shared disk,
 // 2026-11-22): opening and closing the journal around a batch costs ≈ 80 µs
-// (BenchmarkJournalOpenClose-style loop of Journal.Do), against ≈ 1.5–3 ms
+// (BenchmarkJournalOpenClose), against ≈ 1.5–3 ms
 // for the batch's fsyncs; with two engines racing on one file
 // (TestTwoEngines_Serialize) the worst wait fell from 1.9 s with bbolt's
 // polling lock to 0.28 s with the blocking lock file. A one-line edit of a
