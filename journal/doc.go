@@ -14,17 +14,20 @@
 // # Several processes
 //
 // bbolt holds an exclusive flock for as long as a file is open. A Journal
-// therefore holds nothing between calls: Do opens the file exclusively
-// (waiting up to Options.Timeout, default 2 s, then ErrBusy), runs one batch
-// — its intent transaction, its file writes and its commit transaction — and
-// closes it; View opens it with a shared lock. All writers of all processes
-// serialize on that lock, so two batches touching one file are ordered and the
-// second sees the first. The cost of opening per batch is measured in
-// replay/doc.go.
+// therefore holds nothing between calls. Do first takes <journal>.lock with a
+// blocking exclusive flock (waiting up to Options.Timeout, default 2 s, then
+// ErrBusy), then opens the bbolt file, runs one batch — its intent
+// transaction, its file writes and its commit transaction — closes it and
+// releases the lock; View takes the lock file shared and opens bbolt
+// read-only. Waiters block in the kernel and get the lock as soon as it is
+// released (bbolt's own lock would poll every 50 ms, and a poller can starve
+// under steady contention). All writers of all processes serialize there, so
+// two batches touching one file are ordered and the second sees the first.
+// The cost is measured in replay/doc.go.
 //
 // # Buckets
 //
-//	meta        "format" → 1
+//	meta        "format" → 1; after gc, "gc_base_seq", "gc_base_hash" (see gc.go)
 //	events      seq (8 bytes, big endian) → event record
 //	by_path     path 0x00 seq → ∅           (events touching a path)
 //	by_session  session 0x00 seq → ∅        (events of a session)

@@ -16,7 +16,8 @@ type VerifyReport struct {
 	Pending  []uint64    // events not yet sealed
 }
 
-// Verify recomputes the hash chain from the first event: every record's
+// Verify recomputes the hash chain from the first event (after gc, from the
+// stored hash of the first retained event's predecessor): every record's
 // checksum, every event's hash, every prev link, and sequence numbers without
 // gaps. The first bad record is named in the error (wrapping ErrCorrupt). With
 // contents set, every content an event names is re-read and re-hashed too.
@@ -24,8 +25,8 @@ type VerifyReport struct {
 func (t *Tx) Verify(contents bool, progress func(seq uint64)) (*VerifyReport, error) {
 	r := &VerifyReport{}
 	seen := map[snapshot.ID]bool{}
-	var prev snapshot.ID
-	var want uint64 = 1
+	base, prev := t.Base() // after gc, the chain starts at the first retained event
+	want := base + 1
 	c := t.tx.Bucket(bucketEvents).Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
 		seq := binary.BigEndian.Uint64(k)

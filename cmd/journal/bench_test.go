@@ -1,0 +1,72 @@
+package main_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// wall runs the binary b.N times and reports the mean wall time per run.
+func wall(b *testing.B, dir string, args ...string) time.Duration {
+	b.Helper()
+	b.ResetTimer()
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%v: %s", err, out)
+		}
+	}
+	d := time.Since(start) / time.Duration(b.N)
+	b.ReportMetric(float64(d.Microseconds())/1000, "ms/run")
+	return d
+}
+
+// BenchmarkLog100k: `journal log -n 20` on a 100,000-event journal (target < 100 ms wall).
+func BenchmarkLog100k(b *testing.B) {
+	dir := b.TempDir()
+	bigJournal(b, dir, 100000)
+	wall(b, dir, "log", "-n", "20", "--no-pager")
+}
+
+// BenchmarkExport100k: `journal export -o FILE` throughput (target ≥ 20,000 events/s).
+func BenchmarkExport100k(b *testing.B) {
+	dir := b.TempDir()
+	bigJournal(b, dir, 100000)
+	d := wall(b, dir, "export", "-o", filepath.Join(dir, "audit.jsonl"))
+	b.ReportMetric(100000/d.Seconds(), "events/s")
+	if fi, err := os.Stat(filepath.Join(dir, "audit.jsonl")); err == nil {
+		b.ReportMetric(float64(fi.Size())/1e6, "MB-export")
+	}
+}
+
+var reHashed = regexp.MustCompile(`(\d+) contents re-hashed`)
+
+// BenchmarkVerify: `journal verify` on 2,000 events of 32 KiB contents (64 MB), in MB/s of content.
+func BenchmarkVerify(b *testing.B) {
+	dir := b.TempDir()
+	bigJournalPadded(b, dir, 2000, 32<<10)
+	d := wall(b, dir, "verify")
+	out, _ := exec.Command(bin, "--journal", filepath.Join(dir, ".journal", "journal.db"), "verify").Output()
+	if m := reHashed.FindSubmatch(out); m != nil {
+		n, _ := strconv.Atoi(string(m[1]))
+		b.ReportMetric(float64(n)*32768/1e6/d.Seconds(), "MB/s")
+	}
+}
+
+// BenchmarkVerifyExport100k: `journal verify --export` on a 100,000-event export.
+func BenchmarkVerifyExport100k(b *testing.B) {
+	dir := b.TempDir()
+	bigJournal(b, dir, 100000)
+	exp := filepath.Join(dir, "audit.jsonl")
+	if out, err := exec.Command(bin, "--journal", filepath.Join(dir, ".journal", "journal.db"), "export", "-o", exp).CombinedOutput(); err != nil {
+		b.Fatalf("%v %s", err, out)
+	}
+	d := wall(b, dir, "verify", "--export", exp)
+	b.ReportMetric(100000/d.Seconds(), "events/s")
+}

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/spf13/cobra"
+)
+
+type exportFlags struct {
+	format, since, until, out string
+	paths                     []string
+}
+
+func newExportCmd(a *app) *cobra.Command {
+	var f exportFlags
+	cmd := &cobra.Command{
+		Use:   "export [--format jsonl|csv] [--since T] [--until T] [--path P] [-o FILE]",
+		Short: "Write the audit trail: one record per event, then the head record",
+		Long: `export writes one record per sealed event, oldest first: who (actor, OS user, host, MCP client and
+session), what (tool, kind, arguments, files with before/after hashes and line counts), when (RFC 3339 UTC),
+outcome, origin, and prev/hash of the chain; then a head record (event count, head hash) to anchor elsewhere.
+A jsonl record carries the exact JSON its hash is computed over, so ` + "`journal verify --export FILE`" + ` checks
+the file on its own. With -o the file appears only once complete.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return a.runExport(f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.format, "format", "jsonl", "jsonl or csv")
+	fl.StringVar(&f.since, "since", "", "only events at or after T")
+	fl.StringVar(&f.until, "until", "", "only events at or before T")
+	fl.StringArrayVar(&f.paths, "path", nil, "only events touching P (a file or directory; repeatable)")
+	fl.StringVarP(&f.out, "output", "o", "", "write to FILE instead of standard output")
+	return cmd
+}
+
+func (a *app) runExport(f exportFlags) error {
+	if f.format != "jsonl" && f.format != "csv" {
+		return usageError{fmt.Errorf("--format %q: want jsonl or csv", f.format)}
+	}
+	var filter journal.ExportFilter
+	var err error
+	if filter.Since, err = parseTime(f.since); err != nil {
+		return err
+	}
+	if filter.Until, err = parseTime(f.until); err != nil {
+		return err
+	}
+	if err := a.locate(); err != nil {
+		return err
+	}
+	for _, p := range f.paths {
+		filter.Paths = append(filter.Paths, a.key(p))
+	}
+	var w io.Writer = a.out
+	var tmp *os.File
+	if f.out != "" {
+		dir := filepath.Dir(f.out)
+		if tmp, err = os.CreateTemp(dir, "."+filepath.Base(f.out)+".tmp-*"); err != nil {
+			return withHint(fmt.Errorf("export: cannot write %s: %w", f.out, errors.Unwrap(err)), "choose a writable -o path")
+		}
+		defer func() {
+			if tmp != nil {
+				tmp.Close()
+				os.Remove(tmp.Name())
+			}
+		}()
+		w = tmp
+	}
+	bw := bufio.NewWriterSize(w, 1<<20)
+	var head *journal.ExportHead
+	err = a.view(func(tx *journal.Tx) error {
+		b := a.progress(int64(tx.Last()), "export", false)
+		defer b.Done()
+		for _, k := range filter.Paths {
+			if !knownPath(tx, k) {
+				return errNeverJournaled(k)
+			}
+		}
+		head, err = tx.Export(bw, f.format, filter, func(seq uint64) {
+			if seq%256 == 0 {
+				b.Set(int64(seq))
+			}
+		})
+		return err
+	})
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
+		return err
+	}
+	if tmp == nil {
+		return nil
+	}
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), f.out); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	tmp = nil
+	fmt.Fprintf(a.errOut, "exported %d events to %s; head %s\n", head.Events, f.out, head.Head)
+	return nil
+}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/replay"
+	"github.com/spf13/cobra"
+)
+
+func newGCCmd(a *app) *cobra.Command {
+	var keep string
+	var dryRun bool
+	cmd := &cobra.Command{
+		Use:   "gc --keep DURATION [--dry-run]",
+		Short: "Drop events older than a window and contents nothing references",
+		Long: `gc drops the events older than --keep (a prefix of the chain, so it stays verifiable) and every stored
+content no kept event or file head references. The last state of every file is never dropped: a file
+whose last event is dropped is carried into the gc event, which records that retention ran.
+Nothing is dropped without --keep. Durations: 36h, 30d, 2w.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if keep == "" {
+				return usageError{errors.New("gc needs --keep DURATION (nothing is ever dropped by default)")}
+			}
+			d, err := parseDuration(keep)
+			if err != nil {
+				return err
+			}
+			if d <= 0 {
+				return usageError{errors.New("--keep must be positive")}
+			}
+			return a.runGC(d, dryRun)
+		},
+	}
+	cmd.Flags().StringVar(&keep, "keep", "", "keep events newer than this (required)")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "report what would be dropped, drop nothing")
+	return cmd
+}
+
+func (a *app) runGC(keep time.Duration, dryRun bool) error {
+	e, err := a.engine() // recovers crashed batches first, so the chain ends sealed
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	b := &bar{}
+	var step string
+	rep, err := e.Journal().GC(journal.GCOptions{Keep: keep, Now: now(), DryRun: dryRun, Actor: replay.CLIActor(),
+		Progress: func(s string, done, total int) {
+			if s != step {
+				b.Done()
+				step, b = s, a.progress(int64(total), "gc "+s, false)
+			}
+			if done%256 == 0 {
+				b.Set(int64(done))
+			}
+		}})
+	b.Done()
+	if err != nil {
+		return err
+	}
+	w := a.out
+	verb := "dropped"
+	if dryRun {
+		verb = "would drop"
+		fmt.Fprintln(w, "dry run: nothing changed")
+	}
+	if rep.Dropped == 0 {
+		fmt.Fprintf(w, "no event is older than %s\n", rep.Cutoff.Format("2006-01-02T15:04:05Z07:00"))
+	} else {
+		fmt.Fprintf(w, "%s %d events (up to %d, older than %s); the chain now starts at event %d\n",
+			verb, rep.Dropped, rep.FirstKept-1, rep.Cutoff.Format("2006-01-02T15:04:05Z07:00"), rep.FirstKept)
+		if rep.Carried > 0 {
+			fmt.Fprintf(w, "kept the last state of %d file(s) whose last event was dropped, in the gc event\n", rep.Carried)
+		}
+	}
+	fmt.Fprintf(w, "%s %d contents, %d chunk lists, %d chunks (%s)\n", verb, rep.Contents, rep.Lists, rep.Chunks, humanBytes(rep.Bytes))
+	if rep.Event != 0 && !dryRun {
+		fmt.Fprintf(w, "recorded as event %s\n", cSeq(rep.Event))
+	}
+	return nil
+}

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/spf13/cobra"
+)
+
+type logFlags struct {
+	n                    int
+	since, until         string
+	session, actor       string
+	oneline, jsonOut     bool
+	sinceTime, untilTime time.Time
+}
+
+func newLogCmd(a *app) *cobra.Command {
+	var f logFlags
+	cmd := &cobra.Command{
+		Use:   "log [PATH...]",
+		Short: "List events, newest first",
+		Long: `List the journal's events, newest first: number, time, who (client/session, cli:user or external),
+tool and kind, the files with added/removed line counts, and whether the event was reverted or rolled back.
+PATH limits the list to events that touched a file (or any file under a directory).`,
+		RunE: func(cmd *cobra.Command, args []string) error { return a.runLog(args, f) },
+	}
+	fl := cmd.Flags()
+	fl.IntVarP(&f.n, "max-count", "n", 0, "show at most N events")
+	fl.StringVar(&f.since, "since", "", "only events at or after T (RFC 3339, YYYY-MM-DD, or a duration ago: 2h, 3d)")
+	fl.StringVar(&f.until, "until", "", "only events at or before T")
+	fl.StringVar(&f.session, "session", "", "only events of MCP session S")
+	fl.StringVar(&f.actor, "actor", "", "only events whose actor (client name, user, kind, or client/session) is A")
+	fl.BoolVar(&f.oneline, "oneline", false, "one line per event")
+	fl.BoolVar(&f.jsonOut, "json", false, "one JSON object per event (JSON lines)")
+	return cmd
+}
+
+// logEntry is an event as `log --json` prints it.
+type logEntry struct {
+	*journal.Event
+	RevertedBy uint64 `json:"reverted_by,omitempty"`
+}
+
+func (a *app) runLog(args []string, f logFlags) error {
+	var err error
+	if f.sinceTime, err = parseTime(f.since); err != nil {
+		return err
+	}
+	if f.untilTime, err = parseTime(f.until); err != nil {
+		return err
+	}
+	if err := a.locate(); err != nil {
+		return err
+	}
+	filter := journal.ExportFilter{Since: f.sinceTime, Until: f.untilTime}
+	for _, p := range args {
+		filter.Paths = append(filter.Paths, a.key(p))
+	}
+	started := false
+	return a.view(func(tx *journal.Tx) error {
+		for i, k := range filter.Paths {
+			if !knownPath(tx, k) {
+				return errNeverJournaled(args[i])
+			}
+		}
+		shown := 0
+		visit := func(e *journal.Event) error {
+			if !f.sinceTime.IsZero() && e.Time.Before(f.sinceTime) {
+				return journal.ErrStop // newest first: everything further is older
+			}
+			if !filter.Match(e) || f.actor != "" && !actorMatches(e.Actor, f.actor) ||
+				f.session != "" && e.Actor.Session != f.session {
+				return nil
+			}
+			if !started && !f.jsonOut {
+				a.startPager()
+				started = true
+			}
+			if err := a.printLogEntry(a.out, tx, e, f); err != nil {
+				return err
+			}
+			if shown++; f.n > 0 && shown >= f.n {
+				return journal.ErrStop
+			}
+			return nil
+		}
+		switch {
+		case f.session != "":
+			return tx.EachIndexed("session", f.session, visit)
+		case len(filter.Paths) == 1:
+			if _, ok := tx.Head(filter.Paths[0]); ok {
+				return tx.EachIndexed("path", filter.Paths[0], visit)
+			}
+		}
+		return tx.Each(0, true, visit)
+	})
+}
+
+func actorMatches(a journal.Actor, want string) bool {
+	for _, s := range []string{a.Kind, a.Name, a.User, a.Session, actorString(a)} {
+		if s != "" && strings.EqualFold(s, want) {
+			return true
+		}
+	}
+	return false
+}
+
+// eventStatus is "" for a live committed event, else "rolled back", "pending" or "reverted by M".
+func eventStatus(tx *journal.Tx, e *journal.Event) string {
+	switch e.Status {
+	case journal.StatusRolledBack:
+		return "rolled back"
+	case journal.StatusPending:
+		return "pending"
+	}
+	if by := tx.RevertedBy(e.Seq); by != 0 && tx.Live(by) {
+		return fmt.Sprintf("reverted by %d", by)
+	}
+	return ""
+}
+
+// what is the tool and kind: "edit_file", "undo of 7", "outside change", "gc".
+func what(e *journal.Event) string {
+	switch e.Kind {
+	case journal.KindRevert, journal.KindUndo, journal.KindRedo:
+		return fmt.Sprintf("%s of %d", e.Kind, e.Reverts)
+	case journal.KindObserve:
+		return "outside change"
+	case journal.KindRestore:
+		return "restore"
+	case journal.KindGC:
+		return "gc"
+	}
+	if e.Tool == "" {
+		return string(e.Kind)
+	}
+	return e.Tool
+}
+
+func (a *app) printLogEntry(w io.Writer, tx *journal.Tx, e *journal.Event, f logFlags) error {
+	status := eventStatus(tx, e)
+	when := e.Time.In(zone())
+	switch {
+	case f.jsonOut:
+		b, err := json.Marshal(logEntry{Event: e, RevertedBy: tx.RevertedBy(e.Seq)})
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w, "%s\n", b)
+		return err
+	case f.oneline:
+		var files []string
+		for _, fc := range e.Files {
+			files = append(files, fc.Path)
+		}
+		if e.Kind == journal.KindGC {
+			files = []string{fmt.Sprintf("(%d files carried)", len(e.Files))}
+		}
+		s := fmt.Sprintf("%s %s %s %s %s", cSeq(e.Seq), when.Format("2006-01-02 15:04:05"), actorString(e.Actor), what(e), strings.Join(files, ","))
+		if status != "" {
+			s += " " + cStatus("["+status+"]")
+		}
+		_, err := fmt.Fprintln(w, s)
+		return err
+	}
+	head := fmt.Sprintf("%s  %s  %s  %s", cSeq(fmt.Sprintf("event %d", e.Seq)), when.Format("2006-01-02 15:04:05 MST"),
+		cBold(actorString(e.Actor)), what(e))
+	if status != "" {
+		head += "  " + cStatus("["+status+"]")
+	}
+	fmt.Fprintln(w, head)
+	if e.Kind == journal.KindGC {
+		fmt.Fprintf(w, "    %s\n", cDim(fmt.Sprintf("retention: %s; carried %d file states", e.Args, len(e.Files))))
+	} else {
+		for _, fc := range e.Files {
+			fmt.Fprintf(w, "    %s\n", fileLine(fc))
+		}
+	}
+	if e.Error != "" {
+		fmt.Fprintf(w, "    %s\n", cDim("error: "+e.Error))
+	}
+	_, err := fmt.Fprintln(w)
+	return err
+}

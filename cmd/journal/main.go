@@ -1,0 +1,153 @@
+// Command journal shows and undoes what AI agents did to a workspace, and
+// proves it afterwards: every file change is an event in a hash-chained
+// journal over content-addressed snapshots (see packages journal and replay).
+//
+//	journal log | show | diff | revert | undo | redo | restore | status | export | verify | gc
+//
+// The journal is found as git finds .git: --journal PATH, else $JOURNAL_PATH,
+// else .journal/journal.db in the current directory or the nearest parent that
+// has one; the workspace root is the directory holding .journal (--root
+// overrides it, and may be repeated). Errors are one line on stderr,
+// "journal: <message>", with a hint where one helps, and a non-zero exit.
+//
+// Hidden knobs for tests and scripts: $JOURNAL_TZ sets the time zone times are
+// shown in (default local), $JOURNAL_NOW (RFC 3339) fixes "now" for gc and
+// relative times, and $JOURNAL_PAGER (or $PAGER) chooses the pager.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// extraCommands are subcommands defined in other files of this package that
+// register themselves from init (serve.go: `journal serve`).
+var extraCommands []func() *cobra.Command
+
+// app holds the global flags and what they resolve to.
+type app struct {
+	journalFlag string
+	roots       []string
+	noPager     bool
+	color       string
+
+	out    io.Writer // stdout, or the pager's input
+	errOut io.Writer
+	pager  *pager
+
+	jpath string   // the journal file, once located
+	wsDir string   // the workspace root (the directory holding .journal)
+	rootD []string // workspace roots for the engine
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes the command line and returns the exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	a := &app{out: stdout, errOut: stderr}
+	root := newRootCmd(a)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.Execute()
+	a.closePager()
+	if err == nil {
+		return 0
+	}
+	return a.report(err)
+}
+
+func newRootCmd(a *app) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "journal",
+		Short: "See, undo and prove every file change AI agents made to a workspace",
+		Long: `journal records every file change an agent makes (through ` + "`journal serve`" + `) as an event in a
+hash-chained journal over content-addressed snapshots. These commands show that history, take any part
+of it back, and prove it has not been altered.`,
+		SilenceErrors:     true,
+		SilenceUsage:      true,
+		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error { return a.setup(cmd) },
+	}
+	f := root.PersistentFlags()
+	f.StringVar(&a.journalFlag, "journal", "", "journal file (default: $JOURNAL_PATH, else .journal/journal.db here or in a parent)")
+	f.StringArrayVar(&a.roots, "root", nil, "workspace root (repeatable; default: the directory holding .journal)")
+	f.BoolVar(&a.noPager, "no-pager", false, "do not page output")
+	f.StringVar(&a.color, "color", "auto", "colour output: auto, always or never")
+	root.AddCommand(newLogCmd(a), newShowCmd(a), newDiffCmd(a), newRevertCmd(a), newUndoCmd(a), newRedoCmd(a),
+		newRestoreCmd(a), newStatusCmd(a), newExportCmd(a), newVerifyCmd(a), newGCCmd(a))
+	for _, mk := range extraCommands {
+		root.AddCommand(mk())
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError{fmt.Errorf("%v (see `%s --help`)", err, c.CommandPath())}
+	})
+	return root
+}
+
+// usageError is a bad command line (exit status 2).
+type usageError struct{ error }
+
+// hinted is an error with a hint shown on a second line.
+type hinted struct {
+	err  error
+	hint string
+}
+
+func (h *hinted) Error() string { return h.err.Error() }
+func (h *hinted) Unwrap() error { return h.err }
+
+// withHint attaches a hint to err.
+func withHint(err error, hint string) error { return &hinted{err: err, hint: hint} }
+
+// detailed is an error followed by lines of detail (a revert conflict's lines).
+type detailed struct {
+	err   error
+	lines []string
+}
+
+func (d *detailed) Error() string { return d.err.Error() }
+func (d *detailed) Unwrap() error { return d.err }
+
+// failed means the command already printed why it failed (verify).
+var errFailed = errors.New("failed")
+
+// report prints err as "journal: <message>" (plus detail and hint lines) and returns the exit code.
+func (a *app) report(err error) int {
+	if errors.Is(err, errFailed) {
+		return 1
+	}
+	code := 1
+	var ue usageError
+	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command") ||
+		strings.Contains(err.Error(), "arg(s)") {
+		code = 2
+	}
+	fmt.Fprintf(a.errOut, "journal: %s\n", cleanMessage(err))
+	var d *detailed
+	if errors.As(err, &d) {
+		for _, l := range d.lines {
+			fmt.Fprintln(a.errOut, l)
+		}
+	}
+	if h := hintFor(err); h != "" {
+		fmt.Fprintf(a.errOut, "hint: %s\n", h)
+	}
+	return code
+}
+
+// cleanMessage drops the package prefixes that wrapping repeats ("journal: ", "replay: ", "snapshot: ").
+func cleanMessage(err error) string {
+	s := err.Error()
+	for _, p := range []string{"journal: ", "replay: ", "snapshot: "} {
+		s = strings.ReplaceAll(s, p, "")
+	}
+	return strings.ReplaceAll(s, "\n", " ")
+}

@@ -1,0 +1,196 @@
+package main_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/replay"
+)
+
+func readFile(t *testing.T, dir, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		return "<absent>"
+	}
+	return string(b)
+}
+
+func TestRevert_DryRunThenRevert(t *testing.T) {
+	dir := t.TempDir()
+	e := engine(t, dir)
+	apply(t, e, "write_file", "a.txt", "one\n")
+	apply(t, e, "edit_file", "a.txt", "one\ntwo\n")
+	out := ok(t, dir, "revert", "2", "--dry-run")
+	if !strings.Contains(out, "nothing changed") || readFile(t, dir, "a.txt") != "one\ntwo\n" {
+		t.Fatalf("dry run changed something or said nothing:\n%s", out)
+	}
+	out = ok(t, dir, "revert", "2")
+	if !strings.Contains(out, "reverted event 2 as event 3") || !strings.Contains(out, "M  a.txt  -1") {
+		t.Fatalf("revert output:\n%s", out)
+	}
+	if got := readFile(t, dir, "a.txt"); got != "one\n" {
+		t.Fatalf("a.txt = %q", got)
+	}
+	// Reverting it again is refused with one line and a non-zero exit.
+	r := run(t, dir, "revert", "2")
+	if r.code == 0 || !strings.Contains(r.stderr, "already reverted by event 3") {
+		t.Fatalf("second revert: %+v", r)
+	}
+}
+
+func TestUndoRedoRestore(t *testing.T) {
+	dir := t.TempDir()
+	e := engine(t, dir)
+	apply(t, e, "write_file", "a.txt", "v1\n")
+	apply(t, e, "write_file", "a.txt", "v2\n")
+	apply(t, e, "write_file", "a.txt", "v3\n")
+	if out := ok(t, dir, "undo"); !strings.Contains(out, "undid event 3 as event 4") || readFile(t, dir, "a.txt") != "v2\n" {
+		t.Fatalf("undo: %s / %q", out, readFile(t, dir, "a.txt"))
+	}
+	if out := ok(t, dir, "redo"); !strings.Contains(out, "redid event 4 as event 5") || readFile(t, dir, "a.txt") != "v3\n" {
+		t.Fatalf("redo: %s / %q", out, readFile(t, dir, "a.txt"))
+	}
+	if r := run(t, dir, "undo", "--session", "nobody"); r.code == 0 || !strings.Contains(r.stderr, "no change to undo") {
+		t.Fatalf("undo of an unknown session: %+v", r)
+	}
+	if out := ok(t, dir, "restore", "a.txt", "--at", "1"); !strings.Contains(out, "as event 6") || readFile(t, dir, "a.txt") != "v1\n" {
+		t.Fatalf("restore: %s / %q", out, readFile(t, dir, "a.txt"))
+	}
+	// From a subdirectory, paths are relative to it and the journal is found upwards.
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	apply(t, e, "write_file", "sub/b.txt", "b1\n")
+	apply(t, e, "write_file", "sub/b.txt", "b2\n")
+	if out := ok(t, filepath.Join(dir, "sub"), "restore", "b.txt", "--at", "7"); !strings.Contains(out, "as event 9") {
+		t.Fatalf("restore from a subdirectory: %s", out)
+	}
+	if got := readFile(t, dir, "sub/b.txt"); got != "b1\n" {
+		t.Fatalf("sub/b.txt = %q", got)
+	}
+}
+
+func TestRevert_ConflictPrintsLinesAndChangesNothing(t *testing.T) {
+	dir := t.TempDir()
+	e := engine(t, dir)
+	apply(t, e, "write_file", "a.txt", "1\n2\n3\n4\n5\n")
+	apply(t, e, "edit_file", "a.txt", "1\nTWO\n3\n4\n5\n")
+	apply(t, e, "edit_file", "a.txt", "1\nTWO!\n3\n4\n5\n")
+	r := run(t, dir, "revert", "2")
+	if r.code == 0 || !strings.Contains(r.stderr, "journal: revert of event 2 conflicts in a.txt") ||
+		!strings.Contains(r.stderr, "|") || !strings.Contains(r.stderr, "TWO!") || !strings.Contains(r.stderr, "--force") {
+		t.Fatalf("conflict: %+v", r)
+	}
+	if got := readFile(t, dir, "a.txt"); got != "1\nTWO!\n3\n4\n5\n" {
+		t.Fatalf("conflict changed a.txt: %q", got)
+	}
+	if out := ok(t, dir, "log", "--oneline"); strings.Count(out, "\n") != 3 {
+		t.Fatalf("conflict added an event:\n%s", out)
+	}
+	if out := ok(t, dir, "revert", "2", "--force"); !strings.Contains(out, "as event 4") || readFile(t, dir, "a.txt") != "1\n2\n3\n4\n5\n" {
+		t.Fatalf("force: %s", out)
+	}
+}
+
+// rolledBack appends a rolled-back event through the journal directly.
+func rolledBack(t *testing.T, dir string) uint64 {
+	j, err := journal.Open(filepath.Join(dir, journal.DirName, journal.FileName), journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := &journal.Event{Time: time.Now().UTC(), Kind: journal.KindApply, Actor: agent, Tool: "write_file",
+		Status: journal.StatusRolledBack, Error: "disk full", Files: []journal.FileChange{}}
+	err = j.Do(func(db *journal.DB) error { return db.Update(func(tx *journal.Tx) error { return tx.Append(ev) }) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev.Seq
+}
+
+func TestBadInput_OneLineErrorNothingChanged(t *testing.T) {
+	dir := t.TempDir()
+	e := engine(t, dir)
+	apply(t, e, "write_file", "a.txt", "one\n")
+	rb := rolledBack(t, dir)
+	ro := filepath.Join(dir, "ro")
+	os.Mkdir(ro, 0o555)
+	empty := t.TempDir()
+	before := ok(t, dir, "export")
+	for _, c := range []struct {
+		dir  string
+		args []string
+		want string
+	}{
+		{dir, []string{"show", "99"}, "event 99 does not exist (the newest is 2)"},
+		{dir, []string{"diff", "99"}, "event 99 does not exist"},
+		{dir, []string{"revert", "99"}, "event 99 does not exist"},
+		{dir, []string{"log", "never.txt"}, "never.txt: never journaled"},
+		{dir, []string{"diff", "never.txt", "--from", "1"}, "never.txt: never journaled"},
+		{dir, []string{"restore", "never.txt", "--at", "1"}, "never.txt: has no journaled state"},
+		{dir, []string{"revert", itoa(rb)}, "is rolled_back: it changed nothing"},
+		{dir, []string{"export", "-o", filepath.Join(ro, "x", "out.jsonl")}, "export: cannot write"},
+		{dir, []string{"show", "abc"}, `"abc" is not an event number`},
+		{dir, []string{"gc"}, "gc needs --keep"},
+		{empty, []string{"log"}, "no journal found in"},
+		{empty, []string{"--journal", filepath.Join(empty, "nope.db"), "status"}, "no journal found"},
+	} {
+		r := run(t, c.dir, c.args...)
+		lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+		if r.code == 0 || !strings.HasPrefix(lines[0], "journal: ") || !strings.Contains(lines[0], c.want) ||
+			len(lines) > 2 || r.stdout != "" {
+			t.Errorf("journal %s: exit %d\nstdout %q\nstderr %q\nwant one line containing %q", strings.Join(c.args, " "), r.code, r.stdout, r.stderr, c.want)
+		}
+	}
+	if after := ok(t, dir, "export"); after != before {
+		t.Fatalf("bad input changed the journal")
+	}
+	if _, err := os.Stat(filepath.Join(empty, journal.DirName)); err == nil {
+		t.Fatalf("a failed command created a journal")
+	}
+	if entries, _ := os.ReadDir(ro); len(entries) != 0 {
+		t.Fatalf("failed export left %v", entries)
+	}
+}
+
+// TestConcurrent_WhileAnotherProcessWrites runs every read-only command (and
+// a revert) while an engine keeps applying batches to the same journal.
+func TestConcurrent_WhileAnotherProcessWrites(t *testing.T) {
+	dir := t.TempDir()
+	e := engine(t, dir)
+	apply(t, e, "write_file", "a.txt", "one\n")
+	apply(t, e, "write_file", "b.txt", "bee\n")
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			b := &replay.Batch{Tool: "write_file", Changes: []replay.Change{{Path: "busy.txt", Data: []byte(strings.Repeat("x\n", i%50+1))}}}
+			if _, err := e.Apply(context.Background(), b); err != nil {
+				t.Error(err)
+				return
+			}
+			time.Sleep(5 * time.Millisecond) // an agent between tool calls
+		}
+	}()
+	for _, args := range [][]string{{"log", "-n", "5"}, {"show", "1"}, {"diff", "1"}, {"status"}, {"export"},
+		{"verify"}, {"revert", "2"}, {"log", "--json"}} {
+		ok(t, dir, args...)
+	}
+	close(stop)
+	wg.Wait()
+	ok(t, dir, "verify")
+}
+
+func itoa(n uint64) string { return strconv.FormatUint(n, 10) }

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/replay"
+	"github.com/spf13/cobra"
+)
+
+func newRevertCmd(a *app) *cobra.Command {
+	var o replay.RevertOptions
+	cmd := &cobra.Command{
+		Use:   "revert N",
+		Short: "Take event N's changes back, as a new event",
+		Long: `Take event N's changes back as a new event. A file unchanged since N gets its old content exactly; a file
+changed since gets N's change reversed by a three-way merge. Overlapping later changes refuse the revert and
+print the lines; --force restores N's before-content exactly (still as a new event, so nothing is lost).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			seq, err := parseSeq(args[0])
+			if err != nil {
+				return err
+			}
+			return a.mutate(fmt.Sprintf("reverted event %d", seq), o.DryRun, func(e *replay.Engine) (*replay.Result, error) {
+				return e.Revert(context.Background(), seq, o)
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&o.DryRun, "dry-run", false, "show what would change, change nothing")
+	cmd.Flags().BoolVar(&o.Force, "force", false, "restore the before-content exactly even where later changes overlap")
+	return cmd
+}
+
+func newUndoCmd(a *app) *cobra.Command {
+	var o replay.RevertOptions
+	cmd := &cobra.Command{
+		Use:   "undo",
+		Short: "Revert the newest change not yet undone (of anyone, or of --session)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.mutate("undid", false, func(e *replay.Engine) (*replay.Result, error) {
+				return e.Undo(context.Background(), o)
+			})
+		},
+	}
+	cmd.Flags().StringVar(&o.Session, "session", "", "only undo changes of MCP session S")
+	return cmd
+}
+
+func newRedoCmd(a *app) *cobra.Command {
+	var o replay.RevertOptions
+	cmd := &cobra.Command{
+		Use:   "redo",
+		Short: "Revert the newest undo, unless a new change came after it",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.mutate("redid", false, func(e *replay.Engine) (*replay.Result, error) {
+				return e.Redo(context.Background(), o)
+			})
+		},
+	}
+	cmd.Flags().StringVar(&o.Session, "session", "", "only redo undos of MCP session S")
+	return cmd
+}
+
+func newRestoreCmd(a *app) *cobra.Command {
+	var at uint64
+	var o replay.RevertOptions
+	cmd := &cobra.Command{
+		Use:   "restore PATH --at N",
+		Short: "Make a file what it was right after event N, as a new event",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if at == 0 {
+				return usageError{errors.New("restore needs --at N (the event whose after-state to restore)")}
+			}
+			if err := a.locate(); err != nil {
+				return err
+			}
+			abs, _ := filepath.Abs(args[0])
+			return a.mutate(fmt.Sprintf("restored %s to its state after event %d", args[0], at), o.DryRun,
+				func(e *replay.Engine) (*replay.Result, error) {
+					return e.Restore(context.Background(), abs, at, o)
+				})
+		},
+	}
+	cmd.Flags().Uint64Var(&at, "at", 0, "the event whose after-state to restore")
+	cmd.Flags().BoolVar(&o.DryRun, "dry-run", false, "show what would change, change nothing")
+	return cmd
+}
+
+// mutate runs one engine operation and prints what it changed and the new event number.
+func (a *app) mutate(verb string, dryRun bool, op func(e *replay.Engine) (*replay.Result, error)) error {
+	e, err := a.engine()
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	res, err := op(e)
+	if err != nil {
+		return a.explain(err)
+	}
+	w := a.out
+	for _, s := range res.Observed {
+		fmt.Fprintf(w, "recorded an outside change as event %s first\n", cSeq(s))
+	}
+	switch {
+	case dryRun:
+		fmt.Fprintf(w, "dry run: would have %s; nothing changed\n", verb)
+		for _, f := range res.Files {
+			fmt.Fprintf(w, "    %s  %s  %s -> %s\n", changeLetter(f), f.Path, shortID(f.Before), shortID(f.After))
+		}
+		return nil
+	case res.Seq == 0:
+		fmt.Fprintln(w, "nothing changed")
+		return nil
+	}
+	var ev *journal.Event
+	e.Journal().View(func(tx *journal.Tx) (err error) { ev, err = tx.Event(res.Seq); return })
+	if ev != nil && ev.Reverts != 0 && (verb == "undid" || verb == "redid") {
+		verb = fmt.Sprintf("%s event %d", verb, ev.Reverts)
+	}
+	fmt.Fprintf(w, "%s as event %s\n", verb, cSeq(res.Seq))
+	for _, f := range res.Files {
+		fmt.Fprintf(w, "    %s\n", fileLine(f))
+	}
+	return nil
+}
+
+// explain turns a revert conflict into an error that lists the overlapping lines as they are now.
+func (a *app) explain(err error) error {
+	var ce *replay.ConflictError
+	if !errors.As(err, &ce) {
+		if errors.Is(err, replay.ErrBadEvent) || errors.Is(err, replay.ErrNothing) {
+			return withHint(err, "`journal log` shows each event's status")
+		}
+		return err
+	}
+	var cur []string
+	if f, ferr := os.Open(filepath.Join(a.rootD[0], filepath.FromSlash(ce.Path))); ferr == nil {
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			cur = append(cur, sc.Text())
+		}
+		f.Close()
+	}
+	d := &detailed{err: err}
+	for _, r := range ce.Lines {
+		d.lines = append(d.lines, fmt.Sprintf("  %s lines %d-%d now:", ce.Path, r[0], r[1]))
+		for n := r[0]; n <= r[1] && n-1 < len(cur) && n <= r[0]+20; n++ {
+			if n >= 1 {
+				d.lines = append(d.lines, fmt.Sprintf("  %5d | %s", n, cur[n-1]))
+			}
+		}
+	}
+	return withHint(d, fmt.Sprintf("nothing was changed; `journal revert %d --force` restores its before-content exactly (as a new event)", ce.Event))
+}

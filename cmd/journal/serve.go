@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/journalfs/journal/journal"
+	jmcp "github.com/journalfs/journal/mcp"
+	"github.com/journalfs/journal/replay"
+)
+
+func init() { extraCommands = append(extraCommands, newServeCmd) }
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func newServeCmd() *cobra.Command {
+	var (
+		toolsets string
+		readOnly bool
+		httpAddr string
+		token    string
+	)
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the MCP server (stdio by default, Streamable HTTP with --http)",
+		Long: `Run the MCP server over stdio (the default) or Streamable HTTP (--http 127.0.0.1:PORT).
+Every mutating tool call becomes one journal event in <first root>/.journal/journal.db.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			roots := flagStrings(cmd, "root")
+			if len(roots) == 0 {
+				roots = []string{"."}
+			}
+			jp := flagString(cmd, "journal")
+			if jp == "" {
+				jp = os.Getenv("JOURNAL_PATH")
+			}
+			origin := "stdio"
+			if httpAddr != "" {
+				origin = "http"
+			}
+			eng, err := replay.Open(replay.Options{Roots: roots, JournalPath: jp,
+				Actor: journal.Actor{Kind: "mcp", Origin: origin, User: replay.CLIActor().User, Host: replay.CLIActor().Host}})
+			if err != nil {
+				return err
+			}
+			defer eng.Close()
+			var sets []string
+			if toolsets != "" && toolsets != "all" {
+				for _, t := range strings.Split(toolsets, ",") {
+					t = strings.TrimSpace(t)
+					if !contains(jmcp.AllToolsets, t) {
+						return fmt.Errorf("unknown toolset %q (choose from %s)", t, strings.Join(jmcp.AllToolsets, ", "))
+					}
+					sets = append(sets, t)
+				}
+			}
+			srv := jmcp.New(eng, jmcp.Options{Toolsets: sets, ReadOnly: readOnly, Version: version, Origin: origin})
+			if httpAddr != "" {
+				if token == "" {
+					token = os.Getenv("JOURNAL_HTTP_TOKEN")
+				}
+				return serveHTTP(cmd.Context(), srv, httpAddr, token)
+			}
+			if term.IsTerminal(int(os.Stdin.Fd())) {
+				fmt.Fprintf(os.Stderr, `journal serve: MCP server on stdio, waiting for a client (JSON-RPC on stdin).
+  workspace: %s
+  journal:   %s
+This is meant to be started by an MCP client, for example:
+  claude mcp add journal -- journal serve --root %s
+or in .vscode/mcp.json: {"servers": {"journal": {"command": "journal", "args": ["serve", "--root", "${workspaceFolder}"]}}}
+Press Ctrl-D to exit.
+`, eng.Roots()[0].Dir, eng.Journal().Path(), eng.Roots()[0].Dir)
+			}
+			return server.ServeStdio(srv.MCP())
+		},
+	}
+	cmd.Flags().StringVar(&toolsets, "toolsets", "all", "comma-separated toolsets to enable: "+strings.Join(jmcp.AllToolsets, ","))
+	cmd.Flags().BoolVar(&readOnly, "read-only", false, "hide every mutating tool")
+	cmd.Flags().StringVar(&httpAddr, "http", "", "serve Streamable HTTP on ADDR (e.g. 127.0.0.1:8765) at /mcp instead of stdio")
+	cmd.Flags().StringVar(&token, "token", "", "bearer token required on HTTP requests (or JOURNAL_HTTP_TOKEN); required when binding a non-loopback address")
+	return cmd
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// flagStrings reads a (possibly inherited) repeatable string flag.
+func flagStrings(cmd *cobra.Command, name string) []string {
+	f := cmd.Flags().Lookup(name)
+	if f == nil {
+		return nil
+	}
+	if sv, ok := f.Value.(interface{ GetSlice() []string }); ok {
+		return sv.GetSlice()
+	}
+	if f.Value.String() == "" {
+		return nil
+	}
+	return []string{f.Value.String()}
+}
+
+func flagString(cmd *cobra.Command, name string) string {
+	if f := cmd.Flags().Lookup(name); f != nil {
+		return f.Value.String()
+	}
+	return ""
+}
+
+func isLoopback(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// guard validates Host and Origin (DNS-rebinding protection) and the bearer token.
+func guard(next http.Handler, loopback bool, token string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if loopback && !isLoopback(r.Host) {
+			http.Error(w, fmt.Sprintf("forbidden: Host %q is not a loopback name (DNS-rebinding protection)", r.Host), http.StatusForbidden)
+			return
+		}
+		if o := r.Header.Get("Origin"); o != "" {
+			u, err := url.Parse(o)
+			if err != nil || (loopback && !isLoopback(u.Host)) {
+				http.Error(w, fmt.Sprintf("forbidden: Origin %q is not allowed (DNS-rebinding protection)", o), http.StatusForbidden)
+				return
+			}
+		}
+		if token != "" {
+			got := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+			if subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="journal"`)
+				http.Error(w, "unauthorized: send Authorization: Bearer <token>", http.StatusUnauthorized)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func serveHTTP(ctx context.Context, srv *jmcp.Server, addr, token string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", addr, err)
+	}
+	loopback := isLoopback(ln.Addr().String())
+	if !loopback && token == "" {
+		ln.Close()
+		return errors.New("refusing to serve a non-loopback address without --token (or JOURNAL_HTTP_TOKEN)")
+	}
+	httpSrv := server.NewStreamableHTTPServer(srv.MCP(), server.WithEndpointPath("/mcp"))
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", guard(httpSrv, loopback, token))
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(os.Stderr, "journal serve: MCP Streamable HTTP on http://%s/mcp\n", ln.Addr())
+	if f := os.Getenv("JOURNAL_ADDR_FILE"); f != "" { // lets tests find a :0 port
+		os.WriteFile(filepath.Clean(f), []byte(ln.Addr().String()), 0o644)
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return hs.Shutdown(sctx)
+	}
+}

@@ -1,0 +1,260 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	udiff "github.com/aymanbagabas/go-udiff"
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/snapshot"
+	"github.com/spf13/cobra"
+)
+
+// maxDiffBytes bounds the contents `show` and `diff` load to diff.
+const maxDiffBytes = 8 << 20
+
+func newShowCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "show N",
+		Short: "Show an event in full, with a unified diff per file",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			seq, err := parseSeq(args[0])
+			if err != nil {
+				return err
+			}
+			return a.view(func(tx *journal.Tx) error {
+				e, err := eventOrErr(tx, seq)
+				if err != nil {
+					return err
+				}
+				a.startPager()
+				a.printEvent(a.out, tx, e)
+				return a.printDiffs(a.out, tx, e, "")
+			})
+		},
+	}
+}
+
+func newDiffCmd(a *app) *cobra.Command {
+	var from, to uint64
+	cmd := &cobra.Command{
+		Use:   "diff N [PATH] | diff PATH --from N [--to M]",
+		Short: "Diff what an event changed, or a file between two events",
+		Long: `diff N shows event N's changes as unified diffs (only PATH's with PATH).
+diff PATH --from N --to M compares PATH as it was right after event N with PATH right after event M
+(default: its latest journaled state).`,
+		Args: cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("from") {
+				if len(args) != 1 {
+					return usageError{errors.New("diff PATH --from N takes exactly one PATH")}
+				}
+				return a.diffRange(args[0], from, to)
+			}
+			seq, err := parseSeq(args[0])
+			if err != nil {
+				return err
+			}
+			return a.view(func(tx *journal.Tx) error {
+				e, err := eventOrErr(tx, seq)
+				if err != nil {
+					return err
+				}
+				only := ""
+				if len(args) == 2 {
+					only = a.key(args[1])
+					if _, ok := e.File(only); !ok {
+						return withHint(fmt.Errorf("event %d did not touch %s", seq, args[1]), fmt.Sprintf("`journal show %d` lists its files", seq))
+					}
+				}
+				a.startPager()
+				return a.printDiffs(a.out, tx, e, only)
+			})
+		},
+	}
+	cmd.Flags().Uint64Var(&from, "from", 0, "the event whose after-state is the old side")
+	cmd.Flags().Uint64Var(&to, "to", 0, "the event whose after-state is the new side (default: the newest)")
+	return cmd
+}
+
+// eventOrErr returns event seq, or a one-line error naming the newest event.
+func eventOrErr(tx *journal.Tx, seq uint64) (*journal.Event, error) {
+	e, err := tx.Event(seq)
+	if errors.Is(err, journal.ErrNotFound) {
+		if base, _ := tx.Base(); seq <= base {
+			return nil, fmt.Errorf("event %d was dropped by gc (the oldest kept is %d)", seq, base+1)
+		}
+		return nil, withHint(fmt.Errorf("event %d does not exist (the newest is %d)", seq, tx.Last()), "`journal log` lists the events")
+	}
+	return e, err
+}
+
+func (a *app) printEvent(w io.Writer, tx *journal.Tx, e *journal.Event) {
+	status := string(e.Status)
+	if s := eventStatus(tx, e); s != "" && e.Status == journal.StatusCommitted {
+		status += ", " + s
+	}
+	fmt.Fprintf(w, "%s  %s\n", cSeq(fmt.Sprintf("event %d", e.Seq)), cStatus(status))
+	row := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(w, "%-8s %s\n", k, v)
+		}
+	}
+	row("time", e.Time.In(zone()).Format("2006-01-02 15:04:05.000 MST"))
+	ac := e.Actor
+	who := actorString(ac)
+	var extra []string
+	for _, kv := range [][2]string{{"version", ac.Version}, {"user", ac.User}, {"host", ac.Host}, {"origin", ac.Origin}} {
+		if kv[1] != "" {
+			extra = append(extra, kv[0]+" "+kv[1])
+		}
+	}
+	if len(extra) > 0 {
+		who += " (" + strings.Join(extra, ", ") + ")"
+	}
+	row("actor", who)
+	row("kind", string(e.Kind))
+	row("tool", e.Tool)
+	row("args", string(e.Args))
+	if e.Reverts != 0 {
+		row("reverts", fmt.Sprintf("event %d", e.Reverts))
+	}
+	row("error", e.Error)
+	row("prev", e.Prev.String())
+	row("hash", e.Hash.String())
+	fmt.Fprintln(w)
+	for _, f := range e.Files {
+		fmt.Fprintf(w, "    %s\n", fileLine(f))
+	}
+	fmt.Fprintln(w)
+}
+
+// printDiffs prints a unified diff per file of e (only the file `only`, if set).
+func (a *app) printDiffs(w io.Writer, tx *journal.Tx, e *journal.Event, only string) error {
+	for _, f := range e.Files {
+		if only != "" && f.Path != only || e.Kind == journal.KindGC {
+			continue
+		}
+		oldName, newName := "a/"+f.Path, "b/"+f.Path
+		if f.MovedFrom != "" {
+			oldName = "a/" + f.MovedFrom
+		}
+		if err := a.printDiff(w, tx, oldName, newName, f.Before, f.After, f.BeforeMode, f.AfterMode); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (a *app) printDiff(w io.Writer, tx *journal.Tx, oldName, newName string, before, after snapshot.ID, bm, am uint32) error {
+	fmt.Fprintln(w, cBold(fmt.Sprintf("diff --journal %s %s", oldName, newName)))
+	if bm != 0 && am != 0 && bm != am {
+		fmt.Fprintf(w, "mode %o -> %o\n", bm&0o777, am&0o777)
+	}
+	if before == after {
+		fmt.Fprintln(w, "(no difference)")
+		return nil
+	}
+	if before.IsZero() {
+		oldName = "/dev/null"
+	}
+	if after.IsZero() {
+		newName = "/dev/null"
+	}
+	old, err := loadContent(tx, before)
+	if err != nil {
+		return err
+	}
+	cur, err := loadContent(tx, after)
+	if err != nil {
+		return err
+	}
+	switch {
+	case old == nil || cur == nil:
+		fmt.Fprintf(w, "%s -> %s: too large to diff here (over %s)\n", shortID(before), shortID(after), humanBytes(maxDiffBytes))
+		return nil
+	case bytes.IndexByte(old, 0) >= 0 || bytes.IndexByte(cur, 0) >= 0:
+		fmt.Fprintf(w, "Binary files %s and %s differ\n", oldName, newName)
+		return nil
+	}
+	d := udiff.Unified(oldName, newName, string(old), string(cur))
+	for _, l := range strings.SplitAfter(d, "\n") {
+		switch {
+		case l == "":
+		case strings.HasPrefix(l, "+++") || strings.HasPrefix(l, "---"):
+			fmt.Fprint(w, cBold(strings.TrimSuffix(l, "\n"))+"\n")
+		case strings.HasPrefix(l, "+"):
+			fmt.Fprint(w, cAdd(strings.TrimSuffix(l, "\n"))+"\n")
+		case strings.HasPrefix(l, "-"):
+			fmt.Fprint(w, cDel(strings.TrimSuffix(l, "\n"))+"\n")
+		case strings.HasPrefix(l, "@@"):
+			fmt.Fprint(w, cHunk(strings.TrimSuffix(l, "\n"))+"\n")
+		default:
+			fmt.Fprint(w, l)
+		}
+	}
+	return nil
+}
+
+// loadContent returns a stored content ([]byte{} for the zero ID), or nil if it is too large to diff.
+func loadContent(tx *journal.Tx, id snapshot.ID) ([]byte, error) {
+	if id.IsZero() {
+		return []byte{}, nil
+	}
+	n, err := snapshot.Size(tx.Bolt(), id)
+	if err != nil {
+		return nil, err
+	}
+	if n > maxDiffBytes {
+		return nil, nil
+	}
+	return snapshot.Bytes(tx.Bolt(), id)
+}
+
+// stateAt returns path's content right after event seq: the after-content of
+// the newest committed event at or before seq that touched it (zero: absent).
+func stateAt(tx *journal.Tx, path string, seq uint64) (id snapshot.ID, mode uint32, err error) {
+	err = tx.EachIndexed("path", path, func(e *journal.Event) error {
+		if e.Seq > seq || e.Status != journal.StatusCommitted {
+			return nil
+		}
+		f, _ := e.File(path)
+		id, mode = f.After, f.AfterMode
+		return journal.ErrStop
+	})
+	return id, mode, err
+}
+
+func (a *app) diffRange(p string, from, to uint64) error {
+	if err := a.locate(); err != nil {
+		return err
+	}
+	key := a.key(p)
+	return a.view(func(tx *journal.Tx) error {
+		if !knownPath(tx, key) {
+			return errNeverJournaled(p)
+		}
+		if to == 0 {
+			to = tx.Last()
+		}
+		for _, n := range []uint64{from, to} {
+			if n == 0 || n > tx.Last() {
+				return withHint(fmt.Errorf("event %d does not exist (the newest is %d)", n, tx.Last()), "`journal log "+p+"` lists its events")
+			}
+		}
+		b, bm, err := stateAt(tx, key, from)
+		if err != nil {
+			return err
+		}
+		c, cm, err := stateAt(tx, key, to)
+		if err != nil {
+			return err
+		}
+		a.startPager()
+		return a.printDiff(a.out, tx, fmt.Sprintf("a/%s@%d", key, from), fmt.Sprintf("b/%s@%d", key, to), b, c, bm, cm)
+	})
+}

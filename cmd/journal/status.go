@@ -1,0 +1,87 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/spf13/cobra"
+)
+
+func newStatusCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "status",
+		Short: "Files changed outside the journal, pending recoveries, journal size and dedup ratio",
+		Long: `status hashes every file the journal knows and lists those whose content on disk is not what the journal
+last wrote or saw (changed outside it), the batches a crashed process left pending (they are rolled back
+by this command, as by any command that opens the workspace), the journal's size and the content store's
+dedup ratio (logical bytes per stored byte).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return a.runStatus() },
+	}
+}
+
+func (a *app) runStatus() error {
+	var pending []uint64
+	var head string
+	err := a.view(func(tx *journal.Tx) error {
+		pending = tx.Pending()
+		if last := tx.Last(); last > 0 {
+			if e, err := tx.Event(last); err == nil && !e.Hash.IsZero() {
+				head = e.Hash.Short()
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	e, err := a.engine() // recovers what a crashed process left pending
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	st, err := e.Status()
+	if err != nil {
+		return err
+	}
+	w := a.out
+	fmt.Fprintf(w, "journal   %s\n", a.jpath)
+	fmt.Fprintf(w, "roots     %s\n", strings.Join(a.rootD, ", "))
+	ev := fmt.Sprintf("%d", st.Events)
+	if head != "" {
+		ev += " (head " + head + ")"
+	}
+	fmt.Fprintf(w, "events    %s\n", ev)
+	fmt.Fprintf(w, "size      %s on disk\n", humanBytes(st.JournalBytes))
+	s := st.Store
+	fmt.Fprintf(w, "contents  %d, %s in %d chunks, %s stored (dedup %.2fx)\n",
+		s.Contents, humanBytes(s.LogicalBytes), s.Chunks, humanBytes(s.StoredBytes), s.DedupRatio())
+	if len(pending) == 0 {
+		fmt.Fprintln(w, "pending   none")
+	} else {
+		var ns []string
+		for _, p := range pending {
+			ns = append(ns, fmt.Sprint(p))
+		}
+		fmt.Fprintf(w, "pending   %d crashed batch(es): event %s — rolled back now\n", len(pending), strings.Join(ns, ", "))
+	}
+	if len(st.Changed) == 0 {
+		fmt.Fprintln(w, "\nno file changed outside the journal")
+		return nil
+	}
+	fmt.Fprintf(w, "\nchanged outside the journal (%d):\n", len(st.Changed))
+	for _, d := range st.Changed {
+		letter, detail := "M", fmt.Sprintf("journal %s (event %d), disk %s", shortID(d.Head), d.HeadSeq, shortID(d.Disk))
+		switch {
+		case d.Err != "":
+			letter, detail = "?", cleanMessage(fmt.Errorf("%s", d.Err))
+		case d.Disk.IsZero():
+			letter, detail = "D", fmt.Sprintf("deleted; journal %s (event %d)", shortID(d.Head), d.HeadSeq)
+		case d.Head.IsZero():
+			letter, detail = "A", fmt.Sprintf("created again; journal had it deleted (event %d)", d.HeadSeq)
+		}
+		fmt.Fprintf(w, "    %s  %s  %s\n", cDel(letter), d.Path, cDim(detail))
+	}
+	return nil
+}

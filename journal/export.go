@@ -1,0 +1,291 @@
+package journal
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/journalfs/journal/snapshot"
+)
+
+// # Export format (jsonl)
+//
+// One line per sealed event, oldest first, then one head line:
+//
+//	{"type":"event","seq":…,"time":…,"who":{…},"what":{…},"outcome":…,"origin":…,"prev":…,"hash":…,"event":{…}}
+//	{"type":"head","events":…,"first":…,"last":…,"head":…,"base_seq":…,"base":…,"filtered":…}
+//
+// "event" is, byte for byte, the JSON the chain hash is computed over (the
+// Event with Hash empty, see ComputeHash), so blake3(event) = hash and
+// event.prev = the previous line's hash can be checked without the database.
+// Every other field of an event line is derived from "event", and a line must
+// equal exactly what ExportLine produces from it: a flipped byte anywhere is
+// caught. The head line names the newest sealed event's hash, which can be
+// anchored elsewhere (a ticket, a signed commit) to catch a truncated tail.
+// base/base_seq are the event before the first exported one (after gc, the
+// predecessor of the first retained event). A filtered export (--since,
+// --until, --path) checks each line and the links between consecutive events,
+// but cannot prove that nothing is missing.
+
+// ExportVersion is the format version written in head lines.
+const ExportVersion = 1
+
+// ExportWho is who caused an event.
+type ExportWho struct {
+	Actor         string `json:"actor"` // mcp, cli or external
+	User          string `json:"user,omitempty"`
+	Host          string `json:"host,omitempty"`
+	Client        string `json:"client,omitempty"`
+	ClientVersion string `json:"client_version,omitempty"`
+	Session       string `json:"session,omitempty"`
+}
+
+// ExportFile is what an event did to one file.
+type ExportFile struct {
+	Path      string      `json:"path"`
+	Before    snapshot.ID `json:"before"` // empty: the file did not exist
+	After     snapshot.ID `json:"after"`  // empty: the event deleted it
+	Added     int         `json:"added"`
+	Removed   int         `json:"removed"`
+	MovedFrom string      `json:"moved_from,omitempty"`
+}
+
+// ExportWhat is what an event did.
+type ExportWhat struct {
+	Tool    string          `json:"tool,omitempty"`
+	Kind    Kind            `json:"kind"`
+	Args    json.RawMessage `json:"args,omitempty"` // large text is stored as content hashes by the recorder
+	Files   []ExportFile    `json:"files"`
+	Reverts uint64          `json:"reverts,omitempty"`
+}
+
+// ExportRecord is one event line of a jsonl export.
+type ExportRecord struct {
+	Type    string          `json:"type"` // "event"
+	Seq     uint64          `json:"seq"`
+	Time    string          `json:"time"` // RFC 3339, UTC
+	Who     ExportWho       `json:"who"`
+	What    ExportWhat      `json:"what"`
+	Outcome string          `json:"outcome"` // committed or rolled_back
+	Error   string          `json:"error,omitempty"`
+	Origin  string          `json:"origin"` // stdio, http, cli or external
+	Prev    snapshot.ID     `json:"prev"`
+	Hash    snapshot.ID     `json:"hash"`
+	Event   json.RawMessage `json:"event"` // the hashed JSON, verbatim
+}
+
+// ExportHead is the last line of an export.
+type ExportHead struct {
+	Type     string      `json:"type"` // "head"
+	Version  int         `json:"version"`
+	Events   int         `json:"events"` // event lines in this export
+	First    uint64      `json:"first,omitempty"`
+	Last     uint64      `json:"last,omitempty"`
+	Head     snapshot.ID `json:"head"`     // hash of the journal's newest sealed event
+	BaseSeq  uint64      `json:"base_seq"` // the event before the first exported one
+	Base     snapshot.ID `json:"base"`     // its hash (empty: none)
+	Filtered bool        `json:"filtered"`
+}
+
+// canonical returns the bytes the chain hash of e is computed over.
+func canonical(e *Event) []byte {
+	c := *e
+	c.Hash = snapshot.ID{}
+	b, _ := json.Marshal(&c)
+	return b
+}
+
+func origin(a Actor) string {
+	if a.Origin != "" {
+		return a.Origin
+	}
+	return a.Kind
+}
+
+// NewExportRecord derives the export record of a sealed event from the
+// event's hashed JSON (raw) and its hash.
+func NewExportRecord(e *Event, raw []byte) *ExportRecord {
+	r := &ExportRecord{Type: "event", Seq: e.Seq, Time: e.Time.UTC().Format(time.RFC3339Nano),
+		Who: ExportWho{Actor: e.Actor.Kind, User: e.Actor.User, Host: e.Actor.Host, Client: e.Actor.Name,
+			ClientVersion: e.Actor.Version, Session: e.Actor.Session},
+		What:    ExportWhat{Tool: e.Tool, Kind: e.Kind, Args: e.Args, Files: []ExportFile{}, Reverts: e.Reverts},
+		Outcome: string(e.Status), Error: e.Error, Origin: origin(e.Actor), Prev: e.Prev, Hash: e.Hash, Event: raw}
+	for _, f := range e.Files {
+		r.What.Files = append(r.What.Files, ExportFile{Path: f.Path, Before: f.Before, After: f.After,
+			Added: f.Added, Removed: f.Removed, MovedFrom: f.MovedFrom})
+	}
+	return r
+}
+
+// ExportLine returns the jsonl line (with its newline) of a sealed event.
+func ExportLine(e *Event) ([]byte, error) {
+	return exportLine(e, canonical(e))
+}
+
+func exportLine(e *Event, raw []byte) ([]byte, error) {
+	r := NewExportRecord(e, nil)
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, fmt.Errorf("journal: export event %d: %w", e.Seq, err)
+	}
+	// Splice the hashed JSON in verbatim (json.Marshal would re-compact it).
+	const tail = `,"event":null}`
+	if !strings.HasSuffix(string(b), tail) {
+		return nil, fmt.Errorf("journal: export event %d: unexpected encoding", e.Seq)
+	}
+	b = append(b[:len(b)-len(tail)], `,"event":`...)
+	b = append(b, raw...)
+	return append(b, '}', '\n'), nil
+}
+
+// ExportFilter selects the events of an export; the zero filter selects all.
+type ExportFilter struct {
+	Since, Until time.Time // inclusive bounds on the event time (zero: unbounded)
+	Paths        []string  // journal paths or directories; an event matches if it touched one
+}
+
+func (f ExportFilter) filtered() bool {
+	return !f.Since.IsZero() || !f.Until.IsZero() || len(f.Paths) > 0
+}
+
+// Match reports whether e passes the filter.
+func (f ExportFilter) Match(e *Event) bool {
+	if !f.Since.IsZero() && e.Time.Before(f.Since) || !f.Until.IsZero() && e.Time.After(f.Until) {
+		return false
+	}
+	if len(f.Paths) == 0 {
+		return true
+	}
+	for _, c := range e.Files {
+		if MatchPath(f.Paths, c.Path) || c.MovedFrom != "" && MatchPath(f.Paths, c.MovedFrom) {
+			return true
+		}
+	}
+	return false
+}
+
+// MatchPath reports whether path is one of pats or lies under one of them.
+func MatchPath(pats []string, path string) bool {
+	for _, p := range pats {
+		p = strings.TrimSuffix(p, "/")
+		if p == "." || path == p || strings.HasPrefix(path, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// Export writes the sealed events that pass f as "jsonl" or "csv", oldest
+// first, ending with the head record, and returns the head. progress, if not
+// nil, is called after each event read.
+func (t *Tx) Export(w io.Writer, format string, f ExportFilter, progress func(seq uint64)) (*ExportHead, error) {
+	if format != "jsonl" && format != "csv" {
+		return nil, fmt.Errorf("journal: export format %q: want jsonl or csv", format)
+	}
+	baseSeq, base := t.Base()
+	h := &ExportHead{Type: "head", Version: ExportVersion, Filtered: f.filtered(), BaseSeq: baseSeq, Base: base}
+	var cw *csv.Writer
+	if format == "csv" {
+		cw = csv.NewWriter(w)
+		cw.Write(csvHeader)
+	}
+	first := true
+	err := t.Each(0, false, func(e *Event) error {
+		if progress != nil {
+			defer progress(e.Seq)
+		}
+		if e.Status == StatusPending {
+			return nil // not sealed yet: not part of the chain
+		}
+		h.Head = e.Hash
+		if !f.Match(e) {
+			return nil
+		}
+		if first && h.Filtered {
+			h.BaseSeq, h.Base = e.Seq-1, e.Prev
+		}
+		first = false
+		if h.First == 0 {
+			h.First = e.Seq
+		}
+		h.Last = e.Seq
+		h.Events++
+		if cw != nil {
+			return cw.Write(csvRow(e))
+		}
+		line, err := ExportLine(e)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(line)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("journal: export: %w", err)
+	}
+	if cw != nil {
+		cw.Write([]string{"head", strconv.Itoa(h.Events), "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", hexID(h.Base), hexID(h.Head)})
+		cw.Flush()
+		return h, cw.Error()
+	}
+	b, _ := json.Marshal(h)
+	if _, err := w.Write(append(b, '\n')); err != nil {
+		return nil, fmt.Errorf("journal: export: %w", err)
+	}
+	return h, nil
+}
+
+// hexID is the hex form of id, or "" for the zero ID (as in JSON).
+func hexID(id snapshot.ID) string {
+	b, _ := id.MarshalText()
+	return string(b)
+}
+
+var csvHeader = []string{"type", "seq", "time", "actor", "client", "client_version", "session", "user", "host",
+	"origin", "tool", "kind", "args", "files", "reverts", "outcome", "error", "prev", "hash"}
+
+func csvRow(e *Event) []string {
+	files, _ := json.Marshal(NewExportRecord(e, nil).What.Files)
+	rev := ""
+	if e.Reverts != 0 {
+		rev = strconv.FormatUint(e.Reverts, 10)
+	}
+	return []string{"event", strconv.FormatUint(e.Seq, 10), e.Time.UTC().Format(time.RFC3339Nano), e.Actor.Kind,
+		e.Actor.Name, e.Actor.Version, e.Actor.Session, e.Actor.User, e.Actor.Host, origin(e.Actor), e.Tool,
+		string(e.Kind), string(e.Args), string(files), rev, string(e.Status), e.Error, hexID(e.Prev), hexID(e.Hash)}
+}
+
+// Live reports whether event seq's effect stands: it was not reverted, or the
+// event that reverted it is itself not live (a redo, or a revert of a revert).
+func (t *Tx) Live(seq uint64) bool {
+	for depth := 0; depth < 1<<16; depth++ {
+		by := t.RevertedBy(seq)
+		if by == 0 {
+			return depth%2 == 0
+		}
+		seq = by
+	}
+	return true
+}
+
+// FindHash returns the event whose hash is id, searching from the newest.
+func (t *Tx) FindHash(id snapshot.ID) (uint64, bool) {
+	var seq uint64
+	t.Each(0, true, func(e *Event) error {
+		if e.Hash == id {
+			seq = e.Seq
+			return ErrStop
+		}
+		return nil
+	})
+	if seq == 0 {
+		if bs, b := t.Base(); b == id && !id.IsZero() {
+			return bs, true
+		}
+	}
+	return seq, seq != 0
+}

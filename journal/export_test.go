@@ -1,0 +1,126 @@
+package journal_test
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/snapshot"
+)
+
+func export(t *testing.T, j *journal.Journal, format string, f journal.ExportFilter) ([]byte, *journal.ExportHead) {
+	t.Helper()
+	var buf bytes.Buffer
+	var h *journal.ExportHead
+	err := j.View(func(tx *journal.Tx) (err error) { h, err = tx.Export(&buf, format, f, nil); return })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes(), h
+}
+
+func TestExport_JSONLRoundTripVerifies(t *testing.T) {
+	j := create(t)
+	appendN(t, j, 50, "s1")
+	b, h := export(t, j, "jsonl", journal.ExportFilter{})
+	if h.Events != 50 || h.First != 1 || h.Last != 50 || h.Filtered {
+		t.Fatalf("head %+v", h)
+	}
+	rep, err := journal.VerifyExport(bytes.NewReader(b), h.Head, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Events != 50 || rep.Head != h.Head || rep.Anchored != 50 {
+		t.Fatalf("report %+v", rep)
+	}
+	// The export's head is the journal's head, and each line's event is the hashed JSON.
+	j.View(func(tx *journal.Tx) error {
+		vr, err := tx.Verify(true, nil)
+		if err != nil || vr.Head != h.Head {
+			t.Fatalf("verify %v head %s vs %s", err, vr.Head.Short(), h.Head.Short())
+		}
+		e, _ := tx.Event(7)
+		line, _ := journal.ExportLine(e)
+		if !bytes.Contains(b, line) {
+			t.Fatalf("line 7 is not ExportLine(event 7)")
+		}
+		return nil
+	})
+}
+
+func TestExport_FilteredIsMarkedAndVerifies(t *testing.T) {
+	j := create(t)
+	appendN(t, j, 30, "s1")
+	b, h := export(t, j, "jsonl", journal.ExportFilter{Paths: []string{"f1.txt"}})
+	if h.Events != 10 || !h.Filtered {
+		t.Fatalf("head %+v", h)
+	}
+	rep, err := journal.VerifyExport(bytes.NewReader(b), snapshot.ID{}, nil)
+	if err != nil || !rep.Filtered {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	// A filtered head cannot stand in for a complete one.
+	full := bytes.Replace(b, []byte(`"filtered":true`), []byte(`"filtered":false`), 1)
+	if _, err := journal.VerifyExport(bytes.NewReader(full), snapshot.ID{}, nil); !errors.Is(err, journal.ErrCorrupt) {
+		t.Fatalf("gaps in an unfiltered export passed: %v", err)
+	}
+	since, _ := export(t, j, "jsonl", journal.ExportFilter{Since: time.Now().Add(time.Hour)})
+	if !strings.HasPrefix(string(since), `{"type":"head"`) {
+		t.Fatalf("future --since exported events: %s", since)
+	}
+}
+
+func TestExport_CSV(t *testing.T) {
+	j := create(t)
+	appendN(t, j, 5, "s1")
+	b, h := export(t, j, "csv", journal.ExportFilter{})
+	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 7 || rows[0][0] != "type" || rows[6][0] != "head" || rows[6][18] != h.Head.String() || rows[1][15] != "committed" {
+		t.Fatalf("rows %q", rows)
+	}
+}
+
+func TestVerifyExport_NamesFirstBadLine(t *testing.T) {
+	j := create(t)
+	appendN(t, j, 20, "s1")
+	b, _ := export(t, j, "jsonl", journal.ExportFilter{})
+	lines := bytes.SplitAfter(b, []byte("\n"))
+	lines[11] = bytes.Replace(lines[11], []byte(`"session":"s1"`), []byte(`"session":"s2"`), 1)
+	_, err := journal.VerifyExport(bytes.NewReader(bytes.Join(lines, nil)), snapshot.ID{}, nil)
+	if !errors.Is(err, journal.ErrCorrupt) || !strings.Contains(err.Error(), "export line 12") {
+		t.Fatalf("err %v", err)
+	}
+	var other snapshot.ID
+	other[0] = 1
+	if _, err := journal.VerifyExport(bytes.NewReader(b), other, nil); !errors.Is(err, journal.ErrAnchor) {
+		t.Fatalf("unknown anchor: %v", err)
+	}
+}
+
+func TestTx_LiveAndFindHash(t *testing.T) {
+	j := create(t)
+	appendN(t, j, 3, "")
+	j.View(func(tx *journal.Tx) error {
+		e, _ := tx.Event(2)
+		if s, ok := tx.FindHash(e.Hash); !ok || s != 2 || !tx.Live(2) {
+			t.Fatalf("find %d %v live %v", s, ok, tx.Live(2))
+		}
+		return nil
+	})
+}
+
+func ExampleVerifyExport() {
+	var log bytes.Buffer
+	rep, err := journal.VerifyExport(strings.NewReader(`{"type":"head","version":1,"events":0,"head":"","base_seq":0,"base":"","filtered":false}`+"\n"), snapshot.ID{}, nil)
+	fmt.Fprint(&log, rep.Events, err)
+	fmt.Println(log.String())
+	// Output: 0 <nil>
+}

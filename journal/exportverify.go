@@ -1,0 +1,180 @@
+package journal
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/journalfs/journal/snapshot"
+)
+
+// ExportReport is what VerifyExport found.
+type ExportReport struct {
+	Events   int         // event lines checked
+	First    uint64      // first event number
+	Last     uint64      // last event number
+	Head     snapshot.ID // the head line's hash
+	Base     snapshot.ID // the first event's predecessor
+	Filtered bool        // the export was filtered: completeness cannot be proven
+	Anchored uint64      // the event whose hash matched the anchor (0: no anchor given)
+	Bytes    int64       // bytes read
+}
+
+// ErrAnchor means the anchored hash is not in the export or journal: its tail
+// was truncated, or it is not the journal the anchor was taken from.
+var ErrAnchor = errors.New("journal: anchor not found")
+
+// VerifyExport checks a jsonl export on its own, without the database: every
+// line must be exactly what ExportLine derives from its hashed "event" JSON,
+// blake3 of that JSON must be the line's hash, each event's prev must be the
+// previous line's hash and the numbers must follow without gaps (unless the
+// head line says the export is filtered), and the head line must close it.
+// With a non-zero anchor, some event's hash (or the head) must equal it. The
+// first bad line is named in the error, which wraps ErrCorrupt or ErrAnchor.
+func VerifyExport(r io.Reader, anchor snapshot.ID, progress func(bytes int64)) (*ExportReport, error) {
+	rep := &ExportReport{}
+	br := bufio.NewReaderSize(r, 64<<10)
+	var prev *ExportRecord
+	var firstPrev snapshot.ID
+	var gap error // a break in numbering or linking, fatal unless the export is filtered
+	var head *ExportHead
+	line := 0
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("journal: export line %d: %s: %w", line, fmt.Sprintf(format, a...), ErrCorrupt)
+	}
+	for {
+		b, err := br.ReadBytes('\n')
+		if len(b) == 0 && err == io.EOF {
+			break
+		}
+		line++
+		rep.Bytes += int64(len(b))
+		if err != nil && err != io.EOF {
+			return rep, fmt.Errorf("journal: export line %d: %w", line, err)
+		}
+		if head != nil {
+			return rep, bad("data after the head line")
+		}
+		if b[len(b)-1] != '\n' {
+			return rep, bad("torn line (the file was truncated)")
+		}
+		if bytes.HasPrefix(b, []byte(`{"type":"head"`)) {
+			head = new(ExportHead)
+			if err := json.Unmarshal(b, head); err != nil {
+				return rep, bad("head line does not decode: %v", err)
+			}
+			want, _ := json.Marshal(head)
+			if !bytes.Equal(append(want, '\n'), b) {
+				return rep, bad("head line is not in canonical form")
+			}
+			continue
+		}
+		if !bytes.HasPrefix(b, []byte(`{"type":"event",`)) {
+			return rep, bad("not an event or head record")
+		}
+		hash, raw, ok := splitLine(b)
+		if !ok {
+			return rep, bad("%s: no event whose blake3 is the line's hash", lineEvent(b))
+		}
+		e := new(Event)
+		if err := json.Unmarshal(raw, e); err != nil {
+			return rep, bad("%s: hashed JSON does not decode: %v", lineEvent(b), err)
+		}
+		e.Hash = hash
+		want, err := exportLine(e, raw)
+		if err != nil || !bytes.Equal(want, b) {
+			return rep, bad("event %d: fields do not match the hashed event", e.Seq)
+		}
+		rec := &ExportRecord{Seq: e.Seq, Hash: hash}
+		if e.Status == StatusPending || e.Seq == 0 {
+			return rep, bad("event %d: not a sealed event", e.Seq)
+		}
+		switch {
+		case prev == nil:
+			firstPrev, rep.First = e.Prev, e.Seq
+		case e.Seq <= prev.Seq:
+			return rep, bad("event %d follows event %d (out of order)", e.Seq, prev.Seq)
+		case e.Seq == prev.Seq+1 && e.Prev != prev.Hash:
+			return rep, bad("event %d: prev %s is not event %d's hash %s", e.Seq, e.Prev.Short(), prev.Seq, prev.Hash.Short())
+		case gap == nil && e.Seq != prev.Seq+1:
+			gap = bad("event %d follows event %d (%d missing)", e.Seq, prev.Seq, e.Seq-prev.Seq-1)
+		}
+		if anchor == e.Hash {
+			rep.Anchored = e.Seq
+		}
+		prev = rec
+		rep.Events++
+		rep.Last = e.Seq
+		if progress != nil {
+			progress(rep.Bytes)
+		}
+	}
+	line++
+	switch {
+	case head == nil:
+		return rep, bad("no head line: the export was truncated")
+	case head.Version != ExportVersion:
+		return rep, bad("head line: format version %d unknown", head.Version)
+	case head.Events != rep.Events || head.First != rep.First || head.Last != rep.Last:
+		return rep, bad("head line says %d events (%d..%d), the export has %d (%d..%d)",
+			head.Events, head.First, head.Last, rep.Events, rep.First, rep.Last)
+	case prev != nil && head.Base != firstPrev:
+		return rep, bad("head line: base %s is not the first event's prev %s", head.Base.Short(), firstPrev.Short())
+	case prev != nil && head.BaseSeq != rep.First-1:
+		return rep, bad("head line: base event %d, but the first event is %d", head.BaseSeq, rep.First)
+	case gap != nil && !head.Filtered:
+		return rep, gap
+	case !head.Filtered && prev != nil && head.Head != prev.Hash:
+		return rep, bad("head line: head %s is not the last event's hash %s", head.Head.Short(), prev.Hash.Short())
+	}
+	rep.Head, rep.Base, rep.Filtered = head.Head, head.Base, head.Filtered
+	if !anchor.IsZero() && rep.Anchored == 0 {
+		if prev == nil || anchor != firstPrev {
+			return rep, fmt.Errorf("journal: anchor %s is not in the export (its tail was truncated, or it comes from another journal): %w",
+				anchor.Short(), ErrAnchor)
+		}
+		rep.Anchored = head.BaseSeq
+	}
+	return rep, nil
+}
+
+var eventMarker = []byte(`,"event":{`)
+
+// splitLine finds, in an event line, the hashed event JSON: it follows
+// `"hash":"<hex>"` and blake3 of it is that hash. Text inside args cannot
+// fake this, and the caller re-derives the whole line from it anyway.
+func splitLine(b []byte) (snapshot.ID, []byte, bool) {
+	const pre = `"hash":"`
+	for off := 0; ; {
+		i := bytes.Index(b[off:], eventMarker)
+		if i < 0 {
+			return snapshot.ID{}, nil, false
+		}
+		i += off
+		if i >= len(pre)+65 && string(b[i-len(pre)-65:i-65]) == pre && b[i-1] == '"' {
+			if id, err := snapshot.ParseID(string(b[i-65 : i-1])); err == nil && len(b) >= i+len(eventMarker)+2 {
+				raw := b[i+len(eventMarker)-1 : len(b)-2]
+				if snapshot.Sum(raw) == id {
+					return id, raw, true
+				}
+			}
+		}
+		off = i + 1
+	}
+}
+
+// lineEvent names the event a line claims to be, for error messages.
+func lineEvent(b []byte) string {
+	var hdr struct {
+		Seq uint64 `json:"seq"`
+	}
+	if i := bytes.Index(b, []byte(`,"time"`)); i > 0 {
+		if json.Unmarshal(append(b[:i:i], '}'), &hdr) == nil {
+			return fmt.Sprintf("event %d", hdr.Seq)
+		}
+	}
+	return "event ?"
+}

@@ -1,0 +1,264 @@
+package journal
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/journalfs/journal/snapshot"
+)
+
+// # Retention (gc)
+//
+// GC drops the events older than a window and the stored contents no
+// retained event or head references. The rule:
+//
+//  1. Only a prefix of the chain is dropped, so what is left is still one
+//     chain: the boundary B is the first event that is newer than the cutoff
+//     (now − Keep) or not sealed; events base+1 … B−1 are dropped, B … last
+//     are kept. The hash and number of event B−1 are stored in the meta
+//     bucket ("gc_base_seq", "gc_base_hash"), and Verify (and an export)
+//     starts the chain from there instead of from event 1.
+//  2. The last state of every file is never dropped. Every head's content is
+//     kept. A head set by a dropped event is carried into the gc event itself:
+//     the gc event lists that file with before = after = its head content and
+//     mode, so `restore PATH --at N` (N ≥ the gc event), `log PATH` and the
+//     by-path index still reach it, and its head now points at the gc event.
+//     Files whose head is "absent" (deleted) need no content and keep their
+//     head as it is.
+//  3. Every content named (before or after) by a retained event is kept, so
+//     every retained event can still be shown, diffed and reverted; reverting
+//     one whose own revert target was dropped still works (it only needs its
+//     own contents). Contents named by pending events are kept.
+//  4. Contents nothing references are deleted, then every list and chunk no
+//     kept content references (snapshot.Refs) — which also reclaims chunks
+//     left by a streamed store that never finished.
+//  5. Index entries (by_path, by_session) and revert links of dropped events
+//     are deleted; sessions whose every event was dropped are deleted.
+//  6. If anything was dropped, the run is recorded as an event of kind gc
+//     (tool "gc", args {keep, cutoff, dropped, first_kept}), which cannot be
+//     reverted. Nothing is ever dropped unless Keep is given.
+
+var (
+	metaBaseSeq  = []byte("gc_base_seq")
+	metaBaseHash = []byte("gc_base_hash")
+	errDryRun    = errors.New("journal: gc dry run")
+)
+
+// Base returns the event before the first stored one: 0 and the zero hash
+// unless gc dropped a prefix of the chain.
+func (t *Tx) Base() (seq uint64, hash snapshot.ID) {
+	m := t.tx.Bucket(bucketMeta)
+	if v := m.Get(metaBaseSeq); len(v) == 8 {
+		seq = binary.BigEndian.Uint64(v)
+	}
+	copy(hash[:], m.Get(metaBaseHash))
+	return seq, hash
+}
+
+// GCOptions configure GC.
+type GCOptions struct {
+	Keep     time.Duration // events older than this are dropped; must be > 0
+	Now      time.Time     // default time.Now()
+	DryRun   bool          // compute the report, change nothing
+	Actor    Actor         // recorded on the gc event
+	Progress func(step string, done, total int)
+}
+
+// GCReport says what GC dropped (or would drop, in a dry run).
+type GCReport struct {
+	Cutoff    time.Time
+	Dropped   int    // events dropped
+	FirstKept uint64 // the first retained event
+	Carried   int    // heads carried into the gc event
+	Contents  int    // contents deleted
+	Lists     int    // chunk lists deleted
+	Chunks    int    // chunks deleted
+	Bytes     int64  // stored bytes freed (record sizes)
+	Event     uint64 // the gc event (0 if nothing was dropped)
+}
+
+// GC applies the retention rule above in one write transaction.
+func (j *Journal) GC(o GCOptions) (*GCReport, error) {
+	if o.Keep <= 0 {
+		return nil, fmt.Errorf("journal: gc: keep must be a positive duration")
+	}
+	if o.Now.IsZero() {
+		o.Now = time.Now()
+	}
+	var rep *GCReport
+	err := j.Do(func(db *DB) error {
+		return db.Update(func(tx *Tx) (err error) {
+			rep, err = tx.gc(o)
+			if err == nil && o.DryRun {
+				return errDryRun
+			}
+			return err
+		})
+	})
+	if errors.Is(err, errDryRun) {
+		err = nil
+	}
+	return rep, err
+}
+
+func (t *Tx) gc(o GCOptions) (*GCReport, error) {
+	rep := &GCReport{Cutoff: o.Now.Add(-o.Keep).UTC()}
+	prog := func(step string, done, total int) {
+		if o.Progress != nil {
+			o.Progress(step, done, total)
+		}
+	}
+	base, _ := t.Base()
+	last := t.Last()
+	total := int(last - base)
+	b := last + 1
+	var dropped []*Event
+	err := t.Each(base+1, false, func(e *Event) error {
+		if e.Status == StatusPending || !e.Time.Before(rep.Cutoff) {
+			b = e.Seq
+			return ErrStop
+		}
+		dropped = append(dropped, e)
+		prog("scan", len(dropped), total)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	rep.FirstKept, rep.Dropped = b, len(dropped)
+	if len(dropped) > 0 {
+		if err := t.dropPrefix(dropped, b, rep, o); err != nil {
+			return nil, err
+		}
+	}
+	if err := t.sweep(rep, prog); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+func (t *Tx) dropPrefix(dropped []*Event, b uint64, rep *GCReport, o GCOptions) error {
+	ev := &Event{Time: o.Now.UTC(), Kind: KindGC, Actor: o.Actor, Tool: "gc", Status: StatusCommitted, Files: []FileChange{}}
+	err := t.Heads(func(path string, h Head) error {
+		if h.Seq < b && !h.ID.IsZero() {
+			ev.Files = append(ev.Files, FileChange{Path: path, Before: h.ID, After: h.ID, BeforeMode: h.Mode, AfterMode: h.Mode})
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	rep.Carried = len(ev.Files)
+	newBase := dropped[len(dropped)-1]
+	del := func(bucket []byte, key []byte) error {
+		if err := t.tx.Bucket(bucket).Delete(key); err != nil {
+			return fmt.Errorf("journal: gc: %s: %w", bucket, err)
+		}
+		return nil
+	}
+	for _, e := range dropped {
+		for _, f := range e.Files {
+			if err := del(bucketByPath, indexKey(f.Path, e.Seq)); err != nil {
+				return err
+			}
+		}
+		if s := e.Actor.Session; s != "" {
+			if err := del(bucketBySession, indexKey(s, e.Seq)); err != nil {
+				return err
+			}
+		}
+		if err := del(bucketLinks, u64(e.Seq)); err != nil {
+			return err
+		}
+		if err := del(bucketEvents, u64(e.Seq)); err != nil {
+			return err
+		}
+	}
+	var gone [][]byte
+	t.Sessions(func(s Session) error {
+		if s.Last < b {
+			gone = append(gone, []byte(s.ID))
+		}
+		return nil
+	})
+	for _, k := range gone {
+		if err := del(bucketSessions, k); err != nil {
+			return err
+		}
+	}
+	m := t.tx.Bucket(bucketMeta)
+	if err := m.Put(metaBaseSeq, u64(newBase.Seq)); err != nil {
+		return fmt.Errorf("journal: gc: meta: %w", err)
+	}
+	if err := m.Put(metaBaseHash, newBase.Hash[:]); err != nil {
+		return fmt.Errorf("journal: gc: meta: %w", err)
+	}
+	ev.Args = fmt.Appendf(nil, `{"keep":%q,"cutoff":%q,"dropped":%d,"first_kept":%d}`,
+		o.Keep.String(), rep.Cutoff.Format(time.RFC3339), rep.Dropped, b)
+	if err := t.Append(ev); err != nil {
+		return err
+	}
+	rep.Event = ev.Seq
+	return nil
+}
+
+// sweep deletes contents, lists and chunks that no retained event or head references.
+func (t *Tx) sweep(rep *GCReport, prog func(string, int, int)) error {
+	keep := map[snapshot.ID]bool{}
+	t.Heads(func(_ string, h Head) error {
+		keep[h.ID] = true
+		return nil
+	})
+	err := t.Each(0, false, func(e *Event) error {
+		for _, f := range e.Files {
+			keep[f.Before], keep[f.After] = true, true
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	delete(keep, snapshot.ID{})
+	refs := map[string]map[snapshot.ID]bool{string(snapshot.BucketLists): {}, string(snapshot.BucketChunks): {}}
+	n := 0
+	for id := range keep {
+		if !snapshot.Has(t.tx, id) {
+			continue // verify reports it; gc does not make it worse
+		}
+		err := snapshot.Refs(t.tx, id, func(bucket []byte, ref snapshot.ID) { refs[string(bucket)][ref] = true })
+		if err != nil {
+			return fmt.Errorf("journal: gc: content %s: %w", id.Short(), err)
+		}
+		n++
+		prog("mark", n, len(keep))
+	}
+	sweep := func(name []byte, live func(snapshot.ID) bool, count *int) error {
+		bk := t.tx.Bucket(name)
+		var dead [][]byte
+		bk.ForEach(func(k, v []byte) error {
+			var id snapshot.ID
+			copy(id[:], k)
+			if !live(id) {
+				dead = append(dead, append([]byte(nil), k...))
+				rep.Bytes += int64(len(v))
+			}
+			return nil
+		})
+		for _, k := range dead {
+			if err := bk.Delete(k); err != nil {
+				return fmt.Errorf("journal: gc: %s: %w", name, err)
+			}
+		}
+		*count = len(dead)
+		return nil
+	}
+	if err := sweep(snapshot.BucketContents, func(id snapshot.ID) bool { return keep[id] }, &rep.Contents); err != nil {
+		return err
+	}
+	if err := sweep(snapshot.BucketLists, func(id snapshot.ID) bool { return refs["lists"][id] }, &rep.Lists); err != nil {
+		return err
+	}
+	return sweep(snapshot.BucketChunks, func(id snapshot.ID) bool { return refs["chunks"][id] }, &rep.Chunks)
+}

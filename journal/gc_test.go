@@ -1,0 +1,112 @@
+package journal_test
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/snapshot"
+)
+
+// timed appends n events at t0, t0+1h, … touching f0..f2 with fresh contents.
+func timed(t *testing.T, j *journal.Journal, t0 time.Time, n int) {
+	t.Helper()
+	err := j.Do(func(db *journal.DB) error {
+		return db.Update(func(tx *journal.Tx) error {
+			for i := 0; i < n; i++ {
+				path := fmt.Sprintf("f%d.txt", i%3)
+				before, _ := tx.Head(path)
+				id, err := snapshot.PutTx(tx.Bolt(), fmt.Appendf(nil, "content %d\n", i))
+				if err != nil {
+					return err
+				}
+				ev := &journal.Event{Time: t0.Add(time.Duration(i) * time.Hour), Kind: journal.KindApply, Status: journal.StatusCommitted,
+					Actor: journal.Actor{Kind: "mcp", Session: fmt.Sprintf("s%d", i/4)}, Files: []journal.FileChange{{Path: path, Before: before.ID, After: id}}}
+				if err := tx.Append(ev); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestGC_DropsOldPrefixKeepsHeadsAndVerifies(t *testing.T) {
+	j := create(t)
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	timed(t, j, t0, 12) // events 1..12 at t0+0h..11h; f0 last set by 10, f1 by 11, f2 by 12
+	// kept contents: f0's head (10), and 11 and 12's before and after (8, 9, 11, 12): 5 of 12
+	var heads = map[string]journal.Head{}
+	j.View(func(tx *journal.Tx) error {
+		return tx.Heads(func(p string, h journal.Head) error { heads[p] = h; return nil })
+	})
+	now := t0.Add(20 * time.Hour)
+	dry, err := j.GC(journal.GCOptions{Keep: 10 * time.Hour, Now: now, DryRun: true}) // cutoff t0+10h: drop 1..10
+	if err != nil || dry.Dropped != 10 || dry.FirstKept != 11 {
+		t.Fatalf("dry %+v %v", dry, err)
+	}
+	j.View(func(tx *journal.Tx) error {
+		if tx.Last() != 12 {
+			t.Fatalf("dry run changed the journal")
+		}
+		return nil
+	})
+	rep, err := j.GC(journal.GCOptions{Keep: 10 * time.Hour, Now: now, Actor: journal.Actor{Kind: "cli"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Dropped != 10 || rep.Carried != 1 || rep.Event != 13 || rep.Contents != 7 || rep.Chunks == 0 {
+		t.Fatalf("report %+v", rep)
+	}
+	j.View(func(tx *journal.Tx) error {
+		vr, err := tx.Verify(true, nil)
+		if err != nil || vr.Events != 3 {
+			t.Fatalf("verify after gc: %+v %v", vr, err)
+		}
+		if _, err := tx.Event(10); err == nil {
+			t.Fatalf("event 10 kept")
+		}
+		for p, h := range heads {
+			got, _ := tx.Head(p)
+			if got.ID != h.ID {
+				t.Fatalf("head of %s changed", p)
+			}
+			if _, err := snapshot.Bytes(tx.Bolt(), h.ID); err != nil {
+				t.Fatalf("last state of %s dropped: %v", p, err)
+			}
+		}
+		// f0's last event (10) was dropped: the gc event carries it and the index reaches it.
+		var seen []uint64
+		tx.EachIndexed("path", "f0.txt", func(e *journal.Event) error { seen = append(seen, e.Seq); return nil })
+		if len(seen) != 1 || seen[0] != 13 {
+			t.Fatalf("f0 events %v", seen)
+		}
+		return nil
+	})
+	// An export after gc starts at the base and verifies on its own.
+	var buf bytes.Buffer
+	j.View(func(tx *journal.Tx) error {
+		_, err := tx.Export(&buf, "jsonl", journal.ExportFilter{}, nil)
+		return err
+	})
+	if rep, err := journal.VerifyExport(&buf, snapshot.ID{}, nil); err != nil || rep.First != 11 {
+		t.Fatalf("export after gc: %+v %v", rep, err)
+	}
+	// A second run has nothing old to drop and records nothing.
+	again, err := j.GC(journal.GCOptions{Keep: 10 * time.Hour, Now: now})
+	if err != nil || again.Dropped != 0 || again.Event != 0 || again.Contents != 0 {
+		t.Fatalf("second gc %+v %v", again, err)
+	}
+}
+
+func TestGC_RequiresKeep(t *testing.T) {
+	j := create(t)
+	if _, err := j.GC(journal.GCOptions{}); err == nil {
+		t.Fatal("gc without keep ran")
+	}
+}
