@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -80,6 +81,7 @@ var codes = []struct {
 	{replay.ErrExists, CodeFileExists, "to overwrite an existing file use file_replace"},
 	{ops.ErrFileExists, CodeFileExists, "to overwrite an existing file use file_replace"},
 	{replay.ErrPermission, CodePermissionDenied, "the server's user may not write there"},
+	{fs.ErrPermission, CodePermissionDenied, "the server's user may not write there; nothing was changed"},
 	{replay.ErrConflict, CodeEditConflict, "read the file again and redo the edit against its current version"},
 	{replay.ErrRevertConflict, CodeRevertConflict, "edit the conflicting lines by hand, or revert with force to restore the old content exactly"},
 	{ops.ErrConflict, CodeRevertConflict, "resolve the overlapping lines by hand"},
@@ -155,6 +157,10 @@ func errorResult(te ToolError) *mcpgo.CallToolResult {
 	if te.Hint != "" {
 		text += "\nhint: " + te.Hint
 	}
+	if len(te.Candidates) > maxErrorCandidates {
+		te.Hint += fmt.Sprintf(" (%d candidates; the first %d are listed)", len(te.Candidates), maxErrorCandidates)
+		te.Candidates = te.Candidates[:maxErrorCandidates]
+	}
 	for _, c := range te.Candidates {
 		text += fmt.Sprintf("\ncandidate at line %d", c.Line)
 		if c.Similarity > 0 {
@@ -167,6 +173,9 @@ func errorResult(te ToolError) *mcpgo.CallToolResult {
 	body, _ := json.Marshal(te)
 	return mcpgo.NewToolResultError(text + "\n" + string(body))
 }
+
+// maxErrorCandidates bounds the candidates listed in one error.
+const maxErrorCandidates = 20
 
 // ParseToolError extracts the ToolError from an isError result's text.
 func ParseToolError(text string) (ToolError, bool) {

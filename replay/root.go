@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/journalfs/journal/journal"
 )
@@ -137,7 +138,19 @@ func (e *Engine) forbidden(p Path) bool {
 		return true
 	}
 	first := strings.Split(p.Rel, "/")[0]
-	return first == journal.DirName
+	if first == journal.DirName {
+		return true
+	}
+	// A symbolic link to a directory inside the root (jl -> .journal, up -> .)
+	// passes os.Root but leads into the journal: check where the deepest
+	// existing parent directory really is.
+	for d := filepath.Dir(abs); len(d) > len(p.Root.Dir); d = filepath.Dir(d) {
+		if real, err := filepath.EvalSymlinks(d); err == nil {
+			_, in := within(e.journalDir, real)
+			return in
+		}
+	}
+	return false
 }
 
 // checkFile refuses symlinks as the final component (os.Root follows them
@@ -171,6 +184,8 @@ func mapFSError(p Path, op string, err error) error {
 		return &PathError{Path: p.Rel, Err: ErrNotFound, Msg: "does not exist", cause: err}
 	case errors.Is(err, fs.ErrPermission):
 		return &PathError{Path: p.Rel, Err: ErrPermission, Msg: op + ": permission denied", cause: err}
+	case errors.Is(err, syscall.ELOOP):
+		return &PathError{Path: p.Rel, Err: ErrInvalidPath, Msg: "has too many levels of symbolic links", cause: err}
 	case strings.Contains(err.Error(), "path escapes"):
 		return &PathError{Path: p.Rel, Err: ErrOutsideRoot, Msg: "resolves (through a symbolic link) outside the workspace root", cause: err}
 	}

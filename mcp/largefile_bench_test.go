@@ -1,0 +1,73 @@
+package mcp_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+// benchMB is the size of the large benchmark file (JOURNAL_LARGE_MB, default 1024).
+func benchMB() int64 {
+	if v, _ := strconv.Atoi(os.Getenv("JOURNAL_LARGE_MB")); v > 0 {
+		return int64(v)
+	}
+	return 1024
+}
+
+// benchEnv generates the large file once per benchmark and warms the version
+// and line-index caches with one overview.
+func benchEnv(b *testing.B, size int64) (*env, string, int, int) {
+	dir := b.TempDir()
+	path := filepath.Join(dir, "big.log")
+	marker, lines := genLarge(b, path, size, "\n")
+	e := newThresholdEnv(b, dir, 0)
+	return e, path, marker, lines
+}
+
+// BenchmarkLargefile_ReadMiddle reads 50 lines from the middle of a 1 GB
+// file (streamed: over the mmap limit), caches warm.
+func BenchmarkLargefile_ReadMiddle(b *testing.B) {
+	e, path, marker, _ := benchEnv(b, benchMB()<<20)
+	e.ok("get_overview", map[string]any{"absolute_file_path": path}, nil)
+	args := map[string]any{"absolute_file_path": path, "target": marker, "max_lines": 50}
+	b.ResetTimer()
+	for b.Loop() {
+		e.ok("read_content", args, nil)
+	}
+}
+
+// BenchmarkLargefile_SearchExact searches a 1 GB file for a line near its
+// end (exact, fuzzy off); bytes/s is the scan rate.
+func BenchmarkLargefile_SearchExact(b *testing.B) {
+	size := benchMB() << 20
+	e, path, _, lines := benchEnv(b, size)
+	pattern := fmt.Sprintf("%09d the quick", lines-1)
+	e.ok("get_overview", map[string]any{"absolute_file_path": path}, nil)
+	args := map[string]any{"absolute_file_path": path, "pattern": pattern, "fuzzy": false, "max_results": 1}
+	b.SetBytes(size)
+	b.ResetTimer()
+	for b.Loop() {
+		var out struct {
+			Results []struct{} `json:"results"`
+		}
+		e.ok("search_content", args, &out)
+		if len(out.Results) != 1 {
+			b.Fatal("not found")
+		}
+	}
+}
+
+// BenchmarkLargefile_Edit50MB applies (preview=false) a one-line edit to a
+// 50 MB file, journaled with fsync; each iteration flips the line back and forth.
+func BenchmarkLargefile_Edit50MB(b *testing.B) {
+	e, path, marker, _ := benchEnv(b, 50_000_000)
+	lines := []string{fmt.Sprintf("    func middle() { return %d }", marker), "    func middle() { return -1 }"}
+	i := 0
+	b.ResetTimer()
+	for b.Loop() {
+		e.ok("edit_content", map[string]any{"absolute_file_path": path, "search_text": lines[i%2], "replace_text": lines[(i+1)%2], "preview": false}, nil)
+		i++
+	}
+}

@@ -1,0 +1,122 @@
+package mcp
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/journalfs/journal/ops/match"
+)
+
+// diffContext is how many unchanged lines surround a hunk (the result's
+// context uses 2, the architecture's "changed region ±2 lines").
+const diffContext = 3
+
+// describe builds the result of an edit from the original text around each
+// change: a unified diff (one hunk per change, without reading the whole
+// file) and the changed regions ±2 lines in post-edit numbering.
+func (t *ltext) describe(edits []match.Edit) (*EditOut, error) {
+	out := &EditOut{Success: true, ChangesMade: len(edits), Changes: []EditChangeResult{}, SimilarityUsed: 1}
+	var diff strings.Builder
+	fmt.Fprintf(&diff, "--- a/%s\n+++ b/%s\n", t.v.Path.Rel, t.v.Path.Rel)
+	for i, e := range edits {
+		m := e.Match
+		r := EditChangeResult{Index: e.Change, Level: string(m.Level), Similarity: m.Similarity,
+			LineNumber: m.Line, EndLine: m.EndLine, NewLine: e.NewLine, NewEndLine: e.NewEndLine}
+		if m.Level != match.LevelExact {
+			r.Matched = m.Matched
+		}
+		out.Changes = append(out.Changes, r)
+		if i == 0 {
+			out.LineNumber = m.Line
+		}
+		out.SimilarityUsed = min(out.SimilarityUsed, m.Similarity)
+		h, err := t.hunk(e)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(&diff, "@@ -%d,%d +%d,%d @@\n", m.Line-len(h.before), len(h.before)+len(h.old)+len(h.after),
+			e.NewLine-len(h.before), len(h.before)+len(h.new)+len(h.after))
+		for _, l := range h.before {
+			diff.WriteString(" " + l + "\n")
+		}
+		for _, l := range h.old {
+			diff.WriteString("-" + l + "\n")
+		}
+		for _, l := range h.new {
+			diff.WriteString("+" + l + "\n")
+		}
+		for _, l := range h.after {
+			diff.WriteString(" " + l + "\n")
+		}
+		if i > 0 {
+			out.Context = append(out.Context, "…")
+		}
+		k := len(h.before) - min(2, len(h.before))
+		for j, l := range h.before[k:] {
+			out.Context = append(out.Context, fmt.Sprintf("%d: %s", e.NewLine-(len(h.before)-k)+j, l))
+		}
+		for j, l := range h.new {
+			out.Context = append(out.Context, fmt.Sprintf("%d: %s", e.NewLine+j, l))
+		}
+		for j, l := range h.after[:min(2, len(h.after))] {
+			out.Context = append(out.Context, fmt.Sprintf("%d: %s", e.NewLine+len(h.new)+j, l))
+		}
+	}
+	out.Preview = diff.String()
+	return out, nil
+}
+
+// hunkLines are the lines of one change: unchanged before, old, new, unchanged after.
+type hunkLines struct {
+	before, old, new, after []string
+}
+
+// hunkWindow bounds how far around a change hunk reads for context lines.
+const hunkWindow = 16 << 10
+
+func (t *ltext) hunk(e match.Edit) (hunkLines, error) {
+	start, end := int64(e.Match.Start), int64(e.Match.End)
+	lo, hi := max(start-hunkWindow, 0), min(end+hunkWindow, t.size)
+	buf := make([]byte, hi-lo)
+	if _, err := t.body.ReadAt(buf, lo); err != nil && !errors.Is(err, io.EOF) {
+		return hunkLines{}, err
+	}
+	s, en := int(start-lo), int(end-lo)
+	ls := bytes.LastIndexByte(buf[:s], '\n') + 1 // start of the first changed line
+	le := len(buf)                               // end of the last changed line, with its ending
+	if en > s && buf[en-1] == '\n' {
+		le = en
+	} else if i := bytes.IndexByte(buf[en:], '\n'); i >= 0 {
+		le = en + i + 1
+	}
+	var h hunkLines
+	h.old = splitDisplay(buf[ls:le])
+	h.new = splitDisplay([]byte(string(buf[ls:s]) + e.Replacement + string(buf[en:le])))
+	before := splitDisplay(buf[:ls])
+	if lo > 0 && len(before) > 0 {
+		before = before[1:] // the first line of the window may be cut
+	}
+	h.before = before[max(len(before)-diffContext, 0):]
+	after := splitDisplay(buf[le:])
+	if hi < t.size && len(after) > 0 {
+		after = after[:len(after)-1]
+	}
+	h.after = after[:min(diffContext, len(after))]
+	return h, nil
+}
+
+// splitDisplay splits text into lines without their endings.
+func splitDisplay(b []byte) []string {
+	if len(b) == 0 {
+		return nil
+	}
+	s := strings.TrimSuffix(string(b), "\n")
+	ls := strings.Split(s, "\n")
+	for i, l := range ls {
+		ls[i] = strings.TrimSuffix(l, "\r")
+	}
+	return ls
+}

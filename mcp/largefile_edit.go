@@ -1,0 +1,194 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/journalfs/journal/ops"
+	"github.com/journalfs/journal/ops/match"
+	"github.com/journalfs/journal/replay"
+)
+
+// editChanges turns edit_content's input into match changes.
+func editChanges(in *EditIn) ([]match.Change, error) {
+	single := in.SearchText != nil || in.ReplaceText != nil
+	switch {
+	case single && len(in.Changes) > 0:
+		return nil, invalid("give search_text/replace_text for one edit, or changes for several — not both", "both search_text and changes given")
+	case single && (in.SearchText == nil || in.ReplaceText == nil):
+		return nil, invalid("a single edit needs both search_text and replace_text (replace_text may be empty)", "search_text or replace_text missing")
+	case !single && len(in.Changes) == 0:
+		return nil, invalid("give search_text and replace_text, or changes=[{search_text, replace_text}, ...]", "no edit given")
+	}
+	fuzzy := in.Fuzzy == nil || *in.Fuzzy
+	if single {
+		return []match.Change{{Search: *in.SearchText, Replace: *in.ReplaceText, Options: match.Options{Fuzzy: fuzzy}}}, nil
+	}
+	out := make([]match.Change, len(in.Changes))
+	for i, c := range in.Changes {
+		out[i] = match.Change{Search: c.SearchText, Replace: c.ReplaceText,
+			Options: match.Options{Fuzzy: fuzzy, Occurrence: c.Occurrence, ReplaceAll: c.ReplaceAll}}
+	}
+	return out, nil
+}
+
+func (s *Server) editContent(ctx context.Context, c *call, in *EditIn) (*EditOut, string, error) {
+	changes, err := editChanges(in)
+	if err != nil {
+		return nil, "", err
+	}
+	preview := in.Preview == nil || *in.Preview
+	if !preview && s.opts.ReadOnly {
+		return nil, "", ErrReadOnly
+	}
+	var (
+		v     *replay.View
+		edits []match.Edit
+		out   *EditOut
+	)
+	defer func() {
+		if v != nil {
+			v.Close()
+		}
+	}()
+	res, err := s.eng.Edit(ctx, func(r *replay.Reader) (*replay.Batch, error) {
+		var err error
+		if v, err = r.View(in.AbsoluteFilePath, mmapLimit); err != nil {
+			return nil, err
+		}
+		t, err := openText(v)
+		if err != nil {
+			return nil, err
+		}
+		if in.ExpectedVersion != "" && !matchesVersion(in.ExpectedVersion, v.ID) {
+			return nil, &replay.PathError{Path: v.Path.Rel, Err: replay.ErrConflict,
+				Msg:  fmt.Sprintf("is version %s, not the expected %s", version(v.ID), in.ExpectedVersion),
+				Hint: "read the file again and redo the edit against its current version"}
+		}
+		if edits, err = t.locate(changes); err != nil {
+			return nil, err
+		}
+		if err := t.representable(edits); err != nil {
+			return nil, err
+		}
+		if out, err = t.describe(edits); err != nil {
+			return nil, err
+		}
+		ch := replay.Change{Path: v.Path.Key, Expect: &v.ID}
+		if v.Strategy == replay.StrategyMemory {
+			var buf bytes.Buffer
+			buf.Grow(int(t.size))
+			if err := match.Splice(&buf, t.body, t.size, edits); err != nil {
+				return nil, err
+			}
+			ch.Data = t.encode(buf.Bytes())
+		} else {
+			ch.Source = func(w io.Writer) error {
+				if _, err := w.Write([]byte{0xEF, 0xBB, 0xBF}[:t.pre]); err != nil {
+					return err
+				}
+				return match.Splice(w, t.body, t.size, edits)
+			}
+		}
+		return &replay.Batch{Tool: c.tool, Args: c.args, Actor: &c.actor, DryRun: preview, Changes: []replay.Change{ch}}, nil
+	})
+	if err != nil {
+		return nil, "", detach(err)
+	}
+	out.PreviousVersion, out.Version, out.Access = version(v.ID), version(v.ID), string(v.Strategy)
+	if preview {
+		out.Status = "preview"
+	} else {
+		out.Status, out.Event = "applied", res.Seq
+		if len(res.Files) == 1 { // none when the replacement left the file as it was
+			out.Version = version(res.Files[0].After)
+			s.saw(c.session, v.Path.Key, res.Files[0].After)
+		}
+	}
+	var b strings.Builder
+	if preview {
+		fmt.Fprintf(&b, "PREVIEW ONLY — nothing was written. %d change(s) would be made to %s (version %s); call again with preview=false to apply.\n",
+			out.ChangesMade, v.Path.Key, out.Version)
+	} else {
+		fmt.Fprintf(&b, "applied %d change(s) to %s as journal event %d (version %s → %s; revert_edit backup_id=%d takes it back)\n",
+			out.ChangesMade, v.Path.Key, out.Event, out.PreviousVersion, out.Version, out.Event)
+	}
+	for _, ch := range out.Changes {
+		fmt.Fprintf(&b, "[%d] %s match at line %d", ch.Index, ch.Level, ch.LineNumber)
+		if ch.Level == string(match.LevelFuzzy) {
+			fmt.Fprintf(&b, " (similarity %.2f) — it matched:\n%s\n", ch.Similarity, ch.Matched)
+		} else {
+			b.WriteByte('\n')
+		}
+	}
+	if preview {
+		b.WriteString(out.Preview)
+	} else {
+		b.WriteString(strings.Join(out.Context, "\n") + "\n")
+	}
+	return out, b.String(), nil
+}
+
+// locate resolves the changes against the text: the full cascade of
+// match.Locate for files in memory; for mapped and streamed files, whose
+// whole-file whitespace and fuzzy passes (and nearest-candidate search on a
+// miss) would take seconds, the bounded scan of streamLocate.
+func (t *ltext) locate(changes []match.Change) ([]match.Edit, error) {
+	if t.v.Strategy != replay.StrategyMemory {
+		return t.streamLocate(changes)
+	}
+	content := unsafe.String(unsafe.SliceData(t.data), len(t.data)) // read-only, never mutated
+	edits, err := match.Locate(content, changes)
+	if err != nil {
+		return nil, err
+	}
+	for i := range edits {
+		edits[i].Match.Matched = strings.Clone(edits[i].Match.Matched)
+	}
+	return edits, nil
+}
+
+// representable refuses replacements the file's encoding cannot hold.
+func (t *ltext) representable(edits []match.Edit) error {
+	if t.enc != ops.Latin1 {
+		return nil
+	}
+	for _, e := range edits {
+		for _, r := range e.Replacement {
+			if r > 0xFF || (t.v.Strategy != replay.StrategyMemory && r >= utf8.RuneSelf) {
+				return invalid("this file is Latin-1: use only characters it can hold (ASCII in files over 50 MiB)",
+					"change %d: %q cannot be written in a Latin-1 file", e.Change, r)
+			}
+		}
+	}
+	return nil
+}
+
+// maxCandidates bounds the candidates of one error (an ambiguous search in a
+// large file can match a million times).
+const maxCandidates = 20
+
+// detach copies the strings of an error's candidates, which may point into a
+// mapping that is about to be released, and keeps the first maxCandidates.
+func detach(err error) error {
+	var oe *ops.Error
+	if !errors.As(err, &oe) {
+		return err
+	}
+	if n := len(oe.Candidates); n > maxCandidates {
+		oe.Candidates = oe.Candidates[:maxCandidates]
+		oe.Hint += fmt.Sprintf(" (%d candidates; the first %d are listed)", n, maxCandidates)
+	}
+	for i := range oe.Candidates {
+		oe.Candidates[i].Text = strings.Clone(oe.Candidates[i].Text)
+		oe.Candidates[i].Diff = strings.Clone(oe.Candidates[i].Diff)
+	}
+	oe.Msg = strings.Clone(oe.Msg)
+	return err
+}

@@ -1,0 +1,179 @@
+package mcp_test
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	jmcp "github.com/journalfs/journal/mcp"
+)
+
+// apply runs edit_content with preview=false.
+func (e *env) apply(args map[string]any) (jmcp.EditOut, string) {
+	e.t.Helper()
+	args["preview"] = false
+	var out jmcp.EditOut
+	txt := e.ok("edit_content", args, &out)
+	return out, txt
+}
+
+func TestLargefileEdit_Levels(t *testing.T) {
+	src := "func f() {\n\tif ok {\n\t\tcall(1)\n\t}\n\treturn\n}\n"
+	cases := []struct {
+		name, file, content, search, replace, level, want string
+	}{
+		{"exact", "a.go", src, "call(1)", "call(2)", "exact", strings.Replace(src, "call(1)", "call(2)", 1)},
+		{"line_endings", "crlf.go", strings.ReplaceAll(src, "\n", "\r\n"), "if ok {\n\t\tcall(1)\n", "if ok {\n\t\tcall(3)\n", "line_endings",
+			strings.ReplaceAll(strings.Replace(src, "call(1)", "call(3)", 1), "\n", "\r\n")},
+		{"whitespace", "ws.go", src, "if ok {\n\tcall(1)\n}", "if ok {\n\tcall(4)\n}", "whitespace", strings.Replace(src, "call(1)", "call(4)", 1)},
+		{"fuzzy", "fz.go", src, "\tif ok {\n\t\tcal(1)\n\t}", "\tif ok {\n\t\tcall(5)\n\t}", "fuzzy", strings.Replace(src, "call(1)", "call(5)", 1)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t, jmcp.Options{}, c.file, c.content)
+			out, txt := e.apply(map[string]any{"absolute_file_path": c.file, "search_text": c.search, "replace_text": c.replace})
+			if got := e.read(c.file); got != c.want {
+				t.Fatalf("content %q, want %q", got, c.want)
+			}
+			ch := out.Changes[0]
+			if out.Status != "applied" || !out.Success || out.Event == 0 || ch.Level != c.level || out.ChangesMade != 1 || out.Version == out.PreviousVersion {
+				t.Fatalf("out %+v", out)
+			}
+			if c.level == "fuzzy" && (ch.Similarity >= 1 || ch.Similarity < 0.8 || !strings.Contains(ch.Matched, "call(1)") || !strings.Contains(txt, "similarity")) {
+				t.Fatalf("fuzzy report %+v\n%s", ch, txt)
+			}
+			if len(out.Context) == 0 || !strings.Contains(strings.Join(out.Context, "\n"), "3: ") {
+				t.Fatalf("context %v", out.Context)
+			}
+		})
+	}
+	e := newEnv(t, jmcp.Options{}, "a.go", src)
+	te := e.fail("edit_content", map[string]any{"absolute_file_path": "a.go", "search_text": "if ok {\n\t\tcal(1)\n\t}", "replace_text": "x", "fuzzy": false, "preview": false}, jmcp.CodeNoMatch)
+	if len(te.Candidates) == 0 || te.Candidates[0].Line != 2 || !strings.Contains(te.Hint, "fuzzy") {
+		t.Fatalf("fuzzy=false: %+v", te)
+	}
+}
+
+func TestLargefileEdit_PreviewIsDefault(t *testing.T) {
+	e := newEnv(t, jmcp.Options{}, "f.txt", "one\ntwo\nthree\n")
+	before := e.snapshot()
+	var out jmcp.EditOut
+	txt := e.ok("edit_content", map[string]any{"absolute_file_path": "f.txt", "search_text": "two", "replace_text": "2"}, &out)
+	if !sameFiles(before, e.snapshot()) {
+		t.Fatal("a preview wrote the file")
+	}
+	if out.Status != "preview" || out.Event != 0 || !strings.HasPrefix(txt, "PREVIEW ONLY — nothing was written") ||
+		!strings.Contains(out.Preview, "-two\n+2\n") || !strings.Contains(out.Preview, "@@ -1,3 +1,3 @@") {
+		t.Fatalf("preview %+v\n%s", out, txt)
+	}
+	var log jmcp.LogOut
+	e.ok("journal_log", map[string]any{}, &log)
+	if len(log.Events) != 0 {
+		t.Fatalf("a preview was journaled: %+v", log.Events)
+	}
+}
+
+func TestLargefileEdit_Errors(t *testing.T) {
+	e := newEnv(t, jmcp.Options{}, "f.txt", "alpha beta\nalpha gamma\ndone\n")
+	before := e.snapshot()
+	te := e.fail("edit_content", map[string]any{"absolute_file_path": "f.txt", "search_text": "alpha", "replace_text": "A", "preview": false}, jmcp.CodeAmbiguousMatch)
+	if len(te.Candidates) != 2 || te.Candidates[0].Line != 1 || te.Candidates[1].Line != 2 {
+		t.Fatalf("ambiguous %+v", te)
+	}
+	te = e.fail("edit_content", map[string]any{"absolute_file_path": "f.txt", "search_text": "zeta omega\n", "replace_text": "done\n", "preview": false}, jmcp.CodeNoMatch)
+	if !strings.Contains(te.Message, "already applied") || len(te.Candidates) > 3 {
+		t.Fatalf("miss %+v", te)
+	}
+	te = e.fail("edit_content", map[string]any{"absolute_file_path": "f.txt", "search_text": "alpha betta gamma delta", "replace_text": "x", "preview": false}, jmcp.CodeNoMatch)
+	if len(te.Candidates) == 0 || len(te.Candidates) > 3 || te.Candidates[0].Similarity == 0 {
+		t.Fatalf("nearest %+v", te)
+	}
+	// a batch is all-or-nothing: the second change misses, the first is not applied
+	te = e.fail("edit_content", map[string]any{"absolute_file_path": "f.txt", "preview": false, "changes": []map[string]any{
+		{"search_text": "done", "replace_text": "DONE"}, {"search_text": "nowhere to be found", "replace_text": "x"}}}, jmcp.CodeNoMatch)
+	if !strings.Contains(te.Message, "nowhere") && !strings.Contains(te.Message, "not found") {
+		t.Fatalf("batch %+v", te)
+	}
+	e.fail("edit_content", map[string]any{"absolute_file_path": "f.txt", "search_text": "done", "replace_text": "x", "expected_version": "00000000", "preview": false}, jmcp.CodeEditConflict)
+	e.fail("edit_content", map[string]any{"absolute_file_path": "f.txt", "search_text": "done"}, jmcp.CodeInvalidInput)
+	e.fail("edit_content", map[string]any{"absolute_file_path": "f.txt"}, jmcp.CodeInvalidInput)
+	e.fail("edit_content", map[string]any{"absolute_file_path": "f.txt", "search_text": "a", "replace_text": "b", "changes": []map[string]any{{"search_text": "a", "replace_text": "b"}}}, jmcp.CodeInvalidInput)
+	e.fail("edit_content", map[string]any{"absolute_file_path": "f.txt", "preview": false, "changes": []map[string]any{
+		{"search_text": "alpha beta", "replace_text": "1"}, {"search_text": "beta\nalpha", "replace_text": "2"}}}, jmcp.CodeInvalidInput)
+	if !sameFiles(before, e.snapshot()) {
+		t.Fatal("a failed edit changed files")
+	}
+	// occurrence and replace_all settle ambiguity
+	out, _ := e.apply(map[string]any{"absolute_file_path": "f.txt", "changes": []map[string]any{{"search_text": "alpha", "replace_text": "A", "occurrence": 2}}})
+	if e.read("f.txt") != "alpha beta\nA gamma\ndone\n" || out.Changes[0].LineNumber != 2 {
+		t.Fatalf("occurrence: %q", e.read("f.txt"))
+	}
+	e.apply(map[string]any{"absolute_file_path": "f.txt", "changes": []map[string]any{{"search_text": "a", "replace_text": "4", "replace_all": true}}})
+	if e.read("f.txt") != "4lph4 bet4\nA g4mm4\ndone\n" {
+		t.Fatalf("replace_all: %q", e.read("f.txt"))
+	}
+}
+
+func TestLargefileEdit_PreservesFormat(t *testing.T) {
+	u16 := func(s string) string { // UTF-16LE with BOM
+		b := []byte{0xff, 0xfe}
+		for _, r := range s {
+			b = append(b, byte(r), 0)
+		}
+		return string(b)
+	}
+	cases := []struct{ name, content, search, replace, want string }{
+		{"crlf", "a\r\nb\r\nc\r\n", "b\n", "B\nB2\n", "a\r\nB\r\nB2\r\nc\r\n"},
+		{"bom", "\xef\xbb\xbfx = 1\ny = 2\n", "y = 2", "y = 3", "\xef\xbb\xbfx = 1\ny = 3\n"},
+		{"utf16", u16("hello\r\nworld\r\n"), "world", "there", u16("hello\r\nthere\r\n")},
+		{"tabs", "\tif x {\n\t\ty()\n\t}\n", "if x {\n\ty()\n}", "if x {\n\tz()\n}", "\tif x {\n\t\tz()\n\t}\n"},
+		{"no_final_newline", "first\nlast", "last", "final", "first\nfinal"},
+		{"latin1", "caf\xe9 ok\n", "ok", "\u00e0 bient\u00f4t", "caf\xe9 \xe0 bient\xf4t\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t, jmcp.Options{}, "f.txt", c.content)
+			e.apply(map[string]any{"absolute_file_path": "f.txt", "search_text": c.search, "replace_text": c.replace})
+			if got := e.read("f.txt"); got != c.want {
+				t.Fatalf("got %q, want %q", got, c.want)
+			}
+		})
+	}
+	e := newEnv(t, jmcp.Options{}, "f.txt", "caf\xe9\n")
+	e.fail("edit_content", map[string]any{"absolute_file_path": "f.txt", "search_text": "caf", "replace_text": "\u4e2d", "preview": false}, jmcp.CodeInvalidInput)
+	e = newEnv(t, jmcp.Options{}, "empty.txt", "")
+	e.fail("edit_content", map[string]any{"absolute_file_path": "empty.txt", "search_text": "x", "replace_text": "y", "preview": false}, jmcp.CodeNoMatch)
+}
+
+func TestLargefileEdit_JournalVersionsRevert(t *testing.T) {
+	e := newEnv(t, jmcp.Options{}, "f.txt", "v = 1\nw = 2\n")
+	var ov jmcp.OverviewOut
+	e.ok("get_overview", map[string]any{"absolute_file_path": "f.txt"}, &ov)
+	out, txt := e.apply(map[string]any{"absolute_file_path": "f.txt", "expected_version": ov.Version,
+		"changes": []map[string]any{{"search_text": "v = 1", "replace_text": "v = 10"}, {"search_text": "w = 2", "replace_text": "w = 20"}}})
+	if e.read("f.txt") != "v = 10\nw = 20\n" || out.ChangesMade != 2 || out.PreviousVersion != ov.Version || !strings.Contains(txt, "journal event") {
+		t.Fatalf("batch: %q %+v", e.read("f.txt"), out)
+	}
+	var log jmcp.LogOut
+	e.ok("journal_log", map[string]any{}, &log)
+	if len(log.Events) != 1 || log.Events[0].Tool != "edit_content" || log.Events[0].Seq != out.Event {
+		t.Fatalf("one event per edit: %+v", log.Events)
+	}
+	// the old version is refused now
+	e.fail("edit_content", map[string]any{"absolute_file_path": "f.txt", "search_text": "v = 10", "replace_text": "v", "expected_version": ov.Version, "preview": false}, jmcp.CodeEditConflict)
+	var ch jmcp.ChangeOut
+	e.ok("revert_edit", map[string]any{"absolute_file_path": "f.txt"}, &ch)
+	if e.read("f.txt") != "v = 1\nw = 2\n" || ch.Reverted != out.Event {
+		t.Fatalf("revert: %q %+v", e.read("f.txt"), ch)
+	}
+	e.ok("revert_edit", map[string]any{"absolute_file_path": "f.txt", "backup_id": itoa64(ch.Event)}, &ch)
+	if e.read("f.txt") != "v = 10\nw = 20\n" {
+		t.Fatalf("revert of the revert: %q", e.read("f.txt"))
+	}
+	// the version a read returns is accepted by the next edit
+	var sr jmcp.SearchOut
+	e.ok("search_content", map[string]any{"absolute_file_path": "f.txt", "pattern": "w = 20"}, &sr)
+	e.apply(map[string]any{"absolute_file_path": "f.txt", "search_text": "w = 20", "replace_text": "w = 3", "expected_version": sr.Version})
+}
+
+func itoa64(n uint64) string { return strconv.FormatUint(n, 10) }

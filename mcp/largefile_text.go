@@ -1,0 +1,295 @@
+package mcp
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/journalfs/journal/ops"
+	"github.com/journalfs/journal/replay"
+)
+
+// mmapLimit is the largest file the large-file tools memory-map (tests lower it).
+var mmapLimit int64 = replay.DefaultMmapLimit
+
+// ltext is a file's text as the large-file tools see it: UTF-8 with the
+// original line endings. Small files are decoded (any encoding ops.Decode
+// knows); files at or above the stream threshold must be UTF-8 (or ASCII-
+// compatible) and are read in place: mapped (data) or streamed (body only).
+type ltext struct {
+	v    *replay.View
+	enc  ops.Encoding
+	bom  bool
+	data []byte      // the whole text when in memory or mapped; nil when streamed
+	body io.ReaderAt // the text, always
+	size int64       // bytes of text
+	pre  int64       // bytes before the text in the file (a UTF-8 BOM)
+}
+
+// openText classifies a view: binary is refused, large UTF-16 is TOO_LARGE.
+func openText(v *replay.View) (*ltext, error) {
+	t := &ltext{v: v}
+	if v.Strategy == replay.StrategyMemory {
+		d, err := ops.Decode(v.Data)
+		if err != nil {
+			return nil, err
+		}
+		t.enc, t.bom = d.Encoding, d.BOM
+		switch {
+		case d.Encoding == ops.UTF8 && d.BOM:
+			t.data, t.pre = v.Data[3:], 3
+		case d.Encoding == ops.UTF8:
+			t.data = v.Data
+		default:
+			t.data = []byte(d.Text())
+		}
+		t.body, t.size = bytes.NewReader(t.data), int64(len(t.data))
+		return t, nil
+	}
+	head := make([]byte, 8<<10)
+	n, err := v.ReadAt(head, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	head = head[:n]
+	if i := bytes.LastIndexByte(head, '\n'); i > 0 {
+		head = head[:i+1] // do not cut a UTF-8 sequence
+	}
+	d, err := ops.Decode(head)
+	if err != nil {
+		return nil, err
+	}
+	if d.Encoding == ops.UTF16LE || d.Encoding == ops.UTF16BE {
+		return nil, fmt.Errorf("%s is %d bytes of %s: the large-file tools read UTF-16 only under 50 MiB: %w", v.Path.Rel, v.Size, d.Encoding, ErrTooLarge)
+	}
+	t.enc, t.bom = d.Encoding, d.BOM
+	if d.BOM {
+		t.pre = 3
+	}
+	t.size = v.Size - t.pre
+	if v.Data != nil {
+		t.data = v.Data[t.pre:]
+		t.body = bytes.NewReader(t.data)
+	} else {
+		t.body = io.NewSectionReader(v, t.pre, t.size)
+	}
+	return t, nil
+}
+
+// encode turns edited text back into file bytes (small files only).
+func (t *ltext) encode(text []byte) []byte {
+	switch {
+	case t.enc == ops.UTF8 && t.bom:
+		return append([]byte{0xEF, 0xBB, 0xBF}, text...)
+	case t.enc == ops.UTF8:
+		return text
+	}
+	return ops.NewDoc(string(text), t.enc, t.bom).Encode()
+}
+
+// markEvery: the line index keeps the offset of every markEvery-th line.
+const markEvery = 256
+
+// longLine is the length above which a line counts as long (seed 004).
+const longLine = 1000
+
+// lineIdx is a sparse index of a text's lines, cached by content hash.
+type lineIdx struct {
+	lines     int     // as ops.Doc counts them: "" → 0, "a" and "a\n" → 1
+	marks     []int64 // marks[k]: offset of line k*markEvery+1
+	lf, crlf  int     // line endings seen
+	long      int     // lines longer than longLine bytes
+	maxLen    int
+	finalNL   bool
+	textBytes int64
+}
+
+// index returns the text's line index, from the cache or by one scan.
+func (t *ltext) index() (*lineIdx, error) {
+	key := t.v.ID.String()
+	if li, ok := lineCache.get(key); ok {
+		return li, nil
+	}
+	li := &lineIdx{textBytes: t.size}
+	var off int64 // offset of buf[0]
+	lineStart := int64(0)
+	nl := 0
+	prevCR := false
+	scan := func(buf []byte) {
+		for p := 0; ; {
+			i := bytes.IndexByte(buf[p:], '\n')
+			if i < 0 {
+				if len(buf) > 0 {
+					prevCR = buf[len(buf)-1] == '\r'
+				}
+				break
+			}
+			end := off + int64(p+i)
+			cr := (p+i > 0 && buf[p+i-1] == '\r') || (p+i == 0 && prevCR)
+			if cr {
+				li.crlf++
+			} else {
+				li.lf++
+			}
+			if l := int(end - lineStart); l > li.maxLen {
+				li.maxLen = l
+			}
+			if end-lineStart > longLine {
+				li.long++
+			}
+			if nl%markEvery == 0 {
+				li.marks = append(li.marks, lineStart)
+			}
+			nl++
+			lineStart = end + 1
+			p += i + 1
+		}
+		off += int64(len(buf))
+	}
+	if t.data != nil {
+		scan(t.data)
+	} else {
+		buf := make([]byte, 1<<20)
+		for off < t.size {
+			n, err := t.body.ReadAt(buf[:min(int64(len(buf)), t.size-off)], off)
+			if n == 0 && err != nil {
+				return nil, err
+			}
+			scan(buf[:n])
+		}
+	}
+	li.lines = nl
+	if lineStart < t.size { // a last line without a newline
+		if nl%markEvery == 0 {
+			li.marks = append(li.marks, lineStart)
+		}
+		li.lines++
+		if l := int(t.size - lineStart); l > li.maxLen {
+			li.maxLen = l
+		}
+		if t.size-lineStart > longLine {
+			li.long++
+		}
+	}
+	li.finalNL = t.size > 0 && lineStart == t.size
+	lineCache.put(key, li)
+	return li, nil
+}
+
+// eolName names a text's line endings.
+func (li *lineIdx) eolName() string {
+	switch {
+	case li.lf > 0 && li.crlf > 0:
+		return "mixed"
+	case li.crlf > 0:
+		return "crlf"
+	case li.lf > 0:
+		return "lf"
+	}
+	return "none"
+}
+
+// lineText is one line read from a text.
+type lineText struct {
+	n    int
+	text string // without its line ending
+	cut  int    // bytes left out of a very long line
+}
+
+// maxReadLine: longer lines are cut in reads (the rest is reported).
+const maxReadLine = 16 << 10
+
+// lines reads lines from..to (1-based, inclusive) stopping once budget bytes
+// of text were read; it returns what it read.
+func (t *ltext) lines(li *lineIdx, from, to, budget int) ([]lineText, error) {
+	if from < 1 || from > li.lines {
+		return nil, nil
+	}
+	k := (from - 1) / markEvery
+	off := li.marks[k]
+	n := k*markEvery + 1
+	br := bufio.NewReaderSize(io.NewSectionReader(t.body, off, t.size-off), 64<<10)
+	var out []lineText
+	for n <= to && n <= li.lines {
+		raw, cut, err := readLine(br)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return out, err
+		}
+		if n >= from {
+			out = append(out, lineText{n: n, text: string(raw), cut: cut})
+			budget -= len(raw) + 8
+			if budget <= 0 {
+				break
+			}
+		}
+		n++
+		if err != nil {
+			break
+		}
+	}
+	return out, nil
+}
+
+// readLine reads one line without its ending, keeping at most maxReadLine bytes.
+func readLine(br *bufio.Reader) ([]byte, int, error) {
+	var line []byte
+	cut := 0
+	for {
+		frag, err := br.ReadSlice('\n')
+		room := maxReadLine - len(line)
+		if len(frag) <= room {
+			line = append(line, frag...)
+		} else {
+			line = append(line, frag[:max(room, 0)]...)
+			cut += len(frag) - max(room, 0)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if bytes.HasSuffix(line, []byte("\n")) {
+			line = line[:len(line)-1]
+			if bytes.HasSuffix(line, []byte("\r")) {
+				line = line[:len(line)-1]
+			}
+		} else if cut > 0 && bytes.HasSuffix(frag, []byte("\n")) {
+			cut-- // the newline was cut, not text
+			if bytes.HasSuffix(frag, []byte("\r\n")) {
+				cut--
+			}
+		}
+		return line, cut, err
+	}
+}
+
+// tailStart returns the offset of the n-th line from the end, reading
+// backwards in blocks (the file is never read as a whole).
+func (t *ltext) tailStart(n int) (int64, error) {
+	end := t.size
+	buf := make([]byte, 64<<10)
+	if end > 0 {
+		last := make([]byte, 1)
+		if _, err := t.body.ReadAt(last, end-1); err == nil && last[0] == '\n' {
+			end-- // the final newline ends the last line, it does not start one
+		}
+	}
+	pos, seen := end, 0
+	for pos > 0 {
+		from := max(pos-int64(len(buf)), 0)
+		b := buf[:pos-from]
+		if _, err := t.body.ReadAt(b, from); err != nil && !errors.Is(err, io.EOF) {
+			return 0, err
+		}
+		for i := len(b) - 1; i >= 0; i-- {
+			if b[i] == '\n' {
+				seen++
+				if seen == n {
+					return from + int64(i) + 1, nil
+				}
+			}
+		}
+		pos = from
+	}
+	return 0, nil
+}

@@ -1,0 +1,231 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/journalfs/journal/ops/syntax"
+)
+
+// FileReadIn is file_read's input (seed 000).
+type FileReadIn struct {
+	File            string `json:"file" jsonschema:"path to the file (relative to the workspace root, or absolute inside it)"`
+	Target          string `json:"target,omitempty" jsonschema:"symbol to read, as a dotted path: UserService or UserService.findById; name@LINE picks one of several"`
+	StartLine       *int   `json:"startLine,omitempty" jsonschema:"fallback: 1-indexed first line to read"`
+	EndLine         *int   `json:"endLine,omitempty" jsonschema:"fallback: 1-indexed last line to read (default: to the end, paged)"`
+	IncludeMetadata *bool  `json:"includeMetadata,omitempty" jsonschema:"include symbol kind, range, parent, children and siblings, or the outline (default true)"`
+	MaxDepth        *int   `json:"maxDepth,omitempty" jsonschema:"max nesting depth of the children list / outline (default: 1 for children, all for the outline)"`
+}
+
+// LineRange is an inclusive range of 1-indexed lines.
+type LineRange struct {
+	StartLine int `json:"startLine"`
+	EndLine   int `json:"endLine"`
+}
+
+// SymbolRef names a symbol.
+type SymbolRef struct {
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+}
+
+// SymbolMeta is the metadata of a symbol read by target.
+type SymbolMeta struct {
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+	Path string `json:"path"`
+	// Range is the declaration; FullRange adds its decorators, attributes
+	// and doc comments (the lines file_read returns).
+	Range     LineRange  `json:"range"`
+	FullRange LineRange  `json:"fullRange"`
+	Parent    *SymbolRef `json:"parent,omitempty"`
+	Children  []string   `json:"children,omitempty"`
+	Siblings  []string   `json:"siblings,omitempty"`
+}
+
+// FileReadResult is seed 000's FileReadResult plus the version. The content
+// itself is in the text result, not repeated here.
+type FileReadResult struct {
+	File       string        `json:"file"`
+	Version    string        `json:"version"`
+	Language   string        `json:"language,omitempty"`
+	Range      LineRange     `json:"range"`
+	TotalLines int           `json:"totalLines"`
+	Symbol     *SymbolMeta   `json:"symbol,omitempty"`
+	Outline    []OutlineItem `json:"outline,omitempty"`
+	More       string        `json:"more,omitempty"` // how to read on
+}
+
+func init() { registrars = append(registrars, (*Server).registerSemantic) }
+
+func (s *Server) registerSemantic() {
+	addTool(s, def{name: "file_read", toolset: ToolsetSemantic, title: "Read a symbol or lines",
+		desc: "Read a symbol by name instead of by line number (seed 000). target is a dotted symbol path (UserService.findById), resolved through the file's tree-sitter symbol tree; it returns the symbol with its decorators and doc comments, and its kind, range, parent, children and siblings. Without target: startLine/endLine, else the whole file, paged. Always returns the file's version for expected_version. The code is in the text result. " +
+			"Errors: FILE_NOT_FOUND; NO_MATCH (similar symbols as candidates); AMBIGUOUS_MATCH (overloads/duplicates as candidates: add @LINE).",
+		readOnly: true, idempotent: true},
+		func(ctx context.Context, c *call, in *FileReadIn) (*FileReadResult, string, error) {
+			return s.fileRead(c, in)
+		})
+	addTool(s, def{name: "file_edit", toolset: ToolsetSemantic, title: "Edit a symbol with a safety layer",
+		desc: "Replace a symbol (target: dotted path), a line range (startLine/endLine) or the whole file with code, applied as-is (seed 000). Code that starts with decorators/attributes/doc comments replaces the symbol's own; otherwise they are kept. A dedented nested symbol is re-indented. code \"\" deletes. " +
+			"Safety layer, computed on the edited text before anything is written: symbols before/after → detectedIntents (rename, delete, add, body_change); an edit that introduces syntax errors is refused with SYNTAX_ERROR and their locations unless allowSyntaxErrors; for a rename or delete, impactScope lists the files that still mention the old name. No language server is configured, so propagated and autoFixed stay empty. One journal event; pass expected_version from file_read.",
+		destructive: true},
+		func(ctx context.Context, c *call, in *FileEditIn) (*FileEditResult, string, error) {
+			return s.fileEdit(ctx, c, in)
+		})
+}
+
+func (s *Server) fileRead(c *call, in *FileReadIn) (*FileReadResult, string, error) {
+	src, err := loadSource(s.eng.Read(in.File))
+	if err != nil {
+		return nil, "", err
+	}
+	f, d := src.file, src.doc
+	s.saw(c.session, f.Path.Key, f.ID)
+	out := &FileReadResult{File: f.Path.Key, Version: version(f.ID), TotalLines: d.LineCount()}
+	meta := in.IncludeMetadata == nil || *in.IncludeMetadata
+	ol, _ := syntax.Outline(f.Path.Rel, []byte(src.text))
+	if ol != nil && ol.Supported {
+		out.Language = ol.Language
+	}
+	start, end := 1, out.TotalLines
+	switch {
+	case in.Target != "":
+		if ol == nil || !ol.Supported {
+			return nil, "", invalid("use startLine/endLine for this file", "no symbol outline for %s (language not recognised)", f.Path.Rel)
+		}
+		sym, err := syntax.Resolve(ol, in.Target)
+		if err != nil {
+			return nil, "", err
+		}
+		start, end = sym.Full.StartLine, sym.Full.EndLine
+		if meta {
+			out.Symbol = symbolMeta(ol, sym, in.MaxDepth)
+		}
+	case in.StartLine != nil || in.EndLine != nil:
+		if in.StartLine != nil {
+			start = *in.StartLine
+		}
+		if in.EndLine != nil {
+			end = *in.EndLine
+		}
+		if start < 1 || start > max(out.TotalLines, 1) || end < start {
+			return nil, "", invalid(fmt.Sprintf("the file has %d lines; lines are 1-indexed and startLine ≤ endLine", out.TotalLines), "lines %d-%d are out of range", start, end)
+		}
+		end = min(end, out.TotalLines)
+	default:
+		if meta && ol != nil && ol.Supported {
+			out.Outline = depthLimited(flatOutline(ol.Symbols), in.MaxDepth)
+		}
+	}
+	var code strings.Builder
+	budget := s.opts.ResultCap - 2000
+	for n := start; n <= end; n++ {
+		line := d.Line(n) + "\n"
+		if code.Len()+len(line) > budget && n > start {
+			out.More = fmt.Sprintf("result cap reached: call again with startLine=%d", n)
+			end = n - 1
+			break
+		}
+		code.WriteString(line)
+	}
+	out.Range = LineRange{StartLine: start, EndLine: end}
+	if out.TotalLines == 0 {
+		out.Range = LineRange{}
+	}
+	return out, readText(out, in.Target, code.String()), nil
+}
+
+// symbolMeta describes sym: its parent, children to maxDepth, siblings.
+func symbolMeta(ol *syntax.FileOutline, sym *syntax.Symbol, maxDepth *int) *SymbolMeta {
+	m := &SymbolMeta{Name: sym.Name, Kind: string(sym.Kind), Path: sym.Path,
+		Range:     LineRange{StartLine: sym.Range.StartLine, EndLine: sym.Range.EndLine},
+		FullRange: LineRange{StartLine: sym.Full.StartLine, EndLine: sym.Full.EndLine}}
+	parent := parentOf(ol.Symbols, sym, nil)
+	siblings := ol.Symbols
+	if parent != nil {
+		m.Parent = &SymbolRef{Name: parent.Name, Kind: string(parent.Kind)}
+		siblings = parent.Children
+	}
+	for i := range siblings {
+		if &siblings[i] != sym {
+			m.Siblings = append(m.Siblings, siblings[i].Name)
+		}
+	}
+	depth := 1
+	if maxDepth != nil {
+		depth = *maxDepth
+	}
+	for _, it := range flatOutline(sym.Children) {
+		if it.Depth < depth {
+			m.Children = append(m.Children, strings.TrimPrefix(it.Path, sym.Path+"."))
+		}
+	}
+	return m
+}
+
+// parentOf finds the symbol whose children hold target (nil at the top).
+func parentOf(syms []syntax.Symbol, target, parent *syntax.Symbol) *syntax.Symbol {
+	for i := range syms {
+		if &syms[i] == target {
+			return parent
+		}
+		if p := parentOf(syms[i].Children, target, &syms[i]); p != nil {
+			return p
+		}
+	}
+	return nil
+}
+
+func depthLimited(items []OutlineItem, maxDepth *int) []OutlineItem {
+	if maxDepth == nil {
+		return items
+	}
+	var out []OutlineItem
+	for _, it := range items {
+		if it.Depth < *maxDepth {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// readText renders a read as seed 000's example does.
+func readText(out *FileReadResult, target, code string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## file_read: %s", out.File)
+	if target != "" {
+		fmt.Fprintf(&b, " → %s", target)
+	}
+	b.WriteString("\n\n")
+	if sm := out.Symbol; sm != nil {
+		fmt.Fprintf(&b, "**Symbol:** `%s` (%s)\n", sm.Name, sm.Kind)
+	}
+	fmt.Fprintf(&b, "**Range:** lines %d-%d of %d\n", out.Range.StartLine, out.Range.EndLine, out.TotalLines)
+	if sm := out.Symbol; sm != nil && sm.Parent != nil {
+		fmt.Fprintf(&b, "**Parent:** %s (%s)\n", sm.Parent.Name, sm.Parent.Kind)
+	}
+	fmt.Fprintf(&b, "**Version:** %s\n\n", out.Version)
+	fence := "```"
+	for strings.Contains(code, fence) {
+		fence += "`"
+	}
+	fmt.Fprintf(&b, "%s%s\n%s%s\n", fence, out.Language, code, fence)
+	if sm := out.Symbol; sm != nil {
+		if len(sm.Children) > 0 {
+			fmt.Fprintf(&b, "\n**Children:** %s\n", strings.Join(sm.Children, ", "))
+		}
+		if len(sm.Siblings) > 0 {
+			fmt.Fprintf(&b, "\n**Siblings:** %s\n", strings.Join(sm.Siblings, ", "))
+		}
+	}
+	if len(out.Outline) > 0 {
+		b.WriteString("\n**Outline:**\n")
+		writeOutline(&b, out.Outline)
+	}
+	if out.More != "" {
+		fmt.Fprintf(&b, "\n[... %s]\n", out.More)
+	}
+	return b.String()
+}

@@ -1,0 +1,246 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/journalfs/journal/ops"
+	"github.com/journalfs/journal/ops/syntax"
+)
+
+// FileEditIn is file_edit's input (seed 000).
+type FileEditIn struct {
+	File              string `json:"file" jsonschema:"path to the file"`
+	Code              string `json:"code" jsonschema:"the complete new content of the targeted region, applied as-is (\"\" deletes it)"`
+	Target            string `json:"target,omitempty" jsonschema:"symbol to replace, as a dotted path: UserService.findById (name@LINE picks one of several)"`
+	StartLine         *int   `json:"startLine,omitempty" jsonschema:"fallback: 1-indexed first line to replace"`
+	EndLine           *int   `json:"endLine,omitempty" jsonschema:"fallback: 1-indexed last line to replace (default startLine)"`
+	AllowSyntaxErrors bool   `json:"allowSyntaxErrors,omitempty" jsonschema:"write the edit even if it introduces syntax errors"`
+	ExpectedVersion   string `json:"expected_version,omitempty" jsonschema:"the version you read; the edit is refused with EDIT_CONFLICT if the file changed"`
+	DryRun            bool   `json:"dryRun,omitempty" jsonschema:"run the safety layer and return the diff, write nothing"`
+}
+
+// DetectedIntent is one intent the safety layer found (seed 000).
+type DetectedIntent struct {
+	Type    string `json:"type"`   // rename | delete | add | body_change
+	Symbol  string `json:"symbol"` // the symbol's path (before a rename or delete)
+	Details string `json:"details,omitempty"`
+	Kind    string `json:"kind,omitempty"`
+	Line    int    `json:"line,omitempty"` // where it is after the edit (before, for a delete)
+}
+
+// Propagation is an automatic follow-up edit (seed 000); empty until a
+// language server is configured.
+type Propagation struct {
+	Type          string   `json:"type"` // rename | import_update
+	FilesAffected []string `json:"filesAffected"`
+	TotalEdits    int      `json:"totalEdits"`
+}
+
+// AutoFix is a code action applied automatically (seed 000); empty until a
+// language server is configured.
+type AutoFix struct {
+	File string `json:"file"`
+	Fix  string `json:"fix"`
+}
+
+// FileEditResult is seed 000's FileEditResult plus the journal's fields.
+type FileEditResult struct {
+	Success         bool             `json:"success"`
+	File            string           `json:"file"`
+	Target          string           `json:"target,omitempty"`
+	DetectedIntents []DetectedIntent `json:"detectedIntents"`
+	Propagated      []Propagation    `json:"propagated"`
+	AutoFixed       []AutoFix        `json:"autoFixed"`
+	RemainingErrors []Diagnostic     `json:"remainingErrors"`
+	ImpactScope     []Impact         `json:"impactScope,omitempty"`
+	Summary         string           `json:"summary"`
+	Notes           []string         `json:"notes,omitempty"`
+	Range           LineRange        `json:"range"`             // the new region, post-edit lines
+	Context         []string         `json:"context,omitempty"` // the region ±2 lines
+	Event           uint64           `json:"event,omitempty"`
+	Version         string           `json:"version,omitempty"`
+	DryRun          bool             `json:"dryRun,omitempty"`
+	Diff            string           `json:"diff,omitempty"` // dry runs
+}
+
+const noLanguageServer = "no language server is configured: nothing was propagated or auto-fixed; diagnostics are tree-sitter syntax errors"
+
+// editPlan is what the safety layer computed under the lock.
+type editPlan struct {
+	what    string // "symbol", "lines" or "file"
+	sym     *syntax.Symbol
+	reg     region
+	intents []syntax.Intent
+	was     []Diagnostic
+	now     []Diagnostic
+	checked bool
+}
+
+func (s *Server) fileEdit(ctx context.Context, c *call, in *FileEditIn) (*FileEditResult, string, error) {
+	p := &editPlan{}
+	done, err := s.editText(ctx, c, textEdit{path: in.File, expected: in.ExpectedVersion, dryRun: in.DryRun,
+		lineBased: in.Target == "" && in.StartLine != nil,
+		plan:      func(src *source) (string, error) { return p.apply(src, in) }})
+	if err != nil {
+		return nil, "", err
+	}
+	out := &FileEditResult{Success: true, File: done.key, Target: in.Target, DetectedIntents: []DetectedIntent{},
+		Propagated: []Propagation{}, AutoFixed: []AutoFix{}, RemainingErrors: []Diagnostic{},
+		Notes: []string{noLanguageServer}, Event: done.event, Version: done.version, DryRun: in.DryRun}
+	if !p.checked {
+		out.Notes = append(out.Notes, "no syntax check: the language of this file is not supported")
+	}
+	if p.now != nil {
+		out.RemainingErrors = p.now
+	}
+	gone := map[string]string{}
+	for _, it := range p.intents {
+		di := DetectedIntent{Type: string(it.Type), Symbol: it.Name, Details: it.Details, Kind: string(it.Kind), Line: it.Line}
+		if it.Type == syntax.IntentRename {
+			di.Symbol, di.Details = it.OldName, "renamed to "+it.Name
+			gone[lastSegment(it.OldName)] = "rename"
+		}
+		if it.Type == syntax.IntentDelete {
+			gone[lastSegment(it.Name)] = "delete"
+		}
+		out.DetectedIntents = append(out.DetectedIntents, di)
+	}
+	if len(gone) > 0 && len(gone) <= 5 {
+		out.ImpactScope = s.impactScope(ctx, done.key, done.src.name(), done.after, gone)
+	}
+	after := ops.NewDoc(done.after, ops.UTF8, false)
+	first, last := p.reg.from, p.reg.to+p.reg.delta
+	if last < first { // a deletion: show where it was
+		last = first - 1
+	}
+	out.Range = LineRange{StartLine: first, EndLine: max(last, first-1)}
+	out.Context = ops.Context(after, max(first, 1), max(last, 1), ops.ContextLines)
+	if in.DryRun {
+		out.Diff = ops.Diff(done.key, done.key, []byte(done.src.text), []byte(done.after))
+	}
+	if done.same {
+		out.Notes = append(out.Notes, "the code equals what the file already has: nothing was written")
+	}
+	out.Summary = editSummary(out, p)
+	return out, editText(out, p, in), nil
+}
+
+// apply computes the edited text and runs the safety layer on it.
+func (p *editPlan) apply(src *source, in *FileEditIn) (string, error) {
+	name, d := src.name(), src.doc
+	before, _ := syntax.Outline(name, []byte(src.text))
+	supported := before != nil && before.Supported
+	n := d.LineCount()
+	code := withEOL(in.Code, d.DominantEOL())
+	var a, b int
+	switch {
+	case in.Target != "":
+		if !supported {
+			return "", invalid("use startLine/endLine for this file", "no symbol outline for %s (language not recognised)", name)
+		}
+		sym, err := syntax.Resolve(before, in.Target)
+		if err != nil {
+			return "", err
+		}
+		p.what, p.sym = "symbol", sym
+		a, b = sym.Range.StartLine, sym.Range.EndLine
+		if sym.Full.StartLine < a && (in.Code == "" || leadsWithDecoration(in.Code, before.Language, d, sym)) {
+			a = sym.Full.StartLine
+		}
+		code = reindent(code, indentOf(d.Line(a)))
+	case in.StartLine != nil:
+		a, b = *in.StartLine, *in.StartLine
+		if in.EndLine != nil {
+			b = *in.EndLine
+		}
+		if a < 1 || b < a || b > n {
+			return "", invalid(fmt.Sprintf("the file has %d lines; lines are 1-indexed, startLine ≤ endLine", n), "lines %d-%d are out of range", a, b)
+		}
+		p.what = "lines"
+	default:
+		p.what, a, b = "file", 1, n
+	}
+	var after string
+	if p.what == "file" {
+		after = code
+		if d.HasFinalNewline() && after != "" && !strings.HasSuffix(after, "\n") && !strings.HasSuffix(after, "\r") {
+			after += d.DominantEOL()
+		}
+	} else {
+		start, end, next := lineSpan(d, a, b)
+		if in.Code == "" {
+			after = src.text[:start] + src.text[next:]
+		} else {
+			after = src.text[:start] + trimOneEOL(code) + src.text[end:]
+		}
+	}
+	p.reg = region{from: a, to: b, delta: lineCount(after) - n}
+	if supported {
+		o2, _ := syntax.Outline(name, []byte(after))
+		if o2 != nil {
+			// Seed 000 diffs the symbols of the edited scope: those that
+			// overlap the region (and the parents around it).
+			p.intents = syntax.DiffSymbols(inScope(before.Symbols, a, b), inScope(o2.Symbols, a, max(b+p.reg.delta, a-1)))
+		}
+	}
+	p.was, p.now, p.checked = syntaxCheck(src.file.Path.Key, name, src.text, after, p.reg)
+	if introduced := newOnly(p.now); len(introduced) > 0 && !in.AllowSyntaxErrors {
+		return "", syntaxRefusal(src.file.Path.Key, introduced)
+	}
+	return after, nil
+}
+
+// leadsWithDecoration reports whether code begins with its own decorators,
+// attributes, annotations or doc comments: its first line is a comment, one
+// of the lines above sym's declaration, or starts with @, #[ or [ where the
+// declaration itself does not.
+func leadsWithDecoration(code, lang string, d *ops.Doc, sym *syntax.Symbol) bool {
+	first := ""
+	for _, l := range strings.Split(code, "\n") {
+		if first = strings.TrimSpace(l); first != "" {
+			break
+		}
+	}
+	if first == "" {
+		return false
+	}
+	for n := sym.Full.StartLine; n < sym.Range.StartLine; n++ {
+		if strings.TrimSpace(d.Line(n)) == first {
+			return true
+		}
+	}
+	comments := []string{"//", "/*"}
+	if c := syntax.CommentPrefix(lang); c != "" && c != "#" {
+		comments = append(comments, c)
+	} else if c == "#" {
+		comments = append(comments, "# ", "#\t")
+	}
+	for _, pre := range comments {
+		if strings.HasPrefix(first, pre) || first == strings.TrimSpace(pre) {
+			return true
+		}
+	}
+	decl := strings.TrimSpace(d.Line(sym.Range.StartLine))
+	for _, pre := range []string{"@", "#[", "["} {
+		if strings.HasPrefix(first, pre) && !strings.HasPrefix(decl, pre) {
+			return true
+		}
+	}
+	return false
+}
+
+// inScope flattens the symbols whose lines meet lo..hi (a region that is
+// empty, hi < lo, meets the symbols around it).
+func inScope(syms []syntax.Symbol, lo, hi int) []syntax.Symbol {
+	var out []syntax.Symbol
+	for _, s := range syntax.Flatten(syms) {
+		if s.Full.StartLine <= hi && s.Range.EndLine >= lo {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func lastSegment(path string) string { return path[strings.LastIndexByte(path, '.')+1:] }

@@ -1,0 +1,8 @@
+;;; init.el --- demo
+
+(defun foo ()
+  "Foo."
+  1)
+
+(defun bar ()
+  2)

@@ -1,0 +1,3 @@
+int helper(void);
+
+int twice(void) { return helper() * 2; }

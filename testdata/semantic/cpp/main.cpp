@@ -1,0 +1,2 @@
+int helper();
+int main() { return helper(); }

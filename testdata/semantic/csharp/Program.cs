@@ -1,0 +1,4 @@
+class Program
+{
+    static void Main(Demo.UserService s) { s.Helper(); }
+}

@@ -1,0 +1,5 @@
+class Main {
+    void m(UserService s) {
+        s.helper();
+    }
+}

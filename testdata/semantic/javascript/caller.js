@@ -1,0 +1,2 @@
+const { Greeter } = require("./app");
+new Greeter("y").greet();

@@ -1,0 +1,3 @@
+<?php
+$s = new App\UserService();
+$s->findById(1);

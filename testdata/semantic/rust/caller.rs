@@ -1,0 +1,5 @@
+use crate::helper;
+
+fn main() {
+    let _ = helper();
+}

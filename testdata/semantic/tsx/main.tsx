@@ -1,0 +1,2 @@
+import { App } from "./app";
+export const root = <App name="x" />;

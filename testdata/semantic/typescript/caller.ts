@@ -1,0 +1,2 @@
+import { UserService, helper } from "./service";
+export const x: number = helper();
