@@ -64,7 +64,7 @@ func lineStarts(text string) []int {
 	if text == "" {
 		return nil
 	}
-	starts := []int{0}
+	starts := make([]int, 1, strings.Count(text, "\n")+2) // lone CRs are rare: at most a regrowth
 	for i := 0; i < len(text); {
 		j := strings.IndexAny(text[i:], "\r\n")
 		if j < 0 {

@@ -106,7 +106,7 @@ func (e *Engine) openView(p Path, mmapLimit int64, known *state) (*View, error) 
 			v.Data, v.ID, v.Size = known.data, known.id, int64(len(known.data))
 			return v, nil
 		}
-		if v.Data, err = io.ReadAll(f); err != nil {
+		if v.Data, err = readAll(f, v.Size); err != nil {
 			return fail(mapFSError(p, "read", err))
 		}
 		v.ID, v.Size = snapshot.Sum(v.Data), int64(len(v.Data))

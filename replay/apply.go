@@ -259,11 +259,14 @@ func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, erro
 	// 1. Intent: contents and the pending event, in one transaction.
 	err = db.Update(func(tx *journal.Tx) error {
 		for _, op := range ops {
-			for _, d := range [][]byte{op.cur.data, op.change.Data} {
-				if d != nil {
-					if _, err := snapshot.PutTx(tx.Bolt(), d); err != nil {
-						return err
-					}
+			if op.cur.data != nil {
+				if _, err := snapshot.PutKnown(tx.Bolt(), op.cur.id, op.cur.data); err != nil {
+					return err
+				}
+			}
+			if op.change.Data != nil {
+				if _, err := snapshot.PutKnown(tx.Bolt(), op.after, op.change.Data); err != nil {
+					return err
 				}
 			}
 		}
@@ -348,25 +351,26 @@ func (e *Engine) stageStreams(db *journal.DB, ops []*fileOp) error {
 		op.staged = true
 		// One pass: the content streams into the temp file and, through a
 		// pipe, into the store (chunked, hashed, compressed) at the same time.
-		pr, pw := io.Pipe()
+		pipe := newAsyncPipe(64)
 		type stored struct {
 			id  snapshot.ID
 			err error
 		}
 		done := make(chan stored, 1)
 		go func() {
-			id, _, err := snapshot.PutStream(db.UpdateRaw, pr, 0)
-			pr.CloseWithError(err) // unblock the writer if the store failed
+			id, _, err := snapshot.PutStream(db.UpdateRaw, pipe, 0)
+			if err != nil {
+				pipe.CloseRead(err) // unblock the writer if the store failed
+			}
 			done <- stored{id, err}
 		}()
 		src := op.change.Source
-		id, size, err := e.writeTemp(op.p, op.tmp, op.mode, func(w io.Writer) error {
-			if err := src(io.MultiWriter(w, pw)); err != nil {
-				return err
-			}
-			return pw.Close()
+		size, err := e.writeTemp(op.p, op.tmp, op.mode, func(w io.Writer) error {
+			err := src(io.MultiWriter(w, pipe))
+			pipe.CloseWrite(err)
+			return err
 		})
-		pw.CloseWithError(err) // no-op after Close; ends the store on a write failure
+		pipe.CloseWrite(err) // no-op after the fill closed it; ends the store on a write failure
 		st := <-done
 		if err != nil {
 			return err
@@ -374,10 +378,7 @@ func (e *Engine) stageStreams(db *journal.DB, ops []*fileOp) error {
 		if st.err != nil {
 			return classify(fmt.Errorf("replay: store %s: %w", op.p.Rel, st.err))
 		}
-		if st.id != id {
-			return fmt.Errorf("replay: %s: stored content differs from the temporary file: %w", op.p.Rel, ErrConflict)
-		}
-		op.after, op.size = id, size
+		op.after, op.size = st.id, size // both were fed the same bytes
 	}
 	return nil
 }
@@ -390,7 +391,7 @@ func (e *Engine) writeFiles(ops []*fileOp) error {
 			continue
 		}
 		data := op.change.Data
-		if _, _, err := e.writeTemp(op.p, op.tmp, op.mode, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+		if _, err := e.writeTemp(op.p, op.tmp, op.mode, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
 			return err
 		}
 	}

@@ -43,7 +43,7 @@ func (e *Engine) readState(p Path) (state, error) {
 	defer f.Close()
 	st := state{exists: true, mode: fi.Mode().Perm(), size: fi.Size()}
 	if fi.Size() < e.streamMin {
-		if st.data, err = io.ReadAll(f); err != nil {
+		if st.data, err = readAll(f, fi.Size()); err != nil {
 			return state{}, mapFSError(p, "read", err)
 		}
 		if st.data == nil {
@@ -58,6 +58,25 @@ func (e *Engine) readState(p Path) (state, error) {
 	}
 	st.id = h.ID()
 	return st, nil
+}
+
+// readAll reads f whole into a buffer sized from its stat (io.ReadAll grows
+// by doubling, which costs a 50 MB file four copies and as many clears).
+func readAll(f io.Reader, size int64) ([]byte, error) {
+	buf := make([]byte, 0, size+512)
+	for {
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(buf) == cap(buf) { // the file grew since its stat
+			buf = append(buf, 0)[:len(buf)]
+		}
+	}
 }
 
 // tempName is the temporary file an apply of event seq writes beside rel.
@@ -81,18 +100,18 @@ func isTemp(name string) bool {
 }
 
 // writeTemp creates tmp (which must not exist) with mode, fills it by calling
-// fill, and fsyncs it. It returns the hash and size of what was written.
-func (e *Engine) writeTemp(p Path, tmp string, mode fs.FileMode, fill func(w io.Writer) error) (snapshot.ID, int64, error) {
+// fill, and fsyncs it. It returns the size written.
+func (e *Engine) writeTemp(p Path, tmp string, mode fs.FileMode, fill func(w io.Writer) error) (int64, error) {
 	if err := e.step("mkdir", p.Rel); err != nil {
-		return snapshot.ID{}, 0, err
+		return 0, err
 	}
 	if dir := path.Dir(p.Rel); dir != "." {
 		if err := p.Root.root.MkdirAll(dir, 0o755); err != nil {
-			return snapshot.ID{}, 0, mapFSError(p, "mkdir", err)
+			return 0, mapFSError(p, "mkdir", err)
 		}
 	}
 	if err := e.step("create", p.Rel); err != nil {
-		return snapshot.ID{}, 0, err
+		return 0, err
 	}
 	f, err := p.Root.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if errors.Is(err, fs.ErrExist) { // a leftover from a crash of an event with this number
@@ -100,15 +119,14 @@ func (e *Engine) writeTemp(p Path, tmp string, mode fs.FileMode, fill func(w io.
 		f, err = p.Root.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	}
 	if err != nil {
-		return snapshot.ID{}, 0, mapFSError(p, "create temporary file", err)
+		return 0, mapFSError(p, "create temporary file", err)
 	}
-	fail := func(err error) (snapshot.ID, int64, error) {
+	fail := func(err error) (int64, error) {
 		f.Close()
 		p.Root.root.Remove(tmp)
-		return snapshot.ID{}, 0, classify(err)
+		return 0, classify(err)
 	}
-	h := snapshot.NewHasher()
-	cw := &countingWriter{w: io.MultiWriter(f, h)}
+	cw := &countingWriter{w: f}
 	if err := e.step("write", p.Rel); err != nil {
 		return fail(err)
 	}
@@ -126,9 +144,9 @@ func (e *Engine) writeTemp(p Path, tmp string, mode fs.FileMode, fill func(w io.
 	}
 	if err := f.Close(); err != nil {
 		p.Root.root.Remove(tmp)
-		return snapshot.ID{}, 0, classify(fmt.Errorf("replay: close %s: %w", p.Rel, err))
+		return 0, classify(fmt.Errorf("replay: close %s: %w", p.Rel, err))
 	}
-	return h.ID(), cw.n, nil
+	return cw.n, nil
 }
 
 type countingWriter struct {

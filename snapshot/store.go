@@ -178,7 +178,12 @@ func newChunker(r io.Reader) (*fastcdc.Chunker, error) {
 // PutTx stores data inside the write transaction tx and returns its ID.
 // Storing a content that is already stored costs one lookup.
 func PutTx(tx *bolt.Tx, data []byte) (ID, error) {
-	id := Sum(data)
+	return PutKnown(tx, Sum(data), data)
+}
+
+// PutKnown is PutTx for a caller that has already hashed data: id must be
+// Sum(data) (reads verify it, so a wrong id is caught, never served).
+func PutKnown(tx *bolt.Tx, id ID, data []byte) (ID, error) {
 	if Has(tx, id) {
 		return id, nil
 	}
