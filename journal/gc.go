@@ -127,6 +127,13 @@ func (t *Tx) gc(o GCOptions) (*GCReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(dropped) > 0 && b == last+1 {
+		// Never drop the newest event: the chain continues from it. With the
+		// events bucket emptied, Append would number the gc event 1 with no
+		// prev (verify fails), and bbolt's Cursor.Last spins on a bucket
+		// emptied in the same transaction.
+		dropped, b = dropped[:len(dropped)-1], last
+	}
 	rep.FirstKept, rep.Dropped = b, len(dropped)
 	if len(dropped) > 0 {
 		if err := t.dropPrefix(dropped, b, rep, o); err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"syscall"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
@@ -32,6 +33,7 @@ const (
 	CodeNoSpace          = "NO_SPACE"
 	CodeBusy             = "BUSY"
 	CodeReadOnly         = "READ_ONLY"
+	CodeIOError          = "IO_ERROR"
 )
 
 // Sentinels of this package.
@@ -89,6 +91,10 @@ var codes = []struct {
 	{replay.ErrBadEvent, CodeInvalidInput, "journal_log lists event ids and their status"},
 	{replay.ErrNoSpace, CodeNoSpace, "free disk space and retry; nothing was changed"},
 	{journal.ErrBusy, CodeBusy, "another process holds the journal; retry in a moment"},
+	{syscall.EIO, CodeIOError, "the disk reported an I/O error; nothing was changed — tell the user, the disk may be failing"},
+	{syscall.EXDEV, CodeIOError, "a rename crossed file systems (a mount inside the workspace?); nothing was changed"},
+	{syscall.EROFS, CodeIOError, "the file system is read-only; nothing was changed"},
+	{syscall.EDQUOT, CodeNoSpace, "the disk quota is exhausted; nothing was changed"},
 	{ops.ErrNoMatch, CodeNoMatch, "read the file again; copy the text exactly, or use the candidates"},
 	{ops.ErrAmbiguousMatch, CodeAmbiguousMatch, "add surrounding lines to make the search text unique, or say which occurrence"},
 	{ops.ErrOverlap, CodeInvalidInput, "ops of one batch must not touch overlapping ranges of a file"},

@@ -235,8 +235,10 @@ func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, erro
 	}
 
 	// Large contents stream into the store before the intent, in transactions of their own.
-	if err := e.stageStreams(db, ops); err != nil {
+	var dirs []createdDir // made for new files; removed again if the batch fails
+	if err := e.stageStreams(db, ops, &dirs); err != nil {
 		e.removeTemps(ops)
+		removeDirs(dirs)
 		return nil, err
 	}
 
@@ -291,15 +293,16 @@ func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, erro
 	})
 	if err != nil {
 		e.removeTemps(ops)
+		removeDirs(dirs)
 		return nil, classify(fmt.Errorf("replay: record intent: %w", err))
 	}
 
 	// 2. Files. 3. Commit.
-	if err := e.writeFiles(ops); err != nil {
-		return nil, e.rollback(db, ev, err)
+	if err := e.writeFiles(ops, &dirs); err != nil {
+		return nil, e.rollback(db, ev, dirs, err)
 	}
 	if err := db.Update(func(tx *journal.Tx) error { _, err := tx.Seal(ev.Seq, journal.StatusCommitted, ""); return err }); err != nil {
-		return nil, e.rollback(db, ev, classify(fmt.Errorf("replay: commit event %d: %w", ev.Seq, err)))
+		return nil, e.rollback(db, ev, dirs, classify(fmt.Errorf("replay: commit event %d: %w", ev.Seq, err)))
 	}
 	res := &Result{Seq: ev.Seq, Files: ev.Files}
 	for _, o := range observes {
@@ -322,7 +325,7 @@ func stageKey(p Path, tmp string) string { return p.Root.Dir + "\x00" + tmp }
 
 // stageStreams writes streamed contents to their temp files and into the
 // store, and stores large before-contents, ahead of the intent.
-func (e *Engine) stageStreams(db *journal.DB, ops []*fileOp) error {
+func (e *Engine) stageStreams(db *journal.DB, ops []*fileOp, dirs *[]createdDir) error {
 	for _, op := range ops {
 		if op.cur.exists && op.cur.data == nil {
 			var have bool
@@ -365,7 +368,7 @@ func (e *Engine) stageStreams(db *journal.DB, ops []*fileOp) error {
 			done <- stored{id, err}
 		}()
 		src := op.change.Source
-		size, err := e.writeTemp(op.p, op.tmp, op.mode, func(w io.Writer) error {
+		size, err := e.writeTemp(op.p, op.tmp, op.mode, dirs, func(w io.Writer) error {
 			err := src(io.MultiWriter(w, pipe))
 			pipe.CloseWrite(err)
 			return err
@@ -385,17 +388,17 @@ func (e *Engine) stageStreams(db *journal.DB, ops []*fileOp) error {
 
 // writeFiles performs step 2 of the protocol: every temp written and synced,
 // then every rename and removal, then every directory synced.
-func (e *Engine) writeFiles(ops []*fileOp) error {
+func (e *Engine) writeFiles(ops []*fileOp, dirs *[]createdDir) error {
 	for _, op := range ops {
 		if op.change.Delete || op.staged {
 			continue
 		}
 		data := op.change.Data
-		if _, err := e.writeTemp(op.p, op.tmp, op.mode, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+		if _, err := e.writeTemp(op.p, op.tmp, op.mode, dirs, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
 			return err
 		}
 	}
-	dirs := map[*Root]map[string]bool{}
+	synced := map[*Root]map[string]bool{}
 	for _, op := range ops {
 		var err error
 		if op.change.Delete {
@@ -406,12 +409,18 @@ func (e *Engine) writeFiles(ops []*fileOp) error {
 		if err != nil {
 			return err
 		}
-		if dirs[op.p.Root] == nil {
-			dirs[op.p.Root] = map[string]bool{}
+		if synced[op.p.Root] == nil {
+			synced[op.p.Root] = map[string]bool{}
 		}
-		dirs[op.p.Root][path.Dir(op.p.Rel)] = true
+		synced[op.p.Root][path.Dir(op.p.Rel)] = true
 	}
-	for r, ds := range dirs {
+	for _, d := range *dirs { // a new directory's own entry must be durable too
+		if synced[d.root] == nil {
+			synced[d.root] = map[string]bool{}
+		}
+		synced[d.root][path.Dir(d.rel)] = true
+	}
+	for r, ds := range synced {
 		for d := range ds {
 			if err := e.syncDir(r, d); err != nil {
 				return err
@@ -430,13 +439,14 @@ func (e *Engine) removeTemps(ops []*fileOp) {
 // rollback puts every file of a failed batch back and seals its event
 // rolled_back. If that fails too, the event stays pending and the next open
 // recovers it.
-func (e *Engine) rollback(db *journal.DB, ev *journal.Event, cause error) error {
+func (e *Engine) rollback(db *journal.DB, ev *journal.Event, dirs []createdDir, cause error) error {
 	saved := e.fault
 	e.fault = nil // the fault under test has fired; the rollback itself runs clean
 	defer func() { e.fault = saved }()
 	if err := e.recoverEvent(db, ev, "rolled back: "+cause.Error()); err != nil {
 		return fmt.Errorf("%w (rollback incomplete, the next open recovers it: %v)", cause, err)
 	}
+	removeDirs(dirs)
 	return cause
 }
 

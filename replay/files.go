@@ -99,16 +99,57 @@ func isTemp(name string) bool {
 	return err == nil
 }
 
+// createdDir is a directory a batch made for a new file; a rollback removes it again.
+type createdDir struct {
+	root *Root
+	rel  string
+}
+
+// mkdirs makes p's missing parent directories and appends them, outermost
+// first, to created (if not nil).
+func (e *Engine) mkdirs(p Path, created *[]createdDir) error {
+	dir := path.Dir(p.Rel)
+	if dir == "." {
+		return nil
+	}
+	var missing []string
+	for d := dir; d != "."; d = path.Dir(d) {
+		if _, err := p.Root.root.Lstat(d); err == nil {
+			break
+		}
+		missing = append(missing, d)
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	if err := p.Root.root.MkdirAll(dir, 0o755); err != nil {
+		return mapFSError(p, "mkdir", err)
+	}
+	if created != nil {
+		for i := len(missing) - 1; i >= 0; i-- {
+			*created = append(*created, createdDir{p.Root, missing[i]})
+		}
+	}
+	return nil
+}
+
+// removeDirs removes directories a failed batch created, innermost first;
+// a directory that is not empty (someone else wrote there) stays.
+func removeDirs(dirs []createdDir) {
+	for i := len(dirs) - 1; i >= 0; i-- {
+		dirs[i].root.root.Remove(dirs[i].rel)
+	}
+}
+
 // writeTemp creates tmp (which must not exist) with mode, fills it by calling
-// fill, and fsyncs it. It returns the size written.
-func (e *Engine) writeTemp(p Path, tmp string, mode fs.FileMode, fill func(w io.Writer) error) (int64, error) {
+// fill, and fsyncs it. It returns the size written. Parent directories it
+// has to make are appended to created.
+func (e *Engine) writeTemp(p Path, tmp string, mode fs.FileMode, created *[]createdDir, fill func(w io.Writer) error) (int64, error) {
 	if err := e.step("mkdir", p.Rel); err != nil {
 		return 0, err
 	}
-	if dir := path.Dir(p.Rel); dir != "." {
-		if err := p.Root.root.MkdirAll(dir, 0o755); err != nil {
-			return 0, mapFSError(p, "mkdir", err)
-		}
+	if err := e.mkdirs(p, created); err != nil {
+		return 0, err
 	}
 	if err := e.step("create", p.Rel); err != nil {
 		return 0, err

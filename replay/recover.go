@@ -118,7 +118,7 @@ func (e *Engine) putBack(db *journal.DB, p Path, id snapshot.ID, mode fs.FileMod
 	}
 	tmp := tempName(p.Rel, seq)
 	err := db.View(func(tx *journal.Tx) error {
-		_, err := e.writeTemp(p, tmp, mode, func(w io.Writer) error {
+		_, err := e.writeTemp(p, tmp, mode, nil, func(w io.Writer) error {
 			return snapshot.Get(tx.Bolt(), id, w)
 		})
 		return err

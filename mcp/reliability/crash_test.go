@@ -1,0 +1,341 @@
+package reliability
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/ops"
+)
+
+// pool is random text that file contents are cut from (lowercase lines, no
+// spaces, so a header "id ..." is unique in a file).
+var pool = func() []byte {
+	rng := rand.New(rand.NewSource(1))
+	b := make([]byte, 2<<20)
+	for i := range b {
+		if i%64 == 63 {
+			b[i] = '\n'
+		} else {
+			b[i] = byte('a' + rng.Intn(26))
+		}
+	}
+	return b
+}()
+
+// content is a file of exactly size bytes starting with the header "id tag".
+func content(rng *rand.Rand, tag string, size int) []byte {
+	if size == 0 {
+		return []byte{}
+	}
+	b := make([]byte, 0, size+64)
+	b = append(b, "id "+tag+"\n"...)
+	for len(b) < size {
+		off := rng.Intn(len(pool) - 4096)
+		b = append(b, pool[off:off+min(4096, size-len(b))]...)
+	}
+	return b[:size]
+}
+
+// fileSize draws a size from 0 B to 1 MiB, mostly small.
+func fileSize(rng *rand.Rand) int {
+	switch r := rng.Intn(100); {
+	case r < 8:
+		return 0
+	case r < 60:
+		return rng.Intn(1 << 10)
+	case r < 92:
+		return rng.Intn(64 << 10)
+	default:
+		return 64<<10 + rng.Intn(1<<20-64<<10+1)
+	}
+}
+
+// crashBatch is one tool call of the crash matrix and the files it must leave.
+type crashBatch struct {
+	tool  string
+	args  map[string]any
+	after map[string][]byte // path → content after (the batch's files only)
+	bytes int
+}
+
+// crashModel is what the workspace must hold: the files of every acknowledged batch.
+type crashModel struct {
+	files map[string][]byte
+	seq   int
+}
+
+func (m *crashModel) existing(rng *rand.Rand, n int) []string {
+	keys := make([]string, 0, len(m.files))
+	for k := range m.files {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	rng.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+	if len(keys) > n {
+		keys = keys[:n]
+	}
+	return keys
+}
+
+// next draws a batch: a tool and 1, 3, 10 or 50 files of 0 B – 1 MiB.
+func (m *crashModel) next(t *testing.T, rng *rand.Rand, maxBytes int) *crashBatch {
+	m.seq++
+	n := []int{1, 3, 10, 50}[rng.Intn(4)]
+	kind := rng.Intn(4)
+	if len(m.files) < n || (kind != 0 && len(m.files) == 0) {
+		kind = 0
+	}
+	if kind == 0 && len(m.files) > 400 {
+		kind = 1
+	}
+	load := func(p string) ([]byte, bool, error) {
+		d, ok := m.files[p]
+		return d, ok, nil
+	}
+	b := &crashBatch{after: map[string][]byte{}}
+	var list []ops.Op
+	var opArgs []map[string]any
+	total := 0
+	budget := func() int {
+		s := fileSize(rng)
+		if total+s > maxBytes {
+			s = rng.Intn(1 << 10)
+		}
+		total += s
+		return s
+	}
+	switch kind {
+	case 0: // file_create_new
+		b.tool = "file_create_new"
+		for i := 0; i < n; i++ {
+			p := fmt.Sprintf("d%d/f%d-%d.txt", rng.Intn(5), m.seq, i)
+			c := content(rng, fmt.Sprintf("%d-%d", m.seq, i), budget())
+			list = append(list, ops.CreateOp{Path: p, Content: string(c)})
+			opArgs = append(opArgs, map[string]any{"path": p, "content": string(c)})
+		}
+	case 1: // file_replace, whole files
+		b.tool = "file_replace"
+		for i, p := range m.existing(rng, n) {
+			c := content(rng, fmt.Sprintf("%d-%d", m.seq, i), budget())
+			list = append(list, ops.ReplaceOp{Path: p, Content: string(c)})
+			opArgs = append(opArgs, map[string]any{"path": p, "content": string(c)})
+		}
+	case 2: // file_insert_text at eof
+		b.tool = "file_insert_text"
+		for i, p := range m.existing(rng, n) {
+			c := fmt.Sprintf("ins %d-%d", m.seq, i)
+			list = append(list, ops.InsertOp{Path: p, Content: c, At: "eof"})
+			opArgs = append(opArgs, map[string]any{"path": p, "content": c, "at": "eof"})
+		}
+	case 3: // edit_content on one file with a header (single-file search/replace)
+		for _, p := range m.existing(rng, len(m.files)) {
+			old := m.files[p]
+			if !bytes.HasPrefix(old, []byte("id ")) || bytes.IndexByte(old, '\n') < 0 {
+				continue
+			}
+			head := string(old[:bytes.IndexByte(old, '\n')])
+			repl := fmt.Sprintf("id e%d", m.seq)
+			b.tool = "edit_content"
+			b.args = map[string]any{"absolute_file_path": p, "search_text": head, "replace_text": repl, "preview": false, "fuzzy": false}
+			b.after[p] = bytes.Replace(old, []byte(head), []byte(repl), 1)
+			b.bytes = len(old)
+			return b
+		}
+		m.seq--
+		return m.next(t, rng, maxBytes)
+	}
+	out, err := ops.ApplyBatch(list, load)
+	if err != nil {
+		t.Fatalf("reference applier: %v", err)
+	}
+	for _, p := range out.Paths() {
+		b.after[p] = out.Files[p].New
+		b.bytes += len(out.Files[p].New)
+	}
+	b.args = map[string]any{"ops": opArgs}
+	return b
+}
+
+// crashStats are the figures of a crash run.
+type crashStats struct {
+	kills, earlyKills, acked, inflight, inflightApplied, inflightRolledBack, filesChecked, verifies int
+	bytesSent                                                                                       int64
+	byTool                                                                                          map[string]int
+	byFiles                                                                                         map[int]int
+}
+
+// TestCrash_KillServeDuringBatches SIGKILLs `journal serve` at random moments
+// while it serves batch tools, restarts it, and checks after every restart:
+// no torn file, no partly applied batch, every acknowledged batch on disk, no
+// temporary file, `journal verify` clean.
+func TestCrash_KillServeDuringBatches(t *testing.T) {
+	kills := scale("KILLS", 100, 1000)
+	maxBytes := 4 << 20
+	seed := time.Now().UnixNano()
+	if v := os.Getenv("JOURNAL_SEED"); v != "" {
+		fmt.Sscan(v, &seed)
+	}
+	t.Logf("seed %d (JOURNAL_SEED to repeat)", seed)
+	rng := rand.New(rand.NewSource(seed))
+	root := t.TempDir()
+	m := &crashModel{files: map[string][]byte{}}
+	st := crashStats{byTool: map[string]int{}, byFiles: map[int]int{}}
+	began := time.Now()
+
+	s := mustStart(t, root, "crash")
+	for st.kills < kills {
+		// Kill after a random delay: sometimes right away (mid-batch of the
+		// first call), mostly after a few batches.
+		delay := time.Duration(rng.Intn(500)) * time.Millisecond
+		if rng.Intn(4) == 0 {
+			delay = time.Duration(rng.Intn(20000)) * time.Microsecond
+		}
+		timer := time.AfterFunc(delay, s.kill)
+		var inflight *crashBatch
+		for {
+			b := m.next(t, rng, maxBytes)
+			inflight = b
+			st.bytesSent += int64(b.bytes)
+			res, err := s.call(b.tool, b.args)
+			if err != nil {
+				break // killed
+			}
+			if res.IsError || res.Protocol != nil {
+				timer.Stop()
+				t.Fatalf("%s failed: %s %v", b.tool, res.Text, res.Protocol)
+			}
+			for p, c := range b.after {
+				m.files[p] = c
+			}
+			inflight = nil
+			st.acked++
+			st.byTool[b.tool]++
+			st.byFiles[len(b.after)]++
+		}
+		timer.Stop()
+		<-s.done
+		st.kills++
+
+		// Sometimes kill the restarted server again during its recovery.
+		if rng.Intn(8) == 0 {
+			s = start(t, root)
+			time.Sleep(time.Duration(rng.Intn(15000)) * time.Microsecond)
+			s.kill()
+			st.kills++
+			st.earlyKills++
+		}
+		s = start(t, root)
+		if err := s.initialize("crash"); err != nil {
+			t.Fatalf("restart after kill %d: %v", st.kills, err)
+		}
+
+		// Check: the in-flight batch is all applied or not at all; every other file is as acknowledged.
+		if inflight != nil {
+			st.inflight++
+			applied, kept := 0, 0
+			var torn []string
+			for p, want := range inflight.after {
+				got, err := os.ReadFile(filepath.Join(root, p))
+				old, had := m.files[p]
+				switch {
+				case had && bytes.Equal(old, want):
+					// Unchanged by the batch (e.g. empty before and after): says nothing.
+				case err == nil && bytes.Equal(got, want):
+					applied++
+				case (err == nil && had && bytes.Equal(got, old)) || (os.IsNotExist(err) && !had):
+					kept++
+				default:
+					torn = append(torn, p)
+				}
+			}
+			if len(torn) > 0 {
+				t.Fatalf("kill %d: torn files of the in-flight %s batch: %v", st.kills, inflight.tool, torn)
+			}
+			if applied > 0 && kept > 0 {
+				t.Fatalf("kill %d: in-flight %s batch partly applied: %d files applied, %d not", st.kills, inflight.tool, applied, kept)
+			}
+			if applied > 0 {
+				st.inflightApplied++
+				for p, c := range inflight.after {
+					m.files[p] = c
+				}
+			} else {
+				st.inflightRolledBack++
+			}
+		}
+		onDisk := map[string]bool{}
+		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err == nil && d.IsDir() && d.Name() == journal.DirName {
+				return filepath.SkipDir
+			}
+			if err == nil && d.Type().IsRegular() {
+				rel, _ := filepath.Rel(root, p)
+				onDisk[filepath.ToSlash(rel)] = true
+			}
+			return nil
+		})
+		for p, want := range m.files {
+			got, err := os.ReadFile(filepath.Join(root, p))
+			if err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("kill %d: acknowledged content of %s lost (err %v, %d bytes, want %d)", st.kills, p, err, len(got), len(want))
+			}
+			delete(onDisk, p)
+			st.filesChecked++
+		}
+		for p := range onDisk {
+			if !strings.Contains(p, ".jtmp-") {
+				t.Fatalf("kill %d: unexpected file %s", st.kills, p)
+			}
+		}
+		if tmp := tempFiles(root); len(tmp) > 0 {
+			t.Fatalf("kill %d: temporary files left: %v", st.kills, tmp)
+		}
+		if out, err := cli(root, "verify"); err != nil {
+			t.Fatalf("kill %d: journal verify: %v\n%s", st.kills, err, out)
+		}
+		st.verifies++
+	}
+	s.close()
+
+	// The journal's own account: every batch is committed or rolled back, none pending.
+	var committed, rolledBack, pending int
+	j, err := journal.Open(filepath.Join(root, journal.DirName, journal.FileName), journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = j.View(func(tx *journal.Tx) error {
+		return tx.Each(0, false, func(ev *journal.Event) error {
+			switch ev.Status {
+			case journal.StatusCommitted:
+				committed++
+			case journal.StatusRolledBack:
+				rolledBack++
+			default:
+				pending++
+			}
+			return nil
+		})
+	})
+	if err != nil || pending > 0 {
+		t.Fatalf("journal: %d pending events: %v", pending, err)
+	}
+	if committed != st.acked+st.inflightApplied {
+		t.Errorf("journal has %d committed events, the client saw %d acknowledged + %d applied in flight", committed, st.acked, st.inflightApplied)
+	}
+	fi, _ := os.Stat(j.Path())
+	figures(t, map[string]any{"seed": seed, "kills": st.kills, "kills_during_recovery": st.earlyKills,
+		"batches_acknowledged": st.acked, "batches_in_flight_at_kill": st.inflight,
+		"in_flight_committed": st.inflightApplied, "in_flight_rolled_back_or_not_started": st.inflightRolledBack,
+		"events_committed": committed, "events_rolled_back": rolledBack, "file_checks": st.filesChecked,
+		"verify_runs": st.verifies, "torn_files": 0, "partial_batches": 0, "lost_acknowledged": 0, "temp_files_left": 0,
+		"mib_sent": st.bytesSent >> 20, "files": len(m.files), "journal_mib": fi.Size() >> 20,
+		"by_tool": st.byTool, "by_batch_files": st.byFiles, "seconds": int(time.Since(began).Seconds())})
+}
