@@ -61,12 +61,13 @@
 // to the next waiter as soon as it is released) and gives up with
 // journal.ErrBusy after LockTimeout. Inside one process a mutex orders batches
 // before they reach the lock. Measured here (2 vCPUs, shared disk,
-// 2026-11-22): opening and closing the journal around a batch costs ≈ 80 µs
+// 2026-11-22): opening and closing the journal around a batch costs 80–130 µs
 // (BenchmarkJournalOpenClose), against ≈ 1.5–3 ms
 // for the batch's fsyncs; with two engines racing on one file
 // (TestTwoEngines_Serialize) the worst wait fell from 1.9 s with bbolt's
 // polling lock to 0.28 s with the blocking lock file. A one-line edit of a
-// 300-line file costs 2.3–2.9× the durability floor measured beside it
-// (BenchmarkApplyVsFloor; BENCHMARKS.md): two bbolt commits (intent and
-// commit) instead of one, plus the temp file's fsync and the directory's.
+// 300-line file costs 2.1× the durability floor measured beside it on a quiet
+// machine, 2.3–2.9× under load (BenchmarkApplyVsFloor; BENCHMARKS.md): two
+// bbolt commits (intent and commit) instead of one, plus the temp file's
+// fsync and the directory's.
 package replay
