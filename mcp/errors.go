@@ -204,5 +204,7 @@ type hinted struct {
 	hint string
 }
 
+// Error implements error.
 func (h *hinted) Error() string { return h.err.Error() }
+// Unwrap returns the wrapped error.
 func (h *hinted) Unwrap() error { return h.err }

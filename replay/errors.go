@@ -39,6 +39,7 @@ type PathError struct {
 	cause error
 }
 
+// Error implements error.
 func (e *PathError) Error() string {
 	if e.Msg != "" {
 		return fmt.Sprintf("%s: %s", e.Path, e.Msg)
@@ -62,6 +63,7 @@ type ConflictError struct {
 	Msg   string
 }
 
+// Error implements error.
 func (e *ConflictError) Error() string {
 	return fmt.Sprintf("revert of event %d conflicts in %s: %s", e.Event, e.Path, e.Msg)
 }

@@ -195,6 +195,7 @@ type countingWriter struct {
 	n int64
 }
 
+// Write implements io.Writer.
 func (c *countingWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)

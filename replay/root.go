@@ -31,6 +31,7 @@ type Path struct {
 // Abs returns the absolute path.
 func (p Path) Abs() string { return filepath.Join(p.Root.Dir, filepath.FromSlash(p.Rel)) }
 
+// String implements fmt.Stringer.
 func (p Path) String() string { return p.Rel }
 
 func openRoot(dir string) (*Root, error) {

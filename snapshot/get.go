@@ -163,6 +163,7 @@ func Verify(tx *bolt.Tx, id ID) (int64, error) {
 
 type countWriter int64
 
+// Write implements io.Writer.
 func (c *countWriter) Write(p []byte) (int, error) { *c += countWriter(len(p)); return len(p), nil }
 
 // Refs calls fn for every list and chunk ID a content references (for garbage collection).

@@ -36,6 +36,7 @@ type RPCError struct {
 	Data    json.RawMessage `json:"data,omitempty"`
 }
 
+// Error implements error.
 func (e *RPCError) Error() string {
 	return fmt.Sprintf("json-rpc error %d: %s", e.Code, e.Message)
 }
@@ -46,6 +47,7 @@ type ToolError struct {
 	Text string // the text content of the result
 }
 
+// Error implements error.
 func (e *ToolError) Error() string {
 	t := e.Text
 	if len(t) > 600 {

@@ -124,6 +124,7 @@ type tail struct {
 	max int
 }
 
+// Write implements io.Writer.
 func (t *tail) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -134,6 +135,7 @@ func (t *tail) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// String implements fmt.Stringer.
 func (t *tail) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -101,7 +101,9 @@ type hinted struct {
 	hint string
 }
 
+// Error implements error.
 func (h *hinted) Error() string { return h.err.Error() }
+// Unwrap returns the wrapped error.
 func (h *hinted) Unwrap() error { return h.err }
 
 // withHint attaches a hint to err.
@@ -113,7 +115,9 @@ type detailed struct {
 	lines []string
 }
 
+// Error implements error.
 func (d *detailed) Error() string { return d.err.Error() }
+// Unwrap returns the wrapped error.
 func (d *detailed) Unwrap() error { return d.err }
 
 // failed means the command already printed why it failed (verify).
