@@ -206,5 +206,6 @@ type hinted struct {
 
 // Error implements error.
 func (h *hinted) Error() string { return h.err.Error() }
+
 // Unwrap returns the wrapped error.
 func (h *hinted) Unwrap() error { return h.err }

@@ -103,6 +103,7 @@ type hinted struct {
 
 // Error implements error.
 func (h *hinted) Error() string { return h.err.Error() }
+
 // Unwrap returns the wrapped error.
 func (h *hinted) Unwrap() error { return h.err }
 
@@ -117,6 +118,7 @@ type detailed struct {
 
 // Error implements error.
 func (d *detailed) Error() string { return d.err.Error() }
+
 // Unwrap returns the wrapped error.
 func (d *detailed) Unwrap() error { return d.err }
 
