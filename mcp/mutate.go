@@ -48,12 +48,9 @@ func (s *Server) registerMutate() {
 		desc:        "Create one or more new files atomically (parent directories are made). Fails, creating nothing, if any file already exists. Returns the first lines of each file with numbers, bytes_written and the journal event.",
 		destructive: false},
 		func(ctx context.Context, c *call, in *CreateIn) (*BatchOut, string, error) {
-			list := make([]ops.Op, len(in.Ops))
-			for i := range in.Ops {
-				if err := s.resolveKey(&in.Ops[i].Path); err != nil {
-					return nil, "", err
-				}
-				list[i] = in.Ops[i]
+			list, err := resolveOps(s, in.Ops, func(o *ops.CreateOp) []*string { return []*string{&o.Path} })
+			if err != nil {
+				return nil, "", err
 			}
 			return s.batch(ctx, c, batchSpec{ops: list, expected: in.ExpectedVersions, diff: in.Diff})
 		})
@@ -61,14 +58,13 @@ func (s *Server) registerMutate() {
 		desc:        "Replace whole files, or line ranges of files, atomically. Fails, changing nothing, if any file is missing. Whole-file results show the first 2 and last 2 lines, lines_total and bytes_written; range results show the changed region ±2 lines.",
 		destructive: true},
 		func(ctx context.Context, c *call, in *ReplaceIn) (*BatchOut, string, error) {
-			list := make([]ops.Op, len(in.Ops))
+			list, err := resolveOps(s, in.Ops, func(o *ops.ReplaceOp) []*string { return []*string{&o.Path} })
+			if err != nil {
+				return nil, "", err
+			}
 			lineBased := false
-			for i := range in.Ops {
-				if err := s.resolveKey(&in.Ops[i].Path); err != nil {
-					return nil, "", err
-				}
-				lineBased = lineBased || in.Ops[i].StartLine != nil
-				list[i] = in.Ops[i]
+			for _, o := range in.Ops {
+				lineBased = lineBased || o.StartLine != nil
 			}
 			return s.batch(ctx, c, batchSpec{ops: list, lineBased: lineBased, expected: in.ExpectedVersions, diff: in.Diff})
 		})
@@ -76,14 +72,13 @@ func (s *Server) registerMutate() {
 		desc:        "Insert text at bof, eof, before_line or after_line N, optionally at a column (null/0 = start of line, -1 = end of line, N = character N), without string matching. All line numbers of a batch refer to the original files; ops are applied bottom-to-top. Returns the inserted region ±2 lines in post-edit numbering.",
 		destructive: false},
 		func(ctx context.Context, c *call, in *InsertIn) (*BatchOut, string, error) {
-			list := make([]ops.Op, len(in.Ops))
+			list, err := resolveOps(s, in.Ops, func(o *ops.InsertOp) []*string { return []*string{&o.Path} })
+			if err != nil {
+				return nil, "", err
+			}
 			lineBased := false // bof/eof inserts do not depend on line numbers
-			for i := range in.Ops {
-				if err := s.resolveKey(&in.Ops[i].Path); err != nil {
-					return nil, "", err
-				}
-				lineBased = lineBased || in.Ops[i].Line != nil
-				list[i] = in.Ops[i]
+			for _, o := range in.Ops {
+				lineBased = lineBased || o.Line != nil
 			}
 			return s.batch(ctx, c, batchSpec{ops: list, lineBased: lineBased, expected: in.ExpectedVersions, diff: in.Diff})
 		})
@@ -91,15 +86,9 @@ func (s *Server) registerMutate() {
 		desc:        "Copy line ranges (or character-precise ranges) from source files and insert them at target locations, many targets in one atomic call (e.g. stamp a decorator into 50 places). Sources are never modified; targets must exist.",
 		destructive: false},
 		func(ctx context.Context, c *call, in *CopyPasteIn) (*BatchOut, string, error) {
-			list := make([]ops.Op, len(in.Ops))
-			for i := range in.Ops {
-				if err := s.resolveKey(&in.Ops[i].SourcePath); err != nil {
-					return nil, "", err
-				}
-				if err := s.resolveKey(&in.Ops[i].TargetPath); err != nil {
-					return nil, "", err
-				}
-				list[i] = in.Ops[i]
+			list, err := resolveOps(s, in.Ops, func(o *ops.CopyPasteOp) []*string { return []*string{&o.SourcePath, &o.TargetPath} })
+			if err != nil {
+				return nil, "", err
 			}
 			return s.batch(ctx, c, batchSpec{ops: list, lineBased: true, expected: in.ExpectedVersions, diff: in.Diff})
 		})
@@ -107,18 +96,27 @@ func (s *Server) registerMutate() {
 		desc:        "Move a line or line/column range within a file or to another file, atomically. A missing target file is created (target_created: true, with a warning).",
 		destructive: true},
 		func(ctx context.Context, c *call, in *MoveIn) (*BatchOut, string, error) {
-			list := make([]ops.Op, len(in.Ops))
-			for i := range in.Ops {
-				if err := s.resolveKey(&in.Ops[i].SourcePath); err != nil {
-					return nil, "", err
-				}
-				if err := s.resolveKey(&in.Ops[i].TargetPath); err != nil {
-					return nil, "", err
-				}
-				list[i] = in.Ops[i]
+			list, err := resolveOps(s, in.Ops, func(o *ops.MoveOp) []*string { return []*string{&o.SourcePath, &o.TargetPath} })
+			if err != nil {
+				return nil, "", err
 			}
 			return s.batch(ctx, c, batchSpec{ops: list, lineBased: true, expected: in.ExpectedVersions, diff: in.Diff})
 		})
+}
+
+// resolveOps canonicalises the path fields of each op (paths returns
+// pointers to them) and returns the ops as a batch.
+func resolveOps[T ops.Op](s *Server, in []T, paths func(*T) []*string) ([]ops.Op, error) {
+	list := make([]ops.Op, len(in))
+	for i := range in {
+		for _, p := range paths(&in[i]) {
+			if err := s.resolveKey(p); err != nil {
+				return nil, err
+			}
+		}
+		list[i] = in[i]
+	}
+	return list, nil
 }
 
 // batch runs a batch and renders it.

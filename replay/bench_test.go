@@ -24,34 +24,48 @@ func lines300() []byte {
 	return b.Bytes()
 }
 
-// BenchmarkFloor is the durability floor the apply benchmark is compared with:
+// floor is the durability floor the apply benchmarks are compared with:
 // temp file + fsync + rename + directory fsync, plus one bbolt update.
-func BenchmarkFloor(b *testing.B) {
-	dir := b.TempDir()
-	data := lines300()
-	target := filepath.Join(dir, "f.go")
+type floor struct {
+	dir, target string
+	db          *bolt.DB
+}
+
+func newFloor(b *testing.B) *floor {
+	dir := filepath.Join(b.TempDir(), "floor")
+	os.Mkdir(dir, 0o755)
 	db, err := bolt.Open(filepath.Join(dir, "j.db"), 0o600, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer db.Close()
+	b.Cleanup(func() { db.Close() })
 	db.Update(func(tx *bolt.Tx) error { _, err := tx.CreateBucketIfNotExists([]byte("ev")); return err })
+	return &floor{dir: dir, target: filepath.Join(dir, "f.go"), db: db}
+}
+
+func (fl *floor) write(data []byte) {
+	tmp := fl.target + ".tmp"
+	f, _ := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	f.Write(data)
+	f.Sync()
+	f.Close()
+	os.Rename(tmp, fl.target)
+	d, _ := os.Open(fl.dir)
+	d.Sync()
+	d.Close()
+	fl.db.Update(func(tx *bolt.Tx) error {
+		bk := tx.Bucket([]byte("ev"))
+		seq, _ := bk.NextSequence()
+		return bk.Put([]byte(fmt.Sprint(seq)), data[:200])
+	})
+}
+
+// BenchmarkFloor is the durability floor alone.
+func BenchmarkFloor(b *testing.B) {
+	fl, data := newFloor(b), lines300()
 	for i := 0; b.Loop(); i++ {
-		tmp := target + ".tmp"
-		f, _ := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 		data[10] = byte('a' + i%26)
-		f.Write(data)
-		f.Sync()
-		f.Close()
-		os.Rename(tmp, target)
-		d, _ := os.Open(dir)
-		d.Sync()
-		d.Close()
-		db.Update(func(tx *bolt.Tx) error {
-			bk := tx.Bucket([]byte("ev"))
-			seq, _ := bk.NextSequence()
-			return bk.Put([]byte(fmt.Sprint(seq)), data[:200])
-		})
+		fl.write(data)
 	}
 }
 
@@ -208,15 +222,7 @@ func BenchmarkLog_JournalSize(b *testing.B) {
 func BenchmarkApplyVsFloor(b *testing.B) {
 	dir := b.TempDir()
 	data := lines300()
-	floorDir := filepath.Join(dir, "floor")
-	os.Mkdir(floorDir, 0o755)
-	target := filepath.Join(floorDir, "f.go")
-	db, err := bolt.Open(filepath.Join(floorDir, "j.db"), 0o600, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	db.Update(func(tx *bolt.Tx) error { _, err := tx.CreateBucketIfNotExists([]byte("ev")); return err })
+	fl := newFloor(b)
 	ws := filepath.Join(dir, "ws")
 	os.Mkdir(ws, 0o755)
 	os.WriteFile(filepath.Join(ws, "f.go"), data, 0o644)
@@ -224,21 +230,8 @@ func BenchmarkApplyVsFloor(b *testing.B) {
 	var floor, apply []time.Duration
 	for i := 0; b.Loop(); i++ {
 		t0 := time.Now()
-		tmp := target + ".tmp"
-		f, _ := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 		data[10] = byte('a' + i%26)
-		f.Write(data)
-		f.Sync()
-		f.Close()
-		os.Rename(tmp, target)
-		d, _ := os.Open(floorDir)
-		d.Sync()
-		d.Close()
-		db.Update(func(tx *bolt.Tx) error {
-			bk := tx.Bucket([]byte("ev"))
-			seq, _ := bk.NextSequence()
-			return bk.Put([]byte(fmt.Sprint(seq)), data[:200])
-		})
+		fl.write(data)
 		t1 := time.Now()
 		next := bytes.Clone(data)
 		copy(next[100:], fmt.Sprintf("%06d", i))
