@@ -109,16 +109,7 @@ type CopyPasteOp struct {
 // is also removed from the source. A missing target file is created (empty,
 // UTF-8) and the result says target_created with a warning. A same-file
 // target inside the moved range is refused with ErrOverlap.
-type MoveOp struct {
-	SourcePath      string `json:"source_path"`
-	SourceStartLine int    `json:"source_start_line"`
-	SourceStartCol  *int   `json:"source_start_col,omitempty"`
-	SourceEndLine   int    `json:"source_end_line"`
-	SourceEndCol    *int   `json:"source_end_col,omitempty"`
-	TargetPath      string `json:"target_path"`
-	TargetLine      int    `json:"target_line"`
-	TargetCol       *int   `json:"target_col,omitempty"`
-}
+type MoveOp CopyPasteOp
 
 // Kind returns "file_create_new".
 func (CreateOp) Kind() string { return KindCreate }
