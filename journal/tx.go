@@ -162,11 +162,6 @@ func (t *Tx) RevertedBy(seq uint64) uint64 {
 	return binary.BigEndian.Uint64(v)
 }
 
-// Unlink removes a revert link (used when the reverting event is itself reverted, so seq counts as live again).
-func (t *Tx) Unlink(seq uint64) error {
-	return t.tx.Bucket(bucketLinks).Delete(u64(seq))
-}
-
 // Head is the journal's last known state of a path.
 type Head struct {
 	ID   snapshot.ID // zero: the file does not exist

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -91,7 +90,7 @@ func (s *Server) runBatch(ctx context.Context, c *call, spec batchSpec) (*BatchO
 		}
 		var err error
 		if outcome, err = ops.ApplyBatch(spec.ops, load); err != nil {
-			return nil, unwrapLoad(err)
+			return nil, err // op errors, or a load error passed through unchanged
 		}
 		b := &replay.Batch{Tool: c.tool, Args: c.args, Actor: &c.actor, DryRun: spec.preview}
 		for _, key := range outcome.Paths() {
@@ -139,15 +138,6 @@ func orAbsent(v string) string {
 		return "(absent)"
 	}
 	return v
-}
-
-// unwrapLoad returns a load error as it was (ops passes it through unchanged).
-func unwrapLoad(err error) error {
-	var be *ops.BatchError
-	if errors.As(err, &be) {
-		return err
-	}
-	return err
 }
 
 // batchText is the concise text for the model.

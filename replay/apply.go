@@ -53,9 +53,10 @@ type Result struct {
 // Reader reads files while a batch holds the journal's lock, so what a plan
 // reads is what the batch replaces.
 type Reader struct {
-	e     *Engine
-	db    *journal.DB
-	cache map[string]state
+	e      *Engine
+	db     *journal.DB
+	cache  map[string]state
+	cached bool // outside the lock: large files may take their version from the version cache
 }
 
 // File is a file as a plan sees it.
@@ -94,7 +95,7 @@ func (r *Reader) state(p Path) (state, error) {
 	if st, ok := r.cache[p.Key]; ok {
 		return st, nil
 	}
-	st, err := r.e.readState(p)
+	st, err := r.e.readState(p, r.cached)
 	if err != nil {
 		return st, err
 	}
@@ -451,10 +452,12 @@ func (e *Engine) rollback(db *journal.DB, ev *journal.Event, dirs []createdDir, 
 }
 
 // Read returns a file as it is now, without taking the journal's lock (a
-// read-only view for read tools; edits re-read under the lock). Files at or
-// above the stream threshold have no Data: use OpenFile.
+// read-only view for read tools; edits re-read and re-hash under the lock).
+// Files at or above the stream threshold have no Data (use OpenFile), and
+// their version comes from the version cache when their identity is
+// unchanged, so a read tool refusing a huge file does not hash it first.
 func (e *Engine) Read(p string) (*File, error) {
-	r := &Reader{e: e, cache: map[string]state{}}
+	r := &Reader{e: e, cache: map[string]state{}, cached: true}
 	return r.Read(p)
 }
 

@@ -10,6 +10,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aymanbagabas/go-udiff/lcs"
 	"github.com/journalfs/journal/snapshot"
@@ -24,8 +25,11 @@ type state struct {
 	data   []byte // nil for streamed (large) files
 }
 
-// readState reads (small files) or hashes by streaming (large files) the file at p.
-func (e *Engine) readState(p Path) (state, error) {
+// readState reads (small files) or hashes by streaming (large files) the file
+// at p. With cached, a large file whose identity (device, inode, size, mtime,
+// ctime) is unchanged since it was last hashed takes its version from the
+// version cache (lock-free reads only: a batch under the lock always hashes).
+func (e *Engine) readState(p Path, cached bool) (state, error) {
 	fi, err := p.Root.root.Lstat(p.Rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		return state{}, nil
@@ -52,11 +56,19 @@ func (e *Engine) readState(p Path) (state, error) {
 		st.id, st.size = snapshot.Sum(st.data), int64(len(st.data))
 		return st, nil
 	}
+	if id, ok := versions.get(p, fi); cached && ok {
+		st.id = id
+		return st, nil
+	}
+	start := time.Now()
 	h := snapshot.NewHasher()
 	if st.size, err = io.Copy(h, f); err != nil {
 		return state{}, mapFSError(p, "read", err)
 	}
 	st.id = h.ID()
+	if after, err := f.Stat(); err == nil {
+		versions.put(p, fi, after, start, st.id)
+	}
 	return st, nil
 }
 

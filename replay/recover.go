@@ -80,7 +80,7 @@ func (e *Engine) recoverEvent(db *journal.DB, ev *journal.Event, reason string) 
 			dirs[p.Root] = map[string]bool{}
 		}
 		dirs[p.Root][path.Dir(p.Rel)] = true
-		cur, err := e.readState(p)
+		cur, err := e.readState(p, false)
 		if err != nil {
 			return err
 		}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -191,9 +190,4 @@ func mapFSError(p Path, op string, err error) error {
 		return &PathError{Path: p.Rel, Err: ErrOutsideRoot, Msg: "resolves (through a symbolic link) outside the workspace root", cause: err}
 	}
 	return fmt.Errorf("replay: %s %s: %w", op, p.Rel, err)
-}
-
-func parentDir(rel string) string {
-	d := path.Dir(rel)
-	return d
 }

@@ -60,7 +60,7 @@ func (e *Engine) Status() (*Status, error) {
 		if err != nil {
 			continue // a root not configured in this process
 		}
-		cur, err := e.readState(p)
+		cur, err := e.readState(p, false)
 		if err != nil {
 			d.Err = err.Error()
 		} else {

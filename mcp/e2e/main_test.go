@@ -8,10 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/journalfs/journal/mcp/internal/testbin"
 )
 
 var (
@@ -21,22 +22,16 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	_, file, _, _ := runtime.Caller(0)
-	repo = filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+	repo = testbin.Repo()
 	nodeDir = filepath.Join(repo, "testdata", "e2e")
-	tmp, err := os.MkdirTemp("", "journal-e2e-")
+	bin, cleanup, err := testbin.Build("journal-e2e-")
 	if err != nil {
-		panic(err)
-	}
-	binary = filepath.Join(tmp, "journal")
-	build := exec.Command("go", "build", "-o", binary, "./cmd/journal")
-	build.Dir = repo
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build ./cmd/journal: %v\n%s", err, out)
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	binary = bin
 	code := m.Run()
-	os.RemoveAll(tmp)
+	cleanup()
 	os.Exit(code)
 }
 

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	jmcp "github.com/journalfs/journal/mcp"
+	"github.com/journalfs/journal/mcp/internal/testbin"
 )
 
 var (
@@ -24,21 +24,15 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	_, file, _, _ := runtime.Caller(0)
-	repo = filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
-	tmp, err := os.MkdirTemp("", "journal-reliability-")
+	repo = testbin.Repo()
+	bin, cleanup, err := testbin.Build("journal-reliability-")
 	if err != nil {
-		panic(err)
-	}
-	binary = filepath.Join(tmp, "journal")
-	build := exec.Command("go", "build", "-o", binary, "./cmd/journal")
-	build.Dir = repo
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build ./cmd/journal: %v\n%s", err, out)
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	binary = bin
 	code := m.Run()
-	os.RemoveAll(tmp)
+	cleanup()
 	os.Exit(code)
 }
 
