@@ -1,11 +1,15 @@
 package lsp_test
 
 import (
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/journalfs/journal/replay/lsp"
 )
 
 // goModule is a module whose function greet.Greet is used from three
@@ -45,5 +49,128 @@ func TestManager_Rename_Go(t *testing.T) {
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build after rename: %v\n%s", err, out)
+	}
+}
+
+func TestManager_Diagnostics_GoOverlayBreaksCallers(t *testing.T) {
+	need(t, "gopls")
+	dir := goModule(t)
+	m := manager(t, dir)
+	ctx := testCtx(t)
+	def := filepath.Join(dir, "greet/greet.go")
+	start := time.Now()
+	before, err := m.Diagnostics(ctx, def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("first diagnostics in %v: %v", time.Since(start), before)
+	if n := count(before); n != 0 {
+		t.Fatalf("clean module has %d diagnostics: %v", n, before)
+	}
+	broken := strings.Replace(read(t, def), "Greet(name string)", "Greet(name string, times int)", 1)
+	if err := m.Overlay(ctx, def, []byte(broken)); err != nil {
+		t.Fatal(err)
+	}
+	start = time.Now()
+	after, err := m.Diagnostics(ctx, def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Exactly the new errors: one per call of greet.Greet, in files that
+	// are not open (gopls checks the whole workspace).
+	want := map[string][]string{
+		"a/a.go": {`6:59 not enough arguments in call to greet.Greet`},
+		"b/b.go": {`6:40 not enough arguments in call to greet.Greet`},
+		"c/c.go": {`6:36 not enough arguments in call to g.Greet`, `6:52 not enough arguments in call to g.Greet`},
+	}
+	if got := summary(t, dir, after); !reflect.DeepEqual(got, want) {
+		t.Fatalf("diagnostics after breaking overlay (%v):\n got %q\nwant %q", time.Since(start), got, want)
+	}
+	if err := m.Reset(ctx, def); err != nil {
+		t.Fatal(err)
+	}
+	again, err := m.Diagnostics(ctx, def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := summary(t, dir, again); len(got) != 0 {
+		t.Fatalf("diagnostics after Reset: %q", got)
+	}
+}
+
+// summary lists error diagnostics as "line:col first line of message" by
+// slash path relative to dir.
+func summary(tb testing.TB, dir string, ds map[string][]lsp.Diagnostic) map[string][]string {
+	tb.Helper()
+	out := map[string][]string{}
+	for p, l := range ds {
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for _, d := range l {
+			if d.Severity != "error" {
+				continue
+			}
+			msg, _, _ := strings.Cut(d.Message, "\n")
+			out[filepath.ToSlash(rel)] = append(out[filepath.ToSlash(rel)], fmt.Sprintf("%d:%d %s", d.Line, d.Col, msg))
+		}
+	}
+	return out
+}
+
+func count(ds map[string][]lsp.Diagnostic) int {
+	n := 0
+	for _, l := range ds {
+		n += len(l)
+	}
+	return n
+}
+
+func TestManager_QuickFixes_GoMissingImport(t *testing.T) {
+	need(t, "gopls")
+	dir := workspace(t, map[string]string{
+		"go.mod":   "module example.com/m\n\ngo 1.22\n",
+		"up/up.go": "package up\n\n// Up shouts.\nfunc Up(s string) string { return strings.ToUpper(s) }\n",
+	})
+	m := manager(t, dir)
+	ctx := testCtx(t)
+	file := filepath.Join(dir, "up/up.go")
+	ds, err := m.Diagnostics(ctx, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds[file]) != 1 || ds[file][0].Message != "undefined: strings" {
+		t.Fatalf("diagnostics %+v, want one undefined: strings", ds[file])
+	}
+	fixes, err := m.QuickFixes(ctx, ds[file][0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var imp *lsp.Fix
+	for i, f := range fixes {
+		if strings.Contains(f.Title, `"strings"`) {
+			imp = &fixes[i]
+		}
+	}
+	if imp == nil {
+		t.Fatalf("no import fix among %+v", fixes)
+	}
+	if imp.Kind != "quickfix" || len(imp.Edits) != 1 || imp.Edits[0].Path != file {
+		t.Fatalf("import fix %+v", *imp)
+	}
+	apply(t, imp.Edits)
+	cmd := exec.Command("go", "build", "./...")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build after %q: %v\n%s\n%s", imp.Title, err, out, read(t, file))
+	}
+	m.Changed(ctx, file)
+	ds, err = m.Diagnostics(ctx, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := count(ds); n != 0 {
+		t.Fatalf("diagnostics after the fix: %+v", ds)
 	}
 }
