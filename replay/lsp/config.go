@@ -98,6 +98,11 @@ func DefaultConfig() Config {
 					".tsx": "typescriptreact", ".jsx": "javascriptreact",
 					".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
 				},
+				// With the default ("auto"), rename and references sent while
+				// the project loads go to the syntax server, which answers
+				// from the open file alone. "never" makes them wait for the
+				// project.
+				InitOptions: map[string]any{"tsserver": map[string]any{"useSyntaxServer": "never"}},
 			},
 			{
 				Language:   "rust",

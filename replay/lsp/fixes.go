@@ -59,6 +59,9 @@ func (m *Manager) QuickFixes(ctx context.Context, d Diagnostic) ([]Fix, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lsp: quick fixes %s: %w", path, err)
 	}
+	if err := s.ready(ctx, m.cfg.Load); err != nil {
+		return nil, fmt.Errorf("lsp: quick fixes %s: %w", path, err)
+	}
 	if !provides(s.caps.CodeActionProvider) {
 		return nil, fmt.Errorf("lsp: quick fixes %s: %w: %s has no code actions", path, ErrUnsupported, s.name)
 	}

@@ -136,3 +136,10 @@ func paths(edits []lsp.FileEdit, dir string) []string {
 	}
 	return out
 }
+
+func writeFile(tb testing.TB, path, content string) {
+	tb.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+}

@@ -264,7 +264,7 @@ func (e *entry) openLocked(ctx context.Context, s *server, path string, text []b
 			return err
 		}
 		e.docs[path] = d
-		s.changed()
+		s.changed(path)
 		return nil
 	}
 	d.overlay = overlay
@@ -279,7 +279,7 @@ func (e *entry) openLocked(ctx context.Context, s *server, path string, text []b
 	}); err != nil {
 		return err
 	}
-	s.changed()
+	s.changed(path)
 	return nil
 }
 
@@ -296,7 +296,7 @@ func (e *entry) saveLocked(ctx context.Context, s *server, path string) error {
 	if err := s.notify(ctx, "textDocument/didSave", p); err != nil {
 		return err
 	}
-	s.changed()
+	s.changed("")
 	return nil
 }
 
@@ -306,7 +306,7 @@ func (e *entry) closeLocked(ctx context.Context, s *server, path string) error {
 	if err := s.notify(ctx, "textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": pathURI(path)}}); err != nil {
 		return err
 	}
-	s.changed()
+	s.changed("")
 	return nil
 }
 
@@ -493,14 +493,9 @@ func (m *Manager) Changed(ctx context.Context, paths ...string) {
 		e.mu.Lock()
 		if s := e.srv; s != nil && !s.dead() {
 			if s.notify(ctx, "workspace/didChangeWatchedFiles", map[string]any{"changes": changes}) == nil {
-				s.changed()
+				s.changed("")
 			}
 		}
 		e.mu.Unlock()
 	}
-}
-
-// settle waits for a server's diagnostics to settle.
-func (m *Manager) settle(ctx context.Context, s *server) error {
-	return s.settle(ctx, m.cfg.Quiet, m.cfg.Max, m.cfg.Load)
 }

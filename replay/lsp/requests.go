@@ -22,6 +22,9 @@ func (m *Manager) position(ctx context.Context, path string, line, col int) (*en
 	if err != nil {
 		return nil, nil, protocol.Position{}, err
 	}
+	if err := s.ready(ctx, m.cfg.Load); err != nil {
+		return nil, nil, protocol.Position{}, err
+	}
 	t := newText(content)
 	off, err := t.byteOffset(line, col)
 	if err != nil {
@@ -169,6 +172,7 @@ func severity(s protocol.DiagnosticSeverity) string {
 func (m *Manager) Diagnostics(ctx context.Context, paths ...string) (map[string][]Diagnostic, error) {
 	want := map[*entry]*server{}
 	asked := map[string]*entry{}
+	askedBy := map[*entry][]string{}
 	for _, p := range paths {
 		p = filepath.Clean(p)
 		e, err := m.entry(p)
@@ -184,6 +188,7 @@ func (m *Manager) Diagnostics(ctx context.Context, paths ...string) (map[string]
 		}
 		want[e] = s
 		asked[p] = e
+		askedBy[e] = append(askedBy[e], p)
 	}
 	if len(paths) == 0 {
 		for _, e := range m.running("") {
@@ -195,7 +200,7 @@ func (m *Manager) Diagnostics(ctx context.Context, paths ...string) (map[string]
 		}
 	}
 	for e, s := range want {
-		if err := m.settle(ctx, s); err != nil {
+		if err := s.settle(ctx, askedBy[e], m.cfg.Quiet, m.cfg.Max, m.cfg.Load); err != nil {
 			return nil, fmt.Errorf("lsp: diagnostics from %s in %s: %w", e.cfg.Command[0], e.root, err)
 		}
 	}

@@ -17,6 +17,9 @@ import (
 	"go.lsp.dev/uri"
 )
 
+// trace logs every message from the servers to stderr (JOURNAL_LSP_TRACE=1).
+var trace = os.Getenv("JOURNAL_LSP_TRACE") == "1"
+
 // requestTimeout bounds a request whose context has no deadline.
 const requestTimeout = 30 * time.Second
 
@@ -42,7 +45,8 @@ type server struct {
 	diags       map[string][]protocol.Diagnostic // latest publishDiagnostics by absolute path
 	lastChange  time.Time                        // last document or file change sent
 	lastPublish time.Time                        // last publishDiagnostics received
-	published   bool                             // a publishDiagnostics arrived after lastChange
+	pending     map[string]bool                  // open documents changed since their last publishDiagnostics
+	everPubd    bool                             // a publishDiagnostics arrived: the initial load is over
 	progress    map[string]bool                  // active $/progress tokens
 	loadSeen    bool                             // a progress began (the server reports its load)
 	wake        chan struct{}                    // closed and replaced on every event above
@@ -106,6 +110,7 @@ func startServer(ctx context.Context, cfg ServerConfig, root string) (*server, e
 		exited:   make(chan struct{}),
 		diags:    map[string][]protocol.Diagnostic{},
 		progress: map[string]bool{},
+		pending:  map[string]bool{},
 		wake:     make(chan struct{}),
 		enc:      utf16,
 		name:     cfg.Command[0],
@@ -195,7 +200,7 @@ func (s *server) initialize(ctx context.Context) error {
 	if err := s.notify(ctx, "initialized", map[string]any{}); err != nil {
 		return err
 	}
-	s.changed() // the initial load starts now
+	s.changed("") // the initial load starts now
 	if s.cfg.Settings != nil {
 		if err := s.notify(ctx, "workspace/didChangeConfiguration", map[string]any{"settings": s.cfg.Settings}); err != nil {
 			return err
@@ -287,6 +292,12 @@ func (s *server) call(ctx context.Context, method string, params, result any) er
 		close(diedc)
 		cancel()
 	}()
+	if trace {
+		fmt.Fprintf(os.Stderr, "lsp trace %s %s -> %s (call)\n", time.Now().Format("15:04:05.000"), s.cfg.Language, method)
+		defer func() {
+			fmt.Fprintf(os.Stderr, "lsp trace %s %s <- %s (result)\n", time.Now().Format("15:04:05.000"), s.cfg.Language, method)
+		}()
+	}
 	id, err := s.conn.Call(ctx, method, params, result)
 	if err == nil {
 		return nil
@@ -307,6 +318,9 @@ func (s *server) call(ctx context.Context, method string, params, result any) er
 
 // notify sends a notification.
 func (s *server) notify(ctx context.Context, method string, params any) error {
+	if trace {
+		fmt.Fprintf(os.Stderr, "lsp trace %s %s -> %s\n", time.Now().Format("15:04:05.000"), s.cfg.Language, method)
+	}
 	if s.dead() {
 		return fmt.Errorf("%s: %w", method, s.exitError())
 	}
@@ -317,10 +331,13 @@ func (s *server) notify(ctx context.Context, method string, params any) error {
 }
 
 // changed records that a change was sent: diagnostics are unsettled again.
-func (s *server) changed() {
+// A document's own change (path not "") also waits for its publish.
+func (s *server) changed(path string) {
 	s.mu.Lock()
 	s.lastChange = time.Now()
-	s.published = false
+	if path != "" {
+		s.pending[path] = true
+	}
 	s.signalLocked()
 	s.mu.Unlock()
 }
@@ -334,6 +351,9 @@ func (s *server) signalLocked() {
 // runs on the connection's read loop, so it never blocks.
 func (s *server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
 	params := []byte(req.Params())
+	if trace {
+		fmt.Fprintf(os.Stderr, "lsp trace %s %s <- %s %.300s\n", time.Now().Format("15:04:05.000"), s.cfg.Language, req.Method(), params)
+	}
 	switch req.Method() {
 	case "textDocument/publishDiagnostics":
 		var p protocol.PublishDiagnosticsParams
@@ -347,7 +367,8 @@ func (s *server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		s.mu.Lock()
 		s.diags[path] = p.Diagnostics
 		s.lastPublish = time.Now()
-		s.published = true
+		delete(s.pending, path)
+		s.everPubd = true
 		s.signalLocked()
 		s.mu.Unlock()
 		return nil
@@ -455,44 +476,75 @@ func splitDots(s string) []string {
 	return append(out, s[start:])
 }
 
-// settle waits until the server's diagnostics are quiet: its initial load
-// (any $/progress it reported) is over, a publishDiagnostics arrived since
-// the last change or 3×quiet passed without one, and nothing arrived for
-// quiet. The load is bounded by load, the rest by max; running out of time is
-// not an error (the latest diagnostics are what there is).
-func (s *server) settle(ctx context.Context, quiet, max, load time.Duration) error {
+// settle waits until the server's diagnostics are quiet: no $/progress is
+// active, each of paths that was opened or changed got a publishDiagnostics
+// since, and nothing arrived for quiet. Until the server's first
+// publishDiagnostics (its initial load) and while progress is active the wait
+// is bounded by load, otherwise by max; running out of time is not an error (the
+// latest diagnostics are what there is).
+func (s *server) settle(ctx context.Context, paths []string, quiet, max, load time.Duration) error {
 	start := time.Now()
 	for {
 		s.mu.Lock()
 		now := time.Now()
 		busy := len(s.progress) > 0
+		waiting := false
+		for _, p := range paths {
+			waiting = waiting || s.pending[p]
+		}
 		last := s.lastChange
 		if s.lastPublish.After(last) {
 			last = s.lastPublish
 		}
-		need := quiet
-		if !s.published {
-			need = 3 * quiet
-		}
-		wait := need - now.Sub(last)
-		if !busy && wait <= 0 {
+		wait := quiet - now.Sub(last)
+		if !busy && !waiting && wait <= 0 {
 			s.mu.Unlock()
 			return nil
 		}
 		limit := max
-		if busy {
+		if busy || !s.everPubd {
 			limit = load
 		}
-		if now.Sub(start) >= limit {
+		left := limit - now.Sub(start)
+		if left <= 0 {
 			s.mu.Unlock()
 			return nil
 		}
-		if busy || wait > limit-now.Sub(start) {
-			wait = limit - now.Sub(start)
+		if busy || waiting || wait > left {
+			wait = left
 		}
 		wake := s.wake
 		s.mu.Unlock()
 		t := time.NewTimer(wait)
+		select {
+		case <-wake:
+		case <-t.C:
+		case <-s.exited:
+			t.Stop()
+			return s.exitError()
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
+		t.Stop()
+	}
+}
+
+// ready waits until no $/progress the server reported is active (its
+// initial load, a project load), bounded by load: requests sent during a load
+// may be answered from partial knowledge.
+func (s *server) ready(ctx context.Context, load time.Duration) error {
+	deadline := time.Now().Add(load)
+	for {
+		s.mu.Lock()
+		busy := len(s.progress) > 0
+		wake := s.wake
+		s.mu.Unlock()
+		left := time.Until(deadline)
+		if !busy || left <= 0 {
+			return nil
+		}
+		t := time.NewTimer(left)
 		select {
 		case <-wake:
 		case <-t.C:

@@ -1,0 +1,86 @@
+package lsp_test
+
+import (
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// pyProject has a function pkg.greet.greet used from three modules (a
+// from-import, a module alias, a dotted import); b.py has multi-byte text
+// before the call on the same line.
+func pyProject(tb testing.TB) string {
+	return workspace(tb, map[string]string{
+		"pkg/__init__.py": "",
+		"pkg/greet.py":    "def greet(name: str) -> str:\n    return \"hello \" + name\n",
+		"pkg/a.py":        "from pkg.greet import greet\n\n\ndef a() -> str:\n    return greet(\"a\")\n",
+		"pkg/b.py":        "from pkg import greet as g\n\n\ndef b() -> str:\n    s = \"😀é\"; return s + g.greet(\"b\")\n",
+		"main.py":         "import pkg.greet\nfrom pkg.a import a\nfrom pkg.b import b\n\nprint(pkg.greet.greet(\"m\"), a(), b())\n",
+	})
+}
+
+func TestManager_Rename_Python(t *testing.T) {
+	need(t, "pyright-langserver")
+	dir := pyProject(t)
+	m := manager(t, dir)
+	ctx := testCtx(t)
+	def := filepath.Join(dir, "pkg/greet.py")
+	line, col := pos(t, read(t, def), "def greet", len("def "))
+	edits, err := m.Rename(ctx, def, line, col, "salute")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := paths(edits, dir), []string{"main.py", "pkg/a.py", "pkg/b.py", "pkg/greet.py"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("renamed files %v, want %v", got, want)
+	}
+	after := apply(t, edits)
+	for file, want := range map[string]string{
+		"pkg/a.py": "from pkg.greet import salute\n\n\ndef a() -> str:\n    return salute(\"a\")\n",
+		"pkg/b.py": "s = \"😀é\"; return s + g.salute(\"b\")\n",
+		"main.py":  "print(pkg.greet.salute(\"m\"), a(), b())\n",
+	} {
+		if got := after[filepath.Join(dir, file)]; !strings.Contains(got, want) {
+			t.Errorf("%s after rename:\n%s\nwant it to contain:\n%s", file, got, want)
+		}
+	}
+	cmd := exec.Command("python3", "main.py")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil || string(out) != "hello m hello a 😀éhello b\n" {
+		t.Fatalf("python3 main.py after rename: %v\n%s", err, out)
+	}
+}
+
+func TestManager_Diagnostics_PythonOverlayBreaksCallers(t *testing.T) {
+	need(t, "pyright-langserver")
+	dir := pyProject(t)
+	m := manager(t, dir)
+	ctx := testCtx(t)
+	def := filepath.Join(dir, "pkg/greet.py")
+	before, err := m.Diagnostics(ctx, def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := summary(t, dir, before); len(got) != 0 {
+		t.Fatalf("clean project has errors: %q", got)
+	}
+	broken := strings.Replace(read(t, def), "def greet(name: str)", "def greet(name: str, times: int)", 1)
+	if err := m.Overlay(ctx, def, []byte(broken)); err != nil {
+		t.Fatal(err)
+	}
+	after, err := m.Diagnostics(ctx, def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// pyright (diagnosticMode workspace) checks files that are not open.
+	want := map[string][]string{
+		"main.py":  {`5:6 Argument missing for parameter "times"`},
+		"pkg/a.py": {`5:11 Argument missing for parameter "times"`},
+		"pkg/b.py": {`5:29 Argument missing for parameter "times"`},
+	}
+	if got := summary(t, dir, after); !reflect.DeepEqual(got, want) {
+		t.Fatalf("diagnostics after breaking overlay:\n got %q\nwant %q", got, want)
+	}
+}
