@@ -112,6 +112,9 @@ func (s *Server) runBatch(ctx context.Context, c *call, spec batchSpec) (*BatchO
 	if err != nil {
 		return nil, err
 	}
+	if !spec.preview {
+		s.synced(ctx, res)
+	}
 	out := &BatchOut{Status: "applied", Applied: outcome.Applied, FailedOps: []FailedOp{}, Event: res.Seq, Versions: map[string]string{}}
 	if spec.preview {
 		out.Status = "preview"
@@ -183,7 +186,7 @@ func (s *Server) resolveKey(p *string) error {
 	return nil
 }
 
-func sortedKeys(m map[string]string) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

@@ -34,6 +34,7 @@ const (
 	CodeBusy             = "BUSY"
 	CodeReadOnly         = "READ_ONLY"
 	CodeIOError          = "IO_ERROR"
+	CodeNoLanguageServer = "NO_LANGUAGE_SERVER"
 )
 
 // Sentinels of this package.
@@ -76,6 +77,7 @@ var codes = []struct {
 	{ErrReadOnly, CodeReadOnly, "this server was started with --read-only"},
 	{ErrTooLarge, CodeTooLarge, "use the large-file tools (read_content, search_content, edit_content), which stream"},
 	{ErrInvalidInput, CodeInvalidInput, "check the tool's input schema"},
+	{ErrNoLanguageServer, CodeNoLanguageServer, "install the language server (gopls, pyright, typescript-language-server) on the server's PATH, or edit with file_edit, whose impact scope lists the mentions"},
 	{replay.ErrOutsideRoot, CodeOutsideRoot, "use a path inside a workspace root (journal_status lists the roots)"},
 	{replay.ErrInvalidPath, CodeInvalidInput, "give the path of a regular file inside the workspace"},
 	{replay.ErrNotFound, CodeFileNotFound, "check the path; to create a file use file_create_new"},

@@ -15,6 +15,7 @@ type FormIn struct {
 	InsertMode        string `json:"insertMode,omitempty" jsonschema:"insert_top_level_form only: before (default) or after the form at line"`
 	AllowSyntaxErrors bool   `json:"allowSyntaxErrors,omitempty" jsonschema:"write the edit even if it introduces syntax errors"`
 	ExpectedVersion   string `json:"expected_version,omitempty" jsonschema:"the version you read; refused with EDIT_CONFLICT if the file changed"`
+	AutoFix           bool   `json:"autoFix,omitempty" jsonschema:"apply the language server's preferred quick fixes for errors the edit introduces, in the same journal event"`
 }
 
 // CommentIn is insert_comment_at_line's input (seed 002).
@@ -47,10 +48,14 @@ type FormResult struct {
 	DiagnosticsBefore []Diagnostic `json:"diagnostics-before-edit"`
 	DiagnosticsAfter  []Diagnostic `json:"diagnostics-after-edit"`
 	NewDiagnostics    int          `json:"new-diagnostics"`
-	Context           []string     `json:"context,omitempty"`
-	Event             uint64       `json:"event,omitempty"`
-	Version           string       `json:"version,omitempty"`
-	Notes             []string     `json:"notes,omitempty"`
+	// Propagated and AutoFixed are what the file's language server did in
+	// the same event: a renamed form's references, quick fixes (autoFix).
+	Propagated []Propagation `json:"propagated,omitempty"`
+	AutoFixed  []AutoFix     `json:"autoFixed,omitempty"`
+	Context    []string      `json:"context,omitempty"`
+	Event      uint64        `json:"event,omitempty"`
+	Version    string        `json:"version,omitempty"`
+	Notes      []string      `json:"notes,omitempty"`
 }
 
 func init() { registrars = append(registrars, (*Server).registerForms) }
@@ -58,15 +63,16 @@ func init() { registrars = append(registrars, (*Server).registerForms) }
 func (s *Server) registerForms() {
 	const rich = " In Clojure the forms inside a rich comment (comment ...) count as top level: give a line inside one to target it alone. Works for Lisps and, generalised, for the top-level declarations of every supported language."
 	const diags = " Returns diagnostics-before-edit and diagnostics-after-edit (tree-sitter syntax errors; new ones marked), the new version and the journal event."
+	const lsp = " Where a language server handles the file (gopls, pyright, typescript-language-server, ...), a form whose name changed has its references renamed across the workspace in the same event (propagated), the server's new errors are added to diagnostics-after-edit, and autoFix applies its preferred quick fixes."
 	addTool(s, def{name: "replace_top_level_form", toolset: ToolsetForms, title: "Replace a top-level form",
 		desc: "Replace the top-level form at a line with newForm (seed 002). With targetLine, that text is looked for within 2 lines of line and the form at the line found is replaced (actual-line-used); if it is not found: NO_MATCH \"Target line text not found\". " +
-			"Lisp brackets are checked: an unbalanced newForm is refused with SYNTAX_ERROR and a balanced suggestion (parinfer indent mode) as candidate. An edit that introduces syntax errors is refused unless allowSyntaxErrors." + rich + diags,
+			"Lisp brackets are checked: an unbalanced newForm is refused with SYNTAX_ERROR and a balanced suggestion (parinfer indent mode) as candidate. An edit that introduces syntax errors is refused unless allowSyntaxErrors." + rich + diags + lsp,
 		destructive: true},
 		func(ctx context.Context, c *call, in *FormIn) (*FormResult, string, error) {
 			return s.formEdit(ctx, c, in, "replace")
 		})
 	addTool(s, def{name: "insert_top_level_form", toolset: ToolsetForms, title: "Insert a top-level form",
-		desc: "Insert newForm as a new top-level form before (insertMode before, the default) or after the top-level form at line, separated by blank lines; a line between forms inserts there, a line past the end appends. Comments directly above a form stay with it. targetLine and bracket checks as replace_top_level_form." + rich + diags},
+		desc: "Insert newForm as a new top-level form before (insertMode before, the default) or after the top-level form at line, separated by blank lines; a line between forms inserts there, a line past the end appends. Comments directly above a form stay with it. targetLine and bracket checks as replace_top_level_form." + rich + diags + lsp},
 		func(ctx context.Context, c *call, in *FormIn) (*FormResult, string, error) {
 			return s.formEdit(ctx, c, in, "insert")
 		})
@@ -107,7 +113,17 @@ func formText(tool string, out *FormResult) string {
 		if d.New {
 			mark = "- ⚠️ **NEW** "
 		}
-		fmt.Fprintf(&b, "%sline %d:%d %s\n", mark, d.Line, d.Column+1, d.Message)
+		where := ""
+		if d.File != out.FilePath {
+			where = d.File + " "
+		}
+		fmt.Fprintf(&b, "%s%sline %d:%d %s\n", mark, where, d.Line, d.Column+1, d.Message)
+	}
+	for _, pr := range out.Propagated {
+		fmt.Fprintf(&b, "propagated: renamed `%s` → `%s` in %d other file(s) (%d edits) %s\n", pr.Symbol, pr.NewName, len(pr.FilesAffected), pr.TotalEdits, strings.Join(pr.FilesAffected, ", "))
+	}
+	for _, f := range out.AutoFixed {
+		fmt.Fprintf(&b, "auto-fixed: %s: %s\n", f.File, f.Fix)
 	}
 	for _, n := range out.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)

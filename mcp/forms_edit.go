@@ -32,12 +32,21 @@ func (s *Server) formEdit(ctx context.Context, c *call, in *FormIn, mode string)
 	if mode == "replace" && in.InsertMode != "" {
 		return nil, "", invalid("leave insertMode out: replace_top_level_form replaces", "insertMode is only for insert_top_level_form")
 	}
-	done, err := s.editText(ctx, c, textEdit{path: in.FilePath, expected: in.ExpectedVersion, lineBased: true,
+	sr := &safetyReq{autoFix: in.AutoFix}
+	done, err := s.editText(ctx, c, textEdit{path: in.FilePath, expected: in.ExpectedVersion, lineBased: true, safety: sr,
 		plan: func(src *source) (string, error) { return p.formEdit(src, in, mode) }})
 	if err != nil {
 		return nil, "", err
 	}
 	out := p.result(done)
+	if rep := sr.report; rep != nil {
+		out.Propagated, out.AutoFixed = rep.propagated, rep.autoFixed
+		out.DiagnosticsAfter = append(out.DiagnosticsAfter, rep.newDiags...)
+		out.NewDiagnostics += len(rep.newDiags)
+		out.Notes = append(out.Notes, rep.notes...)
+	} else {
+		out.Notes = append(out.Notes, lspSkipped(sr.skipped))
+	}
 	if in.TargetLine != "" {
 		out.ActualLineUsed = p.actual
 	}

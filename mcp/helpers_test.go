@@ -27,6 +27,12 @@ type env struct {
 
 func newEnv(t testing.TB, o jmcp.Options, files ...string) *env {
 	t.Helper()
+	return newEnvWith(t, func(string) jmcp.Options { return o }, files...)
+}
+
+// newEnvWith is newEnv with options that depend on the workspace directory.
+func newEnvWith(t testing.TB, opts func(dir string) jmcp.Options, files ...string) *env {
+	t.Helper()
 	dir := t.TempDir()
 	for i := 0; i+1 < len(files); i += 2 {
 		write(t, dir, files[i], files[i+1])
@@ -36,7 +42,7 @@ func newEnv(t testing.TB, o jmcp.Options, files ...string) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { eng.Close() })
-	srv := jmcp.New(eng, o)
+	srv := jmcp.New(eng, opts(eng.Roots()[0].Dir))
 	e := &env{t: t, dir: dir, eng: eng, srv: srv}
 	e.c = connect(t, srv, nil)
 	return e

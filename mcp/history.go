@@ -168,6 +168,7 @@ func (s *Server) registerHistory() {
 }
 
 func (s *Server) changeOut(c *call, res *replay.Result, reverted uint64, verb string) (*ChangeOut, string, error) {
+	s.synced(context.Background(), res)
 	out := &ChangeOut{Event: res.Seq, Reverted: reverted, Versions: map[string]string{}}
 	for _, f := range res.Files {
 		out.Files = append(out.Files, f.Path)

@@ -106,6 +106,7 @@ func (s *Server) editContent(ctx context.Context, c *call, in *EditIn) (*EditOut
 		out.Status = "preview"
 	} else {
 		out.Status, out.Event = "applied", res.Seq
+		s.synced(ctx, res)
 		if len(res.Files) == 1 { // none when the replacement left the file as it was
 			out.Version = version(res.Files[0].After)
 			s.saw(c.session, v.Path.Key, res.Files[0].After)

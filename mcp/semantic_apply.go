@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/journalfs/journal/ops"
+	"github.com/journalfs/journal/ops/syntax"
 	"github.com/journalfs/journal/replay"
 	"github.com/journalfs/journal/snapshot"
 )
@@ -49,6 +50,23 @@ type textEdit struct {
 	dryRun    bool
 	// plan returns the new text of the file.
 	plan func(src *source) (string, error)
+	// safety, when set, consults the file's language server before anything
+	// is written (semantic_lsp.go); nil for tools without a safety layer.
+	safety *safetyReq
+}
+
+// safetyReq asks editText for the language-server half of the safety layer,
+// and carries back what it did.
+type safetyReq struct {
+	autoFix bool
+	// intents returns the plan's detected intents after it ran; nil: they
+	// are computed here from the text before and after.
+	intents func() []syntax.Intent
+	// renames returns explicit renames (rename_symbol).
+	renames func(src *source) ([]renameReq, error)
+
+	report  *lspReport // what the language server did; nil when not consulted
+	skipped string     // why it was not consulted
 }
 
 // textEdited is what editText did.
@@ -73,6 +91,11 @@ func (s *Server) editText(ctx context.Context, c *call, te textEdit) (*textEdite
 	if err != nil {
 		return nil, err
 	}
+	if te.safety != nil {
+		if done, err, ok := s.editTextLSP(ctx, c, te, rp); ok {
+			return done, err
+		}
+	}
 	out := &textEdited{key: rp.Key}
 	var data []byte
 	res, err := s.eng.Edit(ctx, func(r *replay.Reader) (*replay.Batch, error) {
@@ -81,15 +104,8 @@ func (s *Server) editText(ctx context.Context, c *call, te textEdit) (*textEdite
 			return nil, err
 		}
 		f := src.file
-		if te.expected != "" && !matchesVersion(te.expected, f.ID) {
-			return nil, &replay.PathError{Path: f.Path.Rel, Err: replay.ErrConflict,
-				Msg:  fmt.Sprintf("is version %s, not the expected %s", version(f.ID), te.expected),
-				Hint: "read the file again and redo the edit against its current version"}
-		}
-		if seen, stale := s.stale(c.session, rp.Key, f.ID); te.lineBased && stale {
-			return nil, &replay.PathError{Path: f.Path.Rel, Err: replay.ErrConflict,
-				Msg:  fmt.Sprintf("changed since this session last saw it (version %s, now %s); line numbers may be stale", seen.Short(), f.ID.Short()),
-				Hint: "read the file again and use the current line numbers"}
+		if err := s.checkEdit(c, te, f); err != nil {
+			return nil, err
 		}
 		out.src = src
 		if out.after, err = te.plan(src); err != nil {
@@ -119,8 +135,134 @@ func (s *Server) editText(ctx context.Context, c *call, te textEdit) (*textEdite
 		id := snapshot.Sum(data)
 		out.event, out.version = res.Seq, version(id)
 		s.saw(c.session, rp.Key, id)
+		s.synced(ctx, res)
 	}
 	return out, nil
+}
+
+// checkEdit refuses an edit of f made against another version than the
+// caller's expected_version, or a line-based edit from a session whose last
+// seen version of f is stale.
+func (s *Server) checkEdit(c *call, te textEdit, f *replay.File) error {
+	if te.expected != "" && !matchesVersion(te.expected, f.ID) {
+		return &replay.PathError{Path: f.Path.Rel, Err: replay.ErrConflict,
+			Msg:  fmt.Sprintf("is version %s, not the expected %s", version(f.ID), te.expected),
+			Hint: "read the file again and redo the edit against its current version"}
+	}
+	if seen, stale := s.stale(c.session, f.Path.Key, f.ID); te.lineBased && stale {
+		return &replay.PathError{Path: f.Path.Rel, Err: replay.ErrConflict,
+			Msg:  fmt.Sprintf("changed since this session last saw it (version %s, now %s); line numbers may be stale", seen.Short(), f.ID.Short()),
+			Hint: "read the file again and use the current line numbers"}
+	}
+	return nil
+}
+
+// editTextLSP is editText with the file's language server consulted first
+// (semantic_lsp.go). ok is false when the server cannot be consulted — none
+// handles the file, it is not UTF-8 without a BOM, or the server failed —
+// and te.safety.skipped says why; the caller then edits without it.
+func (s *Server) editTextLSP(ctx context.Context, c *call, te textEdit, rp replay.Path) (done *textEdited, err error, ok bool) {
+	sr := te.safety
+	if ok, why := s.lspFor(rp); !ok {
+		sr.skipped = why
+		return nil, nil, false
+	}
+	src, err := loadSource(s.eng.Read(rp.Key))
+	if err != nil {
+		return nil, err, true
+	}
+	if src.doc.Encoding != ops.UTF8 || src.doc.BOM {
+		sr.skipped = "the language server was not consulted: the file is not UTF-8 without a BOM"
+		return nil, nil, false
+	}
+	if err := s.checkEdit(c, te, src.file); err != nil {
+		return nil, err, true
+	}
+	after, err := te.plan(src)
+	if err != nil {
+		return nil, err, true
+	}
+	job := &lspJob{primary: rp, src: src, after: after, autoFix: sr.autoFix}
+	if sr.intents != nil {
+		job.intents = sr.intents()
+	} else {
+		job.intents = changedIntents(src.name(), src.text, after)
+	}
+	if sr.renames != nil {
+		if job.renames, err = sr.renames(src); err != nil {
+			return nil, err, true
+		}
+	}
+	out := &textEdited{key: rp.Key, src: src, after: after}
+	if after == src.text && len(job.renames) == 0 {
+		out.same, out.version = true, version(src.file.ID)
+		s.saw(c.session, rp.Key, src.file.ID)
+		return out, nil, true
+	}
+	s.lspMu.Lock()
+	defer s.lspMu.Unlock()
+	rep, err := s.consult(ctx, job)
+	if err != nil {
+		s.finish(ctx, rep, false)
+		sr.skipped = fmt.Sprintf("the language server failed, so nothing was propagated or type-checked: %v", err)
+		return nil, nil, false
+	}
+	sr.report = rep
+	if len(rep.changedFiles()) == 0 {
+		s.finish(ctx, rep, false)
+		out.same, out.version = true, version(src.file.ID)
+		return out, nil, true
+	}
+	res, err := s.applyConsulted(ctx, c, rep, te.dryRun)
+	s.finish(ctx, rep, err == nil && !te.dryRun)
+	if err != nil {
+		return nil, err, true
+	}
+	out.after = rep.primary().text
+	if te.dryRun {
+		return out, nil, true
+	}
+	out.event = res.Seq
+	for _, f := range rep.changedFiles() {
+		id := snapshot.Sum([]byte(f.text))
+		s.saw(c.session, f.path.Key, id)
+		if f.path.Key == rp.Key {
+			out.version = version(id)
+		}
+	}
+	if out.version == "" {
+		out.version = version(src.file.ID)
+	}
+	return out, nil, true
+}
+
+// synced tells the language servers which files a batch changed on disk.
+func (s *Server) synced(ctx context.Context, res *replay.Result) {
+	if s.opts.LSP == nil || res == nil || len(res.Paths) == 0 {
+		return
+	}
+	paths := make([]string, len(res.Paths))
+	for i, p := range res.Paths {
+		paths[i] = p.Abs()
+	}
+	s.opts.LSP.Changed(context.WithoutCancel(ctx), paths...)
+}
+
+// changedIntents diffs the symbols around the text an edit changed.
+func changedIntents(name, before, after string) []syntax.Intent {
+	ob, _ := syntax.Outline(name, []byte(before))
+	if ob == nil || !ob.Supported {
+		return nil
+	}
+	oa, _ := syntax.Outline(name, []byte(after))
+	if oa == nil {
+		return nil
+	}
+	pre, suf := commonEnds(before, after)
+	from := 1 + strings.Count(before[:pre], "\n")
+	to := 1 + strings.Count(before[:len(before)-suf], "\n")
+	toAfter := 1 + strings.Count(after[:len(after)-suf], "\n")
+	return syntax.DiffSymbols(inScope(ob.Symbols, from, to), inScope(oa.Symbols, from, toAfter))
 }
 
 // withEOL rewrites the line endings of s (LF, CRLF or lone CR) as eol.

@@ -144,11 +144,55 @@ func (s *Server) impactScope(ctx context.Context, editedKey, editedName, after s
 		return nil
 	}
 	visited := 0
+	s.walkWorkspace(ctx, func(w wsFile) error {
+		if syntax.Detect(w.rel, nil) == "" {
+			return nil
+		}
+		if visited++; visited > impactMaxFiles {
+			for i := range out {
+				out[i].Truncated = true
+			}
+			return fs.SkipAll
+		}
+		if w.key == editedKey {
+			return nil
+		}
+		if info, err := w.d.Info(); err != nil || info.Size() > impactMaxSize {
+			return nil
+		}
+		data, err := fs.ReadFile(w.fsys, w.rel)
+		if err != nil {
+			return nil
+		}
+		for i := range out {
+			if lines, ok, _ := syntax.Mentions(w.rel, data, out[i].Symbol); ok && len(lines) > 0 {
+				out[i].Files = append(out[i].Files, ImpactFile{File: w.key, Lines: lines})
+			}
+		}
+		return nil
+	})
+	return out
+}
+
+// wsFile is one regular file of the workspace, as walkWorkspace visits it.
+type wsFile struct {
+	fsys fs.FS  // its root, confined (os.Root)
+	rel  string // slash path inside the root
+	key  string // the journal's name for it
+	abs  string
+	d    fs.DirEntry
+}
+
+// walkWorkspace visits the regular files of every root in path order,
+// skipping hidden, dependency and build directories (skipDir); fn returning
+// fs.SkipAll stops the walk.
+func (s *Server) walkWorkspace(ctx context.Context, fn func(w wsFile) error) {
 	for ri, root := range s.eng.Roots() {
 		r, err := os.OpenRoot(root.Dir)
 		if err != nil {
 			continue
 		}
+		stop := false
 		fs.WalkDir(r.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 			if err != nil || ctx.Err() != nil {
 				return fs.SkipDir
@@ -159,37 +203,20 @@ func (s *Server) impactScope(ctx context.Context, editedKey, editedName, after s
 				}
 				return nil
 			}
-			if !d.Type().IsRegular() || syntax.Detect(p, nil) == "" {
+			if !d.Type().IsRegular() {
 				return nil
 			}
-			if visited++; visited > impactMaxFiles {
-				for i := range out {
-					out[i].Truncated = true
-				}
-				return fs.SkipAll
-			}
-			key := p
+			w := wsFile{fsys: r.FS(), rel: p, key: p, abs: filepath.Join(root.Dir, filepath.FromSlash(p)), d: d}
 			if ri > 0 {
-				key = filepath.ToSlash(filepath.Join(root.Dir, p))
+				w.key = filepath.ToSlash(w.abs)
 			}
-			if key == editedKey {
-				return nil
-			}
-			if info, err := d.Info(); err != nil || info.Size() > impactMaxSize {
-				return nil
-			}
-			data, err := fs.ReadFile(r.FS(), p)
-			if err != nil {
-				return nil
-			}
-			for i := range out {
-				if lines, ok, _ := syntax.Mentions(p, data, out[i].Symbol); ok && len(lines) > 0 {
-					out[i].Files = append(out[i].Files, ImpactFile{File: key, Lines: lines})
-				}
-			}
-			return nil
+			err = fn(w)
+			stop = err == fs.SkipAll
+			return err
 		})
 		r.Close()
+		if stop {
+			return
+		}
 	}
-	return out
 }

@@ -19,6 +19,7 @@ type FileEditIn struct {
 	AllowSyntaxErrors bool   `json:"allowSyntaxErrors,omitempty" jsonschema:"write the edit even if it introduces syntax errors"`
 	ExpectedVersion   string `json:"expected_version,omitempty" jsonschema:"the version you read; the edit is refused with EDIT_CONFLICT if the file changed"`
 	DryRun            bool   `json:"dryRun,omitempty" jsonschema:"run the safety layer and return the diff, write nothing"`
+	AutoFix           bool   `json:"autoFix,omitempty" jsonschema:"apply the language server's quick fixes for errors the edit introduces (those it marks preferred, else a sole quick fix, e.g. a missing import), in the same journal event"`
 }
 
 // DetectedIntent is one intent the safety layer found (seed 000).
@@ -30,16 +31,18 @@ type DetectedIntent struct {
 	Line    int    `json:"line,omitempty"` // where it is after the edit (before, for a delete)
 }
 
-// Propagation is an automatic follow-up edit (seed 000); empty until a
-// language server is configured.
+// Propagation is an automatic follow-up edit (seed 000), made by the
+// file's language server in the same journal event.
 type Propagation struct {
 	Type          string   `json:"type"` // rename | import_update
-	FilesAffected []string `json:"filesAffected"`
+	Symbol        string   `json:"symbol,omitempty"`
+	NewName       string   `json:"newName,omitempty"`
+	FilesAffected []string `json:"filesAffected"` // files other than the edited one
 	TotalEdits    int      `json:"totalEdits"`
 }
 
-// AutoFix is a code action applied automatically (seed 000); empty until a
-// language server is configured.
+// AutoFix is a language server's preferred quick fix, applied in the same
+// journal event (seed 000; file_edit's autoFix).
 type AutoFix struct {
 	File string `json:"file"`
 	Fix  string `json:"fix"`
@@ -65,8 +68,6 @@ type FileEditResult struct {
 	Diff            string           `json:"diff,omitempty"` // dry runs
 }
 
-const noLanguageServer = "no language server is configured: nothing was propagated or auto-fixed; diagnostics are tree-sitter syntax errors"
-
 // editPlan is what the safety layer computed under the lock.
 type editPlan struct {
 	what    string // "symbol", "lines" or "file"
@@ -80,20 +81,30 @@ type editPlan struct {
 
 func (s *Server) fileEdit(ctx context.Context, c *call, in *FileEditIn) (*FileEditResult, string, error) {
 	p := &editPlan{}
+	sr := &safetyReq{autoFix: in.AutoFix, intents: func() []syntax.Intent { return p.intents }}
 	done, err := s.editText(ctx, c, textEdit{path: in.File, expected: in.ExpectedVersion, dryRun: in.DryRun,
-		lineBased: in.Target == "" && in.StartLine != nil,
-		plan:      func(src *source) (string, error) { return p.apply(src, in) }})
+		lineBased: in.Target == "" && in.StartLine != nil, safety: sr,
+		plan: func(src *source) (string, error) { return p.apply(src, in) }})
 	if err != nil {
 		return nil, "", err
 	}
 	out := &FileEditResult{Success: true, File: done.key, Target: in.Target, DetectedIntents: []DetectedIntent{},
 		Propagated: []Propagation{}, AutoFixed: []AutoFix{}, RemainingErrors: []Diagnostic{},
-		Notes: []string{noLanguageServer}, Event: done.event, Version: done.version, DryRun: in.DryRun}
+		Event: done.event, Version: done.version, DryRun: in.DryRun}
 	if !p.checked {
 		out.Notes = append(out.Notes, "no syntax check: the language of this file is not supported")
 	}
 	if p.now != nil {
 		out.RemainingErrors = p.now
+	}
+	rep := sr.report
+	if rep == nil {
+		out.Notes = append(out.Notes, lspSkipped(sr.skipped))
+	} else {
+		out.Propagated = append(out.Propagated, rep.propagated...)
+		out.AutoFixed = append(out.AutoFixed, rep.autoFixed...)
+		out.RemainingErrors = append(out.RemainingErrors, rep.newDiags...)
+		out.Notes = append(out.Notes, rep.notes...)
 	}
 	gone := map[string]string{}
 	for _, it := range p.intents {
@@ -107,8 +118,19 @@ func (s *Server) fileEdit(ctx context.Context, c *call, in *FileEditIn) (*FileEd
 		}
 		out.DetectedIntents = append(out.DetectedIntents, di)
 	}
+	if rep != nil {
+		out.ImpactScope = rep.refs
+		for _, pr := range rep.propagated {
+			delete(gone, pr.Symbol)
+		}
+		for name, intent := range gone {
+			if intent == "delete" {
+				delete(gone, name)
+			}
+		}
+	}
 	if len(gone) > 0 && len(gone) <= 5 {
-		out.ImpactScope = s.impactScope(ctx, done.key, done.src.name(), done.after, gone)
+		out.ImpactScope = append(out.ImpactScope, s.impactScope(ctx, done.key, done.src.name(), done.after, gone)...)
 	}
 	after := ops.NewDoc(done.after, ops.UTF8, false)
 	first, last := p.reg.from, p.reg.to+p.reg.delta
@@ -119,6 +141,9 @@ func (s *Server) fileEdit(ctx context.Context, c *call, in *FileEditIn) (*FileEd
 	out.Context = ops.Context(after, max(first, 1), max(last, 1), ops.ContextLines)
 	if in.DryRun {
 		out.Diff = ops.Diff(done.key, done.key, []byte(done.src.text), []byte(done.after))
+		if rep != nil {
+			out.Diff = rep.diff()
+		}
 	}
 	if done.same {
 		out.Notes = append(out.Notes, "the code equals what the file already has: nothing was written")
@@ -241,6 +266,15 @@ func inScope(syms []syntax.Symbol, lo, hi int) []syntax.Symbol {
 		}
 	}
 	return out
+}
+
+// lspSkipped is the note a result carries when no language server was
+// consulted.
+func lspSkipped(why string) string {
+	if why == "" {
+		why = "no language server was consulted"
+	}
+	return why + ": rename propagation, reference checks, type diagnostics and quick fixes were skipped; diagnostics are tree-sitter syntax errors"
 }
 
 func lastSegment(path string) string { return path[strings.LastIndexByte(path, '.')+1:] }

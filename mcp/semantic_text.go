@@ -24,8 +24,25 @@ func editSummary(out *FileEditResult, p *editPlan) string {
 	if len(parts) > 0 {
 		what += ": " + strings.Join(parts, ", ")
 	}
-	if n := len(newOnly(out.RemainingErrors)); n > 0 {
-		what += fmt.Sprintf("; %d new syntax error(s) allowed", n)
+	syntaxErrs, typeErrs := 0, 0
+	for _, d := range newOnly(out.RemainingErrors) {
+		if d.Source == "tree-sitter" {
+			syntaxErrs++
+		} else {
+			typeErrs++
+		}
+	}
+	if n := len(out.Propagated); n > 0 {
+		what += fmt.Sprintf("; %d rename(s) propagated", n)
+	}
+	if n := len(out.AutoFixed); n > 0 {
+		what += fmt.Sprintf("; %d quick fix(es) applied", n)
+	}
+	if syntaxErrs > 0 {
+		what += fmt.Sprintf("; %d new syntax error(s) allowed", syntaxErrs)
+	}
+	if typeErrs > 0 {
+		what += fmt.Sprintf("; %d new problem(s) reported by the language server", typeErrs)
 	}
 	return what
 }
@@ -62,7 +79,7 @@ func editText(out *FileEditResult, p *editPlan, in *FileEditIn) string {
 	fmt.Fprintf(&b, "## file_edit: %s %s%s\n\n", verb, target, headline)
 	status := "✅ **Success** — "
 	if len(newErrs) > 0 {
-		status = fmt.Sprintf("⚠️ **Partial Success** — edit applied, %d new syntax error(s) remain; ", len(newErrs))
+		status = fmt.Sprintf("⚠️ **Partial Success** — edit applied, %d new problem(s) remain; ", len(newErrs))
 	}
 	b.WriteString(status + out.Summary + "\n\n")
 
@@ -90,12 +107,30 @@ func editText(out *FileEditResult, p *editPlan, in *FileEditIn) string {
 	} else if len(renames) == 0 {
 		fmt.Fprintf(&b, "**Changes:**\n- Replaced lines %d-%d of %s (no symbol changed)\n\n", p.reg.from, p.reg.to, out.File)
 	}
+	if len(out.Propagated) > 0 {
+		b.WriteString("**Auto-Propagated:**\n")
+		for _, pr := range out.Propagated {
+			fmt.Fprintf(&b, "- Renamed `%s` → `%s` across %d other file(s) (%d edits)", pr.Symbol, pr.NewName, len(pr.FilesAffected), pr.TotalEdits)
+			if len(pr.FilesAffected) > 0 {
+				fmt.Fprintf(&b, ": %s", strings.Join(pr.FilesAffected, ", "))
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("\n")
+	}
+	if len(out.AutoFixed) > 0 {
+		b.WriteString("**Auto-Fixed:**\n")
+		for _, f := range out.AutoFixed {
+			fmt.Fprintf(&b, "- %s: %s\n", f.File, f.Fix)
+		}
+		b.WriteString("\n")
+	}
 	for _, imp := range out.ImpactScope {
 		if len(imp.Files) == 0 {
 			fmt.Fprintf(&b, "**Impact scope (%s of `%s`):** no other mentions in the workspace\n\n", imp.Intent, imp.Symbol)
 			continue
 		}
-		fmt.Fprintf(&b, "**Impact scope (%s of `%s`):** still mentioned in %d file(s) — not propagated (no language server configured); update them:\n", imp.Intent, imp.Symbol, len(imp.Files))
+		fmt.Fprintf(&b, "**Impact scope (%s of `%s`):** still mentioned in %d file(s) — not propagated; update them:\n", imp.Intent, imp.Symbol, len(imp.Files))
 		for _, f := range imp.Files {
 			fmt.Fprintf(&b, "- %s: line(s) %s\n", f.File, joinInts(f.Lines))
 		}
@@ -107,13 +142,19 @@ func editText(out *FileEditResult, p *editPlan, in *FileEditIn) string {
 	if len(newErrs) > 0 {
 		fmt.Fprintf(&b, "**Remaining Errors (%d):**\n", len(newErrs))
 		for i, d := range newErrs {
-			fmt.Fprintf(&b, "%d. %s:%d — %s\n", i+1, d.File, d.Line, d.Message)
+			fmt.Fprintf(&b, "%d. %s:%d — %s (%s, %s)\n", i+1, d.File, d.Line, d.Message, d.Severity, d.Source)
 		}
 		b.WriteString("\n")
 	} else if p.checked {
 		fmt.Fprintf(&b, "**Safety Check:** 0 new errors detected (%d remaining)\n\n", len(out.RemainingErrors))
 	} else {
 		b.WriteString("**Safety Check:** not checked (language not supported)\n\n")
+	}
+	for _, n := range out.Notes {
+		fmt.Fprintf(&b, "Note: %s\n", n)
+	}
+	if len(out.Notes) > 0 {
+		b.WriteString("\n")
 	}
 	if out.DryRun {
 		b.WriteString(out.Diff)

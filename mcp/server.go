@@ -12,6 +12,7 @@ import (
 
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/replay"
+	"github.com/journalfs/journal/replay/lsp"
 	"github.com/journalfs/journal/snapshot"
 )
 
@@ -35,6 +36,10 @@ type Options struct {
 	ResultCap int      // maximum bytes of text in one result (default 60,000 ≈ 15k tokens)
 	Version   string   // reported in initialize
 	Origin    string   // "stdio" or "http", recorded on events
+	// LSP, if set, runs language servers for the safety layer (rename
+	// propagation, type diagnostics, quick fixes) and the diagnostics and
+	// rename_symbol tools; nil means none is configured. The caller closes it.
+	LSP *lsp.Manager
 }
 
 // Server adapts the engine to MCP. Handlers decode, call the engine, encode.
@@ -50,6 +55,11 @@ type Server struct {
 
 	mu   sync.Mutex                        // guards seen
 	seen map[string]map[string]snapshot.ID // session → path key → the version it last saw
+
+	// lspMu serializes consultations of the language servers: their view of
+	// a file (an overlay) is shared by every call, so one edit at a time
+	// shows its planned contents. Taken before the journal's lock, never after.
+	lspMu sync.Mutex
 }
 
 // New builds the MCP server for an engine.

@@ -22,6 +22,7 @@ import (
 	"github.com/journalfs/journal/journal"
 	jmcp "github.com/journalfs/journal/mcp"
 	"github.com/journalfs/journal/replay"
+	"github.com/journalfs/journal/replay/lsp"
 )
 
 func init() { extraCommands = append(extraCommands, newServeCmd) }
@@ -35,6 +36,8 @@ func newServeCmd() *cobra.Command {
 		readOnly bool
 		httpAddr string
 		token    string
+		useLSP   bool
+		servers  []string
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -71,7 +74,16 @@ Every mutating tool call becomes one journal event in <first root>/.journal/jour
 					sets = append(sets, t)
 				}
 			}
-			srv := jmcp.New(eng, jmcp.Options{Toolsets: sets, ReadOnly: readOnly, Version: version, Origin: origin})
+			opts := jmcp.Options{Toolsets: sets, ReadOnly: readOnly, Version: version, Origin: origin}
+			if useLSP {
+				m, err := newLSP(eng, servers)
+				if err != nil {
+					return err
+				}
+				defer m.Close()
+				opts.LSP = m
+			}
+			srv := jmcp.New(eng, opts)
 			if httpAddr != "" {
 				if token == "" {
 					token = os.Getenv("JOURNAL_HTTP_TOKEN")
@@ -94,6 +106,8 @@ Press Ctrl-D to exit.
 	cmd.Flags().StringVar(&toolsets, "toolsets", "all", "comma-separated toolsets to enable: "+strings.Join(jmcp.AllToolsets, ","))
 	cmd.Flags().BoolVar(&readOnly, "read-only", false, "hide every mutating tool")
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve Streamable HTTP on ADDR (e.g. 127.0.0.1:8765) at /mcp instead of stdio")
+	cmd.Flags().BoolVar(&useLSP, "lsp", true, "run language servers found on PATH (gopls, pyright-langserver, typescript-language-server, rust-analyzer, clangd) for rename propagation, type diagnostics and quick fixes")
+	cmd.Flags().StringArrayVar(&servers, "lsp-server", nil, "language server for a language, replacing the default: LANG=COMMAND [ARGS] (e.g. python=\"pyright-langserver --stdio\"); repeatable")
 	cmd.Flags().StringVar(&token, "token", "", "bearer token required on HTTP requests (or JOURNAL_HTTP_TOKEN); required when binding a non-loopback address")
 	return cmd
 }
@@ -200,4 +214,38 @@ func serveHTTP(ctx context.Context, srv *jmcp.Server, addr, token string) error 
 		defer cancel()
 		return hs.Shutdown(sctx)
 	}
+}
+
+// newLSP builds the language-server manager for the engine's roots: the
+// defaults, with each --lsp-server replacing its language's entry.
+func newLSP(eng *replay.Engine, specs []string) (*lsp.Manager, error) {
+	cfg := lsp.DefaultConfig()
+	for _, spec := range specs {
+		sc, err := lsp.ParseSpec(spec)
+		if err != nil {
+			return nil, fmt.Errorf("--lsp-server %q: %w", spec, err)
+		}
+		replaced := false
+		for i := range cfg.Servers {
+			if cfg.Servers[i].Language == sc.Language {
+				sc.Extensions = cmpOr(sc.Extensions, cfg.Servers[i].Extensions)
+				cfg.Servers[i], replaced = sc, true
+			}
+		}
+		if !replaced {
+			cfg.Servers = append(cfg.Servers, sc)
+		}
+	}
+	var roots []string
+	for _, r := range eng.Roots() {
+		roots = append(roots, r.Dir)
+	}
+	return lsp.NewManager(cfg, roots), nil
+}
+
+func cmpOr(a, b []string) []string {
+	if len(a) > 0 {
+		return a
+	}
+	return b
 }

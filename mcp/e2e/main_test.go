@@ -147,3 +147,32 @@ func runJournal(t *testing.T, dir string, args ...string) string {
 	}
 	return string(out)
 }
+
+// step is one tool call a scripted SDK client made (semantic.mjs, lsp.mjs).
+type step struct {
+	Name       string          `json:"name"`
+	IsError    bool            `json:"isError"`
+	Structured json.RawMessage `json:"structured"`
+	Text       string          `json:"text"`
+}
+
+// runSteps runs a scripted TypeScript SDK client against the binary serving
+// root and returns the steps it reports; env is added to the environment.
+func runSteps(t *testing.T, script, root string, env ...string) []step {
+	t.Helper()
+	cmd := exec.Command("node", script, binary, root)
+	cmd.Dir = nodeDir
+	cmd.Stderr = os.Stderr
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", script, err, out)
+	}
+	var r struct {
+		Steps []step `json:"steps"`
+	}
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatalf("%s: %v\n%s", script, err, out)
+	}
+	return r.Steps
+}

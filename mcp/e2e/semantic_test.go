@@ -1,9 +1,7 @@
 package e2e
 
 import (
-	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,23 +21,7 @@ func TestSDK_SemanticAndForms(t *testing.T) {
 	for name, content := range files {
 		os.WriteFile(filepath.Join(root, name), []byte(content), 0o644)
 	}
-	cmd := exec.Command("node", "semantic.mjs", binary, root)
-	cmd.Dir = nodeDir
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("client: %v\n%s", err, out)
-	}
-	var r struct {
-		Steps []struct {
-			Name    string `json:"name"`
-			IsError bool   `json:"isError"`
-			Text    string `json:"text"`
-		} `json:"steps"`
-	}
-	if err := json.Unmarshal(out, &r); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	steps := runSteps(t, "semantic.mjs", root)
 	want := []struct {
 		isError bool
 		text    string
@@ -53,7 +35,7 @@ func TestSDK_SemanticAndForms(t *testing.T) {
 		{false, ";;"},                         // insert_comment_at_line with the Lisp prefix
 	}
 	for i, w := range want {
-		s := r.Steps[i]
+		s := steps[i]
 		if s.IsError != w.isError || !strings.Contains(s.Text, w.text) {
 			t.Errorf("step %d %s: isError=%v, want %v with %q:\n%s", i, s.Name, s.IsError, w.isError, w.text, s.Text)
 		}

@@ -1,0 +1,61 @@
+// Package mcp is the MCP adapter: it exposes the journal engine (package
+// replay) as typed MCP tools, resources and error results. Handlers decode,
+// call the engine, encode; the logic of an edit lives in ops and replay.
+//
+// # What it owns
+//
+//   - One file per toolset: mutate.go (seed 003), classic.go (seed 001),
+//     largefile*.go (seed 004), semantic*.go (seed 000), forms*.go (seed 002),
+//     history.go (revert, undo, redo, log, status, resources). Each registers
+//     itself from init, so the server needs no edit to gain a toolset.
+//   - tool.go: addTool, the one place arguments are decoded (strictly: an
+//     unknown parameter is INVALID_INPUT naming the valid ones) and results are
+//     encoded (concise text for the model, structured content for programs,
+//     never over Options.ResultCap).
+//   - errors.go: the ONE mapping from errors to tool results ({code, message,
+//     hint, candidates}); anything unmapped is an internal fault and becomes a
+//     protocol error.
+//   - Session versions (server.go): the version of each file a session last
+//     saw; a line-based edit from a session whose view is stale is refused
+//     with EDIT_CONFLICT.
+//
+// # The safety layer and the language servers
+//
+// file_edit and the form tools run a safety layer on the edited text before
+// anything is written: tree-sitter symbols before and after give the
+// detected intents (rename, delete, add, body_change), and new syntax errors
+// refuse the edit unless allowed (semantic_edit.go, semantic_check.go).
+//
+// When a language server handles the file (Options.LSP, package replay/lsp),
+// the edit is then shown to it as an overlay — seed 000's virtual document —
+// before it is written (semantic_lsp.go):
+//
+//  1. the file, and the files that reference the symbols the edit renames,
+//     deletes or changes, are opened with their disk content and their
+//     diagnostics taken (the "before" set);
+//  2. a detected rename is propagated with textDocument/rename at the OLD
+//     declaration, on the original contents (seed 000 renames from a
+//     reference site after writing; renaming before writing lets the server
+//     still resolve the old name, and keeps the whole change one event). In
+//     the edited file, the server's edits that fall in the span the agent
+//     replaced are dropped — the agent's code is authoritative there — and
+//     the others are shifted past it;
+//  3. the planned contents become overlays, the diagnostics are taken again,
+//     and only those not in the "before" set (by file, severity, code and
+//     message, so a diagnostic that merely moved is not new) are reported;
+//  4. with autoFix, quick fixes for new errors are folded in — those the
+//     server marks preferred, else the only one it offers (gopls marks none) —
+//     a round at a time (at most 5 rounds, 20 fixes);
+//  5. everything — the agent's edit, the propagated rename, the fixes — is
+//     applied as ONE journal event, every file checked against the version
+//     the server saw (EDIT_CONFLICT otherwise), and the overlays are saved;
+//     a dry run or a failure puts the server's view back to the disk.
+//
+// Consultations are serialized (Server.lspMu) because overlays are shared by
+// every call. Every journaled batch, whatever tool made it, is reported to
+// the servers (Server.synced) so they see what is on disk. A file the
+// servers cannot be consulted on (none for its language, binary not on PATH,
+// not UTF-8 without a BOM, or the server failed) is edited without them, and
+// the result's notes say that propagation and type checks were skipped and
+// why. rename_symbol and diagnostics expose the servers directly.
+package mcp

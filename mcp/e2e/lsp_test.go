@@ -1,0 +1,87 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/journalfs/journal/replay/lsp"
+)
+
+// TestSDK_LanguageServerBridge drives rename propagation, rename_symbol and
+// diagnostics through the TypeScript SDK against `journal serve` with gopls
+// found on PATH (scripts/setup-lsp.sh installs it).
+func TestSDK_LanguageServerBridge(t *testing.T) {
+	requireNode(t)
+	gopls := requireGopls(t)
+	root := t.TempDir()
+	files := map[string]string{
+		"go.mod":     "module example.com/w\n\ngo 1.22\n",
+		"lib/lib.go": "package lib\n\n// Greet says hello.\nfunc Greet(name string) string {\n\treturn \"hello \" + name\n}\n",
+		"a/a.go":     "package a\n\nimport \"example.com/w/lib\"\n\n// Run greets.\nfunc Run() string { return lib.Greet(\"a\") }\n",
+		"b/b.go":     "package b\n\nimport \"example.com/w/lib\"\n\n// Run greets.\nfunc Run() string { return lib.Greet(\"b\") }\n",
+	}
+	for name, content := range files {
+		os.MkdirAll(filepath.Dir(filepath.Join(root, name)), 0o755)
+		os.WriteFile(filepath.Join(root, name), []byte(content), 0o644)
+	}
+	steps := runSteps(t, "lsp.mjs", root, "PATH="+filepath.Dir(gopls)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if len(steps) != 4 {
+		t.Fatalf("%d steps", len(steps))
+	}
+	for _, s := range steps {
+		if s.IsError {
+			t.Fatalf("%s failed:\n%s", s.Name, s.Text)
+		}
+	}
+	var edit struct {
+		Propagated []struct {
+			FilesAffected []string `json:"filesAffected"`
+		} `json:"propagated"`
+	}
+	json.Unmarshal(steps[0].Structured, &edit)
+	if len(edit.Propagated) != 1 || strings.Join(edit.Propagated[0].FilesAffected, ",") != "a/a.go,b/b.go" {
+		t.Fatalf("file_edit did not propagate the rename:\n%s", steps[0].Text)
+	}
+	if !strings.Contains(steps[1].Text, "No problems found") {
+		t.Fatalf("diagnostics after the propagated rename:\n%s", steps[1].Text)
+	}
+	if !strings.Contains(steps[2].Text, "a/a.go") || !strings.Contains(steps[2].Text, "b/b.go") {
+		t.Fatalf("revert_edit did not take back every file of the event:\n%s", steps[2].Text)
+	}
+	var ren struct {
+		FilesChanged []string `json:"filesChanged"`
+	}
+	json.Unmarshal(steps[3].Structured, &ren)
+	if strings.Join(ren.FilesChanged, ",") != "lib/lib.go,a/a.go,b/b.go" {
+		t.Fatalf("rename_symbol:\n%s", steps[3].Text)
+	}
+	for name, want := range map[string]string{"lib/lib.go": "func Hello(name string) string {\n\treturn \"hello \" + name", "a/a.go": "lib.Hello(\"a\")", "b/b.go": "lib.Hello(\"b\")"} {
+		if got := readFile(t, filepath.Join(root, name)); !strings.Contains(got, want) {
+			t.Fatalf("%s:\n%s", name, got)
+		}
+	}
+	// Three events (edit, revert, rename), each visible to the CLI.
+	if log := runJournal(t, root, "log", "--oneline", "--no-pager"); strings.Count(log, "\n") != 3 {
+		t.Fatalf("journal log:\n%s", log)
+	}
+}
+
+// requireGopls finds gopls on PATH or in GOPATH/bin, failing loudly without it.
+func requireGopls(t *testing.T) string {
+	t.Helper()
+	if p, err := lsp.LookPath("gopls"); err == nil {
+		return p
+	}
+	if gp, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
+		p := filepath.Join(strings.TrimSpace(string(gp)), "bin", "gopls")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	t.Fatal("gopls is not installed: run scripts/setup-lsp.sh")
+	return ""
+}
