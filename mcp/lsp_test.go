@@ -18,7 +18,7 @@ import (
 // installs them; a missing server fails the test, it is never skipped.
 
 // lspEnv is newEnv with a language-server manager over the workspace.
-func lspEnv(t *testing.T, files ...string) *env {
+func lspEnv(t testing.TB, files ...string) *env {
 	t.Helper()
 	lsptest(t)
 	e := newEnvWith(t, func(dir string) jmcp.Options {
@@ -30,7 +30,7 @@ func lspEnv(t *testing.T, files ...string) *env {
 }
 
 // lsptest puts the language servers on PATH, failing loudly when one is missing.
-func lsptest(t *testing.T) {
+func lsptest(t testing.TB) {
 	t.Helper()
 	_, here, _, _ := runtime.Caller(0)
 	repo := filepath.Dir(filepath.Dir(here))
@@ -323,5 +323,76 @@ func TestLSP_TypeScriptAutoFixAppliesThePreferredImport(t *testing.T) {
 		"code": "export function area(r: number): number {\n  const c = new Circle(r);\n  return 3.14 * c.r * c.r;\n}"}, &plain)
 	if fresh := newOnlyLSP(plain.RemainingErrors); len(plain.AutoFixed) != 0 || len(fresh) != 1 || !strings.Contains(fresh[0].Message, "Cannot find name 'Circle'") {
 		t.Fatalf("without autoFix: %+v", plain)
+	}
+}
+
+func TestLSP_DeleteReportsReferences(t *testing.T) {
+	e := lspEnv(t, goWorkspace()...)
+	var out jmcp.FileEditResult
+	txt := e.ok("file_edit", map[string]any{"file": "lib/lib.go", "target": "twice", "code": ""}, &out)
+	if len(out.ImpactScope) != 1 || out.ImpactScope[0].Intent != "delete" || len(out.ImpactScope[0].Files) != 0 {
+		t.Fatalf("an unreferenced delete: %+v\n%s", out.ImpactScope, txt)
+	}
+	txt = e.ok("file_edit", map[string]any{"file": "lib/lib.go", "target": "Greet", "code": ""}, &out)
+	if len(out.ImpactScope) != 1 {
+		t.Fatalf("impact scope %+v\n%s", out.ImpactScope, txt)
+	}
+	var files []string
+	for _, f := range out.ImpactScope[0].Files {
+		files = append(files, fmt.Sprintf("%s:%v", f.File, f.Lines))
+	}
+	if strings.Join(files, " ") != "a/a.go:[6] b/b.go:[6] c/c.go:[6]" {
+		t.Fatalf("references %v\n%s", files, txt)
+	}
+	// The callers now fail to compile, and the result says so.
+	if n := len(newOnlyLSP(out.RemainingErrors)); n != 3 {
+		t.Fatalf("want 3 new errors, got %+v", out.RemainingErrors)
+	}
+}
+
+func TestLSP_FormToolPropagatesRename(t *testing.T) {
+	e := lspEnv(t, goWorkspace()...)
+	var out jmcp.FormResult
+	txt := e.ok("replace_top_level_form", map[string]any{"filePath": "lib/lib.go", "line": 4, "targetLine": "func Greet(name string) string {",
+		"newForm": "// Salute says hello.\nfunc Salute(name string) string {\n\treturn \"hello \" + name\n}"}, &out)
+	if len(out.Propagated) != 1 || len(out.Propagated[0].FilesAffected) != 3 || out.NewDiagnostics != 0 {
+		t.Fatalf("form edit: %+v\n%s", out, txt)
+	}
+	if err := goBuild(t, e.dir); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLSP_DryRunWritesNothingAndResetsTheServer(t *testing.T) {
+	e := lspEnv(t, goWorkspace()...)
+	before := e.snapshot()
+	var out jmcp.FileEditResult
+	e.ok("file_edit", map[string]any{"file": "lib/lib.go", "target": "Greet", "dryRun": true,
+		"code": "// Welcome says hello.\nfunc Welcome(name string) string {\n\treturn \"welcome \" + name\n}"}, &out)
+	if !out.DryRun || len(out.Propagated) != 1 || !strings.Contains(out.Diff, "+func Run() string { return lib.Welcome(\"a\") }") || !sameFiles(before, e.snapshot()) {
+		t.Fatalf("dry run: %+v", out)
+	}
+	// The server saw the planned contents only as overlays: put back, its
+	// diagnostics are those of the disk again.
+	var d jmcp.DiagnosticsResult
+	e.ok("diagnostics", map[string]any{}, &d)
+	if len(d.Diagnostics) != 0 {
+		t.Fatalf("diagnostics after a dry run: %+v", d.Diagnostics)
+	}
+}
+
+func TestLSP_OutsideChangeIsSeenBeforeTheEdit(t *testing.T) {
+	e := lspEnv(t, goWorkspace()...)
+	e.ok("diagnostics", map[string]any{}, nil) // the server has every file open
+	// A caller changes behind the server's back; the rename must still reach it.
+	write(t, e.dir, "a/a.go", "package a\n\nimport \"example.com/w/lib\"\n\n// Run greets twice.\nfunc Run() string { return lib.Greet(\"a\") + lib.Greet(\"aa\") }\n")
+	var out jmcp.FileEditResult
+	e.ok("file_edit", map[string]any{"file": "lib/lib.go", "target": "Greet",
+		"code": "// Welcome says hello.\nfunc Welcome(name string) string {\n\treturn \"welcome \" + name\n}"}, &out)
+	if got := e.read("a/a.go"); strings.Count(got, "lib.Welcome(") != 2 {
+		t.Fatalf("a.go:\n%s", got)
+	}
+	if err := goBuild(t, e.dir); err != nil {
+		t.Fatal(err)
 	}
 }
