@@ -125,30 +125,39 @@ func (s *Server) consult(ctx context.Context, job *lspJob) (*lspReport, error) {
 	prim.overlaid = true
 
 	// Watch the callers of every symbol the edit renames, deletes or changes.
+	type symbolAt struct {
+		name      string
+		intent    syntax.IntentType
+		line, col int
+	}
 	renames := slices.Clone(job.renames)
+	var targets []symbolAt
+	for _, r := range job.renames {
+		targets = append(targets, symbolAt{r.old, syntax.IntentRename, r.line, r.col})
+	}
 	before, _ := syntax.Outline(job.src.name(), []byte(job.src.text))
 	for _, it := range job.intents {
-		if it.Type == syntax.IntentAdd {
-			continue
-		}
 		old := it.Name
 		if it.Type == syntax.IntentRename {
 			old = it.OldName
 		}
 		line, col, ok := declPosition(before, job.src.text, old, it.Line)
-		if !ok {
+		if it.Type == syntax.IntentAdd || !ok {
 			continue
 		}
 		if it.Type == syntax.IntentRename {
 			renames = append(renames, renameReq{old: old, new: lastSegment(it.Name), line: line, col: col})
 		}
-		locs, err := m.References(ctx, abs, line, col, false)
+		targets = append(targets, symbolAt{old, it.Type, line, col})
+	}
+	for _, t := range targets {
+		locs, err := m.References(ctx, abs, t.line, t.col, false)
 		if err != nil {
-			rep.notes = append(rep.notes, fmt.Sprintf("references of %s: %v", old, err))
+			rep.notes = append(rep.notes, fmt.Sprintf("references of %s: %v", t.name, err))
 			continue
 		}
-		if it.Type == syntax.IntentDelete {
-			rep.refs = append(rep.refs, s.impactOf(lastSegment(old), "delete", locs))
+		if t.intent == syntax.IntentDelete {
+			rep.refs = append(rep.refs, s.impactOf(lastSegment(t.name), "delete", locs))
 		}
 		for _, l := range locs {
 			if len(rep.order) >= lspMaxWatch {
@@ -157,11 +166,6 @@ func (s *Server) consult(ctx context.Context, job *lspJob) (*lspReport, error) {
 			if _, err := s.lspWatch(ctx, rep, l.Path); err != nil && !errors.Is(err, errLSPSkip) {
 				rep.notes = append(rep.notes, fmt.Sprintf("not watched: %v", err))
 			}
-		}
-	}
-	for _, r := range job.renames {
-		if _, err := s.lspRefsWatch(ctx, rep, abs, r); err != nil {
-			rep.notes = append(rep.notes, err.Error())
 		}
 	}
 	was, err := m.Diagnostics(ctx, rep.order...)
@@ -183,7 +187,7 @@ func (s *Server) consult(ctx context.Context, job *lspJob) (*lspReport, error) {
 	}
 	fresh := newDiagnostics(was, now)
 
-	// Fold in the preferred quick fixes for new errors.
+	// Fold in quick fixes for new errors (chooseFixes).
 	for round := 0; job.autoFix && round < lspMaxFixLoops && len(rep.autoFixed) < lspMaxFixes; round++ {
 		applied, err := s.applyQuickFix(ctx, rep, fresh)
 		if err != nil {
@@ -205,21 +209,6 @@ func (s *Server) consult(ctx context.Context, job *lspJob) (*lspReport, error) {
 		rep.newDiags = append(rep.newDiags, s.diagnostic(d, true))
 	}
 	return rep, nil
-}
-
-// lspRefsWatch watches the files that reference an explicit rename's symbol.
-func (s *Server) lspRefsWatch(ctx context.Context, rep *lspReport, abs string, r renameReq) (int, error) {
-	locs, err := s.opts.LSP.References(ctx, abs, r.line, r.col, false)
-	if err != nil {
-		return 0, fmt.Errorf("references of %s: %w", r.old, err)
-	}
-	for _, l := range locs {
-		if len(rep.order) >= lspMaxWatch {
-			break
-		}
-		s.lspWatch(ctx, rep, l.Path)
-	}
-	return len(locs), nil
 }
 
 // propagate asks the server to rename each symbol at its old declaration and
