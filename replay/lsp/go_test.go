@@ -1,11 +1,14 @@
 package lsp_test
 
 import (
+	"errors"
 	"fmt"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -170,5 +173,109 @@ func TestManager_QuickFixes_GoMissingImport(t *testing.T) {
 	}
 	if n := count(ds); n != 0 {
 		t.Fatalf("diagnostics after the fix: %+v", ds)
+	}
+}
+
+func TestManager_References_Go(t *testing.T) {
+	need(t, "gopls")
+	dir := goModule(t)
+	m := manager(t, dir)
+	ctx := testCtx(t)
+	def := filepath.Join(dir, "greet/greet.go")
+	line, col := pos(t, read(t, def), "func Greet", len("func "))
+	var want []lsp.Location
+	add := func(file, marker string, skip int) {
+		p := filepath.Join(dir, file)
+		l, c := pos(t, read(t, p), marker, skip)
+		want = append(want, lsp.Location{Path: p, Line: l, Col: c, EndLine: l, EndCol: c + len("Greet")})
+	}
+	add("a/a.go", "greet.Greet(", len("greet."))
+	add("b/b.go", "greet.Greet(", len("greet."))
+	add("c/c.go", `g.Greet("c")`, len("g."))
+	add("c/c.go", `g.Greet("cc")`, len("g."))
+	refs, err := m.References(ctx, def, line, col, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(refs, want) {
+		t.Fatalf("references\n got %+v\nwant %+v", refs, want)
+	}
+	refs, err = m.References(ctx, def, line, col, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decl := lsp.Location{Path: def, Line: line, Col: col, EndLine: line, EndCol: col + len("Greet")}
+	if len(refs) != 5 || !reflect.DeepEqual(refs[4], decl) {
+		t.Fatalf("references with the declaration: %+v, want %+v last", refs, decl)
+	}
+}
+
+// TestManager_Concurrent runs renames, references, overlays and diagnostics
+// from several goroutines on one server (run with -race to check locking).
+func TestManager_Concurrent(t *testing.T) {
+	need(t, "gopls")
+	dir := goModule(t)
+	m := manager(t, dir)
+	ctx := testCtx(t)
+	def := filepath.Join(dir, "greet/greet.go")
+	line, col := pos(t, read(t, def), "func Greet", len("func "))
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			file := filepath.Join(dir, []string{"a/a.go", "b/b.go", "c/c.go", "greet/greet.go"}[i])
+			for j := range 3 {
+				if _, err := m.Rename(ctx, def, line, col, fmt.Sprintf("G%d%d", i, j)); err != nil {
+					errs <- err
+				}
+				if _, err := m.References(ctx, def, line, col, true); err != nil {
+					errs <- err
+				}
+				if i < 3 {
+					if err := m.Overlay(ctx, file, []byte(read(t, file)+fmt.Sprintf("// %d\n", j))); err != nil {
+						errs <- err
+					}
+				}
+				if _, err := m.Diagnostics(ctx, file); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if s := m.Servers(); len(s) != 1 || !s[0].Running {
+		t.Fatalf("servers %+v, want one gopls", s)
+	}
+}
+
+func TestManager_Close(t *testing.T) {
+	need(t, "gopls")
+	dir := goModule(t)
+	m := lsp.NewManager(lsp.DefaultConfig(), []string{dir})
+	ctx := testCtx(t)
+	def := filepath.Join(dir, "greet/greet.go")
+	if _, err := m.Diagnostics(ctx, def); err != nil {
+		t.Fatal(err)
+	}
+	servers := m.Servers()
+	if len(servers) != 1 {
+		t.Fatalf("servers %+v", servers)
+	}
+	start := time.Now()
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("Close took %v", time.Since(start))
+	if err := syscall.Kill(servers[0].PID, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Fatalf("gopls (pid %d) after Close: kill 0 = %v, want ESRCH", servers[0].PID, err)
+	}
+	if _, err := m.Diagnostics(ctx, def); err == nil {
+		t.Fatal("Diagnostics after Close succeeded")
 	}
 }

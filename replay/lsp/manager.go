@@ -63,10 +63,9 @@ func NewManager(cfg Config, roots []string) *Manager {
 	}
 	m := &Manager{cfg: cfg, entries: map[entryKey]*entry{}}
 	for _, r := range roots {
+		// As given, not symlink-resolved: paths are compared as strings and
+		// sent to the servers as the caller spells them.
 		if abs, err := filepath.Abs(r); err == nil {
-			if real, err := filepath.EvalSymlinks(abs); err == nil {
-				abs = real
-			}
 			m.roots = append(m.roots, abs)
 		}
 	}
