@@ -3,6 +3,7 @@ package lsp_test
 import (
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -277,5 +278,52 @@ func TestManager_Close(t *testing.T) {
 	}
 	if _, err := m.Diagnostics(ctx, def); err == nil {
 		t.Fatal("Diagnostics after Close succeeded")
+	}
+}
+
+// TestManager_Changed_Go writes files behind the server's back and tells it
+// with Changed: a created caller is renamed along, a changed open document is
+// re-synced from disk, a deleted one is no longer renamed.
+func TestManager_Changed_Go(t *testing.T) {
+	need(t, "gopls")
+	dir := goModule(t)
+	m := manager(t, dir)
+	ctx := testCtx(t)
+	def := filepath.Join(dir, "greet/greet.go")
+	line, col := pos(t, read(t, def), "func Greet", len("func "))
+	if _, err := m.Rename(ctx, def, line, col, "Salute"); err != nil {
+		t.Fatal(err)
+	}
+	d := filepath.Join(dir, "d/d.go")
+	if err := os.MkdirAll(filepath.Dir(d), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, d, "package d\n\nimport \"example.com/m/greet\"\n\nvar D = greet.Greet(\"d\")\n")
+	b := filepath.Join(dir, "b/b.go")
+	if err := m.Open(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, b, "package b\n\nimport \"example.com/m/greet\"\n\n// B greets b twice.\nfunc B() string { return greet.Greet(\"b\") + greet.Greet(\"b\") }\n")
+	if err := os.Remove(filepath.Join(dir, "a/a.go")); err != nil {
+		t.Fatal(err)
+	}
+	m.Changed(ctx, d, b, filepath.Join(dir, "a/a.go"))
+	edits, err := m.Rename(ctx, def, line, col, "Salute")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := paths(edits, dir), []string{"b/b.go", "c/c.go", "d/d.go", "greet/greet.go"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("renamed files %v, want %v", got, want)
+	}
+	for _, fe := range edits {
+		if fe.Path == b && len(fe.Edits) != 2 {
+			t.Fatalf("b.go edits %+v, want two (the re-synced content)", fe.Edits)
+		}
+	}
+	apply(t, edits)
+	cmd := exec.Command("go", "build", "./...")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build after rename: %v\n%s", err, out)
 	}
 }

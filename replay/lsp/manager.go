@@ -247,6 +247,7 @@ func (e *entry) serverLocked(ctx context.Context) (*server, error) {
 		}}); err != nil {
 			return nil, err
 		}
+		s.changed(path)
 	}
 	return s, nil
 }
@@ -443,8 +444,9 @@ func (e *entry) resyncLocked(ctx context.Context, path string) error {
 // Changed tells running servers that paths changed on disk (a journaled
 // write, a revert, an outside change): an open document is re-synced from
 // disk, and every server of the path's root gets
-// workspace/didChangeWatchedFiles (Created, Changed or Deleted). Servers that
-// are not running are not started. Failures are not reported: a server that
+// workspace/didChangeWatchedFiles (Created, Changed or Deleted); a created
+// file of a server's language is also opened. Servers that are not running
+// are not started. Failures are not reported: a server that
 // missed a change is restarted or re-synced by a later call.
 func (m *Manager) Changed(ctx context.Context, paths ...string) {
 	const (
@@ -483,6 +485,19 @@ func (m *Manager) Changed(ctx context.Context, paths ...string) {
 				e.onDisk[p] = true
 			} else {
 				delete(e.onDisk, p)
+			}
+			if kind != changed {
+				e.srv.mu.Lock()
+				e.srv.created = true
+				e.srv.mu.Unlock()
+			}
+			if kind == created && e.cfg.handles(filepath.Ext(p)) && e.docs[p] == nil {
+				// gopls does not load a package in a new directory until one
+				// of its files is open; opening a created file is harmless for
+				// the others.
+				if b, err := os.ReadFile(p); err == nil {
+					_ = e.openLocked(ctx, e.srv, p, b, false)
+				}
 			}
 			e.mu.Unlock()
 			byEntry[e] = append(byEntry[e], map[string]any{"uri": pathURI(p), "type": kind})

@@ -1,11 +1,16 @@
 package lsp_test
 
 import (
+	"errors"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/journalfs/journal/replay/lsp"
 )
 
 // pyProject has a function pkg.greet.greet used from three modules (a
@@ -82,5 +87,46 @@ func TestManager_Diagnostics_PythonOverlayBreaksCallers(t *testing.T) {
 	}
 	if got := summary(t, dir, after); !reflect.DeepEqual(got, want) {
 		t.Fatalf("diagnostics after breaking overlay:\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestManager_ServerKilledDuringCall kills pyright while Diagnostics waits
+// for its first analysis: the call fails with ErrServerExited, and the next
+// call starts a new server that sees the overlay again.
+func TestManager_ServerKilledDuringCall(t *testing.T) {
+	need(t, "pyright-langserver")
+	dir := pyProject(t)
+	m := manager(t, dir)
+	ctx := testCtx(t)
+	def := filepath.Join(dir, "pkg/greet.py")
+	broken := strings.Replace(read(t, def), "def greet(name: str)", "def greet(name: str, times: int)", 1)
+	if err := m.Overlay(ctx, def, []byte(broken)); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := m.Diagnostics(ctx, def)
+		done <- err
+	}()
+	servers := m.Servers()
+	if len(servers) != 1 {
+		t.Fatalf("servers %+v", servers)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if err := syscall.Kill(servers[0].PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; !errors.Is(err, lsp.ErrServerExited) {
+		t.Fatalf("Diagnostics while the server was killed: %v, want ErrServerExited", err)
+	}
+	ds, err := m.Diagnostics(ctx, def)
+	if err != nil {
+		t.Fatalf("Diagnostics after the kill: %v", err)
+	}
+	if got := summary(t, dir, ds); len(got["pkg/a.py"]) != 1 {
+		t.Fatalf("the restarted server lost the overlay: %q", got)
+	}
+	if s := m.Servers(); len(s) != 1 || s[0].PID == servers[0].PID || !s[0].Running {
+		t.Fatalf("servers after restart %+v", s)
 	}
 }

@@ -22,7 +22,7 @@ func (m *Manager) position(ctx context.Context, path string, line, col int) (*en
 	if err != nil {
 		return nil, nil, protocol.Position{}, err
 	}
-	if err := s.ready(ctx, m.cfg.Load); err != nil {
+	if err := m.prepare(ctx, s); err != nil {
 		return nil, nil, protocol.Position{}, err
 	}
 	t := newText(content)
@@ -32,6 +32,20 @@ func (m *Manager) position(ctx context.Context, path string, line, col int) (*en
 	}
 	pos, err := t.position(off, s.enc)
 	return e, s, pos, err
+}
+
+// prepare waits before a request that needs the server's whole view: for
+// any load it reports ($/progress), and for diagnostics to settle after files
+// were created or deleted (gopls, for one, only loads a new package's
+// metadata when it diagnoses it).
+func (m *Manager) prepare(ctx context.Context, s *server) error {
+	s.mu.Lock()
+	created := s.created
+	s.mu.Unlock()
+	if created {
+		return s.settle(ctx, nil, m.cfg.Quiet, m.cfg.Max, m.cfg.Load)
+	}
+	return s.ready(ctx, m.cfg.Load)
 }
 
 // Rename asks the server to rename the symbol at (line, col) of path to

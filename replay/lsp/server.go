@@ -47,8 +47,8 @@ type server struct {
 	lastPublish time.Time                        // last publishDiagnostics received
 	pending     map[string]bool                  // open documents changed since their last publishDiagnostics
 	everPubd    bool                             // a publishDiagnostics arrived: the initial load is over
-	progress    map[string]bool                  // active $/progress tokens
-	loadSeen    bool                             // a progress began (the server reports its load)
+	created     bool                             // files were created or deleted since the last settle
+	progress    map[string]time.Time             // $/progress tokens created or begun, not ended: when
 	wake        chan struct{}                    // closed and replaced on every event above
 	capture     *[]json.RawMessage               // workspace/applyEdit params captured during executeCommand
 	waitErr     error                            // the process's exit status, set before exited closes
@@ -109,7 +109,7 @@ func startServer(ctx context.Context, cfg ServerConfig, root string) (*server, e
 		stderr:   newRing(16 << 10),
 		exited:   make(chan struct{}),
 		diags:    map[string][]protocol.Diagnostic{},
-		progress: map[string]bool{},
+		progress: map[string]time.Time{},
 		pending:  map[string]bool{},
 		wake:     make(chan struct{}),
 		enc:      utf16,
@@ -385,8 +385,7 @@ func (s *server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		s.mu.Lock()
 		switch p.Value.Kind {
 		case "begin":
-			s.progress[string(p.Token)] = true
-			s.loadSeen = true
+			s.progress[string(p.Token)] = time.Time{} // begun: busy until it ends
 		case "end":
 			delete(s.progress, string(p.Token))
 		}
@@ -423,7 +422,20 @@ func (s *server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 			return reply(ctx, map[string]any{"applied": false, "failureReason": "journal applies edits only through its own tools"}, nil)
 		}
 		return reply(ctx, map[string]any{"applied": true}, nil)
-	case "client/registerCapability", "client/unregisterCapability", "window/workDoneProgress/create",
+	case "window/workDoneProgress/create":
+		// pyright creates the token as it starts analysing and begins it
+		// later: count it as work from now.
+		var p struct {
+			Token json.RawMessage `json:"token"`
+		}
+		if json.Unmarshal(params, &p) == nil {
+			s.mu.Lock()
+			s.progress[string(p.Token)] = time.Now()
+			s.signalLocked()
+			s.mu.Unlock()
+		}
+		return reply(ctx, nil, nil)
+	case "client/registerCapability", "client/unregisterCapability",
 		"window/showMessageRequest", "window/showDocument",
 		"workspace/semanticTokens/refresh", "workspace/codeLens/refresh", "workspace/inlayHint/refresh",
 		"workspace/inlineValue/refresh", "workspace/diagnostic/refresh", "workspace/foldingRange/refresh":
@@ -476,6 +488,24 @@ func splitDots(s string) []string {
 	return append(out, s[start:])
 }
 
+// createdGrace is how long a created progress token that has not begun
+// counts as work.
+const createdGrace = 2 * time.Second
+
+// busyPoll is how often a wait on a busy server looks again.
+const busyPoll = 100 * time.Millisecond
+
+// busyLocked reports whether the server has work in progress: a begun
+// token that has not ended, or one created in the last createdGrace.
+func (s *server) busyLocked(now time.Time) bool {
+	for _, created := range s.progress {
+		if created.IsZero() || now.Sub(created) < createdGrace {
+			return true
+		}
+	}
+	return false
+}
+
 // settle waits until the server's diagnostics are quiet: no $/progress is
 // active, each of paths that was opened or changed got a publishDiagnostics
 // since, and nothing arrived for quiet. Until the server's first
@@ -487,7 +517,7 @@ func (s *server) settle(ctx context.Context, paths []string, quiet, max, load ti
 	for {
 		s.mu.Lock()
 		now := time.Now()
-		busy := len(s.progress) > 0
+		busy := s.busyLocked(now)
 		waiting := false
 		for _, p := range paths {
 			waiting = waiting || s.pending[p]
@@ -498,6 +528,7 @@ func (s *server) settle(ctx context.Context, paths []string, quiet, max, load ti
 		}
 		wait := quiet - now.Sub(last)
 		if !busy && !waiting && wait <= 0 {
+			s.created = false
 			s.mu.Unlock()
 			return nil
 		}
@@ -507,11 +538,15 @@ func (s *server) settle(ctx context.Context, paths []string, quiet, max, load ti
 		}
 		left := limit - now.Sub(start)
 		if left <= 0 {
+			s.created = false
 			s.mu.Unlock()
 			return nil
 		}
 		if busy || waiting || wait > left {
 			wait = left
+		}
+		if busy {
+			wait = min(wait, busyPoll) // a created token's grace may run out
 		}
 		wake := s.wake
 		s.mu.Unlock()
@@ -537,14 +572,14 @@ func (s *server) ready(ctx context.Context, load time.Duration) error {
 	deadline := time.Now().Add(load)
 	for {
 		s.mu.Lock()
-		busy := len(s.progress) > 0
+		busy := s.busyLocked(time.Now())
 		wake := s.wake
 		s.mu.Unlock()
 		left := time.Until(deadline)
 		if !busy || left <= 0 {
 			return nil
 		}
-		t := time.NewTimer(left)
+		t := time.NewTimer(min(left, busyPoll))
 		select {
 		case <-wake:
 		case <-t.C:
