@@ -23,16 +23,22 @@ var renameCases = []renameCase{
 	{"typescript", "typescript-language-server", tsProject, "src/shape.ts", "class Shape", len("class "), "Figure", 4},
 }
 
+// setup writes the case's workspace and finds the symbol to rename.
+func (c renameCase) setup(b *testing.B) (dir, path string, line, col int) {
+	need(b, c.bin)
+	dir = c.project(b)
+	path = filepath.Join(dir, c.file)
+	line, col = pos(b, read(b, path), c.marker, c.skip)
+	return dir, path, line, col
+}
+
 // BenchmarkRename_First measures a cold rename: server start, initialize,
 // project load and the first textDocument/rename (the manager is closed
 // after each, outside the timer).
 func BenchmarkRename_First(b *testing.B) {
 	for _, c := range renameCases {
 		b.Run(c.lang, func(b *testing.B) {
-			need(b, c.bin)
-			dir := c.project(b)
-			path := filepath.Join(dir, c.file)
-			line, col := pos(b, read(b, path), c.marker, c.skip)
+			dir, path, line, col := c.setup(b)
 			ctx := testCtx(b)
 			for b.Loop() {
 				m := lsp.NewManager(lsp.DefaultConfig(), []string{dir})
@@ -53,10 +59,7 @@ func BenchmarkRename_First(b *testing.B) {
 func BenchmarkRename_Warm(b *testing.B) {
 	for _, c := range renameCases {
 		b.Run(c.lang, func(b *testing.B) {
-			need(b, c.bin)
-			dir := c.project(b)
-			path := filepath.Join(dir, c.file)
-			line, col := pos(b, read(b, path), c.marker, c.skip)
+			dir, path, line, col := c.setup(b)
 			ctx := testCtx(b)
 			m := manager(b, dir)
 			if _, err := m.Rename(ctx, path, line, col, c.newName); err != nil {
@@ -77,9 +80,7 @@ func BenchmarkRename_Warm(b *testing.B) {
 func BenchmarkDiagnostics_Overlay(b *testing.B) {
 	for _, c := range renameCases {
 		b.Run(c.lang, func(b *testing.B) {
-			need(b, c.bin)
-			dir := c.project(b)
-			path := filepath.Join(dir, c.file)
+			dir, path, _, _ := c.setup(b)
 			ctx := testCtx(b)
 			m := manager(b, dir)
 			orig := read(b, path)

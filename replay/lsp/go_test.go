@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -31,29 +30,13 @@ func goModule(tb testing.TB) string {
 func TestManager_Rename_Go(t *testing.T) {
 	need(t, "gopls")
 	dir := goModule(t)
-	m := manager(t, dir)
-	ctx := testCtx(t)
-	def := filepath.Join(dir, "greet/greet.go")
-	line, col := pos(t, read(t, def), "func Greet", len("func "))
-	edits, err := m.Rename(ctx, def, line, col, "Salute")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := paths(edits, dir), []string{"a/a.go", "b/b.go", "c/c.go", "greet/greet.go"}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("renamed files %v, want %v", got, want)
-	}
-	after := apply(t, edits)
-	if got := after[filepath.Join(dir, "a/a.go")]; !strings.Contains(got, `s := "😀é"; return s + greet.Salute("a")`) {
-		t.Errorf("a.go after rename:\n%s", got)
-	}
-	if got := after[filepath.Join(dir, "c/c.go")]; !strings.Contains(got, `g.Salute("c") + g.Salute("cc")`) {
-		t.Errorf("c.go after rename:\n%s", got)
-	}
-	cmd := exec.Command("go", "build", "./...")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build after rename: %v\n%s", err, out)
-	}
+	after := renameAt(t, manager(t, dir), dir, "greet/greet.go", "func Greet", len("func "), "Salute",
+		"a/a.go", "b/b.go", "c/c.go", "greet/greet.go")
+	contains(t, after, map[string]string{
+		"a/a.go": `s := "😀é"; return s + greet.Salute("a")`,
+		"c/c.go": `g.Salute("c") + g.Salute("cc")`,
+	})
+	goBuild(t, dir)
 }
 
 func TestManager_Diagnostics_GoOverlayBreaksCallers(t *testing.T) {
@@ -162,11 +145,7 @@ func TestManager_QuickFixes_GoMissingImport(t *testing.T) {
 		t.Fatalf("import fix %+v", *imp)
 	}
 	apply(t, imp.Edits)
-	cmd := exec.Command("go", "build", "./...")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build after %q: %v\n%s\n%s", imp.Title, err, out, read(t, file))
-	}
+	goBuild(t, dir)
 	m.Changed(ctx, file)
 	ds, err = m.Diagnostics(ctx, file)
 	if err != nil {
@@ -321,9 +300,5 @@ func TestManager_Changed_Go(t *testing.T) {
 		}
 	}
 	apply(t, edits)
-	cmd := exec.Command("go", "build", "./...")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build after rename: %v\n%s", err, out)
-	}
+	goBuild(t, dir)
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -141,5 +142,47 @@ func writeFile(tb testing.TB, path, content string) {
 	tb.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		tb.Fatal(err)
+	}
+}
+
+// renameAt renames the symbol after marker (+skip bytes) in file (slash path
+// under dir), checks that exactly wantFiles are edited, applies the edits
+// and returns the new contents by slash path.
+func renameAt(tb testing.TB, m *lsp.Manager, dir, file, marker string, skip int, newName string, wantFiles ...string) map[string]string {
+	tb.Helper()
+	path := filepath.Join(dir, filepath.FromSlash(file))
+	line, col := pos(tb, read(tb, path), marker, skip)
+	edits, err := m.Rename(testCtx(tb), path, line, col, newName)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if got := paths(edits, dir); !slices.Equal(got, wantFiles) {
+		tb.Fatalf("renamed files %v, want %v", got, wantFiles)
+	}
+	out := map[string]string{}
+	for p, c := range apply(tb, edits) {
+		rel, _ := filepath.Rel(dir, p)
+		out[filepath.ToSlash(rel)] = c
+	}
+	return out
+}
+
+// contains fails unless each file's content contains its text.
+func contains(tb testing.TB, contents map[string]string, want map[string]string) {
+	tb.Helper()
+	for file, text := range want {
+		if got := contents[file]; !strings.Contains(got, text) {
+			tb.Errorf("%s:\n%s\nwant it to contain:\n%s", file, got, text)
+		}
+	}
+}
+
+// goBuild runs go build ./... in dir.
+func goBuild(tb testing.TB, dir string) {
+	tb.Helper()
+	cmd := exec.Command("go", "build", "./...")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("go build: %v\n%s", err, out)
 	}
 }

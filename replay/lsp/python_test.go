@@ -29,27 +29,13 @@ func pyProject(tb testing.TB) string {
 func TestManager_Rename_Python(t *testing.T) {
 	need(t, "pyright-langserver")
 	dir := pyProject(t)
-	m := manager(t, dir)
-	ctx := testCtx(t)
-	def := filepath.Join(dir, "pkg/greet.py")
-	line, col := pos(t, read(t, def), "def greet", len("def "))
-	edits, err := m.Rename(ctx, def, line, col, "salute")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := paths(edits, dir), []string{"main.py", "pkg/a.py", "pkg/b.py", "pkg/greet.py"}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("renamed files %v, want %v", got, want)
-	}
-	after := apply(t, edits)
-	for file, want := range map[string]string{
+	after := renameAt(t, manager(t, dir), dir, "pkg/greet.py", "def greet", len("def "), "salute",
+		"main.py", "pkg/a.py", "pkg/b.py", "pkg/greet.py")
+	contains(t, after, map[string]string{
 		"pkg/a.py": "from pkg.greet import salute\n\n\ndef a() -> str:\n    return salute(\"a\")\n",
 		"pkg/b.py": "s = \"😀é\"; return s + g.salute(\"b\")\n",
 		"main.py":  "print(pkg.greet.salute(\"m\"), a(), b())\n",
-	} {
-		if got := after[filepath.Join(dir, file)]; !strings.Contains(got, want) {
-			t.Errorf("%s after rename:\n%s\nwant it to contain:\n%s", file, got, want)
-		}
-	}
+	})
 	cmd := exec.Command("python3", "main.py")
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()

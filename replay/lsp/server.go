@@ -550,18 +550,9 @@ func (s *server) settle(ctx context.Context, paths []string, quiet, max, load ti
 		}
 		wake := s.wake
 		s.mu.Unlock()
-		t := time.NewTimer(wait)
-		select {
-		case <-wake:
-		case <-t.C:
-		case <-s.exited:
-			t.Stop()
-			return s.exitError()
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
+		if err := s.sleep(ctx, wake, wait); err != nil {
+			return err
 		}
-		t.Stop()
 	}
 }
 
@@ -579,19 +570,26 @@ func (s *server) ready(ctx context.Context, load time.Duration) error {
 		if !busy || left <= 0 {
 			return nil
 		}
-		t := time.NewTimer(min(left, busyPoll))
-		select {
-		case <-wake:
-		case <-t.C:
-		case <-s.exited:
-			t.Stop()
-			return s.exitError()
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
+		if err := s.sleep(ctx, wake, min(left, busyPoll)); err != nil {
+			return err
 		}
-		t.Stop()
 	}
+}
+
+// sleep waits for an event (wake closing) or d; it fails if the server
+// exits or ctx ends.
+func (s *server) sleep(ctx context.Context, wake <-chan struct{}, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-wake:
+	case <-t.C:
+	case <-s.exited:
+		return s.exitError()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return nil
 }
 
 // shutdown asks the server to exit, then kills what is left.

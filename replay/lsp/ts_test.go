@@ -39,27 +39,13 @@ func tsc(tb testing.TB, dir string) {
 func TestManager_Rename_TypeScript(t *testing.T) {
 	need(t, "typescript-language-server")
 	dir := tsProject(t)
-	m := manager(t, dir)
-	ctx := testCtx(t)
-	def := filepath.Join(dir, "src/shape.ts")
-	line, col := pos(t, read(t, def), "class Shape", len("class "))
-	edits, err := m.Rename(ctx, def, line, col, "Figure")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := paths(edits, dir), []string{"src/circle.ts", "src/main.ts", "src/shape.ts", "src/util.ts"}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("renamed files %v, want %v", got, want)
-	}
-	after := apply(t, edits)
-	for file, want := range map[string]string{
+	after := renameAt(t, manager(t, dir), dir, "src/shape.ts", "class Shape", len("class "), "Figure",
+		"src/circle.ts", "src/main.ts", "src/shape.ts", "src/util.ts")
+	contains(t, after, map[string]string{
 		"src/main.ts":   "import { Figure } from \"./shape\";\nimport { Circle } from \"./circle\";\n\nexport const all: Figure[] = [/* 😀é */ new Figure(\"x\"), new Circle(1)];\n",
 		"src/circle.ts": "import { Figure } from \"./shape\";\n\nexport class Circle extends Figure {",
 		"src/util.ts":   "export function make(): shapes.Figure {\n  return new shapes.Figure(\"x\");",
-	} {
-		if got := after[filepath.Join(dir, file)]; !strings.Contains(got, want) {
-			t.Errorf("%s after rename:\n%s\nwant it to contain:\n%s", file, got, want)
-		}
-	}
+	})
 	tsc(t, dir)
 }
 
