@@ -121,14 +121,8 @@ func TestManager_QuickFixes_GoMissingImport(t *testing.T) {
 	m := manager(t, dir)
 	ctx := testCtx(t)
 	file := filepath.Join(dir, "up/up.go")
-	ds, err := m.Diagnostics(ctx, file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ds[file]) != 1 || ds[file][0].Message != "undefined: strings" {
-		t.Fatalf("diagnostics %+v, want one undefined: strings", ds[file])
-	}
-	fixes, err := m.QuickFixes(ctx, ds[file][0])
+	d := oneDiagnostic(t, m, file, "undefined: strings")
+	fixes, err := m.QuickFixes(ctx, d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,14 +140,7 @@ func TestManager_QuickFixes_GoMissingImport(t *testing.T) {
 	}
 	apply(t, imp.Edits)
 	goBuild(t, dir)
-	m.Changed(ctx, file)
-	ds, err = m.Diagnostics(ctx, file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := count(ds); n != 0 {
-		t.Fatalf("diagnostics after the fix: %+v", ds)
-	}
+	cleanAfterChange(t, m, file)
 }
 
 func TestManager_References_Go(t *testing.T) {

@@ -186,3 +186,34 @@ func goBuild(tb testing.TB, dir string) {
 		tb.Fatalf("go build: %v\n%s", err, out)
 	}
 }
+
+// oneDiagnostic returns the only diagnostic of file, failing unless there
+// is exactly one and it has message msg.
+func oneDiagnostic(tb testing.TB, m *lsp.Manager, file, msg string) lsp.Diagnostic {
+	tb.Helper()
+	ds, err := m.Diagnostics(testCtx(tb), file)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if len(ds[file]) != 1 || ds[file][0].Message != msg {
+		tb.Fatalf("diagnostics %+v, want one %q", ds, msg)
+	}
+	return ds[file][0]
+}
+
+// cleanAfterChange tells the manager file changed on disk and fails unless
+// the workspace then has no diagnostics.
+func cleanAfterChange(tb testing.TB, m *lsp.Manager, file string) {
+	tb.Helper()
+	ctx := testCtx(tb)
+	m.Changed(ctx, file)
+	ds, err := m.Diagnostics(ctx, file)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for p, l := range ds {
+		if len(l) != 0 {
+			tb.Fatalf("diagnostics of %s after the change: %+v", p, l)
+		}
+	}
+}

@@ -87,14 +87,11 @@ func TestManager_QuickFixes_TypeScriptMissingImport(t *testing.T) {
 	file := filepath.Join(dir, "src/extra.ts")
 	writeFile(t, file, "export const c = new Circle(2);\n")
 	m.Changed(ctx, file)
-	ds, err := m.Diagnostics(ctx, file)
-	if err != nil {
-		t.Fatal(err)
+	d := oneDiagnostic(t, m, file, "Cannot find name 'Circle'.")
+	if d.Code != "2304" || d.Line != 1 || d.Col != 21 || d.EndCol != 27 {
+		t.Fatalf("diagnostic %+v, want code 2304 at 1:21-27", d)
 	}
-	if len(ds[file]) != 1 || ds[file][0].Message != "Cannot find name 'Circle'." || ds[file][0].Code != "2304" {
-		t.Fatalf("diagnostics %+v, want one Cannot find name 'Circle'. (2304)", ds[file])
-	}
-	fixes, err := m.QuickFixes(ctx, ds[file][0])
+	fixes, err := m.QuickFixes(ctx, d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,12 +103,5 @@ func TestManager_QuickFixes_TypeScriptMissingImport(t *testing.T) {
 		t.Fatalf("after the fix:\n%s\nwant:\n%s", got, want)
 	}
 	tsc(t, dir)
-	m.Changed(ctx, file)
-	ds, err = m.Diagnostics(ctx, file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := count(ds); n != 0 {
-		t.Fatalf("diagnostics after the fix: %+v", ds)
-	}
+	cleanAfterChange(t, m, file)
 }
