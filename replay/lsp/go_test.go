@@ -289,3 +289,56 @@ func TestManager_Changed_Go(t *testing.T) {
 	apply(t, edits)
 	goBuild(t, dir)
 }
+
+// TestManager_OverlayThenSave_Go is the edit-before-write flow: a rename is
+// asked on an overlay that adds a caller (not on disk), its edits apply to
+// that overlay, the result is written and Saved, and the module builds.
+func TestManager_OverlayThenSave_Go(t *testing.T) {
+	need(t, "gopls")
+	dir := goModule(t)
+	m := manager(t, dir)
+	ctx := testCtx(t)
+	def, b := filepath.Join(dir, "greet/greet.go"), filepath.Join(dir, "b/b.go")
+	overlay := read(t, b) + "\n// B2 is new.\nfunc B2() string { return greet.Greet(\"b2\") }\n"
+	if err := m.Overlay(ctx, b, []byte(overlay)); err != nil {
+		t.Fatal(err)
+	}
+	line, col := pos(t, read(t, def), "func Greet", len("func "))
+	edits, err := m.Rename(ctx, def, line, col, "Salute")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var written []string
+	for _, fe := range edits {
+		written = append(written, fe.Path)
+		base := read(t, fe.Path)
+		if fe.Path == b {
+			if len(fe.Edits) != 2 {
+				t.Fatalf("b.go edits %+v, want two (one in the overlay only)", fe.Edits)
+			}
+			base = overlay
+		}
+		out, err := lsp.ApplyEdits([]byte(base), fe.Edits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, fe.Path, string(out))
+		if fe.Path == b {
+			if err := m.Saved(ctx, b); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	m.Changed(ctx, written...)
+	goBuild(t, dir)
+	if !strings.Contains(read(t, b), `func B2() string { return greet.Salute("b2") }`) {
+		t.Fatalf("b.go:\n%s", read(t, b))
+	}
+	ds, err := m.Diagnostics(ctx, def, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := count(ds); n != 0 {
+		t.Fatalf("diagnostics after the rename: %+v", ds)
+	}
+}

@@ -34,6 +34,8 @@ type entry struct {
 
 	// mu guards the fields below and is held while sending document
 	// notifications (their order matters) and while starting the server.
+	// Lock order: entry.mu before server.mu; Manager.mu is never held with
+	// either.
 	mu       sync.Mutex
 	srv      *server
 	docs     map[string]*doc // open documents by absolute path

@@ -111,3 +111,20 @@ func TestEntry_FileEdits(t *testing.T) {
 		t.Errorf("overlapping edits: %v", err)
 	}
 }
+
+func TestURIPath(t *testing.T) {
+	for u, want := range map[string]string{
+		"file:///w/a%20b/c.go":  "/w/a b/c.go",
+		"file:///w/a b/c.go":    "/w/a b/c.go",
+		"file:///w/%40scope/x":  "/w/@scope/x",
+		"file:///w/x/../y.ts":   "/w/y.ts",
+		string(pathURI("/w/é")): "/w/é",
+	} {
+		if got, err := uriPath(u); err != nil || got != want {
+			t.Errorf("uriPath(%q) = %q, %v; want %q", u, got, err, want)
+		}
+	}
+	if _, err := uriPath("untitled:Untitled-1"); err == nil {
+		t.Error("uriPath accepted a non-file URI")
+	}
+}
