@@ -71,6 +71,14 @@ func TestManager_Diagnostics_GoOverlayBreaksCallers(t *testing.T) {
 	if got := summary(t, dir, after); !reflect.DeepEqual(got, want) {
 		t.Fatalf("diagnostics after breaking overlay (%v):\n got %q\nwant %q", time.Since(start), got, want)
 	}
+	// The workspace form (no paths) sees the same.
+	all, err := m.Diagnostics(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := summary(t, dir, all); !reflect.DeepEqual(got, want) {
+		t.Fatalf("workspace diagnostics after breaking overlay:\n got %q\nwant %q", got, want)
+	}
 	if err := m.Reset(ctx, def); err != nil {
 		t.Fatal(err)
 	}
@@ -341,4 +349,38 @@ func TestManager_OverlayThenSave_Go(t *testing.T) {
 	if n := count(ds); n != 0 {
 		t.Fatalf("diagnostics after the rename: %+v", ds)
 	}
+}
+
+// TestManager_QuickFixes_GoResolved takes two fixes gopls computes lazily
+// (codeAction/resolve): create a missing function, declare missing methods.
+func TestManager_QuickFixes_GoResolved(t *testing.T) {
+	need(t, "gopls")
+	dir := workspace(t, map[string]string{
+		"go.mod":   "module example.com/m\n\ngo 1.22\n",
+		"up/up.go": "package up\n\n// Up counts.\nfunc Up(s string) int { return missing(s, 2) }\n\n// I has M.\ntype I interface{ M() }\n\nvar _ I = T{}\n\n// T is no I yet.\ntype T struct{}\n",
+	})
+	m := manager(t, dir)
+	ctx := testCtx(t)
+	file := filepath.Join(dir, "up/up.go")
+	ds, err := m.Diagnostics(ctx, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds[file]) != 2 {
+		t.Fatalf("diagnostics %+v, want two", ds)
+	}
+	var edits []lsp.TextEdit
+	for i, want := range []string{"Create function missing", "Declare missing methods of I"} {
+		fixes, err := m.QuickFixes(ctx, ds[file][i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(fixes) == 0 || fixes[0].Title != want || len(fixes[0].Edits) != 1 || fixes[0].Edits[0].Path != file {
+			t.Fatalf("fixes for %q: %+v, want %q", ds[file][i].Message, fixes, want)
+		}
+		edits = append(edits, fixes[0].Edits[0].Edits...)
+	}
+	apply(t, []lsp.FileEdit{{Path: file, Edits: edits}})
+	goBuild(t, dir)
+	cleanAfterChange(t, m, file)
 }

@@ -209,8 +209,25 @@ func (s *server) initialize(ctx context.Context) error {
 	return nil
 }
 
+// resolveEdits declares codeAction resolveSupport for "edit"; tests turn it
+// off to make gopls send command-only actions.
+var resolveEdits = true
+
 // clientCapabilities is what this client declares in initialize.
 func clientCapabilities() map[string]any {
+	codeAction := map[string]any{
+		"dynamicRegistration": true,
+		"isPreferredSupport":  true,
+		"disabledSupport":     true,
+		"dataSupport":         true,
+		"codeActionLiteralSupport": map[string]any{"codeActionKind": map[string]any{"valueSet": []string{
+			"", "quickfix", "refactor", "refactor.extract", "refactor.inline", "refactor.rewrite",
+			"source", "source.organizeImports", "source.fixAll",
+		}}},
+	}
+	if resolveEdits {
+		codeAction["resolveSupport"] = map[string]any{"properties": []string{"edit"}}
+	}
 	return map[string]any{
 		"general": map[string]any{"positionEncodings": []string{"utf-16"}},
 		"workspace": map[string]any{
@@ -227,17 +244,7 @@ func clientCapabilities() map[string]any {
 			"publishDiagnostics": map[string]any{"relatedInformation": true, "versionSupport": true, "codeDescriptionSupport": true, "dataSupport": true},
 			"rename":             map[string]any{"dynamicRegistration": true, "prepareSupport": true},
 			"references":         map[string]any{"dynamicRegistration": true},
-			"codeAction": map[string]any{
-				"dynamicRegistration": true,
-				"isPreferredSupport":  true,
-				"disabledSupport":     true,
-				"dataSupport":         true,
-				"codeActionLiteralSupport": map[string]any{"codeActionKind": map[string]any{"valueSet": []string{
-					"", "quickfix", "refactor", "refactor.extract", "refactor.inline", "refactor.rewrite",
-					"source", "source.organizeImports", "source.fixAll",
-				}}},
-				"resolveSupport": map[string]any{"properties": []string{"edit"}},
-			},
+			"codeAction":         codeAction,
 		},
 		"window": map[string]any{"workDoneProgress": true, "showMessage": map[string]any{}},
 	}
