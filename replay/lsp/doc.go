@@ -105,10 +105,11 @@
 //     [Config].Quiet (default 300ms) — this is what catches the diagnostics
 //     of dependent files that arrive after the edited file's own.
 //
-// The wait is bounded by [Config].Max (default 5s), or by [Config].Load
-// (default 60s) while progress is active or until the server's first publish
-// (its initial workspace load: pyright needs about three seconds here,
-// gopls a fraction of a second). Running out of time is not an error: the
+// The wait is bounded by [Config].Load (default 60s) while the server loads —
+// progress is active, it has published nothing yet, or it has not yet
+// published for an asked path (its initial workspace load: pyright needs
+// about three seconds here, much more on a loaded machine; gopls a fraction
+// of a second) — and by [Config].Max (default 5s) from the end of the load. Running out of time is not an error: the
 // latest published diagnostics are returned. The result holds the asked
 // paths (an empty list when clean) and every other file of the roots with
 // problems. Rename, References and QuickFixes wait only for progress to end

@@ -516,18 +516,30 @@ func (s *server) busyLocked(now time.Time) bool {
 // settle waits until the server's diagnostics are quiet: no $/progress is
 // active, each of paths that was opened or changed got a publishDiagnostics
 // since, and nothing arrived for quiet. Until the server's first
-// publishDiagnostics (its initial load) and while progress is active the wait
-// is bounded by load, otherwise by max; running out of time is not an error (the
+// publishDiagnostics and first publish for each of paths (its initial load),
+// and while progress is active, the wait is bounded by load (from the call), after that by max (from the end of the
+// load); running out of time is not an error (the
 // latest diagnostics are what there is).
 func (s *server) settle(ctx context.Context, paths []string, quiet, max, load time.Duration) error {
-	start := time.Now()
+	start := time.Now() // the load bound counts from here
+	var loaded time.Time // the max bound counts from the end of the load
 	for {
 		s.mu.Lock()
 		now := time.Now()
 		busy := s.busyLocked(now)
+		loading := busy || !s.everPubd
 		waiting := false
 		for _, p := range paths {
-			waiting = waiting || s.pending[p]
+			if s.pending[p] {
+				waiting = true
+				_, seen := s.diags[p]
+				loading = loading || !seen // its first analysis is part of the load
+			}
+		}
+		if loading {
+			loaded = time.Time{}
+		} else if loaded.IsZero() {
+			loaded = now
 		}
 		last := s.lastChange
 		if s.lastPublish.After(last) {
@@ -539,11 +551,10 @@ func (s *server) settle(ctx context.Context, paths []string, quiet, max, load ti
 			s.mu.Unlock()
 			return nil
 		}
-		limit := max
-		if busy || !s.everPubd {
-			limit = load
+		left := max - now.Sub(loaded)
+		if loading {
+			left = load - now.Sub(start)
 		}
-		left := limit - now.Sub(start)
 		if left <= 0 {
 			s.created = false
 			s.mu.Unlock()
