@@ -521,7 +521,7 @@ func (s *server) busyLocked(now time.Time) bool {
 // load); running out of time is not an error (the
 // latest diagnostics are what there is).
 func (s *server) settle(ctx context.Context, paths []string, quiet, max, load time.Duration) error {
-	start := time.Now() // the load bound counts from here
+	start := time.Now()  // the load bound counts from here
 	var loaded time.Time // the max bound counts from the end of the load
 	for {
 		s.mu.Lock()
