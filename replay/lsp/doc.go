@@ -120,6 +120,11 @@
 // gopls (v0.23.0) checks the whole workspace: an overlay that breaks callers
 // yields their errors in files that are not open, about 100ms after the
 // edited file's own (diagnosticsDelay is set to 100ms; its default is 1s).
+// It runs with verboseWorkDoneProgress, the setting gopls's own tests use:
+// every diagnostics pass, the one over dependent packages included, is
+// wrapped in $/progress, so settling waits for the pass itself rather than
+// hoping it fits in the quiet window (without it, dependents' diagnostics
+// were missed on a loaded machine).
 // Its missing-import fix ("Add import: \"strings\"") is a quickfix with the
 // edit inline but not marked preferred.
 //
