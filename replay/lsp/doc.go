@@ -91,8 +91,13 @@
 //
 // Servers push diagnostics (textDocument/publishDiagnostics) when they like;
 // [Manager.Diagnostics] decides when they are done. It opens the asked
-// paths that are not open, then waits for each of their servers until all
-// of these hold:
+// paths that are not open. A server that can be asked instead
+// (typescript-language-server, which offers the typescript.tsserverRequest
+// command) is asked: once no progress is active, tsserver's
+// syntacticDiagnosticsSync, semanticDiagnosticsSync and
+// suggestionDiagnosticsSync are requested for every document open on it, and
+// the answers are exact for the content it has. For the other servers it
+// waits until all of these hold:
 //
 //  1. no work is in progress: every $/progress token that began has ended,
 //     and no token was created (window/workDoneProgress/create) in the last
@@ -137,7 +142,11 @@
 //
 // typescript-language-server (5.3.0 with TypeScript 5.9.3) diagnoses open
 // files only: open the callers (Open, or pass them to Diagnostics) to see
-// what an edit breaks in them. It is started with tsserver.useSyntaxServer
+// what an edit breaks in them. Its pushed diagnostics cannot be settled
+// reliably (it waits 300-800ms after a change before asking tsserver,
+// publishes once per kind of diagnostic, and publishes nothing when nothing
+// changed), so they are pulled as described above; suggestions come back as
+// hints. It is started with tsserver.useSyntaxServer
 // "never": with the default, rename and references sent while the project
 // loads are answered by the syntax server from the open file alone. Its
 // missing-import fix ("Add import from \"./circle\"") is preferred.

@@ -213,19 +213,12 @@ func (m *Manager) Diagnostics(ctx context.Context, paths ...string) (map[string]
 			e.mu.Unlock()
 		}
 	}
-	for e, s := range want {
-		if err := s.settle(ctx, askedBy[e], m.cfg.Quiet, m.cfg.Max, m.cfg.Load); err != nil {
-			return nil, fmt.Errorf("lsp: diagnostics from %s in %s: %w", e.cfg.Command[0], e.root, err)
-		}
-	}
 	out := map[string][]Diagnostic{}
 	for e, s := range want {
-		s.mu.Lock()
-		published := make(map[string][]protocol.Diagnostic, len(s.diags))
-		for p, d := range s.diags {
-			published[p] = d
+		published, err := m.latest(ctx, e, s, askedBy[e])
+		if err != nil {
+			return nil, fmt.Errorf("lsp: diagnostics from %s in %s: %w", e.cfg.Command[0], e.root, err)
 		}
-		s.mu.Unlock()
 		for p, ds := range published {
 			if asked[p] != e && (len(ds) == 0 || m.rootOf(p) != e.root) {
 				continue
@@ -237,6 +230,42 @@ func (m *Manager) Diagnostics(ctx context.Context, paths ...string) (map[string]
 		if out[p] == nil {
 			out[p] = []Diagnostic{}
 		}
+	}
+	return out, nil
+}
+
+// latest returns a server's current diagnostics by path: pulled for every
+// open document from a server that answers requests for them
+// (typescript-language-server), otherwise the published ones once the
+// server has settled for paths.
+func (m *Manager) latest(ctx context.Context, e *entry, s *server, paths []string) (map[string][]protocol.Diagnostic, error) {
+	out := map[string][]protocol.Diagnostic{}
+	if s.pulls() {
+		if err := s.ready(ctx, m.cfg.Load); err != nil {
+			return nil, err
+		}
+		e.mu.Lock()
+		open := make([]string, 0, len(e.docs))
+		for p := range e.docs {
+			open = append(open, p)
+		}
+		e.mu.Unlock()
+		for _, p := range open {
+			ds, err := s.pull(ctx, p)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", p, err)
+			}
+			out[p] = ds
+		}
+		return out, nil
+	}
+	if err := s.settle(ctx, paths, m.cfg.Quiet, m.cfg.Max, m.cfg.Load); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for p, d := range s.diags {
+		out[p] = d
 	}
 	return out, nil
 }
