@@ -27,6 +27,24 @@ func goModule(tb testing.TB) string {
 	})
 }
 
+// goGreet starts gopls over goModule and finds greet.Greet's declaration.
+func goGreet(tb testing.TB) (dir string, m *lsp.Manager, def string, line, col int) {
+	tb.Helper()
+	need(tb, "gopls")
+	dir = goModule(tb)
+	def = filepath.Join(dir, "greet/greet.go")
+	line, col = pos(tb, read(tb, def), "func Greet", len("func "))
+	return dir, manager(tb, dir), def, line, col
+}
+
+// goFile starts gopls over a module whose only file is up/up.go.
+func goFile(tb testing.TB, src string) (dir string, m *lsp.Manager, file string) {
+	tb.Helper()
+	need(tb, "gopls")
+	dir = workspace(tb, map[string]string{"go.mod": "module example.com/m\n\ngo 1.22\n", "up/up.go": src})
+	return dir, manager(tb, dir), filepath.Join(dir, "up/up.go")
+}
+
 func TestManager_Rename_Go(t *testing.T) {
 	need(t, "gopls")
 	dir := goModule(t)
@@ -121,14 +139,8 @@ func count(ds map[string][]lsp.Diagnostic) int {
 }
 
 func TestManager_QuickFixes_GoMissingImport(t *testing.T) {
-	need(t, "gopls")
-	dir := workspace(t, map[string]string{
-		"go.mod":   "module example.com/m\n\ngo 1.22\n",
-		"up/up.go": "package up\n\n// Up shouts.\nfunc Up(s string) string { return strings.ToUpper(s) }\n",
-	})
-	m := manager(t, dir)
+	dir, m, file := goFile(t, "package up\n\n// Up shouts.\nfunc Up(s string) string { return strings.ToUpper(s) }\n")
 	ctx := testCtx(t)
-	file := filepath.Join(dir, "up/up.go")
 	d := oneDiagnostic(t, m, file, "undefined: strings")
 	fixes, err := m.QuickFixes(ctx, d)
 	if err != nil {
@@ -152,12 +164,8 @@ func TestManager_QuickFixes_GoMissingImport(t *testing.T) {
 }
 
 func TestManager_References_Go(t *testing.T) {
-	need(t, "gopls")
-	dir := goModule(t)
-	m := manager(t, dir)
+	dir, m, def, line, col := goGreet(t)
 	ctx := testCtx(t)
-	def := filepath.Join(dir, "greet/greet.go")
-	line, col := pos(t, read(t, def), "func Greet", len("func "))
 	var want []lsp.Location
 	add := func(file, marker string, skip int) {
 		p := filepath.Join(dir, file)
@@ -188,12 +196,8 @@ func TestManager_References_Go(t *testing.T) {
 // TestManager_Concurrent runs renames, references, overlays and diagnostics
 // from several goroutines on one server (run with -race to check locking).
 func TestManager_Concurrent(t *testing.T) {
-	need(t, "gopls")
-	dir := goModule(t)
-	m := manager(t, dir)
+	dir, m, def, line, col := goGreet(t)
 	ctx := testCtx(t)
-	def := filepath.Join(dir, "greet/greet.go")
-	line, col := pos(t, read(t, def), "func Greet", len("func "))
 	var wg sync.WaitGroup
 	errs := make(chan error, 64)
 	for i := range 4 {
@@ -259,12 +263,8 @@ func TestManager_Close(t *testing.T) {
 // with Changed: a created caller is renamed along, a changed open document is
 // re-synced from disk, a deleted one is no longer renamed.
 func TestManager_Changed_Go(t *testing.T) {
-	need(t, "gopls")
-	dir := goModule(t)
-	m := manager(t, dir)
+	dir, m, def, line, col := goGreet(t)
 	ctx := testCtx(t)
-	def := filepath.Join(dir, "greet/greet.go")
-	line, col := pos(t, read(t, def), "func Greet", len("func "))
 	if _, err := m.Rename(ctx, def, line, col, "Salute"); err != nil {
 		t.Fatal(err)
 	}
@@ -354,14 +354,8 @@ func TestManager_OverlayThenSave_Go(t *testing.T) {
 // TestManager_QuickFixes_GoResolved takes two fixes gopls computes lazily
 // (codeAction/resolve): create a missing function, declare missing methods.
 func TestManager_QuickFixes_GoResolved(t *testing.T) {
-	need(t, "gopls")
-	dir := workspace(t, map[string]string{
-		"go.mod":   "module example.com/m\n\ngo 1.22\n",
-		"up/up.go": "package up\n\n// Up counts.\nfunc Up(s string) int { return missing(s, 2) }\n\n// I has M.\ntype I interface{ M() }\n\nvar _ I = T{}\n\n// T is no I yet.\ntype T struct{}\n",
-	})
-	m := manager(t, dir)
+	dir, m, file := goFile(t, "package up\n\n// Up counts.\nfunc Up(s string) int { return missing(s, 2) }\n\n// I has M.\ntype I interface{ M() }\n\nvar _ I = T{}\n\n// T is no I yet.\ntype T struct{}\n")
 	ctx := testCtx(t)
-	file := filepath.Join(dir, "up/up.go")
 	ds, err := m.Diagnostics(ctx, file)
 	if err != nil {
 		t.Fatal(err)

@@ -45,12 +45,8 @@ func TestManager_Available(t *testing.T) {
 }
 
 func TestManager_RestartsKilledServer(t *testing.T) {
-	need(t, "gopls")
-	dir := goModule(t)
-	m := manager(t, dir)
+	_, m, def, line, col := goGreet(t)
 	ctx := testCtx(t)
-	def := filepath.Join(dir, "greet/greet.go")
-	line, col := pos(t, read(t, def), "func Greet", len("func "))
 	// An overlay the restarted server must see again: the rename is
 	// computed on it (a second function renamed along).
 	overlay := read(t, def) + "\n// Twice greets twice.\nfunc Twice(n string) string { return Greet(n) + Greet(n) }\n"
