@@ -157,6 +157,9 @@
 //
 // # Not supported
 //
+// Documents larger than [MaxDocument] (16 MiB) are not opened: the call
+// fails with [ErrUnsupported] (an open document that grows past it is
+// closed).
 // Resource operations in workspace edits (create, rename, delete of files)
 // fail with [ErrUnsupported]; a rename that would move a file or package is
 // refused rather than half-applied. Quick fixes whose command runs a tool

@@ -378,3 +378,16 @@ func TestManager_QuickFixes_GoResolved(t *testing.T) {
 	goBuild(t, dir)
 	cleanAfterChange(t, m, file)
 }
+
+// TestManager_Rename_NotASymbol asks for a rename on a keyword and past
+// the end of a line.
+func TestManager_Rename_NotASymbol(t *testing.T) {
+	_, m, def, _, _ := goGreet(t)
+	ctx := testCtx(t)
+	if _, err := m.Rename(ctx, def, 1, 0, "x"); err == nil || !strings.Contains(err.Error(), def+":1:0") {
+		t.Errorf("rename of the package keyword: %v, want an error naming the position", err)
+	}
+	if _, err := m.Rename(ctx, def, 1, 99, "x"); err == nil || !strings.Contains(err.Error(), "column 99 out of range") {
+		t.Errorf("rename past the end of the line: %v", err)
+	}
+}

@@ -93,3 +93,14 @@ func TestManager_RestartsKilledServer(t *testing.T) {
 	}
 	t.Fatalf("no edits for %s in %+v", def, edits)
 }
+
+func TestManager_Overlay_TooLarge(t *testing.T) {
+	need(t, "gopls")
+	dir := workspace(t, map[string]string{"go.mod": "module example.com/m\n\ngo 1.22\n", "big.go": "package m\n"})
+	m := manager(t, dir)
+	big := make([]byte, lsp.MaxDocument+1)
+	err := m.Overlay(testCtx(t), filepath.Join(dir, "big.go"), big)
+	if !errors.Is(err, lsp.ErrUnsupported) || !strings.Contains(err.Error(), "big.go") {
+		t.Fatalf("Overlay of %d bytes: %v, want ErrUnsupported naming the file", len(big), err)
+	}
+}

@@ -45,9 +45,17 @@ func (e *entry) serverLocked(ctx context.Context) (*server, error) {
 	return s, nil
 }
 
+// MaxDocument is the largest document (in bytes) opened on a server:
+// larger files fail with ErrUnsupported instead of being sent whole on
+// every change.
+const MaxDocument = 16 << 20
+
 // openLocked sets the server's view of path to text: didOpen the first time,
 // a full-text didChange after. e.mu must be held.
 func (e *entry) openLocked(ctx context.Context, s *server, path string, text []byte, overlay bool) error {
+	if len(text) > MaxDocument {
+		return fmt.Errorf("%w: %s has %d bytes, more than a language server is given (%d)", ErrUnsupported, path, len(text), MaxDocument)
+	}
 	d := e.docs[path]
 	if d == nil {
 		d = &doc{version: 1, text: text, overlay: overlay}
@@ -114,6 +122,9 @@ func (e *entry) ensureOpen(ctx context.Context, path string) (*server, []byte, e
 	}
 	if d := e.docs[path]; d != nil {
 		return s, d.text, nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.Size() > MaxDocument {
+		return nil, nil, fmt.Errorf("%w: %s has %d bytes, more than a language server is given (%d)", ErrUnsupported, path, fi.Size(), MaxDocument)
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -225,7 +236,9 @@ func (e *entry) resyncLocked(ctx context.Context, path string) error {
 		return err
 	}
 	changed := d.overlay || string(d.text) != string(b)
-	if err := e.openLocked(ctx, e.srv, path, b, false); err != nil {
+	if err := e.openLocked(ctx, e.srv, path, b, false); errors.Is(err, ErrUnsupported) {
+		return e.closeLocked(ctx, e.srv, path) // grew too large: the server reads it from disk, if at all
+	} else if err != nil {
 		return err
 	}
 	if changed {
