@@ -62,10 +62,12 @@
 //   - [Manager.Changed] is called after every journaled write and every
 //     change seen on disk: an open document is re-synced from disk (an
 //     overlay of it is dropped), and every running server of the root gets
-//     workspace/didChangeWatchedFiles (Created the first time the manager
-//     sees a file exist, Changed after, Deleted when it is gone). A created
-//     file of a server's language is also opened: gopls loads a package in a
-//     new directory only once one of its files is open. The next rename,
+//     workspace/didChangeWatchedFiles: Deleted when the file is gone,
+//     Created when the manager has not seen it before and it was written
+//     after the server started (it may be new), Changed otherwise. A created
+//     file of a server's language that is the only one of its extension in
+//     its directory is also opened: gopls loads a package in a new directory
+//     only once one of its files is open. The next rename,
 //     references or quick fix after a creation or deletion first waits for
 //     diagnostics to settle, the sign that the server has reloaded.
 //   - [Manager.Open] opens files from disk; Rename, References, Diagnostics and

@@ -26,16 +26,17 @@ const requestTimeout = 30 * time.Second
 // server is one running language-server process for one (language, root).
 // It never restarts itself: the Manager replaces a dead server.
 type server struct {
-	cfg    ServerConfig
-	root   string
-	cmd    *exec.Cmd
-	conn   jsonrpc2.Conn
-	stdin  io.Closer
-	stderr *ring
-	exited chan struct{} // closed once the process has exited
-	caps   serverCaps
-	enc    encoding
-	name   string // serverInfo name and version, or the command
+	cfg     ServerConfig
+	root    string
+	cmd     *exec.Cmd
+	conn    jsonrpc2.Conn
+	stdin   io.Closer
+	stderr  *ring
+	exited  chan struct{} // closed once the process has exited
+	caps    serverCaps
+	enc     encoding
+	name    string    // serverInfo name and version, or the command
+	started time.Time // when the process started
 
 	execMu sync.Mutex // one workspace/executeCommand at a time: captures must not mix
 
@@ -131,6 +132,7 @@ func startServer(ctx context.Context, cfg ServerConfig, root string) (*server, e
 	s.cmd.Dir = root
 	s.cmd.Stdin, s.cmd.Stdout, s.cmd.Stderr = inR, outW, s.stderr
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // Close kills helpers (tsserver) too
+	s.started = time.Now()
 	err = s.cmd.Start()
 	inR.Close()
 	outW.Close()

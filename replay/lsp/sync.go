@@ -247,12 +247,29 @@ func (e *entry) resyncLocked(ctx context.Context, path string) error {
 	return nil
 }
 
+// alone reports whether path is the only file with its extension in its
+// directory (the first source file of a new package).
+func alone(path string) bool {
+	entries, err := os.ReadDir(filepath.Dir(path))
+	if err != nil {
+		return false
+	}
+	for _, de := range entries {
+		if de.Name() != filepath.Base(path) && filepath.Ext(de.Name()) == filepath.Ext(path) {
+			return false
+		}
+	}
+	return true
+}
+
 // Changed tells running servers that paths changed on disk (a journaled
 // write, a revert, an outside change): an open document is re-synced from
 // disk, and every server of the path's root gets
-// workspace/didChangeWatchedFiles (Created, Changed or Deleted); a created
-// file of a server's language is also opened. Servers that are not running
-// are not started. Failures are not reported: a server that
+// workspace/didChangeWatchedFiles: Deleted if it is gone, Created if the
+// manager has not seen it before and it was written after the server
+// started, Changed otherwise. A created file that is the only one of its
+// extension in its directory is also opened (see the package
+// documentation). Servers that are not running are not started. Failures are not reported: a server that
 // missed a change is restarted or re-synced by a later call.
 func (m *Manager) Changed(ctx context.Context, paths ...string) {
 	const (
@@ -273,7 +290,7 @@ func (m *Manager) Changed(ctx context.Context, paths ...string) {
 		if root == "" {
 			continue
 		}
-		_, statErr := os.Stat(p)
+		fi, statErr := os.Stat(p)
 		exists := statErr == nil
 		for _, e := range m.running(root) {
 			e.mu.Lock()
@@ -285,7 +302,9 @@ func (m *Manager) Changed(ctx context.Context, paths ...string) {
 			kind := deleted
 			if exists {
 				kind = changed
-				if !e.onDisk[p] {
+				if !e.onDisk[p] && !fi.ModTime().Before(e.srv.started) {
+					// Not seen by the manager and written since the server
+					// started: it may be new to the server.
 					kind = created
 				}
 				e.onDisk[p] = true
@@ -297,10 +316,9 @@ func (m *Manager) Changed(ctx context.Context, paths ...string) {
 				e.srv.created = true
 				e.srv.mu.Unlock()
 			}
-			if kind == created && e.cfg.handles(filepath.Ext(p)) && e.docs[p] == nil {
+			if kind == created && e.cfg.handles(filepath.Ext(p)) && e.docs[p] == nil && alone(p) {
 				// gopls does not load a package in a new directory until one
-				// of its files is open; opening a created file is harmless for
-				// the others.
+				// of its files is open; opening it is harmless for the others.
 				if b, err := os.ReadFile(p); err == nil {
 					_ = e.openLocked(ctx, e.srv, p, b, false)
 				}
