@@ -12,6 +12,7 @@ repo=$PWD
 gopls_version=v0.23.0
 
 command -v go >/dev/null || { echo "FATAL: go is not installed (needed for gopls)" >&2; exit 1; }
+command -v node >/dev/null || { echo "FATAL: node is not installed (needed for pyright and typescript-language-server)" >&2; exit 1; }
 command -v npm >/dev/null || { echo "FATAL: npm is not installed (needed for pyright and typescript-language-server)" >&2; exit 1; }
 
 gobin=$(go env GOBIN)

@@ -127,6 +127,10 @@ func goplsSettings() map[string]any {
 		// Publish the diagnostics of dependent packages soon after a change
 		// instead of after gopls's default one-second delay.
 		"diagnosticsDelay": "100ms",
+		// Report every diagnostics pass as $/progress (gopls's own tests do),
+		// so that settling waits for the pass over dependent packages
+		// instead of guessing with the quiet window.
+		"verboseWorkDoneProgress": true,
 	}
 }
 

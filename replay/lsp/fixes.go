@@ -59,7 +59,7 @@ func (m *Manager) QuickFixes(ctx context.Context, d Diagnostic) ([]Fix, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lsp: quick fixes %s: %w", path, err)
 	}
-	if err := s.ready(ctx, m.cfg.Load); err != nil {
+	if err := m.prepare(ctx, s); err != nil {
 		return nil, fmt.Errorf("lsp: quick fixes %s: %w", path, err)
 	}
 	if !provides(s.caps.CodeActionProvider) {

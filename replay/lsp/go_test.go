@@ -1,11 +1,14 @@
 package lsp_test
 
 import (
+	"errors"
 	"fmt"
-	"os/exec"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -24,32 +27,34 @@ func goModule(tb testing.TB) string {
 	})
 }
 
+// goGreet starts gopls over goModule and finds greet.Greet's declaration.
+func goGreet(tb testing.TB) (dir string, m *lsp.Manager, def string, line, col int) {
+	tb.Helper()
+	need(tb, "gopls")
+	dir = goModule(tb)
+	def = filepath.Join(dir, "greet/greet.go")
+	line, col = pos(tb, read(tb, def), "func Greet", len("func "))
+	return dir, manager(tb, dir), def, line, col
+}
+
+// goFile starts gopls over a module whose only file is up/up.go.
+func goFile(tb testing.TB, src string) (dir string, m *lsp.Manager, file string) {
+	tb.Helper()
+	need(tb, "gopls")
+	dir = workspace(tb, map[string]string{"go.mod": "module example.com/m\n\ngo 1.22\n", "up/up.go": src})
+	return dir, manager(tb, dir), filepath.Join(dir, "up/up.go")
+}
+
 func TestManager_Rename_Go(t *testing.T) {
 	need(t, "gopls")
 	dir := goModule(t)
-	m := manager(t, dir)
-	ctx := testCtx(t)
-	def := filepath.Join(dir, "greet/greet.go")
-	line, col := pos(t, read(t, def), "func Greet", len("func "))
-	edits, err := m.Rename(ctx, def, line, col, "Salute")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := paths(edits, dir), []string{"a/a.go", "b/b.go", "c/c.go", "greet/greet.go"}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("renamed files %v, want %v", got, want)
-	}
-	after := apply(t, edits)
-	if got := after[filepath.Join(dir, "a/a.go")]; !strings.Contains(got, `s := "😀é"; return s + greet.Salute("a")`) {
-		t.Errorf("a.go after rename:\n%s", got)
-	}
-	if got := after[filepath.Join(dir, "c/c.go")]; !strings.Contains(got, `g.Salute("c") + g.Salute("cc")`) {
-		t.Errorf("c.go after rename:\n%s", got)
-	}
-	cmd := exec.Command("go", "build", "./...")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build after rename: %v\n%s", err, out)
-	}
+	after := renameAt(t, manager(t, dir), dir, "greet/greet.go", "func Greet", len("func "), "Salute",
+		"a/a.go", "b/b.go", "c/c.go", "greet/greet.go")
+	contains(t, after, map[string]string{
+		"a/a.go": `s := "😀é"; return s + greet.Salute("a")`,
+		"c/c.go": `g.Salute("c") + g.Salute("cc")`,
+	})
+	goBuild(t, dir)
 }
 
 func TestManager_Diagnostics_GoOverlayBreaksCallers(t *testing.T) {
@@ -83,6 +88,14 @@ func TestManager_Diagnostics_GoOverlayBreaksCallers(t *testing.T) {
 	}
 	if got := summary(t, dir, after); !reflect.DeepEqual(got, want) {
 		t.Fatalf("diagnostics after breaking overlay (%v):\n got %q\nwant %q", time.Since(start), got, want)
+	}
+	// The workspace form (no paths) sees the same.
+	all, err := m.Diagnostics(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := summary(t, dir, all); !reflect.DeepEqual(got, want) {
+		t.Fatalf("workspace diagnostics after breaking overlay:\n got %q\nwant %q", got, want)
 	}
 	if err := m.Reset(ctx, def); err != nil {
 		t.Fatal(err)
@@ -126,22 +139,10 @@ func count(ds map[string][]lsp.Diagnostic) int {
 }
 
 func TestManager_QuickFixes_GoMissingImport(t *testing.T) {
-	need(t, "gopls")
-	dir := workspace(t, map[string]string{
-		"go.mod":   "module example.com/m\n\ngo 1.22\n",
-		"up/up.go": "package up\n\n// Up shouts.\nfunc Up(s string) string { return strings.ToUpper(s) }\n",
-	})
-	m := manager(t, dir)
+	dir, m, file := goFile(t, "package up\n\n// Up shouts.\nfunc Up(s string) string { return strings.ToUpper(s) }\n")
 	ctx := testCtx(t)
-	file := filepath.Join(dir, "up/up.go")
-	ds, err := m.Diagnostics(ctx, file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ds[file]) != 1 || ds[file][0].Message != "undefined: strings" {
-		t.Fatalf("diagnostics %+v, want one undefined: strings", ds[file])
-	}
-	fixes, err := m.QuickFixes(ctx, ds[file][0])
+	d := oneDiagnostic(t, m, file, "undefined: strings")
+	fixes, err := m.QuickFixes(ctx, d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,17 +159,235 @@ func TestManager_QuickFixes_GoMissingImport(t *testing.T) {
 		t.Fatalf("import fix %+v", *imp)
 	}
 	apply(t, imp.Edits)
-	cmd := exec.Command("go", "build", "./...")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build after %q: %v\n%s\n%s", imp.Title, err, out, read(t, file))
+	goBuild(t, dir)
+	cleanAfterChange(t, m, file)
+}
+
+func TestManager_References_Go(t *testing.T) {
+	dir, m, def, line, col := goGreet(t)
+	ctx := testCtx(t)
+	var want []lsp.Location
+	add := func(file, marker string, skip int) {
+		p := filepath.Join(dir, file)
+		l, c := pos(t, read(t, p), marker, skip)
+		want = append(want, lsp.Location{Path: p, Line: l, Col: c, EndLine: l, EndCol: c + len("Greet")})
 	}
-	m.Changed(ctx, file)
-	ds, err = m.Diagnostics(ctx, file)
+	add("a/a.go", "greet.Greet(", len("greet."))
+	add("b/b.go", "greet.Greet(", len("greet."))
+	add("c/c.go", `g.Greet("c")`, len("g."))
+	add("c/c.go", `g.Greet("cc")`, len("g."))
+	refs, err := m.References(ctx, def, line, col, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(refs, want) {
+		t.Fatalf("references\n got %+v\nwant %+v", refs, want)
+	}
+	refs, err = m.References(ctx, def, line, col, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decl := lsp.Location{Path: def, Line: line, Col: col, EndLine: line, EndCol: col + len("Greet")}
+	if len(refs) != 5 || !reflect.DeepEqual(refs[4], decl) {
+		t.Fatalf("references with the declaration: %+v, want %+v last", refs, decl)
+	}
+}
+
+// TestManager_Concurrent runs renames, references, overlays and diagnostics
+// from several goroutines on one server (run with -race to check locking).
+func TestManager_Concurrent(t *testing.T) {
+	dir, m, def, line, col := goGreet(t)
+	ctx := testCtx(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			file := filepath.Join(dir, []string{"a/a.go", "b/b.go", "c/c.go", "greet/greet.go"}[i])
+			for j := range 3 {
+				if _, err := m.Rename(ctx, def, line, col, fmt.Sprintf("G%d%d", i, j)); err != nil {
+					errs <- err
+				}
+				if _, err := m.References(ctx, def, line, col, true); err != nil {
+					errs <- err
+				}
+				if i < 3 {
+					if err := m.Overlay(ctx, file, []byte(read(t, file)+fmt.Sprintf("// %d\n", j))); err != nil {
+						errs <- err
+					}
+				}
+				if _, err := m.Diagnostics(ctx, file); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if s := m.Servers(); len(s) != 1 || !s[0].Running {
+		t.Fatalf("servers %+v, want one gopls", s)
+	}
+}
+
+func TestManager_Close(t *testing.T) {
+	need(t, "gopls")
+	dir := goModule(t)
+	m := lsp.NewManager(lsp.DefaultConfig(), []string{dir})
+	ctx := testCtx(t)
+	def := filepath.Join(dir, "greet/greet.go")
+	if _, err := m.Diagnostics(ctx, def); err != nil {
+		t.Fatal(err)
+	}
+	servers := m.Servers()
+	if len(servers) != 1 {
+		t.Fatalf("servers %+v", servers)
+	}
+	start := time.Now()
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("Close took %v", time.Since(start))
+	if err := syscall.Kill(servers[0].PID, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Fatalf("gopls (pid %d) after Close: kill 0 = %v, want ESRCH", servers[0].PID, err)
+	}
+	if _, err := m.Diagnostics(ctx, def); err == nil {
+		t.Fatal("Diagnostics after Close succeeded")
+	}
+}
+
+// TestManager_Changed_Go writes files behind the server's back and tells it
+// with Changed: a created caller is renamed along, a changed open document is
+// re-synced from disk, a deleted one is no longer renamed.
+func TestManager_Changed_Go(t *testing.T) {
+	dir, m, def, line, col := goGreet(t)
+	ctx := testCtx(t)
+	if _, err := m.Rename(ctx, def, line, col, "Salute"); err != nil {
+		t.Fatal(err)
+	}
+	d := filepath.Join(dir, "d/d.go")
+	if err := os.MkdirAll(filepath.Dir(d), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, d, "package d\n\nimport \"example.com/m/greet\"\n\nvar D = greet.Greet(\"d\")\n")
+	b := filepath.Join(dir, "b/b.go")
+	if err := m.Open(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, b, "package b\n\nimport \"example.com/m/greet\"\n\n// B greets b twice.\nfunc B() string { return greet.Greet(\"b\") + greet.Greet(\"b\") }\n")
+	if err := os.Remove(filepath.Join(dir, "a/a.go")); err != nil {
+		t.Fatal(err)
+	}
+	m.Changed(ctx, d, b, filepath.Join(dir, "a/a.go"))
+	edits, err := m.Rename(ctx, def, line, col, "Salute")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := paths(edits, dir), []string{"b/b.go", "c/c.go", "d/d.go", "greet/greet.go"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("renamed files %v, want %v", got, want)
+	}
+	for _, fe := range edits {
+		if fe.Path == b && len(fe.Edits) != 2 {
+			t.Fatalf("b.go edits %+v, want two (the re-synced content)", fe.Edits)
+		}
+	}
+	apply(t, edits)
+	goBuild(t, dir)
+}
+
+// TestManager_OverlayThenSave_Go is the edit-before-write flow: a rename is
+// asked on an overlay that adds a caller (not on disk), its edits apply to
+// that overlay, the result is written and Saved, and the module builds.
+func TestManager_OverlayThenSave_Go(t *testing.T) {
+	need(t, "gopls")
+	dir := goModule(t)
+	m := manager(t, dir)
+	ctx := testCtx(t)
+	def, b := filepath.Join(dir, "greet/greet.go"), filepath.Join(dir, "b/b.go")
+	overlay := read(t, b) + "\n// B2 is new.\nfunc B2() string { return greet.Greet(\"b2\") }\n"
+	if err := m.Overlay(ctx, b, []byte(overlay)); err != nil {
+		t.Fatal(err)
+	}
+	line, col := pos(t, read(t, def), "func Greet", len("func "))
+	edits, err := m.Rename(ctx, def, line, col, "Salute")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var written []string
+	for _, fe := range edits {
+		written = append(written, fe.Path)
+		base := read(t, fe.Path)
+		if fe.Path == b {
+			if len(fe.Edits) != 2 {
+				t.Fatalf("b.go edits %+v, want two (one in the overlay only)", fe.Edits)
+			}
+			base = overlay
+		}
+		out, err := lsp.ApplyEdits([]byte(base), fe.Edits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, fe.Path, string(out))
+		if fe.Path == b {
+			if err := m.Saved(ctx, b); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	m.Changed(ctx, written...)
+	goBuild(t, dir)
+	if !strings.Contains(read(t, b), `func B2() string { return greet.Salute("b2") }`) {
+		t.Fatalf("b.go:\n%s", read(t, b))
+	}
+	ds, err := m.Diagnostics(ctx, def, b)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n := count(ds); n != 0 {
-		t.Fatalf("diagnostics after the fix: %+v", ds)
+		t.Fatalf("diagnostics after the rename: %+v", ds)
+	}
+}
+
+// TestManager_QuickFixes_GoResolved takes two fixes gopls computes lazily
+// (codeAction/resolve): create a missing function, declare missing methods.
+func TestManager_QuickFixes_GoResolved(t *testing.T) {
+	dir, m, file := goFile(t, "package up\n\n// Up counts.\nfunc Up(s string) int { return missing(s, 2) }\n\n// I has M.\ntype I interface{ M() }\n\nvar _ I = T{}\n\n// T is no I yet.\ntype T struct{}\n")
+	ctx := testCtx(t)
+	ds, err := m.Diagnostics(ctx, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds[file]) != 2 {
+		t.Fatalf("diagnostics %+v, want two", ds)
+	}
+	var edits []lsp.TextEdit
+	for i, want := range []string{"Create function missing", "Declare missing methods of I"} {
+		fixes, err := m.QuickFixes(ctx, ds[file][i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(fixes) == 0 || fixes[0].Title != want || len(fixes[0].Edits) != 1 || fixes[0].Edits[0].Path != file {
+			t.Fatalf("fixes for %q: %+v, want %q", ds[file][i].Message, fixes, want)
+		}
+		edits = append(edits, fixes[0].Edits[0].Edits...)
+	}
+	apply(t, []lsp.FileEdit{{Path: file, Edits: edits}})
+	goBuild(t, dir)
+	cleanAfterChange(t, m, file)
+}
+
+// TestManager_Rename_NotASymbol asks for a rename on a keyword and past
+// the end of a line.
+func TestManager_Rename_NotASymbol(t *testing.T) {
+	_, m, def, _, _ := goGreet(t)
+	ctx := testCtx(t)
+	if _, err := m.Rename(ctx, def, 1, 0, "x"); err == nil || !strings.Contains(err.Error(), def+":1:0") {
+		t.Errorf("rename of the package keyword: %v, want an error naming the position", err)
+	}
+	if _, err := m.Rename(ctx, def, 1, 99, "x"); err == nil || !strings.Contains(err.Error(), "column 99 out of range") {
+		t.Errorf("rename past the end of the line: %v", err)
 	}
 }

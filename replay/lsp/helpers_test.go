@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -141,5 +142,78 @@ func writeFile(tb testing.TB, path, content string) {
 	tb.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		tb.Fatal(err)
+	}
+}
+
+// renameAt renames the symbol after marker (+skip bytes) in file (slash path
+// under dir), checks that exactly wantFiles are edited, applies the edits
+// and returns the new contents by slash path.
+func renameAt(tb testing.TB, m *lsp.Manager, dir, file, marker string, skip int, newName string, wantFiles ...string) map[string]string {
+	tb.Helper()
+	path := filepath.Join(dir, filepath.FromSlash(file))
+	line, col := pos(tb, read(tb, path), marker, skip)
+	edits, err := m.Rename(testCtx(tb), path, line, col, newName)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if got := paths(edits, dir); !slices.Equal(got, wantFiles) {
+		tb.Fatalf("renamed files %v, want %v", got, wantFiles)
+	}
+	out := map[string]string{}
+	for p, c := range apply(tb, edits) {
+		rel, _ := filepath.Rel(dir, p)
+		out[filepath.ToSlash(rel)] = c
+	}
+	return out
+}
+
+// contains fails unless each file's content contains its text.
+func contains(tb testing.TB, contents map[string]string, want map[string]string) {
+	tb.Helper()
+	for file, text := range want {
+		if got := contents[file]; !strings.Contains(got, text) {
+			tb.Errorf("%s:\n%s\nwant it to contain:\n%s", file, got, text)
+		}
+	}
+}
+
+// goBuild runs go build ./... in dir.
+func goBuild(tb testing.TB, dir string) {
+	tb.Helper()
+	cmd := exec.Command("go", "build", "./...")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("go build: %v\n%s", err, out)
+	}
+}
+
+// oneDiagnostic returns the only diagnostic of file, failing unless there
+// is exactly one and it has message msg.
+func oneDiagnostic(tb testing.TB, m *lsp.Manager, file, msg string) lsp.Diagnostic {
+	tb.Helper()
+	ds, err := m.Diagnostics(testCtx(tb), file)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if len(ds[file]) != 1 || ds[file][0].Message != msg {
+		tb.Fatalf("diagnostics %+v, want one %q", ds, msg)
+	}
+	return ds[file][0]
+}
+
+// cleanAfterChange tells the manager file changed on disk and fails unless
+// the workspace then has no diagnostics.
+func cleanAfterChange(tb testing.TB, m *lsp.Manager, file string) {
+	tb.Helper()
+	ctx := testCtx(tb)
+	m.Changed(ctx, file)
+	ds, err := m.Diagnostics(ctx, file)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for p, l := range ds {
+		if len(l) != 0 {
+			tb.Fatalf("diagnostics of %s after the change: %+v", p, l)
+		}
 	}
 }

@@ -45,12 +45,8 @@ func TestManager_Available(t *testing.T) {
 }
 
 func TestManager_RestartsKilledServer(t *testing.T) {
-	need(t, "gopls")
-	dir := goModule(t)
-	m := manager(t, dir)
+	_, m, def, line, col := goGreet(t)
 	ctx := testCtx(t)
-	def := filepath.Join(dir, "greet/greet.go")
-	line, col := pos(t, read(t, def), "func Greet", len("func "))
 	// An overlay the restarted server must see again: the rename is
 	// computed on it (a second function renamed along).
 	overlay := read(t, def) + "\n// Twice greets twice.\nfunc Twice(n string) string { return Greet(n) + Greet(n) }\n"
@@ -96,4 +92,15 @@ func TestManager_RestartsKilledServer(t *testing.T) {
 		return
 	}
 	t.Fatalf("no edits for %s in %+v", def, edits)
+}
+
+func TestManager_Overlay_TooLarge(t *testing.T) {
+	need(t, "gopls")
+	dir := workspace(t, map[string]string{"go.mod": "module example.com/m\n\ngo 1.22\n", "big.go": "package m\n"})
+	m := manager(t, dir)
+	big := make([]byte, lsp.MaxDocument+1)
+	err := m.Overlay(testCtx(t), filepath.Join(dir, "big.go"), big)
+	if !errors.Is(err, lsp.ErrUnsupported) || !strings.Contains(err.Error(), "big.go") {
+		t.Fatalf("Overlay of %d bytes: %v, want ErrUnsupported naming the file", len(big), err)
+	}
 }

@@ -1,11 +1,16 @@
 package lsp_test
 
 import (
+	"errors"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/journalfs/journal/replay/lsp"
 )
 
 // pyProject has a function pkg.greet.greet used from three modules (a
@@ -24,27 +29,13 @@ func pyProject(tb testing.TB) string {
 func TestManager_Rename_Python(t *testing.T) {
 	need(t, "pyright-langserver")
 	dir := pyProject(t)
-	m := manager(t, dir)
-	ctx := testCtx(t)
-	def := filepath.Join(dir, "pkg/greet.py")
-	line, col := pos(t, read(t, def), "def greet", len("def "))
-	edits, err := m.Rename(ctx, def, line, col, "salute")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := paths(edits, dir), []string{"main.py", "pkg/a.py", "pkg/b.py", "pkg/greet.py"}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("renamed files %v, want %v", got, want)
-	}
-	after := apply(t, edits)
-	for file, want := range map[string]string{
+	after := renameAt(t, manager(t, dir), dir, "pkg/greet.py", "def greet", len("def "), "salute",
+		"main.py", "pkg/a.py", "pkg/b.py", "pkg/greet.py")
+	contains(t, after, map[string]string{
 		"pkg/a.py": "from pkg.greet import salute\n\n\ndef a() -> str:\n    return salute(\"a\")\n",
 		"pkg/b.py": "s = \"😀é\"; return s + g.salute(\"b\")\n",
 		"main.py":  "print(pkg.greet.salute(\"m\"), a(), b())\n",
-	} {
-		if got := after[filepath.Join(dir, file)]; !strings.Contains(got, want) {
-			t.Errorf("%s after rename:\n%s\nwant it to contain:\n%s", file, got, want)
-		}
-	}
+	})
 	cmd := exec.Command("python3", "main.py")
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
@@ -82,5 +73,46 @@ func TestManager_Diagnostics_PythonOverlayBreaksCallers(t *testing.T) {
 	}
 	if got := summary(t, dir, after); !reflect.DeepEqual(got, want) {
 		t.Fatalf("diagnostics after breaking overlay:\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestManager_ServerKilledDuringCall kills pyright while Diagnostics waits
+// for its first analysis: the call fails with ErrServerExited, and the next
+// call starts a new server that sees the overlay again.
+func TestManager_ServerKilledDuringCall(t *testing.T) {
+	need(t, "pyright-langserver")
+	dir := pyProject(t)
+	m := manager(t, dir)
+	ctx := testCtx(t)
+	def := filepath.Join(dir, "pkg/greet.py")
+	broken := strings.Replace(read(t, def), "def greet(name: str)", "def greet(name: str, times: int)", 1)
+	if err := m.Overlay(ctx, def, []byte(broken)); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := m.Diagnostics(ctx, def)
+		done <- err
+	}()
+	servers := m.Servers()
+	if len(servers) != 1 {
+		t.Fatalf("servers %+v", servers)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if err := syscall.Kill(servers[0].PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; !errors.Is(err, lsp.ErrServerExited) {
+		t.Fatalf("Diagnostics while the server was killed: %v, want ErrServerExited", err)
+	}
+	ds, err := m.Diagnostics(ctx, def)
+	if err != nil {
+		t.Fatalf("Diagnostics after the kill: %v", err)
+	}
+	if got := summary(t, dir, ds); len(got["pkg/a.py"]) != 1 {
+		t.Fatalf("the restarted server lost the overlay: %q", got)
+	}
+	if s := m.Servers(); len(s) != 1 || s[0].PID == servers[0].PID || !s[0].Running {
+		t.Fatalf("servers after restart %+v", s)
 	}
 }

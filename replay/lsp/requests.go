@@ -22,7 +22,7 @@ func (m *Manager) position(ctx context.Context, path string, line, col int) (*en
 	if err != nil {
 		return nil, nil, protocol.Position{}, err
 	}
-	if err := s.ready(ctx, m.cfg.Load); err != nil {
+	if err := m.prepare(ctx, s); err != nil {
 		return nil, nil, protocol.Position{}, err
 	}
 	t := newText(content)
@@ -32,6 +32,20 @@ func (m *Manager) position(ctx context.Context, path string, line, col int) (*en
 	}
 	pos, err := t.position(off, s.enc)
 	return e, s, pos, err
+}
+
+// prepare waits before a request that needs the server's whole view: for
+// any load it reports ($/progress), and for diagnostics to settle after files
+// were created or deleted (gopls, for one, only loads a new package's
+// metadata when it diagnoses it).
+func (m *Manager) prepare(ctx context.Context, s *server) error {
+	s.mu.Lock()
+	created := s.created
+	s.mu.Unlock()
+	if created {
+		return s.settle(ctx, nil, m.cfg.Quiet, m.cfg.Max, m.cfg.Load)
+	}
+	return s.ready(ctx, m.cfg.Load)
 }
 
 // Rename asks the server to rename the symbol at (line, col) of path to
@@ -199,19 +213,12 @@ func (m *Manager) Diagnostics(ctx context.Context, paths ...string) (map[string]
 			e.mu.Unlock()
 		}
 	}
-	for e, s := range want {
-		if err := s.settle(ctx, askedBy[e], m.cfg.Quiet, m.cfg.Max, m.cfg.Load); err != nil {
-			return nil, fmt.Errorf("lsp: diagnostics from %s in %s: %w", e.cfg.Command[0], e.root, err)
-		}
-	}
 	out := map[string][]Diagnostic{}
 	for e, s := range want {
-		s.mu.Lock()
-		published := make(map[string][]protocol.Diagnostic, len(s.diags))
-		for p, d := range s.diags {
-			published[p] = d
+		published, err := m.latest(ctx, e, s, askedBy[e])
+		if err != nil {
+			return nil, fmt.Errorf("lsp: diagnostics from %s in %s: %w", e.cfg.Command[0], e.root, err)
 		}
-		s.mu.Unlock()
 		for p, ds := range published {
 			if asked[p] != e && (len(ds) == 0 || m.rootOf(p) != e.root) {
 				continue
@@ -223,6 +230,42 @@ func (m *Manager) Diagnostics(ctx context.Context, paths ...string) (map[string]
 		if out[p] == nil {
 			out[p] = []Diagnostic{}
 		}
+	}
+	return out, nil
+}
+
+// latest returns a server's current diagnostics by path: pulled for every
+// open document from a server that answers requests for them
+// (typescript-language-server), otherwise the published ones once the
+// server has settled for paths.
+func (m *Manager) latest(ctx context.Context, e *entry, s *server, paths []string) (map[string][]protocol.Diagnostic, error) {
+	out := map[string][]protocol.Diagnostic{}
+	if s.pulls() {
+		if err := s.ready(ctx, m.cfg.Load); err != nil {
+			return nil, err
+		}
+		e.mu.Lock()
+		open := make([]string, 0, len(e.docs))
+		for p := range e.docs {
+			open = append(open, p)
+		}
+		e.mu.Unlock()
+		for _, p := range open {
+			ds, err := s.pull(ctx, p)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", p, err)
+			}
+			out[p] = ds
+		}
+		return out, nil
+	}
+	if err := s.settle(ctx, paths, m.cfg.Quiet, m.cfg.Max, m.cfg.Load); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for p, d := range s.diags {
+		out[p] = d
 	}
 	return out, nil
 }

@@ -26,16 +26,17 @@ const requestTimeout = 30 * time.Second
 // server is one running language-server process for one (language, root).
 // It never restarts itself: the Manager replaces a dead server.
 type server struct {
-	cfg    ServerConfig
-	root   string
-	cmd    *exec.Cmd
-	conn   jsonrpc2.Conn
-	stdin  io.Closer
-	stderr *ring
-	exited chan struct{} // closed once the process has exited
-	caps   serverCaps
-	enc    encoding
-	name   string // serverInfo name and version, or the command
+	cfg     ServerConfig
+	root    string
+	cmd     *exec.Cmd
+	conn    jsonrpc2.Conn
+	stdin   io.Closer
+	stderr  *ring
+	exited  chan struct{} // closed once the process has exited
+	caps    serverCaps
+	enc     encoding
+	name    string    // serverInfo name and version, or the command
+	started time.Time // when the process started
 
 	execMu sync.Mutex // one workspace/executeCommand at a time: captures must not mix
 
@@ -47,8 +48,8 @@ type server struct {
 	lastPublish time.Time                        // last publishDiagnostics received
 	pending     map[string]bool                  // open documents changed since their last publishDiagnostics
 	everPubd    bool                             // a publishDiagnostics arrived: the initial load is over
-	progress    map[string]bool                  // active $/progress tokens
-	loadSeen    bool                             // a progress began (the server reports its load)
+	created     bool                             // files were created or deleted since the last settle
+	progress    map[string]time.Time             // $/progress tokens created or begun, not ended: when
 	wake        chan struct{}                    // closed and replaced on every event above
 	capture     *[]json.RawMessage               // workspace/applyEdit params captured during executeCommand
 	waitErr     error                            // the process's exit status, set before exited closes
@@ -109,7 +110,7 @@ func startServer(ctx context.Context, cfg ServerConfig, root string) (*server, e
 		stderr:   newRing(16 << 10),
 		exited:   make(chan struct{}),
 		diags:    map[string][]protocol.Diagnostic{},
-		progress: map[string]bool{},
+		progress: map[string]time.Time{},
 		pending:  map[string]bool{},
 		wake:     make(chan struct{}),
 		enc:      utf16,
@@ -131,6 +132,7 @@ func startServer(ctx context.Context, cfg ServerConfig, root string) (*server, e
 	s.cmd.Dir = root
 	s.cmd.Stdin, s.cmd.Stdout, s.cmd.Stderr = inR, outW, s.stderr
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // Close kills helpers (tsserver) too
+	s.started = time.Now()
 	err = s.cmd.Start()
 	inR.Close()
 	outW.Close()
@@ -209,8 +211,25 @@ func (s *server) initialize(ctx context.Context) error {
 	return nil
 }
 
+// resolveEdits declares codeAction resolveSupport for "edit"; tests turn it
+// off to make gopls send command-only actions.
+var resolveEdits = true
+
 // clientCapabilities is what this client declares in initialize.
 func clientCapabilities() map[string]any {
+	codeAction := map[string]any{
+		"dynamicRegistration": true,
+		"isPreferredSupport":  true,
+		"disabledSupport":     true,
+		"dataSupport":         true,
+		"codeActionLiteralSupport": map[string]any{"codeActionKind": map[string]any{"valueSet": []string{
+			"", "quickfix", "refactor", "refactor.extract", "refactor.inline", "refactor.rewrite",
+			"source", "source.organizeImports", "source.fixAll",
+		}}},
+	}
+	if resolveEdits {
+		codeAction["resolveSupport"] = map[string]any{"properties": []string{"edit"}}
+	}
 	return map[string]any{
 		"general": map[string]any{"positionEncodings": []string{"utf-16"}},
 		"workspace": map[string]any{
@@ -227,17 +246,7 @@ func clientCapabilities() map[string]any {
 			"publishDiagnostics": map[string]any{"relatedInformation": true, "versionSupport": true, "codeDescriptionSupport": true, "dataSupport": true},
 			"rename":             map[string]any{"dynamicRegistration": true, "prepareSupport": true},
 			"references":         map[string]any{"dynamicRegistration": true},
-			"codeAction": map[string]any{
-				"dynamicRegistration": true,
-				"isPreferredSupport":  true,
-				"disabledSupport":     true,
-				"dataSupport":         true,
-				"codeActionLiteralSupport": map[string]any{"codeActionKind": map[string]any{"valueSet": []string{
-					"", "quickfix", "refactor", "refactor.extract", "refactor.inline", "refactor.rewrite",
-					"source", "source.organizeImports", "source.fixAll",
-				}}},
-				"resolveSupport": map[string]any{"properties": []string{"edit"}},
-			},
+			"codeAction":         codeAction,
 		},
 		"window": map[string]any{"workDoneProgress": true, "showMessage": map[string]any{}},
 	}
@@ -328,235 +337,6 @@ func (s *server) notify(ctx context.Context, method string, params any) error {
 		return fmt.Errorf("%s: %w", method, err)
 	}
 	return nil
-}
-
-// changed records that a change was sent: diagnostics are unsettled again.
-// A document's own change (path not "") also waits for its publish.
-func (s *server) changed(path string) {
-	s.mu.Lock()
-	s.lastChange = time.Now()
-	if path != "" {
-		s.pending[path] = true
-	}
-	s.signalLocked()
-	s.mu.Unlock()
-}
-
-func (s *server) signalLocked() {
-	close(s.wake)
-	s.wake = make(chan struct{})
-}
-
-// handle answers the server's requests and records its notifications. It
-// runs on the connection's read loop, so it never blocks.
-func (s *server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
-	params := []byte(req.Params())
-	if trace {
-		fmt.Fprintf(os.Stderr, "lsp trace %s %s <- %s %.300s\n", time.Now().Format("15:04:05.000"), s.cfg.Language, req.Method(), params)
-	}
-	switch req.Method() {
-	case "textDocument/publishDiagnostics":
-		var p protocol.PublishDiagnosticsParams
-		if err := json.Unmarshal(params, &p); err != nil {
-			return nil
-		}
-		path, err := uriPath(string(p.URI))
-		if err != nil {
-			return nil
-		}
-		s.mu.Lock()
-		s.diags[path] = p.Diagnostics
-		s.lastPublish = time.Now()
-		delete(s.pending, path)
-		s.everPubd = true
-		s.signalLocked()
-		s.mu.Unlock()
-		return nil
-	case "$/progress":
-		var p struct {
-			Token json.RawMessage `json:"token"`
-			Value struct {
-				Kind string `json:"kind"`
-			} `json:"value"`
-		}
-		if err := json.Unmarshal(params, &p); err != nil {
-			return nil
-		}
-		s.mu.Lock()
-		switch p.Value.Kind {
-		case "begin":
-			s.progress[string(p.Token)] = true
-			s.loadSeen = true
-		case "end":
-			delete(s.progress, string(p.Token))
-		}
-		s.lastPublish = time.Now() // the server is working: not quiet yet
-		s.signalLocked()
-		s.mu.Unlock()
-		return nil
-	case "workspace/configuration":
-		var p struct {
-			Items []struct {
-				Section string `json:"section"`
-			} `json:"items"`
-		}
-		_ = json.Unmarshal(params, &p)
-		out := make([]any, len(p.Items))
-		for i, it := range p.Items {
-			out[i] = lookupSection(s.cfg.Settings, it.Section)
-		}
-		return reply(ctx, out, nil)
-	case "workspace/workspaceFolders":
-		return reply(ctx, []any{map[string]any{"uri": uri.File(s.root), "name": filepath.Base(s.root)}}, nil)
-	case "workspace/applyEdit":
-		var p struct {
-			Edit json.RawMessage `json:"edit"`
-		}
-		_ = json.Unmarshal(params, &p)
-		s.mu.Lock()
-		capture := s.capture
-		if capture != nil {
-			*capture = append(*capture, p.Edit)
-		}
-		s.mu.Unlock()
-		if capture == nil {
-			return reply(ctx, map[string]any{"applied": false, "failureReason": "journal applies edits only through its own tools"}, nil)
-		}
-		return reply(ctx, map[string]any{"applied": true}, nil)
-	case "client/registerCapability", "client/unregisterCapability", "window/workDoneProgress/create",
-		"window/showMessageRequest", "window/showDocument",
-		"workspace/semanticTokens/refresh", "workspace/codeLens/refresh", "workspace/inlayHint/refresh",
-		"workspace/inlineValue/refresh", "workspace/diagnostic/refresh", "workspace/foldingRange/refresh":
-		return reply(ctx, nil, nil)
-	}
-	if _, ok := req.(*jsonrpc2.Call); ok {
-		return reply(ctx, nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "method not found: %s", req.Method()))
-	}
-	return nil // logMessage, showMessage, telemetry/event, ...
-}
-
-// lookupSection finds a dotted section ("python.analysis") in settings,
-// through its JSON form; "" is the whole of settings. Missing is nil.
-func lookupSection(settings any, section string) any {
-	if settings == nil {
-		return nil
-	}
-	b, err := json.Marshal(settings)
-	if err != nil {
-		return nil
-	}
-	var v any
-	if json.Unmarshal(b, &v) != nil {
-		return nil
-	}
-	if section == "" {
-		return v
-	}
-	for _, key := range splitDots(section) {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil
-		}
-		if v, ok = m[key]; !ok {
-			return nil
-		}
-	}
-	return v
-}
-
-func splitDots(s string) []string {
-	var out []string
-	start := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == '.' {
-			out = append(out, s[start:i])
-			start = i + 1
-		}
-	}
-	return append(out, s[start:])
-}
-
-// settle waits until the server's diagnostics are quiet: no $/progress is
-// active, each of paths that was opened or changed got a publishDiagnostics
-// since, and nothing arrived for quiet. Until the server's first
-// publishDiagnostics (its initial load) and while progress is active the wait
-// is bounded by load, otherwise by max; running out of time is not an error (the
-// latest diagnostics are what there is).
-func (s *server) settle(ctx context.Context, paths []string, quiet, max, load time.Duration) error {
-	start := time.Now()
-	for {
-		s.mu.Lock()
-		now := time.Now()
-		busy := len(s.progress) > 0
-		waiting := false
-		for _, p := range paths {
-			waiting = waiting || s.pending[p]
-		}
-		last := s.lastChange
-		if s.lastPublish.After(last) {
-			last = s.lastPublish
-		}
-		wait := quiet - now.Sub(last)
-		if !busy && !waiting && wait <= 0 {
-			s.mu.Unlock()
-			return nil
-		}
-		limit := max
-		if busy || !s.everPubd {
-			limit = load
-		}
-		left := limit - now.Sub(start)
-		if left <= 0 {
-			s.mu.Unlock()
-			return nil
-		}
-		if busy || waiting || wait > left {
-			wait = left
-		}
-		wake := s.wake
-		s.mu.Unlock()
-		t := time.NewTimer(wait)
-		select {
-		case <-wake:
-		case <-t.C:
-		case <-s.exited:
-			t.Stop()
-			return s.exitError()
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		}
-		t.Stop()
-	}
-}
-
-// ready waits until no $/progress the server reported is active (its
-// initial load, a project load), bounded by load: requests sent during a load
-// may be answered from partial knowledge.
-func (s *server) ready(ctx context.Context, load time.Duration) error {
-	deadline := time.Now().Add(load)
-	for {
-		s.mu.Lock()
-		busy := len(s.progress) > 0
-		wake := s.wake
-		s.mu.Unlock()
-		left := time.Until(deadline)
-		if !busy || left <= 0 {
-			return nil
-		}
-		t := time.NewTimer(left)
-		select {
-		case <-wake:
-		case <-t.C:
-		case <-s.exited:
-			t.Stop()
-			return s.exitError()
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		}
-		t.Stop()
-	}
 }
 
 // shutdown asks the server to exit, then kills what is left.

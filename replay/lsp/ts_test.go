@@ -39,27 +39,13 @@ func tsc(tb testing.TB, dir string) {
 func TestManager_Rename_TypeScript(t *testing.T) {
 	need(t, "typescript-language-server")
 	dir := tsProject(t)
-	m := manager(t, dir)
-	ctx := testCtx(t)
-	def := filepath.Join(dir, "src/shape.ts")
-	line, col := pos(t, read(t, def), "class Shape", len("class "))
-	edits, err := m.Rename(ctx, def, line, col, "Figure")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := paths(edits, dir), []string{"src/circle.ts", "src/main.ts", "src/shape.ts", "src/util.ts"}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("renamed files %v, want %v", got, want)
-	}
-	after := apply(t, edits)
-	for file, want := range map[string]string{
+	after := renameAt(t, manager(t, dir), dir, "src/shape.ts", "class Shape", len("class "), "Figure",
+		"src/circle.ts", "src/main.ts", "src/shape.ts", "src/util.ts")
+	contains(t, after, map[string]string{
 		"src/main.ts":   "import { Figure } from \"./shape\";\nimport { Circle } from \"./circle\";\n\nexport const all: Figure[] = [/* 😀é */ new Figure(\"x\"), new Circle(1)];\n",
 		"src/circle.ts": "import { Figure } from \"./shape\";\n\nexport class Circle extends Figure {",
 		"src/util.ts":   "export function make(): shapes.Figure {\n  return new shapes.Figure(\"x\");",
-	} {
-		if got := after[filepath.Join(dir, file)]; !strings.Contains(got, want) {
-			t.Errorf("%s after rename:\n%s\nwant it to contain:\n%s", file, got, want)
-		}
-	}
+	})
 	tsc(t, dir)
 }
 
@@ -101,14 +87,11 @@ func TestManager_QuickFixes_TypeScriptMissingImport(t *testing.T) {
 	file := filepath.Join(dir, "src/extra.ts")
 	writeFile(t, file, "export const c = new Circle(2);\n")
 	m.Changed(ctx, file)
-	ds, err := m.Diagnostics(ctx, file)
-	if err != nil {
-		t.Fatal(err)
+	d := oneDiagnostic(t, m, file, "Cannot find name 'Circle'.")
+	if d.Code != "2304" || d.Line != 1 || d.Col != 21 || d.EndCol != 27 {
+		t.Fatalf("diagnostic %+v, want code 2304 at 1:21-27", d)
 	}
-	if len(ds[file]) != 1 || ds[file][0].Message != "Cannot find name 'Circle'." || ds[file][0].Code != "2304" {
-		t.Fatalf("diagnostics %+v, want one Cannot find name 'Circle'. (2304)", ds[file])
-	}
-	fixes, err := m.QuickFixes(ctx, ds[file][0])
+	fixes, err := m.QuickFixes(ctx, d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,12 +103,5 @@ func TestManager_QuickFixes_TypeScriptMissingImport(t *testing.T) {
 		t.Fatalf("after the fix:\n%s\nwant:\n%s", got, want)
 	}
 	tsc(t, dir)
-	m.Changed(ctx, file)
-	ds, err = m.Diagnostics(ctx, file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := count(ds); n != 0 {
-		t.Fatalf("diagnostics after the fix: %+v", ds)
-	}
+	cleanAfterChange(t, m, file)
 }
