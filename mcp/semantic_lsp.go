@@ -119,6 +119,7 @@ func (s *Server) consult(ctx context.Context, job *lspJob) (*lspReport, error) {
 	prim := &lspFile{path: job.primary, id: job.src.file.ID, before: job.src.text, text: job.src.text}
 	rep.add(prim)
 	abs := job.primary.Abs()
+	m.Refresh(ctx) // files changed outside since the server saw them
 	if err := m.Overlay(ctx, abs, []byte(prim.before)); err != nil {
 		return rep, fmt.Errorf("open %s in the language server: %w", job.primary.Rel, err)
 	}

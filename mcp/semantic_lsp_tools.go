@@ -216,6 +216,7 @@ func (s *Server) diagnostics(ctx context.Context, in *DiagnosticsIn) (*Diagnosti
 	}
 	s.lspMu.Lock()
 	defer s.lspMu.Unlock()
+	s.opts.LSP.Refresh(ctx)
 	rep := &lspReport{files: map[string]*lspFile{}}
 	for _, p := range paths {
 		if _, err := s.lspWatch(ctx, rep, p); err != nil {

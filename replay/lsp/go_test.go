@@ -391,3 +391,26 @@ func TestManager_Rename_NotASymbol(t *testing.T) {
 		t.Errorf("rename past the end of the line: %v", err)
 	}
 }
+
+// TestManager_Refresh_Go changes an open document behind the server's back
+// (lines added above the call): without telling the manager which file, a
+// Refresh makes the next rename's offsets those of the disk content.
+func TestManager_Refresh_Go(t *testing.T) {
+	dir, m, def, line, col := goGreet(t)
+	ctx := testCtx(t)
+	b := filepath.Join(dir, "b/b.go")
+	if err := m.Open(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, b, "package b\n\nimport \"example.com/m/greet\"\n\n// Padding shifts the call.\nvar Padding = 1\n\n// B greets b.\nfunc B() string { return greet.Greet(\"b\") }\n")
+	m.Refresh(ctx)
+	edits, err := m.Rename(ctx, def, line, col, "Salute")
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply(t, edits)
+	if got := read(t, b); !strings.Contains(got, "return greet.Salute(\"b\")") {
+		t.Fatalf("b.go after the rename:\n%s", got)
+	}
+	goBuild(t, dir)
+}

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -335,5 +336,29 @@ func (m *Manager) Changed(ctx context.Context, paths ...string) {
 			}
 		}
 		e.mu.Unlock()
+	}
+}
+
+// Refresh re-syncs every open document whose file changed on disk since its
+// server last saw it — a change made outside the journal, or by another
+// process — so that the next rename, references or diagnostics answer about
+// what is on disk (a rename's offsets refer to the server's view). Overlays
+// are left alone. It reads every open document's file once.
+func (m *Manager) Refresh(ctx context.Context) {
+	var stale []string
+	for _, e := range m.running("") {
+		e.mu.Lock()
+		for path, d := range e.docs {
+			if d.overlay {
+				continue
+			}
+			if b, err := os.ReadFile(path); err != nil || !bytes.Equal(b, d.text) {
+				stale = append(stale, path)
+			}
+		}
+		e.mu.Unlock()
+	}
+	if len(stale) > 0 {
+		m.Changed(ctx, stale...)
 	}
 }
