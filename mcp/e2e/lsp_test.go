@@ -85,3 +85,34 @@ func requireGopls(t *testing.T) string {
 	t.Fatal("gopls is not installed: run scripts/setup-lsp.sh")
 	return ""
 }
+
+// TestServe_LanguageServerFlags: --lsp=false turns the servers off (the edit
+// says why nothing was propagated), --lsp-server replaces a language's server
+// (a missing binary is reported, not fatal), and a malformed spec stops serve.
+func TestServe_LanguageServerFlags(t *testing.T) {
+	gopls := requireGopls(t)
+	t.Setenv("PATH", filepath.Dir(gopls)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	edit := func(args ...string) string {
+		root := t.TempDir()
+		os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/w\n\ngo 1.22\n"), 0o644)
+		os.WriteFile(filepath.Join(root, "m.go"), []byte("package w\n\n// F is f.\nfunc F() int { return 1 }\n\nvar x = F()\n"), 0o644)
+		r := startStdio(t, root, args...)
+		r.initialize("flags")
+		res := r.tool("file_edit", map[string]any{"file": "m.go", "target": "F", "code": "// G is f.\nfunc G() int { return 1 }"})
+		b, _ := json.Marshal(res["structuredContent"])
+		return string(b)
+	}
+	if out := edit(); !strings.Contains(out, `"propagated":[{`) || !strings.Contains(out, `var x = G()`) {
+		t.Fatalf("default: %s", out)
+	}
+	if out := edit("--lsp=false"); !strings.Contains(out, `"propagated":[]`) || !strings.Contains(out, "no language server is configured") {
+		t.Fatalf("--lsp=false: %s", out)
+	}
+	if out := edit("--lsp-server", "go=no-such-gopls"); !strings.Contains(out, `"propagated":[]`) || !strings.Contains(out, "no-such-gopls") {
+		t.Fatalf("--lsp-server with a missing binary: %s", out)
+	}
+	cmd := exec.Command(binary, "serve", "--root", t.TempDir(), "--lsp-server", "nonsense")
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "--lsp-server") {
+		t.Fatalf("a malformed --lsp-server: %v\n%s", err, out)
+	}
+}
