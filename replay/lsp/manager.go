@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Manager runs language servers for workspace roots: one per (language,
@@ -38,7 +39,12 @@ type entry struct {
 	docs     map[string]*doc // open documents by absolute path
 	onDisk   map[string]bool // files the server was told exist
 	startErr error           // why the last start failed, until one succeeds
+	failedAt time.Time       // when it failed: Available says no for startBackoff after
 }
+
+// startBackoff is how long a server whose start failed is reported
+// unavailable before the next call may try to start it again.
+var startBackoff = 30 * time.Second
 
 // doc is an open document.
 type doc struct {
@@ -109,7 +115,7 @@ func (m *Manager) Available(path string) (ok bool, why string) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.startErr != nil {
+	if e.startErr != nil && time.Since(e.failedAt) < startBackoff {
 		return false, e.startErr.Error()
 	}
 	return true, ""

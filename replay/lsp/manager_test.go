@@ -1,7 +1,9 @@
 package lsp_test
 
 import (
+	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -102,5 +104,29 @@ func TestManager_Overlay_TooLarge(t *testing.T) {
 	err := m.Overlay(testCtx(t), filepath.Join(dir, "big.go"), big)
 	if !errors.Is(err, lsp.ErrUnsupported) || !strings.Contains(err.Error(), "big.go") {
 		t.Fatalf("Overlay of %d bytes: %v, want ErrUnsupported naming the file", len(big), err)
+	}
+}
+
+// TestManager_FailedStartBacksOff: a server that cannot start is reported
+// unavailable with the reason, and tried again once the backoff has passed.
+func TestManager_FailedStartBacksOff(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "main.go")
+	if err := os.WriteFile(file, []byte("package main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := lsp.NewManager(lsp.Config{Servers: []lsp.ServerConfig{{Language: "go", Extensions: []string{".go"},
+		Command: []string{"sh", "-c", "exit 3"}}}}, []string{dir})
+	defer m.Close()
+	if err := m.Overlay(context.Background(), file, []byte("package main\n")); err == nil {
+		t.Fatal("a server that exits at once started")
+	}
+	ok, why := m.Available(file)
+	if ok || why == "" {
+		t.Fatalf("after a failed start: Available = %v, %q", ok, why)
+	}
+	defer lsp.SetStartBackoff(0)()
+	if ok, why := m.Available(file); !ok {
+		t.Fatalf("after the backoff: Available = %v, %q", ok, why)
 	}
 }

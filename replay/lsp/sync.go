@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // serverLocked returns the running server, starting it (again) if needed and
@@ -22,7 +23,7 @@ func (e *entry) serverLocked(ctx context.Context) (*server, error) {
 	}
 	s, err := startServer(ctx, e.cfg, e.root)
 	if err != nil {
-		e.startErr = err
+		e.startErr, e.failedAt = err, time.Now()
 		return nil, err
 	}
 	e.startErr = nil
