@@ -39,7 +39,9 @@
 // A server that exits (crash, kill) is noticed at once: calls in flight fail
 // with [ErrServerExited] carrying its exit status and the tail of its stderr.
 // The next call starts a new process and re-opens every document the old
-// one had (overlays with their text, the others from disk). [Manager.Close]
+// one had (overlays with their text, the others from disk). A server whose
+// start fails is reported unavailable by [Manager.Available], with the
+// reason, for 30 seconds; then the next call tries again. [Manager.Close]
 // sends shutdown and exit, waits up to two seconds, then kills the process
 // group. Every request is bounded by its context, or 30 seconds when the
 // context has none; a request abandoned by its context is followed by
