@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,9 +16,9 @@ import (
 	"github.com/journalfs/journal/replay"
 )
 
-// genLarge writes a file of at least mb MiB of numbered lines (eol ending
+// genLarge writes a file of at least size bytes of numbered lines (eol ending
 // each) with a marker line in the middle, and returns the marker's line and
-// the number of lines.
+// the number of lines. The file is written through a buffer, never held whole.
 func genLarge(t testing.TB, path string, size int64, eol string) (marker, lines int) {
 	t.Helper()
 	f, err := os.Create(path)
@@ -25,22 +26,34 @@ func genLarge(t testing.TB, path string, size int64, eol string) (marker, lines 
 		t.Fatal(err)
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	var n int64
+	marker, lines = genLines(w, size, eol, "")
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return marker, lines
+}
+
+// genLines writes genLarge's content to w; a non-empty middle replaces the
+// marker line's text (so the expected content of an edit can be hashed
+// without a copy of the file).
+func genLines(w io.Writer, size int64, eol, middle string) (marker, lines int) {
 	per := int64(len("000000000 the quick brown fox jumps over the lazy dog") + len(eol))
 	total := int(size/per) + 1
 	for i := 1; i <= total; i++ {
 		if i == total/2 {
-			fmt.Fprintf(w, "    func middle() { return %d }%s", i, eol)
+			if middle == "" {
+				fmt.Fprintf(w, "    func middle() { return %d }%s", i, eol)
+			} else {
+				fmt.Fprintf(w, "%s%s", middle, eol)
+			}
 			marker = i
 			continue
 		}
 		fmt.Fprintf(w, "%09d the quick brown fox jumps over the lazy dog%s", i, eol)
-		n += per
 	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
 	return marker, total
 }
 
