@@ -71,3 +71,28 @@ func BenchmarkLargefile_Edit50MB(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkLargefile_EditStreamed applies a one-line edit to a 1 GB file
+// (JOURNAL_LARGE_MB; streamed: over the mmap limit), journaled with fsync,
+// after a first untimed edit stored the file's content; each iteration flips
+// the line back and forth.
+func BenchmarkLargefile_EditStreamed(b *testing.B) {
+	e, path, marker, _ := benchEnv(b, benchMB()<<20)
+	lines := []string{fmt.Sprintf("    func middle() { return %d }", marker), "    func middle() { return -1 }"}
+	edit := func(i int) {
+		var out struct {
+			Access string `json:"access"`
+		}
+		e.ok("edit_content", map[string]any{"absolute_file_path": path, "search_text": lines[i%2], "replace_text": lines[(i+1)%2], "preview": false}, &out)
+		if want := "stream"; benchMB()<<20 > 500<<20 && out.Access != want {
+			b.Fatalf("access %s, want %s", out.Access, want)
+		}
+	}
+	edit(0)
+	i := 1
+	b.ResetTimer()
+	for b.Loop() {
+		edit(i)
+		i++
+	}
+}
