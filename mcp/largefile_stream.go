@@ -37,6 +37,7 @@ func (t *ltext) scan(pat string, limit int) ([]hit, error) {
 		return nil, nil
 	}
 	buf := make([]byte, scanBlock+len(p))
+	var f finder
 	var hits []hit
 	var base int64        // offset of buf[0]
 	line, counted := 1, 0 // line of buf[counted]
@@ -47,9 +48,12 @@ func (t *ltext) scan(pat string, limit int) ([]hit, error) {
 			return nil, err
 		}
 		data := buf[:keep+n]
+		if base == 0 {
+			f = newFinder(p, data)
+		}
 		from := 0
 		for len(hits) < limit {
-			i := bytes.Index(data[from:], p)
+			i := f.index(data[from:])
 			if i < 0 {
 				break
 			}
