@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -93,6 +94,28 @@ func BenchmarkLargefile_EditStreamed(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		edit(i)
+		i++
+	}
+}
+
+// BenchmarkLargefile_Edit300Lines applies (preview=false) a one-line edit to
+// a 300-line file through the in-process client, journaled with fsync: the
+// harness's small-edit workload without the stdio transport.
+func BenchmarkLargefile_Edit300Lines(b *testing.B) {
+	dir := b.TempDir()
+	path := filepath.Join(dir, "small.txt")
+	var sb strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&sb, "line %03d: the quick brown fox jumps over the lazy dog, and so on to about fifty-five bytes\n", i)
+	}
+	if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	e := newThresholdEnv(b, dir, 0)
+	lines := []string{"line 150: the quick", "line 150: THE quick"}
+	i := 0
+	for b.Loop() {
+		e.ok("edit_content", map[string]any{"absolute_file_path": path, "search_text": lines[i%2], "replace_text": lines[(i+1)%2], "preview": false, "fuzzy": false}, nil)
 		i++
 	}
 }
