@@ -59,7 +59,7 @@ func (s *Server) editContent(ctx context.Context, c *call, in *EditIn) (*EditOut
 	}()
 	res, err := s.eng.Edit(ctx, func(r *replay.Reader) (*replay.Batch, error) {
 		var err error
-		if v, err = r.View(in.AbsoluteFilePath, mmapLimit); err != nil {
+		if v, err = planView(r, in.AbsoluteFilePath); err != nil {
 			return nil, err
 		}
 		t, err := openText(v)
@@ -90,7 +90,7 @@ func (s *Server) editContent(ctx context.Context, c *call, in *EditIn) (*EditOut
 			ch.Data = t.encode(buf.Bytes())
 		} else {
 			ch.Source = func(w io.Writer) error {
-				if _, err := w.Write([]byte{0xEF, 0xBB, 0xBF}[:t.pre]); err != nil {
+				if _, err := w.Write(utf8BOM[:t.pre]); err != nil {
 					return err
 				}
 				return match.Splice(w, t.body, t.size, edits)
@@ -133,6 +133,21 @@ func (s *Server) editContent(ctx context.Context, c *call, in *EditIn) (*EditOut
 		b.WriteString(strings.Join(out.Context, "\n") + "\n")
 	}
 	return out, b.String(), nil
+}
+
+// planView opens the file an edit is planned against, as the batch reads it
+// under the lock. A file the engine holds in memory is viewed from that read
+// (Reader.View would open it a second time); larger files are mapped or
+// streamed by Reader.View, with the version the batch hashed.
+func planView(r *replay.Reader, path string) (*replay.View, error) {
+	f, err := r.Read(path)
+	if err != nil {
+		return nil, err
+	}
+	if f.Exists && f.Data != nil {
+		return &replay.View{Path: f.Path, ID: f.ID, Mode: f.Mode, Size: f.Size, Strategy: replay.StrategyMemory, Data: f.Data}, nil
+	}
+	return r.View(path, mmapLimit)
 }
 
 // locate resolves the changes against the text: the full cascade of

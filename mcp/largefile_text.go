@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unicode/utf8"
 
 	"github.com/journalfs/journal/ops"
 	"github.com/journalfs/journal/replay"
@@ -31,6 +32,16 @@ type ltext struct {
 // openText classifies a view: binary is refused, large UTF-16 is TOO_LARGE.
 func openText(v *replay.View) (*ltext, error) {
 	t := &ltext{v: v}
+	if v.Strategy == replay.StrategyMemory && bytes.IndexByte(v.Data, 0) < 0 && utf8.Valid(v.Data) {
+		// What ops.Decode makes of valid UTF-8 without NULs (a UTF-16 BOM is
+		// not valid UTF-8), without its copy of the text and its line table.
+		t.enc, t.bom, t.data = ops.UTF8, bytes.HasPrefix(v.Data, utf8BOM), v.Data
+		if t.bom {
+			t.data, t.pre = v.Data[3:], 3
+		}
+		t.body, t.size = bytes.NewReader(t.data), int64(len(t.data))
+		return t, nil
+	}
 	if v.Strategy == replay.StrategyMemory {
 		d, err := ops.Decode(v.Data)
 		if err != nil {
@@ -78,11 +89,13 @@ func openText(v *replay.View) (*ltext, error) {
 	return t, nil
 }
 
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
 // encode turns edited text back into file bytes (small files only).
 func (t *ltext) encode(text []byte) []byte {
 	switch {
 	case t.enc == ops.UTF8 && t.bom:
-		return append([]byte{0xEF, 0xBB, 0xBF}, text...)
+		return append(utf8BOM[:3:3], text...) // cap 3: append copies, never writes utf8BOM
 	case t.enc == ops.UTF8:
 		return text
 	}
