@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -82,12 +81,7 @@ func (s *Server) editContent(ctx context.Context, c *call, in *EditIn) (*EditOut
 		}
 		ch := replay.Change{Path: v.Path.Key, Expect: &v.ID}
 		if v.Strategy == replay.StrategyMemory {
-			var buf bytes.Buffer
-			buf.Grow(int(t.size))
-			if err := match.Splice(&buf, t.body, t.size, edits); err != nil {
-				return nil, err
-			}
-			ch.Data = t.encode(buf.Bytes())
+			ch.Data = t.edited(edits)
 		} else {
 			ch.Source = func(w io.Writer) error {
 				if _, err := w.Write(utf8BOM[:t.pre]); err != nil {

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/journalfs/journal/ops"
+	"github.com/journalfs/journal/ops/match"
 	"github.com/journalfs/journal/replay"
 )
 
@@ -91,15 +92,27 @@ func openText(v *replay.View) (*ltext, error) {
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
-// encode turns edited text back into file bytes (small files only).
-func (t *ltext) encode(text []byte) []byte {
-	switch {
-	case t.enc == ops.UTF8 && t.bom:
-		return append(utf8BOM[:3:3], text...) // cap 3: append copies, never writes utf8BOM
-	case t.enc == ops.UTF8:
-		return text
+// edited returns the file's new bytes, edits (in content order) applied to
+// its text, for a file in memory: UTF-8 is built in one buffer of the exact
+// size (a 50 MB edit allocates 50 MB, not a growing buffer and a copy);
+// other encodings are encoded back.
+func (t *ltext) edited(edits []match.Edit) []byte {
+	n := int(t.pre) + len(t.data)
+	for _, e := range edits {
+		n += len(e.Replacement) - (e.Match.End - e.Match.Start)
 	}
-	return ops.NewDoc(string(text), t.enc, t.bom).Encode()
+	out := make([]byte, 0, n)
+	out = append(out, utf8BOM[:t.pre]...) // pre is a UTF-8 BOM's length or 0
+	off := 0
+	for _, e := range edits {
+		out = append(append(out, t.data[off:e.Match.Start]...), e.Replacement...)
+		off = e.Match.End
+	}
+	out = append(out, t.data[off:]...)
+	if t.enc == ops.UTF8 {
+		return out
+	}
+	return ops.NewDoc(string(out), t.enc, t.bom).Encode()
 }
 
 // markEvery: the line index keeps the offset of every markEvery-th line.
