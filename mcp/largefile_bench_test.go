@@ -1,13 +1,18 @@
 package mcp_test
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/journalfs/journal/bench/floor"
+	"github.com/journalfs/journal/replay"
 )
 
 // benchMB is the size of the large benchmark file (JOURNAL_LARGE_MB, default 1024).
@@ -104,24 +109,63 @@ func BenchmarkLargefile_EditStreamed(b *testing.B) {
 	}
 }
 
-// BenchmarkLargefile_Edit300Lines applies (preview=false) a one-line edit to
-// a 300-line file through the in-process client, journaled with fsync: the
-// harness's small-edit workload without the stdio transport.
+// BenchmarkLargefile_Edit300Lines alternates, on a 300-line file, one
+// durability-floor operation (temp + fsync + rename + dir fsync, then one
+// bbolt update; bench/floor), one one-line edit applied by the engine alone,
+// and one applied through edit_content (preview=false, fuzzy=false, the
+// in-process client: the harness's small edit without the stdio transport),
+// so machine noise hits the three alike, and reports the medians and ratios.
 func BenchmarkLargefile_Edit300Lines(b *testing.B) {
 	dir := b.TempDir()
-	path := filepath.Join(dir, "small.txt")
 	var sb strings.Builder
 	for i := range 300 {
-		fmt.Fprintf(&sb, "line %03d: the quick brown fox jumps over the lazy dog, and so on to about fifty-five bytes\n", i)
+		fmt.Fprintf(&sb, "line %03d: the quick brown fox jumps over the lazy dog, and so on to about ninety bytes\n", i)
 	}
-	if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
+	data := []byte(sb.String())
+	tool, raw := filepath.Join(dir, "tool.txt"), filepath.Join(dir, "engine.txt")
+	for _, p := range []string{tool, raw} {
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	fl, err := floor.Open(b.TempDir())
+	if err != nil {
 		b.Fatal(err)
 	}
+	b.Cleanup(func() { fl.Close() })
 	e := newThresholdEnv(b, dir, 0)
-	lines := []string{"line 150: the quick", "line 150: THE quick"}
-	i := 0
-	for b.Loop() {
-		e.ok("edit_content", map[string]any{"absolute_file_path": path, "search_text": lines[i%2], "replace_text": lines[(i+1)%2], "preview": false, "fuzzy": false}, nil)
-		i++
+	prev := "line 150: the quick"
+	var floors, applies, tools []time.Duration
+	for i := 0; b.Loop(); i++ {
+		t0 := time.Now()
+		if err := fl.Replace(data); err != nil {
+			b.Fatal(err)
+		}
+		if err := fl.Update(data[:200]); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		next := bytes.Clone(data)
+		copy(next[100:], fmt.Sprintf("%06d", i))
+		if _, err := e.eng.Apply(ctx, &replay.Batch{Changes: []replay.Change{{Path: raw, Data: next}}}); err != nil {
+			b.Fatal(err)
+		}
+		t2 := time.Now()
+		cur := fmt.Sprintf("line 150: %06d quick", i) // a new content each time, as for the engine
+		e.ok("edit_content", map[string]any{"absolute_file_path": tool, "search_text": prev, "replace_text": cur, "preview": false, "fuzzy": false}, nil)
+		prev = cur
+		floors, applies, tools = append(floors, t1.Sub(t0)), append(applies, t2.Sub(t1)), append(tools, time.Since(t2))
 	}
+	fm, am, tm := medianOf(floors), medianOf(applies), medianOf(tools)
+	b.ReportMetric(float64(fm.Microseconds()), "floor-µs")
+	b.ReportMetric(float64(am.Microseconds()), "engine-µs")
+	b.ReportMetric(float64(tm.Microseconds()), "tool-µs")
+	b.ReportMetric(float64(tm)/float64(fm), "tool/floor")
+	b.ReportMetric(float64(tm)/float64(am), "tool/engine")
+}
+
+func medianOf(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
