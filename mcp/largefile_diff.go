@@ -80,9 +80,14 @@ const hunkWindow = 16 << 10
 func (t *ltext) hunk(e match.Edit) (hunkLines, error) {
 	start, end := int64(e.Match.Start), int64(e.Match.End)
 	lo, hi := max(start-hunkWindow, 0), min(end+hunkWindow, t.size)
-	buf := make([]byte, hi-lo)
-	if _, err := t.body.ReadAt(buf, lo); err != nil && !errors.Is(err, io.EOF) {
-		return hunkLines{}, err
+	var buf []byte
+	if t.data != nil {
+		buf = t.data[lo:hi] // read only; the lines below are copies
+	} else {
+		buf = make([]byte, hi-lo)
+		if _, err := t.body.ReadAt(buf, lo); err != nil && !errors.Is(err, io.EOF) {
+			return hunkLines{}, err
+		}
 	}
 	s, en := int(start-lo), int(end-lo)
 	ls := bytes.LastIndexByte(buf[:s], '\n') + 1 // start of the first changed line
@@ -95,16 +100,27 @@ func (t *ltext) hunk(e match.Edit) (hunkLines, error) {
 	var h hunkLines
 	h.old = splitDisplay(buf[ls:le])
 	h.new = splitDisplay([]byte(string(buf[ls:s]) + e.Replacement + string(buf[en:le])))
-	before := splitDisplay(buf[:ls])
-	if lo > 0 && len(before) > 0 {
-		before = before[1:] // the first line of the window may be cut
+	// Only the diffContext lines on each side are split out of the window.
+	from := ls // buf[from:ls]: the lines before, each with its ending
+	for n := 0; n < diffContext && from > 0; n++ {
+		from = bytes.LastIndexByte(buf[:from-1], '\n') + 1
 	}
-	h.before = before[max(len(before)-diffContext, 0):]
-	after := splitDisplay(buf[le:])
-	if hi < t.size && len(after) > 0 {
-		after = after[:len(after)-1]
+	h.before = splitDisplay(buf[from:ls])
+	if from == 0 && lo > 0 && len(h.before) > 0 {
+		h.before = h.before[1:] // it starts at the window's start: it may be cut
 	}
-	h.after = after[:min(diffContext, len(after))]
+	to := le // buf[le:to]: the lines after
+	for n := 0; n < diffContext && to < len(buf); n++ {
+		i := bytes.IndexByte(buf[to:], '\n')
+		if i < 0 {
+			if hi == t.size {
+				to = len(buf) // the file's last line, without an ending
+			} // else the rest is a line the window cut
+			break
+		}
+		to += i + 1
+	}
+	h.after = splitDisplay(buf[le:to])
 	return h, nil
 }
 

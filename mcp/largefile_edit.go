@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -59,7 +58,7 @@ func (s *Server) editContent(ctx context.Context, c *call, in *EditIn) (*EditOut
 	}()
 	res, err := s.eng.Edit(ctx, func(r *replay.Reader) (*replay.Batch, error) {
 		var err error
-		if v, err = r.View(in.AbsoluteFilePath, mmapLimit); err != nil {
+		if v, err = planView(r, in.AbsoluteFilePath); err != nil {
 			return nil, err
 		}
 		t, err := openText(v)
@@ -82,15 +81,10 @@ func (s *Server) editContent(ctx context.Context, c *call, in *EditIn) (*EditOut
 		}
 		ch := replay.Change{Path: v.Path.Key, Expect: &v.ID}
 		if v.Strategy == replay.StrategyMemory {
-			var buf bytes.Buffer
-			buf.Grow(int(t.size))
-			if err := match.Splice(&buf, t.body, t.size, edits); err != nil {
-				return nil, err
-			}
-			ch.Data = t.encode(buf.Bytes())
+			ch.Data = t.edited(edits)
 		} else {
 			ch.Source = func(w io.Writer) error {
-				if _, err := w.Write([]byte{0xEF, 0xBB, 0xBF}[:t.pre]); err != nil {
+				if _, err := w.Write(utf8BOM[:t.pre]); err != nil {
 					return err
 				}
 				return match.Splice(w, t.body, t.size, edits)
@@ -136,13 +130,42 @@ func (s *Server) editContent(ctx context.Context, c *call, in *EditIn) (*EditOut
 	return out, b.String(), nil
 }
 
+// planView opens the file an edit is planned against, as the batch reads it
+// under the lock. A file the engine holds in memory is viewed from that read
+// (Reader.View would open it a second time); larger files are mapped or
+// streamed by Reader.View, with the version the batch hashed.
+func planView(r *replay.Reader, path string) (*replay.View, error) {
+	f, err := r.Read(path)
+	if err != nil {
+		return nil, err
+	}
+	if f.Exists && f.Data != nil {
+		return &replay.View{Path: f.Path, ID: f.ID, Mode: f.Mode, Size: f.Size, Strategy: replay.StrategyMemory, Data: f.Data}, nil
+	}
+	return r.View(path, mmapLimit)
+}
+
+// exactFirstMin: in-memory texts at least this large are first scanned for
+// exact matches only (see locate).
+const exactFirstMin = 1 << 20
+
 // locate resolves the changes against the text: the full cascade of
 // match.Locate for files in memory; for mapped and streamed files, whose
 // whole-file whitespace and fuzzy passes (and nearest-candidate search on a
-// miss) would take seconds, the bounded scan of streamLocate.
+// miss) would take seconds, the bounded scan of streamLocate. An in-memory
+// text of a MiB or more is scanned for exact matches first: when every change
+// resolves there, that is match.Locate's answer without its line index of
+// the whole text (a 50 MB edit: ≈ 45 ms less); anything else (a miss, an
+// ambiguity, an overlap, more than scanLimit occurrences) goes through
+// match.Locate, which gives the canonical match or error.
 func (t *ltext) locate(changes []match.Change) ([]match.Edit, error) {
 	if t.v.Strategy != replay.StrategyMemory {
-		return t.streamLocate(changes)
+		return t.streamLocate(changes, false)
+	}
+	if len(t.data) >= exactFirstMin {
+		if edits, err := t.streamLocate(changes, true); err == nil {
+			return edits, nil
+		}
 	}
 	content := unsafe.String(unsafe.SliceData(t.data), len(t.data)) // read-only, never mutated
 	edits, err := match.Locate(content, changes)

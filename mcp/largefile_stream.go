@@ -36,7 +36,11 @@ func (t *ltext) scan(pat string, limit int) ([]hit, error) {
 	if len(p) == 0 {
 		return nil, nil
 	}
+	if t.data != nil {
+		return scanBytes(t.data, p, limit), nil
+	}
 	buf := make([]byte, scanBlock+len(p))
+	var f finder
 	var hits []hit
 	var base int64        // offset of buf[0]
 	line, counted := 1, 0 // line of buf[counted]
@@ -47,9 +51,12 @@ func (t *ltext) scan(pat string, limit int) ([]hit, error) {
 			return nil, err
 		}
 		data := buf[:keep+n]
+		if base == 0 {
+			f = newFinder(p, data)
+		}
 		from := 0
 		for len(hits) < limit {
-			i := bytes.Index(data[from:], p)
+			i := f.index(data[from:])
 			if i < 0 {
 				break
 			}
@@ -69,6 +76,45 @@ func (t *ltext) scan(pat string, limit int) ([]hit, error) {
 		counted = 0
 	}
 	return hits, nil
+}
+
+// scanBytes is scan over a text in memory or mapped: no copies, one pass.
+func scanBytes(data, p []byte, limit int) []hit {
+	f := newFinder(p, data)
+	var hits []hit
+	line, counted := 1, 0 // line of data[counted]
+	for from := 0; len(hits) < limit; {
+		i := f.index(data[from:])
+		if i < 0 {
+			break
+		}
+		at := from + i
+		line += bytes.Count(data[counted:at], []byte{'\n'})
+		counted = at
+		hits = append(hits, hit{off: int64(at), line: line})
+		from = at + len(p)
+	}
+	return hits
+}
+
+// eolReach is how far past an exact hit hitWindow looks for a line ending.
+const eolReach = 4 << 10
+
+// hitWindow returns the text from an exact hit of n bytes at off to the end
+// of the line the hit starts on, with its line ending (match.Find takes the
+// ending the replacement gets from there, as match.Locate does from the whole
+// text), and whether that ending was within eolReach of the hit.
+func (t *ltext) hitWindow(off int64, n int) (string, bool, error) {
+	hi := min(off+int64(n)+eolReach, t.size)
+	buf := make([]byte, hi-off)
+	if _, err := t.body.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
+		return "", false, err
+	}
+	nl := bytes.IndexByte(buf, '\n')
+	if nl < 0 {
+		return string(buf[:n]), false, nil
+	}
+	return string(buf[:max(n, nl+1)]), true, nil
 }
 
 // window returns the whole lines around [off, off+n), at most about slack
@@ -96,11 +142,16 @@ func (t *ltext) window(off int64, n, slack int, line int) (string, int64, int, e
 	return string(buf[s:e]), lo + int64(s), first, nil
 }
 
-// streamLocate is match.Locate for streamed files.
-func (t *ltext) streamLocate(changes []match.Change) ([]match.Edit, error) {
+// errNotExact: a change did not resolve at the exact level alone.
+var errNotExact = errors.New("not an unambiguous exact match")
+
+// streamLocate is match.Locate for streamed files. With exactOnly it
+// resolves every change at the exact level or fails (errNotExact, or the
+// error of an ambiguous, out-of-range or overlapping match).
+func (t *ltext) streamLocate(changes []match.Change, exactOnly bool) ([]match.Edit, error) {
 	var edits []match.Edit
 	for i, c := range changes {
-		ms, err := t.streamFind(c)
+		ms, err := t.streamFind(c, exactOnly)
 		if err != nil {
 			var oe *ops.Error
 			if errors.As(err, &oe) {
@@ -136,15 +187,14 @@ func (t *ltext) streamLocate(changes []match.Change) ([]match.Edit, error) {
 }
 
 // streamFind finds one change's matches (see the comment at the top).
-func (t *ltext) streamFind(c match.Change) ([]match.Match, error) {
-	if c.Search == "" {
-		return nil, &ops.Error{Op: "match", Err: ops.ErrInvalidInput, Msg: "search text is empty",
-			Hint: "give the exact text to replace, with a few lines of context"}
+func (t *ltext) streamFind(c match.Change, exactOnly bool) ([]match.Match, error) {
+	if err := checkChange(c); err != nil {
+		return nil, err
 	}
 	lf := strings.ReplaceAll(c.Search, "\r\n", "\n")
 	variants := []string{c.Search}
 	for _, v := range []string{lf, strings.ReplaceAll(lf, "\n", "\r\n")} {
-		if v != c.Search && !strings.Contains(strings.Join(variants, "\x00"), v) {
+		if v != c.Search && !exactOnly && !strings.Contains(strings.Join(variants, "\x00"), v) {
 			variants = append(variants, v)
 		}
 	}
@@ -155,24 +205,33 @@ func (t *ltext) streamFind(c match.Change) ([]match.Match, error) {
 		if err != nil {
 			return nil, err
 		}
+		if exactOnly && len(hits) >= scanLimit {
+			return nil, errNotExact // match.Locate counts them all
+		}
 		for _, h := range hits {
-			w, base, first, err := t.window(h.off, len(v), 0, h.line)
+			w, eol, err := t.hitWindow(h.off, len(v))
 			if err != nil {
 				return nil, err
 			}
+			if exactOnly && !eol {
+				return nil, errNotExact
+			}
 			found, _ := match.Find(w, v, match.Options{ReplaceAll: true})
 			for _, m := range found {
-				if base+int64(m.Start) == h.off {
+				if m.Start == 0 {
 					if vi > 0 {
 						m.Level = match.LevelLineEndings
 					}
-					ms = append(ms, shift(m, base, first))
+					ms = append(ms, shift(m, h.off, h.line))
 				}
 			}
 		}
 		if len(ms) > 0 {
 			break
 		}
+	}
+	if len(ms) == 0 && exactOnly {
+		return nil, errNotExact
 	}
 	if len(ms) == 0 {
 		var near []match.Hit
@@ -182,6 +241,24 @@ func (t *ltext) streamFind(c match.Change) ([]match.Match, error) {
 		}
 	}
 	return pick(ms, c.Options)
+}
+
+// checkChange refuses what match.Locate refuses before searching.
+func checkChange(c match.Change) error {
+	bad := func(msg, hint string) error {
+		return &ops.Error{Op: "match", Err: ops.ErrInvalidInput, Msg: msg, Hint: hint}
+	}
+	switch {
+	case c.Search == "":
+		return bad("search text is empty", "give the exact text to replace, with a few lines of context")
+	case c.Occurrence < 0:
+		return bad(fmt.Sprintf("occurrence %d is negative", c.Occurrence), "occurrence is 1-based")
+	case c.Occurrence > 0 && c.ReplaceAll:
+		return bad("occurrence and replace_all are exclusive", "give one of them")
+	case c.Threshold < 0 || c.Threshold > 1:
+		return bad(fmt.Sprintf("threshold %g is outside (0,1]", c.Threshold), "use e.g. 0.8")
+	}
+	return nil
 }
 
 // nearAnchor tries the whitespace and fuzzy levels in windows around the

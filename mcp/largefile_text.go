@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unicode/utf8"
 
 	"github.com/journalfs/journal/ops"
+	"github.com/journalfs/journal/ops/match"
 	"github.com/journalfs/journal/replay"
 )
 
@@ -31,6 +33,16 @@ type ltext struct {
 // openText classifies a view: binary is refused, large UTF-16 is TOO_LARGE.
 func openText(v *replay.View) (*ltext, error) {
 	t := &ltext{v: v}
+	if v.Strategy == replay.StrategyMemory && bytes.IndexByte(v.Data, 0) < 0 && utf8.Valid(v.Data) {
+		// What ops.Decode makes of valid UTF-8 without NULs (a UTF-16 BOM is
+		// not valid UTF-8), without its copy of the text and its line table.
+		t.enc, t.bom, t.data = ops.UTF8, bytes.HasPrefix(v.Data, utf8BOM), v.Data
+		if t.bom {
+			t.data, t.pre = v.Data[3:], 3
+		}
+		t.body, t.size = bytes.NewReader(t.data), int64(len(t.data))
+		return t, nil
+	}
 	if v.Strategy == replay.StrategyMemory {
 		d, err := ops.Decode(v.Data)
 		if err != nil {
@@ -78,15 +90,29 @@ func openText(v *replay.View) (*ltext, error) {
 	return t, nil
 }
 
-// encode turns edited text back into file bytes (small files only).
-func (t *ltext) encode(text []byte) []byte {
-	switch {
-	case t.enc == ops.UTF8 && t.bom:
-		return append([]byte{0xEF, 0xBB, 0xBF}, text...)
-	case t.enc == ops.UTF8:
-		return text
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// edited returns the file's new bytes, edits (in content order) applied to
+// its text, for a file in memory: UTF-8 is built in one buffer of the exact
+// size (a 50 MB edit allocates 50 MB, not a growing buffer and a copy);
+// other encodings are encoded back.
+func (t *ltext) edited(edits []match.Edit) []byte {
+	n := int(t.pre) + len(t.data)
+	for _, e := range edits {
+		n += len(e.Replacement) - (e.Match.End - e.Match.Start)
 	}
-	return ops.NewDoc(string(text), t.enc, t.bom).Encode()
+	out := make([]byte, 0, n)
+	out = append(out, utf8BOM[:t.pre]...) // pre is a UTF-8 BOM's length or 0
+	off := 0
+	for _, e := range edits {
+		out = append(append(out, t.data[off:e.Match.Start]...), e.Replacement...)
+		off = e.Match.End
+	}
+	out = append(out, t.data[off:]...)
+	if t.enc == ops.UTF8 {
+		return out
+	}
+	return ops.NewDoc(string(out), t.enc, t.bom).Encode()
 }
 
 // markEvery: the line index keeps the offset of every markEvery-th line.

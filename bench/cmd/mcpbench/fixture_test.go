@@ -96,18 +96,3 @@ func TestDu(t *testing.T) {
 		t.Fatalf("du = %d, want at least the file's 10000 bytes", got)
 	}
 }
-
-func TestAtomicReplace(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "x")
-	for _, s := range []string{"one", "two"} {
-		if err := atomicReplace(path, []byte(s)); err != nil {
-			t.Fatal(err)
-		}
-		if b, _ := os.ReadFile(path); string(b) != s {
-			t.Fatalf("content = %q, want %q", b, s)
-		}
-	}
-	if ents, _ := os.ReadDir(filepath.Dir(path)); len(ents) != 1 {
-		t.Fatalf("temp files left: %v", ents)
-	}
-}
