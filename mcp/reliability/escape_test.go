@@ -330,8 +330,8 @@ func TestEscape_EveryPathTool(t *testing.T) {
 				nameOnly := (name == "journal_log" && code == "success" && !strings.Contains(r.Text, "event ")) ||
 					(name == "revert_edit" && code == jmcp.CodeNothingToDo) ||
 					(strings.Contains(tmpl, `"expected_versions":{"{P}"`) && code == "success")
-				if name == "journal_log" && p == "" && code == "success" {
-					nameOnly = true // an empty filter is no filter
+				if (name == "journal_log" || name == "diagnostics") && p == "" && code == "success" {
+					nameOnly = true // an empty filter is no filter; no file is the whole workspace
 				}
 				if nameOnly && !strings.ContainsRune(p, 0) {
 					nameOnlyN++
