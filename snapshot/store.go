@@ -1,13 +1,11 @@
 package snapshot
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 
-	"github.com/kalbasit/fastcdc"
 	"github.com/klauspost/compress/zstd"
 	bolt "go.etcd.io/bbolt"
 )
@@ -171,10 +169,6 @@ func (w *writer) finish(tx *bolt.Tx, id ID) error {
 	return nil
 }
 
-func newChunker(r io.Reader) (*fastcdc.Chunker, error) {
-	return fastcdc.NewChunker(r, fastcdc.WithMinSize(minChunk), fastcdc.WithTargetSize(avgChunk), fastcdc.WithMaxSize(maxChunk))
-}
-
 // PutTx stores data inside the write transaction tx and returns its ID.
 // Storing a content that is already stored costs one lookup.
 func PutTx(tx *bolt.Tx, data []byte) (ID, error) {
@@ -191,21 +185,13 @@ func PutKnown(tx *bolt.Tx, id ID, data []byte) (ID, error) {
 	if err != nil {
 		return id, err
 	}
-	c, err := newChunker(bytes.NewReader(data))
-	if err != nil {
-		return id, fmt.Errorf("snapshot: chunker: %w", err)
-	}
-	for {
-		ch, err := c.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return id, fmt.Errorf("snapshot: chunk: %w", err)
-		}
-		if err := w.addChunk(ch.Data); err != nil {
+	g2 := gearPairs()
+	for len(data) > 0 {
+		n := cut(data, g2)
+		if err := w.addChunk(data[:n]); err != nil {
 			return id, err
 		}
+		data = data[n:]
 	}
 	return id, w.finish(tx, id)
 }
@@ -213,36 +199,45 @@ func PutKnown(tx *bolt.Tx, id ID, data []byte) (ID, error) {
 // UpdateFunc runs fn in a write transaction and commits it, as (*bolt.DB).Update does.
 type UpdateFunc func(fn func(tx *bolt.Tx) error) error
 
-// PutStream stores everything read from r and returns its ID and size. Chunks
-// are committed in transactions of about txBytes of input each (0 means 32 MiB),
-// so neither memory nor one transaction grows with the content's size.
+// PutStream stores everything read from r and returns its ID and size. A
+// transaction is committed whenever about txBytes of new data (compressed
+// chunks and lists) have been written in it (0 means 8 MiB), so neither memory
+// nor one transaction grows with the content's size; content that is already
+// stored costs lookups only, so an edit of a large stored content usually
+// commits once.
 func PutStream(update UpdateFunc, r io.Reader, txBytes int64) (ID, int64, error) {
-	if txBytes <= 0 {
-		txBytes = 32 << 20
-	}
 	h := NewHasher()
-	c, err := newChunker(io.TeeReader(r, h))
-	if err != nil {
-		return ID{}, 0, fmt.Errorf("snapshot: chunker: %w", err)
+	return PutStreamSum(update, io.TeeReader(r, h), txBytes, h.ID)
+}
+
+// PutStreamSum is PutStream for a caller that hashes the content itself, for
+// example on the goroutine that produces it (so that the hash runs beside the
+// chunking instead of after it): sum is called once r is exhausted and must
+// return the ID of exactly the bytes read from r. A wrong ID is caught when
+// the content is read (ErrCorrupt), never served as another content.
+func PutStreamSum(update UpdateFunc, r io.Reader, txBytes int64, sum func() ID) (ID, int64, error) {
+	if txBytes <= 0 {
+		txBytes = 8 << 20
 	}
+	c := newChunker(r)
 	w := &writer{}
-	done := false
-	for !done {
+	var id ID
+	for done := false; !done; {
 		err := update(func(tx *bolt.Tx) error {
 			if err := w.rebind(tx); err != nil {
 				return err
 			}
-			start := w.size
-			for w.size-start < txBytes {
-				ch, err := c.Next()
+			start := w.newBytes
+			for w.newBytes-start < txBytes {
+				ch, err := c.next()
 				if err == io.EOF {
-					done = true
-					return nil
+					done, id = true, sum()
+					return w.finish(tx, id)
 				}
 				if err != nil {
 					return fmt.Errorf("snapshot: read: %w", err)
 				}
-				if err := w.addChunk(ch.Data); err != nil {
+				if err := w.addChunk(ch); err != nil {
 					return err
 				}
 			}
@@ -252,12 +247,5 @@ func PutStream(update UpdateFunc, r io.Reader, txBytes int64) (ID, int64, error)
 			return ID{}, 0, err
 		}
 	}
-	id := h.ID()
-	err = update(func(tx *bolt.Tx) error {
-		if err := w.rebind(tx); err != nil {
-			return err
-		}
-		return w.finish(tx, id)
-	})
-	return id, w.size, err
+	return id, w.size, nil
 }
