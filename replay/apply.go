@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"time"
 
@@ -144,6 +145,10 @@ type fileOp struct {
 	tmp    string
 	staged bool // temp written before the intent (streamed content)
 	fc     journal.FileChange
+	old    *os.File  // a large file's old inode, held open across its rename (see holdOld)
+	probe  tempProbe // a streamed temp file's identity after its fsync
+	own    fileIdent // the file's identity once renamed, if probe proved it unchanged (version.go)
+	owned  bool
 }
 
 func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, error) {
@@ -299,11 +304,17 @@ func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, erro
 	}
 
 	// 2. Files. 3. Commit.
+	defer releaseOld(ops)
 	if err := e.writeFiles(ops, &dirs); err != nil {
 		return nil, e.rollback(db, ev, dirs, err)
 	}
 	if err := db.Update(func(tx *journal.Tx) error { _, err := tx.Seal(ev.Seq, journal.StatusCommitted, ""); return err }); err != nil {
 		return nil, e.rollback(db, ev, dirs, classify(fmt.Errorf("replay: commit event %d: %w", ev.Seq, err)))
+	}
+	for _, op := range ops {
+		if op.owned {
+			versions.putOwn(op.p, op.own, op.after)
+		}
 	}
 	res := &Result{Seq: ev.Seq, Files: ev.Files}
 	for _, o := range observes {
@@ -355,14 +366,17 @@ func (e *Engine) stageStreams(db *journal.DB, ops []*fileOp, dirs *[]createdDir)
 		op.staged = true
 		// One pass: the content streams into the temp file and, through a
 		// pipe, into the store (chunked, hashed, compressed) at the same time.
-		pipe := newAsyncPipe(64)
+		// The writer also hashes the whole content, so that the two cores
+		// share the work (the reader cuts and hashes every chunk).
+		pipe := newAsyncPipe(8)
+		h := snapshot.NewHasher()
 		type stored struct {
 			id  snapshot.ID
 			err error
 		}
 		done := make(chan stored, 1)
 		go func() {
-			id, _, err := snapshot.PutStream(db.UpdateRaw, pipe, 0)
+			id, _, err := snapshot.PutStreamSum(db.UpdateRaw, pipe, 0, h.ID)
 			if err != nil {
 				pipe.CloseRead(err) // unblock the writer if the store failed
 			}
@@ -370,10 +384,10 @@ func (e *Engine) stageStreams(db *journal.DB, ops []*fileOp, dirs *[]createdDir)
 		}()
 		src := op.change.Source
 		size, err := e.writeTemp(op.p, op.tmp, op.mode, dirs, func(w io.Writer) error {
-			err := src(io.MultiWriter(w, pipe))
+			err := src(io.MultiWriter(w, pipe, h))
 			pipe.CloseWrite(err)
 			return err
-		})
+		}, &op.probe)
 		pipe.CloseWrite(err) // no-op after the fill closed it; ends the store on a write failure
 		st := <-done
 		if err != nil {
@@ -395,12 +409,15 @@ func (e *Engine) writeFiles(ops []*fileOp, dirs *[]createdDir) error {
 			continue
 		}
 		data := op.change.Data
-		if _, err := e.writeTemp(op.p, op.tmp, op.mode, dirs, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+		if _, err := e.writeTemp(op.p, op.tmp, op.mode, dirs, func(w io.Writer) error { _, err := w.Write(data); return err }, nil); err != nil {
 			return err
 		}
 	}
 	synced := map[*Root]map[string]bool{}
 	for _, op := range ops {
+		if op.cur.exists && op.cur.data == nil {
+			op.old = holdOld(op.p)
+		}
 		var err error
 		if op.change.Delete {
 			err = e.remove(op.p)
@@ -409,6 +426,9 @@ func (e *Engine) writeFiles(ops []*fileOp, dirs *[]createdDir) error {
 		}
 		if err != nil {
 			return err
+		}
+		if op.probe.ok {
+			op.own, op.owned = renamedIdent(op.p, op.probe)
 		}
 		if synced[op.p.Root] == nil {
 			synced[op.p.Root] = map[string]bool{}
@@ -429,6 +449,27 @@ func (e *Engine) writeFiles(ops []*fileOp, dirs *[]createdDir) error {
 		}
 	}
 	return nil
+}
+
+// releaseOld closes, in the background, the old inodes writeFiles held open:
+// the last close of a replaced large file frees its blocks and page cache,
+// which need not delay the batch.
+func releaseOld(ops []*fileOp) {
+	var old []*os.File
+	for _, op := range ops {
+		if op.old != nil {
+			old = append(old, op.old)
+			op.old = nil
+		}
+	}
+	if len(old) == 0 {
+		return
+	}
+	go func() {
+		for _, f := range old {
+			f.Close()
+		}
+	}()
 }
 
 func (e *Engine) removeTemps(ops []*fileOp) {

@@ -10,6 +10,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/aymanbagabas/go-udiff/lcs"
@@ -26,9 +27,12 @@ type state struct {
 }
 
 // readState reads (small files) or hashes by streaming (large files) the file
-// at p. With cached, a large file whose identity (device, inode, size, mtime,
-// ctime) is unchanged since it was last hashed takes its version from the
-// version cache (lock-free reads only: a batch under the lock always hashes).
+// at p. A large file whose identity (device, inode, size, mtime, ctime) is
+// unchanged takes its version from the version cache (see version.go): with
+// cached (lock-free reads), any entry; otherwise (batches under the lock)
+// only one the engine's own write proved.
+//
+// largeHashes counts the large files hashed (tests).
 func (e *Engine) readState(p Path, cached bool) (state, error) {
 	fi, err := p.Root.root.Lstat(p.Rel)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -56,21 +60,22 @@ func (e *Engine) readState(p Path, cached bool) (state, error) {
 		st.id, st.size = snapshot.Sum(st.data), int64(len(st.data))
 		return st, nil
 	}
-	if id, ok := versions.get(p, fi); cached && ok {
+	if id, ok := versions.get(p, fi, !cached); ok {
 		st.id = id
 		return st, nil
 	}
 	start := time.Now()
-	h := snapshot.NewHasher()
-	if st.size, err = io.Copy(h, f); err != nil {
+	largeHashes.Add(1)
+	if st.id, st.size, err = hashReader(f); err != nil {
 		return state{}, mapFSError(p, "read", err)
 	}
-	st.id = h.ID()
 	if after, err := f.Stat(); err == nil {
 		versions.put(p, fi, after, start, st.id)
 	}
 	return st, nil
 }
+
+var largeHashes atomic.Int64
 
 // readAll reads f whole into a buffer sized from its stat (io.ReadAll grows
 // by doubling, which costs a 50 MB file four copies and as many clears).
@@ -155,8 +160,9 @@ func removeDirs(dirs []createdDir) {
 
 // writeTemp creates tmp (which must not exist) with mode, fills it by calling
 // fill, and fsyncs it. It returns the size written. Parent directories it
-// has to make are appended to created.
-func (e *Engine) writeTemp(p Path, tmp string, mode fs.FileMode, created *[]createdDir, fill func(w io.Writer) error) (int64, error) {
+// has to make are appended to created. With probe set, the temp file's
+// identity is probed after the fsync (see probeTemp).
+func (e *Engine) writeTemp(p Path, tmp string, mode fs.FileMode, created *[]createdDir, fill func(w io.Writer) error, probe *tempProbe) (int64, error) {
 	if err := e.step("mkdir", p.Rel); err != nil {
 		return 0, err
 	}
@@ -179,7 +185,7 @@ func (e *Engine) writeTemp(p Path, tmp string, mode fs.FileMode, created *[]crea
 		p.Root.root.Remove(tmp)
 		return 0, classify(err)
 	}
-	cw := &countingWriter{w: f}
+	cw := &countingWriter{w: earlyWriteback(f, f)}
 	if err := e.step("write", p.Rel); err != nil {
 		return fail(err)
 	}
@@ -194,6 +200,9 @@ func (e *Engine) writeTemp(p Path, tmp string, mode fs.FileMode, created *[]crea
 	}
 	if err := f.Sync(); err != nil {
 		return fail(fmt.Errorf("replay: fsync %s: %w", p.Rel, err))
+	}
+	if probe != nil {
+		*probe = probeTemp(f, mode)
 	}
 	if err := f.Close(); err != nil {
 		p.Root.root.Remove(tmp)

@@ -3,24 +3,36 @@ package replay
 import (
 	"io"
 	"sync"
+
+	"github.com/journalfs/journal/snapshot"
 )
 
 // asyncPipe is an io.Pipe with a few blocks of buffer, so that the writer
 // (producing a new content and writing its temp file) and the reader
 // (chunking, hashing and storing it) run at the same time on two cores; an
-// io.Pipe hands each write over synchronously.
+// io.Pipe hands each write over synchronously. Writes are gathered into
+// blocks of pipeBlock bytes, which the reader hands back for reuse once it
+// has read them, so a stream of any size allocates a few blocks only.
 type asyncPipe struct {
-	ch   chan []byte
-	cur  []byte
+	full chan []byte // filled blocks, in order; closed by CloseWrite
+	free chan []byte // blocks the reader has finished with
+	wbuf []byte      // the block being filled (writer side)
+	cur  []byte      // unread bytes of the block being read (reader side)
+	rblk []byte      // the block cur is part of
 	once sync.Once
 	mu   sync.Mutex
-	rerr error // set by CloseWithError on the read side: writes fail with it
+	rerr error // set by CloseRead: writes fail with it
 	werr error // the writer's close error, returned to the reader after the data
 }
 
-func newAsyncPipe(blocks int) *asyncPipe { return &asyncPipe{ch: make(chan []byte, blocks)} }
+// pipeBlock is the size of a pipe block.
+const pipeBlock = 256 << 10
 
-// Write copies p into the pipe (the caller may reuse p).
+func newAsyncPipe(blocks int) *asyncPipe {
+	return &asyncPipe{full: make(chan []byte, blocks), free: make(chan []byte, blocks+2)}
+}
+
+// Write copies b into the pipe (the caller may reuse b).
 func (p *asyncPipe) Write(b []byte) (int, error) {
 	p.mu.Lock()
 	err := p.rerr
@@ -28,24 +40,51 @@ func (p *asyncPipe) Write(b []byte) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	p.ch <- append([]byte(nil), b...)
-	return len(b), nil
+	n := len(b)
+	for len(b) > 0 {
+		if p.wbuf == nil {
+			select {
+			case p.wbuf = <-p.free:
+			default:
+				p.wbuf = make([]byte, 0, pipeBlock)
+			}
+		}
+		k := copy(p.wbuf[len(p.wbuf):cap(p.wbuf)], b)
+		p.wbuf, b = p.wbuf[:len(p.wbuf)+k], b[k:]
+		if len(p.wbuf) == cap(p.wbuf) {
+			p.full <- p.wbuf
+			p.wbuf = nil
+		}
+	}
+	return n, nil
 }
 
-// CloseWrite ends the stream; err (nil for a clean end) reaches the reader.
+// CloseWrite ends the stream; err (nil for a clean end) reaches the reader
+// after the data written before it.
 func (p *asyncPipe) CloseWrite(err error) {
 	p.once.Do(func() {
+		if len(p.wbuf) > 0 && err == nil {
+			p.full <- p.wbuf
+		}
+		p.wbuf = nil
 		p.mu.Lock()
 		p.werr = err
 		p.mu.Unlock()
-		close(p.ch)
+		close(p.full)
 	})
 }
 
 // Read returns buffered bytes, then io.EOF (or the writer's error).
 func (p *asyncPipe) Read(b []byte) (int, error) {
 	for len(p.cur) == 0 {
-		blk, ok := <-p.ch
+		if p.rblk != nil {
+			select {
+			case p.free <- p.rblk[:0]:
+			default:
+			}
+			p.rblk = nil
+		}
+		blk, ok := <-p.full
 		if !ok {
 			p.mu.Lock()
 			defer p.mu.Unlock()
@@ -54,7 +93,7 @@ func (p *asyncPipe) Read(b []byte) (int, error) {
 			}
 			return 0, io.EOF
 		}
-		p.cur = blk
+		p.cur, p.rblk = blk, blk
 	}
 	n := copy(b, p.cur)
 	p.cur = p.cur[n:]
@@ -73,7 +112,62 @@ func (p *asyncPipe) CloseRead(err error) {
 	}
 	p.mu.Unlock()
 	go func() {
-		for range p.ch {
+		for range p.full {
 		}
 	}()
+}
+
+// hashBlock is the size of the reads hashReader makes.
+const hashBlock = 1 << 20
+
+// hashReader returns the ID and size of everything read from r. One
+// goroutine reads (for a file, a copy from the page cache) while this one
+// hashes, so a large file is hashed in about the time of the slower of the
+// two instead of their sum.
+func hashReader(r io.Reader) (snapshot.ID, int64, error) {
+	type block struct {
+		b   []byte
+		err error
+	}
+	const blocks = 4
+	full := make(chan block, blocks)
+	free := make(chan []byte, blocks)
+	for range blocks {
+		free <- make([]byte, hashBlock)
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		defer close(full)
+		for {
+			var b []byte
+			select {
+			case b = <-free:
+			case <-stop:
+				return
+			}
+			n, err := io.ReadFull(r, b)
+			if n > 0 {
+				full <- block{b: b[:n]}
+			}
+			if err != nil {
+				if err == io.ErrUnexpectedEOF || err == io.EOF {
+					return
+				}
+				full <- block{err: err}
+				return
+			}
+		}
+	}()
+	h := snapshot.NewHasher()
+	var size int64
+	for blk := range full {
+		if blk.err != nil {
+			return snapshot.ID{}, 0, blk.err
+		}
+		h.Write(blk.b)
+		size += int64(len(blk.b))
+		free <- blk.b[:cap(blk.b)]
+	}
+	return h.ID(), size, nil
 }

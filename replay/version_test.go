@@ -1,0 +1,131 @@
+package replay_test
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/replay"
+	"github.com/journalfs/journal/snapshot"
+)
+
+// streamEdit overwrites 8 bytes at off of a large file by streaming, and
+// returns the version the batch saw before it and the result.
+func streamEdit(t *testing.T, e *replay.Engine, name string, off int, with string) (snapshot.ID, *replay.Result) {
+	t.Helper()
+	var before snapshot.ID
+	res, err := e.Edit(ctx, func(r *replay.Reader) (*replay.Batch, error) {
+		f, err := r.Read(name)
+		if err != nil {
+			return nil, err
+		}
+		before = f.ID
+		src := func(w io.Writer) error {
+			in, err := r.Open(f.Path)
+			if err != nil {
+				return err
+			}
+			defer in.Close()
+			if _, err := io.CopyN(w, in, int64(off)); err != nil {
+				return err
+			}
+			io.WriteString(w, with)
+			in.(io.Seeker).Seek(int64(len(with)), io.SeekCurrent)
+			_, err = io.Copy(w, in)
+			return err
+		}
+		return &replay.Batch{Changes: []replay.Change{{Path: name, Source: src}}}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return before, res
+}
+
+// TestEngine_OwnVersion_OutsideWrites: after a streamed edit, the engine
+// trusts the identity of the file it wrote instead of hashing it again, yet
+// every change made outside right after — a same-size rewrite in place, a
+// rewrite with its modification time set back, a replacement — is seen by
+// the next batch, with its observe event.
+func TestEngine_OwnVersion_OutsideWrites(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "big.txt")
+	data := bytes.Repeat([]byte("0123456789abcdef\n"), 12<<10) // 204 KiB
+	os.WriteFile(p, data, 0o644)
+	e, err := replay.Open(replay.Options{Roots: []string{dir}, StreamThreshold: 64 << 10,
+		Actor: journal.Actor{Kind: "mcp", Name: "test", Session: "s1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	outside := []func(i int) bool{
+		func(int) bool { return false }, // no change: the version may come from the cache
+		func(i int) bool { // same size, in place, at once
+			b, _ := os.ReadFile(p)
+			copy(b[100:], fmt.Sprintf("out%05d", i))
+			os.WriteFile(p, b, 0o644)
+			return true
+		},
+		func(i int) bool { // same size, modification time set back to the engine's
+			st, _ := os.Stat(p)
+			b, _ := os.ReadFile(p)
+			copy(b[200:], fmt.Sprintf("mt%06d", i))
+			os.WriteFile(p, b, 0o644)
+			os.Chtimes(p, st.ModTime(), st.ModTime())
+			return true
+		},
+		func(i int) bool { // replaced by another file of the same size
+			b, _ := os.ReadFile(p)
+			copy(b[300:], fmt.Sprintf("rp%06d", i))
+			os.WriteFile(p+".new", b, 0o644)
+			os.Rename(p+".new", p)
+			return true
+		},
+	}
+	for i := range 40 {
+		_, res := streamEdit(t, e, "big.txt", 1000, fmt.Sprintf("ed%06d", i))
+		if len(res.Files) != 1 {
+			t.Fatalf("edit %d: %d files", i, len(res.Files))
+		}
+		changed := outside[i%len(outside)](i)
+		disk, _ := os.ReadFile(p)
+		before, res2 := streamEdit(t, e, "big.txt", 2000, fmt.Sprintf("xx%06d", i))
+		if want := snapshot.Sum(disk); before != want {
+			t.Fatalf("round %d (outside change %d): the batch saw version %s, the disk holds %s", i, i%len(outside), before.Short(), want.Short())
+		}
+		if got := len(res2.Observed); got != map[bool]int{false: 0, true: 1}[changed] {
+			t.Fatalf("round %d (outside change %d): %d observe events", i, i%len(outside), got)
+		}
+	}
+}
+
+// TestEngine_OwnVersion_Reused: a batch after a streamed edit takes the file's
+// version from the engine's own write instead of hashing the file again (at
+// least once in many tries: the proof needs the file system's clock to have
+// moved past the write by the time of its fsync).
+func TestEngine_OwnVersion_Reused(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "big.txt"), bytes.Repeat([]byte("0123456789abcdef\n"), 12<<10), 0o644)
+	e, err := replay.Open(replay.Options{Roots: []string{dir}, StreamThreshold: 64 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	reused := 0
+	for i := range 50 {
+		streamEdit(t, e, "big.txt", 1000, fmt.Sprintf("ed%06d", i))
+		n := replay.LargeHashes()
+		streamEdit(t, e, "big.txt", 2000, fmt.Sprintf("xx%06d", i))
+		if replay.LargeHashes() == n {
+			reused++
+		}
+	}
+	if reused == 0 {
+		t.Fatal("the version of a file the engine wrote was never reused")
+	}
+	t.Logf("reused %d of 50", reused)
+}
