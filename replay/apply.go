@@ -364,12 +364,17 @@ func (e *Engine) stageStreams(db *journal.DB, ops []*fileOp, dirs *[]createdDir)
 			return err
 		}
 		op.staged = true
-		// One pass: the content streams into the temp file and, through a
-		// pipe, into the store (chunked, hashed, compressed) at the same time.
-		// The writer also hashes the whole content, so that the two cores
-		// share the work (the reader cuts and hashes every chunk).
-		pipe := newAsyncPipe(8)
+		// One pass: the content streams, in blocks, into the temp file and,
+		// through a pipe, into the store at the same time. The writer hashes
+		// the whole content and writes the temp file; the reader cuts, hashes
+		// and stores the chunks, so the two cores share the work.
 		h := snapshot.NewHasher()
+		var tw io.Writer // the temp file, once writeTemp has opened it
+		pipe := newAsyncPipe(4, func(b []byte) error {
+			h.Write(b)
+			_, err := tw.Write(b)
+			return err
+		})
 		type stored struct {
 			id  snapshot.ID
 			err error
@@ -384,7 +389,11 @@ func (e *Engine) stageStreams(db *journal.DB, ops []*fileOp, dirs *[]createdDir)
 		}()
 		src := op.change.Source
 		size, err := e.writeTemp(op.p, op.tmp, op.mode, dirs, func(w io.Writer) error {
-			err := src(io.MultiWriter(w, pipe, h))
+			tw = w
+			err := src(pipe)
+			if err == nil {
+				err = pipe.Flush()
+			}
 			pipe.CloseWrite(err)
 			return err
 		}, &op.probe)

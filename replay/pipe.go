@@ -10,62 +10,113 @@ import (
 // asyncPipe is an io.Pipe with a few blocks of buffer, so that the writer
 // (producing a new content and writing its temp file) and the reader
 // (chunking, hashing and storing it) run at the same time on two cores; an
-// io.Pipe hands each write over synchronously. Writes are gathered into
-// blocks of pipeBlock bytes, which the reader hands back for reuse once it
-// has read them, so a stream of any size allocates a few blocks only.
+// io.Pipe hands each write over synchronously.
+//
+// Writes are gathered into blocks of pipeBlock bytes. Each full block is
+// first passed to onBlock on the writer's side (which writes it to the temp
+// file and hashes it: large writes cost the kernel and blake3 less than the
+// 32 KiB ones io.Copy makes), then queued for the reader, which hands it back
+// for reuse once read. ReadFrom reads straight into the blocks, so content
+// copied from a file with io.Copy is copied once on the writer's side.
 type asyncPipe struct {
-	full chan []byte // filled blocks, in order; closed by CloseWrite
-	free chan []byte // blocks the reader has finished with
-	wbuf []byte      // the block being filled (writer side)
-	cur  []byte      // unread bytes of the block being read (reader side)
-	rblk []byte      // the block cur is part of
-	once sync.Once
-	mu   sync.Mutex
-	rerr error // set by CloseRead: writes fail with it
-	werr error // the writer's close error, returned to the reader after the data
+	onBlock func([]byte) error // writer side, for every block before it is queued
+	full    chan []byte        // filled blocks, in order; closed by CloseWrite
+	free    chan []byte        // blocks the reader has finished with
+	wbuf    []byte             // the block being filled (writer side)
+	cur     []byte             // unread bytes of the block being read (reader side)
+	rblk    []byte             // the block cur is part of
+	once    sync.Once
+	mu      sync.Mutex
+	rerr    error // set by CloseRead: writes fail with it
+	werr    error // the writer's close error, returned to the reader after the data
 }
 
 // pipeBlock is the size of a pipe block.
-const pipeBlock = 256 << 10
+const pipeBlock = 1 << 20
 
-func newAsyncPipe(blocks int) *asyncPipe {
-	return &asyncPipe{full: make(chan []byte, blocks), free: make(chan []byte, blocks+2)}
+func newAsyncPipe(blocks int, onBlock func([]byte) error) *asyncPipe {
+	return &asyncPipe{onBlock: onBlock, full: make(chan []byte, blocks), free: make(chan []byte, blocks+2)}
 }
 
-// Write copies b into the pipe (the caller may reuse b).
-func (p *asyncPipe) Write(b []byte) (int, error) {
+// block returns the block being filled, taking a free one if there is none.
+func (p *asyncPipe) block() []byte {
+	if p.wbuf == nil {
+		select {
+		case p.wbuf = <-p.free:
+		default:
+			p.wbuf = make([]byte, 0, pipeBlock)
+		}
+	}
+	return p.wbuf
+}
+
+// flush hands the block being filled to onBlock and queues it.
+func (p *asyncPipe) flush() error {
+	if len(p.wbuf) == 0 {
+		return nil
+	}
 	p.mu.Lock()
 	err := p.rerr
 	p.mu.Unlock()
 	if err != nil {
-		return 0, err
+		return err
 	}
+	if p.onBlock != nil {
+		if err := p.onBlock(p.wbuf); err != nil {
+			return err
+		}
+	}
+	p.full <- p.wbuf
+	p.wbuf = nil
+	return nil
+}
+
+// Write copies b into the pipe (the caller may reuse b).
+func (p *asyncPipe) Write(b []byte) (int, error) {
 	n := len(b)
 	for len(b) > 0 {
-		if p.wbuf == nil {
-			select {
-			case p.wbuf = <-p.free:
-			default:
-				p.wbuf = make([]byte, 0, pipeBlock)
-			}
-		}
-		k := copy(p.wbuf[len(p.wbuf):cap(p.wbuf)], b)
-		p.wbuf, b = p.wbuf[:len(p.wbuf)+k], b[k:]
+		w := p.block()
+		k := copy(w[len(w):cap(w)], b)
+		p.wbuf, b = w[:len(w)+k], b[k:]
 		if len(p.wbuf) == cap(p.wbuf) {
-			p.full <- p.wbuf
-			p.wbuf = nil
+			if err := p.flush(); err != nil {
+				return n - len(b), err
+			}
 		}
 	}
 	return n, nil
 }
 
-// CloseWrite ends the stream; err (nil for a clean end) reaches the reader
-// after the data written before it.
+// ReadFrom reads r to its end straight into the pipe's blocks.
+func (p *asyncPipe) ReadFrom(r io.Reader) (int64, error) {
+	var n int64
+	for {
+		w := p.block()
+		k, err := r.Read(w[len(w):cap(w)])
+		p.wbuf = w[:len(w)+k]
+		n += int64(k)
+		if len(p.wbuf) == cap(p.wbuf) {
+			if err := p.flush(); err != nil {
+				return n, err
+			}
+		}
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+}
+
+// Flush passes on the last, partly filled block; call it once the content
+// is complete, before CloseWrite(nil).
+func (p *asyncPipe) Flush() error { return p.flush() }
+
+// CloseWrite ends the stream; err (nil for a clean end, after Flush) reaches
+// the reader after the blocks queued before it.
 func (p *asyncPipe) CloseWrite(err error) {
 	p.once.Do(func() {
-		if len(p.wbuf) > 0 && err == nil {
-			p.full <- p.wbuf
-		}
 		p.wbuf = nil
 		p.mu.Lock()
 		p.werr = err
