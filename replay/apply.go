@@ -146,9 +146,9 @@ type fileOp struct {
 	staged bool // temp written before the intent (streamed content)
 	fc     journal.FileChange
 	old    *os.File  // a large file's old inode, held open across its rename (see holdOld)
-	probe  tempProbe // a streamed temp file's identity after its fsync
 	own    fileIdent // the file's identity once renamed, if probe proved it unchanged (version.go)
 	owned  bool
+	layout []snapshot.Chunk // a streamed content's layout
 }
 
 func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, error) {
@@ -313,7 +313,7 @@ func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, erro
 	}
 	for _, op := range ops {
 		if op.owned {
-			versions.putOwn(op.p, op.own, op.after)
+			versions.putOwn(op.p, op.own, op.after, op.layout)
 		}
 	}
 	res := &Result{Seq: ev.Seq, Files: ev.Files}
@@ -376,16 +376,17 @@ func (e *Engine) stageStreams(db *journal.DB, ops []*fileOp, dirs *[]createdDir)
 			return err
 		})
 		type stored struct {
-			id  snapshot.ID
+			st  snapshot.Stored
 			err error
 		}
 		done := make(chan stored, 1)
+		base, closeBase := e.streamBase(op)
 		go func() {
-			id, _, err := snapshot.PutStreamSum(db.UpdateRaw, pipe, 0, h.ID)
+			st, err := snapshot.PutStreamWith(db.UpdateRaw, pipe, snapshot.StreamOptions{Sum: h.ID, Base: base, Layout: true})
 			if err != nil {
 				pipe.CloseRead(err) // unblock the writer if the store failed
 			}
-			done <- stored{id, err}
+			done <- stored{st, err}
 		}()
 		src := op.change.Source
 		size, err := e.writeTemp(op.p, op.tmp, op.mode, dirs, func(w io.Writer) error {
@@ -396,16 +397,17 @@ func (e *Engine) stageStreams(db *journal.DB, ops []*fileOp, dirs *[]createdDir)
 			}
 			pipe.CloseWrite(err)
 			return err
-		}, &op.probe)
+		})
 		pipe.CloseWrite(err) // no-op after the fill closed it; ends the store on a write failure
 		st := <-done
+		closeBase()
 		if err != nil {
 			return err
 		}
 		if st.err != nil {
 			return classify(fmt.Errorf("replay: store %s: %w", op.p.Rel, st.err))
 		}
-		op.after, op.size = st.id, size // both were fed the same bytes
+		op.after, op.size, op.layout = st.st.ID, size, st.st.Chunks // both were fed the same bytes
 	}
 	return nil
 }
@@ -418,7 +420,7 @@ func (e *Engine) writeFiles(ops []*fileOp, dirs *[]createdDir) error {
 			continue
 		}
 		data := op.change.Data
-		if _, err := e.writeTemp(op.p, op.tmp, op.mode, dirs, func(w io.Writer) error { _, err := w.Write(data); return err }, nil); err != nil {
+		if _, err := e.writeTemp(op.p, op.tmp, op.mode, dirs, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
 			return err
 		}
 	}
@@ -428,16 +430,20 @@ func (e *Engine) writeFiles(ops []*fileOp, dirs *[]createdDir) error {
 			op.old = holdOld(op.p)
 		}
 		var err error
+		var probe tempProbe
 		if op.change.Delete {
 			err = e.remove(op.p)
 		} else {
+			if op.staged {
+				probe = probeTemp(op.p, op.tmp, op.mode)
+			}
 			err = e.rename(op.p, op.tmp)
 		}
 		if err != nil {
 			return err
 		}
-		if op.probe.ok {
-			op.own, op.owned = renamedIdent(op.p, op.probe)
+		if probe.ok {
+			op.own, op.owned = renamedIdent(op.p, probe)
 		}
 		if synced[op.p.Root] == nil {
 			synced[op.p.Root] = map[string]bool{}

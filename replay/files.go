@@ -23,7 +23,8 @@ type state struct {
 	id     snapshot.ID // zero if !exists
 	mode   fs.FileMode // permission bits
 	size   int64
-	data   []byte // nil for streamed (large) files
+	data   []byte        // nil for streamed (large) files
+	base   *versionEntry // the version cache's entry the version came from, if it did
 }
 
 // readState reads (small files) or hashes by streaming (large files) the file
@@ -60,8 +61,8 @@ func (e *Engine) readState(p Path, cached bool) (state, error) {
 		st.id, st.size = snapshot.Sum(st.data), int64(len(st.data))
 		return st, nil
 	}
-	if id, ok := versions.get(p, fi, !cached); ok {
-		st.id = id
+	if e, ok := versions.entry(p, fi, !cached); ok {
+		st.id, st.base = e.id, &e
 		return st, nil
 	}
 	start := time.Now()
@@ -160,9 +161,8 @@ func removeDirs(dirs []createdDir) {
 
 // writeTemp creates tmp (which must not exist) with mode, fills it by calling
 // fill, and fsyncs it. It returns the size written. Parent directories it
-// has to make are appended to created. With probe set, the temp file's
-// identity is probed after the fsync (see probeTemp).
-func (e *Engine) writeTemp(p Path, tmp string, mode fs.FileMode, created *[]createdDir, fill func(w io.Writer) error, probe *tempProbe) (int64, error) {
+// has to make are appended to created.
+func (e *Engine) writeTemp(p Path, tmp string, mode fs.FileMode, created *[]createdDir, fill func(w io.Writer) error) (int64, error) {
 	if err := e.step("mkdir", p.Rel); err != nil {
 		return 0, err
 	}
@@ -200,9 +200,6 @@ func (e *Engine) writeTemp(p Path, tmp string, mode fs.FileMode, created *[]crea
 	}
 	if err := f.Sync(); err != nil {
 		return fail(fmt.Errorf("replay: fsync %s: %w", p.Rel, err))
-	}
-	if probe != nil {
-		*probe = probeTemp(f, mode)
 	}
 	if err := f.Close(); err != nil {
 		p.Root.root.Remove(tmp)

@@ -120,7 +120,7 @@ func (e *Engine) putBack(db *journal.DB, p Path, id snapshot.ID, mode fs.FileMod
 	err := db.View(func(tx *journal.Tx) error {
 		_, err := e.writeTemp(p, tmp, mode, nil, func(w io.Writer) error {
 			return snapshot.Get(tx.Bolt(), id, w)
-		}, nil)
+		})
 		return err
 	})
 	if err != nil {

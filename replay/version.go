@@ -2,7 +2,6 @@ package replay
 
 import (
 	"io/fs"
-	"os"
 	"sync"
 	"time"
 
@@ -22,9 +21,9 @@ import (
 //
 //   - The engine's own write of a streamed content (putOwn): trusted by
 //     batches under the lock too, because it is proven without our clock.
-//     After the temp file's fsync, probeTemp changes its mode to the same
-//     mode, which sets its change time to the file system's clock, and reads
-//     both times: if the change time is later than the modification time (of
+//     Just before the temp file is renamed into place (after its fsync and
+//     the intent), probeTemp changes its mode to the same mode, which sets its
+//     change time to the file system's clock, and reads both times: if the change time is later than the modification time (of
 //     our last write), the file system's clock has moved past that write, so
 //     any later write — whose modification time is the clock at that moment —
 //     gives the file another modification time. Once the temp file is renamed
@@ -50,9 +49,10 @@ type versionCache struct {
 }
 
 type versionEntry struct {
-	ident fileIdent
-	id    snapshot.ID
-	own   bool // from the engine's own write (trusted under the lock)
+	ident  fileIdent
+	id     snapshot.ID
+	own    bool             // from the engine's own write (trusted under the lock)
+	chunks []snapshot.Chunk // own entries: the content's layout, the base of the next streamed edit
 }
 
 // versionCacheSize bounds the cache; it is cleared when full (entries are
@@ -68,17 +68,22 @@ var versions = &versionCache{m: map[string]versionEntry{}}
 // get returns the cached version of the file p whose stat is fi; with
 // ownOnly, only a version the engine wrote itself.
 func (c *versionCache) get(p Path, fi fs.FileInfo, ownOnly bool) (snapshot.ID, bool) {
+	e, ok := c.entry(p, fi, ownOnly)
+	return e.id, ok
+}
+
+func (c *versionCache) entry(p Path, fi fs.FileInfo, ownOnly bool) (versionEntry, bool) {
 	ident, ok := identOf(fi)
 	if !ok {
-		return snapshot.ID{}, false
+		return versionEntry{}, false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.m[p.Root.Dir+"\x00"+p.Rel]
 	if !ok || e.ident != ident || (ownOnly && !e.own) {
-		return snapshot.ID{}, false
+		return versionEntry{}, false
 	}
-	return e.id, true
+	return e, true
 }
 
 // put caches a version computed by hashing, if the file's identity was the
@@ -93,38 +98,60 @@ func (c *versionCache) put(p Path, before, after fs.FileInfo, hashStart time.Tim
 }
 
 // putOwn caches the version of a file the engine has just written and
-// committed, with the identity renamedIdent returned.
-func (c *versionCache) putOwn(p Path, ident fileIdent, id snapshot.ID) {
-	c.set(p, versionEntry{ident: ident, id: id, own: true})
+// committed, with the identity renamedIdent returned and its layout.
+func (c *versionCache) putOwn(p Path, ident fileIdent, id snapshot.ID, chunks []snapshot.Chunk) {
+	c.set(p, versionEntry{ident: ident, id: id, own: true, chunks: chunks})
 }
+
+// layoutBudget bounds the chunks of all cached layouts (36 bytes each: 18 MiB,
+// the layouts of about 4.5 GiB of content); past it, older layouts are dropped.
+const layoutBudget = 1 << 19
 
 func (c *versionCache) set(p Path, e versionEntry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	key := p.Root.Dir + "\x00" + p.Rel
 	if len(c.m) >= versionCacheSize {
 		clear(c.m)
 	}
-	c.m[p.Root.Dir+"\x00"+p.Rel] = e
+	delete(c.m, key)
+	if len(e.chunks) > layoutBudget {
+		e.chunks = nil
+	}
+	total := len(e.chunks)
+	for _, o := range c.m {
+		total += len(o.chunks)
+	}
+	for k, o := range c.m {
+		if total <= layoutBudget {
+			break
+		}
+		total -= len(o.chunks)
+		o.chunks = nil
+		c.m[k] = o
+	}
+	c.m[key] = e
 }
 
-// tempProbe is a temp file's identity right after its fsync, when its change
-// time shows the file system's clock past its last write.
+// tempProbe is a temp file's identity just before its rename, when its
+// change time shows the file system's clock past its last write.
 type tempProbe struct {
 	ident fileIdent
 	ok    bool
 }
 
-// probeTemp sets f's change time to the file system's clock (chmod to the
-// mode it has) and reads its identity; it is usable only if the change time
-// is later than the modification time. Any failure just means no probe.
-func probeTemp(f *os.File, mode fs.FileMode) tempProbe {
+// probeTemp sets the change time of the temp file tmp (fsynced, about to be
+// renamed over p) to the file system's clock, by a chmod to the mode it
+// has, and reads its identity; it is usable only if the change time is later
+// than the modification time. Any failure just means no probe.
+func probeTemp(p Path, tmp string, mode fs.FileMode) tempProbe {
 	if !haveIdent {
 		return tempProbe{}
 	}
-	if err := f.Chmod(mode); err != nil {
+	if err := p.Root.root.Chmod(tmp, mode); err != nil {
 		return tempProbe{}
 	}
-	fi, err := f.Stat()
+	fi, err := p.Root.root.Lstat(tmp)
 	if err != nil {
 		return tempProbe{}
 	}
@@ -148,4 +175,39 @@ func renamedIdent(p Path, probe tempProbe) (fileIdent, bool) {
 		return fileIdent{}, false
 	}
 	return id, true
+}
+
+// streamBase returns the base for storing op's streamed content: the file's
+// current content, if its version came from the engine's own write with its
+// layout, read from the file (the inode the version was proven for) and
+// checked unchanged before the new content is recorded. close releases it.
+func (e *Engine) streamBase(op *fileOp) (base *snapshot.Base, close func()) {
+	none := func() {}
+	if op.cur.base == nil || op.cur.base.chunks == nil {
+		return nil, none
+	}
+	want := op.cur.base.ident
+	f, err := op.p.Root.root.Open(op.p.Rel)
+	if err != nil {
+		return nil, none
+	}
+	same := func() bool {
+		fi, err := f.Stat()
+		if err != nil {
+			return false
+		}
+		id, ok := identOf(fi)
+		return ok && id == want
+	}
+	if !same() {
+		f.Close()
+		return nil, none
+	}
+	return &snapshot.Base{ID: op.cur.id, Chunks: op.cur.base.chunks, Data: f, Check: func() error {
+		if !same() {
+			return &PathError{Path: op.p.Rel, Err: ErrConflict, Msg: "changed while it was being read",
+				Hint: "read the file again and redo the edit on its current content"}
+		}
+		return nil
+	}}, func() { f.Close() }
 }

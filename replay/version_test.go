@@ -2,6 +2,7 @@ package replay_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -101,6 +102,7 @@ func TestEngine_OwnVersion_OutsideWrites(t *testing.T) {
 			t.Fatalf("round %d (outside change %d): %d observe events", i, i%len(outside), got)
 		}
 	}
+	verifyChain(t, e)
 }
 
 // TestEngine_OwnVersion_Reused: a batch after a streamed edit takes the file's
@@ -128,4 +130,68 @@ func TestEngine_OwnVersion_Reused(t *testing.T) {
 		t.Fatal("the version of a file the engine wrote was never reused")
 	}
 	t.Logf("reused %d of 50", reused)
+}
+
+// TestEngine_OwnVersion_ChangedDuringEdit: a file changed outside while a
+// streamed edit reads it (the base the new content's unchanged chunks are
+// taken from) fails the edit with ErrConflict, and stores nothing wrong.
+func TestEngine_OwnVersion_ChangedDuringEdit(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "big.txt")
+	os.WriteFile(p, bytes.Repeat([]byte("0123456789abcdef\n"), 24<<10), 0o644) // 408 KiB
+	e, err := replay.Open(replay.Options{Roots: []string{dir}, StreamThreshold: 64 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	conflicts := 0
+	for i := range 20 {
+		streamEdit(t, e, "big.txt", 1000, fmt.Sprintf("ed%06d", i))
+		var produced []byte
+		_, err := e.Edit(ctx, func(r *replay.Reader) (*replay.Batch, error) {
+			f, err := r.Read("big.txt")
+			if err != nil {
+				return nil, err
+			}
+			src := func(w io.Writer) error {
+				in, err := r.Open(f.Path)
+				if err != nil {
+					return err
+				}
+				defer in.Close()
+				var out bytes.Buffer
+				mw := io.MultiWriter(w, &out)
+				if _, err := io.CopyN(mw, in, 2000); err != nil {
+					return err
+				}
+				b, _ := os.ReadFile(p) // an outside same-size rewrite, mid-stream
+				copy(b[300<<10:], fmt.Sprintf("outside%06d", i))
+				os.WriteFile(p, b, 0o644)
+				_, err = io.Copy(mw, in)
+				produced = out.Bytes()
+				return err
+			}
+			return &replay.Batch{Changes: []replay.Change{{Path: "big.txt", Source: src}}}, nil
+		})
+		switch {
+		case errors.Is(err, replay.ErrConflict):
+			conflicts++
+		case err != nil:
+			t.Fatalf("round %d: %v", i, err)
+		default: // the file's identity was not cached: the edit went through
+			if got, _ := os.ReadFile(p); !bytes.Equal(got, produced) {
+				t.Fatalf("round %d: the file is not what the source produced", i)
+			}
+		}
+		if err := e.Journal().View(func(tx *journal.Tx) error {
+			if id := snapshot.Sum(produced); snapshot.Has(tx.Bolt(), id) {
+				return snapshot.Get(tx.Bolt(), id, io.Discard)
+			}
+			return nil
+		}); err != nil {
+			t.Fatalf("round %d: stored content: %v", i, err)
+		}
+	}
+	t.Logf("%d of 20 edits refused", conflicts)
+	verifyChain(t, e)
 }

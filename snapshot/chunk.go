@@ -117,8 +117,8 @@ func newChunker(r io.Reader) *chunker {
 	return &chunker{r: r, g2: gearPairs(), buf: make([]byte, chunkerBuf)}
 }
 
-// next returns the next chunk, or io.EOF after the last.
-func (c *chunker) next() ([]byte, error) {
+// fill makes sure at least maxChunk bytes are buffered, or the rest of the stream.
+func (c *chunker) fill() error {
 	if c.end-c.start < maxChunk && !c.eof {
 		c.end = copy(c.buf, c.buf[c.start:c.end])
 		c.start = 0
@@ -127,8 +127,16 @@ func (c *chunker) next() ([]byte, error) {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			c.eof = true
 		} else if err != nil {
-			return nil, err
+			return err
 		}
+	}
+	return nil
+}
+
+// next returns the next chunk, or io.EOF after the last.
+func (c *chunker) next() ([]byte, error) {
+	if err := c.fill(); err != nil {
+		return nil, err
 	}
 	if c.start == c.end {
 		return nil, io.EOF
@@ -138,6 +146,21 @@ func (c *chunker) next() ([]byte, error) {
 	c.start += n
 	return ch, nil
 }
+
+// peek returns the next n bytes (n ≤ maxChunk) without consuming them, or
+// fewer if the stream ends first.
+func (c *chunker) peek(n int) ([]byte, error) {
+	if err := c.fill(); err != nil {
+		return nil, err
+	}
+	return c.buf[c.start:min(c.start+n, c.end)], nil
+}
+
+// endsAfter reports whether the stream ends exactly n bytes on (after peek).
+func (c *chunker) endsAfter(n int) bool { return c.eof && c.end-c.start == n }
+
+// skip consumes n bytes (after peek returned at least n).
+func (c *chunker) skip(n int) { c.start += n }
 
 // gear is the gear hash table of github.com/kalbasit/fastcdc v1.0.0
 // (defaultGearTable; Copyright (c) 2026 Wael Nasreddine, MIT licence).

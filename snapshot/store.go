@@ -73,7 +73,8 @@ type writer struct {
 	pending       []ID // chunk IDs of the list being built
 	listIDs       []ID
 	size          int64
-	newBytes      int64 // compressed bytes written (new chunks and lists)
+	newBytes      int64    // compressed bytes written (new chunks and lists)
+	layout        *[]Chunk // if set, every chunk is appended to it
 }
 
 func newWriter(tx *bolt.Tx) (*writer, error) {
@@ -98,9 +99,8 @@ func (w *writer) rebind(tx *bolt.Tx) error {
 	return nil
 }
 
-func (w *writer) addChunk(data []byte) error {
+func (w *writer) addChunk(data []byte) (ID, error) {
 	id := Sum(data)
-	w.size += int64(len(data))
 	if w.chunks.Get(id[:]) == nil {
 		rec := make([]byte, 2, 2+len(data)/2)
 		rec[0] = formatV1
@@ -111,9 +111,18 @@ func (w *writer) addChunk(data []byte) error {
 			rec[1] = codecZstd
 		}
 		if err := w.chunks.Put(id[:], rec); err != nil {
-			return fmt.Errorf("snapshot: put chunk %s: %w", id.Short(), err)
+			return id, fmt.Errorf("snapshot: put chunk %s: %w", id.Short(), err)
 		}
 		w.newBytes += int64(len(rec))
+	}
+	return id, w.addStored(id, len(data))
+}
+
+// addStored appends a chunk that is stored already.
+func (w *writer) addStored(id ID, n int) error {
+	w.size += int64(n)
+	if w.layout != nil {
+		*w.layout = append(*w.layout, Chunk{ID: id, Len: uint32(n)})
 	}
 	w.pending = append(w.pending, id)
 	if binary.BigEndian.Uint16(id[:2]) < listSplit || len(w.pending) >= listMax {
@@ -188,7 +197,7 @@ func PutKnown(tx *bolt.Tx, id ID, data []byte) (ID, error) {
 	g2 := gearPairs()
 	for len(data) > 0 {
 		n := cut(data, g2)
-		if err := w.addChunk(data[:n]); err != nil {
+		if _, err := w.addChunk(data[:n]); err != nil {
 			return id, err
 		}
 		data = data[n:]
@@ -206,46 +215,6 @@ type UpdateFunc func(fn func(tx *bolt.Tx) error) error
 // stored costs lookups only, so an edit of a large stored content usually
 // commits once.
 func PutStream(update UpdateFunc, r io.Reader, txBytes int64) (ID, int64, error) {
-	h := NewHasher()
-	return PutStreamSum(update, io.TeeReader(r, h), txBytes, h.ID)
-}
-
-// PutStreamSum is PutStream for a caller that hashes the content itself, for
-// example on the goroutine that produces it (so that the hash runs beside the
-// chunking instead of after it): sum is called once r is exhausted and must
-// return the ID of exactly the bytes read from r. A wrong ID is caught when
-// the content is read (ErrCorrupt), never served as another content.
-func PutStreamSum(update UpdateFunc, r io.Reader, txBytes int64, sum func() ID) (ID, int64, error) {
-	if txBytes <= 0 {
-		txBytes = 8 << 20
-	}
-	c := newChunker(r)
-	w := &writer{}
-	var id ID
-	for done := false; !done; {
-		err := update(func(tx *bolt.Tx) error {
-			if err := w.rebind(tx); err != nil {
-				return err
-			}
-			start := w.newBytes
-			for w.newBytes-start < txBytes {
-				ch, err := c.next()
-				if err == io.EOF {
-					done, id = true, sum()
-					return w.finish(tx, id)
-				}
-				if err != nil {
-					return fmt.Errorf("snapshot: read: %w", err)
-				}
-				if err := w.addChunk(ch); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return ID{}, 0, err
-		}
-	}
-	return id, w.size, nil
+	st, err := PutStreamWith(update, r, StreamOptions{TxBytes: txBytes})
+	return st.ID, st.Size, err
 }
