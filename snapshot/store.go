@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -75,6 +76,7 @@ type writer struct {
 	size          int64
 	newBytes      int64    // compressed bytes written (new chunks and lists)
 	layout        *[]Chunk // if set, every chunk is appended to it
+	scratch       []byte   // a chunk record being encoded
 }
 
 func newWriter(tx *bolt.Tx) (*writer, error) {
@@ -102,13 +104,16 @@ func (w *writer) rebind(tx *bolt.Tx) error {
 func (w *writer) addChunk(data []byte) (ID, error) {
 	id := Sum(data)
 	if w.chunks.Get(id[:]) == nil {
-		rec := make([]byte, 2, 2+len(data)/2)
-		rec[0] = formatV1
-		rec = encoder.EncodeAll(data, rec)
-		if len(rec)-2 >= len(data) {
-			rec = append(append(rec[:1], codecRaw), data...)
+		// The record is encoded into scratch and stored in a buffer of its
+		// exact size: bbolt holds every value until the transaction commits,
+		// and a transaction is bounded by the bytes it stores, so a record must
+		// not hold more memory than it stores.
+		w.scratch = encoder.EncodeAll(data, append(w.scratch[:0], formatV1, codecZstd))
+		var rec []byte
+		if len(w.scratch)-2 >= len(data) {
+			rec = append(append(make([]byte, 0, 2+len(data)), formatV1, codecRaw), data...)
 		} else {
-			rec[1] = codecZstd
+			rec = bytes.Clone(w.scratch)
 		}
 		if err := w.chunks.Put(id[:], rec); err != nil {
 			return id, fmt.Errorf("snapshot: put chunk %s: %w", id.Short(), err)
@@ -210,7 +215,7 @@ type UpdateFunc func(fn func(tx *bolt.Tx) error) error
 
 // PutStream stores everything read from r and returns its ID and size. A
 // transaction is committed whenever about txBytes of new data (compressed
-// chunks and lists) have been written in it (0 means 8 MiB), so neither memory
+// chunks and lists) have been written in it (0 means 4 MiB), so neither memory
 // nor one transaction grows with the content's size; content that is already
 // stored costs lookups only, so an edit of a large stored content usually
 // commits once.

@@ -34,7 +34,7 @@ type Base struct {
 
 // StreamOptions tune PutStreamWith.
 type StreamOptions struct {
-	// TxBytes is the new data committed per transaction (0: 8 MiB).
+	// TxBytes is the new data committed per transaction (0: 4 MiB).
 	TxBytes int64
 	// Sum, if set, returns the ID of exactly the bytes read from the reader;
 	// it is called once the reader is exhausted. For a caller that hashes the
@@ -58,7 +58,7 @@ type Stored struct {
 func PutStreamWith(update UpdateFunc, r io.Reader, o StreamOptions) (Stored, error) {
 	txBytes := o.TxBytes
 	if txBytes <= 0 {
-		txBytes = 8 << 20
+		txBytes = 4 << 20
 	}
 	sum := o.Sum
 	if sum == nil {
