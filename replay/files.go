@@ -32,8 +32,6 @@ type state struct {
 // unchanged takes its version from the version cache (see version.go): with
 // cached (lock-free reads), any entry; otherwise (batches under the lock)
 // only one the engine's own write proved.
-//
-// largeHashes counts the large files hashed (tests).
 func (e *Engine) readState(p Path, cached bool) (state, error) {
 	fi, err := p.Root.root.Lstat(p.Rel)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -61,8 +59,8 @@ func (e *Engine) readState(p Path, cached bool) (state, error) {
 		st.id, st.size = snapshot.Sum(st.data), int64(len(st.data))
 		return st, nil
 	}
-	if e, ok := versions.entry(p, fi, !cached); ok {
-		st.id, st.base = e.id, &e
+	if ent, ok := versions.entry(p, fi, !cached); ok {
+		st.id, st.base = ent.id, &ent
 		return st, nil
 	}
 	start := time.Now()
@@ -76,6 +74,7 @@ func (e *Engine) readState(p Path, cached bool) (state, error) {
 	return st, nil
 }
 
+// largeHashes counts the large files readState has hashed (for tests).
 var largeHashes atomic.Int64
 
 // readAll reads f whole into a buffer sized from its stat (io.ReadAll grows
