@@ -14,39 +14,6 @@ import (
 	"github.com/journalfs/journal/snapshot"
 )
 
-// streamEdit overwrites 8 bytes at off of a large file by streaming, and
-// returns the version the batch saw before it and the result.
-func streamEdit(t *testing.T, e *replay.Engine, name string, off int, with string) (snapshot.ID, *replay.Result) {
-	t.Helper()
-	var before snapshot.ID
-	res, err := e.Edit(ctx, func(r *replay.Reader) (*replay.Batch, error) {
-		f, err := r.Read(name)
-		if err != nil {
-			return nil, err
-		}
-		before = f.ID
-		src := func(w io.Writer) error {
-			in, err := r.Open(f.Path)
-			if err != nil {
-				return err
-			}
-			defer in.Close()
-			if _, err := io.CopyN(w, in, int64(off)); err != nil {
-				return err
-			}
-			io.WriteString(w, with)
-			in.(io.Seeker).Seek(int64(len(with)), io.SeekCurrent)
-			_, err = io.Copy(w, in)
-			return err
-		}
-		return &replay.Batch{Changes: []replay.Change{{Path: name, Source: src}}}, nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return before, res
-}
-
 // TestEngine_OwnVersion_OutsideWrites: after a streamed edit, the engine
 // trusts the identity of the file it wrote instead of hashing it again, yet
 // every change made outside right after — a same-size rewrite in place, a
@@ -57,12 +24,7 @@ func TestEngine_OwnVersion_OutsideWrites(t *testing.T) {
 	p := filepath.Join(dir, "big.txt")
 	data := bytes.Repeat([]byte("0123456789abcdef\n"), 12<<10) // 204 KiB
 	os.WriteFile(p, data, 0o644)
-	e, err := replay.Open(replay.Options{Roots: []string{dir}, StreamThreshold: 64 << 10,
-		Actor: journal.Actor{Kind: "mcp", Name: "test", Session: "s1"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := openStreaming(t, dir)
 	outside := []func(i int) bool{
 		func(int) bool { return false }, // no change: the version may come from the cache
 		func(i int) bool { // same size, in place, at once
@@ -88,13 +50,13 @@ func TestEngine_OwnVersion_OutsideWrites(t *testing.T) {
 		},
 	}
 	for i := range 40 {
-		_, res := streamEdit(t, e, "big.txt", 1000, fmt.Sprintf("ed%06d", i))
+		_, res := mustStreamEdit(t, e, "big.txt", 1000, fmt.Sprintf("ed%06d", i))
 		if len(res.Files) != 1 {
 			t.Fatalf("edit %d: %d files", i, len(res.Files))
 		}
 		changed := outside[i%len(outside)](i)
 		disk, _ := os.ReadFile(p)
-		before, res2 := streamEdit(t, e, "big.txt", 2000, fmt.Sprintf("xx%06d", i))
+		before, res2 := mustStreamEdit(t, e, "big.txt", 2000, fmt.Sprintf("xx%06d", i))
 		if want := snapshot.Sum(disk); before != want {
 			t.Fatalf("round %d (outside change %d): the batch saw version %s, the disk holds %s", i, i%len(outside), before.Short(), want.Short())
 		}
@@ -112,16 +74,12 @@ func TestEngine_OwnVersion_OutsideWrites(t *testing.T) {
 func TestEngine_OwnVersion_Reused(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "big.txt"), bytes.Repeat([]byte("0123456789abcdef\n"), 12<<10), 0o644)
-	e, err := replay.Open(replay.Options{Roots: []string{dir}, StreamThreshold: 64 << 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := openStreaming(t, dir)
 	reused := 0
 	for i := range 50 {
-		streamEdit(t, e, "big.txt", 1000, fmt.Sprintf("ed%06d", i))
+		mustStreamEdit(t, e, "big.txt", 1000, fmt.Sprintf("ed%06d", i))
 		n := replay.LargeHashes()
-		streamEdit(t, e, "big.txt", 2000, fmt.Sprintf("xx%06d", i))
+		mustStreamEdit(t, e, "big.txt", 2000, fmt.Sprintf("xx%06d", i))
 		if replay.LargeHashes() == n {
 			reused++
 		}
@@ -139,39 +97,16 @@ func TestEngine_OwnVersion_ChangedDuringEdit(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "big.txt")
 	os.WriteFile(p, bytes.Repeat([]byte("0123456789abcdef\n"), 24<<10), 0o644) // 408 KiB
-	e, err := replay.Open(replay.Options{Roots: []string{dir}, StreamThreshold: 64 << 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := openStreaming(t, dir)
 	conflicts := 0
 	for i := range 20 {
-		streamEdit(t, e, "big.txt", 1000, fmt.Sprintf("ed%06d", i))
+		mustStreamEdit(t, e, "big.txt", 1000, fmt.Sprintf("ed%06d", i))
 		var produced []byte
-		_, err := e.Edit(ctx, func(r *replay.Reader) (*replay.Batch, error) {
-			f, err := r.Read("big.txt")
-			if err != nil {
-				return nil, err
-			}
-			src := func(w io.Writer) error {
-				in, err := r.Open(f.Path)
-				if err != nil {
-					return err
-				}
-				defer in.Close()
-				var out bytes.Buffer
-				mw := io.MultiWriter(w, &out)
-				if _, err := io.CopyN(mw, in, 2000); err != nil {
-					return err
-				}
-				b, _ := os.ReadFile(p) // an outside same-size rewrite, mid-stream
-				copy(b[300<<10:], fmt.Sprintf("outside%06d", i))
-				os.WriteFile(p, b, 0o644)
-				_, err = io.Copy(mw, in)
-				produced = out.Bytes()
-				return err
-			}
-			return &replay.Batch{Changes: []replay.Change{{Path: "big.txt", Source: src}}}, nil
+		_, _, err := streamEdit(e, "big.txt", 2000, "", func() { // an outside same-size rewrite, mid-stream
+			b, _ := os.ReadFile(p)
+			copy(b[300<<10:], fmt.Sprintf("outside%06d", i))
+			os.WriteFile(p, b, 0o644)
+			produced = b // the source reads on from its open file: it copies the rewrite
 		})
 		switch {
 		case errors.Is(err, replay.ErrConflict):

@@ -56,47 +56,40 @@ func cut(data []byte, g2 *[1 << 16]uint16) int {
 	if n <= minChunk {
 		return n
 	}
-	if n > maxChunk {
-		n = maxChunk
-	}
+	n = min(n, maxChunk)
 	norm := min(normSize, n)
-	var fp uint32
-	i := minChunk
-	for ; i+2 <= norm; i += 2 { // normSize-minChunk is even
+	at, fp := scan(data, minChunk, norm, 0, maskS, g2)
+	if at < 0 {
+		at, _ = scan(data, norm, n, fp, maskL, g2)
+	}
+	if at < 0 {
+		return n
+	}
+	return at
+}
+
+// scan advances the fingerprint fp over data[i:end], two bytes per step
+// (testing the byte between on the side), and returns the index after the
+// first byte whose fp has no bit of mask set, or -1, and the fingerprint.
+func scan(data []byte, i, end int, fp, mask uint32, g2 *[1 << 16]uint16) (int, uint32) {
+	for ; i+2 <= end; i += 2 {
 		a, b := data[i], data[i+1]
 		mid := fp<<1 + uint32(gear[a])
 		fp = fp<<2 + uint32(g2[uint(a)<<8|uint(b)])
-		if mid&maskS == 0 {
-			return i + 1
+		if mid&mask == 0 {
+			return i + 1, fp
 		}
-		if fp&maskS == 0 {
-			return i + 2
+		if fp&mask == 0 {
+			return i + 2, fp
 		}
 	}
-	for ; i < norm; i++ {
+	for ; i < end; i++ {
 		fp = fp<<1 + uint32(gear[data[i]])
-		if fp&maskS == 0 {
-			return i + 1
+		if fp&mask == 0 {
+			return i + 1, fp
 		}
 	}
-	for ; i+2 <= n; i += 2 {
-		a, b := data[i], data[i+1]
-		mid := fp<<1 + uint32(gear[a])
-		fp = fp<<2 + uint32(g2[uint(a)<<8|uint(b)])
-		if mid&maskL == 0 {
-			return i + 1
-		}
-		if fp&maskL == 0 {
-			return i + 2
-		}
-	}
-	for ; i < n; i++ {
-		fp = fp<<1 + uint32(gear[data[i]])
-		if fp&maskL == 0 {
-			return i + 1
-		}
-	}
-	return n
+	return -1, fp
 }
 
 // chunker cuts a stream into chunks. A chunk returned by next is valid

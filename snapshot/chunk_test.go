@@ -92,3 +92,12 @@ func FuzzCut(f *testing.F) {
 		checkCut(t, "fuzz", data)
 	})
 }
+
+// BenchmarkCut cuts 16 MiB of random bytes in memory.
+func BenchmarkCut(b *testing.B) {
+	data := randBytes(rand.New(rand.NewPCG(1, 1)), 16<<20)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		snapshot.Cut(data)
+	}
+}
