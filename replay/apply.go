@@ -365,16 +365,16 @@ func (e *Engine) stageStreams(db *journal.DB, ops []*fileOp, dirs *[]createdDir)
 		}
 		op.staged = true
 		// One pass: the content streams, in blocks, into the temp file and,
-		// through a pipe, into the store at the same time. The writer hashes
-		// the whole content and writes the temp file; the reader cuts, hashes
-		// and stores the chunks, so the two cores share the work.
+		// through a pipe, into the store at the same time. The writer writes
+		// the temp file, a goroutine of the pipe hashes the whole content,
+		// the reader compares, cuts, hashes and stores the chunks: three
+		// streams of work that the scheduler spreads over the cores.
 		h := snapshot.NewHasher()
 		var tw io.Writer // the temp file, once writeTemp has opened it
 		pipe := newAsyncPipe(4, func(b []byte) error {
-			h.Write(b)
 			_, err := tw.Write(b)
 			return err
-		})
+		}, func(b []byte) { h.Write(b) })
 		type stored struct {
 			st  snapshot.Stored
 			err error

@@ -3,6 +3,7 @@ package replay
 import (
 	"io"
 	"sync"
+	"sync/atomic"
 
 	"github.com/journalfs/journal/snapshot"
 )
@@ -14,37 +15,70 @@ import (
 //
 // Writes are gathered into blocks of pipeBlock bytes. Each full block is
 // first passed to onBlock on the writer's side (which writes it to the temp
-// file and hashes it: large writes cost the kernel and blake3 less than the
-// 32 KiB ones io.Copy makes), then queued for the reader, which hands it back
-// for reuse once read. ReadFrom reads straight into the blocks, so content
-// copied from a file with io.Copy is copied once on the writer's side.
+// file: large writes cost the kernel less than the 32 KiB ones io.Copy
+// makes), then queued for the reader and, if side is set, for a goroutine of
+// its own that runs side on every block in order (hashing the content: the
+// Go scheduler then spreads three streams of work over the cores, whichever
+// side is the heavier). A block is reused once both are done with it.
+// ReadFrom reads straight into the blocks, so content copied from a file
+// with io.Copy is copied once on the writer's side.
 type asyncPipe struct {
-	onBlock func([]byte) error // writer side, for every block before it is queued
-	full    chan []byte        // filled blocks, in order; closed by CloseWrite
-	free    chan []byte        // blocks the reader has finished with
-	wbuf    []byte             // the block being filled (writer side)
-	cur     []byte             // unread bytes of the block being read (reader side)
-	rblk    []byte             // the block cur is part of
-	once    sync.Once
-	mu      sync.Mutex
-	rerr    error // set by CloseRead: writes fail with it
-	werr    error // the writer's close error, returned to the reader after the data
+	onBlock  func([]byte) error // writer side, for every block before it is queued
+	full     chan *pblock       // filled blocks, in order; closed by CloseWrite
+	sideq    chan *pblock       // the same blocks for the side goroutine (nil without side)
+	sideDone chan struct{}      // closed when the side goroutine has run on every block
+	free     chan *pblock       // blocks every consumer has finished with
+	wbuf     *pblock            // the block being filled (writer side)
+	cur      []byte             // unread bytes of the block being read (reader side)
+	rblk     *pblock            // the block cur is part of
+	once     sync.Once
+	mu       sync.Mutex
+	rerr     error // set by CloseRead: writes fail with it
+	werr     error // the writer's close error, returned to the reader after the data
+}
+
+// pblock is a pipe block and the count of its consumers not yet done with it.
+type pblock struct {
+	b    []byte
+	refs atomic.Int32
 }
 
 // pipeBlock is the size of a pipe block.
 const pipeBlock = 1 << 20
 
-func newAsyncPipe(blocks int, onBlock func([]byte) error) *asyncPipe {
-	return &asyncPipe{onBlock: onBlock, full: make(chan []byte, blocks), free: make(chan []byte, blocks+2)}
+func newAsyncPipe(blocks int, onBlock func([]byte) error, side func([]byte)) *asyncPipe {
+	p := &asyncPipe{onBlock: onBlock, full: make(chan *pblock, blocks), free: make(chan *pblock, 2*blocks+3)}
+	if side != nil {
+		p.sideq, p.sideDone = make(chan *pblock, blocks), make(chan struct{})
+		go func() {
+			defer close(p.sideDone)
+			for blk := range p.sideq {
+				side(blk.b)
+				p.release(blk)
+			}
+		}()
+	}
+	return p
+}
+
+// release records that a consumer is done with blk.
+func (p *asyncPipe) release(blk *pblock) {
+	if blk.refs.Add(-1) == 0 {
+		blk.b = blk.b[:0]
+		select {
+		case p.free <- blk:
+		default:
+		}
+	}
 }
 
 // block returns the block being filled, taking a free one if there is none.
-func (p *asyncPipe) block() []byte {
+func (p *asyncPipe) block() *pblock {
 	if p.wbuf == nil {
 		select {
 		case p.wbuf = <-p.free:
 		default:
-			p.wbuf = make([]byte, 0, pipeBlock)
+			p.wbuf = &pblock{b: make([]byte, 0, pipeBlock)}
 		}
 	}
 	return p.wbuf
@@ -52,7 +86,7 @@ func (p *asyncPipe) block() []byte {
 
 // flush hands the block being filled to onBlock and queues it.
 func (p *asyncPipe) flush() error {
-	if len(p.wbuf) == 0 {
+	if p.wbuf == nil || len(p.wbuf.b) == 0 {
 		return nil
 	}
 	p.mu.Lock()
@@ -61,12 +95,18 @@ func (p *asyncPipe) flush() error {
 	if err != nil {
 		return err
 	}
+	blk := p.wbuf
 	if p.onBlock != nil {
-		if err := p.onBlock(p.wbuf); err != nil {
+		if err := p.onBlock(blk.b); err != nil {
 			return err
 		}
 	}
-	p.full <- p.wbuf
+	blk.refs.Store(1)
+	if p.sideq != nil {
+		blk.refs.Store(2)
+		p.sideq <- blk
+	}
+	p.full <- blk
 	p.wbuf = nil
 	return nil
 }
@@ -76,9 +116,9 @@ func (p *asyncPipe) Write(b []byte) (int, error) {
 	n := len(b)
 	for len(b) > 0 {
 		w := p.block()
-		k := copy(w[len(w):cap(w)], b)
-		p.wbuf, b = w[:len(w)+k], b[k:]
-		if len(p.wbuf) == cap(p.wbuf) {
+		k := copy(w.b[len(w.b):cap(w.b)], b)
+		w.b, b = w.b[:len(w.b)+k], b[k:]
+		if len(w.b) == cap(w.b) {
 			if err := p.flush(); err != nil {
 				return n - len(b), err
 			}
@@ -92,10 +132,10 @@ func (p *asyncPipe) ReadFrom(r io.Reader) (int64, error) {
 	var n int64
 	for {
 		w := p.block()
-		k, err := r.Read(w[len(w):cap(w)])
-		p.wbuf = w[:len(w)+k]
+		k, err := r.Read(w.b[len(w.b):cap(w.b)])
+		w.b = w.b[:len(w.b)+k]
 		n += int64(k)
-		if len(p.wbuf) == cap(p.wbuf) {
+		if len(w.b) == cap(w.b) {
 			if err := p.flush(); err != nil {
 				return n, err
 			}
@@ -122,21 +162,25 @@ func (p *asyncPipe) CloseWrite(err error) {
 		p.werr = err
 		p.mu.Unlock()
 		close(p.full)
+		if p.sideq != nil {
+			close(p.sideq)
+		}
 	})
 }
 
-// Read returns buffered bytes, then io.EOF (or the writer's error).
+// Read returns buffered bytes, then io.EOF (or the writer's error) once the
+// side goroutine, if any, has run on every block.
 func (p *asyncPipe) Read(b []byte) (int, error) {
 	for len(p.cur) == 0 {
 		if p.rblk != nil {
-			select {
-			case p.free <- p.rblk[:0]:
-			default:
-			}
+			p.release(p.rblk)
 			p.rblk = nil
 		}
 		blk, ok := <-p.full
 		if !ok {
+			if p.sideDone != nil {
+				<-p.sideDone
+			}
 			p.mu.Lock()
 			defer p.mu.Unlock()
 			if p.werr != nil {
@@ -144,7 +188,7 @@ func (p *asyncPipe) Read(b []byte) (int, error) {
 			}
 			return 0, io.EOF
 		}
-		p.cur, p.rblk = blk, blk
+		p.cur, p.rblk = blk.b, blk
 	}
 	n := copy(b, p.cur)
 	p.cur = p.cur[n:]
