@@ -21,7 +21,7 @@ import (
 // only, so the hash is kept in 32 bits and advanced two bytes per step
 // through gear2 (fp<<2 + gear[a]<<1 + gear[b], low 16 bits), testing the
 // byte in between on the side: the dependency chain is half as long, and
-// cutting runs ≈ 1.5× as fast as the library.
+// cutting runs ≈ 1.3× as fast as the library (BenchmarkCut, BenchmarkCut_FastCDC).
 
 const (
 	normSize = minChunk + (avgChunk-minChunk)>>2 // end of the normalized region (level 2)

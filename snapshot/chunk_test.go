@@ -3,6 +3,7 @@ package snapshot_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"slices"
@@ -93,11 +94,36 @@ func FuzzCut(f *testing.F) {
 	})
 }
 
-// BenchmarkCut cuts 16 MiB of random bytes in memory.
+// cutInputs are 16 MiB of text lines and of random bytes.
+func cutInputs() map[string][]byte {
+	r := rand.New(rand.NewPCG(1, 1))
+	var text bytes.Buffer
+	for text.Len() < 16<<20 {
+		fmt.Fprintf(&text, "%d %x a line of some text\n", r.IntN(1e6), r.Uint64())
+	}
+	return map[string][]byte{"text": text.Bytes(), "random": randBytes(r, 16<<20)}
+}
+
+// BenchmarkCut cuts text and random bytes in memory; BenchmarkCut_FastCDC
+// cuts the same with the library.
 func BenchmarkCut(b *testing.B) {
-	data := randBytes(rand.New(rand.NewPCG(1, 1)), 16<<20)
-	b.SetBytes(int64(len(data)))
-	for b.Loop() {
-		snapshot.Cut(data)
+	for name, data := range cutInputs() {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				snapshot.Cut(data)
+			}
+		})
+	}
+}
+
+func BenchmarkCut_FastCDC(b *testing.B) {
+	for name, data := range cutInputs() {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				fastCDCCut(b, data)
+			}
+		})
 	}
 }
