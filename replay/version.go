@@ -22,25 +22,30 @@ import (
 //   - The engine's own write of a streamed content (putOwn): trusted by
 //     batches under the lock too, because it is proven without our clock.
 //     Just before the temp file is renamed into place (after its fsync and
-//     the intent), probeTemp changes its mode to the same mode, which sets its
-//     change time to the file system's clock, and reads both times: if the change time is later than the modification time (of
-//     our last write), the file system's clock has moved past that write, so
-//     any later write — whose modification time is the clock at that moment —
-//     gives the file another modification time. Once the temp file is renamed
-//     into place, renamedIdent checks that the file there is the same inode,
-//     with the same size and modification time (nothing wrote it since the
-//     probe), and records its identity after the commit. Any later change to
-//     the file then changes its identity: a write its modification time, a
-//     change of metadata (or a write whose modification time is set back with
-//     utimes) its change time, a replacement its inode.
+//     the intent), probeTemp changes its mode to the same mode, which sets
+//     its change time to the file system's clock, and reads both times. If
+//     the change time is later than the modification time (of our last
+//     write), the file system's clock has moved past that write, so any
+//     later write — whose modification time is the clock at that moment —
+//     gives the file another modification time. Once the temp file is
+//     renamed into place, renamedIdent checks that the file there is the same
+//     inode, with the same size and modification time (nothing wrote it
+//     since the probe), and its identity is recorded after the commit,
+//     with the content's chunk layout (the base of the next streamed edit,
+//     see streamBase). Any later change to the file then changes its
+//     identity: a write its modification time, a change of metadata (or a
+//     write whose modification time is set back with utimes) its change
+//     time, a replacement its inode.
 //
 // What this trusts: timestamps of one file system never go backwards (a
 // clock stepped back could, in principle, give a later write the very same
-// nanosecond), and nobody writes the temp file (".name.jtmp-N") before it is
+// nanosecond); nobody writes the temp file (".name.jtmp-N") before it is
 // renamed — the apply protocol already trusts that, since the after-content
-// is what was written to it, not what is read back. Where file identities
-// are not available (identOf), nothing is cached and large files are hashed
-// on every batch.
+// is what was written to it, not what is read back; and nobody both writes
+// the file and sets its modification time back to the very nanosecond within
+// the clock tick of the rename (which would keep the change time too). Where
+// file identities are not available (identOf), nothing is cached and large
+// files are hashed on every batch.
 
 // versionCache remembers the hash of large files by identity.
 type versionCache struct {
