@@ -5,7 +5,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/journalfs/journal/snapshot"
@@ -124,7 +123,7 @@ func (e *Engine) openView(p Path, mmapLimit int64, known *state) (*View, error) 
 		v.ID = known.id
 		return v, nil
 	}
-	if id, ok := versions.get(p, fi); ok {
+	if id, ok := versions.get(p, fi, false); ok {
 		v.ID = id
 		return v, nil
 	}
@@ -177,53 +176,4 @@ func (v *View) Close() error {
 		v.f = nil
 	}
 	return err
-}
-
-// versionCache remembers the hash of large files by identity.
-type versionCache struct {
-	mu sync.Mutex // guards m
-	m  map[string]versionEntry
-}
-
-type versionEntry struct {
-	ident fileIdent
-	id    snapshot.ID
-}
-
-// versionCacheSize bounds the cache; it is cleared when full (entries are
-// cheap to rebuild relative to how rarely that many huge files are read).
-const versionCacheSize = 256
-
-// racyMargin: a file changed less than this long before it was hashed is not
-// cached, so a later change within the same timestamp tick cannot go unseen.
-const racyMargin = 100 * time.Millisecond
-
-var versions = &versionCache{m: map[string]versionEntry{}}
-
-func (c *versionCache) get(p Path, fi fs.FileInfo) (snapshot.ID, bool) {
-	ident, ok := identOf(fi)
-	if !ok {
-		return snapshot.ID{}, false
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.m[p.Root.Dir+"\x00"+p.Rel]
-	if !ok || e.ident != ident {
-		return snapshot.ID{}, false
-	}
-	return e.id, true
-}
-
-func (c *versionCache) put(p Path, before, after fs.FileInfo, hashStart time.Time, id snapshot.ID) {
-	a, ok1 := identOf(before)
-	b, ok2 := identOf(after)
-	if !ok1 || !ok2 || a != b || a.ctime > hashStart.Add(-racyMargin).UnixNano() || a.mtime > hashStart.Add(-racyMargin).UnixNano() {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.m) >= versionCacheSize {
-		clear(c.m)
-	}
-	c.m[p.Root.Dir+"\x00"+p.Rel] = versionEntry{ident: a, id: id}
 }

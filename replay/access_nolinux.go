@@ -14,7 +14,14 @@ func mmapFile(f *os.File, size int64) ([]byte, func() error, error) {
 }
 
 // fileIdent is unused where the version cache is off.
-type fileIdent struct{ ctime, mtime int64 }
+type fileIdent struct {
+	dev, ino     uint64
+	size         int64
+	mtime, ctime int64
+}
+
+// haveIdent: file identities are not read here.
+const haveIdent = false
 
 // identOf reports no identity: without inode and change time the version
 // cache cannot tell a changed file, so large files are always hashed.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"time"
 
@@ -144,6 +145,10 @@ type fileOp struct {
 	tmp    string
 	staged bool // temp written before the intent (streamed content)
 	fc     journal.FileChange
+	old    *os.File  // a large file's old inode, held open across its rename (see holdOld)
+	own    fileIdent // the file's identity once renamed, if probe proved it unchanged (version.go)
+	owned  bool
+	layout []snapshot.Chunk // a streamed content's layout
 }
 
 func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, error) {
@@ -299,11 +304,17 @@ func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, erro
 	}
 
 	// 2. Files. 3. Commit.
+	defer releaseOld(ops)
 	if err := e.writeFiles(ops, &dirs); err != nil {
 		return nil, e.rollback(db, ev, dirs, err)
 	}
 	if err := db.Update(func(tx *journal.Tx) error { _, err := tx.Seal(ev.Seq, journal.StatusCommitted, ""); return err }); err != nil {
 		return nil, e.rollback(db, ev, dirs, classify(fmt.Errorf("replay: commit event %d: %w", ev.Seq, err)))
+	}
+	for _, op := range ops {
+		if op.owned {
+			versions.putOwn(op.p, op.own, op.after, op.layout)
+		}
 	}
 	res := &Result{Seq: ev.Seq, Files: ev.Files}
 	for _, o := range observes {
@@ -353,36 +364,50 @@ func (e *Engine) stageStreams(db *journal.DB, ops []*fileOp, dirs *[]createdDir)
 			return err
 		}
 		op.staged = true
-		// One pass: the content streams into the temp file and, through a
-		// pipe, into the store (chunked, hashed, compressed) at the same time.
-		pipe := newAsyncPipe(64)
+		// One pass: the content streams, in blocks, into the temp file and,
+		// through a pipe, into the store at the same time. The writer writes
+		// the temp file, a goroutine of the pipe hashes the whole content,
+		// the reader compares, cuts, hashes and stores the chunks: three
+		// streams of work that the scheduler spreads over the cores.
+		h := snapshot.NewHasher()
+		var tw io.Writer // the temp file, once writeTemp has opened it
+		pipe := newAsyncPipe(4, func(b []byte) error {
+			_, err := tw.Write(b)
+			return err
+		}, func(b []byte) { h.Write(b) })
 		type stored struct {
-			id  snapshot.ID
+			st  snapshot.Stored
 			err error
 		}
 		done := make(chan stored, 1)
+		base, closeBase := e.streamBase(op)
 		go func() {
-			id, _, err := snapshot.PutStream(db.UpdateRaw, pipe, 0)
+			st, err := snapshot.PutStreamWith(db.UpdateRaw, pipe, snapshot.StreamOptions{Sum: h.ID, Base: base, Layout: true})
 			if err != nil {
 				pipe.CloseRead(err) // unblock the writer if the store failed
 			}
-			done <- stored{id, err}
+			done <- stored{st, err}
 		}()
 		src := op.change.Source
 		size, err := e.writeTemp(op.p, op.tmp, op.mode, dirs, func(w io.Writer) error {
-			err := src(io.MultiWriter(w, pipe))
+			tw = w
+			err := src(pipe)
+			if err == nil {
+				err = pipe.Flush()
+			}
 			pipe.CloseWrite(err)
 			return err
 		})
 		pipe.CloseWrite(err) // no-op after the fill closed it; ends the store on a write failure
 		st := <-done
+		closeBase()
 		if err != nil {
 			return err
 		}
 		if st.err != nil {
 			return classify(fmt.Errorf("replay: store %s: %w", op.p.Rel, st.err))
 		}
-		op.after, op.size = st.id, size // both were fed the same bytes
+		op.after, op.size, op.layout = st.st.ID, size, st.st.Chunks // both were fed the same bytes
 	}
 	return nil
 }
@@ -401,14 +426,24 @@ func (e *Engine) writeFiles(ops []*fileOp, dirs *[]createdDir) error {
 	}
 	synced := map[*Root]map[string]bool{}
 	for _, op := range ops {
+		if op.cur.exists && op.cur.data == nil {
+			op.old = holdOld(op.p)
+		}
 		var err error
+		var probe tempProbe
 		if op.change.Delete {
 			err = e.remove(op.p)
 		} else {
+			if op.staged {
+				probe = probeTemp(op.p, op.tmp, op.mode)
+			}
 			err = e.rename(op.p, op.tmp)
 		}
 		if err != nil {
 			return err
+		}
+		if probe.ok {
+			op.own, op.owned = renamedIdent(op.p, probe)
 		}
 		if synced[op.p.Root] == nil {
 			synced[op.p.Root] = map[string]bool{}
@@ -429,6 +464,27 @@ func (e *Engine) writeFiles(ops []*fileOp, dirs *[]createdDir) error {
 		}
 	}
 	return nil
+}
+
+// releaseOld closes, in the background, the old inodes writeFiles held open:
+// the last close of a replaced large file frees its blocks and page cache,
+// which need not delay the batch.
+func releaseOld(ops []*fileOp) {
+	var old []*os.File
+	for _, op := range ops {
+		if op.old != nil {
+			old = append(old, op.old)
+			op.old = nil
+		}
+	}
+	if len(old) == 0 {
+		return
+	}
+	go func() {
+		for _, f := range old {
+			f.Close()
+		}
+	}()
 }
 
 func (e *Engine) removeTemps(ops []*fileOp) {

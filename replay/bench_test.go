@@ -3,7 +3,6 @@ package replay_test
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -101,31 +100,7 @@ func BenchmarkApply_OneLineEdit50MB(b *testing.B) {
 	os.WriteFile(filepath.Join(dir, "big.txt"), data, 0o644)
 	e := open(b, dir)
 	edit := func(i int) {
-		off := 25<<20 + (i%100)*1000
-		_, err := e.Edit(ctx, func(r *replay.Reader) (*replay.Batch, error) {
-			f, err := r.Read("big.txt")
-			if err != nil {
-				return nil, err
-			}
-			src := func(w io.Writer) error {
-				in, err := r.Open(f.Path)
-				if err != nil {
-					return err
-				}
-				defer in.Close()
-				if _, err := io.CopyN(w, in, int64(off)); err != nil {
-					return err
-				}
-				fmt.Fprintf(w, "%08d", i)
-				in.(io.Seeker).Seek(8, io.SeekCurrent)
-				_, err = io.Copy(w, in)
-				return err
-			}
-			return &replay.Batch{Changes: []replay.Change{{Path: "big.txt", Source: src}}}, nil
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
+		mustStreamEdit(b, e, "big.txt", 25<<20+(i%100)*1000, fmt.Sprintf("%08d", i))
 	}
 	stored := func() int64 {
 		var st snapshot.Stats

@@ -12,3 +12,6 @@ var TempName = tempName
 
 // IsTemp exposes the temporary-file test to tests.
 var IsTemp = isTemp
+
+// LargeHashes returns how many large files batches and reads have hashed.
+func LargeHashes() int64 { return largeHashes.Load() }

@@ -10,6 +10,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/aymanbagabas/go-udiff/lcs"
@@ -22,13 +23,15 @@ type state struct {
 	id     snapshot.ID // zero if !exists
 	mode   fs.FileMode // permission bits
 	size   int64
-	data   []byte // nil for streamed (large) files
+	data   []byte        // nil for streamed (large) files
+	base   *versionEntry // the version cache's entry the version came from, if it did
 }
 
 // readState reads (small files) or hashes by streaming (large files) the file
-// at p. With cached, a large file whose identity (device, inode, size, mtime,
-// ctime) is unchanged since it was last hashed takes its version from the
-// version cache (lock-free reads only: a batch under the lock always hashes).
+// at p. A large file whose identity (device, inode, size, mtime, ctime) is
+// unchanged takes its version from the version cache (see version.go): with
+// cached (lock-free reads), any entry; otherwise (batches under the lock)
+// only one the engine's own write proved.
 func (e *Engine) readState(p Path, cached bool) (state, error) {
 	fi, err := p.Root.root.Lstat(p.Rel)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -56,21 +59,23 @@ func (e *Engine) readState(p Path, cached bool) (state, error) {
 		st.id, st.size = snapshot.Sum(st.data), int64(len(st.data))
 		return st, nil
 	}
-	if id, ok := versions.get(p, fi); cached && ok {
-		st.id = id
+	if ent, ok := versions.entry(p, fi, !cached); ok {
+		st.id, st.base = ent.id, &ent
 		return st, nil
 	}
 	start := time.Now()
-	h := snapshot.NewHasher()
-	if st.size, err = io.Copy(h, f); err != nil {
+	largeHashes.Add(1)
+	if st.id, st.size, err = hashReader(f); err != nil {
 		return state{}, mapFSError(p, "read", err)
 	}
-	st.id = h.ID()
 	if after, err := f.Stat(); err == nil {
 		versions.put(p, fi, after, start, st.id)
 	}
 	return st, nil
 }
+
+// largeHashes counts the large files readState has hashed (for tests).
+var largeHashes atomic.Int64
 
 // readAll reads f whole into a buffer sized from its stat (io.ReadAll grows
 // by doubling, which costs a 50 MB file four copies and as many clears).
@@ -179,7 +184,7 @@ func (e *Engine) writeTemp(p Path, tmp string, mode fs.FileMode, created *[]crea
 		p.Root.root.Remove(tmp)
 		return 0, classify(err)
 	}
-	cw := &countingWriter{w: f}
+	cw := &countingWriter{w: earlyWriteback(f, f)}
 	if err := e.step("write", p.Rel); err != nil {
 		return fail(err)
 	}

@@ -3,6 +3,7 @@ package replay_test
 import (
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/replay"
+	"github.com/journalfs/journal/snapshot"
 )
 
 var ctx = context.Background()
@@ -128,4 +130,59 @@ func short(s string) string {
 		return s[:60] + "..."
 	}
 	return strings.ReplaceAll(s, "\n", "⏎")
+}
+
+// openStreaming opens an engine on dir that streams files of 64 KiB and more.
+func openStreaming(t testing.TB, dir string) *replay.Engine {
+	t.Helper()
+	e, err := replay.Open(replay.Options{Roots: []string{dir}, StreamThreshold: 64 << 10,
+		Actor: journal.Actor{Kind: "mcp", Name: "test", Session: "s1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+// streamEdit replaces the bytes at off of a large file with the same number
+// of bytes, with, by streaming, calling mid (if set) once the bytes before
+// off are copied. It returns the version the batch saw before the edit.
+func streamEdit(e *replay.Engine, name string, off int, with string, mid func()) (snapshot.ID, *replay.Result, error) {
+	var before snapshot.ID
+	res, err := e.Edit(ctx, func(r *replay.Reader) (*replay.Batch, error) {
+		f, err := r.Read(name)
+		if err != nil {
+			return nil, err
+		}
+		before = f.ID
+		src := func(w io.Writer) error {
+			in, err := r.Open(f.Path)
+			if err != nil {
+				return err
+			}
+			defer in.Close()
+			if _, err := io.CopyN(w, in, int64(off)); err != nil {
+				return err
+			}
+			if mid != nil {
+				mid()
+			}
+			io.WriteString(w, with)
+			in.(io.Seeker).Seek(int64(len(with)), io.SeekCurrent)
+			_, err = io.Copy(w, in)
+			return err
+		}
+		return &replay.Batch{Changes: []replay.Change{{Path: name, Source: src}}}, nil
+	})
+	return before, res, err
+}
+
+// mustStreamEdit is streamEdit that fails the test on an error.
+func mustStreamEdit(t testing.TB, e *replay.Engine, name string, off int, with string) (snapshot.ID, *replay.Result) {
+	t.Helper()
+	before, res, err := streamEdit(e, name, off, with, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return before, res
 }

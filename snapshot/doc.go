@@ -7,7 +7,11 @@
 // blake3-256 of those bytes. A content is split by FastCDC (min 2 KiB, average
 // 8 KiB, max 64 KiB) into chunks; each chunk is stored once, keyed by its own
 // blake3 hash, so a one-line edit of a large file stores only the chunks around
-// the edit plus a new chunk list.
+// the edit plus a new chunk list. The cutter (chunk.go) is the package's own,
+// cutting exactly where github.com/kalbasit/fastcdc v1.0.0 does (which cut
+// every content stored before it; TestCut_MatchesFastCDC and FuzzCut compare
+// the two), about 1.3× as fast: only the low 13 bits of the gear hash are
+// tested, so it advances two bytes per step through a table of byte pairs.
 //
 // # On-disk format (inside the journal's bbolt file)
 //
@@ -46,9 +50,24 @@
 // PutTx stores an in-memory content inside the caller's write transaction (the
 // journal puts before- and after-contents in the same transaction as the event
 // that names them). PutStream stores a content of any size from an io.Reader,
-// committing chunks in transactions of bounded size, so memory stays bounded: a
-// 1 GB file never sits in memory or in one bbolt transaction's dirty pages.
-// Chunks committed by a PutStream that never completes are unreferenced and are
-// reclaimed by garbage collection. Get streams a content to an io.Writer and
-// verifies every chunk and, at the end, the whole content's hash.
+// committing a transaction per 4 MiB of new (compressed) data, so memory stays
+// bounded: a 1 GB file never sits in memory or in one bbolt transaction's
+// dirty pages, while an edit of a stored content, whose chunks are mostly
+// stored already, commits once; the manifest is written in the last
+// transaction. Chunks committed by a PutStream that never completes are
+// unreferenced and are reclaimed by garbage collection. Get streams a content
+// to an io.Writer and verifies every chunk and, at the end, the whole
+// content's hash.
+//
+// PutStreamWith adds options: the caller may hash the content itself (Sum:
+// the engine hashes on the goroutine that produces the content, beside the
+// one that cuts it), ask for the content's layout (its chunks' IDs and
+// lengths), and pass a Base — a stored content, its layout and its bytes.
+// While the new content's next bytes equal the base's next chunk (a memory
+// compare), that chunk's ID is taken without cutting or hashing; after a
+// difference, chunks are cut and hashed until one equals a base chunk, and
+// comparing resumes after it. A cut depends on the chunk's bytes only, so the
+// result is exactly that of a fresh put (TestPutStreamWith_Base). The base's
+// bytes must be its content for the whole put; its Check is called before the
+// manifest is written and fails the put if they may not have been.
 package snapshot

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/kalbasit/fastcdc"
 	"github.com/klauspost/compress/zstd"
 	bolt "go.etcd.io/bbolt"
 )
@@ -75,7 +74,9 @@ type writer struct {
 	pending       []ID // chunk IDs of the list being built
 	listIDs       []ID
 	size          int64
-	newBytes      int64 // compressed bytes written (new chunks and lists)
+	newBytes      int64    // compressed bytes written (new chunks and lists)
+	layout        *[]Chunk // if set, every chunk is appended to it
+	scratch       []byte   // a chunk record being encoded
 }
 
 func newWriter(tx *bolt.Tx) (*writer, error) {
@@ -100,22 +101,33 @@ func (w *writer) rebind(tx *bolt.Tx) error {
 	return nil
 }
 
-func (w *writer) addChunk(data []byte) error {
+func (w *writer) addChunk(data []byte) (ID, error) {
 	id := Sum(data)
-	w.size += int64(len(data))
 	if w.chunks.Get(id[:]) == nil {
-		rec := make([]byte, 2, 2+len(data)/2)
-		rec[0] = formatV1
-		rec = encoder.EncodeAll(data, rec)
-		if len(rec)-2 >= len(data) {
-			rec = append(append(rec[:1], codecRaw), data...)
+		// The record is encoded into scratch and stored in a buffer of its
+		// exact size: bbolt holds every value until the transaction commits,
+		// and a transaction is bounded by the bytes it stores, so a record must
+		// not hold more memory than it stores.
+		w.scratch = encoder.EncodeAll(data, append(w.scratch[:0], formatV1, codecZstd))
+		var rec []byte
+		if len(w.scratch)-2 >= len(data) {
+			rec = append(append(make([]byte, 0, 2+len(data)), formatV1, codecRaw), data...)
 		} else {
-			rec[1] = codecZstd
+			rec = bytes.Clone(w.scratch)
 		}
 		if err := w.chunks.Put(id[:], rec); err != nil {
-			return fmt.Errorf("snapshot: put chunk %s: %w", id.Short(), err)
+			return id, fmt.Errorf("snapshot: put chunk %s: %w", id.Short(), err)
 		}
 		w.newBytes += int64(len(rec))
+	}
+	return id, w.addStored(id, len(data))
+}
+
+// addStored appends a chunk that is stored already.
+func (w *writer) addStored(id ID, n int) error {
+	w.size += int64(n)
+	if w.layout != nil {
+		*w.layout = append(*w.layout, Chunk{ID: id, Len: uint32(n)})
 	}
 	w.pending = append(w.pending, id)
 	if binary.BigEndian.Uint16(id[:2]) < listSplit || len(w.pending) >= listMax {
@@ -171,10 +183,6 @@ func (w *writer) finish(tx *bolt.Tx, id ID) error {
 	return nil
 }
 
-func newChunker(r io.Reader) (*fastcdc.Chunker, error) {
-	return fastcdc.NewChunker(r, fastcdc.WithMinSize(minChunk), fastcdc.WithTargetSize(avgChunk), fastcdc.WithMaxSize(maxChunk))
-}
-
 // PutTx stores data inside the write transaction tx and returns its ID.
 // Storing a content that is already stored costs one lookup.
 func PutTx(tx *bolt.Tx, data []byte) (ID, error) {
@@ -191,21 +199,13 @@ func PutKnown(tx *bolt.Tx, id ID, data []byte) (ID, error) {
 	if err != nil {
 		return id, err
 	}
-	c, err := newChunker(bytes.NewReader(data))
-	if err != nil {
-		return id, fmt.Errorf("snapshot: chunker: %w", err)
-	}
-	for {
-		ch, err := c.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return id, fmt.Errorf("snapshot: chunk: %w", err)
-		}
-		if err := w.addChunk(ch.Data); err != nil {
+	g2 := gearPairs()
+	for len(data) > 0 {
+		n := cut(data, g2)
+		if _, err := w.addChunk(data[:n]); err != nil {
 			return id, err
 		}
+		data = data[n:]
 	}
 	return id, w.finish(tx, id)
 }
@@ -213,51 +213,13 @@ func PutKnown(tx *bolt.Tx, id ID, data []byte) (ID, error) {
 // UpdateFunc runs fn in a write transaction and commits it, as (*bolt.DB).Update does.
 type UpdateFunc func(fn func(tx *bolt.Tx) error) error
 
-// PutStream stores everything read from r and returns its ID and size. Chunks
-// are committed in transactions of about txBytes of input each (0 means 32 MiB),
-// so neither memory nor one transaction grows with the content's size.
+// PutStream stores everything read from r and returns its ID and size. A
+// transaction is committed whenever about txBytes of new data (compressed
+// chunks and lists) have been written in it (0 means 4 MiB), so neither memory
+// nor one transaction grows with the content's size; content that is already
+// stored costs lookups only, so an edit of a large stored content usually
+// commits once.
 func PutStream(update UpdateFunc, r io.Reader, txBytes int64) (ID, int64, error) {
-	if txBytes <= 0 {
-		txBytes = 32 << 20
-	}
-	h := NewHasher()
-	c, err := newChunker(io.TeeReader(r, h))
-	if err != nil {
-		return ID{}, 0, fmt.Errorf("snapshot: chunker: %w", err)
-	}
-	w := &writer{}
-	done := false
-	for !done {
-		err := update(func(tx *bolt.Tx) error {
-			if err := w.rebind(tx); err != nil {
-				return err
-			}
-			start := w.size
-			for w.size-start < txBytes {
-				ch, err := c.Next()
-				if err == io.EOF {
-					done = true
-					return nil
-				}
-				if err != nil {
-					return fmt.Errorf("snapshot: read: %w", err)
-				}
-				if err := w.addChunk(ch.Data); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return ID{}, 0, err
-		}
-	}
-	id := h.ID()
-	err = update(func(tx *bolt.Tx) error {
-		if err := w.rebind(tx); err != nil {
-			return err
-		}
-		return w.finish(tx, id)
-	})
-	return id, w.size, err
+	st, err := PutStreamWith(update, r, StreamOptions{TxBytes: txBytes})
+	return st.ID, st.Size, err
 }

@@ -1,0 +1,35 @@
+package snapshot
+
+import (
+	"errors"
+	"io"
+)
+
+// Cut returns the lengths of the chunks data is cut into in memory (PutTx).
+func Cut(data []byte) []int {
+	var n []int
+	g2 := gearPairs()
+	for len(data) > 0 {
+		k := cut(data, g2)
+		n = append(n, k)
+		data = data[k:]
+	}
+	return n
+}
+
+// StreamCut returns the lengths of the chunks the streaming chunker
+// (PutStream) cuts r into.
+func StreamCut(r io.Reader) ([]int, error) {
+	var n []int
+	c := newChunker(r)
+	for {
+		ch, err := c.next()
+		if errors.Is(err, io.EOF) {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+		n = append(n, len(ch))
+	}
+}
