@@ -38,6 +38,7 @@ func newServeCmd() *cobra.Command {
 		token    string
 		useLSP   bool
 		servers  []string
+		lspFile  string
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -76,7 +77,7 @@ Every mutating tool call becomes one journal event in <first root>/.journal/jour
 			}
 			opts := jmcp.Options{Toolsets: sets, ReadOnly: readOnly, Version: version, Origin: origin}
 			if useLSP {
-				m, err := newLSP(eng, servers)
+				m, err := newLSP(eng, lspFile, servers)
 				if err != nil {
 					return err
 				}
@@ -108,6 +109,7 @@ Press Ctrl-D to exit.
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve Streamable HTTP on ADDR (e.g. 127.0.0.1:8765) at /mcp instead of stdio")
 	cmd.Flags().BoolVar(&useLSP, "lsp", true, "run language servers found on PATH (gopls, pyright-langserver, typescript-language-server, rust-analyzer, clangd) for rename propagation, type diagnostics and quick fixes")
 	cmd.Flags().StringArrayVar(&servers, "lsp-server", nil, "language server for a language, replacing the default: LANG=COMMAND [ARGS] (e.g. python=\"pyright-langserver --stdio\"); repeatable")
+	cmd.Flags().StringVar(&lspFile, "lsp-config", "", "JSON file configuring the language servers: {\"servers\": [{\"language\", \"command\", \"extensions\", \"settings\", \"init_options\"}], \"disable\": [languages], \"quiet_ms\", \"max_ms\", \"load_ms\"} (see replay/lsp/config_file.go)")
 	cmd.Flags().StringVar(&token, "token", "", "bearer token required on HTTP requests (or JOURNAL_HTTP_TOKEN); required when binding a non-loopback address")
 	return cmd
 }
@@ -217,23 +219,23 @@ func serveHTTP(ctx context.Context, srv *jmcp.Server, addr, token string) error 
 }
 
 // newLSP builds the language-server manager for the engine's roots: the
-// defaults, with each --lsp-server replacing its language's entry.
-func newLSP(eng *replay.Engine, specs []string) (*lsp.Manager, error) {
+// defaults, then the --lsp-config file, then each --lsp-server replacing its
+// language's entry.
+func newLSP(eng *replay.Engine, file string, specs []string) (*lsp.Manager, error) {
 	cfg := lsp.DefaultConfig()
+	if file != "" {
+		var err error
+		if cfg, err = lsp.LoadConfig(file, cfg); err != nil {
+			return nil, fmt.Errorf("--lsp-config: %w", err)
+		}
+	}
 	for _, spec := range specs {
 		sc, err := lsp.ParseSpec(spec)
+		if err == nil {
+			cfg, err = cfg.With(sc)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("--lsp-server %q: %w", spec, err)
-		}
-		replaced := false
-		for i := range cfg.Servers {
-			if cfg.Servers[i].Language == sc.Language {
-				sc.Extensions = cmpOr(sc.Extensions, cfg.Servers[i].Extensions)
-				cfg.Servers[i], replaced = sc, true
-			}
-		}
-		if !replaced {
-			cfg.Servers = append(cfg.Servers, sc)
 		}
 	}
 	var roots []string
@@ -241,11 +243,4 @@ func newLSP(eng *replay.Engine, specs []string) (*lsp.Manager, error) {
 		roots = append(roots, r.Dir)
 	}
 	return lsp.NewManager(cfg, roots), nil
-}
-
-func cmpOr(a, b []string) []string {
-	if len(a) > 0 {
-		return a
-	}
-	return b
 }

@@ -88,7 +88,8 @@ func requireGopls(t *testing.T) string {
 
 // TestServe_LanguageServerFlags: --lsp=false turns the servers off (the edit
 // says why nothing was propagated), --lsp-server replaces a language's server
-// (a missing binary is reported, not fatal), and a malformed spec stops serve.
+// (a missing binary is reported, not fatal), --lsp-config disables or
+// replaces servers, and a malformed spec stops serve.
 func TestServe_LanguageServerFlags(t *testing.T) {
 	gopls := requireGopls(t)
 	t.Setenv("PATH", filepath.Dir(gopls)+string(os.PathListSeparator)+os.Getenv("PATH"))
@@ -110,6 +111,15 @@ func TestServe_LanguageServerFlags(t *testing.T) {
 	}
 	if out := edit("--lsp-server", "go=no-such-gopls"); !strings.Contains(out, `"propagated":[]`) || !strings.Contains(out, "no-such-gopls") {
 		t.Fatalf("--lsp-server with a missing binary: %s", out)
+	}
+	cfg := filepath.Join(t.TempDir(), "lsp.json")
+	os.WriteFile(cfg, []byte(`{"disable":["go"]}`), 0o644)
+	if out := edit("--lsp-config", cfg); !strings.Contains(out, `"propagated":[]`) || !strings.Contains(out, "no language server for .go") {
+		t.Fatalf("--lsp-config disabling go: %s", out)
+	}
+	os.WriteFile(cfg, []byte(`{"servers":[{"language":"go","command":["gopls"],"settings":{"gopls":{"diagnosticsDelay":"50ms"}}}]}`), 0o644)
+	if out := edit("--lsp-config", cfg); !strings.Contains(out, `"propagated":[{`) {
+		t.Fatalf("--lsp-config replacing gopls: %s", out)
 	}
 	cmd := exec.Command(binary, "serve", "--root", t.TempDir(), "--lsp-server", "nonsense")
 	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "--lsp-server") {
