@@ -51,6 +51,10 @@
 //     the server saw (EDIT_CONFLICT otherwise), and the overlays are saved;
 //     a dry run or a failure puts the server's view back to the disk.
 //
+// A consultation is bounded by Options.LSPTimeout (serve --lsp-timeout,
+// default 15s): a server still loading a large workspace, or hung, makes the
+// edit go on without it rather than block the agent.
+//
 // Consultations are serialized (Server.lspMu) because overlays are shared by
 // every call. Every journaled batch, whatever tool made it, is reported to
 // the servers (Server.synced) so they see what is on disk. A file the

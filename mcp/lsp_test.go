@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	jmcp "github.com/journalfs/journal/mcp"
 	"github.com/journalfs/journal/replay/lsp"
@@ -394,5 +395,26 @@ func TestLSP_OutsideChangeIsSeenBeforeTheEdit(t *testing.T) {
 	}
 	if err := goBuild(t, e.dir); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestLSP_HungServerDoesNotBlockTheEdit: a "language server" that never
+// answers costs the edit LSPTimeout, after which it is written without the
+// server and the result says why.
+func TestLSP_HungServerDoesNotBlockTheEdit(t *testing.T) {
+	e := newEnvWith(t, func(dir string) jmcp.Options {
+		m := lsp.NewManager(lsp.Config{Servers: []lsp.ServerConfig{{Language: "go", Extensions: []string{".go"},
+			Command: []string{"sleep", "60"}}}}, []string{dir})
+		t.Cleanup(func() { m.Close() })
+		return jmcp.Options{LSP: m, LSPTimeout: time.Second}
+	}, goWorkspace()...)
+	var out jmcp.FileEditResult
+	e.ok("file_edit", map[string]any{"file": "lib/lib.go", "target": "Greet",
+		"code": "// Welcome says hello.\nfunc Welcome(name string) string {\n\treturn \"welcome \" + name\n}"}, &out)
+	if out.Event == 0 || !strings.Contains(strings.Join(out.Notes, " "), "did not answer within 1s") || len(out.ImpactScope) != 1 {
+		t.Fatalf("edit with a hung server: %+v", out)
+	}
+	if !strings.Contains(e.read("lib/lib.go"), "func Welcome(") {
+		t.Fatal("the edit was not written")
 	}
 }

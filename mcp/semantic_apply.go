@@ -201,10 +201,18 @@ func (s *Server) editTextLSP(ctx context.Context, c *call, te textEdit, rp repla
 	}
 	s.lspMu.Lock()
 	defer s.lspMu.Unlock()
-	rep, err := s.consult(ctx, job)
+	cctx, cancel := context.WithTimeout(ctx, s.opts.LSPTimeout)
+	rep, err := s.consult(cctx, job)
+	cancel()
 	if err != nil {
 		s.finish(ctx, rep, false)
+		if ctx.Err() != nil {
+			return nil, ctx.Err(), true
+		}
 		sr.skipped = fmt.Sprintf("the language server failed, so nothing was propagated or type-checked: %v", err)
+		if cctx.Err() != nil {
+			sr.skipped = fmt.Sprintf("the language server did not answer within %v (still starting or loading the workspace?), so nothing was propagated or type-checked", s.opts.LSPTimeout)
+		}
 		return nil, nil, false
 	}
 	sr.report = rep

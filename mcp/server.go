@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/mark3labs/mcp-go/server"
 
@@ -40,6 +41,10 @@ type Options struct {
 	// propagation, type diagnostics, quick fixes) and the diagnostics and
 	// rename_symbol tools; nil means none is configured. The caller closes it.
 	LSP *lsp.Manager
+	// LSPTimeout bounds one consultation of the language servers (default
+	// 15s): a server still loading a large workspace, or hung, makes the
+	// edit go on without it, saying so, instead of blocking the agent.
+	LSPTimeout time.Duration
 }
 
 // Server adapts the engine to MCP. Handlers decode, call the engine, encode.
@@ -72,6 +77,9 @@ func New(eng *replay.Engine, o Options) *Server {
 	}
 	if o.Origin == "" {
 		o.Origin = "stdio"
+	}
+	if o.LSPTimeout <= 0 {
+		o.LSPTimeout = 15 * time.Second
 	}
 	var b [8]byte
 	rand.Read(b[:])

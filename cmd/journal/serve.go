@@ -39,6 +39,7 @@ func newServeCmd() *cobra.Command {
 		useLSP   bool
 		servers  []string
 		lspFile  string
+		lspWait  time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -75,7 +76,7 @@ Every mutating tool call becomes one journal event in <first root>/.journal/jour
 					sets = append(sets, t)
 				}
 			}
-			opts := jmcp.Options{Toolsets: sets, ReadOnly: readOnly, Version: version, Origin: origin}
+			opts := jmcp.Options{Toolsets: sets, ReadOnly: readOnly, Version: version, Origin: origin, LSPTimeout: lspWait}
 			if useLSP {
 				m, err := newLSP(eng, lspFile, servers)
 				if err != nil {
@@ -109,6 +110,7 @@ Press Ctrl-D to exit.
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve Streamable HTTP on ADDR (e.g. 127.0.0.1:8765) at /mcp instead of stdio")
 	cmd.Flags().BoolVar(&useLSP, "lsp", true, "run language servers found on PATH (gopls, pyright-langserver, typescript-language-server, rust-analyzer, clangd) for rename propagation, type diagnostics and quick fixes")
 	cmd.Flags().StringArrayVar(&servers, "lsp-server", nil, "language server for a language, replacing the default: LANG=COMMAND [ARGS] (e.g. python=\"pyright-langserver --stdio\"); repeatable")
+	cmd.Flags().DurationVar(&lspWait, "lsp-timeout", 15*time.Second, "bound on one consultation of the language servers; past it an edit goes on without them and says so")
 	cmd.Flags().StringVar(&lspFile, "lsp-config", "", "JSON file configuring the language servers: {\"servers\": [{\"language\", \"command\", \"extensions\", \"settings\", \"init_options\"}], \"disable\": [languages], \"quiet_ms\", \"max_ms\", \"load_ms\"} (see replay/lsp/config_file.go)")
 	cmd.Flags().StringVar(&token, "token", "", "bearer token required on HTTP requests (or JOURNAL_HTTP_TOKEN); required when binding a non-loopback address")
 	return cmd
