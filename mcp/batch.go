@@ -148,6 +148,8 @@ func batchText(out *BatchOut) string {
 	var b strings.Builder
 	if out.Status == "preview" {
 		b.WriteString("PREVIEW — nothing was written.\n")
+	} else if out.Event == 0 {
+		fmt.Fprintf(&b, "applied %d op(s): the files already had that content, so nothing was written and no journal event was recorded\n", len(out.Applied))
 	} else {
 		fmt.Fprintf(&b, "applied %d op(s) as journal event %d\n", len(out.Applied), out.Event)
 	}

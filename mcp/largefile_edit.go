@@ -110,6 +110,9 @@ func (s *Server) editContent(ctx context.Context, c *call, in *EditIn) (*EditOut
 	if preview {
 		fmt.Fprintf(&b, "PREVIEW ONLY — nothing was written. %d change(s) would be made to %s (version %s); call again with preview=false to apply.\n",
 			out.ChangesMade, v.Path.Key, out.Version)
+	} else if out.Event == 0 {
+		fmt.Fprintf(&b, "%d change(s) matched in %s but left it as it was (version %s): nothing was written and no journal event was recorded\n",
+			out.ChangesMade, v.Path.Key, out.Version)
 	} else {
 		fmt.Fprintf(&b, "applied %d change(s) to %s as journal event %d (version %s → %s; revert_edit backup_id=%d takes it back)\n",
 			out.ChangesMade, v.Path.Key, out.Event, out.PreviousVersion, out.Version, out.Event)

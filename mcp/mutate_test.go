@@ -154,3 +154,21 @@ func TestBadInputs(t *testing.T) {
 		t.Fatalf("bad inputs changed the workspace: %v", e.snapshot())
 	}
 }
+
+// A batch that leaves every file as it was records no event and says so.
+func TestMutate_NoChangeRecordsNoEvent(t *testing.T) {
+	e := newEnv(t, jmcp.Options{}, "e.txt", "", "a.txt", "one\ntwo\n")
+	txt := e.ok("file_replace", map[string]any{"ops": []any{map[string]any{"path": "e.txt", "content": ""}}}, nil)
+	if !strings.Contains(txt, "no journal event was recorded") {
+		t.Fatalf("file_replace: %s", txt)
+	}
+	txt = e.ok("edit_content", map[string]any{"absolute_file_path": "a.txt", "search_text": "two", "replace_text": "two", "preview": false}, nil)
+	if !strings.Contains(txt, "no journal event was recorded") {
+		t.Fatalf("edit_content: %s", txt)
+	}
+	var log jmcp.LogOut
+	e.ok("journal_log", map[string]any{}, &log)
+	if len(log.Events) != 0 {
+		t.Fatalf("events: %+v", log.Events)
+	}
+}

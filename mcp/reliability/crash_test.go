@@ -166,7 +166,7 @@ func (m *crashModel) next(t *testing.T, rng *rand.Rand, maxBytes int) *crashBatc
 
 // crashStats are the figures of a crash run.
 type crashStats struct {
-	kills, earlyKills, acked, inflight, inflightApplied, inflightRolledBack, filesChecked, verifies int
+	kills, earlyKills, acked, noops, inflight, inflightApplied, inflightRolledBack, filesChecked, verifies int
 	bytesSent                                                                                       int64
 	byTool                                                                                          map[string]int
 	byFiles                                                                                         map[int]int
@@ -212,10 +212,17 @@ func TestCrash_KillServeDuringBatches(t *testing.T) {
 				timer.Stop()
 				t.Fatalf("%s failed: %s %v", b.tool, res.Text, res.Protocol)
 			}
+			changes := false // a batch that changes nothing records no event
 			for p, c := range b.after {
+				old, had := m.files[p]
+				changes = changes || !had || !bytes.Equal(old, c)
 				m.files[p] = c
 			}
 			inflight = nil
+			if !changes {
+				st.noops++
+				continue
+			}
 			st.acked++
 			st.byTool[b.tool]++
 			st.byFiles[len(b.after)]++
@@ -332,7 +339,7 @@ func TestCrash_KillServeDuringBatches(t *testing.T) {
 	}
 	fi, _ := os.Stat(j.Path())
 	figures(t, map[string]any{"seed": seed, "kills": st.kills, "kills_during_recovery": st.earlyKills,
-		"batches_acknowledged": st.acked, "batches_in_flight_at_kill": st.inflight,
+		"batches_acknowledged": st.acked, "batches_without_change": st.noops, "batches_in_flight_at_kill": st.inflight,
 		"in_flight_committed": st.inflightApplied, "in_flight_rolled_back_or_not_started": st.inflightRolledBack,
 		"events_committed": committed, "events_rolled_back": rolledBack, "file_checks": st.filesChecked,
 		"verify_runs": st.verifies, "torn_files": 0, "partial_batches": 0, "lost_acknowledged": 0, "temp_files_left": 0,
