@@ -167,9 +167,9 @@ func (m *crashModel) next(t *testing.T, rng *rand.Rand, maxBytes int) *crashBatc
 // crashStats are the figures of a crash run.
 type crashStats struct {
 	kills, earlyKills, acked, noops, inflight, inflightApplied, inflightRolledBack, filesChecked, verifies int
-	bytesSent                                                                                       int64
-	byTool                                                                                          map[string]int
-	byFiles                                                                                         map[int]int
+	bytesSent                                                                                              int64
+	byTool                                                                                                 map[string]int
+	byFiles                                                                                                map[int]int
 }
 
 // TestCrash_KillServeDuringBatches SIGKILLs `journal serve` at random moments
