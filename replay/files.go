@@ -245,7 +245,7 @@ func (e *Engine) syncDir(r *Root, dir string) error {
 	}
 	d, err := r.root.Open(dir)
 	if err != nil {
-		return fmt.Errorf("replay: open dir %s: %w", dir, err)
+		return mapFSError(Path{Root: r, Rel: dir, Key: dir}, "open directory", err)
 	}
 	defer d.Close()
 	if err := d.Sync(); err != nil {

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -75,7 +76,12 @@ func (e *Engine) recoverEvent(db *journal.DB, ev *journal.Event, reason string) 
 			skipped = append(skipped, f.Path)
 			continue
 		}
-		p.Root.root.Remove(tempName(p.Rel, ev.Seq))
+		// A temp that cannot be removed now (its directory was swapped for a
+		// link outside, say) keeps the event pending, so a later recovery
+		// removes it instead of leaving it behind a sealed event.
+		if err := p.Root.root.Remove(tempName(p.Rel, ev.Seq)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return mapFSError(p, "remove temporary file", err)
+		}
 		if dirs[p.Root] == nil {
 			dirs[p.Root] = map[string]bool{}
 		}
@@ -93,7 +99,7 @@ func (e *Engine) recoverEvent(db *journal.DB, ev *journal.Event, reason string) 
 	}
 	for r, ds := range dirs {
 		for d := range ds {
-			if err := e.syncDir(r, d); err != nil && !strings.Contains(err.Error(), "no such file") {
+			if err := e.syncDir(r, d); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return err
 			}
 		}

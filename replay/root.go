@@ -188,6 +188,10 @@ func mapFSError(p Path, op string, err error) error {
 		return &PathError{Path: p.Rel, Err: ErrInvalidPath, Msg: "has too many levels of symbolic links", cause: err}
 	case strings.Contains(err.Error(), "path escapes"):
 		return &PathError{Path: p.Rel, Err: ErrOutsideRoot, Msg: "resolves (through a symbolic link) outside the workspace root", cause: err}
+	case errors.Is(err, syscall.ENOTDIR):
+		// A component is a file, or a directory was replaced (by a symbolic
+		// link, say) while the call ran.
+		return &PathError{Path: p.Rel, Err: ErrInvalidPath, Msg: op + ": a component of the path is not a directory (or was replaced during the call)", cause: err}
 	}
 	return fmt.Errorf("replay: %s %s: %w", op, p.Rel, err)
 }
