@@ -76,11 +76,15 @@ func (e *Engine) recoverEvent(db *journal.DB, ev *journal.Event, reason string) 
 			skipped = append(skipped, f.Path)
 			continue
 		}
-		// A temp that cannot be removed now (its directory was swapped for a
-		// link outside, say) keeps the event pending, so a later recovery
-		// removes it instead of leaving it behind a sealed event.
+		// A temp that cannot be reached now because its directory was
+		// swapped for a link (outside, or a loop) keeps the event pending, so
+		// a later recovery removes it instead of leaving it behind a sealed
+		// event. Other failures (a directory made read-only) leave it, as a
+		// stray temp is better than a journal no batch can get past.
 		if err := p.Root.root.Remove(tempName(p.Rel, ev.Seq)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return mapFSError(p, "remove temporary file", err)
+			if me := mapFSError(p, "remove temporary file", err); errors.Is(me, ErrOutsideRoot) || errors.Is(me, ErrInvalidPath) {
+				return me
+			}
 		}
 		if dirs[p.Root] == nil {
 			dirs[p.Root] = map[string]bool{}
