@@ -198,6 +198,8 @@ func TestLSP_TypeScriptClassRenameAcrossImports(t *testing.T) {
 	if len(newOnlyLSP(out.RemainingErrors)) != 0 {
 		t.Fatalf("new errors: %+v", out.RemainingErrors)
 	}
+	run(t, e.dir, "tsc", "--noEmit", "-p", ".")
+	oneEvent(t, e, out.Event, 3)
 	e.ok("revert_edit", map[string]any{"absolute_file_path": "src/user.ts", "backup_id": fmt.Sprint(out.Event)}, nil)
 	if !sameFiles(before, e.snapshot()) {
 		t.Fatal("revert did not restore every file")
@@ -224,6 +226,41 @@ func TestLSP_PythonFunctionRename(t *testing.T) {
 	}
 	if got := e.read("pkg/util.py"); !strings.Contains(got, "return double(double(x))") {
 		t.Fatalf("util.py:\n%s", got)
+	}
+	if got := run(t, e.dir, "python3", "main.py"); got != "6\n" {
+		t.Fatalf("python3 main.py: %q", got)
+	}
+	oneEvent(t, e, out.Event, 3)
+	before := e.snapshot()
+	e.ok("revert_edit", map[string]any{"absolute_file_path": "pkg/util.py", "backup_id": fmt.Sprint(out.Event)}, nil)
+	if got := e.read("main.py"); got != "from pkg.util import compute\n\nprint(compute(3))\n" || sameFiles(before, e.snapshot()) {
+		t.Fatalf("revert: main.py:\n%s", got)
+	}
+}
+
+// run runs a command in dir, failing the test on an error; it returns stdout.
+func run(t *testing.T, dir, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("%s %s: %v\n%s%s", name, strings.Join(args, " "), err, out, stderr)
+	}
+	return string(out)
+}
+
+// oneEvent checks that the journal's newest event is seq and touched n files.
+func oneEvent(t *testing.T, e *env, seq uint64, n int) {
+	t.Helper()
+	var log jmcp.LogOut
+	e.ok("journal_log", map[string]any{"limit": 5}, &log)
+	if len(log.Events) == 0 || log.Events[0].Seq != seq || len(log.Events[0].Files) != n {
+		t.Fatalf("want event %d with %d files, got %+v", seq, n, log.Events)
 	}
 }
 
