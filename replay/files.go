@@ -255,16 +255,64 @@ func (e *Engine) syncDir(r *Root, dir string) error {
 }
 
 // lineStats counts lines added and removed between two small texts.
+//
+// Lines both texts share at their start and at their end are never part of a
+// minimal line diff, so only the lines between them are split and diffed: a
+// one-line edit of a 300-line file diffs one line against one, not 300
+// against 300 (and copies 60 bytes, not both texts).
 func lineStats(before, after []byte) (added, removed int) {
 	const limit = 4 << 20
 	if len(before) > limit || len(after) > limit || bytes.IndexByte(before, 0) >= 0 || bytes.IndexByte(after, 0) >= 0 {
 		return 0, 0
+	}
+	before, after = trimCommonLines(before, after)
+	if len(before) == 0 || len(after) == 0 {
+		return countLines(after), countLines(before)
 	}
 	for _, d := range lcs.DiffLines(splitLines(string(before)), splitLines(string(after))) {
 		removed += d.End - d.Start
 		added += d.ReplEnd - d.ReplStart
 	}
 	return added, removed
+}
+
+// trimCommonLines drops the whole lines a and b share at their start and at
+// their end (without overlap) and returns what is left of each.
+func trimCommonLines(a, b []byte) ([]byte, []byte) {
+	n := min(len(a), len(b))
+	p := 0
+	for p < n && a[p] == b[p] {
+		p++
+	}
+	// Back up to the start of the line the first difference is in.
+	p = bytes.LastIndexByte(a[:p], '\n') + 1
+	a, b = a[p:], b[p:]
+	n = min(len(a), len(b))
+	s := 0
+	for s < n && a[len(a)-1-s] == b[len(b)-1-s] {
+		s++
+	}
+	// The common suffix must start a line in both texts: move its start
+	// forward past the first newline inside it unless it already does.
+	i, j := len(a)-s, len(b)-s
+	if (i > 0 && a[i-1] != '\n') || (j > 0 && b[j-1] != '\n') {
+		k := bytes.IndexByte(a[i:], '\n')
+		if k < 0 {
+			return a, b
+		}
+		i, j = i+k+1, j+k+1
+	}
+	return a[:i], b[:j]
+}
+
+// countLines is the number of lines of s: its newlines, plus one for a last
+// line without one.
+func countLines(s []byte) int {
+	n := bytes.Count(s, []byte{'\n'})
+	if len(s) > 0 && s[len(s)-1] != '\n' {
+		n++
+	}
+	return n
 }
 
 // splitLines splits s after each '\n', keeping terminators.
