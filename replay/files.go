@@ -279,8 +279,12 @@ func lineStats(before, after []byte) (added, removed int) {
 // trimCommonLines drops the whole lines a and b share at their start and at
 // their end (without overlap) and returns what is left of each.
 func trimCommonLines(a, b []byte) ([]byte, []byte) {
+	const block = 64 // compared with bytes.Equal (vector instructions), then byte by byte
 	n := min(len(a), len(b))
 	p := 0
+	for p+block <= n && bytes.Equal(a[p:p+block], b[p:p+block]) {
+		p += block
+	}
 	for p < n && a[p] == b[p] {
 		p++
 	}
@@ -289,6 +293,9 @@ func trimCommonLines(a, b []byte) ([]byte, []byte) {
 	a, b = a[p:], b[p:]
 	n = min(len(a), len(b))
 	s := 0
+	for s+block <= n && bytes.Equal(a[len(a)-s-block:len(a)-s], b[len(b)-s-block:len(b)-s]) {
+		s += block
+	}
 	for s < n && a[len(a)-1-s] == b[len(b)-1-s] {
 		s++
 	}

@@ -37,7 +37,7 @@ func TestLineStats_MatchesFullDiff(t *testing.T) {
 	words := []string{"a", "b", "c", "", "a b", "\t}"}
 	for i := 0; i < 3000; i++ {
 		var lines []string
-		for n := rng.IntN(40); n > 0; n-- {
+		for n := rng.IntN(200); n > 0; n-- {
 			lines = append(lines, words[rng.IntN(len(words))])
 		}
 		before := strings.Join(lines, "\n")
