@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -137,7 +136,7 @@ func BenchmarkLargefile_Edit300Lines(b *testing.B) {
 	e := newThresholdEnv(b, dir, 0)
 	prev := "line 150: the quick"
 	var floors, applies, tools []time.Duration
-	var engineCPU, toolCPU cpuTimes
+	var engineCPU, toolCPU floor.CPU
 	for i := 0; b.Loop(); i++ {
 		t0 := time.Now()
 		if err := fl.Replace(data); err != nil {
@@ -147,18 +146,18 @@ func BenchmarkLargefile_Edit300Lines(b *testing.B) {
 			b.Fatal(err)
 		}
 		t1 := time.Now()
-		c1 := cpuTime()
+		c1 := floor.CPUNow()
 		next := bytes.Clone(data)
 		copy(next[100:], fmt.Sprintf("%06d", i))
 		if _, err := e.eng.Apply(ctx, &replay.Batch{Changes: []replay.Change{{Path: raw, Data: next}}}); err != nil {
 			b.Fatal(err)
 		}
 		t2 := time.Now()
-		c2 := cpuTime()
+		c2 := floor.CPUNow()
 		cur := fmt.Sprintf("line 150: %06d quick", i) // a new content each time, as for the engine
 		e.ok("edit_content", map[string]any{"absolute_file_path": tool, "search_text": prev, "replace_text": cur, "preview": false, "fuzzy": false}, nil)
 		prev = cur
-		engineCPU, toolCPU = engineCPU.add(c2, c1), toolCPU.add(cpuTime(), c2)
+		engineCPU, toolCPU = engineCPU.Add(c2, c1), toolCPU.Add(floor.CPUNow(), c2)
 		floors, applies, tools = append(floors, t1.Sub(t0)), append(applies, t2.Sub(t1)), append(tools, time.Since(t2))
 	}
 	fm, am, tm := medianOf(floors), medianOf(applies), medianOf(tools)
@@ -167,32 +166,8 @@ func BenchmarkLargefile_Edit300Lines(b *testing.B) {
 	b.ReportMetric(float64(tm.Microseconds()), "tool-µs")
 	b.ReportMetric(float64(tm)/float64(fm), "tool/floor")
 	b.ReportMetric(float64(tm)/float64(am), "tool/engine")
-	engineCPU.perOp(b, "engine", len(tools))
-	toolCPU.perOp(b, "tool", len(tools))
-}
-
-// cpuTime is the CPU time (user and kernel) the process has used so far;
-// between two calls around an operation, its cost plus whatever else ran
-// meanwhile (the garbage collector's share).
-func cpuTime() cpuTimes {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return cpuTimes{}
-	}
-	return cpuTimes{time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())}
-}
-
-// cpuTimes is CPU time in user space and in the kernel.
-type cpuTimes struct{ user, sys time.Duration }
-
-func (a cpuTimes) add(b, c cpuTimes) cpuTimes {
-	return cpuTimes{a.user + b.user - c.user, a.sys + b.sys - c.sys}
-}
-
-// perOp reports t divided by n as two metrics, <name>-user-µs and <name>-sys-µs.
-func (t cpuTimes) perOp(b *testing.B, name string, n int) {
-	b.ReportMetric(float64(t.user.Microseconds())/float64(n), name+"-user-µs")
-	b.ReportMetric(float64(t.sys.Microseconds())/float64(n), name+"-sys-µs")
+	engineCPU.Report(b, "engine", len(tools))
+	toolCPU.Report(b, "tool", len(tools))
 }
 
 func medianOf(d []time.Duration) time.Duration {

@@ -6,10 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
 
+	benchfloor "github.com/journalfs/journal/bench/floor"
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/replay"
 	"github.com/journalfs/journal/snapshot"
@@ -204,50 +204,26 @@ func BenchmarkApplyVsFloor(b *testing.B) {
 	os.WriteFile(filepath.Join(ws, "f.go"), data, 0o644)
 	e := open(b, ws)
 	var floor, apply []time.Duration
-	var cpu cpuTimes
+	var cpu benchfloor.CPU
 	for i := 0; b.Loop(); i++ {
 		t0 := time.Now()
 		data[10] = byte('a' + i%26)
 		fl.write(data)
 		t1 := time.Now()
-		c0 := cpuTime()
+		c0 := benchfloor.CPUNow()
 		next := bytes.Clone(data)
 		copy(next[100:], fmt.Sprintf("%06d", i))
 		if _, err := e.Apply(ctx, &replay.Batch{Changes: []replay.Change{{Path: "f.go", Data: next}}}); err != nil {
 			b.Fatal(err)
 		}
-		cpu = cpu.add(cpuTime(), c0)
+		cpu = cpu.Add(benchfloor.CPUNow(), c0)
 		floor, apply = append(floor, t1.Sub(t0)), append(apply, time.Since(t1))
 	}
 	fm, am := median(floor), median(apply)
 	b.ReportMetric(float64(fm.Microseconds()), "floor-µs")
 	b.ReportMetric(float64(am.Microseconds()), "apply-µs")
 	b.ReportMetric(float64(am)/float64(fm), "ratio")
-	cpu.perOp(b, "apply", len(apply))
-}
-
-// cpuTime is the CPU time (user and kernel) the process has used so far.
-// Between two calls around an operation it is the operation's CPU cost, plus
-// whatever else the process ran meanwhile (the garbage collector's share).
-func cpuTime() cpuTimes {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return cpuTimes{}
-	}
-	return cpuTimes{time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())}
-}
-
-// cpuTimes is CPU time in user space and in the kernel.
-type cpuTimes struct{ user, sys time.Duration }
-
-func (a cpuTimes) add(b, c cpuTimes) cpuTimes {
-	return cpuTimes{a.user + b.user - c.user, a.sys + b.sys - c.sys}
-}
-
-// perOp reports t divided by n as two metrics, <name>-user-µs and <name>-sys-µs.
-func (t cpuTimes) perOp(b *testing.B, name string, n int) {
-	b.ReportMetric(float64(t.user.Microseconds())/float64(n), name+"-user-µs")
-	b.ReportMetric(float64(t.sys.Microseconds())/float64(n), name+"-sys-µs")
+	cpu.Report(b, "apply", len(apply))
 }
 
 func median(d []time.Duration) time.Duration {
