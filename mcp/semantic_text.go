@@ -79,7 +79,7 @@ func editText(out *FileEditResult, p *editPlan, in *FileEditIn) string {
 	fmt.Fprintf(&b, "## file_edit: %s %s%s\n\n", verb, target, headline)
 	status := "✅ **Success** — "
 	if len(newErrs) > 0 {
-		status = fmt.Sprintf("⚠️ **Partial Success** — edit applied, %d new problem(s) remain; ", len(newErrs))
+		status = "⚠️ **Partial Success** — "
 	}
 	b.WriteString(status + out.Summary + "\n\n")
 
