@@ -47,6 +47,11 @@
 //	bytes 1..4  CRC-32C (Castagnoli) of the body, big endian
 //	bytes 5..   body: the Event as JSON
 //
+// Fields are added only with omitempty, so events written before a field
+// existed keep their JSON and their hash: FileChange.NewDirs (new_dirs, the
+// directories a change creates for a new file, for crash recovery) came after
+// the first journals.
+//
 // A record that is too short, has an unknown version, fails its checksum or
 // does not decode is reported as ErrCorrupt naming the event number. Inside
 // bbolt a value is written whole or not at all, so a torn record can only come

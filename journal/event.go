@@ -56,6 +56,10 @@ type FileChange struct {
 	Added      int         `json:"added,omitempty"`   // lines added (text files)
 	Removed    int         `json:"removed,omitempty"` // lines removed (text files)
 	MovedFrom  string      `json:"moved_from,omitempty"`
+	// NewDirs are the parent directories the change creates for a new file,
+	// relative to its root, outermost first: recovery removes them again
+	// (when empty) after a crash rolls the change back.
+	NewDirs []string `json:"new_dirs,omitempty"`
 }
 
 // Event is one entry of the journal. Everything but Status, Error and Hash is

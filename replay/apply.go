@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"strings"
 	"time"
 
 	"github.com/journalfs/journal/journal"
@@ -254,6 +255,9 @@ func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, erro
 			BeforeMode: uint32(op.cur.mode), MovedFrom: op.change.MovedFrom}
 		if !op.change.Delete {
 			op.fc.AfterMode = uint32(op.mode)
+		}
+		if !op.cur.exists && !op.change.Delete {
+			op.fc.NewDirs = newDirs(op.p, dirs)
 		}
 		if op.cur.data != nil || op.change.Data != nil {
 			op.fc.Added, op.fc.Removed = lineStats(op.cur.data, op.change.Data)
@@ -521,4 +525,21 @@ func (e *Engine) Read(p string) (*File, error) {
 func (e *Engine) OpenFile(p Path) (io.ReadCloser, error) {
 	r := &Reader{e: e}
 	return r.Open(p)
+}
+
+// newDirs lists, outermost first, the parent directories of a new file that
+// this batch creates: those staging already made (dirs) and those still
+// missing. The pending event records them so that a recovery can remove them.
+func newDirs(p Path, dirs []createdDir) []string {
+	var out []string
+	for _, d := range dirs {
+		if d.root == p.Root && strings.HasPrefix(p.Rel, d.rel+"/") {
+			out = append(out, d.rel)
+		}
+	}
+	missing := missingDirs(p)
+	for i := len(missing) - 1; i >= 0; i-- {
+		out = append(out, missing[i])
+	}
+	return out
 }

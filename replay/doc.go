@@ -32,7 +32,11 @@
 // that fails, the event stays pending and the next Open (or the next batch)
 // recovers it the same way. Recovery is idempotent: it only touches files that
 // hold the after-content, so running it twice changes nothing, and a file
-// changed by someone else after the crash is left alone.
+// changed by someone else after the crash is left alone. The event records the
+// parent directories each new file needs (FileChange.NewDirs), so recovery
+// after a crash removes them again, innermost first, when they are empty. A
+// temp file recovery cannot reach because its directory was swapped for a
+// link keeps the event pending for the next recovery.
 //
 // Contents at or above Options.StreamThreshold (50 MiB) never sit in memory:
 // the new content is streamed into its temp file, which is staged in the

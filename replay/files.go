@@ -122,20 +122,24 @@ type createdDir struct {
 	rel  string
 }
 
-// mkdirs makes p's missing parent directories and appends them, outermost
-// first, to created (if not nil).
-func (e *Engine) mkdirs(p Path, created *[]createdDir) error {
-	dir := path.Dir(p.Rel)
-	if dir == "." {
-		return nil
-	}
+// missingDirs returns p's parent directories that do not exist, innermost
+// first.
+func missingDirs(p Path) []string {
 	var missing []string
-	for d := dir; d != "."; d = path.Dir(d) {
+	for d := path.Dir(p.Rel); d != "."; d = path.Dir(d) {
 		if _, err := p.Root.root.Lstat(d); err == nil {
 			break
 		}
 		missing = append(missing, d)
 	}
+	return missing
+}
+
+// mkdirs makes p's missing parent directories and appends them, outermost
+// first, to created (if not nil).
+func (e *Engine) mkdirs(p Path, created *[]createdDir) error {
+	dir := path.Dir(p.Rel)
+	missing := missingDirs(p)
 	if len(missing) == 0 {
 		return nil
 	}

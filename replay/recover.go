@@ -101,6 +101,18 @@ func (e *Engine) recoverEvent(db *journal.DB, ev *journal.Event, reason string) 
 			return err
 		}
 	}
+	// Directories the rolled-back changes created, innermost first; one that
+	// is not empty (someone else wrote there) stays. Their parents are synced.
+	for _, f := range ev.Files {
+		p, err := e.Resolve(f.Path)
+		if err != nil || len(f.NewDirs) == 0 {
+			continue
+		}
+		for i := len(f.NewDirs) - 1; i >= 0; i-- {
+			p.Root.root.Remove(f.NewDirs[i])
+		}
+		dirs[p.Root][path.Dir(f.NewDirs[0])] = true
+	}
 	for r, ds := range dirs {
 		for d := range ds {
 			if err := e.syncDir(r, d); err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -1,0 +1,80 @@
+package replay_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/replay"
+)
+
+// TestCrashDirsChild is the child process of TestCrash_RemovesCreatedDirs: it
+// applies one batch that creates files in new directories and is killed
+// (SIGKILL, by itself) at the given step of the apply protocol.
+func TestCrashDirsChild(t *testing.T) {
+	dir, step := os.Getenv("JOURNAL_CRASH_DIRS_ROOT"), os.Getenv("JOURNAL_CRASH_DIRS_STEP")
+	if dir == "" {
+		t.Skip("child process of TestCrash_RemovesCreatedDirs")
+	}
+	seen := 0
+	e, err := replay.Open(replay.Options{Roots: []string{dir}, Fault: func(s, path string) error {
+		if s == step {
+			if seen++; seen == 2 { // the second file: the first is already in place
+				syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			}
+		}
+		return nil
+	}})
+	if err != nil {
+		os.Exit(3)
+	}
+	e.Apply(ctx, &replay.Batch{Tool: "crash", Changes: []replay.Change{
+		{Path: "new/a/b/one.txt", Data: []byte("one\n")},
+		{Path: "new/a/c/two.txt", Data: []byte("two\n")},
+		{Path: "old/three.txt", Data: []byte("three\n")},
+	}})
+	os.Exit(4) // not killed: the step never came
+}
+
+// TestCrash_RemovesCreatedDirs: after a crash in the middle of a batch that
+// made directories for new files, recovery rolls the batch back and removes
+// those directories again, but not one that existed before.
+func TestCrash_RemovesCreatedDirs(t *testing.T) {
+	if os.Getenv("JOURNAL_CRASH_DIRS_ROOT") != "" {
+		t.Skip("in child")
+	}
+	for _, step := range []string{"write", "rename", "dirsync"} {
+		t.Run(step, func(t *testing.T) {
+			dir := t.TempDir()
+			os.MkdirAll(filepath.Join(dir, "old"), 0o755)
+			cmd := exec.Command(os.Args[0], "-test.run=^TestCrashDirsChild$", "-test.count=1")
+			cmd.Env = append(os.Environ(), "JOURNAL_CRASH_DIRS_ROOT="+dir, "JOURNAL_CRASH_DIRS_STEP="+step)
+			err := cmd.Run()
+			if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
+				t.Fatalf("child was not killed at %s: %v", step, err)
+			}
+			e, err := replay.Open(replay.Options{Roots: []string{dir}}) // recovers
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			if _, err := os.Stat(filepath.Join(dir, "new")); !os.IsNotExist(err) {
+				t.Fatalf("the directories the batch made are still there: %v", err)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "old")); err != nil {
+				t.Fatalf("a directory that existed before is gone: %v", err)
+			}
+			if tmp := temps(dir); len(tmp) != 0 {
+				t.Fatalf("temp files left: %v", tmp)
+			}
+			var ev *journal.Event
+			e.Journal().View(func(tx *journal.Tx) (err error) { ev, err = tx.Event(tx.Last()); return })
+			if ev == nil || ev.Status != journal.StatusRolledBack || len(ev.Files[0].NewDirs) != 3 {
+				t.Fatalf("event %+v", ev)
+			}
+		})
+	}
+}
