@@ -24,8 +24,8 @@ import (
 // rename is propagated with textDocument/rename at the old declaration
 // (computed on the original contents, so the server still resolves the old
 // name), the new contents are set as overlays, the diagnostics are taken
-// again, and with autoFix the preferred quick fixes for new errors are
-// folded in. Only then is everything — the primary edit, the propagated
+// again, and with autoFix quick fixes for new errors are folded in
+// (chooseFixes). Only then is everything — the primary edit, the propagated
 // rename and the fixes — written as ONE journal event, with every file
 // checked against the version the server saw. A file changed meanwhile makes
 // the edit EDIT_CONFLICT; nothing is half-written.
@@ -268,8 +268,8 @@ func (s *Server) propagate(ctx context.Context, rep *lspReport, renames []rename
 	return nil
 }
 
-// applyQuickFix applies the first preferred quick fix offered for one of
-// the new errors; applied is false when none is offered.
+// applyQuickFix applies the first fix chooseFixes allows for one of the new
+// errors; applied is false when there is none.
 func (s *Server) applyQuickFix(ctx context.Context, rep *lspReport, fresh []lsp.Diagnostic) (bool, error) {
 	for _, d := range fresh {
 		if d.Severity != "error" {
