@@ -62,6 +62,15 @@ type LogOut struct {
 // StatusIn is journal_status's input.
 type StatusIn struct{}
 
+// LanguageServer is one configured language server, as journal_status lists it.
+type LanguageServer struct {
+	Language   string   `json:"language"`
+	Extensions []string `json:"extensions"`
+	Command    string   `json:"command"`
+	Found      bool     `json:"found"`             // the binary is on JOURNAL_LSP_PATH or PATH
+	Running    []string `json:"running,omitempty"` // "name (pid N) for ROOT" per started process
+}
+
 // StatusOut is journal_status's result.
 type StatusOut struct {
 	Roots   []string       `json:"roots"`
@@ -69,6 +78,9 @@ type StatusOut struct {
 	Events  uint64         `json:"events"`
 	Changed []replay.Drift `json:"changed_outside"`
 	Pending []uint64       `json:"pending_recoveries"`
+	// LanguageServers are the configured language servers (none when they
+	// are off: serve --lsp=false).
+	LanguageServers []LanguageServer `json:"language_servers"`
 }
 
 func init() { registrars = append(registrars, (*Server).registerHistory) }
@@ -135,7 +147,7 @@ func (s *Server) registerHistory() {
 			return s.log(c, in)
 		})
 	addTool(s, def{name: "journal_status", toolset: ToolsetHistory, title: "Journal status",
-		desc:     "The workspace roots, the journal, files changed outside the journal since its last event on them, and crashed batches awaiting recovery.",
+		desc:     "The workspace roots, the journal, files changed outside the journal since its last event on them, crashed batches awaiting recovery, and the language servers (configured, found, running).",
 		readOnly: true, idempotent: true},
 		func(ctx context.Context, c *call, in *StatusIn) (*StatusOut, string, error) {
 			st, err := s.eng.Status()
@@ -161,6 +173,20 @@ func (s *Server) registerHistory() {
 			}
 			for _, p := range out.Pending {
 				text += fmt.Sprintf("pending recovery: event %d\n", p)
+			}
+			out.LanguageServers = s.languageServers()
+			if s.opts.LSP == nil {
+				text += "language servers: off\n"
+			}
+			for _, ls := range out.LanguageServers {
+				state := "not found on JOURNAL_LSP_PATH or PATH"
+				if ls.Found {
+					state = "available, not started"
+				}
+				if len(ls.Running) > 0 {
+					state = strings.Join(ls.Running, "; ")
+				}
+				text += fmt.Sprintf("language server %s (%s): %s — %s\n", ls.Language, strings.Join(ls.Extensions, " "), ls.Command, state)
 			}
 			return out, text, nil
 		})
@@ -303,4 +329,24 @@ func (s *Server) eventText(seq uint64) (string, error) {
 		b.WriteString(ops.Diff("a/"+f.Path, "b/"+f.Path, before, after))
 	}
 	return s.capText(b.String()), nil
+}
+
+// languageServers describes the configured language servers for journal_status.
+func (s *Server) languageServers() []LanguageServer {
+	out := []LanguageServer{}
+	if s.opts.LSP == nil {
+		return out
+	}
+	for _, c := range s.opts.LSP.Describe() {
+		ls := LanguageServer{Language: c.Language, Extensions: c.Extensions, Command: strings.Join(c.Command, " "), Found: c.Found != ""}
+		for _, si := range c.Started {
+			state := "running"
+			if !si.Running {
+				state = "exited, restarted on the next call"
+			}
+			ls.Running = append(ls.Running, fmt.Sprintf("%s (pid %d, %s) for %s", si.Name, si.PID, state, si.Root))
+		}
+		out = append(out, ls)
+	}
+	return out
 }

@@ -455,3 +455,23 @@ func TestLSP_HungServerDoesNotBlockTheEdit(t *testing.T) {
 		t.Fatal("the edit was not written")
 	}
 }
+
+func TestLSP_StatusListsTheServers(t *testing.T) {
+	e := lspEnv(t, goWorkspace()...)
+	var before jmcp.StatusOut
+	e.ok("journal_status", map[string]any{}, &before)
+	if len(before.LanguageServers) != 5 || before.LanguageServers[0].Language != "go" || !before.LanguageServers[0].Found || len(before.LanguageServers[0].Running) != 0 {
+		t.Fatalf("before any call: %+v", before.LanguageServers)
+	}
+	e.ok("diagnostics", map[string]any{"file": "lib/lib.go"}, nil)
+	var after jmcp.StatusOut
+	txt := e.ok("journal_status", map[string]any{}, &after)
+	if len(after.LanguageServers[0].Running) != 1 || !strings.Contains(txt, "language server go (.go): gopls — gopls") {
+		t.Fatalf("after a call: %+v\n%s", after.LanguageServers, txt)
+	}
+	var off jmcp.StatusOut
+	txt = newEnv(t, jmcp.Options{}).ok("journal_status", map[string]any{}, &off)
+	if len(off.LanguageServers) != 0 || !strings.Contains(txt, "language servers: off") {
+		t.Fatalf("without servers: %+v\n%s", off, txt)
+	}
+}

@@ -150,6 +150,36 @@ func (m *Manager) Servers() []ServerInfo {
 	return out
 }
 
+// Configured describes one configured language server: its command, whether
+// the binary is found (JOURNAL_LSP_PATH, then PATH), and the processes
+// started for it so far.
+type Configured struct {
+	Language   string
+	Extensions []string
+	Command    []string
+	Found      string // the binary's path; "" when not found
+	Started    []ServerInfo
+}
+
+// Describe lists the configured servers in order, for status displays.
+func (m *Manager) Describe() []Configured {
+	started := m.Servers()
+	var out []Configured
+	for _, sc := range m.cfg.Servers {
+		c := Configured{Language: sc.Language, Extensions: sc.Extensions, Command: sc.Command}
+		if len(sc.Command) > 0 && !m.cfg.Disabled {
+			c.Found, _ = LookPath(sc.Command[0])
+		}
+		for _, si := range started {
+			if si.Language == sc.Language {
+				c.Started = append(c.Started, si)
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
 // rootOf returns the root containing path ("" if none).
 func (m *Manager) rootOf(path string) string {
 	for _, r := range m.roots {
