@@ -60,11 +60,10 @@ type lspJob struct {
 
 // lspFile is one file the consultation read and may change.
 type lspFile struct {
-	path     replay.Path
-	id       snapshot.ID // the version the consultation read
-	before   string      // the content read
-	text     string      // the content planned
-	overlaid bool        // the server has it open
+	path   replay.Path
+	id     snapshot.ID // the version the consultation read
+	before string      // the content read
+	text   string      // the content planned
 }
 
 func (f *lspFile) changed() bool { return f.text != f.before }
@@ -73,7 +72,6 @@ func (f *lspFile) changed() bool { return f.text != f.before }
 type lspReport struct {
 	files      map[string]*lspFile // by absolute path
 	order      []string            // absolute paths, primary first
-	server     string
 	propagated []Propagation
 	autoFixed  []AutoFix
 	newDiags   []Diagnostic
@@ -123,7 +121,6 @@ func (s *Server) consult(ctx context.Context, job *lspJob) (*lspReport, error) {
 	if err := m.Overlay(ctx, abs, []byte(prim.before)); err != nil {
 		return rep, fmt.Errorf("open %s in the language server: %w", job.primary.Rel, err)
 	}
-	prim.overlaid = true
 
 	// Watch the callers of every symbol the edit renames, deletes or changes.
 	type symbolAt struct {
@@ -350,7 +347,6 @@ func (s *Server) lspWatch(ctx context.Context, rep *lspReport, abs string) (*lsp
 	if err := s.opts.LSP.Overlay(ctx, abs, []byte(f.before)); err != nil {
 		return nil, fmt.Errorf("open %s in the language server: %w", rp.Rel, err)
 	}
-	f.overlaid = true
 	rep.add(f)
 	return f, nil
 }
@@ -367,14 +363,14 @@ func (s *Server) overlayChanged(ctx context.Context, rep *lspReport) error {
 		if err := s.opts.LSP.Overlay(ctx, f.path.Abs(), []byte(f.text)); err != nil {
 			return fmt.Errorf("show %s to the language server: %w", f.path.Rel, err)
 		}
-		f.overlaid = true
 	}
 	return nil
 }
 
 // finish settles the server's view after a consultation: written files are
 // saved (the overlay is now the disk content), anything else goes back to
-// what is on disk.
+// what is on disk. Every file of rep was opened with its disk content, so
+// only the changed ones need it.
 func (s *Server) finish(ctx context.Context, rep *lspReport, written bool) {
 	if rep == nil {
 		return
@@ -383,7 +379,7 @@ func (s *Server) finish(ctx context.Context, rep *lspReport, written bool) {
 	for _, p := range rep.order {
 		f := rep.files[p]
 		switch {
-		case !f.overlaid || !f.changed():
+		case !f.changed():
 		case written:
 			s.opts.LSP.Saved(ctx, p)
 		default:

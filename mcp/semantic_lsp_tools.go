@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/journalfs/journal/ops/syntax"
-	"github.com/journalfs/journal/replay"
 	"github.com/journalfs/journal/snapshot"
 )
 
@@ -91,14 +90,11 @@ func (s *Server) renameSymbol(ctx context.Context, c *call, in *RenameSymbolIn) 
 	if in.NewName == "" || strings.ContainsAny(in.NewName, " \t\r\n.()") {
 		return nil, "", invalid("give the new last segment of the name, e.g. findUser", "newName %q is not a name", in.NewName)
 	}
-	f, err := s.eng.Read(in.File) // path safety first: symlinks are followed inside the root only
+	src, err := loadSource(s.eng.Read(in.File)) // path safety first: symlinks are followed inside the root only
 	if err != nil {
 		return nil, "", err
 	}
-	if !f.Exists {
-		return nil, "", &replay.PathError{Path: f.Path.Rel, Err: replay.ErrNotFound, Msg: "does not exist", Hint: "check the path"}
-	}
-	rp := f.Path
+	rp := src.file.Path
 	if ok, why := s.lspFor(rp); !ok {
 		return nil, "", fmt.Errorf("%s: %s: %w", rp.Rel, why, ErrNoLanguageServer)
 	}
