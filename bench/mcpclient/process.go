@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -24,7 +25,9 @@ type Process struct {
 
 // Start runs argv in dir (env appended to the current environment) and
 // connects a client to it. timeout bounds each request; on expiry the
-// process is killed.
+// process gets SIGQUIT (a Go server then prints every goroutine's stack to
+// stderr, which Stderr keeps for the report of the hang) and, if it has not
+// ended two seconds later, SIGKILL.
 func Start(argv []string, dir string, env []string, timeout time.Duration) (*Process, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("mcpclient: empty command")
@@ -40,7 +43,7 @@ func Start(argv []string, dir string, env []string, timeout time.Duration) (*Pro
 	if err != nil {
 		return nil, err
 	}
-	p := &Process{Cmd: cmd, stderr: &tail{max: 8 << 10}, done: make(chan struct{})}
+	p := &Process{Cmd: cmd, stderr: &tail{max: stderrKeep}, done: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("mcpclient: start %s: %w", argv[0], err)
@@ -48,9 +51,20 @@ func Start(argv []string, dir string, env []string, timeout time.Duration) (*Pro
 	go func() { p.err = cmd.Wait(); close(p.done) }()
 	p.Client = New(stdout, stdin)
 	p.Timeout = timeout
-	p.OnTimeout = func() { _ = cmd.Process.Kill() }
+	p.OnTimeout = func() {
+		_ = cmd.Process.Signal(syscall.SIGQUIT)
+		select {
+		case <-p.done:
+		case <-time.After(2 * time.Second):
+			_ = cmd.Process.Kill()
+		}
+	}
 	return p, nil
 }
+
+// stderrKeep is how much of a server's stderr a Process keeps: enough for a
+// Go goroutine dump.
+const stderrKeep = 256 << 10
 
 // PID returns the process id.
 func (p *Process) PID() int { return p.Cmd.Process.Pid }
@@ -59,7 +73,7 @@ func (p *Process) PID() int { return p.Cmd.Process.Pid }
 // /proc/PID/status).
 func (p *Process) PeakRSS() (int64, error) { return VmHWM(p.PID()) }
 
-// Stderr returns the last few kilobytes the process wrote to stderr.
+// Stderr returns the last 256 KiB the process wrote to stderr.
 func (p *Process) Stderr() string { return p.stderr.String() }
 
 // Exited reports whether the process has ended.

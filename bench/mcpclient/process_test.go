@@ -1,9 +1,12 @@
 package mcpclient
 
 import (
+	"errors"
+	"io"
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseVmHWM(t *testing.T) {
@@ -32,5 +35,32 @@ func TestTail_KeepsLastBytes(t *testing.T) {
 	tl.Write([]byte("defg"))
 	if got := tl.String(); got != "cdefg" {
 		t.Fatalf("tail = %q", got)
+	}
+}
+
+// TestMain lets the test binary stand in for a server that never answers.
+func TestMain(m *testing.M) {
+	if os.Getenv("MCPCLIENT_HANG") == "1" {
+		io.Copy(io.Discard, os.Stdin) // read requests, answer none
+		select {}
+	}
+	os.Exit(m.Run())
+}
+
+// A Go server that does not answer in time is made to print its goroutines
+// (SIGQUIT) before it is stopped, so the hang can be diagnosed.
+func TestProcess_TimeoutDumpsGoroutines(t *testing.T) {
+	p, err := Start([]string{os.Args[0], "-test.run=^$"}, t.TempDir(), []string{"MCPCLIENT_HANG=1"}, 300*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	_, err = p.Request("ping", nil)
+	if !errors.Is(err, ErrTimeout) {
+		t.Fatalf("err = %v, want ErrTimeout", err)
+	}
+	<-p.done
+	if s := p.Stderr(); !strings.Contains(s, "SIGQUIT") || !strings.Contains(s, "goroutine 1 ") {
+		t.Fatalf("no goroutine dump in stderr:\n%s", p.Stderr())
 	}
 }

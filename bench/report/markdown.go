@@ -92,6 +92,12 @@ func (r *Report) Markdown(jsonPath string) string {
 	for _, f := range r.Floor {
 		p("| %s | %s | %s | %s |\n", f.Name, f.What, FormatNumber(f.Latency.Median, "ms"), FormatNumber(f.Latency.P95, "ms"))
 	}
+	if len(r.Retried) > 0 {
+		p("\nRuns that timed out and were run again with a fresh server (the figures are the second run's; the log has the server's stderr):\n\n")
+		for _, f := range r.Retried {
+			p("- %s\n", oneLine(f))
+		}
+	}
 	if len(r.Failed) > 0 {
 		p("\nFailed runs:\n\n")
 		for _, f := range r.Failed {

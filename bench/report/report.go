@@ -37,6 +37,10 @@ type Report struct {
 	Workloads []Workload `json:"workloads"`
 	// Failed lists every run that failed, "workload/target: reason".
 	Failed []string `json:"failed,omitempty"`
+	// Retried lists the runs that timed out and were run again (-short
+	// only), "workload/target round N: reason"; the retry's figures are the
+	// ones reported.
+	Retried []string `json:"retried,omitempty"`
 }
 
 // Machine describes where the run happened.

@@ -14,7 +14,9 @@ import (
 )
 
 // TestMain doubles as a fake reference server (edit_file, read_text_file)
-// when MCPBENCH_FAKE is set: "ok" behaves, "corrupt" writes a wrong result.
+// when MCPBENCH_FAKE is set: "ok" behaves, "corrupt" writes a wrong result,
+// "hang" never answers its third tool call, "hangonce" does that only while
+// the file MCPBENCH_HANG_MARK does not exist (and creates it).
 func TestMain(m *testing.M) {
 	if mode := os.Getenv("MCPBENCH_FAKE"); mode != "" {
 		fakeServe(mode, os.Stdin, os.Stdout)
@@ -26,6 +28,7 @@ func TestMain(m *testing.M) {
 func fakeServe(mode string, in io.Reader, out io.Writer) {
 	r := bufio.NewReaderSize(in, 1<<20)
 	enc := json.NewEncoder(out)
+	calls := 0
 	for {
 		line, err := r.ReadBytes('\n')
 		if err != nil {
@@ -56,6 +59,13 @@ func fakeServe(mode string, in io.Reader, out io.Writer) {
 		case "tools/list":
 			result = map[string]any{"tools": []map[string]string{{"name": "edit_file"}, {"name": "read_text_file"}}}
 		case "tools/call":
+			if calls++; calls == 3 && (mode == "hang" || mode == "hangonce") {
+				mark := os.Getenv("MCPBENCH_HANG_MARK")
+				if _, err := os.Stat(mark); mode == "hang" || err != nil {
+					os.WriteFile(mark, nil, 0o644)
+					time.Sleep(time.Hour) // stalled: the client's timeout ends it
+				}
+			}
 			a := req.Params.Arguments
 			text, isErr := "ok", false
 			b, err := os.ReadFile(a.Path)
@@ -150,6 +160,37 @@ func TestRunWorkload_WrongResultIsFailedNotTimed(t *testing.T) {
 		return
 	}
 	t.Fatal("no small_edits workload")
+}
+
+// In -short mode a run that times out is run once more with a fresh server:
+// one stall passes (and is listed), a second fails the workload.
+func TestRunWorkload_TimeoutRetriedOnce(t *testing.T) {
+	for _, mode := range []string{"hangonce", "hang"} {
+		t.Run(mode, func(t *testing.T) {
+			b := fakeBench(t, mode)
+			t.Setenv("MCPBENCH_HANG_MARK", t.TempDir()+"/hung")
+			b.sv.timeout, b.retry = 2*time.Second, true
+			var log strings.Builder
+			b.log = &log
+			wr, failed := b.runWorkload(b.workloads()[0])
+			if len(b.retried) != 1 || !strings.Contains(b.retried[0], "small_edits/reference round 1") || !strings.Contains(b.retried[0], "timeout") {
+				t.Fatalf("retried = %q, failed %v, log %s", b.retried, failed, log.String())
+			}
+			if !strings.Contains(log.String(), "SIGQUIT") {
+				t.Errorf("the log has no goroutine dump of the stalled server:\n%s", log.String())
+			}
+			switch v := wr.Metrics[0].Values[report.Ref]; mode {
+			case "hangonce":
+				if len(failed) != 0 || v.V == nil {
+					t.Fatalf("failed = %v, value %+v: the retry should have passed", failed, v)
+				}
+			case "hang":
+				if len(failed) != 1 || v.V != nil {
+					t.Fatalf("failed = %v, value %+v: a second timeout must fail", failed, v)
+				}
+			}
+		})
+	}
 }
 
 func TestWorkloadIDs(t *testing.T) {

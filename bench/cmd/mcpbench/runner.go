@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/journalfs/journal/bench/mcpclient"
 	"github.com/journalfs/journal/bench/report"
 	"github.com/journalfs/journal/bench/stats"
 )
@@ -45,7 +47,14 @@ func (b *bench) runWorkload(w workload) (report.Workload, []string) {
 				continue
 			}
 			t0 := time.Now()
-			if err := b.runOnce(w, t, r, o); err != nil {
+			err := b.runOnce(w, t, fmt.Sprint(r), o)
+			if err != nil && b.retry && errors.Is(err, mcpclient.ErrTimeout) {
+				b.retried = append(b.retried, fmt.Sprintf("%s/%s round %d: %v", w.id, t, r+1, err))
+				b.logf("%-10s %-13s round %d TIMED OUT, running it again with a fresh server: %v", w.id, t, r+1, err)
+				t0 = time.Now()
+				err = b.runOnce(w, t, fmt.Sprintf("%d-retry", r), o)
+			}
+			if err != nil {
 				o.failed = fmt.Sprintf("round %d: %v", r+1, err)
 				b.logf("%-10s %-13s round %d FAILED: %v", w.id, t, r+1, err)
 				continue
@@ -57,8 +66,8 @@ func (b *bench) runWorkload(w workload) (report.Workload, []string) {
 }
 
 // runOnce is one run: fresh workspace, fresh server, the workload, checks.
-func (b *bench) runOnce(w workload, target string, round int, o *outcome) error {
-	ws := filepath.Join(b.workdir, fmt.Sprintf("%s-%s-%d", w.id, strings.ReplaceAll(target, "+", "-"), round))
+func (b *bench) runOnce(w workload, target, run string, o *outcome) error {
+	ws := filepath.Join(b.workdir, fmt.Sprintf("%s-%s-%s", w.id, strings.ReplaceAll(target, "+", "-"), run))
 	if err := os.Mkdir(ws, 0o755); err != nil {
 		return err
 	}
@@ -78,6 +87,9 @@ func (b *bench) runOnce(w workload, target string, round int, o *outcome) error 
 	b.infos[target] = s.info
 	err = runFn(s)
 	rss := s.close()
+	if s.hang != "" {
+		b.logf("%-10s %-13s run %s: the server did not answer in time; its stderr (for journal, a goroutine dump):\n%s", w.id, target, run, s.hang)
+	}
 	if err != nil {
 		return err
 	}

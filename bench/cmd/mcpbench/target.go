@@ -54,6 +54,10 @@ type session struct {
 
 	histDir  string
 	histBase int64
+
+	// hang is the server's stderr after a call timed out: for our server,
+	// the goroutine dump SIGQUIT made it print.
+	hang string
 }
 
 // start launches target's server on dir. For reference+git it also makes
@@ -135,6 +139,9 @@ func (s *session) call(tool string, args any) (*mcpclient.CallResult, time.Durat
 	res, err := s.p.CallTool(tool, args)
 	d := time.Since(t0)
 	if err != nil {
+		if errors.Is(err, mcpclient.ErrTimeout) {
+			s.hang = s.p.Stderr()
+		}
 		if s.p.Exited() {
 			err = fmt.Errorf("%w; server exited; stderr: %s", err, lastLines(s.p.Stderr(), 5))
 		}
