@@ -25,6 +25,12 @@
 // two batches touching one file are ordered and the second sees the first.
 // The cost is measured in replay/doc.go.
 //
+// The lock file also carries a note (DB.SetNote, DB.Note): a 4-byte
+// big-endian length and that many bytes at offset 0, written without fsync
+// by the holder of the exclusive lock for the next holder to read. The
+// replay engine names there the temp files it writes before its intent
+// commits, so that they can be removed after a crash.
+//
 // # Buckets
 //
 //	meta        "format" → 1; after gc, "gc_base_seq", "gc_base_hash" (see gc.go)

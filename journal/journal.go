@@ -1,8 +1,10 @@
 package journal
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -140,6 +142,8 @@ func (j *Journal) open(readOnly bool) (*bolt.DB, error) {
 // DB is the journal opened exclusively for the duration of one Do call.
 type DB struct {
 	db *bolt.DB
+	// lock is the open lock file, which holds the note (SetNote).
+	lock *os.File
 	// commitHook, if set, runs before every Update commits (fault injection in tests).
 	commitHook func() error
 }
@@ -165,6 +169,49 @@ func (d *DB) View(fn func(tx *Tx) error) error {
 // UpdateRaw exposes bbolt write transactions for snapshot.PutStream.
 func (d *DB) UpdateRaw(fn func(tx *bolt.Tx) error) error { return d.db.Update(fn) }
 
+// SetNote stores b in the journal's lock file, replacing the note before it,
+// for the next holder of the lock to read with Note. It is a single write
+// without fsync: it outlives the writing process (a crash, SIGKILL), not
+// necessarily the machine, and a crash while it is written can leave it torn
+// (Note then returns bytes the caller cannot parse). The replay engine notes
+// temporary files it writes before its intent is committed (replay/doc.go).
+func (d *DB) SetNote(b []byte) error {
+	buf := make([]byte, 4+len(b))
+	binary.BigEndian.PutUint32(buf, uint32(len(b)))
+	copy(buf[4:], b)
+	if _, err := d.lock.WriteAt(buf, 0); err != nil {
+		return fmt.Errorf("journal: write note: %w", err)
+	}
+	return nil
+}
+
+// Note returns the last note SetNote stored (by this process or another),
+// or nil if there is none.
+func (d *DB) Note() ([]byte, error) {
+	var hdr [4]byte
+	if _, err := d.lock.ReadAt(hdr[:], 0); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, nil // an empty lock file: no note yet
+		}
+		return nil, fmt.Errorf("journal: read note: %w", err)
+	}
+	n := binary.BigEndian.Uint32(hdr[:])
+	if n == 0 || n > maxNote {
+		return nil, nil
+	}
+	b := make([]byte, n)
+	if _, err := d.lock.ReadAt(b, 4); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, nil // torn
+		}
+		return nil, fmt.Errorf("journal: read note: %w", err)
+	}
+	return b, nil
+}
+
+// maxNote bounds a note; a longer length prefix is garbage.
+const maxNote = 1 << 24
+
 // SetCommitHook installs a function that runs just before every commit of
 // Update; an error it returns aborts the commit. For fault-injection tests.
 func (d *DB) SetCommitHook(h func() error) { d.commitHook = h }
@@ -172,7 +219,7 @@ func (d *DB) SetCommitHook(h func() error) { d.commitHook = h }
 // Do opens the journal exclusively (waiting up to the lock timeout), runs fn,
 // and closes it. All writers serialize here, across processes.
 func (j *Journal) Do(fn func(db *DB) error) error {
-	unlock, err := j.lock(true)
+	lf, unlock, err := j.lock(true)
 	if err != nil {
 		return err
 	}
@@ -181,7 +228,7 @@ func (j *Journal) Do(fn func(db *DB) error) error {
 	if err != nil {
 		return err
 	}
-	err = fn(&DB{db: db})
+	err = fn(&DB{db: db, lock: lf})
 	if cerr := db.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("journal: close: %w", cerr)
 	}
@@ -190,7 +237,7 @@ func (j *Journal) Do(fn func(db *DB) error) error {
 
 // View opens the journal with a shared lock and runs fn in one read transaction.
 func (j *Journal) View(fn func(tx *Tx) error) error {
-	unlock, err := j.lock(false)
+	_, unlock, err := j.lock(false)
 	if err != nil {
 		return err
 	}

@@ -252,3 +252,51 @@ func indexOf(s, sub string) int {
 	}
 	return -1
 }
+
+// The note outlives the Do that wrote it (and the handle: another Journal on
+// the same file reads it), is replaced by the next SetNote, and reads as
+// absent when there is none or its length prefix is garbage.
+func TestNote_SurvivesAndReplaces(t *testing.T) {
+	path := filepath.Join(t.TempDir(), journal.DirName, journal.FileName)
+	j, err := journal.Open(path, journal.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	note := func(j *journal.Journal) (got []byte) {
+		t.Helper()
+		if err := j.Do(func(db *journal.DB) (err error) { got, err = db.Note(); return }); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	set := func(b string) {
+		t.Helper()
+		if err := j.Do(func(db *journal.DB) error { return db.SetNote([]byte(b)) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := note(j); got != nil {
+		t.Fatalf("fresh journal: note %q", got)
+	}
+	set("a longer first note")
+	set("second")
+	other, err := journal.Open(path, journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(note(other)); got != "second" {
+		t.Fatalf("note = %q, want the last one", got)
+	}
+	if err := os.WriteFile(path+".lock", []byte{0xff, 0xff, 0xff, 0xff, 'x'}, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := note(j); got != nil {
+		t.Fatalf("garbage length: note %q", got)
+	}
+	if err := os.WriteFile(path+".lock", []byte{0, 0, 0, 9, 'x'}, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := note(j); got != nil {
+		t.Fatalf("torn note: %q", got)
+	}
+}

@@ -15,14 +15,15 @@ import (
 // the kernel (flock), so the lock passes to the next waiter as soon as it is
 // released; bbolt's own lock would poll every 50 ms, and under steady
 // contention a poller can starve. bbolt's flock on the database is still
-// taken after this one, so it never waits.
-func (j *Journal) lock(exclusive bool) (release func(), err error) {
+// taken after this one, so it never waits. The open lock file is returned
+// too (nil for a reader on a read-only file system): it carries DB's note.
+func (j *Journal) lock(exclusive bool) (lf *os.File, release func(), err error) {
 	f, err := os.OpenFile(j.path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		if !exclusive {
-			return func() {}, nil // a read-only file system: readers rely on bbolt's shared lock
+			return nil, func() {}, nil // a read-only file system: readers rely on bbolt's shared lock
 		}
-		return nil, fmt.Errorf("journal: lock %s: %w", j.path, err)
+		return nil, nil, fmt.Errorf("journal: lock %s: %w", j.path, err)
 	}
 	how := syscall.LOCK_SH
 	if exclusive {
@@ -31,10 +32,10 @@ func (j *Journal) lock(exclusive bool) (release func(), err error) {
 	fd := int(f.Fd())
 	release = func() { syscall.Flock(fd, syscall.LOCK_UN); f.Close() }
 	if err := syscall.Flock(fd, how|syscall.LOCK_NB); err == nil {
-		return release, nil
+		return f, release, nil
 	} else if !errors.Is(err, syscall.EWOULDBLOCK) {
 		f.Close()
-		return nil, fmt.Errorf("journal: lock %s: %w", j.path, err)
+		return nil, nil, fmt.Errorf("journal: lock %s: %w", j.path, err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- syscall.Flock(fd, how) }()
@@ -42,11 +43,11 @@ func (j *Journal) lock(exclusive bool) (release func(), err error) {
 	case err := <-done:
 		if err != nil {
 			f.Close()
-			return nil, fmt.Errorf("journal: lock %s: %w", j.path, err)
+			return nil, nil, fmt.Errorf("journal: lock %s: %w", j.path, err)
 		}
-		return release, nil
+		return f, release, nil
 	case <-time.After(j.timeout):
 		go func() { <-done; f.Close() }() // the lock, if it comes, is released at once
-		return nil, fmt.Errorf("journal: %s is held by another process for more than %v: %w", j.path, j.timeout, ErrBusy)
+		return nil, nil, fmt.Errorf("journal: %s is held by another process for more than %v: %w", j.path, j.timeout, ErrBusy)
 	}
 }

@@ -268,6 +268,19 @@ func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, erro
 		o.Time = ev.Time
 	}
 
+	// When every file is modified in place, the temps are written while the
+	// intent commits (see writeAhead); the lock file's note names them first,
+	// so that a crash before the intent lands leaves none behind.
+	ahead := writeAhead(ops)
+	var tempsDone chan error
+	if ahead {
+		if err := db.SetNote(tempNote(seq, ops)); err != nil {
+			return nil, classify(fmt.Errorf("replay: note temporary files: %w", err))
+		}
+		tempsDone = make(chan error, 1)
+		go func() { tempsDone <- e.writeTemps(ops) }()
+	}
+
 	// 1. Intent: contents and the pending event, in one transaction.
 	err = db.Update(func(tx *journal.Tx) error {
 		for _, op := range ops {
@@ -301,6 +314,11 @@ func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, erro
 		}
 		return tx.Unstage(staged)
 	})
+	if ahead {
+		if terr := <-tempsDone; err == nil && terr != nil {
+			return nil, e.rollback(db, ev, dirs, terr)
+		}
+	}
 	if err != nil {
 		e.removeTemps(ops)
 		removeDirs(dirs)
@@ -309,7 +327,7 @@ func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, erro
 
 	// 2. Files. 3. Commit.
 	defer releaseOld(ops)
-	if err := e.writeFiles(ops, &dirs); err != nil {
+	if err := e.writeFiles(ops, &dirs, !ahead); err != nil {
 		return nil, e.rollback(db, ev, dirs, err)
 	}
 	if err := db.Update(func(tx *journal.Tx) error { _, err := tx.Seal(ev.Seq, journal.StatusCommitted, ""); return err }); err != nil {
@@ -416,11 +434,12 @@ func (e *Engine) stageStreams(db *journal.DB, ops []*fileOp, dirs *[]createdDir)
 	return nil
 }
 
-// writeFiles performs step 2 of the protocol: every temp written and synced,
-// then every rename and removal, then every directory synced.
-func (e *Engine) writeFiles(ops []*fileOp, dirs *[]createdDir) error {
+// writeFiles performs step 2 of the protocol: every temp written and synced
+// (unless writeAhead has written them already: temps false), then every
+// rename and removal, then every directory synced.
+func (e *Engine) writeFiles(ops []*fileOp, dirs *[]createdDir, temps bool) error {
 	for _, op := range ops {
-		if op.change.Delete || op.staged {
+		if !temps || op.change.Delete || op.staged {
 			continue
 		}
 		data := op.change.Data
@@ -468,6 +487,84 @@ func (e *Engine) writeFiles(ops []*fileOp, dirs *[]createdDir) error {
 		}
 	}
 	return nil
+}
+
+// writeAhead reports whether a batch's temps may be written while its intent
+// commits: every file exists and gets a new content held in memory (no
+// delete, no new file, nothing streamed), so the batch makes no directory and
+// the intent has nothing to record about the temps but their names. The
+// temps are invisible until renamed, and no rename happens before the intent
+// is durable, so the protocol's guarantee is the same; the two fsyncs (the
+// temps' and bbolt's) overlap instead of following one another.
+func writeAhead(ops []*fileOp) bool {
+	for _, op := range ops {
+		if op.change.Delete || op.staged || op.change.Data == nil || !op.cur.exists {
+			return false
+		}
+	}
+	return true
+}
+
+// notedTemps is the lock-file note of a batch writing its temps ahead of its
+// intent: the event's number and each temp as [root dir, path in the root].
+type notedTemps struct {
+	Seq   uint64      `json:"seq"`
+	Temps [][2]string `json:"temps"`
+}
+
+func tempNote(seq uint64, ops []*fileOp) []byte {
+	n := notedTemps{Seq: seq}
+	for _, op := range ops {
+		n.Temps = append(n.Temps, [2]string{op.p.Root.Dir, op.tmp})
+	}
+	b, _ := json.Marshal(n)
+	return b
+}
+
+// writeTemps writes and syncs the temps of a writeAhead batch. A parent
+// directory that has to be made again (someone removed it meanwhile) fails
+// the batch: the intent does not record it, so recovery could not remove it.
+func (e *Engine) writeTemps(ops []*fileOp) error {
+	for _, op := range ops {
+		var made []createdDir
+		data := op.change.Data
+		_, err := e.writeTemp(op.p, op.tmp, op.mode, &made, func(w io.Writer) error { _, err := w.Write(data); return err })
+		if err == nil && len(made) > 0 {
+			op.p.Root.root.Remove(op.tmp)
+			err = &PathError{Path: op.p.Rel, Err: ErrConflict, Msg: "its directory was removed while the batch was being written",
+				Hint: "check the directory and redo the edit"}
+		}
+		removeDirs(made)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// removeNotedTemps removes the temps a batch wrote ahead of an intent that
+// never committed: the note names an event past the journal's last one (a
+// later batch of any process would have replaced the note first). Only names
+// of temps are removed, so a note cannot remove anything else.
+func (e *Engine) removeNotedTemps(db *journal.DB, last uint64) {
+	b, err := db.Note()
+	if err != nil || b == nil {
+		return
+	}
+	var n notedTemps
+	if json.Unmarshal(b, &n) != nil || n.Seq <= last {
+		return
+	}
+	for _, t := range n.Temps {
+		if !isTemp(path.Base(t[1])) {
+			continue
+		}
+		for _, r := range e.roots {
+			if r.Dir == t[0] {
+				r.root.Remove(t[1])
+			}
+		}
+	}
 }
 
 // releaseOld closes, in the background, the old inodes writeFiles held open:

@@ -78,3 +78,75 @@ func TestCrash_RemovesCreatedDirs(t *testing.T) {
 		})
 	}
 }
+
+// TestCrashAheadChild is the child process of TestCrash_WriteAheadTemps: it
+// applies a batch that modifies files in place, holds its intent's commit
+// back, and is killed (SIGKILL, by itself) once both temps are written.
+func TestCrashAheadChild(t *testing.T) {
+	dir := os.Getenv("JOURNAL_CRASH_AHEAD_ROOT")
+	if dir == "" {
+		t.Skip("child process of TestCrash_WriteAheadTemps")
+	}
+	seen := 0
+	e, err := replay.Open(replay.Options{Roots: []string{dir},
+		Fault: func(s, path string) error {
+			if s == "fsync" {
+				if seen++; seen == 2 {
+					syscall.Kill(os.Getpid(), syscall.SIGKILL)
+				}
+			}
+			return nil
+		},
+		CommitFault: func() error { select {} }, // the intent never lands
+	})
+	if err != nil {
+		os.Exit(3)
+	}
+	e.Apply(ctx, &replay.Batch{Tool: "crash", Changes: []replay.Change{
+		{Path: "one.txt", Data: []byte("one, edited\n")},
+		{Path: "sub/two.txt", Data: []byte("two, edited\n")},
+	}})
+	os.Exit(4) // not killed
+}
+
+// TestCrash_WriteAheadTemps: a batch that writes its temps while its intent
+// commits, killed before the intent landed, leaves no temp behind once the
+// journal is opened again (the lock file's note names them), and nothing
+// else changes.
+func TestCrash_WriteAheadTemps(t *testing.T) {
+	if os.Getenv("JOURNAL_CRASH_AHEAD_ROOT") != "" {
+		t.Skip("in child")
+	}
+	dir := t.TempDir()
+	write(t, dir, "one.txt", "one\n")
+	write(t, dir, "sub/two.txt", "two\n")
+	before := snapshotDir(t, dir)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashAheadChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "JOURNAL_CRASH_AHEAD_ROOT="+dir)
+	err := cmd.Run()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
+		t.Fatalf("child was not killed: %v", err)
+	}
+	if tmp := temps(dir); len(tmp) != 2 {
+		t.Fatalf("the child should have left both temps: %v", tmp)
+	}
+	e, err := replay.Open(replay.Options{Roots: []string{dir}}) // recovers
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if tmp := temps(dir); len(tmp) != 0 {
+		t.Fatalf("temp files left: %v", tmp)
+	}
+	if k, ok := equalMaps(before, snapshotDir(t, dir)); !ok {
+		t.Fatalf("disk changed at %s", k)
+	}
+	var last uint64
+	e.Journal().View(func(tx *journal.Tx) error { last = tx.Last(); return nil })
+	if last != 0 {
+		t.Fatalf("the intent never committed, yet the journal has event %d", last)
+	}
+	if _, err := e.Apply(ctx, &replay.Batch{Changes: []replay.Change{{Path: "one.txt", Data: []byte("after\n")}}}); err != nil {
+		t.Fatal(err)
+	}
+}

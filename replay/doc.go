@@ -26,6 +26,19 @@
 //     removal; then every touched directory is fsynced.
 //  4. Commit: one bbolt transaction seals the event committed and moves the heads.
 //
+// When every file of the batch exists and gets a new content held in memory
+// (no new file, no delete, nothing streamed: the usual edit), the temps of 3
+// are written and fsynced by a goroutine while 2 commits (writeAhead): the
+// two fsyncs overlap instead of following one another, and no rename happens
+// before both are done, so the files' guarantee is the same. Such a batch
+// first writes the temps' names into the lock file's note (journal.DB.SetNote;
+// no fsync, it only has to outlive a crashed process): recovery removes the
+// temps a note names when the journal has no event of its number, i.e. the
+// intent never landed. After a power failure in that window a temp may remain
+// (the note may be lost); it is a hidden ".<name>.jtmp-<seq>" file. Measured
+// (BenchmarkApplyVsFloor, 4 alternating runs, 2026-11-22): apply/floor
+// 2.10–2.24× before, 1.88–2.04× with the overlap, ≈ 0.2 ms less per edit.
+//
 // A failure in 3 or 4 rolls back at once: every file whose disk content is the
 // event's after-content is put back to its before-content (through a temp file
 // and rename), temps are removed, and the event is sealed rolled_back. If even

@@ -19,6 +19,16 @@ func faultBatch() *replay.Batch {
 	}}
 }
 
+// inPlaceBatch modifies existing files only: its temps are written while
+// its intent commits (replay's writeAhead).
+func inPlaceBatch() *replay.Batch {
+	return &replay.Batch{Tool: "fault", Changes: []replay.Change{
+		{Path: "a.txt", Data: []byte("A2\r\n")},
+		{Path: "b.txt", Data: []byte("B2\n")},
+		{Path: "c.bin", Data: []byte{0, 9, 0, 9}},
+	}}
+}
+
 func faultWorkspace(t *testing.T) (string, *replay.Engine, map[string]string) {
 	dir := t.TempDir()
 	write(t, dir, "a.txt", "A1\r\n")
@@ -31,57 +41,67 @@ func faultWorkspace(t *testing.T) (string, *replay.Engine, map[string]string) {
 // TestFault_EachStep fails each step of the apply protocol in turn (every
 // write, fsync, rename, removal, directory sync and both journal commits) with
 // ENOSPC and EIO: every case returns an error and leaves everything as before.
+// Both for a batch with new and removed files and for one that only modifies
+// files, whose temps are written while the intent commits.
 func TestFault_EachStep(t *testing.T) {
-	// Count the steps of a clean run.
-	_, e, _ := faultWorkspace(t)
-	var steps []string
-	e.SetFault(func(step, path string) error { steps = append(steps, step+" "+path); return nil })
-	if _, err := e.Apply(ctx, faultBatch()); err != nil {
-		t.Fatal(err)
-	}
-	if len(steps) < 10 {
-		t.Fatalf("only %d steps seen: %v", len(steps), steps)
-	}
-	for _, errno := range []syscall.Errno{syscall.ENOSPC, syscall.EIO} {
-		for n := range steps {
-			t.Run(fmt.Sprintf("%v/%d-%s", errno, n, steps[n]), func(t *testing.T) {
-				dir, e, before := faultWorkspace(t)
-				count := 0
-				e.SetFault(func(step, path string) error {
-					count++
-					if count == n+1 {
-						return fmt.Errorf("injected at %s %s: %w", step, path, errno)
-					}
-					return nil
-				})
-				_, err := e.Apply(ctx, faultBatch())
-				if !errors.Is(err, errno) {
-					t.Fatalf("got %v, want %v", err, errno)
+	for _, bc := range []struct {
+		name  string
+		batch func() *replay.Batch
+	}{{"mixed", faultBatch}, {"in-place", inPlaceBatch}} {
+		batch := bc.batch
+		t.Run(bc.name, func(t *testing.T) {
+			// Count the steps of a clean run.
+			_, e, _ := faultWorkspace(t)
+			var steps []string
+			e.SetFault(func(step, path string) error { steps = append(steps, step+" "+path); return nil })
+			if _, err := e.Apply(ctx, batch()); err != nil {
+				t.Fatal(err)
+			}
+			if len(steps) < 10 {
+				t.Fatalf("only %d steps seen: %v", len(steps), steps)
+			}
+			for _, errno := range []syscall.Errno{syscall.ENOSPC, syscall.EIO} {
+				for n := range steps {
+					t.Run(fmt.Sprintf("%v/%d-%s", errno, n, steps[n]), func(t *testing.T) {
+						dir, e, before := faultWorkspace(t)
+						count := 0
+						e.SetFault(func(step, path string) error {
+							count++
+							if count == n+1 {
+								return fmt.Errorf("injected at %s %s: %w", step, path, errno)
+							}
+							return nil
+						})
+						_, err := e.Apply(ctx, batch())
+						if !errors.Is(err, errno) {
+							t.Fatalf("got %v, want %v", err, errno)
+						}
+						if errno == syscall.ENOSPC && !errors.Is(err, replay.ErrNoSpace) {
+							t.Fatalf("ENOSPC not classified: %v", err)
+						}
+						checkRolledBack(t, e, dir, before)
+					})
 				}
-				if errno == syscall.ENOSPC && !errors.Is(err, replay.ErrNoSpace) {
-					t.Fatalf("ENOSPC not classified: %v", err)
+				for commit := 1; commit <= 2; commit++ {
+					t.Run(fmt.Sprintf("%v/commit-%d", errno, commit), func(t *testing.T) {
+						dir, e, before := faultWorkspace(t)
+						count := 0
+						e.SetCommitFault(func() error {
+							count++
+							if count == commit {
+								return fmt.Errorf("injected commit failure: %w", errno)
+							}
+							return nil
+						})
+						if _, err := e.Apply(ctx, batch()); !errors.Is(err, errno) {
+							t.Fatalf("got %v", err)
+						}
+						e.SetCommitFault(nil)
+						checkRolledBack(t, e, dir, before)
+					})
 				}
-				checkRolledBack(t, e, dir, before)
-			})
-		}
-		for commit := 1; commit <= 2; commit++ {
-			t.Run(fmt.Sprintf("%v/commit-%d", errno, commit), func(t *testing.T) {
-				dir, e, before := faultWorkspace(t)
-				count := 0
-				e.SetCommitFault(func() error {
-					count++
-					if count == commit {
-						return fmt.Errorf("injected commit failure: %w", errno)
-					}
-					return nil
-				})
-				if _, err := e.Apply(ctx, faultBatch()); !errors.Is(err, errno) {
-					t.Fatalf("got %v", err)
-				}
-				e.SetCommitFault(nil)
-				checkRolledBack(t, e, dir, before)
-			})
-		}
+			}
+		})
 	}
 }
 

@@ -33,12 +33,14 @@ func (e *Engine) recoverLocked(db *journal.DB) error {
 func (e *Engine) recover(db *journal.DB) ([]uint64, error) {
 	var pending []uint64
 	var staged []string
+	var last uint64
 	if err := db.View(func(tx *journal.Tx) error {
-		pending, staged = tx.Pending(), tx.Staged()
+		pending, staged, last = tx.Pending(), tx.Staged(), tx.Last()
 		return nil
 	}); err != nil {
 		return nil, err
 	}
+	e.removeNotedTemps(db, last)
 	for _, k := range staged {
 		dir, tmp, _ := strings.Cut(k, "\x00")
 		for _, r := range e.roots {
