@@ -41,7 +41,7 @@
 //	pending     seq → ∅                     (events appended but not sealed)
 //	links       seq → seq of the event that reverted it
 //	sessions    session → JSON Session {id, actor, first, last, count}
-//	staging     root dir 0x00 temp path → ∅ (temp files written before an intent)
+//	staging     root dir 0x00 temp path → ∅ (temps to remove: made before an intent, or out of recovery's reach)
 //	chunks, lists, contents                 (package snapshot)
 //
 // Paths never contain NUL, so "path 0x00 seq" keys sort each path's events

@@ -234,8 +234,10 @@ func (t *Tx) Sessions(fn func(Session) error) error {
 	})
 }
 
-// Stage records temporary files an apply is about to create, so recovery can
-// remove them if the process dies before the apply's intent is appended.
+// Stage records temporary files for recovery to remove: those an apply is
+// about to create, in case the process dies before the apply's intent is
+// appended, and those a recovery could not reach (staged in the transaction
+// that seals their event), until a later recovery removes them.
 func (t *Tx) Stage(paths []string) error {
 	b := t.tx.Bucket(bucketStaging)
 	for _, p := range paths {

@@ -11,32 +11,60 @@ import (
 	"github.com/journalfs/journal/replay"
 )
 
-// TestCrashDirsChild is the child process of TestCrash_RemovesCreatedDirs: it
-// applies one batch that creates files in new directories and is killed
-// (SIGKILL, by itself) at the given step of the apply protocol.
-func TestCrashDirsChild(t *testing.T) {
-	dir, step := os.Getenv("JOURNAL_CRASH_DIRS_ROOT"), os.Getenv("JOURNAL_CRASH_DIRS_STEP")
-	if dir == "" {
-		t.Skip("child process of TestCrash_RemovesCreatedDirs")
-	}
+// killAt is a Fault hook that kills the process (SIGKILL, by itself) the n-th
+// time the apply protocol reaches step.
+func killAt(step string, n int) func(step, path string) error {
 	seen := 0
-	e, err := replay.Open(replay.Options{Roots: []string{dir}, Fault: func(s, path string) error {
+	return func(s, _ string) error {
 		if s == step {
-			if seen++; seen == 2 { // the second file: the first is already in place
+			if seen++; seen == n {
 				syscall.Kill(os.Getpid(), syscall.SIGKILL)
 			}
 		}
 		return nil
-	}})
+	}
+}
+
+// runKilled runs the test function child in a child process, with env added
+// to its environment, and fails unless a signal killed it.
+func runKilled(t *testing.T, child string, env ...string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+child+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), env...)
+	err := cmd.Run()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
+		t.Fatalf("child %s was not killed: %v", child, err)
+	}
+}
+
+// crashChild is the body of a child process started by runKilled: unless the
+// environment variable env names a root (the test runs as a parent), it
+// skips; otherwise it opens an engine on that root with o's hooks, applies
+// changes, and exits with status 4 if the hooks did not kill it (3 if the
+// engine did not open).
+func crashChild(t *testing.T, env string, o replay.Options, changes ...replay.Change) {
+	dir := os.Getenv(env)
+	if dir == "" {
+		t.Skip("child process, runs when " + env + " is set")
+	}
+	o.Roots = []string{dir}
+	e, err := replay.Open(o)
 	if err != nil {
 		os.Exit(3)
 	}
-	e.Apply(ctx, &replay.Batch{Tool: "crash", Changes: []replay.Change{
-		{Path: "new/a/b/one.txt", Data: []byte("one\n")},
-		{Path: "new/a/c/two.txt", Data: []byte("two\n")},
-		{Path: "old/three.txt", Data: []byte("three\n")},
-	}})
+	e.Apply(ctx, &replay.Batch{Tool: "crash", Changes: changes})
 	os.Exit(4) // not killed: the step never came
+}
+
+// TestCrashDirsChild is the child process of TestCrash_RemovesCreatedDirs: it
+// applies one batch that creates files in new directories and is killed
+// (SIGKILL, by itself) at the given step of the apply protocol.
+func TestCrashDirsChild(t *testing.T) {
+	// At the second file: the first is already in place.
+	crashChild(t, "JOURNAL_CRASH_DIRS_ROOT", replay.Options{Fault: killAt(os.Getenv("JOURNAL_CRASH_DIRS_STEP"), 2)},
+		replay.Change{Path: "new/a/b/one.txt", Data: []byte("one\n")},
+		replay.Change{Path: "new/a/c/two.txt", Data: []byte("two\n")},
+		replay.Change{Path: "old/three.txt", Data: []byte("three\n")})
 }
 
 // TestCrash_RemovesCreatedDirs: after a crash in the middle of a batch that
@@ -50,12 +78,7 @@ func TestCrash_RemovesCreatedDirs(t *testing.T) {
 		t.Run(step, func(t *testing.T) {
 			dir := t.TempDir()
 			os.MkdirAll(filepath.Join(dir, "old"), 0o755)
-			cmd := exec.Command(os.Args[0], "-test.run=^TestCrashDirsChild$", "-test.count=1")
-			cmd.Env = append(os.Environ(), "JOURNAL_CRASH_DIRS_ROOT="+dir, "JOURNAL_CRASH_DIRS_STEP="+step)
-			err := cmd.Run()
-			if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
-				t.Fatalf("child was not killed at %s: %v", step, err)
-			}
+			runKilled(t, "TestCrashDirsChild", "JOURNAL_CRASH_DIRS_ROOT="+dir, "JOURNAL_CRASH_DIRS_STEP="+step)
 			e, err := replay.Open(replay.Options{Roots: []string{dir}}) // recovers
 			if err != nil {
 				t.Fatal(err)
@@ -83,30 +106,12 @@ func TestCrash_RemovesCreatedDirs(t *testing.T) {
 // applies a batch that modifies files in place, holds its intent's commit
 // back, and is killed (SIGKILL, by itself) once both temps are written.
 func TestCrashAheadChild(t *testing.T) {
-	dir := os.Getenv("JOURNAL_CRASH_AHEAD_ROOT")
-	if dir == "" {
-		t.Skip("child process of TestCrash_WriteAheadTemps")
-	}
-	seen := 0
-	e, err := replay.Open(replay.Options{Roots: []string{dir},
-		Fault: func(s, path string) error {
-			if s == "fsync" {
-				if seen++; seen == 2 {
-					syscall.Kill(os.Getpid(), syscall.SIGKILL)
-				}
-			}
-			return nil
-		},
+	crashChild(t, "JOURNAL_CRASH_AHEAD_ROOT", replay.Options{
+		Fault:       killAt("fsync", 2),
 		CommitFault: func() error { select {} }, // the intent never lands
-	})
-	if err != nil {
-		os.Exit(3)
-	}
-	e.Apply(ctx, &replay.Batch{Tool: "crash", Changes: []replay.Change{
-		{Path: "one.txt", Data: []byte("one, edited\n")},
-		{Path: "sub/two.txt", Data: []byte("two, edited\n")},
-	}})
-	os.Exit(4) // not killed
+	},
+		replay.Change{Path: "one.txt", Data: []byte("one, edited\n")},
+		replay.Change{Path: "sub/two.txt", Data: []byte("two, edited\n")})
 }
 
 // TestCrash_WriteAheadTemps: a batch that writes its temps while its intent
@@ -121,12 +126,7 @@ func TestCrash_WriteAheadTemps(t *testing.T) {
 	write(t, dir, "one.txt", "one\n")
 	write(t, dir, "sub/two.txt", "two\n")
 	before := snapshotDir(t, dir)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashAheadChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "JOURNAL_CRASH_AHEAD_ROOT="+dir)
-	err := cmd.Run()
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
-		t.Fatalf("child was not killed: %v", err)
-	}
+	runKilled(t, "TestCrashAheadChild", "JOURNAL_CRASH_AHEAD_ROOT="+dir)
 	if tmp := temps(dir); len(tmp) != 2 {
 		t.Fatalf("the child should have left both temps: %v", tmp)
 	}

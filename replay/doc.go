@@ -48,8 +48,15 @@
 // changed by someone else after the crash is left alone. The event records the
 // parent directories each new file needs (FileChange.NewDirs), so recovery
 // after a crash removes them again, innermost first, when they are empty. A
-// temp file recovery cannot reach because its directory was swapped for a
-// link keeps the event pending for the next recovery.
+// temp file recovery cannot reach, because its directory was swapped for a
+// symbolic link outside the root or a loop, does not keep the event pending
+// (every later batch would fail behind it): the file behind it is left as it
+// is, the rest of the event is rolled back, and the event is sealed
+// rolled_back with a reason naming the temp, which the same transaction puts
+// in the journal's staging list. Every recovery tries to remove the staged
+// temps (through the os.Root, never following a link outside) and forgets one
+// once it is gone; one still out of reach stays staged, one that cannot be
+// removed for another reason (a read-only directory) is forgotten and left.
 //
 // Contents at or above Options.StreamThreshold (50 MiB) never sit in memory:
 // the new content is streamed into its temp file, which is staged in the

@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/journalfs/journal/journal"
@@ -41,16 +42,14 @@ func (e *Engine) recover(db *journal.DB) ([]uint64, error) {
 		return nil, err
 	}
 	e.removeNotedTemps(db, last)
+	var gone []string
 	for _, k := range staged {
-		dir, tmp, _ := strings.Cut(k, "\x00")
-		for _, r := range e.roots {
-			if r.Dir == dir {
-				r.root.Remove(tmp)
-			}
+		if e.removeStaged(k) {
+			gone = append(gone, k)
 		}
 	}
-	if len(staged) > 0 {
-		if err := db.Update(func(tx *journal.Tx) error { return tx.Unstage(staged) }); err != nil {
+	if len(gone) > 0 {
+		if err := db.Update(func(tx *journal.Tx) error { return tx.Unstage(gone) }); err != nil {
 			return nil, err
 		}
 	}
@@ -66,32 +65,80 @@ func (e *Engine) recover(db *journal.DB) ([]uint64, error) {
 	return pending, nil
 }
 
+// removeStaged removes the staged temp of key (root dir 0x00 path in the
+// root) and reports whether it may be unstaged: the temp is gone, or could
+// not be removed for a reason other than being out of reach (a read-only
+// directory: left, as a stray temp is better than a journal no batch can get
+// past). A temp out of reach — a directory on its path is a symbolic link
+// outside the root or a loop — stays staged for a later recovery, and so does
+// one in a root this engine has not opened. Removal goes through the root's
+// os.Root, so it never follows a link outside.
+func (e *Engine) removeStaged(key string) bool {
+	dir, tmp, _ := strings.Cut(key, "\x00")
+	for _, r := range e.roots {
+		if r.Dir != dir {
+			continue
+		}
+		err := r.root.Remove(tmp)
+		if err == nil || errors.Is(err, fs.ErrNotExist) {
+			return true
+		}
+		return !unreachable(mapFSError(Path{Root: r, Rel: tmp, Key: tmp}, "remove temporary file", err))
+	}
+	return false
+}
+
+// unreachable reports whether a mapped file-system error means the path
+// cannot be reached now: a directory on it is a symbolic link outside the
+// root, a loop, or not a directory.
+func unreachable(err error) bool {
+	return errors.Is(err, ErrOutsideRoot) || errors.Is(err, ErrInvalidPath)
+}
+
 // recoverEvent puts every file of a pending event back to its before state
 // (files still in their before state, or changed by someone else since, are
 // left alone), removes the event's temporary files, and seals it rolled_back.
+//
+// A temp it cannot reach (its directory was swapped for a link outside the
+// root, or a loop) does not keep the event pending, which would stop every
+// later batch: the file behind it is left as it is, the rest is rolled back,
+// and the temp is staged (journal.Tx.Stage) in the transaction that seals the
+// event, whose reason names it, so that every later recovery tries to remove
+// it again until it is gone. Other failures to remove a temp (a directory made
+// read-only) leave it, as a stray temp is better than a journal no batch can
+// get past.
 func (e *Engine) recoverEvent(db *journal.DB, ev *journal.Event, reason string) error {
 	dirs := map[*Root]map[string]bool{}
-	var skipped []string
+	mark := func(r *Root, d string) {
+		if dirs[r] == nil {
+			dirs[r] = map[string]bool{}
+		}
+		dirs[r][d] = true
+	}
+	var skipped, left, stage []string
+	out := map[string]bool{} // files behind an unreachable temp
 	for _, f := range ev.Files {
 		p, err := e.Resolve(f.Path)
 		if err != nil {
 			skipped = append(skipped, f.Path)
 			continue
 		}
-		// A temp that cannot be reached now because its directory was
-		// swapped for a link (outside, or a loop) keeps the event pending, so
-		// a later recovery removes it instead of leaving it behind a sealed
-		// event. Other failures (a directory made read-only) leave it, as a
-		// stray temp is better than a journal no batch can get past.
-		if err := p.Root.root.Remove(tempName(p.Rel, ev.Seq)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			if me := mapFSError(p, "remove temporary file", err); errors.Is(me, ErrOutsideRoot) || errors.Is(me, ErrInvalidPath) {
-				return me
+		tmp := tempName(p.Rel, ev.Seq)
+		if err := p.Root.root.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			tp := tempPath(p, tmp)
+			if me := mapFSError(tp, "remove temporary file", err); unreachable(me) {
+				var pe *PathError
+				msg := me.Error()
+				if errors.As(me, &pe) {
+					msg = pe.Msg
+				}
+				out[f.Path] = true
+				stage = append(stage, stageKey(p, tmp))
+				left = append(left, fmt.Sprintf("%s (temporary file %s: %s)", f.Path, tp.Key, msg))
+				continue
 			}
 		}
-		if dirs[p.Root] == nil {
-			dirs[p.Root] = map[string]bool{}
-		}
-		dirs[p.Root][path.Dir(p.Rel)] = true
+		mark(p.Root, path.Dir(p.Rel))
 		cur, err := e.readState(p, false)
 		if err != nil {
 			return err
@@ -107,13 +154,13 @@ func (e *Engine) recoverEvent(db *journal.DB, ev *journal.Event, reason string) 
 	// is not empty (someone else wrote there) stays. Their parents are synced.
 	for _, f := range ev.Files {
 		p, err := e.Resolve(f.Path)
-		if err != nil || len(f.NewDirs) == 0 {
+		if err != nil || len(f.NewDirs) == 0 || out[f.Path] {
 			continue
 		}
 		for i := len(f.NewDirs) - 1; i >= 0; i-- {
 			p.Root.root.Remove(f.NewDirs[i])
 		}
-		dirs[p.Root][path.Dir(f.NewDirs[0])] = true
+		mark(p.Root, path.Dir(f.NewDirs[0]))
 	}
 	for r, ds := range dirs {
 		for d := range ds {
@@ -125,10 +172,26 @@ func (e *Engine) recoverEvent(db *journal.DB, ev *journal.Event, reason string) 
 	if len(skipped) > 0 {
 		reason += fmt.Sprintf(" (paths outside the configured roots left as they are: %s)", strings.Join(skipped, ", "))
 	}
+	if len(left) > 0 {
+		reason += fmt.Sprintf(" (files left as they are, their temporary files out of reach and kept for a later recovery to remove: %s)", strings.Join(left, "; "))
+	}
 	return db.Update(func(tx *journal.Tx) error {
+		if err := tx.Stage(stage); err != nil {
+			return err
+		}
 		_, err := tx.Seal(ev.Seq, journal.StatusRolledBack, reason)
 		return err
 	})
+}
+
+// tempPath is the Path of tmp, the temp file of p; its Key names it the way
+// the journal names p (relative in the first root, else absolute).
+func tempPath(p Path, tmp string) Path {
+	t := Path{Root: p.Root, Rel: tmp, Key: tmp}
+	if p.Key != p.Rel {
+		t.Key = filepath.ToSlash(t.Abs())
+	}
+	return t
 }
 
 // putBack makes p hold the stored content id (or removes it when id is zero),
