@@ -29,7 +29,9 @@
 // big-endian length and that many bytes at offset 0, written without fsync
 // by the holder of the exclusive lock for the next holder to read. The
 // replay engine names there the temp files it writes before its intent
-// commits, so that they can be removed after a crash.
+// commits, so that they can be removed after a crash, and then notes that
+// the batch has all its files in place, so that a crash before its deferred
+// seal does not undo it.
 //
 // # Buckets
 //

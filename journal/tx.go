@@ -153,6 +153,13 @@ func (t *Tx) Pending() []uint64 {
 	return out
 }
 
+// IsPending reports whether event seq is pending.
+func (t *Tx) IsPending(seq uint64) bool {
+	key := u64(seq)
+	k, _ := t.tx.Bucket(bucketPending).Cursor().Seek(key) // values are empty: Get cannot tell
+	return bytes.Equal(k, key)
+}
+
 // RevertedBy returns the event that reverted seq, or 0.
 func (t *Tx) RevertedBy(seq uint64) uint64 {
 	v := t.tx.Bucket(bucketLinks).Get(u64(seq))

@@ -224,8 +224,13 @@ func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, erro
 	}
 	var observes []*journal.Event
 	err := db.View(func(tx *journal.Tx) error {
+		unsealed := e.unsealedHeads(tx)
 		for _, op := range ops {
-			if h, ok := tx.Head(op.p.Key); ok && (h.ID != op.cur.id) {
+			h, ok := tx.Head(op.p.Key)
+			if u, in := unsealed[op.p.Key]; in {
+				h, ok = u, true
+			}
+			if ok && h.ID != op.cur.id {
 				observes = append(observes, &journal.Event{Kind: journal.KindObserve, Status: journal.StatusCommitted,
 					Actor: journal.Actor{Kind: "external"},
 					Files: []journal.FileChange{{Path: op.p.Key, Before: h.ID, After: op.cur.id, BeforeMode: uint32(h.Mode), AfterMode: uint32(op.cur.mode)}}})
@@ -281,8 +286,12 @@ func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, erro
 		go func() { tempsDone <- e.writeTemps(ops) }()
 	}
 
-	// 1. Intent: contents and the pending event, in one transaction.
+	// 1. Intent: the previous batch's seal (if deferred), contents and the
+	// pending event, in one transaction.
 	err = db.Update(func(tx *journal.Tx) error {
+		if err := e.sealUnsealed(tx); err != nil {
+			return err
+		}
 		for _, op := range ops {
 			if op.cur.data != nil {
 				if _, err := snapshot.PutKnown(tx.Bolt(), op.cur.id, op.cur.data); err != nil {
@@ -324,15 +333,17 @@ func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, erro
 		removeDirs(dirs)
 		return nil, classify(fmt.Errorf("replay: record intent: %w", err))
 	}
+	e.unsealed = nil // sealed by the intent's transaction
 
 	// 2. Files. 3. Commit.
 	defer releaseOld(ops)
 	if err := e.writeFiles(ops, &dirs, !ahead); err != nil {
 		return nil, e.rollback(db, ev, dirs, err)
 	}
-	if err := db.Update(func(tx *journal.Tx) error { _, err := tx.Seal(ev.Seq, journal.StatusCommitted, ""); return err }); err != nil {
-		return nil, e.rollback(db, ev, dirs, classify(fmt.Errorf("replay: commit event %d: %w", ev.Seq, err)))
-	}
+	// 3. Commit, deferred (seal.go): the note says the files are in place.
+	// A note that cannot be written only leaves recovery to find them so.
+	_ = noteDone(db, ev.Seq)
+	e.deferSeal(ev)
 	for _, op := range ops {
 		if op.owned {
 			versions.putOwn(op.p, op.own, op.after, op.layout)
@@ -509,7 +520,9 @@ func writeAhead(ops []*fileOp) bool {
 // intent: the event's number and each temp as [root dir, path in the root].
 type notedTemps struct {
 	Seq   uint64      `json:"seq"`
-	Temps [][2]string `json:"temps"`
+	Temps [][2]string `json:"temps,omitempty"`
+	// Done says instead that event Seq has all its files in place (seal.go).
+	Done bool `json:"done,omitempty"`
 }
 
 func tempNote(seq uint64, ops []*fileOp) []byte {

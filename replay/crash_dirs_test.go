@@ -69,7 +69,8 @@ func TestCrashDirsChild(t *testing.T) {
 
 // TestCrash_RemovesCreatedDirs: after a crash in the middle of a batch that
 // made directories for new files, recovery rolls the batch back and removes
-// those directories again, but not one that existed before.
+// those directories again, but not one that existed before. A crash once
+// every file is in place (at the directories' fsync) completed the batch.
 func TestCrash_RemovesCreatedDirs(t *testing.T) {
 	if os.Getenv("JOURNAL_CRASH_DIRS_ROOT") != "" {
 		t.Skip("in child")
@@ -84,6 +85,20 @@ func TestCrash_RemovesCreatedDirs(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer e.Close()
+			if step == "dirsync" {
+				// Every file was in place (the directories were being
+				// synced): the batch completed, and recovery seals it
+				// committed instead of undoing it.
+				var ev *journal.Event
+				e.Journal().View(func(tx *journal.Tx) (err error) { ev, err = tx.Event(tx.Last()); return })
+				if ev == nil || ev.Status != journal.StatusCommitted {
+					t.Fatalf("event %+v, want committed", ev)
+				}
+				if b, err := os.ReadFile(filepath.Join(dir, "new/a/c/two.txt")); err != nil || string(b) != "two\n" {
+					t.Fatalf("two.txt: %q, %v", b, err)
+				}
+				return
+			}
 			if _, err := os.Stat(filepath.Join(dir, "new")); !os.IsNotExist(err) {
 				t.Fatalf("the directories the batch made are still there: %v", err)
 			}
@@ -148,5 +163,93 @@ func TestCrash_WriteAheadTemps(t *testing.T) {
 	}
 	if _, err := e.Apply(ctx, &replay.Batch{Changes: []replay.Change{{Path: "one.txt", Data: []byte("after\n")}}}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCrashSealChild is the child process of TestCrash_AcknowledgedBeforeSeal:
+// it applies one batch and, as soon as Apply has returned (the seal is
+// deferred), kills itself; with JOURNAL_CRASH_SEAL_OUTSIDE set, a file of the
+// batch is first changed by "someone else".
+func TestCrashSealChild(t *testing.T) {
+	dir := os.Getenv("JOURNAL_CRASH_SEAL_ROOT")
+	if dir == "" {
+		t.Skip("child process of TestCrash_AcknowledgedBeforeSeal")
+	}
+	e, err := replay.Open(replay.Options{Roots: []string{dir}})
+	if err != nil {
+		os.Exit(3)
+	}
+	_, err = e.Apply(ctx, &replay.Batch{Tool: "crash", Changes: []replay.Change{
+		{Path: "one.txt", Data: []byte("one, edited\n")},
+		{Path: "new/two.txt", Data: []byte("two\n")},
+		{Path: "gone.txt", Delete: true},
+	}})
+	if err != nil {
+		os.Exit(5)
+	}
+	if os.Getenv("JOURNAL_CRASH_SEAL_OUTSIDE") != "" {
+		os.WriteFile(filepath.Join(dir, "one.txt"), []byte("changed by someone else\n"), 0o644)
+	}
+	syscall.Kill(os.Getpid(), syscall.SIGKILL)
+}
+
+// TestCrash_AcknowledgedBeforeSeal: a batch that returned success is never
+// undone by recovery, even though its process died before the deferred seal:
+// recovery seals it committed (the lock file's note says its files were in
+// place; without the note, finding them all in place is enough).
+func TestCrash_AcknowledgedBeforeSeal(t *testing.T) {
+	if os.Getenv("JOURNAL_CRASH_SEAL_ROOT") != "" {
+		t.Skip("in child")
+	}
+	for _, c := range []struct {
+		name             string
+		outside, unnoted bool
+	}{{"in-place", false, false}, {"changed-since", true, false}, {"note-lost", false, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, dir, "one.txt", "one\n")
+			write(t, dir, "gone.txt", "gone\n")
+			cmd := exec.Command(os.Args[0], "-test.run=^TestCrashSealChild$", "-test.count=1")
+			cmd.Env = append(os.Environ(), "JOURNAL_CRASH_SEAL_ROOT="+dir)
+			if c.outside {
+				cmd.Env = append(cmd.Env, "JOURNAL_CRASH_SEAL_OUTSIDE=1")
+			}
+			err := cmd.Run()
+			if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
+				t.Fatalf("child was not killed: %v", err)
+			}
+			lock := replay.DefaultJournalPath(dir) + ".lock"
+			if c.unnoted { // as after a power failure: the note was never written back
+				if err := os.WriteFile(lock, nil, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			e, err := replay.Open(replay.Options{Roots: []string{dir}}) // recovers
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			want := map[string]string{"one.txt": "one, edited\n", "new/two.txt": "two\n"}
+			if c.outside {
+				want["one.txt"] = "changed by someone else\n"
+			}
+			if k, ok := equalMaps(want, snapshotDir(t, dir)); !ok {
+				t.Fatalf("disk differs at %s: %v", k, snapshotDir(t, dir))
+			}
+			var ev *journal.Event
+			e.Journal().View(func(tx *journal.Tx) (err error) { ev, err = tx.Event(tx.Last()); return })
+			if ev == nil || ev.Status != journal.StatusCommitted || ev.Tool != "crash" {
+				t.Fatalf("last event %+v, want the batch committed", ev)
+			}
+			verifyChain(t, e)
+			// The outside change is recorded before the next batch overwrites it.
+			res, err := e.Apply(ctx, &replay.Batch{Changes: []replay.Change{{Path: "one.txt", Data: []byte("next\n")}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(res.Observed); (got == 1) != c.outside {
+				t.Fatalf("observed %v (outside change: %v)", res.Observed, c.outside)
+			}
+		})
 	}
 }

@@ -24,7 +24,16 @@
 //  3. Files: every new content is written to a temp file beside its target
 //     (".<name>.jtmp-<seq>", mode preserved) and fsynced; then every rename and
 //     removal; then every touched directory is fsynced.
-//  4. Commit: one bbolt transaction seals the event committed and moves the heads.
+//  4. Commit: the event is sealed committed and the heads move — deferred.
+//     The batch returns once its files are in place and durable; its seal
+//     goes into the next transaction the engine commits anyway (the next
+//     batch's intent, so back-to-back edits pay one bbolt commit each, not
+//     two), or a transaction of its own 20 ms later if no batch comes, or at
+//     once when a reader asks (Journal, Status, Event, FindEdit, Recover,
+//     Close, and revert/undo/redo/restore, whose plans read events).
+//     Meanwhile change detection compares files with the unsealed event's
+//     after-contents, and recovery leaves it alone. Before returning, the
+//     batch writes "done <seq>" into the lock file's note.
 //
 // When every file of the batch exists and gets a new content held in memory
 // (no new file, no delete, nothing streamed: the usual edit), the temps of 3
@@ -39,7 +48,16 @@
 // (BenchmarkApplyVsFloor, 4 alternating runs, 2026-11-22): apply/floor
 // 2.10–2.24× before, 1.88–2.04× with the overlap, ≈ 0.2 ms less per edit.
 //
-// A failure in 3 or 4 rolls back at once: every file whose disk content is the
+// Recovery of a pending event left by a stopped process (crash, SIGKILL,
+// power failure) first asks whether the batch completed: if the note says
+// "done" for it, or every file holds its after-content and none of its temps
+// is left, it is sealed committed — a batch that returned success is never
+// undone. (After a power failure the note may be lost; a batch completed less
+// than 20 ms before the failure one of whose files someone else changed in
+// between would then be rolled back — the files changed since are left alone.)
+// Any other pending event is rolled back as below.
+//
+// A failure in 3 rolls back at once: every file whose disk content is the
 // event's after-content is put back to its before-content (through a temp file
 // and rename), temps are removed, and the event is sealed rolled_back. If even
 // that fails, the event stays pending and the next Open (or the next batch)
@@ -91,8 +109,9 @@
 //     committed in one transaction (about 33 KiB of growth).
 //   - The temp file's fsync, the intent transaction, the rename (the old
 //     inode is held open and closed in the background, so freeing 50 MiB of
-//     blocks and page cache is not inside the rename), the directory's fsync
-//     and the commit transaction: 3–5 ms together.
+//     blocks and page cache is not inside the rename) and the directory's
+//     fsync (and, until the seal was deferred, the commit transaction): 3–5
+//     ms together.
 //
 // Measured (BenchmarkApply_OneLineEdit50MB, 2 vCPUs shared with other work,
 // 2026-11-22): a median of 42.6 ms per edit at a load average of 2.8–3.0 and
@@ -130,9 +149,12 @@
 // (BenchmarkJournalOpenClose), against ≈ 1.5–3 ms
 // for the batch's fsyncs; with two engines racing on one file
 // (TestTwoEngines_Serialize) the worst wait fell from 1.9 s with bbolt's
-// polling lock to 0.28 s with the blocking lock file. A one-line edit of a
-// 300-line file costs 2.1× the durability floor measured beside it on a quiet
-// machine, 2.3–2.9× under load (BenchmarkApplyVsFloor; BENCHMARKS.md): two
-// bbolt commits (intent and commit) instead of one, plus the temp file's
-// fsync and the directory's.
+// polling lock to 0.28 s with the blocking lock file. Another process reading
+// the journal within 20 ms of a batch (journal log while the server edits)
+// may see that batch still pending; a writing process's recovery seals it
+// committed (its note says done). A one-line edit of a 300-line file cost
+// 2.1× the durability floor measured beside it on a quiet machine with the
+// seal in the batch (two bbolt commits instead of one, plus the temp file's
+// fsync and the directory's); see BENCHMARKS.md for the figures with the
+// overlap and the deferred seal (BenchmarkApplyVsFloor).
 package replay

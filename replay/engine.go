@@ -47,6 +47,12 @@ type Engine struct {
 	fault func(step, path string) error
 	// commitFault, if set, runs before every journal commit (tests).
 	commitFault func() error
+
+	// unsealed is this engine's last batch event, complete but not sealed
+	// yet (seal.go); sealGen and sealTimer drive its timed seal. Guarded by mu.
+	unsealed  *journal.Event
+	sealGen   uint64
+	sealTimer *time.Timer
 }
 
 // DefaultJournalPath returns the journal location for a first root.
@@ -110,8 +116,14 @@ func CLIActor() journal.Actor {
 	return a
 }
 
-// Journal returns the engine's journal.
-func (e *Engine) Journal() *journal.Journal { return e.j }
+// Journal returns the engine's journal, after sealing this engine's last
+// batch if its seal is still deferred, so that a reader sees every
+// acknowledged batch committed. (If that seal fails, the event stays pending
+// and the timer tries again.)
+func (e *Engine) Journal() *journal.Journal {
+	e.FlushSeal()
+	return e.j
+}
 
 // Roots returns the workspace roots.
 func (e *Engine) Roots() []*Root { return e.roots }
@@ -119,12 +131,22 @@ func (e *Engine) Roots() []*Root { return e.roots }
 // Actor returns the actor recorded on this engine's events.
 func (e *Engine) Actor() journal.Actor { return e.actor }
 
-// Close releases the roots. The journal holds nothing open between calls.
+// Close seals the last batch if its seal is still deferred, and releases
+// the roots. The journal holds nothing open between calls.
 func (e *Engine) Close() error {
+	var err error
+	if e.j != nil {
+		err = e.FlushSeal()
+	}
+	e.mu.Lock()
+	if e.sealTimer != nil {
+		e.sealTimer.Stop()
+	}
+	e.mu.Unlock()
 	for _, r := range e.roots {
 		r.root.Close()
 	}
-	return nil
+	return err
 }
 
 func (e *Engine) step(step, path string) error {

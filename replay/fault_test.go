@@ -8,6 +8,7 @@ import (
 
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/replay"
+	"github.com/journalfs/journal/snapshot"
 )
 
 func faultBatch() *replay.Batch {
@@ -39,7 +40,7 @@ func faultWorkspace(t *testing.T) (string, *replay.Engine, map[string]string) {
 }
 
 // TestFault_EachStep fails each step of the apply protocol in turn (every
-// write, fsync, rename, removal, directory sync and both journal commits) with
+// write, fsync, rename, removal, directory sync and the intent's commit) with
 // ENOSPC and EIO: every case returns an error and leaves everything as before.
 // Both for a batch with new and removed files and for one that only modifies
 // files, whose temps are written while the intent commits.
@@ -82,7 +83,7 @@ func TestFault_EachStep(t *testing.T) {
 						checkRolledBack(t, e, dir, before)
 					})
 				}
-				for commit := 1; commit <= 2; commit++ {
+				for commit := 1; commit <= 1; commit++ { // the one commit before the batch returns: its seal is deferred (TestFault_DeferredSeal)
 					t.Run(fmt.Sprintf("%v/commit-%d", errno, commit), func(t *testing.T) {
 						dir, e, before := faultWorkspace(t)
 						count := 0
@@ -137,5 +138,54 @@ func checkRolledBack(t *testing.T, e *replay.Engine, dir string, before map[stri
 	// And the workspace still works.
 	if _, err := e.Apply(ctx, faultBatch()); err != nil {
 		t.Fatalf("apply after fault: %v", err)
+	}
+}
+
+// TestFault_DeferredSeal: a batch returns once its files are in place; its
+// seal is committed later, with the next batch's intent or on its own. When
+// that commit fails, the next batch fails and is rolled back, the first stays
+// as it was acknowledged, and a later seal commits it.
+func TestFault_DeferredSeal(t *testing.T) {
+	for _, errno := range []syscall.Errno{syscall.ENOSPC, syscall.EIO} {
+		t.Run(errno.Error(), func(t *testing.T) {
+			dir, e, _ := faultWorkspace(t)
+			if _, err := e.Apply(ctx, inPlaceBatch()); err != nil {
+				t.Fatal(err)
+			}
+			after := snapshotDir(t, dir)
+			fail := func() error { return fmt.Errorf("injected commit failure: %w", errno) }
+			e.SetCommitFault(fail)
+			next := &replay.Batch{Tool: "fault", Changes: []replay.Change{{Path: "a.txt", Data: []byte("A3\r\n")}}}
+			if _, err := e.Apply(ctx, next); !errors.Is(err, errno) {
+				t.Fatalf("next batch: got %v, want %v", err, errno)
+			}
+			if err := e.FlushSeal(); !errors.Is(err, errno) {
+				t.Fatalf("seal on its own: got %v, want %v", err, errno)
+			}
+			if k, ok := equalMaps(after, snapshotDir(t, dir)); !ok {
+				t.Fatalf("disk is not as the first batch left it, at %s", k)
+			}
+			if tmp := temps(dir); len(tmp) != 0 {
+				t.Fatalf("temp files left: %v", tmp)
+			}
+			e.SetCommitFault(nil)
+			if err := e.FlushSeal(); err != nil {
+				t.Fatal(err)
+			}
+			err := e.Journal().View(func(tx *journal.Tx) error {
+				if p := tx.Pending(); len(p) != 0 {
+					return fmt.Errorf("pending %v", p)
+				}
+				ev, err := tx.Event(tx.Last())
+				if err == nil && (ev.Status != journal.StatusCommitted || ev.Files[0].After != snapshot.Sum([]byte(after["a.txt"]))) {
+					err = fmt.Errorf("last event %d is %s", ev.Seq, ev.Status)
+				}
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			verifyChain(t, e)
+		})
 	}
 }

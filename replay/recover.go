@@ -13,12 +13,18 @@ import (
 	"github.com/journalfs/journal/snapshot"
 )
 
-// Recover rolls back every batch a crashed process left pending and removes
-// its temporary files. It is idempotent; Open runs it, and so does every batch
-// before it starts. It returns the events it rolled back.
+// Recover finishes every batch a stopped process left pending: one whose
+// files are all in place (it stopped before the deferred seal) is sealed
+// committed, any other is rolled back and its temporary files removed. It
+// seals this engine's own unsealed batch first. It is idempotent; Open runs
+// it, and so does every batch before it starts. It returns the events it
+// rolled back.
 func (e *Engine) Recover() ([]uint64, error) {
 	var done []uint64
 	err := e.do(func(db *journal.DB) error {
+		if err := e.flushSealLocked(db); err != nil {
+			return err
+		}
 		var err error
 		done, err = e.recover(db)
 		return err
@@ -53,16 +59,36 @@ func (e *Engine) recover(db *journal.DB) ([]uint64, error) {
 			return nil, err
 		}
 	}
+	done := notedDone(db)
+	var rolledBack []uint64
 	for _, seq := range pending {
+		if e.unsealed != nil && seq == e.unsealed.Seq {
+			continue // this engine's own batch, complete, its seal deferred
+		}
 		var ev *journal.Event
 		if err := db.View(func(tx *journal.Tx) (err error) { ev, err = tx.Event(seq); return }); err != nil {
 			return nil, err
 		}
+		// A batch whose files are all in place completed: its process
+		// stopped before the deferred seal. The note says so even if a file
+		// was changed since; without the note (a power failure), every file
+		// must hold its after-content.
+		if seq == done || e.inPlace(ev) {
+			err := db.Update(func(tx *journal.Tx) error {
+				_, err := tx.Seal(seq, journal.StatusCommitted, "")
+				return err
+			})
+			if err != nil {
+				return nil, fmt.Errorf("replay: recover event %d: %w", seq, err)
+			}
+			continue
+		}
 		if err := e.recoverEvent(db, ev, "rolled back by recovery: the process applying it stopped before it committed"); err != nil {
 			return nil, fmt.Errorf("replay: recover event %d: %w", seq, err)
 		}
+		rolledBack = append(rolledBack, seq)
 	}
-	return pending, nil
+	return rolledBack, nil
 }
 
 // removeStaged removes the staged temp of key (root dir 0x00 path in the

@@ -28,6 +28,9 @@ type RevertOptions struct {
 // with a *ConflictError (unless Force).
 func (e *Engine) Revert(ctx context.Context, seq uint64, o RevertOptions) (*Result, error) {
 	return e.Edit(ctx, func(r *Reader) (*Batch, error) {
+		if err := e.flushSealLocked(r.db); err != nil { // the plan reads the events
+			return nil, err
+		}
 		return e.planRevert(r, seq, journal.KindRevert, o)
 	})
 }
@@ -35,6 +38,9 @@ func (e *Engine) Revert(ctx context.Context, seq uint64, o RevertOptions) (*Resu
 // Undo reverts the newest event not yet undone (of o.Session, or anyone's).
 func (e *Engine) Undo(ctx context.Context, o RevertOptions) (*Result, error) {
 	return e.Edit(ctx, func(r *Reader) (*Batch, error) {
+		if err := e.flushSealLocked(r.db); err != nil { // the plan reads the events
+			return nil, err
+		}
 		target, err := e.findUndo(r.db, o.Session)
 		if err != nil {
 			return nil, err
@@ -47,6 +53,9 @@ func (e *Engine) Undo(ctx context.Context, o RevertOptions) (*Result, error) {
 // change came after it.
 func (e *Engine) Redo(ctx context.Context, o RevertOptions) (*Result, error) {
 	return e.Edit(ctx, func(r *Reader) (*Batch, error) {
+		if err := e.flushSealLocked(r.db); err != nil { // the plan reads the events
+			return nil, err
+		}
 		target, err := e.findRedo(r.db, o.Session)
 		if err != nil {
 			return nil, err
@@ -58,6 +67,9 @@ func (e *Engine) Redo(ctx context.Context, o RevertOptions) (*Result, error) {
 // Restore makes a file what it was right after event seq, as a new event.
 func (e *Engine) Restore(ctx context.Context, file string, seq uint64, o RevertOptions) (*Result, error) {
 	return e.Edit(ctx, func(r *Reader) (*Batch, error) {
+		if err := e.flushSealLocked(r.db); err != nil { // the plan reads the events
+			return nil, err
+		}
 		p, err := e.Resolve(file)
 		if err != nil {
 			return nil, err

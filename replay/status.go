@@ -36,6 +36,7 @@ func (e *Engine) Status() (*Status, error) {
 		h    journal.Head
 	}
 	var heads []head
+	e.FlushSeal() // this engine's last batch shows committed, not pending
 	err := e.j.View(func(tx *journal.Tx) error {
 		st.Events = tx.Last()
 		st.Pending = tx.Pending()
@@ -76,6 +77,7 @@ func (e *Engine) Status() (*Status, error) {
 // Event returns event seq.
 func (e *Engine) Event(seq uint64) (*journal.Event, error) {
 	var ev *journal.Event
+	e.FlushSeal()
 	err := e.j.View(func(tx *journal.Tx) (err error) { ev, err = tx.Event(seq); return })
 	if err != nil && errors.Is(err, journal.ErrNotFound) {
 		return nil, fmt.Errorf("event %d does not exist: %w", seq, ErrBadEvent)
@@ -108,6 +110,7 @@ func (e *Engine) FindEdit(path, session string) (uint64, error) {
 		return 0, err
 	}
 	var seq uint64
+	e.FlushSeal() // the newest edit may be this engine's unsealed one
 	err = e.j.View(func(tx *journal.Tx) error {
 		return tx.EachIndexed("path", p.Key, func(ev *journal.Event) error {
 			if ev.Status != journal.StatusCommitted || ev.Kind == journal.KindObserve || !live(tx, ev.Seq) {

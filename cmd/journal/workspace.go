@@ -76,7 +76,12 @@ func (a *app) locate() error {
 	return nil
 }
 
-// view runs fn in a read transaction on the journal (shared lock, never creates it).
+// view runs fn in a read transaction on the journal (shared lock, never
+// creates it). A batch still pending is finished first, as any writer would
+// (replay.Open recovers): one a running server completed less than 20 ms ago
+// (its seal is deferred, replay/doc.go) is sealed committed, one a crashed
+// process left is rolled back. Where that is impossible (a read-only
+// journal), it is shown pending.
 func (a *app) view(fn func(tx *journal.Tx) error) error {
 	if err := a.locate(); err != nil {
 		return err
@@ -84,6 +89,19 @@ func (a *app) view(fn func(tx *journal.Tx) error) error {
 	j, err := journal.Open(a.jpath, journal.Options{})
 	if err != nil {
 		return err
+	}
+	pending := false
+	err = j.View(func(tx *journal.Tx) error {
+		if pending = len(tx.Pending()) > 0; pending {
+			return nil
+		}
+		return fn(tx)
+	})
+	if err != nil || !pending {
+		return err
+	}
+	if e, err := a.engine(); err == nil {
+		e.Close()
 	}
 	return j.View(fn)
 }

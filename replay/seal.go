@@ -1,0 +1,155 @@
+package replay
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"github.com/journalfs/journal/journal"
+)
+
+// The deferred seal: a batch's event is sealed committed by the next
+// transaction this engine commits anyway (the next batch's intent), or by a
+// timer sealDelay after the batch, or when a reader asks for the journal —
+// not by a commit of its own before the batch returns. See doc.go, "The
+// apply protocol".
+
+// sealDelay is how long an event may stay unsealed when no batch follows.
+const sealDelay = 20 * time.Millisecond
+
+// sealRetry is the wait before sealing again after a failed attempt (the
+// journal busy in another process, a failing disk).
+const sealRetry = 500 * time.Millisecond
+
+// deferSeal records ev, whose files are all in place and durable, as the
+// engine's unsealed event, and arms the timer that seals it if no batch
+// comes first. e.mu is held.
+func (e *Engine) deferSeal(ev *journal.Event) {
+	e.unsealed = ev
+	e.armSeal(sealDelay)
+}
+
+// armSeal (re)starts the seal timer for the current generation. e.mu is held.
+func (e *Engine) armSeal(after time.Duration) {
+	e.sealGen++
+	gen := e.sealGen
+	if e.sealTimer != nil {
+		e.sealTimer.Stop()
+	}
+	e.sealTimer = time.AfterFunc(after, func() { e.timedSeal(gen) })
+}
+
+// timedSeal is the timer's seal: it does nothing if a later batch re-armed
+// the timer, and tries again later if the seal fails.
+func (e *Engine) timedSeal(gen uint64) {
+	e.mu.Lock()
+	stale := e.unsealed == nil || e.sealGen != gen
+	e.mu.Unlock()
+	if stale {
+		return
+	}
+	if err := e.FlushSeal(); err != nil {
+		e.mu.Lock()
+		if e.unsealed != nil && e.sealGen == gen {
+			e.armSeal(sealRetry)
+		}
+		e.mu.Unlock()
+	}
+}
+
+// FlushSeal seals the engine's last batch event now if it is not sealed
+// yet. Journal calls it, so readers see every acknowledged batch committed;
+// Close calls it too.
+func (e *Engine) FlushSeal() error {
+	e.mu.Lock()
+	none := e.unsealed == nil
+	e.mu.Unlock()
+	if none {
+		return nil
+	}
+	return e.do(e.flushSealLocked)
+}
+
+// flushSealLocked seals the unsealed event in a transaction of its own.
+// e.mu and the journal are held.
+func (e *Engine) flushSealLocked(db *journal.DB) error {
+	if e.unsealed == nil {
+		return nil
+	}
+	if err := db.Update(e.sealUnsealed); err != nil {
+		return classify(fmt.Errorf("replay: commit event %d: %w", e.unsealed.Seq, err))
+	}
+	e.unsealed = nil
+	return nil
+}
+
+// sealUnsealed seals the unsealed event committed inside tx, unless it is
+// no longer pending (another process's recovery sealed it: its files were in
+// place). The caller clears e.unsealed once tx has committed.
+func (e *Engine) sealUnsealed(tx *journal.Tx) error {
+	if e.unsealed == nil || !tx.IsPending(e.unsealed.Seq) {
+		return nil
+	}
+	_, err := tx.Seal(e.unsealed.Seq, journal.StatusCommitted, "")
+	return err
+}
+
+// unsealedHeads returns the heads the unsealed event sets once sealed, if it
+// is still pending in tx (nil otherwise): change detection compares files
+// with them, not with the heads before the event.
+func (e *Engine) unsealedHeads(tx *journal.Tx) map[string]journal.Head {
+	if e.unsealed == nil || !tx.IsPending(e.unsealed.Seq) {
+		return nil
+	}
+	m := map[string]journal.Head{}
+	for _, f := range e.unsealed.Files {
+		m[f.Path] = journal.Head{ID: f.After, Mode: f.AfterMode, Seq: e.unsealed.Seq}
+	}
+	return m
+}
+
+// noteDone records in the lock file's note that event seq has all its files
+// in place, for recovery to seal it committed if this process stops before
+// sealing it. The note outlives the process, not the machine; after a power
+// failure recovery relies on finding every file at its after-content.
+func noteDone(db *journal.DB, seq uint64) error {
+	b, _ := json.Marshal(notedTemps{Seq: seq, Done: true})
+	return db.SetNote(b)
+}
+
+// notedDone returns the event the note says has all its files in place, or 0.
+func notedDone(db *journal.DB) uint64 {
+	b, err := db.Note()
+	if err != nil || b == nil {
+		return 0
+	}
+	var n notedTemps
+	if json.Unmarshal(b, &n) != nil || !n.Done {
+		return 0
+	}
+	return n.Seq
+}
+
+// inPlace reports whether every file of a pending event already holds its
+// after-content (absent for a delete) and no temp of the event is left: the
+// batch reached its end, whatever stopped it before the seal. A file it
+// cannot read (out of reach, an I/O error) counts as not in place: the
+// rollback that follows deals with it.
+func (e *Engine) inPlace(ev *journal.Event) bool {
+	for _, f := range ev.Files {
+		p, err := e.Resolve(f.Path)
+		if err != nil {
+			return false
+		}
+		if _, err := p.Root.root.Lstat(tempName(p.Rel, ev.Seq)); !errors.Is(err, fs.ErrNotExist) {
+			return false
+		}
+		cur, err := e.readState(p, false)
+		if err != nil || cur.id != f.After {
+			return false
+		}
+	}
+	return true
+}
