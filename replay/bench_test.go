@@ -264,3 +264,23 @@ func BenchmarkJournalOpenClose(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkApply_JournalSize is the one-line edit of a 300-line file on
+// journals of 100 and 100,000 events: a batch's cost should not grow with
+// the journal.
+func BenchmarkApply_JournalSize(b *testing.B) {
+	for _, n := range []int{100, 100000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			dir, e := benchJournal(b, n)
+			data := lines300()
+			os.WriteFile(filepath.Join(dir, "f.go"), data, 0o644)
+			for i := 0; b.Loop(); i++ {
+				data = bytes.Clone(data)
+				copy(data[100:], fmt.Sprintf("%06d", i))
+				if _, err := e.Apply(ctx, &replay.Batch{Changes: []replay.Change{{Path: "f.go", Data: data}}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
