@@ -105,7 +105,9 @@ func (r *Reader) state(p Path) (state, error) {
 	return st, nil
 }
 
-// Plan computes a batch's changes from files read under the lock.
+// Plan computes a batch's changes from files read under the lock. It runs
+// holding the engine's batch mutex, so it must not call the engine's
+// Journal, Status, Event, FindEdit or FlushSeal (they take it too).
 type Plan func(r *Reader) (*Batch, error)
 
 // Apply applies a batch atomically (see the package doc for the protocol).

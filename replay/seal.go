@@ -61,7 +61,8 @@ func (e *Engine) timedSeal(gen uint64) {
 
 // FlushSeal seals the engine's last batch event now if it is not sealed
 // yet. Journal calls it, so readers see every acknowledged batch committed;
-// Close calls it too.
+// Close calls it too. It takes the engine's batch mutex: a Plan (which runs
+// holding it) must not call it, nor Journal, Status, Event or FindEdit.
 func (e *Engine) FlushSeal() error {
 	e.mu.Lock()
 	none := e.unsealed == nil
