@@ -132,7 +132,8 @@ func unreachable(err error) bool {
 // event, whose reason names it, so that every later recovery tries to remove
 // it again until it is gone. Other failures to remove a temp (a directory made
 // read-only) leave it, as a stray temp is better than a journal no batch can
-// get past.
+// get past. A file that is no longer a regular file of its own (replaced by a
+// symbolic link, a directory, a hard link) is left as it is too, and named.
 func (e *Engine) recoverEvent(db *journal.DB, ev *journal.Event, reason string) error {
 	dirs := map[*Root]map[string]bool{}
 	mark := func(r *Root, d string) {
@@ -141,7 +142,7 @@ func (e *Engine) recoverEvent(db *journal.DB, ev *journal.Event, reason string) 
 		}
 		dirs[r][d] = true
 	}
-	var skipped, left, stage []string
+	var skipped, left, kept, stage []string
 	out := map[string]bool{} // files behind an unreachable temp
 	for _, f := range ev.Files {
 		p, err := e.Resolve(f.Path)
@@ -166,6 +167,18 @@ func (e *Engine) recoverEvent(db *journal.DB, ev *journal.Event, reason string) 
 		}
 		mark(p.Root, path.Dir(p.Rel))
 		cur, err := e.readState(p, false)
+		if unreachable(err) {
+			// Now a symbolic link, a directory, a hard-linked or special
+			// file (someone else's doing since the crash): neither read
+			// through nor replaced, so that it cannot hold up the journal.
+			var pe *PathError
+			msg := err.Error()
+			if errors.As(err, &pe) {
+				msg = pe.Msg
+			}
+			kept = append(kept, fmt.Sprintf("%s (%s)", f.Path, msg))
+			continue
+		}
 		if err != nil {
 			return err
 		}
@@ -197,6 +210,9 @@ func (e *Engine) recoverEvent(db *journal.DB, ev *journal.Event, reason string) 
 	}
 	if len(skipped) > 0 {
 		reason += fmt.Sprintf(" (paths outside the configured roots left as they are: %s)", strings.Join(skipped, ", "))
+	}
+	if len(kept) > 0 {
+		reason += fmt.Sprintf(" (files left as they are, no longer regular files: %s)", strings.Join(kept, "; "))
 	}
 	if len(left) > 0 {
 		reason += fmt.Sprintf(" (files left as they are, their temporary files out of reach and kept for a later recovery to remove: %s)", strings.Join(left, "; "))

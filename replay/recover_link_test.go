@@ -179,3 +179,60 @@ func TestRecover_UnreachableTemp(t *testing.T) {
 		})
 	}
 }
+
+// TestRecover_FileBecameLink: after a crash, a file of the pending batch is
+// replaced by a symbolic link (to a file outside the root, or inside it).
+// Recovery cannot read the file through the link and must not write through
+// it: it leaves the link as it is, rolls the rest back, seals the event
+// rolled_back naming the file, and the next batch succeeds.
+func TestRecover_FileBecameLink(t *testing.T) {
+	if os.Getenv("JOURNAL_CRASH_LINK_ROOT") != "" {
+		t.Skip("in child")
+	}
+	for _, target := range []string{"outside", "inside"} {
+		t.Run(target, func(t *testing.T) {
+			base, _ := filepath.EvalSymlinks(t.TempDir())
+			root, outside := filepath.Join(base, "root"), filepath.Join(base, "outside")
+			write(t, root, "top.txt", "top\n")
+			write(t, root, "other.txt", "other\n")
+			write(t, root, "sw/secret.txt", "secret\n")
+			write(t, outside, "top.txt", "outside top\n")
+			tmp := crashWithTempIn(t, root)
+			dest := filepath.Join(outside, "top.txt")
+			if target == "inside" {
+				dest = filepath.Join(root, "other.txt")
+			}
+			os.Remove(filepath.Join(root, "top.txt"))
+			if err := os.Symlink(dest, filepath.Join(root, "top.txt")); err != nil {
+				t.Fatal(err)
+			}
+			outsideBefore := snapshotDir(t, outside)
+
+			e := open(t, root) // recovers
+			res, err := e.Apply(ctx, &replay.Batch{Changes: []replay.Change{{Path: "other.txt", Data: []byte("other, edited\n")}}})
+			if err != nil {
+				t.Fatalf("a batch on another file: %v", err)
+			}
+			if l, err := os.Readlink(filepath.Join(root, "top.txt")); err != nil || l != dest {
+				t.Fatalf("the link was touched: %q, %v", l, err)
+			}
+			if k, ok := equalMaps(outsideBefore, snapshotDir(t, outside)); !ok {
+				t.Fatalf("outside the root changed at %s", k)
+			}
+			if got := mustRead(t, root, "sw/secret.txt"); got != "secret\n" {
+				t.Fatalf("sw/secret.txt: %q", got)
+			}
+			if left := temps(root); len(left) != 0 {
+				t.Fatalf("temps left: %v (%s)", left, tmp)
+			}
+			var ev *journal.Event
+			e.Journal().View(func(tx *journal.Tx) (err error) { ev, err = tx.Event(res.Seq - 1); return })
+			if ev == nil || ev.Status != journal.StatusRolledBack || ev.Tool != "crash" || !strings.Contains(ev.Error, "top.txt") {
+				t.Fatalf("the crashed event is not rolled back with a reason naming top.txt: %+v", ev)
+			}
+			t.Logf("reason: %s", ev.Error)
+			verifyChain(t, e)
+			recoverTwice(t, e, root, outside)
+		})
+	}
+}
