@@ -17,7 +17,8 @@
 // therefore holds nothing between calls. Do first takes <journal>.lock with a
 // blocking exclusive flock (waiting up to Options.Timeout, default 2 s, then
 // ErrBusy), then opens the bbolt file, runs one batch — its intent
-// transaction, its file writes and its commit transaction — closes it and
+// transaction (which also seals the previous batch, whose seal the replay
+// engine defers) and its file writes — closes it and
 // releases the lock; View takes the lock file shared and opens bbolt
 // read-only. Waiters block in the kernel and get the lock as soon as it is
 // released (bbolt's own lock would poll every 50 ms, and a poller can starve

@@ -557,17 +557,22 @@ func (e *Engine) writeTemps(ops []*fileOp) error {
 	return nil
 }
 
+// readNote returns the lock file's note (zero if there is none, or it is
+// torn or not ours).
+func readNote(db *journal.DB) notedTemps {
+	var n notedTemps
+	if b, err := db.Note(); err == nil && b != nil && json.Unmarshal(b, &n) != nil {
+		n = notedTemps{}
+	}
+	return n
+}
+
 // removeNotedTemps removes the temps a batch wrote ahead of an intent that
 // never committed: the note names an event past the journal's last one (a
 // later batch of any process would have replaced the note first). Only names
 // of temps are removed, so a note cannot remove anything else.
-func (e *Engine) removeNotedTemps(db *journal.DB, last uint64) {
-	b, err := db.Note()
-	if err != nil || b == nil {
-		return
-	}
-	var n notedTemps
-	if json.Unmarshal(b, &n) != nil || n.Seq <= last {
+func (e *Engine) removeNotedTemps(n notedTemps, last uint64) {
+	if n.Seq <= last {
 		return
 	}
 	for _, t := range n.Temps {

@@ -47,7 +47,8 @@ func (e *Engine) recover(db *journal.DB) ([]uint64, error) {
 	}); err != nil {
 		return nil, err
 	}
-	e.removeNotedTemps(db, last)
+	note := readNote(db) // read once: temps to remove, or a batch done
+	e.removeNotedTemps(note, last)
 	var gone []string
 	for _, k := range staged {
 		if e.removeStaged(k) {
@@ -59,7 +60,10 @@ func (e *Engine) recover(db *journal.DB) ([]uint64, error) {
 			return nil, err
 		}
 	}
-	done := notedDone(db)
+	var done uint64
+	if note.Done {
+		done = note.Seq
+	}
 	var rolledBack []uint64
 	for _, seq := range pending {
 		if e.unsealed != nil && seq == e.unsealed.Seq {

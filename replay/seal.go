@@ -120,19 +120,6 @@ func noteDone(db *journal.DB, seq uint64) error {
 	return db.SetNote(b)
 }
 
-// notedDone returns the event the note says has all its files in place, or 0.
-func notedDone(db *journal.DB) uint64 {
-	b, err := db.Note()
-	if err != nil || b == nil {
-		return 0
-	}
-	var n notedTemps
-	if json.Unmarshal(b, &n) != nil || !n.Done {
-		return 0
-	}
-	return n.Seq
-}
-
 // inPlace reports whether every file of a pending event already holds its
 // after-content (absent for a delete) and no temp of the event is left: the
 // batch reached its end, whatever stopped it before the seal. A file it
