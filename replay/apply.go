@@ -519,10 +519,10 @@ func writeAhead(ops []*fileOp) bool {
 }
 
 // notedTemps is the lock-file note of a batch writing its temps ahead of its
-// intent: the event's number and each temp as [root dir, path in the root].
+// intent: the event's number and each temp's staging key (stageKey).
 type notedTemps struct {
-	Seq   uint64      `json:"seq"`
-	Temps [][2]string `json:"temps,omitempty"`
+	Seq   uint64   `json:"seq"`
+	Temps []string `json:"temps,omitempty"`
 	// Done says instead that event Seq has all its files in place (seal.go).
 	Done bool `json:"done,omitempty"`
 }
@@ -530,7 +530,7 @@ type notedTemps struct {
 func tempNote(seq uint64, ops []*fileOp) []byte {
 	n := notedTemps{Seq: seq}
 	for _, op := range ops {
-		n.Temps = append(n.Temps, [2]string{op.p.Root.Dir, op.tmp})
+		n.Temps = append(n.Temps, stageKey(op.p, op.tmp))
 	}
 	b, _ := json.Marshal(n)
 	return b
@@ -575,14 +575,9 @@ func (e *Engine) removeNotedTemps(n notedTemps, last uint64) {
 	if n.Seq <= last {
 		return
 	}
-	for _, t := range n.Temps {
-		if !isTemp(path.Base(t[1])) {
-			continue
-		}
-		for _, r := range e.roots {
-			if r.Dir == t[0] {
-				r.root.Remove(t[1])
-			}
+	for _, k := range n.Temps {
+		if _, tmp, _ := strings.Cut(k, "\x00"); isTemp(path.Base(tmp)) {
+			e.removeStaged(k)
 		}
 	}
 }

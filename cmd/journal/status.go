@@ -13,22 +13,40 @@ func newStatusCmd(a *app) *cobra.Command {
 		Use:   "status",
 		Short: "Files changed outside the journal, pending recoveries, journal size and dedup ratio",
 		Long: `status hashes every file the journal knows and lists those whose content on disk is not what the journal
-last wrote or saw (changed outside it), the batches a crashed process left pending (they are rolled back
-by this command, as by any command that opens the workspace), the journal's size and the content store's
-dedup ratio (logical bytes per stored byte).`,
+last wrote or saw (changed outside it), the batches a stopped process left pending (this command
+finishes them, as any command that opens the workspace does: one whose files were all in place is sealed
+committed, any other is rolled back), the journal's size and the content store's dedup ratio (logical bytes
+per stored byte).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return a.runStatus() },
 	}
 }
 
 func (a *app) runStatus() error {
-	var pending []uint64
+	j, err := a.journal()
+	if err != nil {
+		return err
+	}
+	var pending []uint64 // as found, before the engine finishes them
+	if err := j.View(func(tx *journal.Tx) error { pending = tx.Pending(); return nil }); err != nil {
+		return err
+	}
+	e, err := a.engine() // finishes what a stopped process left pending
+	if err != nil {
+		return err
+	}
+	defer e.Close()
 	var head string
-	err := a.view(func(tx *journal.Tx) error {
-		pending = tx.Pending()
+	outcome := map[uint64]journal.Status{}
+	err = e.Journal().View(func(tx *journal.Tx) error {
 		if last := tx.Last(); last > 0 {
-			if e, err := tx.Event(last); err == nil && !e.Hash.IsZero() {
-				head = e.Hash.Short()
+			if ev, err := tx.Event(last); err == nil && !ev.Hash.IsZero() {
+				head = ev.Hash.Short()
+			}
+		}
+		for _, p := range pending {
+			if ev, err := tx.Event(p); err == nil {
+				outcome[p] = ev.Status
 			}
 		}
 		return nil
@@ -36,11 +54,6 @@ func (a *app) runStatus() error {
 	if err != nil {
 		return err
 	}
-	e, err := a.engine() // recovers what a crashed process left pending
-	if err != nil {
-		return err
-	}
-	defer e.Close()
 	st, err := e.Status()
 	if err != nil {
 		return err
@@ -62,9 +75,13 @@ func (a *app) runStatus() error {
 	} else {
 		var ns []string
 		for _, p := range pending {
-			ns = append(ns, fmt.Sprint(p))
+			what := "rolled back now"
+			if outcome[p] == journal.StatusCommitted {
+				what = "its files were in place: sealed committed now"
+			}
+			ns = append(ns, fmt.Sprintf("event %d (%s)", p, what))
 		}
-		fmt.Fprintf(w, "pending   %d crashed batch(es): event %s — rolled back now\n", len(pending), strings.Join(ns, ", "))
+		fmt.Fprintf(w, "pending   %d batch(es) a stopped process left: %s\n", len(pending), strings.Join(ns, ", "))
 	}
 	if len(st.Changed) == 0 {
 		fmt.Fprintln(w, "\nno file changed outside the journal")

@@ -83,10 +83,7 @@ func (a *app) locate() error {
 // process left is rolled back. Where that is impossible (a read-only
 // journal), it is shown pending.
 func (a *app) view(fn func(tx *journal.Tx) error) error {
-	if err := a.locate(); err != nil {
-		return err
-	}
-	j, err := journal.Open(a.jpath, journal.Options{})
+	j, err := a.journal()
 	if err != nil {
 		return err
 	}
@@ -104,6 +101,15 @@ func (a *app) view(fn func(tx *journal.Tx) error) error {
 		e.Close()
 	}
 	return j.View(fn)
+}
+
+// journal opens the located journal as it is (never creating it, finishing
+// nothing: see view).
+func (a *app) journal() (*journal.Journal, error) {
+	if err := a.locate(); err != nil {
+		return nil, err
+	}
+	return journal.Open(a.jpath, journal.Options{})
 }
 
 // engine opens the replay engine on the located journal (recovering any crashed batch).

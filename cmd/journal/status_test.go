@@ -1,0 +1,69 @@
+package main_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/snapshot"
+)
+
+// TestStatus_FinishesPending: `journal status` reports the batch a stopped
+// process left pending as it found it, and what finishing it did: sealed
+// committed when its file was in place (a server killed before its deferred
+// seal), rolled back otherwise (a crash in the middle); afterwards nothing is
+// pending.
+func TestStatus_FinishesPending(t *testing.T) {
+	for _, c := range []struct {
+		name, disk, want string
+		status           journal.Status
+	}{
+		{"in-place", "after\n", "sealed committed now", journal.StatusCommitted},
+		{"midway", "before\n", "rolled back now", journal.StatusRolledBack},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte(c.disk), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			j, err := journal.Open(filepath.Join(dir, journal.DirName, journal.FileName), journal.Options{Create: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ev := &journal.Event{Time: time.Now().UTC(), Kind: journal.KindApply, Actor: agent, Tool: "edit_file",
+				Status: journal.StatusPending, Files: []journal.FileChange{{Path: "a.txt",
+					Before: snapshot.Sum([]byte("before\n")), After: snapshot.Sum([]byte("after\n")), BeforeMode: 0o644, AfterMode: 0o644}}}
+			err = j.Do(func(db *journal.DB) error {
+				return db.Update(func(tx *journal.Tx) error {
+					for _, s := range []string{"before\n", "after\n"} {
+						if _, err := snapshot.PutTx(tx.Bolt(), []byte(s)); err != nil {
+							return err
+						}
+					}
+					return tx.Append(ev)
+				})
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := ok(t, dir, "status")
+			if want := "pending   1 batch(es) a stopped process left: event 1 ("; !strings.Contains(out, want) || !strings.Contains(out, c.want) {
+				t.Fatalf("status does not report the pending batch as %q:\n%s", c.want, out)
+			}
+			var got journal.Status
+			j.View(func(tx *journal.Tx) error { e, err := tx.Event(1); got = e.Status; return err })
+			if got != c.status {
+				t.Fatalf("event 1 is %s, want %s", got, c.status)
+			}
+			if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != c.disk {
+				t.Fatalf("a.txt = %q, want %q", b, c.disk)
+			}
+			if out := ok(t, dir, "status"); !strings.Contains(out, "pending   none") {
+				t.Fatalf("still pending:\n%s", out)
+			}
+		})
+	}
+}
