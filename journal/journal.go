@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/journalfs/journal/snapshot"
@@ -49,6 +50,11 @@ type Journal struct {
 	timeout time.Duration
 	// openFile is the bbolt open seam; tests swap it to inject faults.
 	openFile func(path string, mode os.FileMode, o *bolt.Options) (*bolt.DB, error)
+	// wal is the write-ahead log file (wal.go), opened by the first writer
+	// that needs it and kept open (it is only read or written under the
+	// exclusive lock); Close releases it.
+	walMu sync.Mutex
+	wal   *os.File
 }
 
 // Path returns the bbolt file's path.
@@ -141,6 +147,7 @@ func (j *Journal) open(readOnly bool) (*bolt.DB, error) {
 
 // DB is the journal opened exclusively for the duration of one Do call.
 type DB struct {
+	j  *Journal
 	db *bolt.DB
 	// lock is the open lock file, which holds the note (SetNote).
 	lock *os.File
@@ -228,7 +235,7 @@ func (j *Journal) Do(fn func(db *DB) error) error {
 	if err != nil {
 		return err
 	}
-	err = fn(&DB{db: db, lock: lf})
+	err = fn(&DB{j: j, db: db, lock: lf})
 	if cerr := db.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("journal: close: %w", cerr)
 	}

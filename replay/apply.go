@@ -219,14 +219,28 @@ func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, erro
 		return res, nil
 	}
 
+	// A batch of in-place modifications small enough commits through the
+	// write-ahead log (wal.go); any other first moves the logged batches
+	// into the bbolt file, as does one that would overfill the log.
+	fast, need := e.loggable(ops, len(b.Args))
+	if len(e.logged) > 0 && (!fast || len(e.logged) >= maxLogged || !journal.LogFits(e.walEnd, need)) {
+		if err := e.checkpointLocked(db); err != nil {
+			return nil, err
+		}
+	}
+
 	// Sequence numbers: observe events first, then the batch's event.
 	var last uint64
-	if err := db.View(func(tx *journal.Tx) error { last = tx.Last(); return nil }); err != nil {
+	if err := db.View(func(tx *journal.Tx) error { last = max(tx.Last(), e.loggedLast()); return nil }); err != nil {
 		return nil, err
 	}
 	var observes []*journal.Event
 	err := db.View(func(tx *journal.Tx) error {
 		unsealed := e.unsealedHeads(tx)
+		if unsealed == nil {
+			unsealed = map[string]journal.Head{}
+		}
+		e.loggedHeads(unsealed)
 		for _, op := range ops {
 			h, ok := tx.Head(op.p.Key)
 			if u, in := unsealed[op.p.Key]; in {
@@ -271,8 +285,13 @@ func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, erro
 		}
 		ev.Files = append(ev.Files, op.fc)
 	}
-	for _, o := range observes {
+	for i, o := range observes {
 		o.Time = ev.Time
+		o.Seq = last + uint64(i) + 1
+	}
+	if fast {
+		ev.Seq = seq
+		return e.applyLogged(db, ops, ev, observes)
 	}
 
 	// When every file is modified in place, the temps are written while the
@@ -281,11 +300,11 @@ func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, erro
 	ahead := writeAhead(ops)
 	var tempsDone chan error
 	if ahead {
-		if err := db.SetNote(tempNote(seq, ops)); err != nil {
+		if err := db.SetNote(e.tempNote(seq, ops)); err != nil {
 			return nil, classify(fmt.Errorf("replay: note temporary files: %w", err))
 		}
 		tempsDone = make(chan error, 1)
-		go func() { tempsDone <- e.writeTemps(ops) }()
+		go func() { tempsDone <- e.writeTemps(ops, true) }()
 	}
 
 	// 1. Intent: the previous batch's seal (if deferred), contents and the
@@ -351,6 +370,11 @@ func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, erro
 			versions.putOwn(op.p, op.own, op.after, op.layout)
 		}
 	}
+	return newResult(ev, observes, ops), nil
+}
+
+// newResult is the Result of an applied batch.
+func newResult(ev *journal.Event, observes []*journal.Event, ops []*fileOp) *Result {
 	res := &Result{Seq: ev.Seq, Files: ev.Files}
 	for _, o := range observes {
 		res.Observed = append(res.Observed, o.Seq)
@@ -358,7 +382,7 @@ func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, erro
 	for _, op := range ops {
 		res.Paths = append(res.Paths, op.p)
 	}
-	return res, nil
+	return res
 }
 
 func short(id snapshot.ID) string {
@@ -525,10 +549,20 @@ type notedTemps struct {
 	Temps []string `json:"temps,omitempty"`
 	// Done says instead that event Seq has all its files in place (seal.go).
 	Done bool `json:"done,omitempty"`
+	// Complete is the engine's unsealed event, if it has one, which has all
+	// its files in place: the note that said so (Done) is replaced by this
+	// one, and the batches logged after it may change its files before it
+	// is sealed, so that recovery could not tell from the files (inPlace).
+	Complete uint64 `json:"complete,omitempty"`
 }
 
-func tempNote(seq uint64, ops []*fileOp) []byte {
+// tempNote is the note of a batch writing its temps ahead of its intent.
+// e.mu is held.
+func (e *Engine) tempNote(seq uint64, ops []*fileOp) []byte {
 	n := notedTemps{Seq: seq}
+	if e.unsealed != nil {
+		n.Complete = e.unsealed.Seq
+	}
 	for _, op := range ops {
 		n.Temps = append(n.Temps, stageKey(op.p, op.tmp))
 	}
@@ -536,14 +570,15 @@ func tempNote(seq uint64, ops []*fileOp) []byte {
 	return b
 }
 
-// writeTemps writes and syncs the temps of a writeAhead batch. A parent
-// directory that has to be made again (someone removed it meanwhile) fails
-// the batch: the intent does not record it, so recovery could not remove it.
-func (e *Engine) writeTemps(ops []*fileOp) error {
+// writeTemps writes the temps of a writeAhead batch, and syncs them if
+// sync (a logged batch's are synced at its checkpoint). A parent directory
+// that has to be made again (someone removed it meanwhile) fails the batch:
+// the intent does not record it, so recovery could not remove it.
+func (e *Engine) writeTemps(ops []*fileOp, sync bool) error {
 	for _, op := range ops {
 		var made []createdDir
 		data := op.change.Data
-		_, err := e.writeTemp(op.p, op.tmp, op.mode, &made, func(w io.Writer) error { _, err := w.Write(data); return err })
+		_, err := e.writeTempSync(op.p, op.tmp, op.mode, &made, func(w io.Writer) error { _, err := w.Write(data); return err }, sync)
 		if err == nil && len(made) > 0 {
 			op.p.Root.root.Remove(op.tmp)
 			err = &PathError{Path: op.p.Rel, Err: ErrConflict, Msg: "its directory was removed while the batch was being written",

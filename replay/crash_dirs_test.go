@@ -1,6 +1,7 @@
 package replay_test
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -119,14 +120,22 @@ func TestCrash_RemovesCreatedDirs(t *testing.T) {
 
 // TestCrashAheadChild is the child process of TestCrash_WriteAheadTemps: it
 // applies a batch that modifies files in place, holds its intent's commit
-// back, and is killed (SIGKILL, by itself) once both temps are written.
+// back, and is killed (SIGKILL, by itself) once both temps are written. The
+// batch is small (its intent is a write-ahead log record, its temps are not
+// fsynced: step "written") or, with JOURNAL_CRASH_AHEAD_BIG, too large for
+// the log (a bbolt intent, fsynced temps).
 func TestCrashAheadChild(t *testing.T) {
+	step, one, two := "written", []byte("one, edited\n"), []byte("two, edited\n")
+	if os.Getenv("JOURNAL_CRASH_AHEAD_BIG") != "" {
+		step = "fsync"
+		one = bytes.Repeat(one, 300_000)
+	}
 	crashChild(t, "JOURNAL_CRASH_AHEAD_ROOT", replay.Options{
-		Fault:       killAt("fsync", 2),
+		Fault:       killAt(step, 2),
 		CommitFault: func() error { select {} }, // the intent never lands
 	},
-		replay.Change{Path: "one.txt", Data: []byte("one, edited\n")},
-		replay.Change{Path: "sub/two.txt", Data: []byte("two, edited\n")})
+		replay.Change{Path: "one.txt", Data: one},
+		replay.Change{Path: "sub/two.txt", Data: two})
 }
 
 // TestCrash_WriteAheadTemps: a batch that writes its temps while its intent
@@ -137,11 +146,17 @@ func TestCrash_WriteAheadTemps(t *testing.T) {
 	if os.Getenv("JOURNAL_CRASH_AHEAD_ROOT") != "" {
 		t.Skip("in child")
 	}
+	for _, big := range []string{"", "1"} {
+		t.Run("big="+big, func(t *testing.T) { crashWriteAhead(t, big) })
+	}
+}
+
+func crashWriteAhead(t *testing.T, big string) {
 	dir := t.TempDir()
 	write(t, dir, "one.txt", "one\n")
 	write(t, dir, "sub/two.txt", "two\n")
 	before := snapshotDir(t, dir)
-	runKilled(t, "TestCrashAheadChild", "JOURNAL_CRASH_AHEAD_ROOT="+dir)
+	runKilled(t, "TestCrashAheadChild", "JOURNAL_CRASH_AHEAD_ROOT="+dir, "JOURNAL_CRASH_AHEAD_BIG="+big)
 	if tmp := temps(dir); len(tmp) != 2 {
 		t.Fatalf("the child should have left both temps: %v", tmp)
 	}

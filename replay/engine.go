@@ -23,6 +23,11 @@ type Options struct {
 	LockTimeout time.Duration
 	// StreamThreshold: files at least this large are streamed rather than held in memory (default 50 MiB).
 	StreamThreshold int64
+	// LogLimit bounds the contents (before and after, in bytes) of a batch
+	// that commits through the write-ahead log (wal.go): default and at most
+	// journal.MaxLogRecord less room for its events; negative: no batch does,
+	// every one commits by a bbolt intent.
+	LogLimit int
 	// Fault, for fault-injection tests only, runs before each step of the apply
 	// protocol ("mkdir", "create", "write", "fsync", "rename", "remove",
 	// "dirsync") and may fail it; CommitFault runs before every journal commit.
@@ -38,6 +43,7 @@ type Engine struct {
 	journalDir string
 	actor      journal.Actor
 	streamMin  int64
+	logLimit   int
 
 	// mu serializes this process's batches before they reach the journal's
 	// file lock (which polls, and would add latency to in-process waits).
@@ -53,6 +59,15 @@ type Engine struct {
 	unsealed  *journal.Event
 	sealGen   uint64
 	sealTimer *time.Timer
+
+	// logged are this engine's batches committed by the write-ahead log and
+	// not yet in the bbolt file (wal.go), oldest first; walEnd is where the
+	// next record goes; orphaned says the log holds a record of this engine
+	// that its own rollback could not finish, which the next recovery
+	// completes. Guarded by mu.
+	logged   []*logged
+	walEnd   int64
+	orphaned bool
 }
 
 // DefaultJournalPath returns the journal location for a first root.
@@ -66,7 +81,10 @@ func Open(o Options) (*Engine, error) {
 	if len(o.Roots) == 0 {
 		o.Roots = []string{"."}
 	}
-	e := &Engine{actor: o.Actor, streamMin: o.StreamThreshold, fault: o.Fault, commitFault: o.CommitFault}
+	e := &Engine{actor: o.Actor, streamMin: o.StreamThreshold, fault: o.Fault, commitFault: o.CommitFault, logLimit: o.LogLimit}
+	if e.logLimit == 0 || e.logLimit > journal.MaxLogRecord {
+		e.logLimit = journal.MaxLogRecord
+	}
 	if e.streamMin <= 0 {
 		e.streamMin = 50 << 20
 	}
@@ -145,6 +163,9 @@ func (e *Engine) Close() error {
 	e.mu.Unlock()
 	for _, r := range e.roots {
 		r.root.Close()
+	}
+	if e.j != nil {
+		e.j.Close()
 	}
 	return err
 }

@@ -1,11 +1,14 @@
 package replay
 
+import "time"
+
 // SetFault installs a hook that runs before each step of the apply protocol
 // ("mkdir", "create", "write", "fsync", "rename", "remove", "dirsync") and may fail it.
-func (e *Engine) SetFault(f func(step, path string) error) { e.fault = f }
+// (It waits for a batch or a deferred checkpoint in flight.)
+func (e *Engine) SetFault(f func(step, path string) error) { e.mu.Lock(); e.fault = f; e.mu.Unlock() }
 
 // SetCommitFault installs a hook that runs before every journal commit and may fail it.
-func (e *Engine) SetCommitFault(f func() error) { e.commitFault = f }
+func (e *Engine) SetCommitFault(f func() error) { e.mu.Lock(); e.commitFault = f; e.mu.Unlock() }
 
 // TempName exposes the temporary-file naming rule to tests.
 var TempName = tempName
@@ -15,3 +18,11 @@ var IsTemp = isTemp
 
 // LargeHashes returns how many large files batches and reads have hashed.
 func LargeHashes() int64 { return largeHashes.Load() }
+
+// SetBootTime makes the engine believe the machine booted at t (the power
+// failure heuristic of recovery, wal.go) until the returned func restores it.
+func SetBootTime(t time.Time) func() {
+	saved := bootTime
+	bootTime = func() time.Time { return t }
+	return func() { bootTime = saved }
+}

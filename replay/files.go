@@ -166,6 +166,13 @@ func removeDirs(dirs []createdDir) {
 // fill, and fsyncs it. It returns the size written. Parent directories it
 // has to make are appended to created.
 func (e *Engine) writeTemp(p Path, tmp string, mode fs.FileMode, created *[]createdDir, fill func(w io.Writer) error) (int64, error) {
+	return e.writeTempSync(p, tmp, mode, created, fill, true)
+}
+
+// writeTempSync is writeTemp; with sync false the temp is not fsynced (a
+// logged batch's temps: the write-ahead log holds their contents, and the
+// checkpoint fsyncs the files, see wal.go).
+func (e *Engine) writeTempSync(p Path, tmp string, mode fs.FileMode, created *[]createdDir, fill func(w io.Writer) error, sync bool) (int64, error) {
 	if err := e.step("mkdir", p.Rel); err != nil {
 		return 0, err
 	}
@@ -198,11 +205,17 @@ func (e *Engine) writeTemp(p Path, tmp string, mode fs.FileMode, created *[]crea
 	if err := f.Chmod(mode); err != nil {
 		return fail(fmt.Errorf("replay: chmod %s: %w", p.Rel, err))
 	}
-	if err := e.step("fsync", p.Rel); err != nil {
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail(fmt.Errorf("replay: fsync %s: %w", p.Rel, err))
+	if !sync {
+		if err := e.step("written", p.Rel); err != nil {
+			return fail(err)
+		}
+	} else {
+		if err := e.step("fsync", p.Rel); err != nil {
+			return fail(err)
+		}
+		if err := f.Sync(); err != nil {
+			return fail(fmt.Errorf("replay: fsync %s: %w", p.Rel, err))
+		}
 	}
 	if err := f.Close(); err != nil {
 		p.Root.root.Remove(tmp)

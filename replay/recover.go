@@ -48,7 +48,7 @@ func (e *Engine) recover(db *journal.DB) ([]uint64, error) {
 		return nil, err
 	}
 	note := readNote(db) // read once: temps to remove, or a batch done
-	e.removeNotedTemps(note, last)
+	e.removeNotedTemps(note, max(last, e.loggedLast()))
 	var gone []string
 	for _, k := range staged {
 		if e.removeStaged(k) {
@@ -64,6 +64,7 @@ func (e *Engine) recover(db *journal.DB) ([]uint64, error) {
 	if note.Done {
 		done = note.Seq
 	}
+	complete := note.Complete // an unsealed batch the note's batch followed
 	var rolledBack []uint64
 	for _, seq := range pending {
 		if e.unsealed != nil && seq == e.unsealed.Seq {
@@ -77,7 +78,7 @@ func (e *Engine) recover(db *journal.DB) ([]uint64, error) {
 		// stopped before the deferred seal. The note says so even if a file
 		// was changed since; without the note (a power failure), every file
 		// must hold its after-content.
-		if seq == done || e.inPlace(ev) {
+		if seq == done || seq == complete || e.inPlace(ev) {
 			err := db.Update(func(tx *journal.Tx) error {
 				_, err := tx.Seal(seq, journal.StatusCommitted, "")
 				return err
@@ -91,6 +92,9 @@ func (e *Engine) recover(db *journal.DB) ([]uint64, error) {
 			return nil, fmt.Errorf("replay: recover event %d: %w", seq, err)
 		}
 		rolledBack = append(rolledBack, seq)
+	}
+	if err := e.recoverLog(db); err != nil {
+		return nil, err
 	}
 	return rolledBack, nil
 }

@@ -14,18 +14,24 @@ import (
 // TestCrashLinkChild is the child process of TestRecover_UnreachableTemp: it
 // edits top.txt and sw/secret.txt in one batch and is killed (SIGKILL, by
 // itself) at the second rename, so top.txt holds the new content, the temp of
-// sw/secret.txt is still there and the event is pending.
+// sw/secret.txt is still there and the event is pending. Its intent is a
+// bbolt transaction (LogLimit -1); with JOURNAL_CRASH_LINK_LOGGED set, a
+// write-ahead log record, and no event is pending: the batch is in the log.
 func TestCrashLinkChild(t *testing.T) {
-	crashChild(t, "JOURNAL_CRASH_LINK_ROOT", replay.Options{Fault: killAt("rename", 2)},
+	o := replay.Options{Fault: killAt("rename", 2), LogLimit: -1}
+	if os.Getenv("JOURNAL_CRASH_LINK_LOGGED") != "" {
+		o.LogLimit = 0
+	}
+	crashChild(t, "JOURNAL_CRASH_LINK_ROOT", o,
 		replay.Change{Path: "top.txt", Data: []byte("top, edited\n")},
 		replay.Change{Path: "sw/secret.txt", Data: []byte("secret, edited\n")})
 }
 
 // crashWithTempIn runs TestCrashLinkChild on root and returns the name of the
 // temp it left (relative to root).
-func crashWithTempIn(t *testing.T, root string) string {
+func crashWithTempIn(t *testing.T, root string, env ...string) string {
 	t.Helper()
-	runKilled(t, "TestCrashLinkChild", "JOURNAL_CRASH_LINK_ROOT="+root)
+	runKilled(t, "TestCrashLinkChild", append(env, "JOURNAL_CRASH_LINK_ROOT="+root)...)
 	tmp := temps(root)
 	if len(tmp) != 1 || filepath.Dir(tmp[0]) != filepath.Join(root, "sw") {
 		t.Fatalf("the child should have left one temp in sw/: %v", tmp)
@@ -97,21 +103,7 @@ func TestRecover_UnreachableTemp(t *testing.T) {
 				t.Fatalf("the child should have renamed top.txt: %q", got)
 			}
 
-			// The directory goes away (out of the root) and a link takes its
-			// place. The link's target holds a file of the temp's name.
-			if err := os.Rename(filepath.Join(root, "sw"), held); err != nil {
-				t.Fatal(err)
-			}
-			write(t, outside, filepath.Base(tmp), "outside, not ours\n")
-			write(t, outside, "secret.txt", "outside secret\n")
-			target := outside
-			if link == "loop" {
-				target = "sw"
-			}
-			if err := os.Symlink(target, filepath.Join(root, "sw")); err != nil {
-				t.Fatal(err)
-			}
-			outsideBefore, heldBefore := snapshotDir(t, outside), snapshotDir(t, held)
+			outsideBefore, heldBefore := swapForLink(t, root, outside, held, tmp, link)
 
 			e := open(t, root) // recovers
 			res, err := e.Apply(ctx, &replay.Batch{Changes: []replay.Change{{Path: "other.txt", Data: []byte("other, edited\n")}}})
@@ -178,6 +170,27 @@ func TestRecover_UnreachableTemp(t *testing.T) {
 			recoverTwice(t, e, root, outside)
 		})
 	}
+}
+
+// swapForLink moves root/sw out of the root (to held) and puts a symbolic
+// link in its place: to outside (link "outside"), which holds a decoy of the
+// temp's name, or to itself ("loop"). It returns outside and held as they
+// are then.
+func swapForLink(t *testing.T, root, outside, held, tmp, link string) (outsideBefore, heldBefore map[string]string) {
+	t.Helper()
+	if err := os.Rename(filepath.Join(root, "sw"), held); err != nil {
+		t.Fatal(err)
+	}
+	write(t, outside, filepath.Base(tmp), "outside, not ours\n")
+	write(t, outside, "secret.txt", "outside secret\n")
+	target := outside
+	if link == "loop" {
+		target = "sw"
+	}
+	if err := os.Symlink(target, filepath.Join(root, "sw")); err != nil {
+		t.Fatal(err)
+	}
+	return snapshotDir(t, outside), snapshotDir(t, held)
 }
 
 // TestRecover_FileBecameLink: after a crash, a file of the pending batch is

@@ -45,14 +45,14 @@ func (e *Engine) armSeal(after time.Duration) {
 // the timer, and tries again later if the seal fails.
 func (e *Engine) timedSeal(gen uint64) {
 	e.mu.Lock()
-	stale := e.unsealed == nil || e.sealGen != gen
+	stale := (e.unsealed == nil && len(e.logged) == 0 && !e.orphaned) || e.sealGen != gen
 	e.mu.Unlock()
 	if stale {
 		return
 	}
 	if err := e.FlushSeal(); err != nil {
 		e.mu.Lock()
-		if e.unsealed != nil && e.sealGen == gen {
+		if (e.unsealed != nil || len(e.logged) > 0 || e.orphaned) && e.sealGen == gen {
 			e.armSeal(sealRetry)
 		}
 		e.mu.Unlock()
@@ -60,12 +60,13 @@ func (e *Engine) timedSeal(gen uint64) {
 }
 
 // FlushSeal seals the engine's last batch event now if it is not sealed
-// yet. Journal calls it, so readers see every acknowledged batch committed;
-// Close calls it too. It takes the engine's batch mutex: a Plan (which runs
-// holding it) must not call it, nor Journal, Status, Event or FindEdit.
+// yet, and moves its logged batches into the bbolt file (wal.go). Journal
+// calls it, so readers see every acknowledged batch committed; Close calls
+// it too. It takes the engine's batch mutex: a Plan (which runs holding it)
+// must not call it, nor Journal, Status, Event or FindEdit.
 func (e *Engine) FlushSeal() error {
 	e.mu.Lock()
-	none := e.unsealed == nil
+	none := e.unsealed == nil && len(e.logged) == 0 && !e.orphaned
 	e.mu.Unlock()
 	if none {
 		return nil
@@ -73,9 +74,21 @@ func (e *Engine) FlushSeal() error {
 	return e.do(e.flushSealLocked)
 }
 
-// flushSealLocked seals the unsealed event in a transaction of its own.
+// flushSealLocked checkpoints the logged batches (which seals the unsealed
+// event too), or seals the unsealed event in a transaction of its own.
 // e.mu and the journal are held.
 func (e *Engine) flushSealLocked(db *journal.DB) error {
+	if e.orphaned {
+		if _, err := e.recover(db); err != nil {
+			return err
+		}
+	}
+	if len(e.logged) > 0 {
+		if err := e.recoverLog(db); err != nil { // drops them if another process appended them
+			return err
+		}
+		return e.checkpointLocked(db)
+	}
 	if e.unsealed == nil {
 		return nil
 	}

@@ -80,8 +80,10 @@ func (a *app) locate() error {
 // creates it). A batch still pending is finished first, as any writer would
 // (replay.Open recovers): one a running server completed less than 20 ms ago
 // (its seal is deferred, replay/doc.go) is sealed committed, one a crashed
-// process left is rolled back. Where that is impossible (a read-only
-// journal), it is shown pending.
+// process left is rolled back, and batches committed by the write-ahead log
+// but not yet in the bbolt file (a running server's last few, or a crashed
+// one's) are moved into it. Where that is impossible (a read-only journal),
+// a pending batch is shown pending and a logged one is not shown.
 func (a *app) view(fn func(tx *journal.Tx) error) error {
 	j, err := a.journal()
 	if err != nil {
@@ -89,7 +91,7 @@ func (a *app) view(fn func(tx *journal.Tx) error) error {
 	}
 	pending := false
 	err = j.View(func(tx *journal.Tx) error {
-		if pending = len(tx.Pending()) > 0; pending {
+		if pending = len(tx.Pending()) > 0 || j.LogAhead(tx.Last()); pending {
 			return nil
 		}
 		return fn(tx)

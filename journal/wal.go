@@ -1,0 +1,330 @@
+package journal
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/journalfs/journal/snapshot"
+	"golang.org/x/sys/unix"
+)
+
+// The write-ahead log: see doc.go, "Write-ahead log".
+
+const (
+	walMagic  = 0x4a57414c // "JWAL"
+	walHeader = 4 + 4 + 4 + 8 + 4
+	// WALSize is the size the log file is written to (with zeros) before its
+	// first record, so that a record overwrites allocated blocks and its
+	// fdatasync has no metadata to commit.
+	WALSize = 8 << 20
+	// MaxLogRecord bounds one record (header included): a batch with more
+	// content goes through the bbolt intent instead.
+	MaxLogRecord = 2 << 20
+)
+
+// LogRecord is one batch written ahead of the bbolt file: its events, with
+// consecutive sequence numbers (observe events first, then the batch's own),
+// and the contents they refer to that the store may not hold yet.
+type LogRecord struct {
+	Events   []*Event
+	Contents []LogContent
+}
+
+// LogContent is one content of a LogRecord.
+type LogContent struct {
+	ID   snapshot.ID
+	Data []byte
+}
+
+// First returns the sequence number of the record's first event.
+func (r *LogRecord) First() uint64 { return r.Events[0].Seq }
+
+// Last returns the sequence number of the record's last event.
+func (r *LogRecord) Last() uint64 { return r.Events[len(r.Events)-1].Seq }
+
+// Content returns the record's copy of content id, if it has one.
+func (r *LogRecord) Content(id snapshot.ID) ([]byte, bool) {
+	for _, c := range r.Contents {
+		if c.ID == id {
+			return c.Data, true
+		}
+	}
+	return nil, false
+}
+
+// Size returns the encoded size of r, header included.
+func (r *LogRecord) Size() (int, error) {
+	b, err := r.encode()
+	return len(b), err
+}
+
+// encode returns the record as it is written: header (magic, payload
+// length, CRC-32C of the payload, first sequence number, event count), then
+// the payload: a 4-byte length and the events as JSON, then every content as
+// its 32-byte ID, a 4-byte length and its bytes. Big endian throughout.
+func (r *LogRecord) encode() ([]byte, error) {
+	if len(r.Events) == 0 {
+		return nil, fmt.Errorf("journal: log record without events: %w", ErrState)
+	}
+	for i, e := range r.Events {
+		if e.Seq != r.First()+uint64(i) {
+			return nil, fmt.Errorf("journal: log record: event %d follows %d: %w", e.Seq, r.First()+uint64(i)-1, ErrState)
+		}
+	}
+	evs, err := json.Marshal(r.Events)
+	if err != nil {
+		return nil, fmt.Errorf("journal: encode log record %d: %w", r.First(), err)
+	}
+	n := walHeader + 4 + len(evs)
+	for _, c := range r.Contents {
+		n += len(c.ID) + 4 + len(c.Data)
+	}
+	b := make([]byte, walHeader, n)
+	b = binary.BigEndian.AppendUint32(b, uint32(len(evs)))
+	b = append(b, evs...)
+	for _, c := range r.Contents {
+		b = append(b, c.ID[:]...)
+		b = binary.BigEndian.AppendUint32(b, uint32(len(c.Data)))
+		b = append(b, c.Data...)
+	}
+	binary.BigEndian.PutUint32(b[0:], walMagic)
+	binary.BigEndian.PutUint32(b[4:], uint32(len(b)-walHeader))
+	binary.BigEndian.PutUint32(b[8:], crc32.Checksum(b[walHeader:], castagnoli))
+	binary.BigEndian.PutUint64(b[12:], r.First())
+	binary.BigEndian.PutUint32(b[20:], uint32(len(r.Events)))
+	return b, nil
+}
+
+// decodeLogPayload parses a record's payload (its checksum already checked).
+func decodeLogPayload(p []byte, first uint64, count int) (*LogRecord, error) {
+	bad := func(what string) error {
+		return fmt.Errorf("journal: log record %d: %s: %w", first, what, ErrCorrupt)
+	}
+	if len(p) < 4 {
+		return nil, bad("short")
+	}
+	n := int(binary.BigEndian.Uint32(p))
+	if n > len(p)-4 {
+		return nil, bad("events overrun the record")
+	}
+	r := &LogRecord{}
+	if err := json.Unmarshal(p[4:4+n], &r.Events); err != nil {
+		return nil, bad(err.Error())
+	}
+	if len(r.Events) != count || r.First() != first {
+		return nil, bad("header and events disagree")
+	}
+	for rest := p[4+n:]; len(rest) > 0; {
+		var c LogContent
+		if len(rest) < len(c.ID)+4 {
+			return nil, bad("content header overruns the record")
+		}
+		copy(c.ID[:], rest)
+		rest = rest[len(c.ID):]
+		m := int(binary.BigEndian.Uint32(rest))
+		rest = rest[4:]
+		if m > len(rest) {
+			return nil, bad("content overruns the record")
+		}
+		c.Data, rest = rest[:m:m], rest[m:]
+		r.Contents = append(r.Contents, c)
+	}
+	return r, nil
+}
+
+// walFile returns the open log file, making it (WALSize bytes of zeros,
+// fsynced, its directory fsynced) the first time. The caller holds the
+// exclusive lock.
+func (j *Journal) walFile() (*os.File, error) {
+	j.walMu.Lock()
+	defer j.walMu.Unlock()
+	if j.wal != nil {
+		return j.wal, nil
+	}
+	path := j.path + ".wal"
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("journal: open log %s: %w", path, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("journal: open log %s: %w", path, err)
+	}
+	if fi.Size() < WALSize {
+		zero := make([]byte, 1<<20)
+		for off := fi.Size(); off < WALSize; off += int64(len(zero)) {
+			if _, err := f.WriteAt(zero[:min(int64(len(zero)), WALSize-off)], off); err != nil {
+				f.Close()
+				return nil, fmt.Errorf("journal: prepare log %s: %w", path, err)
+			}
+		}
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("journal: prepare log %s: %w", path, err)
+		}
+		if err := syncDir(filepath.Dir(path)); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	j.wal = f
+	return f, nil
+}
+
+// Close releases the log file, if it was opened. The Journal may be used
+// again afterwards (it reopens it).
+func (j *Journal) Close() error {
+	j.walMu.Lock()
+	defer j.walMu.Unlock()
+	if j.wal == nil {
+		return nil
+	}
+	err := j.wal.Close()
+	j.wal = nil
+	return err
+}
+
+// LogAppend writes rec at offset off of the write-ahead log and syncs it
+// (fdatasync): once it returns nil, rec survives a crash or a power failure.
+// It returns the offset after rec, where the next record of the same run
+// goes (a new run starts at 0). The commit hook runs first, as for Update.
+// If the write or the sync fails, the record may or may not be on disk: the
+// caller must LogVoid it.
+func (d *DB) LogAppend(off int64, rec *LogRecord) (int64, error) {
+	if d.commitHook != nil {
+		if err := d.commitHook(); err != nil {
+			return off, err
+		}
+	}
+	b, err := rec.encode()
+	if err != nil {
+		return off, err
+	}
+	if off+int64(len(b)) > WALSize || len(b) > MaxLogRecord {
+		return off, fmt.Errorf("journal: log record %d of %d bytes does not fit at %d: %w", rec.First(), len(b), off, ErrState)
+	}
+	f, err := d.j.walFile()
+	if err != nil {
+		return off, err
+	}
+	if _, err := f.WriteAt(b, off); err != nil {
+		return off, fmt.Errorf("journal: write log record %d: %w", rec.First(), err)
+	}
+	if err := unix.Fdatasync(int(f.Fd())); err != nil {
+		return off, fmt.Errorf("journal: sync log record %d: %w", rec.First(), err)
+	}
+	return off + int64(len(b)), nil
+}
+
+// LogFits reports whether a record of size bytes (LogRecord.Size) may be
+// written at off.
+func LogFits(off int64, size int) bool {
+	return size <= MaxLogRecord && off+int64(size) <= WALSize
+}
+
+// LogVoid erases the record at off, and with it every record after it
+// (LogRead stops there), and syncs: a batch whose record is voided is never
+// completed by a recovery.
+func (d *DB) LogVoid(off int64) error {
+	f, err := d.j.walFile()
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteAt(make([]byte, walHeader), off); err != nil {
+		return fmt.Errorf("journal: void log record at %d: %w", off, err)
+	}
+	if err := unix.Fdatasync(int(f.Fd())); err != nil {
+		return fmt.Errorf("journal: void log record at %d: %w", off, err)
+	}
+	return nil
+}
+
+// LogRead returns the records of the log's last run: from offset 0, each
+// whole (its checksum holds) and numbered right after the one before it; a
+// torn record, a voided one or one of an earlier run (numbered lower) ends
+// the run. The run may be one already copied into the bbolt file (a run
+// starts at offset 0 and is not erased when it is copied): the caller skips
+// records numbered at or below the journal's last event. A journal without a
+// log file has no records.
+//
+// Records whose last event is at or below after are not wanted: when the
+// first record is such, LogRead reads no further than its header (the usual
+// case: the log's run is already in the bbolt file).
+func (d *DB) LogRead(after uint64) ([]*LogRecord, error) {
+	if _, err := os.Stat(d.j.path + ".wal"); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	f, err := d.j.walFile()
+	if err != nil {
+		return nil, err
+	}
+	var recs []*LogRecord
+	var hdr [walHeader]byte
+	for off := int64(0); off+walHeader <= WALSize; {
+		if _, err := f.ReadAt(hdr[:], off); err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return nil, fmt.Errorf("journal: read log at %d: %w", off, err)
+		}
+		if binary.BigEndian.Uint32(hdr[0:]) != walMagic {
+			break
+		}
+		n := int64(binary.BigEndian.Uint32(hdr[4:]))
+		first := binary.BigEndian.Uint64(hdr[12:])
+		count := int(binary.BigEndian.Uint32(hdr[20:]))
+		if n > MaxLogRecord || off+walHeader+n > WALSize || count == 0 {
+			break
+		}
+		if len(recs) > 0 && first != recs[len(recs)-1].Last()+1 {
+			break // a record of an earlier run
+		}
+		if off == 0 && first+uint64(count)-1 <= after {
+			return nil, nil // a run the bbolt file has
+		}
+		p := make([]byte, n)
+		if _, err := f.ReadAt(p, off+walHeader); err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return nil, fmt.Errorf("journal: read log at %d: %w", off, err)
+		}
+		if crc32.Checksum(p, castagnoli) != binary.BigEndian.Uint32(hdr[8:]) {
+			break // torn: it was never acknowledged
+		}
+		r, err := decodeLogPayload(p, first, count)
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, r)
+		off += walHeader + n
+	}
+	return recs, nil
+}
+
+// LogAhead reports whether the write-ahead log holds a record numbered past
+// last (the bbolt file's last event): a batch committed by its record and
+// not yet in the bbolt file, which a reader finishes first (as it finishes a
+// pending event) by opening the replay engine. It only reads the first
+// record's header; call it holding the lock (View's shared lock will do).
+func (j *Journal) LogAhead(last uint64) bool {
+	f, err := os.Open(j.path + ".wal")
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var hdr [walHeader]byte
+	if _, err := f.ReadAt(hdr[:], 0); err != nil || binary.BigEndian.Uint32(hdr[0:]) != walMagic {
+		return false
+	}
+	first, count := binary.BigEndian.Uint64(hdr[12:]), binary.BigEndian.Uint32(hdr[20:])
+	return count > 0 && first+uint64(count)-1 > last
+}

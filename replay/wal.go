@@ -1,0 +1,498 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"time"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/snapshot"
+)
+
+// Logged batches: a batch that only modifies existing files, with contents
+// held in memory and small enough for the write-ahead log, commits by one
+// record in the log (journal.DB.LogAppend: one write and one fdatasync of a
+// preallocated file) instead of a bbolt transaction; its temps are written,
+// unsynced, meanwhile, then renamed into place, and the batch returns. The
+// checkpoint — fsync of the batch's files and directories, then one bbolt
+// transaction that appends the events of every logged batch, committed — is
+// deferred like the seal of an unlogged batch (seal.go). See doc.go, "The
+// apply protocol".
+
+// maxLogged bounds the batches logged before a checkpoint: past it the next
+// batch checkpoints first, so a recovery never has much to redo.
+const maxLogged = 64
+
+// logSlack is room for a record's events (JSON) beside its contents when
+// deciding whether a batch fits in the log.
+const logSlack = 64 << 10
+
+// logged is a batch this engine logged and completed whose events are not in
+// the bbolt file yet.
+type logged struct {
+	rec   *journal.LogRecord
+	paths []Path // its files: fsynced, with their directories, at the checkpoint
+}
+
+// loggable reports whether a batch goes through the write-ahead log, and the
+// room its record needs besides its events: every file exists and is
+// modified in memory (writeAhead), and the contents, before and after, fit
+// in one record.
+func (e *Engine) loggable(ops []*fileOp, args int) (bool, int) {
+	if e.logLimit < 0 || !writeAhead(ops) {
+		return false, 0
+	}
+	var contents int
+	n := logSlack + 2*args
+	for _, op := range ops {
+		contents += len(op.change.Data) + len(op.cur.data)
+		n += 2*len(op.p.Key) + 256
+	}
+	return contents <= e.logLimit && n+contents <= journal.MaxLogRecord, n + contents
+}
+
+// loggedLast returns the number of the last event this engine logged, or
+// zero.
+func (e *Engine) loggedLast() uint64 {
+	if len(e.logged) == 0 {
+		return 0
+	}
+	return e.logged[len(e.logged)-1].rec.Last()
+}
+
+// loggedHeads sets in heads what the logged batches' events set once they
+// are in the bbolt file.
+func (e *Engine) loggedHeads(heads map[string]journal.Head) {
+	for _, l := range e.logged {
+		for _, ev := range l.rec.Events {
+			for _, f := range ev.Files {
+				heads[f.Path] = journal.Head{ID: f.After, Mode: f.AfterMode, Seq: ev.Seq}
+			}
+		}
+	}
+}
+
+// loggedHas reports whether a logged record carries content id.
+func (e *Engine) loggedHas(id snapshot.ID) bool {
+	for _, l := range e.logged {
+		if _, ok := l.rec.Content(id); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// applyLogged applies a loggable batch (see the top of this file). ev and
+// observes are numbered; ops have their temp names. e.mu and the journal
+// are held.
+func (e *Engine) applyLogged(db *journal.DB, ops []*fileOp, ev *journal.Event, observes []*journal.Event) (*Result, error) {
+	ev.Status = journal.StatusCommitted
+	rec := &journal.LogRecord{Events: append(append([]*journal.Event{}, observes...), ev)}
+	// Contents: every after-content, and a before-content the store lacks.
+	seen := map[snapshot.ID]bool{}
+	err := db.View(func(tx *journal.Tx) error {
+		for _, op := range ops {
+			if !seen[op.cur.id] && op.cur.data != nil && !snapshot.Has(tx.Bolt(), op.cur.id) && !e.loggedHas(op.cur.id) {
+				seen[op.cur.id] = true
+				rec.Contents = append(rec.Contents, journal.LogContent{ID: op.cur.id, Data: op.cur.data})
+			}
+			if !seen[op.after] {
+				seen[op.after] = true
+				rec.Contents = append(rec.Contents, journal.LogContent{ID: op.after, Data: op.change.Data})
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// The note names the temps first, so that a crash before the record
+	// lands leaves none behind (recovery removes the temps a note names past
+	// the journal's last event).
+	if err := db.SetNote(e.tempNote(ev.Seq, ops)); err != nil {
+		return nil, classify(fmt.Errorf("replay: note temporary files: %w", err))
+	}
+	tempsDone := make(chan error, 1)
+	go func() { tempsDone <- e.writeTemps(ops, false) }()
+	off := e.walEnd
+	err = e.step("log", ops[0].p.Rel)
+	var end int64
+	if err == nil {
+		end, err = db.LogAppend(off, rec)
+	}
+	terr := <-tempsDone
+	if err != nil {
+		if stage := e.removeTempsOrStage(ops); len(stage) > 0 {
+			db.Update(func(tx *journal.Tx) error { return tx.Stage(stage) }) // best effort: the log failed, bbolt may too
+		}
+		if verr := db.LogVoid(off); verr != nil {
+			e.orphaned = true
+			return nil, classify(fmt.Errorf("replay: log intent: %w (and its record could not be erased, so the next batch may complete this one: %v)", err, verr))
+		}
+		return nil, classify(fmt.Errorf("replay: log intent: %w", err))
+	}
+	if terr != nil {
+		return nil, e.rollbackLogged(db, rec, off, ops, nil, terr)
+	}
+	for i, op := range ops {
+		if err := e.rename(op.p, op.tmp); err != nil {
+			return nil, e.rollbackLogged(db, rec, off, ops, ops[:i], err)
+		}
+	}
+	l := &logged{rec: rec}
+	for _, op := range ops {
+		l.paths = append(l.paths, op.p)
+	}
+	e.logged = append(e.logged, l)
+	e.walEnd = end
+	e.armSeal(sealDelay)
+	return newResult(ev, observes, ops), nil
+}
+
+// rollbackLogged undoes a logged batch that failed after its record landed:
+// the files already renamed get their before-contents back (synced), every
+// temp goes, the record is voided, and the attempt is recorded as a
+// rolled-back event, as a failed unlogged batch is. If a file cannot be put
+// back, the record stays: the next batch's recovery completes the batch
+// instead (it is all-or-nothing either way).
+func (e *Engine) rollbackLogged(db *journal.DB, rec *journal.LogRecord, off int64, ops, renamed []*fileOp, cause error) error {
+	saved := e.fault
+	e.fault = nil // the fault under test has fired; the rollback runs clean
+	defer func() { e.fault = saved }()
+	dirs := map[*Root]map[string]bool{}
+	for _, op := range renamed {
+		data := op.cur.data
+		_, err := e.writeTemp(op.p, op.tmp, op.cur.mode, nil, func(w io.Writer) error { _, err := w.Write(data); return err })
+		if err == nil {
+			err = e.rename(op.p, op.tmp)
+		}
+		if err != nil {
+			e.removeTempsOrStage(ops) // the recovery of the orphaned record stages them again
+			e.orphaned = true
+			e.walEnd = off // not reused: the orphaned record is recovered first
+			return fmt.Errorf("%w (rollback incomplete, the next batch completes this one from the write-ahead log: %v)", cause, err)
+		}
+		if dirs[op.p.Root] == nil {
+			dirs[op.p.Root] = map[string]bool{}
+		}
+		dirs[op.p.Root][path.Dir(op.p.Rel)] = true
+	}
+	stage := e.removeTempsOrStage(ops)
+	for r, ds := range dirs {
+		for d := range ds {
+			if err := e.syncDir(r, d); err != nil {
+				return fmt.Errorf("%w (rollback: %v)", cause, err)
+			}
+		}
+	}
+	if err := db.LogVoid(off); err != nil {
+		e.orphaned = true
+		return fmt.Errorf("%w (its log record could not be erased, so the next batch may complete it: %v)", cause, err)
+	}
+	// Record the attempt, rolled back (best effort: the files are back), and
+	// stage the temps out of reach.
+	if err := e.checkpointLocked(db); err != nil {
+		if len(stage) > 0 {
+			db.Update(func(tx *journal.Tx) error { return tx.Stage(stage) })
+		}
+		return cause
+	}
+	err := db.Update(func(tx *journal.Tx) error {
+		if err := e.sealUnsealed(tx); err != nil {
+			return err
+		}
+		if err := tx.Stage(stage); err != nil {
+			return err
+		}
+		if err := putContents(tx, rec); err != nil {
+			return err
+		}
+		for i, ev := range rec.Events {
+			c := *ev
+			if i == len(rec.Events)-1 {
+				c.Status, c.Error = journal.StatusRolledBack, "rolled back: "+cause.Error()
+			}
+			if err := tx.Append(&c); err != nil {
+				return err
+			}
+			if c.Seq != ev.Seq {
+				return fmt.Errorf("replay: event number %d, expected %d: %w", c.Seq, ev.Seq, journal.ErrState)
+			}
+		}
+		return nil
+	})
+	if err == nil { // else the files are back all the same; only the record of the attempt is missing
+		e.unsealed = nil
+	}
+	return cause
+}
+
+// removeTempsOrStage removes the temps of ops and returns the staging keys
+// of those it cannot reach (a directory on the way swapped for a symbolic
+// link out of the root, or a loop), for a later recovery to remove.
+func (e *Engine) removeTempsOrStage(ops []*fileOp) []string {
+	var stage []string
+	for _, op := range ops {
+		err := op.p.Root.root.Remove(op.tmp)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) && unreachable(mapFSError(tempPath(op.p, op.tmp), "remove temporary file", err)) {
+			stage = append(stage, stageKey(op.p, op.tmp))
+		}
+	}
+	return stage
+}
+
+// putContents stores a record's contents.
+func putContents(tx *journal.Tx, rec *journal.LogRecord) error {
+	for _, c := range rec.Contents {
+		if _, err := snapshot.PutKnown(tx.Bolt(), c.ID, c.Data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appendLogged appends the events of recs to the bbolt file, committed, in
+// one transaction that first seals the engine's unsealed batch and stages
+// the temps in stage (out of a recovery's reach, see recoverEvent).
+func (e *Engine) appendLogged(db *journal.DB, recs []*journal.LogRecord, stage []string) error {
+	err := db.Update(func(tx *journal.Tx) error {
+		if err := e.sealUnsealed(tx); err != nil {
+			return err
+		}
+		if err := tx.Stage(stage); err != nil {
+			return err
+		}
+		for _, rec := range recs {
+			if err := putContents(tx, rec); err != nil {
+				return err
+			}
+			for _, ev := range rec.Events {
+				c := *ev
+				c.Status = journal.StatusCommitted
+				if err := tx.Append(&c); err != nil {
+					return err
+				}
+				if c.Seq != ev.Seq {
+					return fmt.Errorf("replay: logged event %d lands as %d: %w", ev.Seq, c.Seq, journal.ErrState)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return classify(fmt.Errorf("replay: checkpoint: %w", err))
+	}
+	e.unsealed = nil
+	return nil
+}
+
+// syncPaths fsyncs files and then their directories. A file that is gone
+// or no longer a regular file of its own (someone else's doing) is skipped:
+// what it held is not the journal's to keep any more.
+func (e *Engine) syncPaths(paths []Path) error {
+	type dir struct {
+		r   *Root
+		rel string
+	}
+	seenFile := map[string]bool{}
+	seenDir := map[dir]bool{}
+	var dirs []dir
+	for _, p := range paths {
+		if seenFile[p.Key] {
+			continue
+		}
+		seenFile[p.Key] = true
+		if err := e.step("fsync", p.Rel); err != nil {
+			return err
+		}
+		f, err := p.Root.root.Open(p.Rel)
+		if err == nil {
+			err = f.Sync()
+			f.Close()
+			if err != nil {
+				return classify(fmt.Errorf("replay: fsync %s: %w", p.Rel, err))
+			}
+		} else if me := mapFSError(p, "open", err); !errors.Is(err, fs.ErrNotExist) && !unreachable(me) {
+			return me
+		}
+		d := dir{p.Root, path.Dir(p.Rel)}
+		if !seenDir[d] {
+			seenDir[d] = true
+			dirs = append(dirs, d)
+		}
+	}
+	for _, d := range dirs {
+		if err := e.syncDir(d.r, d.rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkpointLocked moves this engine's logged batches into the bbolt file:
+// their files and directories are fsynced, then their events are appended,
+// committed, in one transaction (which also seals the unsealed batch). The
+// log is not erased: the next run overwrites it from offset 0, and a reader
+// skips records already in the bbolt file. e.mu and the journal are held.
+func (e *Engine) checkpointLocked(db *journal.DB) error {
+	if len(e.logged) == 0 {
+		return nil
+	}
+	var paths []Path
+	recs := make([]*journal.LogRecord, len(e.logged))
+	for i, l := range e.logged {
+		paths = append(paths, l.paths...)
+		recs[i] = l.rec
+	}
+	if err := e.syncPaths(paths); err != nil {
+		return err
+	}
+	if err := e.appendLogged(db, recs, nil); err != nil {
+		return err
+	}
+	e.logged, e.walEnd = nil, 0
+	return nil
+}
+
+// recoverLog completes the batches of the write-ahead log that are not in
+// the bbolt file: those of a stopped process (crash, SIGKILL, power
+// failure), or this engine's own after a rollback that could not finish.
+// A logged batch is committed — its record is its commit — so each is rolled
+// forward: a file still holding its before-content (the rename never
+// happened, or a power failure lost it) gets its after-content from the
+// record, through a temp and rename; a file holding its after-content stays;
+// a file holding neither was changed by someone else since and is left as it
+// is (the next batch records it as an outside change), unless a power
+// failure may have torn it (tornByPowerLoss). Then the files and directories
+// are fsynced and the events appended, committed. This engine's own logged
+// batches, intact, are left to its checkpoint. e.mu and the journal are
+// held; pending events are recovered already.
+func (e *Engine) recoverLog(db *journal.DB) error {
+	var last uint64
+	if err := db.View(func(tx *journal.Tx) error { last = tx.Last(); return nil }); err != nil {
+		return err
+	}
+	if len(e.logged) > 0 && !e.orphaned {
+		if e.logged[0].rec.First() > last {
+			return nil // ours, intact: a process that took them over would have appended them
+		}
+		e.logged, e.walEnd = nil, 0 // another process's recovery appended them
+	}
+	recs, err := db.LogRead(last)
+	if err != nil {
+		return err
+	}
+	var todo []*journal.LogRecord
+	for _, r := range recs {
+		if r.Last() <= last {
+			continue
+		}
+		if len(todo) == 0 && r.First() != last+1 {
+			return fmt.Errorf("replay: the write-ahead log starts at event %d, the journal ends at %d: %w", r.First(), last, journal.ErrCorrupt)
+		}
+		todo = append(todo, r)
+	}
+	if len(todo) == 0 {
+		e.logged, e.walEnd, e.orphaned = nil, 0, false
+		return nil
+	}
+	var paths []Path
+	var stage []string
+	for _, r := range todo {
+		ps, st, err := e.rollForward(db, r)
+		if err != nil {
+			return fmt.Errorf("replay: recover logged event %d: %w", r.Last(), err)
+		}
+		paths, stage = append(paths, ps...), append(stage, st...)
+	}
+	if err := e.syncPaths(paths); err != nil {
+		return err
+	}
+	if err := e.appendLogged(db, todo, stage); err != nil {
+		return err
+	}
+	e.logged, e.walEnd, e.orphaned = nil, 0, false
+	return nil
+}
+
+// rollForward puts the files of a logged batch in their after state (see
+// recoverLog) and returns them, and the staging keys of temps it cannot
+// reach (a directory on the way swapped for a symbolic link out of the root,
+// or a loop): the file behind such a temp is left as it is, and the temp is
+// removed by the first recovery that can reach it.
+func (e *Engine) rollForward(db *journal.DB, rec *journal.LogRecord) ([]Path, []string, error) {
+	var paths []Path
+	var stage []string
+	for _, ev := range rec.Events {
+		if ev.Kind == journal.KindObserve {
+			continue // what someone else did: nothing to redo
+		}
+		for _, f := range ev.Files {
+			p, err := e.Resolve(f.Path)
+			if err != nil {
+				continue // a root not configured in this process
+			}
+			tmp := tempName(p.Rel, ev.Seq)
+			if err := p.Root.root.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) && unreachable(mapFSError(tempPath(p, tmp), "remove temporary file", err)) {
+				stage = append(stage, stageKey(p, tmp))
+				continue
+			}
+			cur, err := e.readState(p, false)
+			if unreachable(err) {
+				continue // no longer a regular file of its own: someone else's
+			}
+			if err != nil {
+				return nil, nil, err
+			}
+			switch {
+			case cur.exists && cur.id == f.After:
+			case cur.exists && cur.id == f.Before, e.tornByPowerLoss(p, ev.Time):
+				mode := fs.FileMode(f.AfterMode)
+				if mode == 0 {
+					mode = 0o644
+				}
+				if data, ok := rec.Content(f.After); ok {
+					_, err = e.writeTemp(p, tmp, mode, nil, func(w io.Writer) error { _, err := w.Write(data); return err })
+				} else {
+					err = db.View(func(tx *journal.Tx) error {
+						_, err := e.writeTemp(p, tmp, mode, nil, func(w io.Writer) error { return snapshot.Get(tx.Bolt(), f.After, w) })
+						return err
+					})
+				}
+				if err == nil {
+					err = e.rename(p, tmp)
+				}
+				if err != nil {
+					return nil, nil, err
+				}
+			default:
+				continue
+			}
+			paths = append(paths, p)
+		}
+	}
+	return paths, stage, nil
+}
+
+// tornByPowerLoss reports whether the file at p, holding neither the
+// before- nor the after-content of a logged batch made at t, may have been
+// torn by a power failure rather than changed by someone: the machine has
+// booted since t, and the file's inode last changed before that boot. Such a
+// file is the batch's unsynced write (or another program's, equally
+// unsynced, in the milliseconds before the failure), and gets the batch's
+// after-content. bootTime is a seam for tests.
+func (e *Engine) tornByPowerLoss(p Path, t time.Time) bool {
+	boot := bootTime()
+	if boot.IsZero() || !t.Before(boot) {
+		return false
+	}
+	fi, err := p.Root.root.Lstat(p.Rel)
+	if err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	ct, ok := changeTime(fi)
+	return ok && ct.Before(boot)
+}

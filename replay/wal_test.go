@@ -1,0 +1,387 @@
+package replay_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/replay"
+	"github.com/journalfs/journal/snapshot"
+)
+
+// TestLoggedChild is the child process of TestLogged_KilledAfterAck: it
+// applies a batch that edits two existing files (logged: its commit is a
+// write-ahead log record) and kills itself (SIGKILL) as soon as Apply has
+// returned, before any checkpoint. With JOURNAL_LOGGED_MIXED set, a batch
+// that makes a new file comes first (a bbolt intent, its seal deferred), so
+// the logged batch changes a file of a batch still unsealed.
+func TestLoggedChild(t *testing.T) {
+	dir := os.Getenv("JOURNAL_LOGGED_ROOT")
+	if dir == "" {
+		t.Skip("child process of TestLogged_KilledAfterAck")
+	}
+	e, err := replay.Open(replay.Options{Roots: []string{dir}})
+	if err != nil {
+		os.Exit(3)
+	}
+	if os.Getenv("JOURNAL_LOGGED_MIXED") != "" {
+		if _, err := e.Apply(ctx, &replay.Batch{Tool: "mixed", Changes: []replay.Change{
+			{Path: "one.txt", Data: []byte("one, mixed\n")}, {Path: "new/three.txt", Data: []byte("three\n")}}}); err != nil {
+			os.Exit(5)
+		}
+	}
+	if _, err := e.Apply(ctx, &replay.Batch{Tool: "crash", Changes: []replay.Change{
+		{Path: "one.txt", Data: []byte("one, edited\n")}, {Path: "sub/two.txt", Data: []byte("two, edited\n")}}}); err != nil {
+		os.Exit(5)
+	}
+	syscall.Kill(os.Getpid(), syscall.SIGKILL)
+}
+
+// TestLogged_KilledAfterAck: a logged batch acknowledged and then lost with
+// its process (before its checkpoint) is completed by recovery, committed:
+// as left; after its rename was lost (the file holds its before-content
+// again, as after a power failure); when someone changed a file since (left
+// as it is); when the file was torn by a power failure (the machine booted
+// since: the after-content is written back); and a batch before it whose
+// seal was deferred stays committed although the logged batch changed its
+// files.
+func TestLogged_KilledAfterAck(t *testing.T) {
+	if os.Getenv("JOURNAL_LOGGED_ROOT") != "" {
+		t.Skip("in child")
+	}
+	edited := map[string]string{"one.txt": "one, edited\n", "sub/two.txt": "two, edited\n"}
+	for _, c := range []struct {
+		name   string
+		mixed  bool
+		damage string // what one.txt holds before recovery ("" = as the child left it)
+		reboot bool   // the machine "booted" after the damage
+		want   string // one.txt after recovery
+	}{
+		{name: "as-left", want: "one, edited\n"},
+		{name: "rename-lost", damage: "one\n", want: "one, edited\n"},
+		{name: "changed-since", damage: "someone else\n", want: "someone else\n"},
+		{name: "torn", damage: "\x00\x00\x00\x00", reboot: true, want: "one, edited\n"},
+		{name: "mixed", mixed: true, want: "one, edited\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, dir, "one.txt", "one\n")
+			write(t, dir, "sub/two.txt", "two\n")
+			env := []string{"JOURNAL_LOGGED_ROOT=" + dir}
+			if c.mixed {
+				env = append(env, "JOURNAL_LOGGED_MIXED=1")
+			}
+			runKilled(t, "TestLoggedChild", env...)
+			if k, ok := equalMaps(edited, onlyFiles(snapshotDir(t, dir), "one.txt", "sub/two.txt")); !ok {
+				t.Fatalf("the child did not finish its batch: %s", k)
+			}
+			if c.damage != "" {
+				write(t, dir, "one.txt", c.damage)
+			}
+			if c.reboot {
+				defer replay.SetBootTime(time.Now().Add(time.Second))()
+			}
+			e := open(t, dir) // recovers
+			want := map[string]string{"one.txt": c.want, "sub/two.txt": "two, edited\n"}
+			if c.mixed {
+				want["new/three.txt"] = "three\n"
+			}
+			if k, ok := equalMaps(want, snapshotDir(t, dir)); !ok {
+				t.Fatalf("disk differs at %s: %q", k, snapshotDir(t, dir))
+			}
+			if tmp := temps(dir); len(tmp) != 0 {
+				t.Fatalf("temps left: %v", tmp)
+			}
+			ev := lastEvent(t, e)
+			if ev.Status != journal.StatusCommitted || ev.Tool != "crash" || ev.Files[0].After != snapshot.Sum([]byte("one, edited\n")) {
+				t.Fatalf("last event %+v", ev)
+			}
+			if c.mixed {
+				prev, err := e.Event(ev.Seq - 1)
+				if err != nil || prev.Tool != "mixed" || prev.Status != journal.StatusCommitted {
+					t.Fatalf("the unsealed batch before: %+v %v", prev, err)
+				}
+			}
+			verifyChain(t, e)
+			st, err := e.Status()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if outside := c.want != "one, edited\n"; (len(st.Changed) == 1) != outside || len(st.Pending) != 0 {
+				t.Fatalf("status: changed %+v pending %v", st.Changed, st.Pending)
+			}
+			again, err := e.Recover()
+			if err != nil || len(again) != 0 {
+				t.Fatalf("second recovery: %v %v", again, err)
+			}
+			if k, ok := equalMaps(want, snapshotDir(t, dir)); !ok {
+				t.Fatalf("second recovery changed %s", k)
+			}
+		})
+	}
+}
+
+// onlyFiles keeps the named entries of a snapshotDir map.
+func onlyFiles(m map[string]string, names ...string) map[string]string {
+	out := map[string]string{}
+	for _, n := range names {
+		if v, ok := m[n]; ok {
+			out[n] = v
+		}
+	}
+	return out
+}
+
+// TestLogged_TornNoReboot: without a boot since the batch, a file holding
+// neither content is someone else's change and is left, even if it looks
+// torn.
+func TestLogged_TornNoReboot(t *testing.T) {
+	if os.Getenv("JOURNAL_LOGGED_ROOT") != "" {
+		t.Skip("in child")
+	}
+	dir := t.TempDir()
+	write(t, dir, "one.txt", "one\n")
+	write(t, dir, "sub/two.txt", "two\n")
+	runKilled(t, "TestLoggedChild", "JOURNAL_LOGGED_ROOT="+dir)
+	write(t, dir, "one.txt", "\x00\x00")
+	defer replay.SetBootTime(time.Now().Add(-time.Hour))()
+	e := open(t, dir)
+	if got := mustRead(t, dir, "one.txt"); got != "\x00\x00" {
+		t.Fatalf("one.txt: %q", got)
+	}
+	if ev := lastEvent(t, e); ev.Status != journal.StatusCommitted || ev.Tool != "crash" {
+		t.Fatalf("last event %+v", ev)
+	}
+}
+
+// TestRecover_LoggedKilledAtRename: a logged batch killed between its two
+// renames (never acknowledged) is completed by recovery: its record is its
+// commit.
+func TestRecover_LoggedKilledAtRename(t *testing.T) {
+	if os.Getenv("JOURNAL_CRASH_LINK_ROOT") != "" {
+		t.Skip("in child")
+	}
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	root := filepath.Join(base, "root")
+	write(t, root, "top.txt", "top\n")
+	write(t, root, "sw/secret.txt", "secret\n")
+	crashWithTempIn(t, root, "JOURNAL_CRASH_LINK_LOGGED=1")
+	e := open(t, root)
+	want := map[string]string{"top.txt": "top, edited\n", "sw/secret.txt": "secret, edited\n"}
+	if k, ok := equalMaps(want, snapshotDir(t, root)); !ok {
+		t.Fatalf("disk differs at %s", k)
+	}
+	if tmp := temps(root); len(tmp) != 0 {
+		t.Fatalf("temps left: %v", tmp)
+	}
+	if ev := lastEvent(t, e); ev.Status != journal.StatusCommitted || ev.Tool != "crash" {
+		t.Fatalf("last event %+v", ev)
+	}
+	verifyChain(t, e)
+	recoverTwice(t, e, root, t.TempDir())
+}
+
+// TestRecover_LoggedUnreachableTemp: a logged batch killed at its second
+// rename, whose remaining temp's directory is then swapped for a symbolic
+// link out of the root (or a loop): recovery completes what it can reach,
+// leaves the file behind the link, stages the temp, and removes it once the
+// directory is back. Nothing outside the root is touched.
+func TestRecover_LoggedUnreachableTemp(t *testing.T) {
+	if os.Getenv("JOURNAL_CRASH_LINK_ROOT") != "" {
+		t.Skip("in child")
+	}
+	for _, link := range []string{"outside", "loop"} {
+		t.Run(link, func(t *testing.T) {
+			base, _ := filepath.EvalSymlinks(t.TempDir())
+			root, outside, held := filepath.Join(base, "root"), filepath.Join(base, "outside"), filepath.Join(base, "held")
+			write(t, root, "top.txt", "top\n")
+			write(t, root, "other.txt", "other\n")
+			write(t, root, "sw/secret.txt", "secret\n")
+			tmp := crashWithTempIn(t, root, "JOURNAL_CRASH_LINK_LOGGED=1")
+			outsideBefore, heldBefore := swapForLink(t, root, outside, held, tmp, link)
+			e := open(t, root) // recovers
+			if got := mustRead(t, root, "top.txt"); got != "top, edited\n" {
+				t.Fatalf("top.txt: %q", got)
+			}
+			if ev := lastEvent(t, e); ev.Status != journal.StatusCommitted || ev.Tool != "crash" {
+				t.Fatalf("last event %+v", ev)
+			}
+			_, staged := journalState(t, e)
+			if key := e.Roots()[0].Dir + "\x00" + tmp; !slices.Equal(staged, []string{key}) {
+				t.Fatalf("staged %q, want %q", staged, key)
+			}
+			if k, ok := equalMaps(outsideBefore, snapshotDir(t, outside)); !ok {
+				t.Fatalf("outside the root changed at %s", k)
+			}
+			if k, ok := equalMaps(heldBefore, snapshotDir(t, held)); !ok {
+				t.Fatalf("the moved directory changed at %s", k)
+			}
+			if _, err := e.Apply(ctx, &replay.Batch{Changes: []replay.Change{{Path: "other.txt", Data: []byte("other, edited\n")}}}); err != nil {
+				t.Fatal(err)
+			}
+			verifyChain(t, e)
+			recoverTwice(t, e, root, outside)
+			// The directory comes back: the next recovery removes the temp.
+			os.Remove(filepath.Join(root, "sw"))
+			if err := os.Rename(held, filepath.Join(root, "sw")); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.Apply(ctx, &replay.Batch{Changes: []replay.Change{{Path: "other.txt", Data: []byte("other, again\n")}}}); err != nil {
+				t.Fatal(err)
+			}
+			if left := temps(base); len(left) != 1 || left[0] != filepath.Join(outside, filepath.Base(tmp)) {
+				t.Fatalf("temps: %v (only the outside decoy should be left)", left)
+			}
+			if _, staged := journalState(t, e); len(staged) != 0 {
+				t.Fatalf("still staged: %q", staged)
+			}
+			verifyChain(t, e)
+		})
+	}
+}
+
+// TestLogged_OtherEngineCompletes: batches one engine logged are moved into
+// the bbolt file by another engine (another process: the CLI reading the
+// journal) that takes the journal first; the first engine's next batch and
+// checkpoint go on from there, and the chain has every batch once, in order.
+func TestLogged_OtherEngineCompletes(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "f.txt", "0\n")
+	a := open(t, dir)
+	for i := 1; i <= 3; i++ {
+		if _, err := a.Apply(ctx, &replay.Batch{Tool: "a", Changes: []replay.Change{{Path: "f.txt", Data: fmt.Appendf(nil, "%d\n", i)}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := open(t, dir) // recovers: appends a's three batches
+	var n uint64
+	err := b.Journal().View(func(tx *journal.Tx) error {
+		n = tx.Last()
+		return tx.Each(0, false, func(ev *journal.Event) error {
+			if ev.Status != journal.StatusCommitted || ev.Tool != "a" {
+				return fmt.Errorf("event %d: %s %s", ev.Seq, ev.Tool, ev.Status)
+			}
+			return nil
+		})
+	})
+	if err != nil || n != 3 {
+		t.Fatalf("b sees %d events: %v", n, err)
+	}
+	if _, err := b.Apply(ctx, &replay.Batch{Tool: "b", Changes: []replay.Change{{Path: "f.txt", Data: []byte("b\n")}}}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 4; i <= 5; i++ {
+		res, err := a.Apply(ctx, &replay.Batch{Tool: "a", Changes: []replay.Change{{Path: "f.txt", Data: fmt.Appendf(nil, "%d\n", i)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 4 && len(res.Observed) != 0 {
+			t.Fatalf("b's batch seen as an outside change: %v", res.Observed)
+		}
+	}
+	if err := a.FlushSeal(); err != nil {
+		t.Fatal(err)
+	}
+	var tools []string
+	b.Journal().View(func(tx *journal.Tx) error {
+		return tx.Each(0, false, func(ev *journal.Event) error { tools = append(tools, ev.Tool); return nil })
+	})
+	if want := []string{"a", "a", "a", "b", "a", "a"}; !slices.Equal(tools, want) {
+		t.Fatalf("events %v", tools)
+	}
+	if got := mustRead(t, dir, "f.txt"); got != "5\n" {
+		t.Fatalf("f.txt %q", got)
+	}
+	verifyChain(t, b)
+}
+
+// TestLogged_ManyBatches: more batches than a run of the log holds, some
+// larger than others, back to back: the engine checkpoints on its own when
+// the run is full, and every batch ends up in the chain, in order.
+func TestLogged_ManyBatches(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "f.txt", "start\n")
+	write(t, dir, "g.txt", "start\n")
+	e := open(t, dir)
+	const n = 150
+	for i := 0; i < n; i++ {
+		big := make([]byte, (i%7)*100_000)
+		for j := range big {
+			big[j] = 'a' + byte((i+j)%26)
+		}
+		if _, err := e.Apply(ctx, &replay.Batch{Tool: fmt.Sprint(i), Changes: []replay.Change{
+			{Path: "f.txt", Data: fmt.Appendf(nil, "%d\n", i)}, {Path: "g.txt", Data: big}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.FlushSeal(); err != nil {
+		t.Fatal(err)
+	}
+	var i int
+	err := e.Journal().View(func(tx *journal.Tx) error {
+		return tx.Each(0, false, func(ev *journal.Event) error {
+			if ev.Tool != fmt.Sprint(i) || ev.Status != journal.StatusCommitted {
+				return fmt.Errorf("event %d: tool %s, %s", ev.Seq, ev.Tool, ev.Status)
+			}
+			i++
+			return nil
+		})
+	})
+	if err != nil || i != n {
+		t.Fatalf("%d events: %v", i, err)
+	}
+	verifyChain(t, e)
+	if st, err := e.Status(); err != nil || len(st.Changed) != 0 {
+		t.Fatalf("status %+v %v", st, err)
+	}
+}
+
+// TestFault_Checkpoint: a checkpoint that fails (a file's or a directory's
+// fsync, or the bbolt commit) leaves the logged batch as it was acknowledged
+// — its files in place, the next checkpoint appends it — and a batch after it
+// still works.
+func TestFault_Checkpoint(t *testing.T) {
+	for _, step := range []string{"fsync", "dirsync", "commit"} {
+		t.Run(step, func(t *testing.T) {
+			dir, e, _ := faultWorkspace(t)
+			if _, err := e.Apply(ctx, inPlaceBatch()); err != nil {
+				t.Fatal(err)
+			}
+			after := snapshotDir(t, dir)
+			injected := errors.New("injected")
+			if step == "commit" {
+				e.SetCommitFault(func() error { return injected })
+			} else {
+				e.SetFault(func(s, _ string) error {
+					if s == step {
+						return injected
+					}
+					return nil
+				})
+			}
+			if err := e.FlushSeal(); !errors.Is(err, injected) {
+				t.Fatalf("checkpoint: %v", err)
+			}
+			e.SetFault(nil)
+			e.SetCommitFault(nil)
+			if k, ok := equalMaps(after, snapshotDir(t, dir)); !ok {
+				t.Fatalf("disk changed at %s", k)
+			}
+			if _, err := e.Apply(ctx, &replay.Batch{Tool: "next", Changes: []replay.Change{{Path: "a.txt", Data: []byte("A3\n")}}}); err != nil {
+				t.Fatal(err)
+			}
+			ev := lastEvent(t, e)
+			prev, err := e.Event(ev.Seq - 1)
+			if err != nil || ev.Tool != "next" || prev.Tool != "fault" || prev.Status != journal.StatusCommitted {
+				t.Fatalf("events %+v, %+v, %v", prev, ev, err)
+			}
+			verifyChain(t, e)
+		})
+	}
+}
