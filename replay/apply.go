@@ -221,9 +221,10 @@ func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, erro
 
 	// A batch of in-place modifications small enough commits through the
 	// write-ahead log (wal.go); any other first moves the logged batches
-	// into the bbolt file, as does one that would overfill the log.
+	// into the bbolt file, as does one that finds the log full or its oldest
+	// batch older than maxLogAge.
 	fast, need := e.loggable(ops, len(b.Args))
-	if len(e.logged) > 0 && (!fast || len(e.logged) >= maxLogged || !journal.LogFits(e.walEnd, need)) {
+	if e.checkpointDue(fast, need) {
 		if err := e.checkpointLocked(db); err != nil {
 			return nil, err
 		}

@@ -26,6 +26,11 @@ import (
 // batch checkpoints first, so a recovery never has much to redo.
 const maxLogged = 64
 
+// maxLogAge bounds how long a logged batch's files may stay unsynced while
+// batches keep coming (the timer checkpoints sealDelay after the last one):
+// a batch that finds the oldest logged batch older checkpoints first.
+const maxLogAge = 100 * time.Millisecond
+
 // logSlack is room for a record's events (JSON) beside its contents when
 // deciding whether a batch fits in the log.
 const logSlack = 64 << 10
@@ -34,7 +39,8 @@ const logSlack = 64 << 10
 // the bbolt file yet.
 type logged struct {
 	rec   *journal.LogRecord
-	paths []Path // its files: fsynced, with their directories, at the checkpoint
+	paths []Path    // its files: fsynced, with their directories, at the checkpoint
+	at    time.Time // when it was logged
 }
 
 // loggable reports whether a batch goes through the write-ahead log, and the
@@ -52,6 +58,17 @@ func (e *Engine) loggable(ops []*fileOp, args int) (bool, int) {
 		n += 2*len(op.p.Key) + 256
 	}
 	return contents <= e.logLimit && n+contents <= journal.MaxLogRecord, n + contents
+}
+
+// checkpointDue reports whether a batch must checkpoint the logged batches
+// before it goes on: it is not loggable itself (the bbolt intent needs the
+// chain complete), the log is full (by count or by room for need bytes), or
+// the oldest logged batch is older than maxLogAge.
+func (e *Engine) checkpointDue(fast bool, need int) bool {
+	if len(e.logged) == 0 {
+		return false
+	}
+	return !fast || len(e.logged) >= maxLogged || !journal.LogFits(e.walEnd, need) || time.Since(e.logged[0].at) > maxLogAge
 }
 
 // loggedLast returns the number of the last event this engine logged, or
@@ -142,7 +159,7 @@ func (e *Engine) applyLogged(db *journal.DB, ops []*fileOp, ev *journal.Event, o
 			return nil, e.rollbackLogged(db, rec, off, ops, ops[:i], err)
 		}
 	}
-	l := &logged{rec: rec}
+	l := &logged{rec: rec, at: time.Now()}
 	for _, op := range ops {
 		l.paths = append(l.paths, op.p)
 	}

@@ -385,3 +385,35 @@ func TestFault_Checkpoint(t *testing.T) {
 		})
 	}
 }
+
+// TestLogged_AgeBoundsCheckpoint: batches that keep coming, closer together
+// than the checkpoint timer's delay, are still moved into the bbolt file
+// once the oldest is older than maxLogAge (100 ms), long before the run is
+// full (64 batches): the time a logged batch's files stay unsynced is
+// bounded.
+func TestLogged_AgeBoundsCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "f.txt", "0\n")
+	e := open(t, dir)
+	j, err := journal.Open(replay.DefaultJournalPath(dir), journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	maxLag := 0
+	start := time.Now()
+	for i := 1; time.Since(start) < 600*time.Millisecond; i++ {
+		res, err := e.Apply(ctx, &replay.Batch{Changes: []replay.Change{{Path: "f.txt", Data: fmt.Appendf(nil, "%d\n", i)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var last uint64
+		j.View(func(tx *journal.Tx) error { last = tx.Last(); return nil })
+		maxLag = max(maxLag, int(res.Seq-last))
+		time.Sleep(2 * time.Millisecond)
+	}
+	t.Logf("at most %d batches logged and not in the bbolt file", maxLag)
+	if maxLag >= 64 {
+		t.Fatalf("%d batches waited for a checkpoint", maxLag)
+	}
+	verifyChain(t, e)
+}
