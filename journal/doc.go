@@ -34,6 +34,27 @@
 // the batch has all its files in place, so that a crash before its deferred
 // seal does not undo it.
 //
+// # Write-ahead log
+//
+// <journal>.wal holds batches committed ahead of the bbolt file (the replay
+// engine's logged batches, replay/doc.go). It is written with zeros to
+// WALSize (8 MiB) and fsynced once, when first needed, so that writing a
+// record changes no metadata and its fdatasync is one flush. A record
+// (LogRecord, DB.LogAppend) is, big endian:
+//
+//	magic "JWAL" (4) | payload length (4) | CRC-32C of the payload (4) | first event number (8) | event count (4)
+//	payload: events JSON length (4) | events as a JSON array | per content: ID (32) | length (4) | bytes
+//
+// Records of a run follow one another from offset 0, each numbered right
+// after the one before; a record whose magic, bounds or checksum fail (torn:
+// never acknowledged), a voided one (header zeroed, DB.LogVoid) or one
+// numbered otherwise ends the run (DB.LogRead). A run is not erased once the
+// bbolt file has its events: the next run overwrites it from offset 0, and a
+// reader skips records numbered at or below the bbolt file's last event. The
+// log is read and written only under the exclusive lock; Journal.LogAhead
+// tells a reader (shared lock) that the log holds events the bbolt file has
+// not yet, which the CLI then completes by opening the replay engine.
+//
 // # Buckets
 //
 //	meta        "format" → 1; after gc, "gc_base_seq", "gc_base_hash" (see gc.go)

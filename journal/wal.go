@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 
 	"github.com/journalfs/journal/snapshot"
-	"golang.org/x/sys/unix"
 )
 
 // The write-ahead log: see doc.go, "Write-ahead log".
@@ -218,7 +217,7 @@ func (d *DB) LogAppend(off int64, rec *LogRecord) (int64, error) {
 	if _, err := f.WriteAt(b, off); err != nil {
 		return off, fmt.Errorf("journal: write log record %d: %w", rec.First(), err)
 	}
-	if err := unix.Fdatasync(int(f.Fd())); err != nil {
+	if err := datasync(f); err != nil {
 		return off, fmt.Errorf("journal: sync log record %d: %w", rec.First(), err)
 	}
 	return off + int64(len(b)), nil
@@ -241,7 +240,7 @@ func (d *DB) LogVoid(off int64) error {
 	if _, err := f.WriteAt(make([]byte, walHeader), off); err != nil {
 		return fmt.Errorf("journal: void log record at %d: %w", off, err)
 	}
-	if err := unix.Fdatasync(int(f.Fd())); err != nil {
+	if err := datasync(f); err != nil {
 		return fmt.Errorf("journal: void log record at %d: %w", off, err)
 	}
 	return nil
