@@ -15,7 +15,8 @@ func newStatusCmd(a *app) *cobra.Command {
 		Long: `status hashes every file the journal knows and lists those whose content on disk is not what the journal
 last wrote or saw (changed outside it), the batches a stopped process left pending (this command
 finishes them, as any command that opens the workspace does: one whose files were all in place is sealed
-committed, any other is rolled back), the journal's size and the content store's dedup ratio (logical bytes
+committed, any other is rolled back), the batches committed through the write-ahead log and not yet in the
+journal file (moved into it; a file still as before such a batch gets its content), the journal's size and the content store's dedup ratio (logical bytes
 per stored byte).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return a.runStatus() },
@@ -28,7 +29,13 @@ func (a *app) runStatus() error {
 		return err
 	}
 	var pending []uint64 // as found, before the engine finishes them
-	if err := j.View(func(tx *journal.Tx) error { pending = tx.Pending(); return nil }); err != nil {
+	var last uint64      // the bbolt file's last event as found
+	var logged bool      // the write-ahead log holds events past it
+	if err := j.View(func(tx *journal.Tx) error {
+		pending, last = tx.Pending(), tx.Last()
+		logged = j.LogAhead(last)
+		return nil
+	}); err != nil {
 		return err
 	}
 	e, err := a.engine() // finishes what a stopped process left pending
@@ -82,6 +89,9 @@ func (a *app) runStatus() error {
 			ns = append(ns, fmt.Sprintf("event %d (%s)", p, what))
 		}
 		fmt.Fprintf(w, "pending   %d batch(es) a stopped process left: %s\n", len(pending), strings.Join(ns, ", "))
+	}
+	if logged && st.Events > last {
+		fmt.Fprintf(w, "logged    events %d–%d were committed through the write-ahead log and not yet in the journal file (a running server's last batches, or a stopped one's): moved into it now\n", last+1, st.Events)
 	}
 	if len(st.Changed) == 0 {
 		fmt.Fprintln(w, "\nno file changed outside the journal")

@@ -67,3 +67,46 @@ func TestStatus_FinishesPending(t *testing.T) {
 		})
 	}
 }
+
+// TestStatus_FinishesLogged: a batch committed by its write-ahead log record
+// whose process stopped before moving it into the journal file (here, before
+// its rename: the file still holds its before-content) is completed by
+// status — the file gets its after-content, the event is committed — and
+// reported.
+func TestStatus_FinishesLogged(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("before\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	j, err := journal.Open(filepath.Join(dir, journal.DirName, journal.FileName), journal.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := &journal.Event{Seq: 1, Time: time.Now().UTC(), Kind: journal.KindApply, Actor: agent, Tool: "edit_file",
+		Status: journal.StatusCommitted, Files: []journal.FileChange{{Path: "a.txt",
+			Before: snapshot.Sum([]byte("before\n")), After: snapshot.Sum([]byte("after\n")), BeforeMode: 0o644, AfterMode: 0o644}}}
+	rec := &journal.LogRecord{Events: []*journal.Event{ev}, Contents: []journal.LogContent{
+		{ID: snapshot.Sum([]byte("before\n")), Data: []byte("before\n")}, {ID: snapshot.Sum([]byte("after\n")), Data: []byte("after\n")}}}
+	if err := j.Do(func(db *journal.DB) error { _, err := db.LogAppend(0, rec); return err }); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	out := ok(t, dir, "status")
+	if want := "logged    events 1–1 were committed through the write-ahead log"; !strings.Contains(out, want) || !strings.Contains(out, "pending   none") {
+		t.Fatalf("status does not report the logged batch:\n%s", out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "after\n" {
+		t.Fatalf("a.txt = %q", b)
+	}
+	var got *journal.Event
+	j.View(func(tx *journal.Tx) (err error) { got, err = tx.Event(1); return })
+	if got == nil || got.Status != journal.StatusCommitted || got.Tool != "edit_file" {
+		t.Fatalf("event 1: %+v", got)
+	}
+	if out := ok(t, dir, "status"); strings.Contains(out, "logged") || !strings.Contains(out, "no file changed outside") {
+		t.Fatalf("second status:\n%s", out)
+	}
+	if out := ok(t, dir, "verify"); !strings.Contains(out, "ok: 1 events, chain intact") {
+		t.Fatalf("verify:\n%s", out)
+	}
+}
