@@ -37,9 +37,11 @@
 // # Write-ahead log
 //
 // <journal>.wal holds batches committed ahead of the bbolt file (the replay
-// engine's logged batches, replay/doc.go). It is written with zeros to
-// WALSize (8 MiB) and fsynced once, when first needed, so that writing a
-// record changes no metadata and its fdatasync is one flush. A record
+// engine's logged batches, replay/doc.go). It is written with zeros ahead of
+// the records (1 MiB when first needed, then 1 MiB more whenever a record
+// would not fit, up to WALSize, 8 MiB; each extension fsynced), so that
+// writing a record changes no metadata and its fdatasync is one flush. It
+// keeps the size of the longest run. A record
 // (LogRecord, DB.LogAppend) is, big endian:
 //
 //	magic "JWAL" (4) | payload length (4) | CRC-32C of the payload (4) | first event number (8) | event count (4)

@@ -53,8 +53,9 @@ type Journal struct {
 	// wal is the write-ahead log file (wal.go), opened by the first writer
 	// that needs it and kept open (it is only read or written under the
 	// exclusive lock); Close releases it.
-	walMu sync.Mutex
-	wal   *os.File
+	walMu   sync.Mutex
+	wal     *os.File
+	walSize int64 // its size as this process last saw it
 }
 
 // Path returns the bbolt file's path.

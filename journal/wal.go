@@ -19,10 +19,14 @@ import (
 const (
 	walMagic  = 0x4a57414c // "JWAL"
 	walHeader = 4 + 4 + 4 + 8 + 4
-	// WALSize is the size the log file is written to (with zeros) before its
-	// first record, so that a record overwrites allocated blocks and its
-	// fdatasync has no metadata to commit.
+	// WALSize bounds the log file, and so a run of records. The file is
+	// written with zeros ahead of the records, walGrow bytes at a time, so
+	// that a record overwrites allocated blocks and its fdatasync has no
+	// metadata to commit; it stays at the longest run's size.
 	WALSize = 8 << 20
+	// walGrow is the step by which the log file is extended (with zeros,
+	// fsynced) when a record would not fit.
+	walGrow = 1 << 20
 	// MaxLogRecord bounds one record (header included): a batch with more
 	// content goes through the bbolt intent instead.
 	MaxLogRecord = 2 << 20
@@ -138,44 +142,63 @@ func decodeLogPayload(p []byte, first uint64, count int) (*LogRecord, error) {
 	return r, nil
 }
 
-// walFile returns the open log file, making it (WALSize bytes of zeros,
-// fsynced, its directory fsynced) the first time. The caller holds the
-// exclusive lock.
-func (j *Journal) walFile() (*os.File, error) {
+// walFile returns the open log file, making it (walGrow bytes of zeros,
+// fsynced, its directory fsynced) the first time, and extended so that it
+// holds at least size bytes. The caller holds the exclusive lock.
+func (j *Journal) walFile(size int64) (*os.File, error) {
 	j.walMu.Lock()
 	defer j.walMu.Unlock()
-	if j.wal != nil {
-		return j.wal, nil
-	}
 	path := j.path + ".wal"
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("journal: open log %s: %w", path, err)
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("journal: open log %s: %w", path, err)
-	}
-	if fi.Size() < WALSize {
-		zero := make([]byte, 1<<20)
-		for off := fi.Size(); off < WALSize; off += int64(len(zero)) {
-			if _, err := f.WriteAt(zero[:min(int64(len(zero)), WALSize-off)], off); err != nil {
+	if j.wal == nil {
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			return nil, fmt.Errorf("journal: open log %s: %w", path, err)
+		}
+		fi, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("journal: open log %s: %w", path, err)
+		}
+		if fi.Size() == 0 { // new: its name must be durable too
+			if err := growWAL(f, 0, walGrow); err != nil {
 				f.Close()
 				return nil, fmt.Errorf("journal: prepare log %s: %w", path, err)
 			}
+			if err := syncDir(filepath.Dir(path)); err != nil {
+				f.Close()
+				return nil, err
+			}
+			j.walSize = walGrow
+		} else {
+			j.walSize = fi.Size()
 		}
-		if err := f.Sync(); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("journal: prepare log %s: %w", path, err)
-		}
-		if err := syncDir(filepath.Dir(path)); err != nil {
-			f.Close()
-			return nil, err
+		j.wal = f
+	}
+	if size > j.walSize {
+		// Another process may have extended it since.
+		if fi, err := j.wal.Stat(); err == nil {
+			j.walSize = fi.Size()
 		}
 	}
-	j.wal = f
-	return f, nil
+	if size > j.walSize {
+		to := min(WALSize, (size+walGrow-1)/walGrow*walGrow)
+		if err := growWAL(j.wal, j.walSize, to); err != nil {
+			return nil, fmt.Errorf("journal: extend log %s: %w", path, err)
+		}
+		j.walSize = to
+	}
+	return j.wal, nil
+}
+
+// growWAL writes zeros to f from from to to, and fsyncs it.
+func growWAL(f *os.File, from, to int64) error {
+	zero := make([]byte, min(to-from, walGrow))
+	for off := from; off < to; off += int64(len(zero)) {
+		if _, err := f.WriteAt(zero[:min(int64(len(zero)), to-off)], off); err != nil {
+			return err
+		}
+	}
+	return f.Sync()
 }
 
 // Close releases the log file, if it was opened. The Journal may be used
@@ -210,7 +233,7 @@ func (d *DB) LogAppend(off int64, rec *LogRecord) (int64, error) {
 	if off+int64(len(b)) > WALSize || len(b) > MaxLogRecord {
 		return off, fmt.Errorf("journal: log record %d of %d bytes does not fit at %d: %w", rec.First(), len(b), off, ErrState)
 	}
-	f, err := d.j.walFile()
+	f, err := d.j.walFile(off + int64(len(b)))
 	if err != nil {
 		return off, err
 	}
@@ -233,7 +256,7 @@ func LogFits(off int64, size int) bool {
 // (LogRead stops there), and syncs: a batch whose record is voided is never
 // completed by a recovery.
 func (d *DB) LogVoid(off int64) error {
-	f, err := d.j.walFile()
+	f, err := d.j.walFile(0)
 	if err != nil {
 		return err
 	}
@@ -261,7 +284,7 @@ func (d *DB) LogRead(after uint64) ([]*LogRecord, error) {
 	if _, err := os.Stat(d.j.path + ".wal"); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	f, err := d.j.walFile()
+	f, err := d.j.walFile(0)
 	if err != nil {
 		return nil, err
 	}

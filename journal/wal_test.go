@@ -72,7 +72,7 @@ func TestLog_AppendRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fi, err := os.Stat(j.Path() + ".wal"); err != nil || fi.Size() != WALSize {
+	if fi, err := os.Stat(j.Path() + ".wal"); err != nil || fi.Size() != walGrow {
 		t.Fatalf("log file: %v %v", fi, err)
 	}
 	if ends[0] <= 0 || ends[1] <= ends[0] || ends[2] <= ends[1]+100_000 {
@@ -173,5 +173,31 @@ func TestLog_NoFile(t *testing.T) {
 	}
 	if _, err := os.Stat(j.Path() + ".wal"); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("log file made by a read: %v", err)
+	}
+}
+
+// TestLog_Grows: the file starts at 1 MiB and is extended, 1 MiB at a time,
+// when a record would not fit; every record stays readable.
+func TestLog_Grows(t *testing.T) {
+	j := openWAL(t)
+	err := j.Do(func(db *DB) error {
+		off := int64(0)
+		for i := 0; i < 3; i++ {
+			var err error
+			if off, err = db.LogAppend(off, logRec(uint64(i+1), 1, string(bytes.Repeat([]byte{'a' + byte(i)}, 600_000)))); err != nil {
+				return err
+			}
+		}
+		recs, err := db.LogRead(0)
+		if err != nil || len(recs) != 3 || recs[2].Contents[0].Data[0] != 'c' {
+			t.Fatalf("%d records, %v", len(recs), err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(j.Path() + ".wal"); err != nil || fi.Size() != 2*walGrow {
+		t.Fatalf("log file: %d bytes, %v", fi.Size(), err)
 	}
 }
