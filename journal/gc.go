@@ -79,8 +79,21 @@ type GCReport struct {
 	Event     uint64 // the gc event (0 if nothing was dropped)
 }
 
-// GC applies the retention rule above in one write transaction.
+// GC applies the retention rule above in one write transaction. It refuses
+// (ErrBusy) while the write-ahead log holds events the bbolt file has not
+// yet (its gc event would take their numbers): replay.Engine.GC completes
+// them first.
 func (j *Journal) GC(o GCOptions) (*GCReport, error) {
+	var rep *GCReport
+	err := j.Do(func(db *DB) (err error) {
+		rep, err = db.GC(o)
+		return err
+	})
+	return rep, err
+}
+
+// GC is Journal.GC for the holder of the exclusive lock.
+func (d *DB) GC(o GCOptions) (*GCReport, error) {
 	if o.Keep <= 0 {
 		return nil, fmt.Errorf("journal: gc: keep must be a positive duration")
 	}
@@ -88,14 +101,15 @@ func (j *Journal) GC(o GCOptions) (*GCReport, error) {
 		o.Now = time.Now()
 	}
 	var rep *GCReport
-	err := j.Do(func(db *DB) error {
-		return db.Update(func(tx *Tx) (err error) {
-			rep, err = tx.gc(o)
-			if err == nil && o.DryRun {
-				return errDryRun
-			}
-			return err
-		})
+	err := d.Update(func(tx *Tx) (err error) {
+		if d.j.LogAhead(tx.Last()) {
+			return fmt.Errorf("journal: gc: the write-ahead log holds events not yet in %s; open the workspace with the replay engine first: %w", d.j.path, ErrBusy)
+		}
+		rep, err = tx.gc(o)
+		if err == nil && o.DryRun {
+			return errDryRun
+		}
+		return err
 	})
 	if errors.Is(err, errDryRun) {
 		err = nil

@@ -74,6 +74,26 @@ func (e *Engine) Status() (*Status, error) {
 	return st, nil
 }
 
+// GC applies journal retention (journal.GCOptions) once every batch is in
+// the bbolt file: this engine's logged and unsealed batches, and any a
+// stopped process left (recovered first), so that the gc event never takes
+// the number of a logged one.
+func (e *Engine) GC(o journal.GCOptions) (*journal.GCReport, error) {
+	var rep *journal.GCReport
+	err := e.do(func(db *journal.DB) error {
+		if err := e.flushSealLocked(db); err != nil {
+			return err
+		}
+		if _, err := e.recover(db); err != nil {
+			return err
+		}
+		var err error
+		rep, err = db.GC(o)
+		return err
+	})
+	return rep, err
+}
+
 // Event returns event seq.
 func (e *Engine) Event(seq uint64) (*journal.Event, error) {
 	var ev *journal.Event

@@ -374,6 +374,44 @@ func (e *Engine) checkpointLocked(db *journal.DB) error {
 	return nil
 }
 
+// appendDisplaced appends this engine's logged batches, whose numbers
+// another writer took (see recoverLog), after the journal's last event, as
+// they are, numbered anew; their files are synced first, as at a
+// checkpoint.
+func (e *Engine) appendDisplaced(db *journal.DB) error {
+	var paths []Path
+	for _, l := range e.logged {
+		paths = append(paths, l.paths...)
+	}
+	if err := e.syncPaths(paths); err != nil {
+		return err
+	}
+	err := db.Update(func(tx *journal.Tx) error {
+		if err := e.sealUnsealed(tx); err != nil {
+			return err
+		}
+		for _, l := range e.logged {
+			if err := putContents(tx, l.rec); err != nil {
+				return err
+			}
+			for _, ev := range l.rec.Events {
+				c := *ev
+				c.Status = journal.StatusCommitted
+				if err := tx.Append(&c); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return classify(fmt.Errorf("replay: append logged batches displaced by another writer: %w", err))
+	}
+	e.unsealed = nil
+	e.logged, e.walEnd = nil, 0
+	return nil
+}
+
 // recoverLog completes the batches of the write-ahead log that are not in
 // the bbolt file: those of a stopped process (crash, SIGKILL, power
 // failure), or this engine's own after a rollback that could not finish.
@@ -393,10 +431,22 @@ func (e *Engine) recoverLog(db *journal.DB) error {
 		return err
 	}
 	if len(e.logged) > 0 && !e.orphaned {
-		if e.logged[0].rec.First() > last {
+		first := e.logged[0].rec.Events[0]
+		if first.Seq > last {
 			return nil // ours, intact: a process that took them over would have appended them
 		}
-		e.logged, e.walEnd = nil, 0 // another process's recovery appended them
+		// Another process's recovery appended them — unless a writer that
+		// does not read the log took their numbers (journal.Journal.GC
+		// refuses to): then they are not in the chain, and are appended
+		// after what that writer appended, numbered anew, rather than lost.
+		var got *journal.Event
+		if err := db.View(func(tx *journal.Tx) (err error) { got, err = tx.Event(first.Seq); return }); err != nil {
+			return err
+		}
+		if !got.Time.Equal(first.Time) || got.Kind != first.Kind || got.Tool != first.Tool || len(got.Files) != len(first.Files) {
+			return e.appendDisplaced(db)
+		}
+		e.logged, e.walEnd = nil, 0
 	}
 	recs, err := db.LogRead(last)
 	if err != nil {

@@ -417,3 +417,52 @@ func TestLogged_AgeBoundsCheckpoint(t *testing.T) {
 	}
 	verifyChain(t, e)
 }
+
+// TestLogged_Displaced: a writer that appends to the journal without reading
+// the write-ahead log (none of ours does any more: journal.GC refuses while
+// the log is ahead) takes the numbers of batches an engine logged; the
+// engine appends them after it, numbered anew, instead of losing them, and
+// gc through the engine completes the log first.
+func TestLogged_Displaced(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "f.txt", "0\n")
+	e := open(t, dir)
+	for i := 1; i <= 2; i++ {
+		if _, err := e.Apply(ctx, &replay.Batch{Tool: "logged", Changes: []replay.Change{{Path: "f.txt", Data: fmt.Appendf(nil, "%d\n", i)}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j, err := journal.Open(replay.DefaultJournalPath(dir), journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.GC(journal.GCOptions{Keep: time.Hour}); !errors.Is(err, journal.ErrBusy) {
+		t.Fatalf("journal gc with the log ahead: %v", err)
+	}
+	err = j.Do(func(db *journal.DB) error {
+		return db.Update(func(tx *journal.Tx) error {
+			return tx.Append(&journal.Event{Time: time.Now().UTC(), Kind: journal.KindApply, Tool: "foreign", Status: journal.StatusCommitted,
+				Actor: journal.Actor{Kind: "cli"}, Files: []journal.FileChange{}})
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Apply(ctx, &replay.Batch{Tool: "after", Changes: []replay.Change{{Path: "f.txt", Data: []byte("3\n")}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.GC(journal.GCOptions{Keep: time.Hour, DryRun: true}); err != nil {
+		t.Fatalf("gc through the engine: %v", err)
+	}
+	var tools []string
+	e.Journal().View(func(tx *journal.Tx) error {
+		return tx.Each(0, false, func(ev *journal.Event) error { tools = append(tools, ev.Tool); return nil })
+	})
+	if want := []string{"foreign", "logged", "logged", "after"}; !slices.Equal(tools, want) {
+		t.Fatalf("events %v, want %v", tools, want)
+	}
+	verifyChain(t, e)
+	if st, err := e.Status(); err != nil || len(st.Changed) != 0 {
+		t.Fatalf("status %+v %v", st, err)
+	}
+}

@@ -48,7 +48,7 @@ func (a *app) runGC(keep time.Duration, dryRun bool) error {
 	defer e.Close()
 	b := &bar{}
 	var step string
-	rep, err := e.Journal().GC(journal.GCOptions{Keep: keep, Now: now(), DryRun: dryRun, Actor: replay.CLIActor(),
+	rep, err := e.GC(journal.GCOptions{Keep: keep, Now: now(), DryRun: dryRun, Actor: replay.CLIActor(),
 		Progress: func(s string, done, total int) {
 			if s != step {
 				b.Done()
