@@ -34,6 +34,7 @@ func newServeCmd() *cobra.Command {
 	var (
 		toolsets string
 		readOnly bool
+		syncAll  bool
 		httpAddr string
 		token    string
 		useLSP   bool
@@ -60,8 +61,12 @@ Every mutating tool call becomes one journal event in <first root>/.journal/jour
 			if httpAddr != "" {
 				origin = "http"
 			}
-			eng, err := replay.Open(replay.Options{Roots: roots, JournalPath: jp,
-				Actor: journal.Actor{Kind: "mcp", Origin: origin, User: replay.CLIActor().User, Host: replay.CLIActor().Host}})
+			ro := replay.Options{Roots: roots, JournalPath: jp,
+				Actor: journal.Actor{Kind: "mcp", Origin: origin, User: replay.CLIActor().User, Host: replay.CLIActor().Host}}
+			if syncAll {
+				ro.LogLimit = -1 // every batch by a bbolt intent, files fsynced before the reply
+			}
+			eng, err := replay.Open(ro)
 			if err != nil {
 				return err
 			}
@@ -107,6 +112,7 @@ Press Ctrl-D to exit.
 	}
 	cmd.Flags().StringVar(&toolsets, "toolsets", "all", "comma-separated toolsets to enable: "+strings.Join(jmcp.AllToolsets, ","))
 	cmd.Flags().BoolVar(&readOnly, "read-only", false, "hide every mutating tool")
+	cmd.Flags().BoolVar(&syncAll, "sync-files", false, "fsync every changed file and its directory before a tool replies; by default a small edit replies once its write-ahead log record is synced, and its files are synced at the checkpoint (within 100 ms): the edit is never lost, but after a power failure the file itself may be stale until the journal is next opened")
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve Streamable HTTP on ADDR (e.g. 127.0.0.1:8765) at /mcp instead of stdio")
 	cmd.Flags().BoolVar(&useLSP, "lsp", true, "run language servers found on PATH (gopls, pyright-langserver, typescript-language-server, rust-analyzer, clangd) for rename propagation, type diagnostics and quick fixes")
 	cmd.Flags().StringArrayVar(&servers, "lsp-server", nil, "language server for a language, replacing the default: LANG=COMMAND [ARGS] (e.g. python=\"pyright-langserver --stdio\"); repeatable")

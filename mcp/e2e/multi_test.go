@@ -122,3 +122,35 @@ func TestHTTP_Guards(t *testing.T) {
 		t.Errorf("good request refused: %d", c)
 	}
 }
+
+// TestServe_SyncFiles: by default a small edit commits through the
+// write-ahead log (.journal/journal.db.wal appears); with --sync-files it
+// commits by a bbolt intent with its files fsynced (no log file). Both are
+// journaled the same.
+func TestServe_SyncFiles(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		wal  bool
+	}{{nil, true}, {[]string{"--sync-files"}, false}} {
+		root := t.TempDir()
+		os.WriteFile(filepath.Join(root, "a.txt"), []byte("one\ntwo\n"), 0o644)
+		r := startStdio(t, root, c.args...)
+		r.initialize("sync")
+		res := r.tool("edit_content", map[string]any{"absolute_file_path": filepath.Join(root, "a.txt"),
+			"search_text": "two", "replace_text": "2", "preview": false})
+		if res["isError"] == true {
+			t.Fatalf("%v: %v", c.args, res)
+		}
+		r.close()
+		if got := readFile(t, filepath.Join(root, "a.txt")); got != "one\n2\n" {
+			t.Fatalf("%v: a.txt %q", c.args, got)
+		}
+		_, err := os.Stat(filepath.Join(root, ".journal", "journal.db.wal"))
+		if (err == nil) != c.wal {
+			t.Fatalf("%v: log file exists %v, want %v", c.args, err == nil, c.wal)
+		}
+		if out := runJournal(t, root, "log", "--oneline"); !strings.Contains(out, "edit_content") {
+			t.Fatalf("%v: log:\n%s", c.args, out)
+		}
+	}
+}
