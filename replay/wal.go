@@ -129,17 +129,16 @@ func (e *Engine) applyLogged(db *journal.DB, ops []*fileOp, ev *journal.Event, o
 	// The note names the temps first, so that a crash before the record
 	// lands leaves none behind (recovery removes the temps a note names past
 	// the journal's last event).
+	if err := e.step("log", ops[0].p.Rel); err != nil {
+		return nil, err
+	}
 	if err := db.SetNote(e.tempNote(ev.Seq, ops)); err != nil {
 		return nil, classify(fmt.Errorf("replay: note temporary files: %w", err))
 	}
 	tempsDone := make(chan error, 1)
 	go func() { tempsDone <- e.writeTemps(ops, false) }()
 	off := e.walEnd
-	err = e.step("log", ops[0].p.Rel)
-	var end int64
-	if err == nil {
-		end, err = db.LogAppend(off, rec)
-	}
+	end, err := db.LogAppend(off, rec)
 	terr := <-tempsDone
 	if err != nil {
 		if stage := e.removeTempsOrStage(ops); len(stage) > 0 {
@@ -181,10 +180,14 @@ func (e *Engine) rollbackLogged(db *journal.DB, rec *journal.LogRecord, off int6
 	defer func() { e.fault = saved }()
 	dirs := map[*Root]map[string]bool{}
 	for _, op := range renamed {
-		data := op.cur.data
-		_, err := e.writeTemp(op.p, op.tmp, op.cur.mode, nil, func(w io.Writer) error { _, err := w.Write(data); return err })
-		if err == nil {
-			err = e.rename(op.p, op.tmp)
+		var err error
+		if data := op.cur.data; data != nil {
+			_, err = e.writeTemp(op.p, op.tmp, op.cur.mode, nil, func(w io.Writer) error { _, err := w.Write(data); return err })
+			if err == nil {
+				err = e.rename(op.p, op.tmp)
+			}
+		} else { // a large file's before-content, stored (stageStreams) before the record
+			err = e.putBack(db, op.p, op.cur.id, op.cur.mode, rec.Last())
 		}
 		if err != nil {
 			e.removeTempsOrStage(ops) // the recovery of the orphaned record stages them again

@@ -466,3 +466,43 @@ func TestLogged_Displaced(t *testing.T) {
 		t.Fatalf("status %+v %v", st, err)
 	}
 }
+
+// TestLogged_RollbackLargeBefore: a logged batch that replaces a large file
+// (one streamed, whose before-content is not held in memory) with a small
+// content and fails at its next rename puts the large file back whole, from
+// the store.
+func TestLogged_RollbackLargeBefore(t *testing.T) {
+	dir := t.TempDir()
+	big := string(bigSource(200 << 10))
+	write(t, dir, "big.txt", big)
+	write(t, dir, "small.txt", "small\n")
+	e := openStreaming(t, dir)
+	renames := 0
+	e.SetFault(func(step, _ string) error {
+		if step == "rename" {
+			if renames++; renames == 2 {
+				return errors.New("injected")
+			}
+		}
+		return nil
+	})
+	_, err := e.Apply(ctx, &replay.Batch{Tool: "shrink", Changes: []replay.Change{
+		{Path: "big.txt", Data: []byte("now small\n")}, {Path: "small.txt", Data: []byte("edited\n")}}})
+	if err == nil || renames != 2 {
+		t.Fatalf("fault not injected at the second rename: %v (%d renames)", err, renames)
+	}
+	e.SetFault(nil)
+	if got := mustRead(t, dir, "big.txt"); got != big {
+		t.Fatalf("big.txt not put back: %d bytes", len(got))
+	}
+	if got := mustRead(t, dir, "small.txt"); got != "small\n" {
+		t.Fatalf("small.txt: %q", got)
+	}
+	if tmp := temps(dir); len(tmp) != 0 {
+		t.Fatalf("temps left: %v", tmp)
+	}
+	if ev := lastEvent(t, e); ev.Status != journal.StatusRolledBack || ev.Tool != "shrink" {
+		t.Fatalf("last event %+v", ev)
+	}
+	verifyChain(t, e)
+}
