@@ -26,7 +26,17 @@ var (
 	ErrCorrupt = errors.New("journal: corrupt")
 	// ErrState means an operation does not fit an event's state (sealing a sealed event, say).
 	ErrState = errors.New("journal: invalid state")
+	// ErrFormat means the journal was written in a format newer than this binary reads.
+	ErrFormat = errors.New("journal: format too new")
 )
+
+// Format is the newest journal format this package reads and writes, kept in
+// the meta bucket ("format", one byte): 1, the bbolt file alone; 2, events may
+// also sit in the write-ahead log (wal.go), which a reader of format 1 would
+// ignore. A journal is marked 2 when its first logged events reach the bbolt
+// file (Tx.MarkFormat). Do and View refuse a journal of a newer format
+// (ErrFormat).
+const Format = 2
 
 // DirName is the directory, inside the first workspace root, that holds the journal.
 const DirName = ".journal"
@@ -83,6 +93,40 @@ func Open(path string, o Options) (*Journal, error) {
 		return nil, err
 	}
 	return j, nil
+}
+
+// checkFormat refuses a journal whose format is newer than Format. Do and
+// View run it on every open (one key read).
+func (j *Journal) checkFormat(db *bolt.DB) error {
+	var v byte
+	err := db.View(func(tx *bolt.Tx) error {
+		if m := tx.Bucket(bucketMeta); m != nil {
+			if b := m.Get([]byte("format")); len(b) == 1 {
+				v = b[0]
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("journal: read format of %s: %w", j.path, err)
+	}
+	if v > Format {
+		return fmt.Errorf("journal: %s is in format %d; this binary reads formats up to %d (use a newer journal): %w", j.path, v, Format, ErrFormat)
+	}
+	return nil
+}
+
+// MarkFormat records that the journal is in format v (see Format), unless it
+// is marked newer already.
+func (t *Tx) MarkFormat(v byte) error {
+	m := t.tx.Bucket(bucketMeta)
+	if b := m.Get([]byte("format")); len(b) == 1 && b[0] >= v {
+		return nil
+	}
+	if err := m.Put([]byte("format"), []byte{v}); err != nil {
+		return fmt.Errorf("journal: mark format %d: %w", v, err)
+	}
+	return nil
 }
 
 func create(path string) error {
@@ -142,6 +186,10 @@ func (j *Journal) open(readOnly bool) (*bolt.DB, error) {
 			return nil, fmt.Errorf("journal: open %s: %w", j.path, ErrNotFound)
 		}
 		return nil, fmt.Errorf("journal: open %s: %w", j.path, err)
+	}
+	if err := j.checkFormat(db); err != nil {
+		db.Close()
+		return nil, err
 	}
 	return db, nil
 }

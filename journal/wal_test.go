@@ -201,3 +201,37 @@ func TestLog_Grows(t *testing.T) {
 		t.Fatalf("log file: %d bytes, %v", fi.Size(), err)
 	}
 }
+
+// TestFormat: a new journal is format 1; MarkFormat raises it, never lowers
+// it; Open refuses a journal marked newer than Format with ErrFormat.
+func TestFormat(t *testing.T) {
+	j := openWAL(t)
+	format := func() byte {
+		var v byte
+		j.View(func(tx *Tx) error { v = tx.Bolt().Bucket(bucketMeta).Get([]byte("format"))[0]; return nil })
+		return v
+	}
+	if v := format(); v != 1 {
+		t.Fatalf("new journal: format %d", v)
+	}
+	mark := func(v byte) {
+		if err := j.Do(func(db *DB) error { return db.Update(func(tx *Tx) error { return tx.MarkFormat(v) }) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mark(Format)
+	mark(1)
+	if v := format(); v != Format {
+		t.Fatalf("after marking: format %d", v)
+	}
+	if err := j.View(func(*Tx) error { return nil }); err != nil {
+		t.Fatalf("view at format %d: %v", Format, err)
+	}
+	mark(Format + 1)
+	if err := j.View(func(*Tx) error { return nil }); !errors.Is(err, ErrFormat) {
+		t.Fatalf("view of a newer format: %v", err)
+	}
+	if err := j.Do(func(*DB) error { return nil }); !errors.Is(err, ErrFormat) {
+		t.Fatalf("do on a newer format: %v", err)
+	}
+}

@@ -282,6 +282,9 @@ func (e *Engine) appendLogged(db *journal.DB, recs []*journal.LogRecord, stage [
 		if err := e.sealUnsealed(tx); err != nil {
 			return err
 		}
+		if err := tx.MarkFormat(journal.Format); err != nil {
+			return err
+		}
 		if err := tx.Stage(stage); err != nil {
 			return err
 		}
@@ -391,6 +394,9 @@ func (e *Engine) appendDisplaced(db *journal.DB) error {
 	}
 	err := db.Update(func(tx *journal.Tx) error {
 		if err := e.sealUnsealed(tx); err != nil {
+			return err
+		}
+		if err := tx.MarkFormat(journal.Format); err != nil {
 			return err
 		}
 		for _, l := range e.logged {

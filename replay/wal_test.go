@@ -506,3 +506,25 @@ func TestLogged_RollbackLargeBefore(t *testing.T) {
 	}
 	verifyChain(t, e)
 }
+
+// TestLogged_MarksFormat: the journal is marked format 2 once logged events
+// reach the bbolt file (a binary that does not know the log would miss them).
+func TestLogged_MarksFormat(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "f.txt", "0\n")
+	e := open(t, dir)
+	format := func() byte {
+		var v byte
+		e.Journal().View(func(tx *journal.Tx) error { v = tx.Bolt().Bucket([]byte("meta")).Get([]byte("format"))[0]; return nil })
+		return v
+	}
+	if v := format(); v != 1 {
+		t.Fatalf("before: format %d", v)
+	}
+	if _, err := e.Apply(ctx, &replay.Batch{Changes: []replay.Change{{Path: "f.txt", Data: []byte("1\n")}}}); err != nil {
+		t.Fatal(err)
+	}
+	if v := format(); v != journal.Format {
+		t.Fatalf("after a logged batch: format %d", v)
+	}
+}
