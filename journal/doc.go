@@ -59,7 +59,8 @@
 //
 // # Buckets
 //
-//	meta        "format" → 1, or 2 once logged events reached it (Format); after gc, "gc_base_seq", "gc_base_hash" (see gc.go)
+//	meta        "format" → 1, or 2 once logged events reached it (Format); after gc, "gc_base_seq", "gc_base_hash" (see gc.go);
+//	            "log_unsynced" → the first event of the log's run whose files may not be synced yet (Tx.LogUnsynced)
 //	events      seq (8 bytes, big endian) → event record
 //	by_path     path 0x00 seq → ∅           (events touching a path)
 //	by_session  session 0x00 seq → ∅        (events of a session)

@@ -335,8 +335,9 @@ func (d *DB) LogRead(after uint64) ([]*LogRecord, error) {
 // LogAhead reports whether the write-ahead log holds a record numbered past
 // last (the bbolt file's last event): a batch committed by its record and
 // not yet in the bbolt file, which a reader finishes first (as it finishes a
-// pending event) by opening the replay engine. It only reads the first
-// record's header; call it holding the lock (View's shared lock will do).
+// pending event) by opening the replay engine. It reads the run's headers
+// only (a torn record it counts is found torn by the recovery it causes);
+// call it holding the lock (View's shared lock will do).
 func (j *Journal) LogAhead(last uint64) bool {
 	f, err := os.Open(j.path + ".wal")
 	if err != nil {
@@ -344,9 +345,44 @@ func (j *Journal) LogAhead(last uint64) bool {
 	}
 	defer f.Close()
 	var hdr [walHeader]byte
-	if _, err := f.ReadAt(hdr[:], 0); err != nil || binary.BigEndian.Uint32(hdr[0:]) != walMagic {
-		return false
+	var next uint64
+	for off := int64(0); ; {
+		if _, err := f.ReadAt(hdr[:], off); err != nil || binary.BigEndian.Uint32(hdr[0:]) != walMagic {
+			return false
+		}
+		n := int64(binary.BigEndian.Uint32(hdr[4:]))
+		first, count := binary.BigEndian.Uint64(hdr[12:]), uint64(binary.BigEndian.Uint32(hdr[20:]))
+		if count == 0 || n > MaxLogRecord || (off > 0 && first != next) {
+			return false
+		}
+		if first+count-1 > last {
+			return true
+		}
+		next = first + count
+		off += walHeader + n
 	}
-	first, count := binary.BigEndian.Uint64(hdr[12:]), binary.BigEndian.Uint32(hdr[20:])
-	return count > 0 && first+uint64(count)-1 > last
+}
+
+// metaLogUnsynced is the meta key of LogUnsynced.
+var metaLogUnsynced = []byte("log_unsynced")
+
+// LogUnsynced returns the first event of the write-ahead log's current run
+// that the bbolt file holds while its files may not be synced yet (the
+// replay engine moved it in for a reader before its checkpoint), or 0. A
+// recovery rolls the files of the run forward from there, not only those of
+// the records past the bbolt file's last event.
+func (t *Tx) LogUnsynced() uint64 {
+	if v := t.tx.Bucket(bucketMeta).Get(metaLogUnsynced); len(v) == 8 {
+		return binary.BigEndian.Uint64(v)
+	}
+	return 0
+}
+
+// SetLogUnsynced records LogUnsynced (0 removes it: the run's files are synced).
+func (t *Tx) SetLogUnsynced(seq uint64) error {
+	m := t.tx.Bucket(bucketMeta)
+	if seq == 0 {
+		return m.Delete(metaLogUnsynced)
+	}
+	return m.Put(metaLogUnsynced, u64(seq))
 }

@@ -235,3 +235,26 @@ func TestFormat(t *testing.T) {
 		t.Fatalf("do on a newer format: %v", err)
 	}
 }
+
+// TestLogAhead: a reader learns that the log holds events past the bbolt
+// file's last one, also when the run's first records are in the bbolt file
+// already.
+func TestLogAhead(t *testing.T) {
+	j := openWAL(t)
+	if j.LogAhead(0) {
+		t.Fatal("no log file, yet ahead")
+	}
+	err := j.Do(func(db *DB) error {
+		off, _ := db.LogAppend(0, logRec(5, 2, "a"))
+		_, err := db.LogAppend(off, logRec(7, 1, "b"))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for last, want := range map[uint64]bool{4: true, 6: true, 7: false, 9: false} {
+		if got := j.LogAhead(last); got != want {
+			t.Errorf("LogAhead(%d) = %v, want %v", last, got, want)
+		}
+	}
+}

@@ -83,6 +83,9 @@ func TestCrashChild(t *testing.T) {
 			fmt.Fprintln(os.Stderr, "child apply:", err)
 			os.Exit(4)
 		}
+		if r.IntN(4) == 0 { // a reader: logged batches move into the bbolt file, their files unsynced
+			e.FindEdit(b.Changes[0].Path, "")
+		}
 	}
 }
 

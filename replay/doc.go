@@ -143,13 +143,25 @@
 //  2. The temps are written, not fsynced, while the record is written and
 //     synced; no rename happens before the record is durable.
 //  3. Every rename. No directory fsync. The batch returns.
-//  4. The checkpoint, deferred like the seal of 4 above (the timer, a
-//     reader, Close, a batch that is not logged, a log run of 64 batches or
-//     one whose oldest batch is 100 ms old): every logged batch's files are
+//  4. The checkpoint, deferred like the seal of 4 above (the timer 20 ms
+//     after the last batch, Close, Recover, gc, a batch that is not logged, a
+//     log run of 64 batches or one whose oldest batch is 100 ms old): every
+//     logged batch's files are
 //     fsynced, then their directories, then one bbolt transaction appends
 //     their events, committed, with their contents. The log is not erased: the
 //     next run starts at offset 0, and a record numbered at or below the
 //     journal's last event is one the bbolt file has.
+//  5. A reader of the journal (Journal, Status, Event, FindEdit, Content, and
+//     the plans of revert, undo, redo and restore) needs the events, not the
+//     files' durability: FlushSeal moves the logged events into the bbolt
+//     file with one commit and no fsync (appendForReaders), and the run goes
+//     on. The bbolt file then notes the run's first event whose files may be
+//     unsynced (journal.Tx.LogUnsynced); the checkpoint clears it, and until
+//     then a recovery rolls the files of the whole run forward from there (in
+//     order: every event from that one on is a record of the run, since a
+//     batch that is not logged checkpoints first), appending only the events
+//     the bbolt file lacks. A revert right after an edit costs one bbolt
+//     commit for it, not two fsyncs and a commit.
 //
 // The record is the commit: a logged batch is never rolled back by
 // recovery, it is rolled forward. Recovery (any process that takes the

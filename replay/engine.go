@@ -68,6 +68,10 @@ type Engine struct {
 	logged   []*logged
 	walEnd   int64
 	orphaned bool
+	// appended are this engine's logged batches of the log's current run
+	// that were moved into the bbolt file for a reader before their files
+	// were synced (appendForReaders); the checkpoint syncs them. Guarded by mu.
+	appended []*logged
 }
 
 // DefaultJournalPath returns the journal location for a first root.
@@ -154,7 +158,7 @@ func (e *Engine) Actor() journal.Actor { return e.actor }
 func (e *Engine) Close() error {
 	var err error
 	if e.j != nil {
-		err = e.FlushSeal()
+		err = e.Checkpoint()
 	}
 	e.mu.Lock()
 	if e.sealTimer != nil {

@@ -22,7 +22,7 @@ import (
 func (e *Engine) Recover() ([]uint64, error) {
 	var done []uint64
 	err := e.do(func(db *journal.DB) error {
-		if err := e.flushSealLocked(db); err != nil {
+		if err := e.flushLocked(db, true); err != nil {
 			return err
 		}
 		var err error

@@ -45,28 +45,37 @@ func (e *Engine) armSeal(after time.Duration) {
 // the timer, and tries again later if the seal fails.
 func (e *Engine) timedSeal(gen uint64) {
 	e.mu.Lock()
-	stale := (e.unsealed == nil && len(e.logged) == 0 && !e.orphaned) || e.sealGen != gen
+	stale := !e.outstanding(true) || e.sealGen != gen
 	e.mu.Unlock()
 	if stale {
 		return
 	}
-	if err := e.FlushSeal(); err != nil {
+	if err := e.Checkpoint(); err != nil {
 		e.mu.Lock()
-		if (e.unsealed != nil || len(e.logged) > 0 || e.orphaned) && e.sealGen == gen {
+		if e.outstanding(true) && e.sealGen == gen {
 			e.armSeal(sealRetry)
 		}
 		e.mu.Unlock()
 	}
 }
 
-// FlushSeal seals the engine's last batch event now if it is not sealed
-// yet, and moves its logged batches into the bbolt file (wal.go). Journal
-// calls it, so readers see every acknowledged batch committed; Close calls
-// it too. It takes the engine's batch mutex: a Plan (which runs holding it)
-// must not call it, nor Journal, Status, Event or FindEdit.
+// outstanding reports whether the engine has work a flush would do: an
+// unsealed event, logged batches not in the bbolt file, an orphaned record,
+// and (full) logged batches whose files are not synced yet. e.mu is held.
+func (e *Engine) outstanding(full bool) bool {
+	return e.unsealed != nil || len(e.logged) > 0 || e.orphaned || (full && len(e.appended) > 0)
+}
+
+// FlushSeal makes every batch of this engine visible in the bbolt file, as
+// committed: it seals the last batch event if its seal is deferred, and
+// moves the logged batches in (wal.go, appendForReaders: one bbolt commit,
+// their files' sync is left to the checkpoint). Journal, Status, Event,
+// FindEdit and Content call it, so readers see every acknowledged batch. It
+// takes the engine's batch mutex: a Plan (which runs holding it) must not
+// call it, nor Journal, Status, Event or FindEdit.
 func (e *Engine) FlushSeal() error {
 	e.mu.Lock()
-	none := e.unsealed == nil && len(e.logged) == 0 && !e.orphaned
+	none := !e.outstanding(false)
 	e.mu.Unlock()
 	if none {
 		return nil
@@ -74,20 +83,47 @@ func (e *Engine) FlushSeal() error {
 	return e.do(e.flushSealLocked)
 }
 
-// flushSealLocked checkpoints the logged batches (which seals the unsealed
-// event too), or seals the unsealed event in a transaction of its own.
-// e.mu and the journal are held.
-func (e *Engine) flushSealLocked(db *journal.DB) error {
+// Checkpoint is FlushSeal, and ends the write-ahead log's run: the files of
+// every logged batch and their directories are fsynced first (wal.go,
+// checkpointLocked). The timer runs it sealDelay after the last batch, and
+// Close.
+func (e *Engine) Checkpoint() error {
+	e.mu.Lock()
+	none := !e.outstanding(true)
+	e.mu.Unlock()
+	if none {
+		return nil
+	}
+	return e.do(func(db *journal.DB) error { return e.flushLocked(db, true) })
+}
+
+// flushSealLocked is FlushSeal's work. e.mu and the journal are held.
+func (e *Engine) flushSealLocked(db *journal.DB) error { return e.flushLocked(db, false) }
+
+// flushLocked moves the logged batches into the bbolt file — with their
+// files synced first and the log's run ended if full (checkpointLocked),
+// else for readers (appendForReaders) — which seals the unsealed event too,
+// or seals the unsealed event in a transaction of its own. e.mu and the
+// journal are held.
+func (e *Engine) flushLocked(db *journal.DB, full bool) error {
 	if e.orphaned {
 		if _, err := e.recover(db); err != nil {
 			return err
 		}
 	}
-	if len(e.logged) > 0 {
-		if err := e.recoverLog(db); err != nil { // drops them if another process appended them
+	if len(e.logged) > 0 || (full && len(e.appended) > 0) {
+		if err := e.recoverLog(db); err != nil { // drops them if another process took them over
 			return err
 		}
-		return e.checkpointLocked(db)
+		var err error
+		if full {
+			err = e.checkpointLocked(db)
+		} else {
+			err = e.appendForReaders(db)
+		}
+		if err != nil {
+			return err
+		}
 	}
 	if e.unsealed == nil {
 		return nil

@@ -81,7 +81,7 @@ func (e *Engine) Status() (*Status, error) {
 func (e *Engine) GC(o journal.GCOptions) (*journal.GCReport, error) {
 	var rep *journal.GCReport
 	err := e.do(func(db *journal.DB) error {
-		if err := e.flushSealLocked(db); err != nil {
+		if err := e.flushLocked(db, true); err != nil {
 			return err
 		}
 		if _, err := e.recover(db); err != nil {

@@ -65,10 +65,11 @@ func (e *Engine) loggable(ops []*fileOp, args int) (bool, int) {
 // chain complete), the log is full (by count or by room for need bytes), or
 // the oldest logged batch is older than maxLogAge.
 func (e *Engine) checkpointDue(fast bool, need int) bool {
-	if len(e.logged) == 0 {
+	run := append(append([]*logged{}, e.appended...), e.logged...)
+	if len(run) == 0 {
 		return false
 	}
-	return !fast || len(e.logged) >= maxLogged || !journal.LogFits(e.walEnd, need) || time.Since(e.logged[0].at) > maxLogAge
+	return !fast || len(run) >= maxLogged || !journal.LogFits(e.walEnd, need) || time.Since(run[0].at) > maxLogAge
 }
 
 // loggedLast returns the number of the last event this engine logged, or
@@ -275,9 +276,11 @@ func putContents(tx *journal.Tx, rec *journal.LogRecord) error {
 }
 
 // appendLogged appends the events of recs to the bbolt file, committed, in
-// one transaction that first seals the engine's unsealed batch and stages
-// the temps in stage (out of a recovery's reach, see recoverEvent).
-func (e *Engine) appendLogged(db *journal.DB, recs []*journal.LogRecord, stage []string) error {
+// one transaction that first seals the engine's unsealed batch, stages the
+// temps in stage (out of a recovery's reach, see recoverEvent) and sets
+// journal.Tx.LogUnsynced to unsynced: 0 once the run's files are synced,
+// else the run's first event (unless it is set already).
+func (e *Engine) appendLogged(db *journal.DB, recs []*journal.LogRecord, stage []string, unsynced uint64) error {
 	err := db.Update(func(tx *journal.Tx) error {
 		if err := e.sealUnsealed(tx); err != nil {
 			return err
@@ -287,6 +290,11 @@ func (e *Engine) appendLogged(db *journal.DB, recs []*journal.LogRecord, stage [
 		}
 		if err := tx.Stage(stage); err != nil {
 			return err
+		}
+		if unsynced == 0 || tx.LogUnsynced() == 0 {
+			if err := tx.SetLogUnsynced(unsynced); err != nil {
+				return err
+			}
 		}
 		for _, rec := range recs {
 			if err := putContents(tx, rec); err != nil {
@@ -355,38 +363,70 @@ func (e *Engine) syncPaths(paths []Path) error {
 	return nil
 }
 
-// checkpointLocked moves this engine's logged batches into the bbolt file:
-// their files and directories are fsynced, then their events are appended,
-// committed, in one transaction (which also seals the unsealed batch). The
-// log is not erased: the next run overwrites it from offset 0, and a reader
-// skips records already in the bbolt file. e.mu and the journal are held.
+// checkpointLocked ends the log's run: the files and directories of this
+// engine's logged batches (those already moved into the bbolt file for a
+// reader included) are fsynced, then the events not yet there are appended,
+// committed, in one transaction (which also seals the unsealed batch and
+// clears journal.Tx.LogUnsynced). The log is not erased: the next run
+// overwrites it from offset 0, and a reader skips records already in the
+// bbolt file. e.mu and the journal are held.
 func (e *Engine) checkpointLocked(db *journal.DB) error {
-	if len(e.logged) == 0 {
+	if len(e.logged) == 0 && len(e.appended) == 0 {
 		return nil
 	}
 	var paths []Path
-	recs := make([]*journal.LogRecord, len(e.logged))
-	for i, l := range e.logged {
+	for _, l := range append(append([]*logged{}, e.appended...), e.logged...) {
 		paths = append(paths, l.paths...)
-		recs[i] = l.rec
 	}
 	if err := e.syncPaths(paths); err != nil {
 		return err
 	}
-	if err := e.appendLogged(db, recs, nil); err != nil {
+	if err := e.appendLogged(db, e.loggedRecs(), nil, 0); err != nil {
 		return err
 	}
-	e.logged, e.walEnd = nil, 0
+	e.logged, e.appended, e.walEnd = nil, nil, 0
+	return nil
+}
+
+// loggedRecs returns the records of e.logged.
+func (e *Engine) loggedRecs() []*journal.LogRecord {
+	recs := make([]*journal.LogRecord, len(e.logged))
+	for i, l := range e.logged {
+		recs[i] = l.rec
+	}
+	return recs
+}
+
+// appendForReaders moves this engine's logged batches into the bbolt file
+// without syncing their files first (one bbolt commit, no fsync of files or
+// directories): for a reader of the journal (Journal, FindEdit, a revert's
+// plan), which needs the events, not the files' durability. The run goes on;
+// journal.Tx.LogUnsynced names its first event, so that a recovery rolls the
+// files of the whole run forward, and checkpointLocked syncs them later.
+// e.mu and the journal are held.
+func (e *Engine) appendForReaders(db *journal.DB) error {
+	if len(e.logged) == 0 {
+		return nil
+	}
+	first := e.logged[0].rec.First()
+	if len(e.appended) > 0 {
+		first = e.appended[0].rec.First()
+	}
+	if err := e.appendLogged(db, e.loggedRecs(), nil, first); err != nil {
+		return err
+	}
+	e.appended = append(e.appended, e.logged...)
+	e.logged = nil
 	return nil
 }
 
 // appendDisplaced appends this engine's logged batches, whose numbers
 // another writer took (see recoverLog), after the journal's last event, as
-// they are, numbered anew; their files are synced first, as at a
-// checkpoint.
+// they are, numbered anew; their files (and those of the run's batches
+// already appended) are synced first, as at a checkpoint.
 func (e *Engine) appendDisplaced(db *journal.DB) error {
 	var paths []Path
-	for _, l := range e.logged {
+	for _, l := range append(append([]*logged{}, e.appended...), e.logged...) {
 		paths = append(paths, l.paths...)
 	}
 	if err := e.syncPaths(paths); err != nil {
@@ -397,6 +437,9 @@ func (e *Engine) appendDisplaced(db *journal.DB) error {
 			return err
 		}
 		if err := tx.MarkFormat(journal.Format); err != nil {
+			return err
+		}
+		if err := tx.SetLogUnsynced(0); err != nil {
 			return err
 		}
 		for _, l := range e.logged {
@@ -417,7 +460,7 @@ func (e *Engine) appendDisplaced(db *journal.DB) error {
 		return classify(fmt.Errorf("replay: append logged batches displaced by another writer: %w", err))
 	}
 	e.unsealed = nil
-	e.logged, e.walEnd = nil, 0
+	e.logged, e.appended, e.walEnd = nil, nil, 0
 	return nil
 }
 
@@ -431,13 +474,22 @@ func (e *Engine) appendDisplaced(db *journal.DB) error {
 // a file holding neither was changed by someone else since and is left as it
 // is (the next batch records it as an outside change), unless a power
 // failure may have torn it (tornByPowerLoss). Then the files and directories
-// are fsynced and the events appended, committed. This engine's own logged
-// batches, intact, are left to its checkpoint. e.mu and the journal are
-// held; pending events are recovered already.
+// are fsynced and the events appended, committed. The records of the run
+// that the bbolt file has already (moved in for a reader before their files
+// were synced: journal.Tx.LogUnsynced) are rolled forward the same way, in
+// order, and not appended again. This engine's own logged batches, intact,
+// are left to its checkpoint. e.mu and the journal are held; pending events
+// are recovered already.
 func (e *Engine) recoverLog(db *journal.DB) error {
-	var last uint64
-	if err := db.View(func(tx *journal.Tx) error { last = tx.Last(); return nil }); err != nil {
+	var last, unsynced uint64
+	if err := db.View(func(tx *journal.Tx) error { last, unsynced = tx.Last(), tx.LogUnsynced(); return nil }); err != nil {
 		return err
+	}
+	if len(e.logged) == 0 && len(e.appended) > 0 && !e.orphaned {
+		if unsynced == e.appended[0].rec.First() {
+			return nil // ours, intact: a process that took them over would have cleared it
+		}
+		e.appended, e.walEnd = nil, 0 // another process's recovery synced them
 	}
 	if len(e.logged) > 0 && !e.orphaned {
 		first := e.logged[0].rec.Events[0]
@@ -455,24 +507,36 @@ func (e *Engine) recoverLog(db *journal.DB) error {
 		if !got.Time.Equal(first.Time) || got.Kind != first.Kind || got.Tool != first.Tool || len(got.Files) != len(first.Files) {
 			return e.appendDisplaced(db)
 		}
-		e.logged, e.walEnd = nil, 0
+		e.logged, e.appended, e.walEnd = nil, nil, 0
 	}
-	recs, err := db.LogRead(last)
+	after := last // records past it are rolled forward
+	if unsynced > 0 && unsynced-1 < after {
+		after = unsynced - 1
+	}
+	recs, err := db.LogRead(after)
 	if err != nil {
 		return err
 	}
-	var todo []*journal.LogRecord
+	var todo, add []*journal.LogRecord
 	for _, r := range recs {
-		if r.Last() <= last {
+		if r.Last() <= after {
 			continue
 		}
-		if len(todo) == 0 && r.First() != last+1 {
-			return fmt.Errorf("replay: the write-ahead log starts at event %d, the journal ends at %d: %w", r.First(), last, journal.ErrCorrupt)
+		if len(todo) == 0 && r.First() != after+1 {
+			return fmt.Errorf("replay: the write-ahead log starts at event %d, the journal ends at %d: %w", r.First(), after, journal.ErrCorrupt)
 		}
 		todo = append(todo, r)
+		if r.First() > last {
+			add = append(add, r)
+		}
 	}
 	if len(todo) == 0 {
-		e.logged, e.walEnd, e.orphaned = nil, 0, false
+		if unsynced > 0 { // a run whose records are gone (voided, torn): nothing to redo
+			if err := db.Update(func(tx *journal.Tx) error { return tx.SetLogUnsynced(0) }); err != nil {
+				return err
+			}
+		}
+		e.logged, e.appended, e.walEnd, e.orphaned = nil, nil, 0, false
 		return nil
 	}
 	var paths []Path
@@ -487,10 +551,10 @@ func (e *Engine) recoverLog(db *journal.DB) error {
 	if err := e.syncPaths(paths); err != nil {
 		return err
 	}
-	if err := e.appendLogged(db, todo, stage); err != nil {
+	if err := e.appendLogged(db, add, stage, 0); err != nil {
 		return err
 	}
-	e.logged, e.walEnd, e.orphaned = nil, 0, false
+	e.logged, e.appended, e.walEnd, e.orphaned = nil, nil, 0, false
 	return nil
 }
 

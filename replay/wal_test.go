@@ -36,6 +36,14 @@ func TestLoggedChild(t *testing.T) {
 			os.Exit(5)
 		}
 	}
+	if os.Getenv("JOURNAL_LOGGED_SOFT") != "" { // a logged batch a reader moved into the bbolt file, files unsynced
+		if _, err := e.Apply(ctx, &replay.Batch{Tool: "soft", Changes: []replay.Change{{Path: "one.txt", Data: []byte("one, soft\n")}}}); err != nil {
+			os.Exit(5)
+		}
+		if _, err := e.FindEdit("one.txt", ""); err != nil {
+			os.Exit(6)
+		}
+	}
 	if _, err := e.Apply(ctx, &replay.Batch{Tool: "crash", Changes: []replay.Change{
 		{Path: "one.txt", Data: []byte("one, edited\n")}, {Path: "sub/two.txt", Data: []byte("two, edited\n")}}}); err != nil {
 		os.Exit(5)
@@ -59,10 +67,15 @@ func TestLogged_KilledAfterAck(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		mixed  bool
+		soft   bool   // a batch before it was moved into the bbolt file for a reader, its files unsynced
 		damage string // what one.txt holds before recovery ("" = as the child left it)
+		two    string // what sub/two.txt holds before recovery ("" = as the child left it)
 		reboot bool   // the machine "booted" after the damage
 		want   string // one.txt after recovery
 	}{
+		{name: "soft", soft: true, want: "one, edited\n"},
+		{name: "soft-renames-lost", soft: true, damage: "one\n", two: "two\n", want: "one, edited\n"},
+		{name: "soft-torn", soft: true, damage: "\x00\x00\x00", two: "\x00", reboot: true, want: "one, edited\n"},
 		{name: "as-left", want: "one, edited\n"},
 		{name: "rename-lost", damage: "one\n", want: "one, edited\n"},
 		{name: "changed-since", damage: "someone else\n", want: "someone else\n"},
@@ -77,12 +90,18 @@ func TestLogged_KilledAfterAck(t *testing.T) {
 			if c.mixed {
 				env = append(env, "JOURNAL_LOGGED_MIXED=1")
 			}
+			if c.soft {
+				env = append(env, "JOURNAL_LOGGED_SOFT=1")
+			}
 			runKilled(t, "TestLoggedChild", env...)
 			if k, ok := equalMaps(edited, onlyFiles(snapshotDir(t, dir), "one.txt", "sub/two.txt")); !ok {
 				t.Fatalf("the child did not finish its batch: %s", k)
 			}
 			if c.damage != "" {
 				write(t, dir, "one.txt", c.damage)
+			}
+			if c.two != "" {
+				write(t, dir, "sub/two.txt", c.two)
 			}
 			if c.reboot {
 				defer replay.SetBootTime(time.Now().Add(time.Second))()
@@ -102,12 +121,18 @@ func TestLogged_KilledAfterAck(t *testing.T) {
 			if ev.Status != journal.StatusCommitted || ev.Tool != "crash" || ev.Files[0].After != snapshot.Sum([]byte("one, edited\n")) {
 				t.Fatalf("last event %+v", ev)
 			}
-			if c.mixed {
+			if c.mixed || c.soft {
 				prev, err := e.Event(ev.Seq - 1)
-				if err != nil || prev.Tool != "mixed" || prev.Status != journal.StatusCommitted {
-					t.Fatalf("the unsealed batch before: %+v %v", prev, err)
+				if err != nil || (prev.Tool != "mixed" && prev.Tool != "soft") || prev.Status != journal.StatusCommitted || ev.Seq != 2 {
+					t.Fatalf("the batch before: %+v %v (last is %d)", prev, err, ev.Seq)
 				}
 			}
+			e.Journal().View(func(tx *journal.Tx) error {
+				if u := tx.LogUnsynced(); u != 0 {
+					t.Errorf("log_unsynced %d after recovery", u)
+				}
+				return nil
+			})
 			verifyChain(t, e)
 			st, err := e.Status()
 			if err != nil {
@@ -365,7 +390,7 @@ func TestFault_Checkpoint(t *testing.T) {
 					return nil
 				})
 			}
-			if err := e.FlushSeal(); !errors.Is(err, injected) {
+			if err := e.Checkpoint(); !errors.Is(err, injected) {
 				t.Fatalf("checkpoint: %v", err)
 			}
 			e.SetFault(nil)
@@ -526,5 +551,76 @@ func TestLogged_MarksFormat(t *testing.T) {
 	}
 	if v := format(); v != journal.Format {
 		t.Fatalf("after a logged batch: format %d", v)
+	}
+}
+
+// TestLogged_ReadersDoNotSync: a reader (FindEdit, Event, a revert's plan)
+// moves the logged batches into the bbolt file with one commit and no fsync
+// of files or directories; the bbolt file notes the run's first unsynced
+// event until the checkpoint syncs the files. Another engine that takes the
+// journal meanwhile completes the run, and the first goes on.
+func TestLogged_ReadersDoNotSync(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "f.txt", "0\n")
+	e := open(t, dir)
+	syncs := 0
+	e.SetFault(func(step, _ string) error {
+		if step == "fsync" || step == "dirsync" {
+			syncs++
+		}
+		return nil
+	})
+	res, err := e.Apply(ctx, &replay.Batch{Tool: "one", Changes: []replay.Change{{Path: "f.txt", Data: []byte("1\n")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq, err := e.FindEdit("f.txt", "")
+	if err != nil || seq != res.Seq {
+		t.Fatalf("FindEdit: %d %v", seq, err)
+	}
+	unsynced := func() (u uint64) {
+		j, _ := journal.Open(replay.DefaultJournalPath(dir), journal.Options{})
+		j.View(func(tx *journal.Tx) error { u = tx.LogUnsynced(); return nil })
+		return u
+	}
+	if u := unsynced(); syncs != 0 || u != res.Seq {
+		t.Fatalf("after FindEdit: %d syncs, log_unsynced %d", syncs, u)
+	}
+	rv, err := e.Revert(ctx, seq, replay.RevertOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Event(rv.Seq); err != nil || syncs != 0 {
+		t.Fatalf("event of the revert: %v, %d syncs", err, syncs)
+	}
+	if got := mustRead(t, dir, "f.txt"); got != "0\n" {
+		t.Fatalf("f.txt after the revert: %q", got)
+	}
+	// Another engine takes the journal: it completes the run (syncs, clears the note).
+	other := open(t, dir)
+	if u := unsynced(); u != 0 {
+		t.Fatalf("log_unsynced %d after another engine's recovery", u)
+	}
+	other.Close()
+	if _, err := e.Apply(ctx, &replay.Batch{Tool: "two", Changes: []replay.Change{{Path: "f.txt", Data: []byte("2\n")}}}); err != nil {
+		t.Fatal(err)
+	}
+	e.SetFault(nil)
+	if err := e.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	var tools []string
+	e.Journal().View(func(tx *journal.Tx) error {
+		if u := tx.LogUnsynced(); u != 0 {
+			t.Errorf("log_unsynced %d after the checkpoint", u)
+		}
+		return tx.Each(0, false, func(ev *journal.Event) error { tools = append(tools, ev.Tool); return nil })
+	})
+	if want := []string{"one", "revert", "two"}; !slices.Equal(tools, want) {
+		t.Fatalf("events %v, want %v", tools, want)
+	}
+	verifyChain(t, e)
+	if st, err := e.Status(); err != nil || len(st.Changed) != 0 {
+		t.Fatalf("status %+v %v", st, err)
 	}
 }
