@@ -156,9 +156,18 @@ func create(path string) error {
 		return fmt.Errorf("journal: create %s: %w", path, err)
 	}
 	// Link, not rename: if another process created the journal meanwhile, keep theirs.
-	if err := os.Link(tmp, path); err != nil && !errors.Is(err, fs.ErrExist) {
+	err = os.Link(tmp, path)
+	if err != nil && !errors.Is(err, fs.ErrExist) {
 		os.Remove(tmp)
 		return fmt.Errorf("journal: create %s: %w", path, err)
+	}
+	if err == nil {
+		// A write-ahead log left by a journal file that was removed belongs
+		// to that journal, not this one (its records would not follow).
+		if err := os.Remove(path + ".wal"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			os.Remove(tmp)
+			return fmt.Errorf("journal: create %s: remove a stale log: %w", path, err)
+		}
 	}
 	os.Remove(tmp)
 	return syncDir(dir)

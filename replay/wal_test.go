@@ -624,3 +624,42 @@ func TestLogged_ReadersDoNotSync(t *testing.T) {
 		t.Fatalf("status %+v %v", st, err)
 	}
 }
+
+// TestLogged_JournalRecreated: a journal file removed by hand while its
+// write-ahead log stays (a reset of the history) is created anew without
+// that log: the stale records are not taken for the new journal's.
+func TestLogged_JournalRecreated(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "f.txt", "0\n")
+	e, err := replay.Open(replay.Options{Roots: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 3; i++ {
+		if _, err := e.Apply(ctx, &replay.Batch{Changes: []replay.Change{{Path: "f.txt", Data: fmt.Appendf(nil, "%d\n", i)}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.Close()
+	jp := replay.DefaultJournalPath(dir)
+	if _, err := os.Stat(jp + ".wal"); err != nil {
+		t.Fatalf("no log file: %v", err)
+	}
+	if err := os.Remove(jp); err != nil {
+		t.Fatal(err)
+	}
+	e = open(t, dir)
+	if _, err := os.Stat(jp + ".wal"); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the stale log is still there: %v", err)
+	}
+	if _, err := e.Apply(ctx, &replay.Batch{Tool: "fresh", Changes: []replay.Change{{Path: "f.txt", Data: []byte("fresh\n")}}}); err != nil {
+		t.Fatal(err)
+	}
+	if ev := lastEvent(t, e); ev.Seq != 1 || ev.Tool != "fresh" {
+		t.Fatalf("last event %+v", ev)
+	}
+	if got := mustRead(t, dir, "f.txt"); got != "fresh\n" {
+		t.Fatalf("f.txt %q", got)
+	}
+	verifyChain(t, e)
+}
