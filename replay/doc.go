@@ -190,9 +190,11 @@
 // deletes, large and streamed contents.
 //
 // Measured (2026-11-24, mcpbench small_edits, 200 edits of a 300-line file,
-// side by side with the reference server): 0.84 ms against the reference's
-// 1.15–1.28 ms (0.66–0.73×), where the bbolt intent took 1.81–2.10 ms in the
-// same run; BENCHMARKS.md has the quiet-machine figures.
+// side by side with the reference server, three alternations at load 1.4):
+// 0.67–0.72 ms against the reference's 1.05–1.11 ms (0.60–0.66×), where the
+// bbolt intent took 1.31–1.40 ms (1.18–1.23×); the engine alone
+// (BenchmarkApplyVsFloor) 0.44–0.52 ms per edit, 1.02–1.08 ms before.
+// BENCHMARKS.md has the commands and the full harness.
 //
 // # Revert, undo, redo, restore
 //
