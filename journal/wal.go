@@ -62,12 +62,6 @@ func (r *LogRecord) Content(id snapshot.ID) ([]byte, bool) {
 	return nil, false
 }
 
-// Size returns the encoded size of r, header included.
-func (r *LogRecord) Size() (int, error) {
-	b, err := r.encode()
-	return len(b), err
-}
-
 // encode returns the record as it is written: header (magic, payload
 // length, CRC-32C of the payload, first sequence number, event count), then
 // the payload: a 4-byte length and the events as JSON, then every content as
@@ -104,6 +98,33 @@ func (r *LogRecord) encode() ([]byte, error) {
 	binary.BigEndian.PutUint32(b[20:], uint32(len(r.Events)))
 	return b, nil
 }
+
+// logHeader is a record's header, as encode writes it.
+type logHeader struct {
+	n     int64  // payload length
+	crc   uint32 // CRC-32C of the payload
+	first uint64 // first event number
+	count int    // events
+}
+
+// readLogHeader reads the header of the record at off; ok is false where no
+// record starts (zeros, a voided record, garbage, the end of the file).
+func readLogHeader(f *os.File, off int64) (h logHeader, ok bool, err error) {
+	var b [walHeader]byte
+	if _, err := f.ReadAt(b[:], off); err != nil {
+		if errors.Is(err, io.EOF) {
+			return h, false, nil
+		}
+		return h, false, fmt.Errorf("journal: read log at %d: %w", off, err)
+	}
+	h = logHeader{n: int64(binary.BigEndian.Uint32(b[4:])), crc: binary.BigEndian.Uint32(b[8:]),
+		first: binary.BigEndian.Uint64(b[12:]), count: int(binary.BigEndian.Uint32(b[20:]))}
+	ok = binary.BigEndian.Uint32(b[0:]) == walMagic && h.count > 0 && h.n <= MaxLogRecord && off+walHeader+h.n <= WALSize
+	return h, ok, nil
+}
+
+// last returns the number of the record's last event.
+func (h logHeader) last() uint64 { return h.first + uint64(h.count) - 1 }
 
 // decodeLogPayload parses a record's payload (its checksum already checked).
 func decodeLogPayload(p []byte, first uint64, count int) (*LogRecord, error) {
@@ -230,7 +251,7 @@ func (d *DB) LogAppend(off int64, rec *LogRecord) (int64, error) {
 	if err != nil {
 		return off, err
 	}
-	if off+int64(len(b)) > WALSize || len(b) > MaxLogRecord {
+	if !LogFits(off, len(b)) {
 		return off, fmt.Errorf("journal: log record %d of %d bytes does not fit at %d: %w", rec.First(), len(b), off, ErrState)
 	}
 	f, err := d.j.walFile(off + int64(len(b)))
@@ -246,7 +267,7 @@ func (d *DB) LogAppend(off int64, rec *LogRecord) (int64, error) {
 	return off + int64(len(b)), nil
 }
 
-// LogFits reports whether a record of size bytes (LogRecord.Size) may be
+// LogFits reports whether a record of size bytes, header included, may be
 // written at off.
 func LogFits(off int64, size int) bool {
 	return size <= MaxLogRecord && off+int64(size) <= WALSize
@@ -272,14 +293,13 @@ func (d *DB) LogVoid(off int64) error {
 // LogRead returns the records of the log's last run: from offset 0, each
 // whole (its checksum holds) and numbered right after the one before it; a
 // torn record, a voided one or one of an earlier run (numbered lower) ends
-// the run. The run may be one already copied into the bbolt file (a run
-// starts at offset 0 and is not erased when it is copied): the caller skips
-// records numbered at or below the journal's last event. A journal without a
-// log file has no records.
+// the run. A journal without a log file has no records.
 //
-// Records whose last event is at or below after are not wanted: when the
-// first record is such, LogRead reads no further than its header (the usual
-// case: the log's run is already in the bbolt file).
+// A run is not erased once it is copied into the bbolt file (the next run
+// overwrites it from offset 0), and it is copied whole: when its first
+// record ends at or below after, the run is one the caller has, and LogRead
+// returns nothing, having read no more than that record's header (the usual
+// case).
 func (d *DB) LogRead(after uint64) ([]*LogRecord, error) {
 	if _, err := os.Stat(d.j.path + ".wal"); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -289,45 +309,33 @@ func (d *DB) LogRead(after uint64) ([]*LogRecord, error) {
 		return nil, err
 	}
 	var recs []*LogRecord
-	var hdr [walHeader]byte
 	for off := int64(0); off+walHeader <= WALSize; {
-		if _, err := f.ReadAt(hdr[:], off); err != nil {
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			return nil, fmt.Errorf("journal: read log at %d: %w", off, err)
+		h, ok, err := readLogHeader(f, off)
+		if err != nil {
+			return nil, err
 		}
-		if binary.BigEndian.Uint32(hdr[0:]) != walMagic {
-			break
+		if !ok || (len(recs) > 0 && h.first != recs[len(recs)-1].Last()+1) {
+			break // the end of the run, or a record of an earlier run
 		}
-		n := int64(binary.BigEndian.Uint32(hdr[4:]))
-		first := binary.BigEndian.Uint64(hdr[12:])
-		count := int(binary.BigEndian.Uint32(hdr[20:]))
-		if n > MaxLogRecord || off+walHeader+n > WALSize || count == 0 {
-			break
-		}
-		if len(recs) > 0 && first != recs[len(recs)-1].Last()+1 {
-			break // a record of an earlier run
-		}
-		if off == 0 && first+uint64(count)-1 <= after {
+		if off == 0 && h.last() <= after {
 			return nil, nil // a run the bbolt file has
 		}
-		p := make([]byte, n)
+		p := make([]byte, h.n)
 		if _, err := f.ReadAt(p, off+walHeader); err != nil {
 			if errors.Is(err, io.EOF) {
 				break
 			}
 			return nil, fmt.Errorf("journal: read log at %d: %w", off, err)
 		}
-		if crc32.Checksum(p, castagnoli) != binary.BigEndian.Uint32(hdr[8:]) {
+		if crc32.Checksum(p, castagnoli) != h.crc {
 			break // torn: it was never acknowledged
 		}
-		r, err := decodeLogPayload(p, first, count)
+		r, err := decodeLogPayload(p, h.first, h.count)
 		if err != nil {
 			return nil, err
 		}
 		recs = append(recs, r)
-		off += walHeader + n
+		off += walHeader + h.n
 	}
 	return recs, nil
 }
@@ -344,22 +352,17 @@ func (j *Journal) LogAhead(last uint64) bool {
 		return false
 	}
 	defer f.Close()
-	var hdr [walHeader]byte
 	var next uint64
 	for off := int64(0); ; {
-		if _, err := f.ReadAt(hdr[:], off); err != nil || binary.BigEndian.Uint32(hdr[0:]) != walMagic {
+		h, ok, err := readLogHeader(f, off)
+		if err != nil || !ok || (off > 0 && h.first != next) {
 			return false
 		}
-		n := int64(binary.BigEndian.Uint32(hdr[4:]))
-		first, count := binary.BigEndian.Uint64(hdr[12:]), uint64(binary.BigEndian.Uint32(hdr[20:]))
-		if count == 0 || n > MaxLogRecord || (off > 0 && first != next) {
-			return false
-		}
-		if first+count-1 > last {
+		if h.last() > last {
 			return true
 		}
-		next = first + count
-		off += walHeader + n
+		next = h.last() + 1
+		off += walHeader + h.n
 	}
 }
 

@@ -253,13 +253,23 @@ func (e *Engine) putBack(db *journal.DB, p Path, id snapshot.ID, mode fs.FileMod
 	if mode == 0 {
 		mode = 0o644
 	}
+	return e.writeBack(db, p, id, nil, false, mode, seq)
+}
+
+// writeBack makes p hold content id, through a temporary file named for
+// event seq (fsynced) and a rename: data when have, else the content as
+// stored.
+func (e *Engine) writeBack(db *journal.DB, p Path, id snapshot.ID, data []byte, have bool, mode fs.FileMode, seq uint64) error {
 	tmp := tempName(p.Rel, seq)
-	err := db.View(func(tx *journal.Tx) error {
-		_, err := e.writeTemp(p, tmp, mode, nil, func(w io.Writer) error {
-			return snapshot.Get(tx.Bolt(), id, w)
+	var err error
+	if have {
+		_, err = e.writeTemp(p, tmp, mode, nil, func(w io.Writer) error { _, err := w.Write(data); return err })
+	} else {
+		err = db.View(func(tx *journal.Tx) error {
+			_, err := e.writeTemp(p, tmp, mode, nil, func(w io.Writer) error { return snapshot.Get(tx.Bolt(), id, w) })
+			return err
 		})
-		return err
-	})
+	}
 	if err != nil {
 		return err
 	}

@@ -73,28 +73,23 @@ func (e *Engine) outstanding(full bool) bool {
 // FindEdit and Content call it, so readers see every acknowledged batch. It
 // takes the engine's batch mutex: a Plan (which runs holding it) must not
 // call it, nor Journal, Status, Event or FindEdit.
-func (e *Engine) FlushSeal() error {
-	e.mu.Lock()
-	none := !e.outstanding(false)
-	e.mu.Unlock()
-	if none {
-		return nil
-	}
-	return e.do(e.flushSealLocked)
-}
+func (e *Engine) FlushSeal() error { return e.flush(false) }
 
 // Checkpoint is FlushSeal, and ends the write-ahead log's run: the files of
 // every logged batch and their directories are fsynced first (wal.go,
 // checkpointLocked). The timer runs it sealDelay after the last batch, and
 // Close.
-func (e *Engine) Checkpoint() error {
+func (e *Engine) Checkpoint() error { return e.flush(true) }
+
+// flush is FlushSeal (full false) or Checkpoint (full true).
+func (e *Engine) flush(full bool) error {
 	e.mu.Lock()
-	none := !e.outstanding(true)
+	none := !e.outstanding(full)
 	e.mu.Unlock()
 	if none {
 		return nil
 	}
-	return e.do(func(db *journal.DB) error { return e.flushLocked(db, true) })
+	return e.do(func(db *journal.DB) error { return e.flushLocked(db, full) })
 }
 
 // flushSealLocked is FlushSeal's work. e.mu and the journal are held.

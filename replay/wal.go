@@ -3,9 +3,9 @@ package replay
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path"
+	"slices"
 	"time"
 
 	"github.com/journalfs/journal/journal"
@@ -19,8 +19,8 @@ import (
 // unsynced, meanwhile, then renamed into place, and the batch returns. The
 // checkpoint — fsync of the batch's files and directories, then one bbolt
 // transaction that appends the events of every logged batch, committed — is
-// deferred like the seal of an unlogged batch (seal.go). See doc.go, "The
-// apply protocol".
+// deferred like the seal of an unlogged batch (seal.go). See doc.go, "Logged
+// batches".
 
 // maxLogged bounds the batches logged before a checkpoint: past it the next
 // batch checkpoints first, so a recovery never has much to redo.
@@ -65,11 +65,36 @@ func (e *Engine) loggable(ops []*fileOp, args int) (bool, int) {
 // chain complete), the log is full (by count or by room for need bytes), or
 // the oldest logged batch is older than maxLogAge.
 func (e *Engine) checkpointDue(fast bool, need int) bool {
-	run := append(append([]*logged{}, e.appended...), e.logged...)
-	if len(run) == 0 {
+	n := len(e.appended) + len(e.logged)
+	if n == 0 {
 		return false
 	}
-	return !fast || len(run) >= maxLogged || !journal.LogFits(e.walEnd, need) || time.Since(run[0].at) > maxLogAge
+	oldest := e.runFirst()
+	return !fast || n >= maxLogged || !journal.LogFits(e.walEnd, need) || time.Since(oldest.at) > maxLogAge
+}
+
+// runFirst returns the first batch of the log's current run (nil if none):
+// the oldest appended one, else the oldest logged one.
+func (e *Engine) runFirst() *logged {
+	switch {
+	case len(e.appended) > 0:
+		return e.appended[0]
+	case len(e.logged) > 0:
+		return e.logged[0]
+	}
+	return nil
+}
+
+// runPaths returns the files of every batch of the log's current run.
+func (e *Engine) runPaths() []Path {
+	var paths []Path
+	for _, l := range e.appended {
+		paths = append(paths, l.paths...)
+	}
+	for _, l := range e.logged {
+		paths = append(paths, l.paths...)
+	}
+	return paths
 }
 
 // loggedLast returns the number of the last event this engine logged, or
@@ -127,12 +152,12 @@ func (e *Engine) applyLogged(db *journal.DB, ops []*fileOp, ev *journal.Event, o
 	if err != nil {
 		return nil, err
 	}
-	// The note names the temps first, so that a crash before the record
-	// lands leaves none behind (recovery removes the temps a note names past
-	// the journal's last event).
 	if err := e.step("log", ops[0].p.Rel); err != nil {
 		return nil, err
 	}
+	// The note names the temps first, so that a crash before the record
+	// lands leaves none behind (recovery removes the temps a note names past
+	// the journal's last event).
 	if err := db.SetNote(e.tempNote(ev.Seq, ops)); err != nil {
 		return nil, classify(fmt.Errorf("replay: note temporary files: %w", err))
 	}
@@ -182,11 +207,8 @@ func (e *Engine) rollbackLogged(db *journal.DB, rec *journal.LogRecord, off int6
 	dirs := map[*Root]map[string]bool{}
 	for _, op := range renamed {
 		var err error
-		if data := op.cur.data; data != nil {
-			_, err = e.writeTemp(op.p, op.tmp, op.cur.mode, nil, func(w io.Writer) error { _, err := w.Write(data); return err })
-			if err == nil {
-				err = e.rename(op.p, op.tmp)
-			}
+		if op.cur.data != nil {
+			err = e.writeBack(db, op.p, op.cur.id, op.cur.data, true, op.cur.mode, rec.Last())
 		} else { // a large file's before-content, stored (stageStreams) before the record
 			err = e.putBack(db, op.p, op.cur.id, op.cur.mode, rec.Last())
 		}
@@ -221,33 +243,13 @@ func (e *Engine) rollbackLogged(db *journal.DB, rec *journal.LogRecord, off int6
 		}
 		return cause
 	}
-	err := db.Update(func(tx *journal.Tx) error {
-		if err := e.sealUnsealed(tx); err != nil {
-			return err
-		}
-		if err := tx.Stage(stage); err != nil {
-			return err
-		}
-		if err := putContents(tx, rec); err != nil {
-			return err
-		}
-		for i, ev := range rec.Events {
-			c := *ev
-			if i == len(rec.Events)-1 {
-				c.Status, c.Error = journal.StatusRolledBack, "rolled back: "+cause.Error()
-			}
-			if err := tx.Append(&c); err != nil {
-				return err
-			}
-			if c.Seq != ev.Seq {
-				return fmt.Errorf("replay: event number %d, expected %d: %w", c.Seq, ev.Seq, journal.ErrState)
-			}
-		}
-		return nil
-	})
-	if err == nil { // else the files are back all the same; only the record of the attempt is missing
-		e.unsealed = nil
-	}
+	failed := &journal.LogRecord{Events: slices.Clone(rec.Events), Contents: rec.Contents}
+	last := *failed.Events[len(failed.Events)-1]
+	last.Status, last.Error = journal.StatusRolledBack, "rolled back: "+cause.Error()
+	failed.Events[len(failed.Events)-1] = &last
+	// An error here leaves the files back all the same; only the record of
+	// the attempt is missing.
+	_ = e.appendLogged(db, []*journal.LogRecord{failed}, stage, 0)
 	return cause
 }
 
@@ -275,8 +277,10 @@ func putContents(tx *journal.Tx, rec *journal.LogRecord) error {
 	return nil
 }
 
-// appendLogged appends the events of recs to the bbolt file, committed, in
-// one transaction that first seals the engine's unsealed batch, stages the
+// appendLogged appends the events of recs to the bbolt file, with the status
+// they were recorded with (committed, but for a failed batch's record of its
+// attempt), each with the number it was given, in one transaction that
+// first seals the engine's unsealed batch, stages the
 // temps in stage (out of a recovery's reach, see recoverEvent) and sets
 // journal.Tx.LogUnsynced to unsynced: 0 once the run's files are synced,
 // else the run's first event (unless it is set already).
@@ -302,7 +306,6 @@ func (e *Engine) appendLogged(db *journal.DB, recs []*journal.LogRecord, stage [
 			}
 			for _, ev := range rec.Events {
 				c := *ev
-				c.Status = journal.StatusCommitted
 				if err := tx.Append(&c); err != nil {
 					return err
 				}
@@ -371,14 +374,10 @@ func (e *Engine) syncPaths(paths []Path) error {
 // overwrites it from offset 0, and a reader skips records already in the
 // bbolt file. e.mu and the journal are held.
 func (e *Engine) checkpointLocked(db *journal.DB) error {
-	if len(e.logged) == 0 && len(e.appended) == 0 {
+	if e.runFirst() == nil {
 		return nil
 	}
-	var paths []Path
-	for _, l := range append(append([]*logged{}, e.appended...), e.logged...) {
-		paths = append(paths, l.paths...)
-	}
-	if err := e.syncPaths(paths); err != nil {
+	if err := e.syncPaths(e.runPaths()); err != nil {
 		return err
 	}
 	if err := e.appendLogged(db, e.loggedRecs(), nil, 0); err != nil {
@@ -408,11 +407,7 @@ func (e *Engine) appendForReaders(db *journal.DB) error {
 	if len(e.logged) == 0 {
 		return nil
 	}
-	first := e.logged[0].rec.First()
-	if len(e.appended) > 0 {
-		first = e.appended[0].rec.First()
-	}
-	if err := e.appendLogged(db, e.loggedRecs(), nil, first); err != nil {
+	if err := e.appendLogged(db, e.loggedRecs(), nil, e.runFirst().rec.First()); err != nil {
 		return err
 	}
 	e.appended = append(e.appended, e.logged...)
@@ -425,41 +420,26 @@ func (e *Engine) appendForReaders(db *journal.DB) error {
 // they are, numbered anew; their files (and those of the run's batches
 // already appended) are synced first, as at a checkpoint.
 func (e *Engine) appendDisplaced(db *journal.DB) error {
-	var paths []Path
-	for _, l := range append(append([]*logged{}, e.appended...), e.logged...) {
-		paths = append(paths, l.paths...)
-	}
-	if err := e.syncPaths(paths); err != nil {
+	if err := e.syncPaths(e.runPaths()); err != nil {
 		return err
 	}
-	err := db.Update(func(tx *journal.Tx) error {
-		if err := e.sealUnsealed(tx); err != nil {
-			return err
-		}
-		if err := tx.MarkFormat(journal.Format); err != nil {
-			return err
-		}
-		if err := tx.SetLogUnsynced(0); err != nil {
-			return err
-		}
-		for _, l := range e.logged {
-			if err := putContents(tx, l.rec); err != nil {
-				return err
-			}
-			for _, ev := range l.rec.Events {
-				c := *ev
-				c.Status = journal.StatusCommitted
-				if err := tx.Append(&c); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return classify(fmt.Errorf("replay: append logged batches displaced by another writer: %w", err))
+	var next uint64
+	if err := db.View(func(tx *journal.Tx) error { next = tx.Last() + 1; return nil }); err != nil {
+		return err
 	}
-	e.unsealed = nil
+	recs := e.loggedRecs()
+	for i, r := range recs {
+		c := &journal.LogRecord{Contents: r.Contents}
+		for _, ev := range r.Events {
+			n := *ev
+			n.Seq, next = next, next+1
+			c.Events = append(c.Events, &n)
+		}
+		recs[i] = c
+	}
+	if err := e.appendLogged(db, recs, nil, 0); err != nil {
+		return err
+	}
 	e.logged, e.appended, e.walEnd = nil, nil, 0
 	return nil
 }
@@ -519,11 +499,9 @@ func (e *Engine) recoverLog(db *journal.DB) error {
 	}
 	var todo, add []*journal.LogRecord
 	for _, r := range recs {
-		if r.Last() <= after {
-			continue
-		}
 		if len(todo) == 0 && r.First() != after+1 {
-			return fmt.Errorf("replay: the write-ahead log starts at event %d, the journal ends at %d: %w", r.First(), after, journal.ErrCorrupt)
+			return fmt.Errorf("replay: the write-ahead log %s.wal starts at event %d, but the journal ends at %d (was the journal file replaced or restored from a copy? its log belongs to the file it replaced: move the .wal file aside and open again): %w",
+				e.j.Path(), r.First(), after, journal.ErrCorrupt)
 		}
 		todo = append(todo, r)
 		if r.First() > last {
@@ -594,18 +572,8 @@ func (e *Engine) rollForward(db *journal.DB, rec *journal.LogRecord) ([]Path, []
 				if mode == 0 {
 					mode = 0o644
 				}
-				if data, ok := rec.Content(f.After); ok {
-					_, err = e.writeTemp(p, tmp, mode, nil, func(w io.Writer) error { _, err := w.Write(data); return err })
-				} else {
-					err = db.View(func(tx *journal.Tx) error {
-						_, err := e.writeTemp(p, tmp, mode, nil, func(w io.Writer) error { return snapshot.Get(tx.Bolt(), f.After, w) })
-						return err
-					})
-				}
-				if err == nil {
-					err = e.rename(p, tmp)
-				}
-				if err != nil {
+				data, ok := rec.Content(f.After)
+				if err := e.writeBack(db, p, f.After, data, ok, mode, ev.Seq); err != nil {
 					return nil, nil, err
 				}
 			default:

@@ -152,6 +152,19 @@ func TestLogged_KilledAfterAck(t *testing.T) {
 	}
 }
 
+// eventTools returns the tool of every event of the journal, oldest first.
+func eventTools(t *testing.T, e *replay.Engine) []string {
+	t.Helper()
+	var tools []string
+	err := e.Journal().View(func(tx *journal.Tx) error {
+		return tx.Each(0, false, func(ev *journal.Event) error { tools = append(tools, ev.Tool); return nil })
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tools
+}
+
 // onlyFiles keeps the named entries of a snapshotDir map.
 func onlyFiles(m map[string]string, names ...string) map[string]string {
 	out := map[string]string{}
@@ -313,11 +326,7 @@ func TestLogged_OtherEngineCompletes(t *testing.T) {
 	if err := a.FlushSeal(); err != nil {
 		t.Fatal(err)
 	}
-	var tools []string
-	b.Journal().View(func(tx *journal.Tx) error {
-		return tx.Each(0, false, func(ev *journal.Event) error { tools = append(tools, ev.Tool); return nil })
-	})
-	if want := []string{"a", "a", "a", "b", "a", "a"}; !slices.Equal(tools, want) {
+	if tools := eventTools(t, b); !slices.Equal(tools, []string{"a", "a", "a", "b", "a", "a"}) {
 		t.Fatalf("events %v", tools)
 	}
 	if got := mustRead(t, dir, "f.txt"); got != "5\n" {
@@ -479,11 +488,7 @@ func TestLogged_Displaced(t *testing.T) {
 	if _, err := e.GC(journal.GCOptions{Keep: time.Hour, DryRun: true}); err != nil {
 		t.Fatalf("gc through the engine: %v", err)
 	}
-	var tools []string
-	e.Journal().View(func(tx *journal.Tx) error {
-		return tx.Each(0, false, func(ev *journal.Event) error { tools = append(tools, ev.Tool); return nil })
-	})
-	if want := []string{"foreign", "logged", "logged", "after"}; !slices.Equal(tools, want) {
+	if tools, want := eventTools(t, e), []string{"foreign", "logged", "logged", "after"}; !slices.Equal(tools, want) {
 		t.Fatalf("events %v, want %v", tools, want)
 	}
 	verifyChain(t, e)
@@ -609,14 +614,13 @@ func TestLogged_ReadersDoNotSync(t *testing.T) {
 	if err := e.Checkpoint(); err != nil {
 		t.Fatal(err)
 	}
-	var tools []string
 	e.Journal().View(func(tx *journal.Tx) error {
 		if u := tx.LogUnsynced(); u != 0 {
 			t.Errorf("log_unsynced %d after the checkpoint", u)
 		}
-		return tx.Each(0, false, func(ev *journal.Event) error { tools = append(tools, ev.Tool); return nil })
+		return nil
 	})
-	if want := []string{"one", "revert", "two"}; !slices.Equal(tools, want) {
+	if tools, want := eventTools(t, e), []string{"one", "revert", "two"}; !slices.Equal(tools, want) {
 		t.Fatalf("events %v, want %v", tools, want)
 	}
 	verifyChain(t, e)
