@@ -103,7 +103,7 @@ func (d *DB) GC(o GCOptions) (*GCReport, error) {
 	var rep *GCReport
 	err := d.Update(func(tx *Tx) (err error) {
 		if d.j.LogAhead(tx.Last()) {
-			return fmt.Errorf("journal: gc: the write-ahead log holds events not yet in %s; open the workspace with the replay engine first: %w", d.j.path, ErrBusy)
+			return fmt.Errorf("journal: gc: the write-ahead log holds events not yet in %s; complete them first (any journal command, or replay.Engine.GC, does) and retry: %w", d.j.path, ErrBusy)
 		}
 		rep, err = tx.gc(o)
 		if err == nil && o.DryRun {

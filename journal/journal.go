@@ -111,7 +111,7 @@ func (j *Journal) checkFormat(db *bolt.DB) error {
 		return fmt.Errorf("journal: read format of %s: %w", j.path, err)
 	}
 	if v > Format {
-		return fmt.Errorf("journal: %s is in format %d; this binary reads formats up to %d (use a newer journal): %w", j.path, v, Format, ErrFormat)
+		return fmt.Errorf("journal: %s is in format %d; this binary reads formats up to %d (run a newer journal binary): %w", j.path, v, Format, ErrFormat)
 	}
 	return nil
 }

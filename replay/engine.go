@@ -29,8 +29,10 @@ type Options struct {
 	// every one commits by a bbolt intent.
 	LogLimit int
 	// Fault, for fault-injection tests only, runs before each step of the apply
-	// protocol ("mkdir", "create", "write", "fsync", "rename", "remove",
-	// "dirsync") and may fail it; CommitFault runs before every journal commit.
+	// protocol ("mkdir", "create", "write", "fsync" or, for a logged batch's
+	// temps, "written", "log", "rename", "remove", "dirsync") and may fail it;
+	// CommitFault runs before every journal commit (a write-ahead log record's
+	// included).
 	Fault       func(step, path string) error
 	CommitFault func() error
 }

@@ -3,7 +3,8 @@ package replay
 import "time"
 
 // SetFault installs a hook that runs before each step of the apply protocol
-// ("mkdir", "create", "write", "fsync", "rename", "remove", "dirsync") and may fail it.
+// ("mkdir", "create", "write", "fsync" or, for a logged batch's temps, "written",
+// "log", "rename", "remove", "dirsync") and may fail it.
 // (It waits for a batch or a deferred checkpoint in flight.)
 func (e *Engine) SetFault(f func(step, path string) error) { e.mu.Lock(); e.fault = f; e.mu.Unlock() }
 

@@ -110,7 +110,7 @@ func (e *Engine) Content(id snapshot.ID, max int64) (data []byte, ok bool, err e
 	if id.IsZero() {
 		return nil, true, nil
 	}
-	e.FlushSeal() // a logged batch's contents reach the store at its checkpoint
+	e.FlushSeal() // a logged batch's contents reach the store when it is moved into the bbolt file
 	err = e.j.View(func(tx *journal.Tx) error {
 		size, err := snapshot.Size(tx.Bolt(), id)
 		if err != nil || size > max {

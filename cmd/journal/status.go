@@ -16,8 +16,8 @@ func newStatusCmd(a *app) *cobra.Command {
 last wrote or saw (changed outside it), the batches a stopped process left pending (this command
 finishes them, as any command that opens the workspace does: one whose files were all in place is sealed
 committed, any other is rolled back), the batches committed through the write-ahead log and not yet in the
-journal file (moved into it; a file still as before such a batch gets its content), the journal's size and the content store's dedup ratio (logical bytes
-per stored byte).`,
+journal file (moved into it; a file still as before such a batch gets its content), the journal's size and the
+content store's dedup ratio (logical bytes per stored byte).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return a.runStatus() },
 	}
