@@ -54,10 +54,21 @@ type ToolError struct {
 	Hint       string          `json:"hint,omitempty"`
 	Candidates []ops.Candidate `json:"candidates,omitempty"`
 	Lines      [][2]int        `json:"lines,omitempty"` // REVERT_CONFLICT: overlapping line ranges
+	// Retry is a ready-to-send corrected call: the same tool with arguments
+	// that apply what the caller meant (a refusal that is a next step).
+	Retry *RetryCall `json:"retry,omitempty"`
 	// Batch tools (seed 003) also say which ops failed.
 	Status    string     `json:"status,omitempty"`
 	Applied   []any      `json:"applied_ops,omitempty"`
 	FailedOps []FailedOp `json:"failed_ops,omitempty"`
+}
+
+// RetryCall is a corrected call an error offers: send Arguments to Tool as
+// they are.
+type RetryCall struct {
+	Tool      string         `json:"tool"`
+	Arguments map[string]any `json:"arguments"`
+	Note      string         `json:"note,omitempty"` // what was corrected
 }
 
 // FailedOp names one failing op of a batch (seed 003's shape).
@@ -118,7 +129,7 @@ func classify(err error) (code, hint string, ok bool) {
 // toolError turns an error into an isError tool result. Errors an agent can
 // act on become {code, message, hint}; anything else is an internal fault and
 // is returned as a protocol error. This is the ONE place errors are mapped.
-func toolError(err error) (*mcpgo.CallToolResult, error) {
+func toolError(tool string, err error) (*mcpgo.CallToolResult, error) {
 	code, hint, ok := classify(err)
 	if !ok {
 		return nil, fmt.Errorf("internal error: %w", err)
@@ -131,6 +142,13 @@ func toolError(err error) (*mcpgo.CallToolResult, error) {
 			te.Hint = oe.Hint
 		}
 		te.Candidates = oe.Candidates
+		if oe.Retry != nil {
+			te.Retry = &RetryCall{Tool: tool, Arguments: oe.Retry}
+		}
+	}
+	var rt *retryable
+	if errors.As(err, &rt) {
+		te.Retry = &RetryCall{Tool: tool, Arguments: rt.args, Note: rt.note}
 	}
 	var pe *replay.PathError
 	if errors.As(err, &pe) && pe.Hint != "" {
@@ -199,6 +217,25 @@ func ParseToolError(text string) (ToolError, bool) {
 func invalid(hint, format string, a ...any) error {
 	return &hinted{err: fmt.Errorf("%w: "+format, append([]any{ErrInvalidInput}, a...)...), hint: hint}
 }
+
+// retryable carries a corrected call through toolError: the arguments that,
+// sent to the same tool, apply what the caller meant.
+type retryable struct {
+	err  error
+	args map[string]any
+	note string
+}
+
+// withRetry attaches a corrected call to err.
+func withRetry(err error, args map[string]any, note string) error {
+	return &retryable{err: err, args: args, note: note}
+}
+
+// Error implements error.
+func (r *retryable) Error() string { return r.err.Error() }
+
+// Unwrap returns the wrapped error.
+func (r *retryable) Unwrap() error { return r.err }
 
 // hinted carries a specific hint through toolError.
 type hinted struct {

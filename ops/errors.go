@@ -35,6 +35,12 @@ type Candidate struct {
 	Similarity float64 `json:"similarity,omitempty"` // 0..1
 	Text       string  `json:"text,omitempty"`       // the candidate text (possibly shortened)
 	Diff       string  `json:"diff,omitempty"`       // short diff search→candidate
+	// SearchText and ReplaceText, when set, are a corrected search/replace
+	// pair for this candidate: SearchText is the file's exact text there and
+	// ReplaceText the caller's change carried onto it (lines the caller did
+	// not change keep the file's bytes). Re-sent as they are, they apply.
+	SearchText  string `json:"search_text,omitempty"`
+	ReplaceText string `json:"replace_text,omitempty"`
 }
 
 // Error is an op failure with identity: which op, which file, why, and what the
@@ -47,6 +53,9 @@ type Error struct {
 	Msg        string      // human/agent readable detail
 	Hint       string      // what to do next
 	Candidates []Candidate // near misses, ambiguous positions, conflict regions
+	// Retry, when set, is the corrected request that applies what the caller
+	// meant: arguments of the same tool, ready to send as they are.
+	Retry map[string]any
 }
 
 // Error returns "op path: message".
