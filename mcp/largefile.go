@@ -102,6 +102,7 @@ type EditChange struct {
 	ReplaceText string `json:"replace_text" jsonschema:"the text to put in its place"`
 	Occurrence  int    `json:"occurrence,omitempty" jsonschema:"1-based: which match to replace when the search text matches several times"`
 	ReplaceAll  bool   `json:"replace_all,omitempty" jsonschema:"replace every match"`
+	AllowRepeat bool   `json:"allow_repeat,omitempty" jsonschema:"apply even if the change looks applied already (to insert the same lines again on purpose)"`
 }
 
 // EditIn is edit_content's input.
@@ -110,7 +111,8 @@ type EditIn struct {
 	SearchText       *string      `json:"search_text,omitempty" jsonschema:"single edit: the text to find"`
 	ReplaceText      *string      `json:"replace_text,omitempty" jsonschema:"single edit: the text to put in its place"`
 	Changes          []EditChange `json:"changes,omitempty" jsonschema:"batch: several {search_text, replace_text} applied all-or-nothing against the original file"`
-	Fuzzy            *bool        `json:"fuzzy,omitempty" jsonschema:"accept a fuzzy match (default true) when it is the unique best window above similarity 0.8"`
+	Fuzzy            *bool        `json:"fuzzy,omitempty" jsonschema:"default true: also match text that differs only in look-alike characters (curly quotes, dashes, no-break spaces), Unicode normalisation, spacing and blank lines, and recognise copied line-number prefixes, double escapes and cut markers; a near miss that differs in names or numbers is never applied"`
+	AllowRepeat      bool         `json:"allow_repeat,omitempty" jsonschema:"single edit: apply even if the change looks applied already (to insert the same lines again on purpose)"`
 	Preview          *bool        `json:"preview,omitempty" jsonschema:"default true: return the diff and change nothing; pass false to apply"`
 	ExpectedVersion  string       `json:"expected_version,omitempty" jsonschema:"the version you read; refused with EDIT_CONFLICT if the file changed"`
 }
@@ -118,19 +120,26 @@ type EditIn struct {
 // EditChangeResult says where and how one change matched.
 type EditChangeResult struct {
 	Index      int     `json:"index"`
-	Level      string  `json:"level"` // exact, line_endings, whitespace or fuzzy
+	Level      string  `json:"level"` // exact, line_endings, whitespace or normalized
 	Similarity float64 `json:"similarity"`
 	LineNumber int     `json:"line_number"` // original lines
 	EndLine    int     `json:"end_line"`
 	NewLine    int     `json:"new_line"` // post-edit lines of the replacement
 	NewEndLine int     `json:"new_end_line"`
 	Matched    string  `json:"matched_text,omitempty"` // the file text a non-exact match replaced
+	// AlreadyApplied: the change was found made already (a retry); nothing
+	// was written for it.
+	AlreadyApplied bool   `json:"already_applied,omitempty"`
+	Note           string `json:"note,omitempty"` // agent artefacts recognised and removed
 }
 
 // EditOut is edit_content's result (seed 004's EditResult, plus the journal event and versions).
 type EditOut struct {
-	Success         bool               `json:"success"`
-	Status          string             `json:"status"` // preview or applied
+	Success bool   `json:"success"`
+	Status  string `json:"status"` // preview, applied or already_applied
+	// AlreadyApplied: every change was found made already; nothing was
+	// written and no journal event recorded.
+	AlreadyApplied  bool               `json:"already_applied,omitempty"`
 	Preview         string             `json:"preview"`
 	ChangesMade     int                `json:"changes_made"`
 	LineNumber      int                `json:"line_number"`
@@ -165,7 +174,7 @@ func (s *Server) registerLargefile() {
 			return s.readContent(c, in)
 		})
 	addTool(s, def{name: "edit_content", toolset: ToolsetLargefile, title: "Search/replace edit",
-		desc:        "Replace text by search/replace blocks, one (search_text, replace_text) or a batch (changes), all-or-nothing, at any file size. Matching: exact, then line endings, then whitespace/indentation, then fuzzy (unique best window, similarity ≥ 0.8; fuzzy=false to refuse). PREVIEW BY DEFAULT: preview=true returns the diff and writes nothing; pass preview=false to apply. Errors: NO_MATCH (nearest candidates, already-applied check), AMBIGUOUS_MATCH (candidates; give occurrence or replace_all), EDIT_CONFLICT, BINARY_FILE.",
+		desc:        "Replace text by search/replace blocks, one (search_text, replace_text) or a batch (changes), all-or-nothing, at any file size. Matching: exact, then line endings, then whitespace/indentation, then (fuzzy=true, the default) look-alike characters, Unicode normalisation, spacing and blank lines, then copied line-number prefixes, double escapes and cut markers (only on a unique match). When the match is not exact, only the lines you changed are written, in the file's indentation style and line endings; the lines you left alone keep the file's bytes. A change found applied already (a retry) succeeds with already_applied and writes nothing (allow_repeat to apply it again). A near miss is never applied: NO_MATCH lists the nearest candidates and, when the file differs only in how names are written on lines you kept, a ready-to-send retry. PREVIEW BY DEFAULT: preview=true returns the diff and writes nothing; pass preview=false to apply. Errors: NO_MATCH (nearest candidates, retry), AMBIGUOUS_MATCH (candidates; give occurrence or replace_all), EDIT_CONFLICT, BINARY_FILE.",
 		destructive: true},
 		func(ctx context.Context, c *call, in *EditIn) (*EditOut, string, error) {
 			return s.editContent(ctx, c, in)

@@ -18,7 +18,7 @@ const diffContext = 3
 // change: a unified diff (one hunk per change, without reading the whole
 // file) and the changed regions ±2 lines in post-edit numbering.
 func (t *ltext) describe(edits []match.Edit) (*EditOut, error) {
-	out := &EditOut{Success: true, ChangesMade: len(edits), Changes: []EditChangeResult{}, SimilarityUsed: 1}
+	out := &EditOut{Success: true, Changes: []EditChangeResult{}, SimilarityUsed: 1}
 	var diff strings.Builder
 	fmt.Fprintf(&diff, "--- a/%s\n+++ b/%s\n", t.v.Path.Rel, t.v.Path.Rel)
 	for i, e := range edits {
@@ -28,10 +28,15 @@ func (t *ltext) describe(edits []match.Edit) (*EditOut, error) {
 		if m.Level != match.LevelExact {
 			r.Matched = m.Matched
 		}
+		r.AlreadyApplied, r.Note = e.AlreadyApplied, m.Note
 		out.Changes = append(out.Changes, r)
 		if i == 0 {
 			out.LineNumber = m.Line
 		}
+		if e.AlreadyApplied {
+			continue
+		}
+		out.ChangesMade++
 		out.SimilarityUsed = min(out.SimilarityUsed, m.Similarity)
 		h, err := t.hunk(e)
 		if err != nil {
@@ -51,7 +56,7 @@ func (t *ltext) describe(edits []match.Edit) (*EditOut, error) {
 		for _, l := range h.after {
 			diff.WriteString(" " + l + "\n")
 		}
-		if i > 0 {
+		if len(out.Context) > 0 {
 			out.Context = append(out.Context, "…")
 		}
 		k := len(h.before) - min(2, len(h.before))

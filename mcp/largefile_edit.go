@@ -27,12 +27,12 @@ func editChanges(in *EditIn) ([]match.Change, error) {
 	}
 	fuzzy := in.Fuzzy == nil || *in.Fuzzy
 	if single {
-		return []match.Change{{Search: *in.SearchText, Replace: *in.ReplaceText, Options: match.Options{Fuzzy: fuzzy}}}, nil
+		return []match.Change{{Search: *in.SearchText, Replace: *in.ReplaceText, Options: match.Options{Fuzzy: fuzzy, AllowRepeat: in.AllowRepeat}}}, nil
 	}
 	out := make([]match.Change, len(in.Changes))
 	for i, c := range in.Changes {
 		out[i] = match.Change{Search: c.SearchText, Replace: c.ReplaceText,
-			Options: match.Options{Fuzzy: fuzzy, Occurrence: c.Occurrence, ReplaceAll: c.ReplaceAll}}
+			Options: match.Options{Fuzzy: fuzzy, Occurrence: c.Occurrence, ReplaceAll: c.ReplaceAll, AllowRepeat: c.AllowRepeat || in.AllowRepeat}}
 	}
 	return out, nil
 }
@@ -93,10 +93,20 @@ func (s *Server) editContent(ctx context.Context, c *call, in *EditIn) (*EditOut
 		return &replay.Batch{Tool: c.tool, Args: c.args, Actor: &c.actor, DryRun: preview, Changes: []replay.Change{ch}}, nil
 	})
 	if err != nil {
-		return nil, "", detach(err)
+		return nil, "", retryEdit(in, detach(err))
 	}
 	out.PreviousVersion, out.Version, out.Access = version(v.ID), version(v.ID), string(v.Strategy)
-	if preview {
+	noops := 0
+	for _, ch := range out.Changes {
+		if ch.AlreadyApplied {
+			noops++
+		}
+	}
+	out.AlreadyApplied = noops == len(out.Changes)
+	if out.AlreadyApplied {
+		out.Status = "already_applied"
+		out.Preview = ""
+	} else if preview {
 		out.Status = "preview"
 	} else {
 		out.Status, out.Event = "applied", res.Seq
@@ -107,7 +117,13 @@ func (s *Server) editContent(ctx context.Context, c *call, in *EditIn) (*EditOut
 		}
 	}
 	var b strings.Builder
-	if preview {
+	if out.AlreadyApplied {
+		fmt.Fprintf(&b, "ALREADY APPLIED — nothing was written and no journal event was recorded: %s (version %s) already has the change", v.Path.Key, out.Version)
+		if len(out.Changes) > 1 {
+			fmt.Fprintf(&b, "s (all %d)", len(out.Changes))
+		}
+		b.WriteString("; pass allow_repeat=true to apply it again on purpose\n")
+	} else if preview {
 		fmt.Fprintf(&b, "PREVIEW ONLY — nothing was written. %d change(s) would be made to %s (version %s); call again with preview=false to apply.\n",
 			out.ChangesMade, v.Path.Key, out.Version)
 	} else if out.Event == 0 {
@@ -118,19 +134,61 @@ func (s *Server) editContent(ctx context.Context, c *call, in *EditIn) (*EditOut
 			out.ChangesMade, v.Path.Key, out.Event, out.PreviousVersion, out.Version, out.Event)
 	}
 	for _, ch := range out.Changes {
-		fmt.Fprintf(&b, "[%d] %s match at line %d", ch.Index, ch.Level, ch.LineNumber)
-		if ch.Level == string(match.LevelFuzzy) {
-			fmt.Fprintf(&b, " (similarity %.2f) — it matched:\n%s\n", ch.Similarity, ch.Matched)
-		} else {
-			b.WriteByte('\n')
+		switch {
+		case ch.AlreadyApplied:
+			fmt.Fprintf(&b, "[%d] already applied at line %d: skipped\n", ch.Index, ch.LineNumber)
+		case ch.Level == string(match.LevelExact):
+			fmt.Fprintf(&b, "[%d] exact match at line %d\n", ch.Index, ch.LineNumber)
+		default:
+			fmt.Fprintf(&b, "[%d] %s match at line %d: only the lines you changed were written, in the file's style\n", ch.Index, ch.Level, ch.LineNumber)
+		}
+		if ch.Note != "" {
+			fmt.Fprintf(&b, "    note: %s\n", ch.Note)
 		}
 	}
-	if preview {
+	switch {
+	case out.AlreadyApplied:
+	case preview:
 		b.WriteString(out.Preview)
-	} else {
+	default:
 		b.WriteString(strings.Join(out.Context, "\n") + "\n")
 	}
 	return out, b.String(), nil
+}
+
+// retryEdit completes a corrected search/replace pair the matcher offers
+// (ops.Error.Retry) into edit_content arguments: the caller's own, with the
+// failing change's search and replace texts corrected.
+func retryEdit(in *EditIn, err error) error {
+	var oe *ops.Error
+	if !errors.As(err, &oe) || oe.Retry == nil {
+		return err
+	}
+	s, _ := oe.Retry["search_text"].(string)
+	r, _ := oe.Retry["replace_text"].(string)
+	oe.Retry = nil
+	args := map[string]any{"absolute_file_path": in.AbsoluteFilePath}
+	if in.Fuzzy != nil {
+		args["fuzzy"] = *in.Fuzzy
+	}
+	if in.Preview != nil {
+		args["preview"] = *in.Preview
+	}
+	if in.ExpectedVersion != "" {
+		args["expected_version"] = in.ExpectedVersion
+	}
+	if in.SearchText != nil {
+		args["search_text"], args["replace_text"] = s, r
+		return withRetry(err, args, "search_text is the file's exact text; replace_text carries your change onto it")
+	}
+	if oe.Index < 0 || oe.Index >= len(in.Changes) {
+		return err
+	}
+	cs := make([]EditChange, len(in.Changes))
+	copy(cs, in.Changes)
+	cs[oe.Index].SearchText, cs[oe.Index].ReplaceText = s, r
+	args["changes"] = cs
+	return withRetry(err, args, fmt.Sprintf("change %d: search_text is the file's exact text; replace_text carries your change onto it", oe.Index))
 }
 
 // planView opens the file an edit is planned against, as the batch reads it
@@ -165,7 +223,7 @@ func (t *ltext) locate(changes []match.Change) ([]match.Edit, error) {
 	if t.v.Strategy != replay.StrategyMemory {
 		return t.streamLocate(changes, false)
 	}
-	if len(t.data) >= exactFirstMin {
+	if len(t.data) >= exactFirstMin && !mayRepeat(changes) {
 		if edits, err := t.streamLocate(changes, true); err == nil {
 			return edits, nil
 		}
@@ -179,6 +237,18 @@ func (t *ltext) locate(changes []match.Change) ([]match.Edit, error) {
 		edits[i].Match.Matched = strings.Clone(edits[i].Match.Matched)
 	}
 	return edits, nil
+}
+
+// mayRepeat reports a change whose replacement holds its search text (an
+// insertion next to an anchor): whether it is applied already is decided by
+// match.Locate, which the exact-only fast path would skip.
+func mayRepeat(changes []match.Change) bool {
+	for _, c := range changes {
+		if !c.AllowRepeat && strings.Contains(c.Replace, c.Search) {
+			return true
+		}
+	}
+	return false
 }
 
 // representable refuses replacements the file's encoding cannot hold.

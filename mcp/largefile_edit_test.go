@@ -26,7 +26,9 @@ func TestLargefileEdit_Levels(t *testing.T) {
 		{"line_endings", "crlf.go", strings.ReplaceAll(src, "\n", "\r\n"), "if ok {\n\t\tcall(1)\n", "if ok {\n\t\tcall(3)\n", "line_endings",
 			strings.ReplaceAll(strings.Replace(src, "call(1)", "call(3)", 1), "\n", "\r\n")},
 		{"whitespace", "ws.go", src, "if ok {\n\tcall(1)\n}", "if ok {\n\tcall(4)\n}", "whitespace", strings.Replace(src, "call(1)", "call(4)", 1)},
-		{"fuzzy", "fz.go", src, "\tif ok {\n\t\tcal(1)\n\t}", "\tif ok {\n\t\tcall(5)\n\t}", "fuzzy", strings.Replace(src, "call(1)", "call(5)", 1)},
+		{"normalized", "fz.go", "func f() {\n\t// don’t panic\n\tif ok {\n\t\tcall(1)\n\t}\n}\n",
+			"// don't panic\nif ok {\n    call(1)\n}", "// don't panic\nif ok {\n    call(5)\n    call(6)\n}", "normalized",
+			"func f() {\n\t// don’t panic\n\tif ok {\n\t\tcall(5)\n\t\tcall(6)\n\t}\n}\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -39,8 +41,8 @@ func TestLargefileEdit_Levels(t *testing.T) {
 			if out.Status != "applied" || !out.Success || out.Event == 0 || ch.Level != c.level || out.ChangesMade != 1 || out.Version == out.PreviousVersion {
 				t.Fatalf("out %+v", out)
 			}
-			if c.level == "fuzzy" && (ch.Similarity >= 1 || ch.Similarity < 0.8 || !strings.Contains(ch.Matched, "call(1)") || !strings.Contains(txt, "similarity")) {
-				t.Fatalf("fuzzy report %+v\n%s", ch, txt)
+			if c.level == "normalized" && (ch.Similarity != 1 || !strings.Contains(ch.Matched, "call(1)") || !strings.Contains(txt, "only the lines you changed")) {
+				t.Fatalf("normalized report %+v\n%s", ch, txt)
 			}
 			if len(out.Context) == 0 || !strings.Contains(strings.Join(out.Context, "\n"), "3: ") {
 				t.Fatalf("context %v", out.Context)
@@ -49,7 +51,7 @@ func TestLargefileEdit_Levels(t *testing.T) {
 	}
 	e := newEnv(t, jmcp.Options{}, "a.go", src)
 	te := e.fail("edit_content", map[string]any{"absolute_file_path": "a.go", "search_text": "if ok {\n\t\tcal(1)\n\t}", "replace_text": "x", "fuzzy": false, "preview": false}, jmcp.CodeNoMatch)
-	if len(te.Candidates) == 0 || te.Candidates[0].Line != 2 || !strings.Contains(te.Hint, "fuzzy") {
+	if len(te.Candidates) == 0 || te.Candidates[0].Line != 2 || te.Retry != nil {
 		t.Fatalf("fuzzy=false: %+v", te)
 	}
 }

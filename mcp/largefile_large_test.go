@@ -105,9 +105,6 @@ func exerciseLarge(t *testing.T, e *env, name string, size int64, marker, lines 
 	edits := []edit{{mline + eol, "    func middle() { return -1 }" + eol, "exact"}}
 	if full {
 		edits = append(edits, edit{"func middle() { return -1 }  \n", "func middle() { return -2 }\n", "whitespace"})
-		if access == "mmap" { // no exact anchor line: fuzzy only where the fuzzy line search runs
-			edits = append(edits, edit{"    func midle() { return -2 }", "    func middle() { return -3 }", "fuzzy"})
-		}
 		if eol == "\r\n" {
 			n := len(edits)
 			edits = append(edits, edit{fmt.Sprintf("    func middle() { return %d }\n", -n), fmt.Sprintf("    func middle() { return %d }\n", -n-1), "line_endings"})

@@ -160,7 +160,15 @@ func (t *ltext) streamLocate(changes []match.Change, exactOnly bool) ([]match.Ed
 			return nil, err
 		}
 		for _, m := range ms {
-			edits = append(edits, match.Edit{Applied: match.Applied{Change: i, Match: m}, Replacement: m.Rewrite(c.Replace)})
+			r, err := m.Rewrite(c.Replace)
+			if err != nil {
+				var oe *ops.Error
+				if errors.As(err, &oe) {
+					oe.Index = i
+				}
+				return nil, err
+			}
+			edits = append(edits, match.Edit{Applied: match.Applied{Change: i, Match: m}, Replacement: r})
 		}
 	}
 	sort.SliceStable(edits, func(a, b int) bool { return edits[a].Match.Start < edits[b].Match.Start })

@@ -24,60 +24,35 @@ type Applied struct {
 	NewEnd     int   `json:"new_end"`      //
 	NewLine    int   `json:"new_line"`     // 1-based lines of the replacement in the result
 	NewEndLine int   `json:"new_end_line"` // equal to NewLine for a deletion
+	// AlreadyApplied: the change was found made already (its replacement
+	// where the search would match); the edit leaves the file as it is.
+	AlreadyApplied bool `json:"already_applied,omitempty"`
 }
 
-// Apply resolves every change against the ORIGINAL content, refuses
-// overlapping matches with ops.ErrOverlap, and returns the new content with
-// one Applied per replacement (ordered by change, then position). It is
-// all-or-nothing: on error the content is unchanged and the *ops.Error's Index
-// names the failing change. A miss says so when the change's replacement
-// text is already present ("already applied?").
+// Apply resolves every change against the ORIGINAL content (see Locate)
+// and returns the new content with one Applied per replacement (ordered by
+// change, then position). It is all-or-nothing: on error the content is
+// unchanged and the *ops.Error's Index names the failing change.
 func Apply(content string, changes []Change) (string, []Applied, error) {
-	if len(changes) == 0 {
-		return content, nil, &ops.Error{Op: "match", Index: -1, Err: ops.ErrInvalidInput,
-			Msg: "no changes given", Hint: "give at least one search/replace pair"}
-	}
-	var edits []Applied
-	repl := map[int]string{} // edit index → replacement text
-	for i, c := range changes {
-		ms, err := Find(content, c.Search, c.Options)
-		if err != nil {
-			return content, nil, withIndex(alreadyApplied(err, content, c.Replace), i)
-		}
-		for _, m := range ms {
-			repl[len(edits)] = m.Rewrite(c.Replace)
-			edits = append(edits, Applied{Change: i, Match: m})
-		}
-	}
-	order := make([]int, len(edits))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return edits[order[a]].Match.Start < edits[order[b]].Match.Start })
-	for k := 1; k < len(order); k++ {
-		p, q := &edits[order[k-1]], &edits[order[k]]
-		if q.Match.Start < p.Match.End {
-			return content, nil, overlapError(p, q)
-		}
+	edits, err := Locate(content, changes)
+	if err != nil {
+		return content, nil, err
 	}
 	var b strings.Builder
 	b.Grow(len(content))
-	prev, lines := 0, 0
-	for _, k := range order {
-		e, r := &edits[k], repl[k]
-		lines += strings.Count(content[prev:e.Match.Start], "\n")
+	prev := 0
+	for _, e := range edits {
 		b.WriteString(content[prev:e.Match.Start])
-		e.NewStart, e.NewLine = b.Len(), lines+1
-		b.WriteString(r)
-		e.NewEnd, e.NewEndLine = b.Len(), e.NewLine
-		if r != "" {
-			e.NewEndLine += strings.Count(r[:len(r)-1], "\n")
-		}
-		lines += strings.Count(r, "\n")
+		b.WriteString(e.Replacement)
 		prev = e.Match.End
 	}
 	b.WriteString(content[prev:])
-	return b.String(), edits, nil
+	out := make([]Applied, len(edits))
+	for i, e := range edits {
+		out[i] = e.Applied
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].Change < out[b].Change })
+	return b.String(), out, nil
 }
 
 func withIndex(err error, i int) error {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unicode"
 
 	"github.com/aymanbagabas/go-udiff"
 	"github.com/journalfs/journal/ops"
@@ -38,33 +39,109 @@ func lineList(ms []Match) string {
 
 func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
 
-// missError builds the ErrNoMatch error with the nearest windows.
-func missError(li *lineIndex, search string, fuzzy bool, th float64) error {
-	sl, _ := searchLines(search)
+// missError builds the ErrNoMatch error with the nearest windows. When the
+// nearest window is clearly the best, resembles the search at the fuzzy
+// threshold, and differs from it only in how names are written on lines the
+// change keeps (userId for UserId) or in closing brackets the search left
+// off its last line, the change is carried onto that window and offered as
+// a corrected pair (Retry): never applied without the caller sending it.
+func missError(li *lineIndex, search, replace string, fuzzy bool, th float64) error {
+	sl, finalNL := searchLines(search)
 	w, near := nearest(li, sl, nearestCount)
 	tried := "exact, line endings, whitespace"
 	if fuzzy {
-		tried += fmt.Sprintf(", fuzzy ≥ %.2f", th)
+		tried += ", look-alike characters and blank lines, agent artefacts"
 	}
 	e := &ops.Error{Op: "match", Index: -1, Err: ops.ErrNoMatch,
 		Msg:  "search text not found (tried " + tried + ")",
 		Hint: "re-read the file and copy the search text exactly",
 	}
+	for len(near) > 0 && near[len(near)-1].sim <= 0 {
+		near = near[:len(near)-1]
+	}
 	if len(near) > 0 {
 		e.Msg += fmt.Sprintf("; nearest is line %d (similarity %.2f)", near[0].i+1, near[0].sim)
-		e.Hint += "; the nearest candidates are listed"
-		if !fuzzy {
-			e.Hint += "; or retry with fuzzy matching"
-		}
+		e.Hint += "; the nearest candidates are listed with what differs"
 	}
 	for _, h := range near {
 		text := w.text(h.i)
 		e.Candidates = append(e.Candidates, ops.Candidate{
 			Line: h.i + 1, EndLine: h.i + w.n, Similarity: round3(h.sim),
-			Text: shorten(text, 300), Diff: shortDiff(w.target, text),
+			Text: shorten(text, 300), Diff: visible(shortDiff(w.target, text)),
 		})
 	}
+	if len(near) > 0 && near[0].sim >= th && w.n == len(sl) && (len(near) == 1 || near[1].sim < near[0].sim-0.02) {
+		if exact, carried, ok := carryNear(li, near[0].i, sl, finalNL, search, replace); ok {
+			c := &e.Candidates[0]
+			c.SearchText, c.ReplaceText = exact, carried
+			e.Retry = map[string]any{"search_text": exact, "replace_text": carried}
+			e.Msg += "; it differs from the search text only in how names are written (or closing brackets the search left off)"
+			e.Hint = "check the candidate: retry sends the file's exact text there with your change carried onto it (lines you did not change keep the file's text)"
+		}
+	}
+	if strings.TrimSpace(replace) != "" && strings.TrimSpace(toLF(replace)) != strings.TrimSpace(toLF(search)) {
+		if ms := findAll(li.s, li, replace, true); len(ms) > 0 {
+			e.Msg += fmt.Sprintf("; the replacement text is already present at line %d — already applied?", ms[0].Line)
+			if e.Retry == nil {
+				e.Hint = "re-read the file: this change looks applied already (it was not reported as such because another place also resembles the search text); skip it if so"
+			}
+		}
+	}
 	return e
+}
+
+// carryNear carries search→replace onto the window of len(sl) lines at line
+// i when every line of it is a variant of the search's (variantOf). It
+// returns the window's exact text and the carried replacement.
+func carryNear(li *lineIndex, i int, sl []string, finalNL bool, search, replace string) (string, string, bool) {
+	for k, s := range sl {
+		if !variantOf(s, li.text(i+k), k == len(sl)-1) {
+			return "", "", false
+		}
+	}
+	m := windowMatch(li, i, len(sl), finalNL)
+	exact := li.s[m.Start:m.End]
+	align := make([]int, len(sl))
+	for k := range align {
+		align[k] = k
+	}
+	c := &carrier{window: splitKeep(exact), align: align, style: indentSample(li, i), loose: true}
+	if len(c.window) < len(align) {
+		return "", "", false
+	}
+	out, err := c.carry(search, replace)
+	if err != nil {
+		return "", "", false
+	}
+	if m.dropFinalNL {
+		out = strings.TrimSuffix(strings.TrimSuffix(out, "\n"), "\r")
+	}
+	return exact, out, true
+}
+
+// visible renders characters a diff would hide: tabs, carriage returns,
+// no-break and other odd spaces, zero-width and combining marks.
+func visible(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\t':
+			b.WriteString("→")
+		case r == '\r':
+			b.WriteString("␍")
+		case r == '\u00A0':
+			b.WriteString("⍽")
+		case r == '\u200B' || r == '\u200C' || r == '\u200D' || r == '\u2060' || r == '\uFEFF':
+			fmt.Fprintf(&b, "<U+%04X>", r)
+		case unicode.Is(unicode.Mn, r):
+			fmt.Fprintf(&b, "<U+%04X>", r)
+		case r > 0x7F && unicode.IsSpace(r):
+			fmt.Fprintf(&b, "<U+%04X>", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // shortDiff is a unified diff search→candidate without headers, cut to a few lines.
@@ -83,28 +160,4 @@ func shortDiff(search, candidate string) string {
 		out = append(out[:maxLines], "…")
 	}
 	return strings.Join(out, "\n")
-}
-
-// alreadyApplied extends a no-match error when the replacement text is
-// already in the content.
-func alreadyApplied(err error, content, replace string) error {
-	e, ok := err.(*ops.Error)
-	if !ok || e.Err != ops.ErrNoMatch || strings.TrimSpace(replace) == "" {
-		return err
-	}
-	ms := findExact(content, replace)
-	if len(ms) == 0 {
-		ms = findLineEndings(content, replace)
-	}
-	if len(ms) == 0 {
-		ms = findWhitespace(indexLines(content), replace)
-	}
-	if len(ms) == 0 {
-		return err
-	}
-	line := indexLines(content).lineOf(ms[0].Start)
-	c := *e
-	c.Msg += fmt.Sprintf("; the replacement text is already present at line %d — already applied?", line)
-	c.Hint = "re-read the file: this change looks applied already; skip it if so"
-	return &c
 }

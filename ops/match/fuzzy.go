@@ -103,38 +103,6 @@ type scored struct {
 	sim float64
 }
 
-// findFuzzy returns the best window if it is unique, else all windows tied
-// with it (within fuzzyTieMargin) that do not overlap each other.
-func findFuzzy(li *lineIndex, search string, th float64) []Match {
-	sl, finalNL := searchLines(search)
-	w := newWindows(li, sl)
-	var hits []scored
-	w.scan(func() float64 { return th }, func(i int, sim float64) {
-		if sim >= th {
-			hits = append(hits, scored{i, sim})
-		}
-	})
-	if len(hits) == 0 {
-		return nil
-	}
-	best := 0.0
-	for _, h := range hits {
-		best = max(best, h.sim)
-	}
-	picked := pickApart(hits, w.n, len(hits), best-fuzzyTieMargin)
-	ms := make([]Match, 0, len(picked))
-	k0 := firstNonBlank(sl)
-	for _, h := range picked {
-		m := windowMatch(li, h.i, w.n, finalNL)
-		m.Level, m.Similarity = LevelFuzzy, h.sim
-		if k0 >= 0 && k0 < w.n {
-			m.indentAdd, m.indentDel, _ = indentOffset(trimRight(li.text(h.i+k0)), sl[k0])
-		}
-		ms = append(ms, m)
-	}
-	return ms
-}
-
 // pickApart sorts hits best first and greedily keeps up to k windows of n
 // lines that do not overlap each other and score at least floor.
 func pickApart(hits []scored, n, k int, floor float64) []scored {

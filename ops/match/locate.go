@@ -18,22 +18,27 @@ type Edit struct {
 
 // Locate resolves a batch like Apply but does not build the new content: it
 // returns the edits in content order, so a caller can stream the result
-// with Splice (files too large to hold twice). Errors are Apply's: the
-// failing change's index, the "already applied?" check, overlaps refused.
+// with Splice (files too large to hold twice). A change that is applied
+// already (see resolve) yields an edit with AlreadyApplied set whose
+// replacement is the file's own text. Errors name the failing change; a
+// change whose search text only another change's replacement holds is
+// refused with a hint to split the batch; overlaps are refused.
 func Locate(content string, changes []Change) ([]Edit, error) {
 	if len(changes) == 0 {
 		return nil, &ops.Error{Op: "match", Index: -1, Err: ops.ErrInvalidInput,
 			Msg: "no changes given", Hint: "give at least one search/replace pair"}
 	}
+	var li *lineIndex
 	var edits []Edit
 	for i, c := range changes {
-		ms, err := Find(content, c.Search, c.Options)
+		if li == nil {
+			li = indexLines(content)
+		}
+		es, err := resolve(content, li, c, i)
 		if err != nil {
-			return nil, withIndex(alreadyApplied(err, content, c.Replace), i)
+			return nil, withIndex(dependent(err, changes, i), i)
 		}
-		for _, m := range ms {
-			edits = append(edits, Edit{Applied: Applied{Change: i, Match: m}, Replacement: m.Rewrite(c.Replace)})
-		}
+		edits = append(edits, es...)
 	}
 	sort.SliceStable(edits, func(a, b int) bool { return edits[a].Match.Start < edits[b].Match.Start })
 	for k := 1; k < len(edits); k++ {

@@ -8,19 +8,28 @@ import (
 	"github.com/journalfs/journal/ops"
 )
 
-// DefaultThreshold is the fuzzy similarity used when Options.Threshold is 0.
+// DefaultThreshold is the similarity from which a near miss is offered as a
+// candidate with a corrected search/replace pair, when Options.Threshold is 0.
 const DefaultThreshold = 0.8
 
 // Options controls one search.
 type Options struct {
-	// Fuzzy enables the last level of the cascade.
+	// Fuzzy enables the tolerant levels: the normalized level (look-alike
+	// characters, Unicode normalisation, whitespace inside lines, blank
+	// lines) and agent artefacts (line-number prefixes, double escapes, cut
+	// markers). A near miss is never applied: it is refused with candidates.
 	Fuzzy bool `json:"fuzzy,omitempty"`
-	// Threshold is the minimum fuzzy similarity in (0,1]; 0 means DefaultThreshold.
+	// Threshold is the minimum similarity in (0,1] of a near miss offered
+	// with a corrected search/replace pair; 0 means DefaultThreshold.
 	Threshold float64 `json:"threshold,omitempty"`
 	// Occurrence picks the n-th match (1-based, in file order) when there are several.
 	Occurrence int `json:"occurrence,omitempty"`
 	// ReplaceAll selects every match of the winning level.
 	ReplaceAll bool `json:"replace_all,omitempty"`
+	// AllowRepeat applies a change even when it looks applied already (the
+	// replacement present where the search would match): to insert the same
+	// lines again on purpose.
+	AllowRepeat bool `json:"allow_repeat,omitempty"`
 }
 
 // Level names the cascade level that produced a match.
@@ -30,52 +39,73 @@ type Level string
 const (
 	LevelExact       Level = "exact"        // byte-for-byte
 	LevelLineEndings Level = "line_endings" // equal once CRLF is read as LF
-	LevelWhitespace  Level = "whitespace"   // trailing whitespace and a uniform indentation offset ignored
-	LevelFuzzy       Level = "fuzzy"        // similar window of lines
+	LevelWhitespace  Level = "whitespace"   // whole lines equal but for indentation and trailing whitespace
+	LevelNormalized  Level = "normalized"   // whole lines equal once folded (look-alikes, NFC, inner whitespace), blank lines free
+	// LevelFuzzy is the level of a near miss (similar window). It is never
+	// applied; it names the candidates of a refusal.
+	LevelFuzzy Level = "fuzzy"
 )
 
 // Match is one place the search text was found.
 type Match struct {
-	Start      int     `json:"start"`      // byte offset of the first matched byte
-	End        int     `json:"end"`        // byte offset just past the match
-	Line       int     `json:"line"`       // 1-based line of Start
-	EndLine    int     `json:"end_line"`   // 1-based line of the last matched byte
-	Level      Level   `json:"level"`      // cascade level that matched
-	Similarity float64 `json:"similarity"` // 1 except at the fuzzy level
-	Matched    string  `json:"matched"`    // the content bytes [Start,End)
+	Start      int     `json:"start"`          // byte offset of the first matched byte
+	End        int     `json:"end"`            // byte offset just past the match
+	Line       int     `json:"line"`           // 1-based line of Start
+	EndLine    int     `json:"end_line"`       // 1-based line of the last matched byte
+	Level      Level   `json:"level"`          // cascade level that matched
+	Similarity float64 `json:"similarity"`     // 1 for every level that applies
+	Matched    string  `json:"matched"`        // the content bytes [Start,End)
+	Note       string  `json:"note,omitempty"` // what was recognised and removed from the request (agent artefacts)
 
-	eol         string // line terminator of the matched line
-	indentAdd   string // whitespace level: file indentation = indentAdd + search indentation
-	indentDel   string // whitespace level: search indentation = indentDel + file indentation
-	dropFinalNL bool   // search ended in "\n" but the match ends at a final line without one
+	eol         string   // line terminator of the matched line
+	search      string   // the search text as matched (artefacts removed)
+	align       []int    // tolerant levels: search line → window line (-1: unaligned blank)
+	style       []string // indentation of file lines around the match
+	dropFinalNL bool     // search ended in "\n" but the match ends at a final line without one
 }
 
-// Rewrite adapts replacement text to the place m matched: line endings become
-// the matched line's, and indentation is shifted as the match's was (whitespace
-// and fuzzy levels). A trailing newline is dropped when the match ends at a
-// final line that has none.
-func (m Match) Rewrite(replace string) string {
-	r := toLF(replace)
-	if m.indentAdd != "" || m.indentDel != "" {
-		ls := strings.Split(r, "\n")
-		for i, l := range ls {
-			switch {
-			case isBlank(l):
-			case m.indentAdd != "":
-				ls[i] = m.indentAdd + l
-			default:
-				ls[i] = l[len(commonPrefix(l, m.indentDel)):]
-			}
+// Rewrite adapts replacement text to the place m matched. At the exact level
+// the replacement is written as sent, with the matched line's line ending.
+// At the other levels the change search→replace is carried onto the file's
+// lines: lines the caller did not change keep the file's bytes, changed and
+// added lines take the file's indentation style and line endings. It fails
+// (ops.ErrNoMatch, with the file's text as a candidate) when a new line's
+// indentation cannot be translated with confidence.
+func (m Match) Rewrite(replace string) (string, error) {
+	if m.Level == LevelExact {
+		r := toLF(replace)
+		if m.eol == "\r\n" {
+			r = strings.ReplaceAll(r, "\n", "\r\n")
 		}
-		r = strings.Join(ls, "\n")
+		return r, nil
+	}
+	align := m.align
+	if align == nil { // line_endings: lines correspond one for one
+		n := strings.Count(toLF(m.search), "\n")
+		if !strings.HasSuffix(m.search, "\n") {
+			n++
+		}
+		align = make([]int, n)
+		for i := range align {
+			align[i] = i
+		}
+	}
+	c := &carrier{window: splitKeep(m.Matched), align: align, style: m.style}
+	if len(c.window) < len(align) && m.dropFinalNL {
+		c.window = append(c.window, line{})
+	}
+	out, err := c.carry(m.search, replace)
+	if err != nil {
+		return "", &ops.Error{Op: "match", Index: -1, Err: ops.ErrNoMatch,
+			Msg:  fmt.Sprintf("matched at line %d (%s level), but %v", m.Line, m.Level, err),
+			Hint: "send the search text exactly as the file has it (candidate) and indent the new lines as the file does",
+			Candidates: []ops.Candidate{{Line: m.Line, EndLine: m.EndLine, Similarity: 1, Text: shorten(m.Matched, 300),
+				SearchText: m.Matched}}}
 	}
 	if m.dropFinalNL {
-		r = strings.TrimSuffix(r, "\n")
+		out = strings.TrimSuffix(strings.TrimSuffix(out, "\n"), "\r")
 	}
-	if m.eol == "\r\n" {
-		r = strings.ReplaceAll(r, "\n", "\r\n")
-	}
-	return r
+	return out, nil
 }
 
 // Find runs the cascade for search in content and returns the selected
@@ -89,28 +119,53 @@ func Find(content, search string, o Options) ([]Match, error) {
 		return nil, err
 	}
 	li := indexLines(content)
+	ms := findAll(content, li, search, o.Fuzzy)
+	if len(ms) == 0 {
+		return nil, missError(li, search, "", o.Fuzzy, th)
+	}
+	return selectMatches(ms, o)
+}
+
+// findAll runs the levels of the cascade and returns every match of the
+// first level that matches, completed (lines, matched text, line ending).
+func findAll(content string, li *lineIndex, search string, tolerant bool) []Match {
 	ms := findExact(content, search)
 	if len(ms) == 0 {
 		ms = findLineEndings(content, search)
 	}
 	if len(ms) == 0 {
-		ms = findWhitespace(li, search)
+		ms = findTolerant(li, search, trimKey, false, LevelWhitespace)
 	}
-	if len(ms) == 0 && o.Fuzzy {
-		ms = findFuzzy(li, search, th)
-	}
-	if len(ms) == 0 {
-		return nil, missError(li, search, o.Fuzzy, th)
+	if len(ms) == 0 && tolerant {
+		ms = findTolerant(li, search, fold, true, LevelNormalized)
 	}
 	for i := range ms {
 		m := &ms[i]
 		m.Line, m.EndLine = li.span(m.Start, m.End)
 		m.Matched = content[m.Start:m.End]
+		m.search = search
 		if m.eol == "" {
 			m.eol = eolAt(content, m.Start)
 		}
+		if m.Level == LevelWhitespace || m.Level == LevelNormalized {
+			m.style = indentSample(li, m.Line-1)
+		}
 	}
-	return selectMatches(ms, o)
+	return ms
+}
+
+// indentSample returns the indentation of up to 200 non-blank lines around
+// line i (0-based): the file's style when the match itself shows one level.
+func indentSample(li *lineIndex, i int) []string {
+	var out []string
+	for j := max(0, i-100); j < min(li.n(), i+100); j++ {
+		if t := li.text(j); !isBlank(t) {
+			if w := leadingWS(t); w != "" {
+				out = append(out, w)
+			}
+		}
+	}
+	return out
 }
 
 func (o Options) check(search string) (float64, error) {

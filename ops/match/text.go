@@ -88,12 +88,6 @@ func searchLines(s string) (ls []string, finalNL bool) {
 
 func trimRight(s string) string { return strings.TrimRight(s, " \t\r\f\v") }
 
-func leadingWS(s string) string {
-	return s[:len(s)-len(strings.TrimLeft(s, " \t"))]
-}
-
-func isBlank(s string) bool { return strings.TrimSpace(s) == "" }
-
 // eolAt returns the line terminator of the line holding off: the first one at
 // or after off, else the last one before it, else "\n".
 func eolAt(s string, off int) string {

@@ -171,3 +171,19 @@ func (d *differ) split(a0, a1, b0, b1 int) (x, y int, ok bool) {
 	}
 	return 0, 0, false
 }
+
+// Hunk says lines [A0,A1) of the first sequence became lines [B0,B1) of the
+// second.
+type Hunk struct{ A0, A1, B0, B1 int }
+
+// Diff returns the hunks turning a into b, in order, where a and b are line
+// IDs (small non-negative integers; equal lines have equal IDs). It is the
+// diff Merge3 uses.
+func Diff(a, b []int) []Hunk {
+	hs := diffLines(a, b)
+	out := make([]Hunk, len(hs))
+	for i, h := range hs {
+		out[i] = Hunk{h.b0, h.b1, h.s0, h.s1}
+	}
+	return out
+}

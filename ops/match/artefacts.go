@@ -1,0 +1,129 @@
+package match
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Agent artefacts: what agents copy into search text by mistake. Each is
+// recognised only when the plain search text matches nowhere and the text
+// without the artefact matches exactly once (at the exact, line-endings or
+// whitespace level); the result says what was removed, and the artefact is
+// never written into the file.
+
+// variant is a search/replace pair with an artefact removed.
+type variant struct {
+	search, replace, note string
+}
+
+// numPrefix matches a line-number prefix as read tools print them: "12: "
+// (read_content), "    12→" (Claude Code), "    12\t" (cat -n), "12| ",
+// "12 | ".
+var numPrefix = regexp.MustCompile(`^\s*(\d+)(: ?|→|\t| ?\| ?)`)
+
+// stripNumbers removes line-number prefixes when every non-empty line has
+// one of the same kind with consecutive numbers.
+func stripNumbers(s string) (string, string, bool) {
+	ls := strings.Split(toLF(s), "\n")
+	sep, prev, n := "", -1, 0
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		if strings.TrimSpace(l) == "" {
+			out[i] = l
+			continue
+		}
+		m := numPrefix.FindStringSubmatch(l)
+		if m == nil {
+			return "", "", false
+		}
+		num, _ := strconv.Atoi(m[1])
+		if (sep != "" && strings.TrimSpace(m[2]) != sep) || (prev >= 0 && num != prev+1) {
+			return "", "", false
+		}
+		sep, prev = strings.TrimSpace(m[2]), num
+		out[i] = l[len(m[0]):]
+		n++
+	}
+	if n == 0 {
+		return "", "", false
+	}
+	return strings.Join(out, "\n"), sep, true
+}
+
+// stripSomeNumbers removes prefixes of the kind sep from the lines of a
+// replacement that have one (new lines an agent added carry none).
+func stripSomeNumbers(s, sep string) string {
+	ls := strings.Split(toLF(s), "\n")
+	for i, l := range ls {
+		if m := numPrefix.FindStringSubmatch(l); m != nil && strings.TrimSpace(m[2]) == sep {
+			ls[i] = l[len(m[0]):]
+		}
+	}
+	return strings.Join(ls, "\n")
+}
+
+// unescaper undoes one level of escaping of a JSON string sent twice.
+var unescaper = strings.NewReplacer(`\\`, `\`, `\n`, "\n", `\t`, "\t", `\"`, `"`, `\r`, "")
+
+// doubleEscaped reports a one-line text holding escaped newlines or tabs.
+func doubleEscaped(s string) bool {
+	return !strings.Contains(s, "\n") && (strings.Contains(s, `\n`) || strings.Contains(s, `\t`))
+}
+
+// artefactVariants lists the ways the search text may carry artefacts, each
+// with the replacement treated the same way.
+func artefactVariants(search, replace string) []variant {
+	var vs []variant
+	s, r := search, replace
+	numbered := false
+	if ss, sep, ok := stripNumbers(search); ok {
+		rr := replace
+		if rs, _, ok := stripNumbers(replace); ok {
+			rr = rs
+		} else {
+			rr = stripSomeNumbers(replace, sep)
+		}
+		vs = append(vs, variant{ss, rr, "line-number prefixes (as read tools print them) were removed from the search and replacement text"})
+		s, r, numbered = ss, rr, true
+	}
+	if doubleEscaped(s) {
+		rr := r
+		if doubleEscaped(r) || !strings.Contains(r, "\n") {
+			rr = unescaper.Replace(r)
+		}
+		note := `the search text was escaped twice (\n, \t, \" as text): it was unescaped once, and so was the replacement`
+		if numbered {
+			note = "line-number prefixes were removed and " + note[4:]
+		}
+		vs = append(vs, variant{unescaper.Replace(s), rr, note})
+	}
+	return vs
+}
+
+// cutMarkers are lines agents put where they left text out.
+var cutMarker = regexp.MustCompile(`^\s*(?:(?://|#|;;|--|/\*|<!--)\s*)?(?:…|\.\.\.|\[\.\.\.\]|\[…\]|\[truncated\]|\(truncated\)|\.\.\. ?\(?\d* ?(?:more )?lines?( omitted)?\)?)\s*(?:\*/|-->)?\s*$`)
+
+// splitCut splits a text at its one cut-marker line into the lines before
+// and after it. It fails unless there is exactly one, with text on both
+// sides.
+func splitCut(s string) (head, tail string, ok bool) {
+	ls := strings.SplitAfter(toLF(s), "\n")
+	at := -1
+	for i, l := range ls {
+		if cutMarker.MatchString(strings.TrimSuffix(l, "\n")) {
+			if at >= 0 {
+				return "", "", false
+			}
+			at = i
+		}
+	}
+	if at < 0 {
+		return "", "", false
+	}
+	head, tail = strings.Join(ls[:at], ""), strings.Join(ls[at+1:], "")
+	if strings.TrimSpace(head) == "" || strings.TrimSpace(tail) == "" {
+		return "", "", false
+	}
+	return head, tail, true
+}

@@ -1,0 +1,352 @@
+package match
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/journalfs/journal/ops"
+)
+
+// resolve finds where one change applies and what replaces it. The order:
+//
+//  1. the cascade (exact, line endings, whitespace; normalized with Fuzzy);
+//  2. with Fuzzy and no match, agent artefacts (line numbers, double
+//     escapes, a cut marker), accepted on a unique match only;
+//  3. unless AllowRepeat, the already-applied checks: the replacement
+//     present where the search would match (the search found nowhere), or
+//     the search found and already followed (preceded) by the lines the
+//     replacement adds after (before) it;
+//  4. a miss is refused with the nearest windows and, for a near miss that
+//     differs from the file only in how names are written on lines the
+//     change keeps, a corrected search/replace pair (never applied here).
+func resolve(content string, li *lineIndex, c Change, idx int) ([]Edit, error) {
+	th, err := c.check(c.Search)
+	if err != nil {
+		return nil, err
+	}
+	search, replace, note := c.Search, c.Replace, ""
+	ms := findAll(content, li, search, c.Fuzzy)
+	if len(ms) == 0 && c.Fuzzy {
+		for _, v := range artefactVariants(c.Search, c.Replace) {
+			if found := findAll(content, li, v.search, false); len(found) == 1 {
+				ms, search, replace, note = found, v.search, v.replace, v.note
+				break
+			}
+		}
+		if len(ms) == 0 {
+			if es, ok, err := resolveCut(content, li, c, idx); ok {
+				return es, err
+			}
+		}
+	}
+	if !c.AllowRepeat {
+		if len(ms) == 0 {
+			if e, ok := presentInstead(content, li, search, replace, th); ok {
+				e.Change = idx
+				return []Edit{e}, nil
+			}
+		} else if es, ok := grownAlready(content, ms, search, replace); ok {
+			for i := range es {
+				es[i].Change = idx
+			}
+			return es, nil
+		} else if es, ok := extendedAlready(li, ms, search, replace); ok {
+			for i := range es {
+				es[i].Change = idx
+			}
+			return es, nil
+		}
+	}
+	if len(ms) == 0 {
+		return nil, missError(li, search, replace, c.Fuzzy, th)
+	}
+	sel, err := selectMatches(ms, c.Options)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Edit, 0, len(sel))
+	for _, m := range sel {
+		m.Note = note
+		r, err := m.Rewrite(replace)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Edit{Applied: Applied{Change: idx, Match: m}, Replacement: r})
+	}
+	return out, nil
+}
+
+// noop is an edit that leaves match m as it is, reported as already applied.
+func noop(m Match) Edit {
+	return Edit{Applied: Applied{Match: m, AlreadyApplied: true}, Replacement: m.Matched}
+}
+
+// keyLines folds a text into the keys of its non-blank lines.
+func keyLines(s string) []string {
+	var ks []string
+	for _, l := range strings.Split(toLF(s), "\n") {
+		if k := fold(l); k != "" {
+			ks = append(ks, k)
+		}
+	}
+	return ks
+}
+
+// presentInstead reports a retried change: the search text is nowhere, the
+// replacement is in the file exactly once, and no other window of the file
+// resembles the search (which could be the place the caller meant).
+func presentInstead(content string, li *lineIndex, search, replace string, th float64) (Edit, bool) {
+	rk := keyLines(replace)
+	if len(rk) == 0 || strings.TrimSpace(toLF(search)) == strings.TrimSpace(toLF(replace)) {
+		return Edit{}, false
+	}
+	if len(rk) == 1 && len([]rune(rk[0])) < 8 {
+		return Edit{}, false // too short to tell one place from another
+	}
+	ms := findAll(content, li, replace, true)
+	if len(ms) != 1 {
+		return Edit{}, false
+	}
+	m := ms[0]
+	sl, _ := searchLines(search)
+	_, near := nearest(li, sl, nearestCount)
+	for _, h := range near {
+		first, last := h.i+1, h.i+len(sl)
+		if h.sim >= th && (last < m.Line || first > m.EndLine) {
+			return Edit{}, false
+		}
+	}
+	return noop(m), true
+}
+
+// extendedAlready reports an insertion retried: the replacement is the
+// search plus new lines after (or before) it, and every match of the search
+// is already followed (preceded) by those lines.
+func extendedAlready(li *lineIndex, ms []Match, search, replace string) ([]Edit, bool) {
+	sk, rk := keyLines(search), keyLines(replace)
+	if len(sk) == 0 || len(rk) <= len(sk) {
+		return nil, false
+	}
+	var after, before []string
+	switch {
+	case equalKeys(rk[:len(sk)], sk):
+		after = rk[len(sk):]
+	case equalKeys(rk[len(rk)-len(sk):], sk):
+		before = rk[:len(rk)-len(sk)]
+	default:
+		return nil, false
+	}
+	var es []Edit
+	for _, m := range ms {
+		if after != nil && !equalKeys(linesAfter(li, m.EndLine, len(after)), after) {
+			return nil, false
+		}
+		if before != nil && !equalKeys(linesBefore(li, m.Line, len(before)), before) {
+			return nil, false
+		}
+		es = append(es, noop(m))
+	}
+	return es, true
+}
+
+// grownAlready reports a change whose replacement is its search text with
+// text added after (or before) it, at a place where the file already has
+// that text after (before) every match: "thre"→"three" on a file holding
+// "three" would otherwise write "threee".
+func grownAlready(content string, ms []Match, search, replace string) ([]Edit, bool) {
+	s, r := toLF(search), toLF(replace)
+	if len(r) <= len(s) {
+		return nil, false
+	}
+	var es []Edit
+	for _, m := range ms {
+		if m.Level != LevelExact && m.Level != LevelLineEndings {
+			return nil, false
+		}
+		rest := r[len(s):]
+		switch {
+		case strings.HasPrefix(r, s) && strings.HasPrefix(toLF(content[m.End:min(len(content), m.End+2*len(rest))]), rest):
+		case strings.HasSuffix(r, s) && strings.HasSuffix(toLF(content[max(0, m.Start-2*len(rest)):m.Start]), r[:len(r)-len(s)]):
+		default:
+			return nil, false
+		}
+		es = append(es, noop(m))
+	}
+	return es, len(es) > 0
+}
+
+// linesAfter returns the keys of the n non-blank lines after 1-based line l.
+func linesAfter(li *lineIndex, l, n int) []string {
+	var ks []string
+	for j := l; j < li.n() && len(ks) < n; j++ {
+		if k := fold(li.text(j)); k != "" {
+			ks = append(ks, k)
+		}
+	}
+	return ks
+}
+
+// linesBefore returns the keys of the n non-blank lines before 1-based line
+// l, in file order.
+func linesBefore(li *lineIndex, l, n int) []string {
+	var ks []string
+	for j := l - 2; j >= 0 && len(ks) < n; j-- {
+		if k := fold(li.text(j)); k != "" {
+			ks = append([]string{k}, ks...)
+		}
+	}
+	return ks
+}
+
+func equalKeys(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// resolveCut handles a search text with one cut-marker line ("...", "…",
+// "[truncated]"): the lines before and after it must each match exactly
+// once, in that order, and the replacement must have the marker too; the
+// lines between are kept as the file has them. ok is false when the search
+// has no cut marker.
+func resolveCut(content string, li *lineIndex, c Change, idx int) ([]Edit, bool, error) {
+	head, tail, ok := splitCut(c.Search)
+	if !ok {
+		return nil, false, nil
+	}
+	hs := findAll(content, li, head, true)
+	if len(hs) != 1 {
+		return nil, false, nil
+	}
+	var ts []Match
+	for _, m := range findAll(content, li, tail, true) {
+		if m.Start >= hs[0].End {
+			ts = append(ts, m)
+		}
+	}
+	if len(ts) != 1 {
+		return nil, false, nil
+	}
+	h, t := hs[0], ts[0]
+	rhead, rtail, ok := splitCut(c.Replace)
+	if !ok {
+		whole := content[h.Start:t.End]
+		return nil, true, &ops.Error{Op: "match", Index: -1, Err: ops.ErrInvalidInput,
+			Msg:        fmt.Sprintf("the search text stands for lines %d-%d with a cut marker in the middle, but the replacement has no cut marker, so what replaces the lines it left out is unknown", h.Line, t.EndLine),
+			Hint:       "keep the cut marker line in the replacement where the unchanged lines go, or send the whole text (candidate) as the search text",
+			Candidates: []ops.Candidate{{Line: h.Line, EndLine: t.EndLine, Similarity: 1, Text: shorten(whole, 300), SearchText: whole}}}
+	}
+	const note = "a cut marker in the search text stood for lines it left out: those lines were kept as the file has them"
+	var es []Edit
+	for _, p := range []struct {
+		m Match
+		r string
+	}{{h, rhead}, {t, rtail}} {
+		p.m.Note = note
+		r, err := p.m.Rewrite(p.r)
+		if err != nil {
+			return nil, true, err
+		}
+		es = append(es, Edit{Applied: Applied{Change: idx, Match: p.m}, Replacement: r})
+	}
+	return es, true, nil
+}
+
+// dependent extends a miss of change i whose search text another change's
+// replacement holds: the batch resolves every change against the original
+// file, so that change must be sent on its own first.
+func dependent(err error, changes []Change, i int) error {
+	var e *ops.Error
+	if !errors.As(err, &e) || !errors.Is(e.Err, ops.ErrNoMatch) {
+		return err
+	}
+	s := strings.TrimSpace(fold(toLF(changes[i].Search)))
+	for j, c := range changes {
+		if j == i || s == "" {
+			continue
+		}
+		if strings.Contains(foldText(c.Replace), foldText(changes[i].Search)) {
+			d := *e
+			d.Msg += fmt.Sprintf("; its search text is in change %d's replacement, so it exists only after change %d is made (every change of a batch is matched against the file as it was)", j, j)
+			d.Hint = fmt.Sprintf("split the batch: send change %d alone first, then change %d in a second call (or merge the two into one change)", j, i)
+			return &d
+		}
+	}
+	return err
+}
+
+// foldText folds every line of a text, keeping blank lines out.
+func foldText(s string) string { return strings.Join(keyLines(s), "\n") }
+
+// nameTokens splits a folded line into tokens: words (letters, digits,
+// underscores) and single other characters; spaces separate and vanish.
+func nameTokens(s string) []string {
+	var ts []string
+	rs := []rune(s)
+	for i := 0; i < len(rs); {
+		r := rs[i]
+		switch {
+		case unicode.IsSpace(r):
+			i++
+		case isWord(r):
+			j := i
+			for j < len(rs) && isWord(rs[j]) {
+				j++
+			}
+			ts = append(ts, string(rs[i:j]))
+			i = j
+		default:
+			ts = append(ts, string(r))
+			i++
+		}
+	}
+	return ts
+}
+
+func isWord(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// sameName reports two words that name the same thing written differently:
+// equal but for case and underscores (userId, UserId, user_id). Numbers
+// never do.
+func sameName(a, b string) bool {
+	if a == b {
+		return true
+	}
+	if strings.IndexFunc(a, unicode.IsLetter) < 0 || strings.IndexFunc(b, unicode.IsLetter) < 0 {
+		return false
+	}
+	n := func(s string) string { return strings.ToLower(strings.ReplaceAll(s, "_", "")) }
+	return n(a) == n(b)
+}
+
+// variantOf reports a file line f that is the search line s written
+// differently only in the case or underscores of names; on the last line
+// the file may have closing brackets the search left off.
+func variantOf(s, f string, last bool) bool {
+	st, ft := nameTokens(fold(s)), nameTokens(fold(f))
+	if last && len(ft) > len(st) {
+		for _, t := range ft[len(st):] {
+			if t != ")" && t != "]" && t != "}" {
+				return false
+			}
+		}
+		ft = ft[:len(st)]
+	}
+	if len(st) != len(ft) {
+		return false
+	}
+	for i := range st {
+		if !sameName(st[i], ft[i]) {
+			return false
+		}
+	}
+	return true
+}
