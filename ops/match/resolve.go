@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/journalfs/journal/ops"
+	"github.com/journalfs/journal/ops/merge"
 )
 
 // resolve finds where one change applies and what replaces it. The order:
@@ -111,14 +112,62 @@ func presentInstead(content string, li *lineIndex, search, replace string, th fl
 	}
 	m := ms[0]
 	sl, _ := searchLines(search)
+	kept := keptLines(sl, replace)
 	_, near := nearest(li, sl, nearestCount)
 	for _, h := range near {
 		first, last := h.i+1, h.i+len(sl)
-		if h.sim >= th && (last < m.Line || first > m.EndLine) {
+		if h.sim < th || (last >= m.Line && first <= m.EndLine) {
+			continue
+		}
+		// another window resembles the search: it is another place only if
+		// a line the change keeps names something else there
+		other := len(kept) > 0
+		for _, k := range kept {
+			if h.i+k < li.n() && fold(li.text(h.i+k)) != fold(sl[k]) {
+				other = false
+				break
+			}
+		}
+		if other || len(kept) == 0 {
 			return Edit{}, false
 		}
 	}
 	return noop(m), true
+}
+
+// keptLines returns the indexes of the search lines the change leaves as
+// they are (non-blank).
+func keptLines(sl []string, replace string) []int {
+	rl, _ := searchLines(replace)
+	ids := map[string]int{}
+	id := func(s string) int {
+		v, ok := ids[s]
+		if !ok {
+			v = len(ids)
+			ids[s] = v
+		}
+		return v
+	}
+	si, ri := make([]int, len(sl)), make([]int, len(rl))
+	for i, l := range sl {
+		si[i] = id(l)
+	}
+	for i, l := range rl {
+		ri[i] = id(l)
+	}
+	changed := make([]bool, len(sl))
+	for _, h := range merge.Diff(si, ri) {
+		for i := h.A0; i < h.A1; i++ {
+			changed[i] = true
+		}
+	}
+	var kept []int
+	for i, l := range sl {
+		if !changed[i] && !isBlank(l) {
+			kept = append(kept, i)
+		}
+	}
+	return kept
 }
 
 // extendedAlready reports an insertion retried: the replacement is the
