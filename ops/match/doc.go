@@ -5,33 +5,64 @@
 //
 // # The cascade
 //
-// [Find] tries four levels in order and stops at the first level that matches
+// [Find] tries the levels in order and stops at the first level that matches
 // at least once:
 //
 //   - exact: the search text occurs byte for byte.
 //   - line_endings: the search text occurs once both sides are read with LF
-//     line endings (search text written with LF against a CRLF file, or the
-//     reverse; mixed files work too).
-//   - whitespace: whole lines match once trailing whitespace is ignored and the
-//     indentation differs by one uniform prefix. The replacement is re-indented
-//     by the same prefix.
-//   - fuzzy: only with [Options.Fuzzy]. A window of as many lines as the search
-//     text whose Levenshtein similarity is at least [Options.Threshold]
-//     (default [DefaultThreshold]). Only a unique best window is accepted.
+//     line endings (mixed files work too).
+//   - whitespace: whole lines are equal but for indentation and trailing
+//     whitespace, one for one.
+//   - normalized: only with [Options.Fuzzy]. Whole lines are equal once
+//     folded (fold.go): NFC, look-alike punctuation (curly quotes, dashes,
+//     no-break spaces, the ellipsis), zero-width characters, whitespace
+//     between non-word characters; blank lines may differ in number.
+//
+// Identity before similarity: no level lets two texts differ in an
+// identifier, a number or the words of a string. A window that is merely
+// similar (Levenshtein, [DefaultThreshold]) is never applied — it is a
+// candidate of the refusal, and when it differs from the search only in how
+// names are written on lines the change keeps (userId for UserId) or in
+// closing brackets the search left off its last line, the refusal carries a
+// corrected search/replace pair (ops.Error.Retry) for the caller to send.
 //
 // More than one match at the winning level is refused with
 // ops.ErrAmbiguousMatch (listing every position) unless the call names an
 // [Options.Occurrence] or sets [Options.ReplaceAll]. A miss is refused with
-// ops.ErrNoMatch carrying the three nearest windows (line, similarity, short
-// diff), and says so when the replacement text is already present.
+// ops.ErrNoMatch carrying the three nearest windows (line, similarity, a
+// short diff with tabs, CRs, no-break spaces and combining marks made
+// visible).
 //
-// # Replacements
+// # Before and after the cascade (resolve.go)
 //
-// [Match.Rewrite] adapts replacement text to the file: line endings become
-// those of the matched line (LF or CRLF; mixed files stay mixed) and, at the
-// whitespace and fuzzy levels, indentation is shifted like the match.
-// [Apply] resolves every change of a batch against the ORIGINAL content,
-// refuses overlaps (ops.ErrOverlap) and is all-or-nothing.
+// With Fuzzy and no match, agent artefacts are tried: line-number prefixes
+// as read tools print them, text escaped twice, one cut-marker line ("...",
+// "…", "[truncated]") standing for lines the search left out; each only on a
+// unique match, named in [Match.Note], never written into the file.
+//
+// Unless [Options.AllowRepeat], a change that is applied already succeeds
+// as a no-op (Applied.AlreadyApplied): its replacement present once where
+// the search would match, no other window resembling the search with the
+// change's kept lines; its search found and already followed (preceded) by
+// the lines the replacement adds; its text already grown as the replacement
+// grows it ("thre"→"three").
+//
+// # Replacements: the change, not the text
+//
+// [Match.Rewrite] writes the replacement as sent at the exact level. At the
+// other levels it carries the change onto the file (carry.go): search and
+// replace are diffed line by line (ops/merge's Myers diff); lines the caller
+// did not change keep the file's bytes (indentation, trailing whitespace,
+// look-alikes, line ending); changed and added lines take the file's line
+// endings and an indentation translated by a rule learned from the aligned
+// lines (indent.go: the same string, a uniform offset, or levels of the
+// caller's unit mapped to the file's — tabs or N spaces); a line whose
+// indentation no rule explains is refused. Within a changed line only the
+// span the caller changed is taken from the replacement; the rest keeps the
+// file's characters. [Apply] and [Locate] resolve every change of a batch
+// against the ORIGINAL content, refuse overlaps (ops.ErrOverlap), say which
+// change to split out when one change's search text exists only in
+// another's replacement, and are all-or-nothing.
 //
 // # Line search
 //
