@@ -179,3 +179,48 @@ func TestLargefileEdit_JournalVersionsRevert(t *testing.T) {
 }
 
 func itoa64(n uint64) string { return strconv.FormatUint(n, 10) }
+
+// TestLargefileEdit_RetriesAndNearMisses drives issue #16's edit_content
+// behaviours over MCP: a retried edit is already applied (no write, no
+// event), allow_repeat applies it again, a near miss is refused with a retry
+// that applies what was meant when sent as it is.
+func TestLargefileEdit_RetriesAndNearMisses(t *testing.T) {
+	src := "def load(userId):\n    row = db.get(userId)\n    return row\n"
+	e := newEnv(t, jmcp.Options{}, "m.py", src)
+	args := map[string]any{"absolute_file_path": "m.py", "search_text": "import os\n", "replace_text": "import os\nimport sys\n", "preview": false}
+	e.fail("edit_content", args, jmcp.CodeNoMatch)
+	args = map[string]any{"absolute_file_path": "m.py", "search_text": "def load(userId):\n", "replace_text": "import sys\n\ndef load(userId):\n", "preview": false}
+	out, _ := e.apply(args)
+	if out.Event == 0 || out.AlreadyApplied {
+		t.Fatalf("first insertion %+v", out)
+	}
+	want := "import sys\n\n" + src
+	var again jmcp.EditOut
+	txt := e.ok("edit_content", args, &again)
+	if !again.AlreadyApplied || again.Status != "already_applied" || again.Event != 0 || !strings.HasPrefix(txt, "ALREADY APPLIED") || e.read("m.py") != want {
+		t.Fatalf("retry %+v\n%s", again, txt)
+	}
+	var log jmcp.LogOut
+	e.ok("journal_log", map[string]any{}, &log)
+	if len(log.Events) != 1 {
+		t.Fatalf("a retry was journaled: %+v", log.Events)
+	}
+	args["allow_repeat"] = true
+	if rep, _ := e.apply(args); rep.AlreadyApplied || e.read("m.py") != "import sys\n\nimport sys\n\n"+src {
+		t.Fatalf("allow_repeat %+v", rep)
+	}
+	e.apply(map[string]any{"absolute_file_path": "m.py", "search_text": "import sys\n\nimport sys\n", "replace_text": "import sys\n", "preview": false})
+
+	// a misremembered name on a line the change keeps: refused, with a retry
+	te := e.fail("edit_content", map[string]any{"absolute_file_path": "m.py", "preview": false,
+		"search_text":  "    row = db.get(UserId)\n    return row\n",
+		"replace_text": "    row = db.get(UserId)\n    if row is None:\n        raise KeyError(UserId)\n    return row\n"}, jmcp.CodeNoMatch)
+	if te.Retry == nil || te.Retry.Tool != "edit_content" || e.read("m.py") != want {
+		t.Fatalf("near miss %+v", te)
+	}
+	var res jmcp.EditOut
+	e.ok(te.Retry.Tool, te.Retry.Arguments, &res)
+	if got := e.read("m.py"); got != "import sys\n\ndef load(userId):\n    row = db.get(userId)\n    if row is None:\n        raise KeyError(userId)\n    return row\n" {
+		t.Fatalf("retry wrote %q", got)
+	}
+}

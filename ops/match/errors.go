@@ -91,11 +91,13 @@ func missError(li *lineIndex, search, replace string, fuzzy bool, th float64) er
 }
 
 // carryNear carries search→replace onto the window of len(sl) lines at line
-// i when every line of it is a variant of the search's (variantOf). It
-// returns the window's exact text and the carried replacement.
+// i when every line of it is a variant of the search's (variantOf), and
+// spells the names of the new lines as the file does. It returns the
+// window's exact text and the carried replacement.
 func carryNear(li *lineIndex, i int, sl []string, finalNL bool, search, replace string) (string, string, bool) {
+	renames := map[string]string{}
 	for k, s := range sl {
-		if !variantOf(s, li.text(i+k), k == len(sl)-1) {
+		if !variantOf(s, li.text(i+k), k == len(sl)-1, renames) {
 			return "", "", false
 		}
 	}
@@ -113,6 +115,7 @@ func carryNear(li *lineIndex, i int, sl []string, finalNL bool, search, replace 
 	if err != nil {
 		return "", "", false
 	}
+	out = rename(out, renames) // the caller's new lines use the names as the file spells them
 	if m.dropFinalNL {
 		out = strings.TrimSuffix(strings.TrimSuffix(out, "\n"), "\r")
 	}

@@ -379,7 +379,7 @@ func sameName(a, b string) bool {
 // variantOf reports a file line f that is the search line s written
 // differently only in the case or underscores of names; on the last line
 // the file may have closing brackets the search left off.
-func variantOf(s, f string, last bool) bool {
+func variantOf(s, f string, last bool, renames map[string]string) bool {
 	st, ft := nameTokens(fold(s)), nameTokens(fold(f))
 	if last && len(ft) > len(st) {
 		for _, t := range ft[len(st):] {
@@ -396,6 +396,36 @@ func variantOf(s, f string, last bool) bool {
 		if !sameName(st[i], ft[i]) {
 			return false
 		}
+		if st[i] != ft[i] && renames != nil {
+			renames[st[i]] = ft[i]
+		}
 	}
 	return true
+}
+
+// rename replaces whole words of s by the file's spelling of them.
+func rename(s string, renames map[string]string) string {
+	if len(renames) == 0 {
+		return s
+	}
+	var b strings.Builder
+	rs := []rune(s)
+	for i := 0; i < len(rs); {
+		if !isWord(rs[i]) {
+			b.WriteRune(rs[i])
+			i++
+			continue
+		}
+		j := i
+		for j < len(rs) && isWord(rs[j]) {
+			j++
+		}
+		w := string(rs[i:j])
+		if v, ok := renames[w]; ok {
+			w = v
+		}
+		b.WriteString(w)
+		i = j
+	}
+	return b.String()
 }
