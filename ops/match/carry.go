@@ -55,21 +55,12 @@ type carrier struct {
 // span the caller changed fails the carry.
 func (c *carrier) carry(search, replace string) (string, error) {
 	sl, rl := splitKeep(toLF(search)), splitKeep(toLF(replace))
-	ids := map[string]int{}
-	id := func(s string) int {
-		v, ok := ids[s]
-		if !ok {
-			v = len(ids)
-			ids[s] = v
-		}
-		return v
-	}
-	si, ri := make([]int, len(sl)), make([]int, len(rl))
+	st, rt := make([]string, len(sl)), make([]string, len(rl))
 	for i, l := range sl {
-		si[i] = id(l.text)
+		st[i] = l.text
 	}
 	for i, l := range rl {
-		ri[i] = id(l.text)
+		rt[i] = l.text
 	}
 	ind := c.indenter(sl, rl)
 	fileEOL := "\n"
@@ -87,7 +78,7 @@ func (c *carrier) carry(search, replace string) (string, error) {
 		}
 	}
 	spos := 0
-	for _, h := range append(merge.Diff(si, ri), merge.Hunk{A0: len(sl), A1: len(sl), B0: len(rl), B1: len(rl)}) {
+	for _, h := range append(lineDiff(st, rt), merge.Hunk{A0: len(sl), A1: len(sl), B0: len(rl), B1: len(rl)}) {
 		trailingBlank := false
 		for i := spos; i < h.A0; i++ { // unchanged search lines
 			if c.align[i] >= 0 {
@@ -153,6 +144,24 @@ func (c *carrier) carry(search, replace string) (string, error) {
 	}
 	emitTo(len(c.window) - 1)
 	return b.String(), nil
+}
+
+// lineDiff is the line diff of a and b (ops/merge's Myers diff).
+func lineDiff(a, b []string) []merge.Hunk {
+	ids := map[string]int{}
+	toIDs := func(ls []string) []int {
+		out := make([]int, len(ls))
+		for i, l := range ls {
+			v, ok := ids[l]
+			if !ok {
+				v = len(ids)
+				ids[l] = v
+			}
+			out[i] = v
+		}
+		return out
+	}
+	return merge.Diff(toIDs(a), toIDs(b))
 }
 
 // nextAligned returns the window line of the first aligned search line at or

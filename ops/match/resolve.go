@@ -3,11 +3,11 @@ package match
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 
 	"github.com/journalfs/journal/ops"
-	"github.com/journalfs/journal/ops/merge"
 )
 
 // resolve finds where one change applies and what replaces it. The order:
@@ -139,24 +139,8 @@ func presentInstead(content string, li *lineIndex, search, replace string, th fl
 // they are (non-blank).
 func keptLines(sl []string, replace string) []int {
 	rl, _ := searchLines(replace)
-	ids := map[string]int{}
-	id := func(s string) int {
-		v, ok := ids[s]
-		if !ok {
-			v = len(ids)
-			ids[s] = v
-		}
-		return v
-	}
-	si, ri := make([]int, len(sl)), make([]int, len(rl))
-	for i, l := range sl {
-		si[i] = id(l)
-	}
-	for i, l := range rl {
-		ri[i] = id(l)
-	}
 	changed := make([]bool, len(sl))
-	for _, h := range merge.Diff(si, ri) {
+	for _, h := range lineDiff(sl, rl) {
 		for i := h.A0; i < h.A1; i++ {
 			changed[i] = true
 		}
@@ -180,19 +164,19 @@ func extendedAlready(li *lineIndex, ms []Match, search, replace string) ([]Edit,
 	}
 	var after, before []string
 	switch {
-	case equalKeys(rk[:len(sk)], sk):
+	case slices.Equal(rk[:len(sk)], sk):
 		after = rk[len(sk):]
-	case equalKeys(rk[len(rk)-len(sk):], sk):
+	case slices.Equal(rk[len(rk)-len(sk):], sk):
 		before = rk[:len(rk)-len(sk)]
 	default:
 		return nil, false
 	}
 	var es []Edit
 	for _, m := range ms {
-		if after != nil && !equalKeys(linesAfter(li, m.EndLine, len(after)), after) {
+		if after != nil && !slices.Equal(linesAfter(li, m.EndLine, len(after)), after) {
 			return nil, false
 		}
-		if before != nil && !equalKeys(linesBefore(li, m.Line, len(before)), before) {
+		if before != nil && !slices.Equal(linesBefore(li, m.Line, len(before)), before) {
 			return nil, false
 		}
 		es = append(es, noop(m))
@@ -247,18 +231,6 @@ func linesBefore(li *lineIndex, l, n int) []string {
 		}
 	}
 	return ks
-}
-
-func equalKeys(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // resolveCut handles a search text with one cut-marker line ("...", "…",
