@@ -144,6 +144,11 @@ func unitKey(u string) string {
 	if isSpace(u[0]) {
 		return " "
 	}
+	if r, n := utf8.DecodeRuneInString(u); n == len(u) {
+		if m, ok := lookalike(r); ok && m == " " {
+			return " "
+		}
+	}
 	return fold(u)
 }
 

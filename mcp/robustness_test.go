@@ -1,0 +1,282 @@
+package mcp_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	jmcp "github.com/journalfs/journal/mcp"
+)
+
+// robustCase is one case of the edit-robustness corpus (testdata/robustness,
+// README there): a workspace, calls that set it up, the call under test and
+// what a careful human would have made of it.
+type robustCase struct {
+	Name     string            `json:"name"`
+	About    string            `json:"about"`
+	Files    map[string]string `json:"files"`
+	Setup    []robustCall      `json:"setup,omitempty"`
+	Outside  map[string]string `json:"outside,omitempty"`
+	Call     robustCall        `json:"call"`
+	Expect   robustExpect      `json:"expect"`
+	KnownGap string            `json:"known_gap,omitempty"`
+	family   string
+}
+
+type robustCall struct {
+	Tool string         `json:"tool"`
+	Args map[string]any `json:"args"`
+}
+
+type robustExpect struct {
+	Outcome string            `json:"outcome"` // applied | already_applied | refused
+	Files   map[string]string `json:"files,omitempty"`
+	Code    string            `json:"code,omitempty"`
+	Retry   bool              `json:"retry,omitempty"`
+}
+
+// The classes a case's result falls in.
+const (
+	classCorrect       = "correct"
+	classRefusedUsable = "refused-usable"
+	classRefusedBare   = "refused-bare"
+	classWrong         = "WRONG"
+)
+
+func loadCorpus(t *testing.T) []robustCase {
+	t.Helper()
+	paths, err := filepath.Glob("../testdata/robustness/*.json")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no corpus in testdata/robustness: %v", err)
+	}
+	var all []robustCase
+	names := map[string]bool{}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		var cs []robustCase
+		if err := dec.Decode(&cs); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		fam := strings.TrimSuffix(filepath.Base(p), ".json")
+		for _, c := range cs {
+			c.family = fam
+			switch {
+			case c.Name == "" || names[c.Name]:
+				t.Fatalf("%s: case name %q empty or not unique", p, c.Name)
+			case c.Call.Tool == "" || len(c.Files) == 0:
+				t.Fatalf("%s: case %s has no call or no files", p, c.Name)
+			case c.Expect.Outcome != "applied" && c.Expect.Outcome != "already_applied" && c.Expect.Outcome != "refused":
+				t.Fatalf("%s: case %s: outcome %q", p, c.Name, c.Expect.Outcome)
+			case c.Expect.Outcome == "applied" && c.Expect.Files == nil,
+				c.Expect.Outcome == "refused" && c.Expect.Retry && c.Expect.Files == nil:
+				t.Fatalf("%s: case %s: expected files missing", p, c.Name)
+			}
+			names[c.Name] = true
+			all = append(all, c)
+		}
+	}
+	return all
+}
+
+// rooted replaces a leading $ROOT in every string argument.
+func rooted(v any, root string) any {
+	switch x := v.(type) {
+	case string:
+		if strings.HasPrefix(x, "$ROOT") {
+			return root + strings.TrimPrefix(x, "$ROOT")
+		}
+		return x
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = rooted(e, root)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = rooted(e, root)
+		}
+		return out
+	}
+	return v
+}
+
+// runCase runs one case in a fresh workspace and classifies the result.
+func runCase(t *testing.T, c robustCase) (class, detail string) {
+	var files []string
+	for p, s := range c.Files {
+		files = append(files, p, s)
+	}
+	e := newEnv(t, jmcp.Options{}, files...)
+	root := e.eng.Roots()[0].Dir
+	for i, s := range c.Setup {
+		if r := e.call(e.c, s.Tool, rooted(s.Args, root)); r.IsError {
+			t.Fatalf("setup %d (%s) failed: %s", i, s.Tool, text(r))
+		}
+	}
+	for p, s := range c.Outside {
+		write(t, e.dir, p, s)
+	}
+	before := e.snapshot()
+	r := e.call(e.c, c.Call.Tool, rooted(c.Call.Args, root))
+	after := e.snapshot()
+	if !r.IsError {
+		switch c.Expect.Outcome {
+		case "refused":
+			if !sameFiles(before, after) {
+				return classWrong, "reported success and changed files where a refusal was expected:\n" + filesDiff(c.Files, after)
+			}
+			return classRefusedBare, "succeeded without changing anything where a refusal was expected"
+		case "already_applied":
+			if !sameFiles(before, after) {
+				return classWrong, "reported success and changed files where the change was applied already:\n" + filesDiff(before, after)
+			}
+			var out struct {
+				AlreadyApplied bool `json:"already_applied"`
+			}
+			b, _ := json.Marshal(r.StructuredContent)
+			if json.Unmarshal(b, &out) != nil || !out.AlreadyApplied {
+				return classRefusedBare, "left the files as they were but did not say already_applied"
+			}
+			return classCorrect, ""
+		}
+		if d := filesDiff(c.Expect.Files, after); d != "" {
+			return classWrong, "reported success with other bytes than meant:\n" + d
+		}
+		return classCorrect, ""
+	}
+	if !sameFiles(before, after) {
+		return classWrong, "refused but changed files:\n" + filesDiff(before, after)
+	}
+	te, _ := jmcp.ParseToolError(text(r))
+	if c.Expect.Outcome != "refused" {
+		if te.Retry != nil {
+			return retried(t, e, te, c.Expect.Files, before)
+		}
+		return classRefusedBare, fmt.Sprintf("refused (%s: %s) where %s was expected", te.Code, te.Message, c.Expect.Outcome)
+	}
+	if c.Expect.Code != "" && te.Code != c.Expect.Code {
+		return classRefusedBare, fmt.Sprintf("refused with %s, want %s: %s", te.Code, c.Expect.Code, te.Message)
+	}
+	if !c.Expect.Retry {
+		return classCorrect, ""
+	}
+	if te.Retry == nil {
+		return classRefusedBare, "refused without a retry: " + te.Message
+	}
+	class, detail = retried(t, e, te, c.Expect.Files, before)
+	if class == classRefusedUsable {
+		class = classCorrect
+	}
+	return class, detail
+}
+
+// retried sends an error's retry and checks the files it leaves.
+func retried(t *testing.T, e *env, te jmcp.ToolError, want, before map[string]string) (string, string) {
+	r := e.call(e.c, te.Retry.Tool, te.Retry.Arguments)
+	after := e.snapshot()
+	if r.IsError {
+		if !sameFiles(before, after) {
+			return classWrong, "the retry failed and changed files"
+		}
+		return classRefusedBare, "the retry was refused too: " + text(r)
+	}
+	if d := filesDiff(want, after); d != "" {
+		return classWrong, "the retry wrote other bytes than meant:\n" + d
+	}
+	return classRefusedUsable, ""
+}
+
+
+// filesDiff names the files of want whose bytes differ in got, with both
+// versions made visible (tabs, CR, no-break spaces); "" when all are equal.
+func filesDiff(want, got map[string]string) string {
+	var b strings.Builder
+	var keys []string
+	for k := range want {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	vis := strings.NewReplacer("\t", "→", "\r", "␍", "\u00a0", "⍽", "\u200b", "<ZWSP>")
+	for _, k := range keys {
+		g, ok := got[filepath.ToSlash(k)]
+		if !ok {
+			g, ok = got[k]
+		}
+		if ok && g == want[k] {
+			continue
+		}
+		fmt.Fprintf(&b, "--- %s want:\n%s\n--- %s got:\n%s\n", k, vis.Replace(want[k]), k, vis.Replace(g))
+	}
+	return b.String()
+}
+
+// TestRobustness runs the corpus of imperfect edit requests through the
+// in-process client. Any wrong edit fails; so does any case that misses its
+// expectation unless it is marked known_gap; and correct plus usefully
+// refused must be at least 95 % of the cases.
+func TestRobustness(t *testing.T) {
+	cases := loadCorpus(t)
+	type tally struct{ n, correct, usable, bare, wrong int }
+	fams := map[string]*tally{}
+	total := &tally{}
+	for _, c := range cases {
+		var class, detail string
+		t.Run(c.family+"/"+c.Name, func(t *testing.T) {
+			class, detail = runCase(t, c)
+			switch {
+			case class == classWrong:
+				t.Errorf("WRONG EDIT (%s): %s", c.About, detail)
+			case class == classRefusedBare && c.KnownGap == "":
+				t.Errorf("%s: %s", c.About, detail)
+			case class == classRefusedBare:
+				t.Logf("known gap (%s): %s", c.KnownGap, detail)
+			}
+		})
+		f := fams[c.family]
+		if f == nil {
+			f = &tally{}
+			fams[c.family] = f
+		}
+		for _, x := range []*tally{f, total} {
+			x.n++
+			switch class {
+			case classCorrect:
+				x.correct++
+			case classRefusedUsable:
+				x.usable++
+			case classRefusedBare:
+				x.bare++
+			case classWrong:
+				x.wrong++
+			}
+		}
+	}
+	var names []string
+	for k := range fams {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n| family | cases | correct | refused-usable | refused-bare | wrong |\n|---|---|---|---|---|---|\n")
+	for _, k := range names {
+		f := fams[k]
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d |\n", k, f.n, f.correct, f.usable, f.bare, f.wrong)
+	}
+	fmt.Fprintf(&b, "| all | %d | %d | %d | %d | %d |\n", total.n, total.correct, total.usable, total.bare, total.wrong)
+	t.Log(b.String())
+	if ok := float64(total.correct+total.usable) / float64(total.n); ok < 0.95 {
+		t.Errorf("correct or usefully refused: %.1f%% of %d cases, want ≥ 95%%", 100*ok, total.n)
+	}
+}
