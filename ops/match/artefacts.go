@@ -22,9 +22,17 @@ type variant struct {
 // "12 | ".
 var numPrefix = regexp.MustCompile(`^\s*(\d+)(: ?|→|\t| ?\| ?)`)
 
+// numPrefixTight is numPrefix without the space a separator may be
+// followed by ("12| x" may be "12|" + " x" or "12| " + "x").
+var numPrefixTight = regexp.MustCompile(`^\s*(\d+)(:|→|\t| ?\|)`)
+
 // stripNumbers removes line-number prefixes when every non-empty line has
 // one of the same kind with consecutive numbers.
-func stripNumbers(s string) (string, string, bool) {
+func stripNumbers(s string, tight bool) (string, string, bool) {
+	re := numPrefix
+	if tight {
+		re = numPrefixTight
+	}
 	ls := strings.Split(toLF(s), "\n")
 	sep, prev, n := "", -1, 0
 	out := make([]string, len(ls))
@@ -33,7 +41,7 @@ func stripNumbers(s string) (string, string, bool) {
 			out[i] = l
 			continue
 		}
-		m := numPrefix.FindStringSubmatch(l)
+		m := re.FindStringSubmatch(l)
 		if m == nil {
 			return "", "", false
 		}
@@ -63,6 +71,22 @@ func stripSomeNumbers(s, sep string) string {
 	return strings.Join(ls, "\n")
 }
 
+// indentAgreement counts the lines of a whose text (trimmed) occurs in b
+// with the same indentation.
+func indentAgreement(a, b string) int {
+	ind := map[string]string{}
+	for _, l := range strings.Split(b, "\n") {
+		ind[strings.TrimSpace(l)] = leadingWS(l)
+	}
+	n := 0
+	for _, l := range strings.Split(a, "\n") {
+		if w, ok := ind[strings.TrimSpace(l)]; ok && strings.TrimSpace(l) != "" && w == leadingWS(l) {
+			n++
+		}
+	}
+	return n
+}
+
 // unescaper undoes one level of escaping of a JSON string sent twice.
 var unescaper = strings.NewReplacer(`\\`, `\`, `\n`, "\n", `\t`, "\t", `\"`, `"`, `\r`, "")
 
@@ -77,12 +101,17 @@ func artefactVariants(search, replace string) []variant {
 	var vs []variant
 	s, r := search, replace
 	numbered := false
-	if ss, sep, ok := stripNumbers(search); ok {
+	if ss, sep, ok := stripNumbers(search, false); ok {
 		rr := replace
-		if rs, _, ok := stripNumbers(replace); ok {
+		if rs, _, ok := stripNumbers(replace, false); ok {
 			rr = rs
 		} else {
 			rr = stripSomeNumbers(replace, sep)
+			// a replacement without prefixes decides whether the separator
+			// took a space: the lines it keeps must keep their indentation
+			if st, _, ok := stripNumbers(search, true); ok && indentAgreement(st, rr) > indentAgreement(ss, rr) {
+				ss = st
+			}
 		}
 		vs = append(vs, variant{ss, rr, "line-number prefixes (as read tools print them) were removed from the search and replacement text"})
 		s, r, numbered = ss, rr, true

@@ -219,6 +219,12 @@ func (c *carrier) changed(f, s, r string, ind *indenter) (string, error) {
 	si, ri, fi := leadingWS(s), leadingWS(r), leadingWS(f)
 	indent := fi
 	if ri != si {
+		if strings.TrimSpace(r) == strings.TrimSpace(s) && !ind.sTab && ind.su < 2 {
+			// only the indentation changed, by an amount no unit of the
+			// caller's explains (3 spaces in the search, 4 in the
+			// replacement): a slip, not a change to carry
+			return "", fmt.Errorf("%w: the line's indentation changed from %q to %q and nothing else", errIndent, si, ri)
+		}
 		var ok bool
 		if indent, ok = ind.translate(ri); !ok {
 			return "", fmt.Errorf("%w: %q", errIndent, ri)

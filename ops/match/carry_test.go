@@ -172,6 +172,12 @@ func TestApply_Refusals(t *testing.T) {
 	if got != "(defn f [x]\n  (dec x))\n\n(defn g [y] y)\n" {
 		t.Fatalf("clojure: %q", got)
 	}
+	// the replacement re-indents every line by one space, nothing else: a
+	// slip of the copy, refused rather than shifted into the file
+	py := "def f():\n    a = 1\n    return a\n"
+	if _, _, err := match.Apply(py, []match.Change{{Search: "   a = 1\n   return a\n", Replace: "    a = 1\n    return a + 1\n", Options: match.Options{Fuzzy: true}}}); !errors.Is(err, ops.ErrNoMatch) {
+		t.Fatalf("one-space re-indent: %v", err)
+	}
 	// a dependent batch says which change to split out
 	_, _, err = match.Apply(content, []match.Change{
 		{Search: "return save(x)\n\ndef handle_update", Replace: "return keep(x)\n\ndef handle_update"},
