@@ -198,7 +198,6 @@ func retried(t *testing.T, e *env, te jmcp.ToolError, want, before map[string]st
 	return classRefusedUsable, ""
 }
 
-
 // filesDiff names the files of want whose bytes differ in got, with both
 // versions made visible (tabs, CR, no-break spaces); "" when all are equal.
 func filesDiff(want, got map[string]string) string {
