@@ -70,7 +70,7 @@ func missError(li *lineIndex, search, replace string, fuzzy bool, th float64) er
 			Text: shorten(text, 300), Diff: visible(shortDiff(w.target, text)),
 		})
 	}
-	if len(near) > 0 && near[0].sim >= th && w.n == len(sl) && (len(near) == 1 || near[1].sim < near[0].sim-0.02) {
+	if len(near) > 0 && max(near[0].sim, nameSimilarity(w.target, w.text(near[0].i))) >= th && w.n == len(sl) && (len(near) == 1 || near[1].sim < near[0].sim-0.02) {
 		if exact, carried, ok := carryNear(li, near[0].i, sl, finalNL, search, replace); ok {
 			c := &e.Candidates[0]
 			c.SearchText, c.ReplaceText = exact, carried
@@ -88,6 +88,13 @@ func missError(li *lineIndex, search, replace string, fuzzy bool, th float64) er
 		}
 	}
 	return e
+}
+
+// nameSimilarity is the similarity of two texts with names compared as
+// sameName does (case and underscores ignored).
+func nameSimilarity(a, b string) float64 {
+	n := func(s string) string { return strings.ToLower(strings.ReplaceAll(s, "_", "")) }
+	return similarity(n(a), n(b))
 }
 
 // carryNear carries search→replace onto the window of len(sl) lines at line
