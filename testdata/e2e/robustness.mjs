@@ -1,15 +1,34 @@
 // The edit-robustness corpus (testdata/robustness) through the official
 // TypeScript SDK client, one `journal serve` per case over stdio.
 // usage: node robustness.mjs BINARY CORPUS_DIR
+//        node robustness.mjs --reference SERVER_INDEX_JS CORPUS_DIR
 // Prints one JSON report on stdout: [{family, name, class, detail}], class one
 // of correct, refused-usable, refused-bare, WRONG (see testdata/robustness/README.md).
+// With --reference the cases the reference filesystem server's edit_file can
+// express (edit_content calls, setup included, without occurrence,
+// replace_all or allow_repeat) run against it instead: edit_file {path,
+// edits: [{oldText, newText}]}; it offers no retry, and on a case whose
+// change is applied already any answer that leaves the files as they were
+// counts as correct; the others are reported as class "n/a".
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
-const [binary, corpusDir] = process.argv.slice(2);
+const argv = process.argv.slice(2);
+const reference = argv[0] === "--reference";
+const [binary, corpusDir] = reference ? argv.slice(1) : argv;
+
+// toReference maps an edit_content call to the reference's edit_file, or null.
+const toReference = (call) => {
+  if (call.tool !== "edit_content") return null;
+  const a = call.args;
+  if (a.allow_repeat || a.fuzzy === false) return null;
+  const changes = a.changes ?? [{ search_text: a.search_text, replace_text: a.replace_text }];
+  if (changes.some((c) => c.occurrence || c.replace_all || c.allow_repeat)) return null;
+  return { tool: "edit_file", args: { path: a.absolute_file_path, edits: changes.map((c) => ({ oldText: c.search_text, newText: c.replace_text })), dryRun: false } };
+};
 
 const rooted = (v, root) => {
   if (typeof v === "string") return v.startsWith("$ROOT") ? root + v.slice(5) : v;
@@ -46,18 +65,26 @@ async function runCase(c) {
     fs.mkdirSync(path.dirname(path.join(root, p)), { recursive: true });
     fs.writeFileSync(path.join(root, p), s);
   }
-  const transport = new StdioClientTransport({ command: binary, args: ["serve", "--root", root, "--lsp=false"], stderr: "ignore" });
+  let mainCall = c.call, setup = c.setup ?? [];
+  if (reference) {
+    mainCall = toReference(c.call);
+    setup = setup.map(toReference);
+    if (!mainCall || setup.includes(null) || c.outside) return ["n/a", "not expressible with edit_file"];
+  }
+  const transport = reference
+    ? new StdioClientTransport({ command: process.execPath, args: [binary, root], stderr: "ignore" })
+    : new StdioClientTransport({ command: binary, args: ["serve", "--root", root, "--lsp=false"], stderr: "ignore" });
   const client = new Client({ name: "robustness-ts-sdk", version: "1.0.0" });
   await client.connect(transport);
   const call = (tool, args) => client.callTool({ name: tool, arguments: rooted(args, root) });
   try {
-    for (const s of c.setup ?? []) {
+    for (const s of setup) {
       const r = await call(s.tool, s.args);
       if (r.isError) return ["refused-bare", "setup failed: " + textOf(r)];
     }
     for (const [p, s] of Object.entries(c.outside ?? {})) fs.writeFileSync(path.join(root, p), s);
     const before = snapshot(root);
-    const r = await call(c.call.tool, c.call.args);
+    const r = await call(mainCall.tool, mainCall.args);
     const after = snapshot(root);
     const want = c.expect.files ?? {};
     const retried = async (te) => {
@@ -71,12 +98,15 @@ async function runCase(c) {
       if (c.expect.outcome === "refused") return same(before, after) ? ["refused-bare", "succeeded where a refusal was expected"] : ["WRONG", "success that changed files where a refusal was expected"];
       if (c.expect.outcome === "already_applied") {
         if (!same(before, after)) return ["WRONG", "changed files where the change was applied already"];
+        if (reference) return ["correct", ""];
         return r.structuredContent?.already_applied ? ["correct", ""] : ["refused-bare", "did not say already_applied"];
       }
       const d = differs(want, after);
       return d.length ? ["WRONG", "success with other bytes in " + d.join(", ")] : ["correct", ""];
     }
     if (!same(before, after)) return ["WRONG", "refused but changed files"];
+    if (reference && c.expect.outcome === "already_applied") return ["correct", "refused, files unchanged"];
+    if (reference) return c.expect.outcome === "refused" && !c.expect.retry ? ["correct", ""] : ["refused-bare", textOf(r).slice(0, 200)];
     const te = toolError(r);
     if (c.expect.outcome !== "refused") return te.retry ? await retried(te) : ["refused-bare", `${te.code}: ${te.message}`];
     if (c.expect.code && te.code !== c.expect.code) return ["refused-bare", `code ${te.code}, want ${c.expect.code}`];
