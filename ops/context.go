@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 
@@ -65,11 +66,15 @@ func diffText(b []byte) string {
 	return string(b)
 }
 
-// LocateLine finds the line whose trimmed text equals the trimmed want within
-// ±ContextLines lines of line (seed 002's target-line targeting), preferring
-// line itself, then the nearest. It returns the line found, or an error
-// wrapping ErrNoMatch (with the window as candidates) or ErrAmbiguousMatch
-// when two lines at the same distance match.
+// LocateLine finds the line whose trimmed text equals the trimmed want
+// within ±ContextLines lines of line (seed 002's target-line targeting),
+// preferring line itself. A line found nearby is used only when no other
+// line within ±locateGuard lines has the same text: a generic line (`}`,
+// `if err != nil {`) found 2 lines away while the real one is 3 away would
+// otherwise be edited in its place. It returns the line found, or an error
+// wrapping ErrAmbiguousMatch (every such line nearby, nearest first) or
+// ErrNoMatch (the lines of the file that do have the text, nearest first,
+// else the window).
 func LocateLine(d *Doc, line int, want string) (int, error) {
 	want = strings.TrimSpace(want)
 	match := func(n int) bool {
@@ -78,26 +83,81 @@ func LocateLine(d *Doc, line int, want string) (int, error) {
 	if match(line) {
 		return line, nil
 	}
-	for dist := 1; dist <= ContextLines; dist++ {
-		up, down := match(line-dist), match(line+dist)
-		switch {
-		case up && down:
-			return 0, &Error{Err: ErrAmbiguousMatch,
-				Msg:        sprintf("target line text found at lines %d and %d, both %d away from line %d", line-dist, line+dist, dist, line),
-				Hint:       "give the exact line number",
-				Candidates: []Candidate{{Line: line - dist, Text: d.Line(line - dist)}, {Line: line + dist, Text: d.Line(line + dist)}}}
-		case up:
-			return line - dist, nil
-		case down:
-			return line + dist, nil
+	var near []int
+	for dist := 1; dist <= locateGuard; dist++ {
+		for _, n := range []int{line - dist, line + dist} {
+			if match(n) {
+				near = append(near, n)
+			}
 		}
 	}
+	close := len(near) > 0 && abs(near[0]-line) <= ContextLines
+	switch {
+	case close && len(near) == 1:
+		return near[0], nil
+	case close:
+		var cands []Candidate
+		for _, n := range near {
+			cands = append(cands, Candidate{Line: n, Text: d.Line(n)})
+		}
+		return 0, &Error{Err: ErrAmbiguousMatch,
+			Msg:        sprintf("target line text %q is not at line %d; lines %s near it have that text", want, line, lineNums(near)),
+			Hint:       "give the line number of the one you mean (the candidates), or re-read the file",
+			Candidates: cands}
+	}
 	var cands []Candidate
+	for n := 1; n <= d.LineCount() && len(cands) < 50; n++ {
+		if match(n) {
+			cands = append(cands, Candidate{Line: n, Text: d.Line(n)})
+		}
+	}
+	if len(cands) > 0 {
+		sort.SliceStable(cands, func(i, j int) bool { return abs(cands[i].Line-line) < abs(cands[j].Line-line) })
+		return 0, &Error{Err: ErrNoMatch,
+			Msg:        sprintf("target line text %q not found within %d lines of line %d; the file has it at line %s", want, ContextLines, line, lineNums(candLines(cands))),
+			Hint:       "the lines moved: re-read the file, or give the line number of the one you mean (the candidates, nearest first)",
+			Candidates: cands[:min(len(cands), 5)]}
+	}
 	for n := max(1, line-ContextLines); n <= min(d.LineCount(), line+ContextLines); n++ {
 		cands = append(cands, Candidate{Line: n, Text: d.Line(n)})
 	}
 	return 0, &Error{Err: ErrNoMatch,
-		Msg:        sprintf("target line text %q not found within %d lines of line %d", want, ContextLines, line),
+		Msg:        sprintf("target line text %q not found within %d lines of line %d (nor anywhere else in the file)", want, ContextLines, line),
 		Hint:       "the file may have changed; re-read it and retry with current line numbers",
 		Candidates: cands}
+}
+
+// locateGuard is how far LocateLine looks for another line with the target
+// text before trusting a nearby one.
+const locateGuard = 8
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func candLines(cs []Candidate) []int {
+	out := make([]int, len(cs))
+	for i, c := range cs {
+		out[i] = c.Line
+	}
+	return out
+}
+
+// lineNums lists line numbers for a message: "3, 7 and 12".
+func lineNums(ns []int) string {
+	parts := make([]string, 0, len(ns))
+	for i, n := range ns {
+		if i == 5 {
+			parts = append(parts, "…")
+			break
+		}
+		parts = append(parts, sprintf("%d", n))
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }

@@ -3,6 +3,7 @@ package ops_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -192,16 +193,22 @@ func TestDiff(t *testing.T) {
 }
 
 func TestLocateLine(t *testing.T) {
-	d, _ := ops.Decode([]byte("a\nb\n  target  \nc\nd\ne\ntarget\n"))
+	lines := make([]string, 24)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("l%d", i+1)
+	}
+	lines[2], lines[10] = "  target  ", "target"
+	d, _ := ops.Decode([]byte(strings.Join(lines, "\n") + "\n"))
 	tests := []struct {
 		line int
 		want int
 		err  error
 	}{
 		{3, 3, nil},
-		{1, 3, nil},
-		{5, 0, ops.ErrAmbiguousMatch}, // lines 3 and 7 both 2 away
-		{6, 7, nil},
+		{1, 3, nil},                   // 2 away, no other within 8
+		{13, 11, nil},                 // likewise
+		{5, 0, ops.ErrAmbiguousMatch}, // 3 is 2 away, but 11 is not far: a generic line
+		{7, 0, ops.ErrNoMatch},        // none within 2: the lines that have it are listed
 	}
 	for _, tt := range tests {
 		got, err := ops.LocateLine(d, tt.line, "target")
@@ -209,8 +216,12 @@ func TestLocateLine(t *testing.T) {
 			t.Errorf("LocateLine(%d) = %d, %v; want %d, %v", tt.line, got, err, tt.want, tt.err)
 		}
 	}
-	_, err := ops.LocateLine(d, 1, "nope")
+	_, err := ops.LocateLine(d, 7, "target")
 	var e *ops.Error
+	if !errors.As(err, &e) || len(e.Candidates) != 2 || e.Candidates[0].Line != 3 && e.Candidates[0].Line != 11 {
+		t.Errorf("moved: %+v", e)
+	}
+	_, err = ops.LocateLine(d, 1, "nope")
 	if !errors.As(err, &e) || !errors.Is(err, ops.ErrNoMatch) || len(e.Candidates) != 3 {
 		t.Errorf("miss: %v", err)
 	}
