@@ -20,6 +20,7 @@ type BatchOut struct {
 	Event     uint64            `json:"event,omitempty"`    // journal event id (revert_edit backup_id)
 	Versions  map[string]string `json:"versions,omitempty"` // path → new version
 	Diff      string            `json:"diff,omitempty"`     // unified diff, when asked
+	Notes     []string          `json:"notes,omitempty"`    // line numbers rebased since the session's read
 }
 
 // version is the short form shown to agents; absent files have no version.
@@ -63,8 +64,31 @@ func (s *Server) runBatch(ctx context.Context, c *call, spec batchSpec) (*BatchO
 		expected[rp.Key] = v
 	}
 	var outcome *ops.Outcome
+	var rb *rebaser
+	rebased := map[string]bool{} // files whose line numbers rebase.go checked
+	if spec.lineBased {
+		rb = s.newRebaser(c, spec.ops)
+	}
+	list := spec.ops
 	loaded := map[string]*replay.File{}
 	res, err := s.eng.Edit(ctx, func(r *replay.Reader) (*replay.Batch, error) {
+		list = spec.ops
+		for key := range rb.files() {
+			f, err := r.Read(key)
+			if err != nil || !f.Exists {
+				continue
+			}
+			if v, ok := expected[key]; ok {
+				// numbers of the expected version: it is the current one,
+				// or the load below refuses the batch
+				rebased[key] = matchesVersion(v, f.ID)
+				continue
+			}
+			if list, err = rb.apply(list, key, f); err != nil {
+				return nil, err
+			}
+			rebased[key] = true
+		}
 		load := func(key string) ([]byte, bool, error) {
 			f, err := r.Read(key)
 			if err != nil {
@@ -78,7 +102,7 @@ func (s *Server) runBatch(ctx context.Context, c *call, spec batchSpec) (*BatchO
 					Msg:  fmt.Sprintf("is version %s, not the expected %s", orAbsent(version(f.ID)), v),
 					Hint: "read the file again and redo the edit against its current version"}
 			}
-			if spec.lineBased && f.Exists {
+			if spec.lineBased && f.Exists && !rebased[key] {
 				if seen, stale := s.stale(c.session, key, f.ID); stale {
 					return nil, false, &replay.PathError{Path: f.Path.Rel, Err: replay.ErrConflict,
 						Msg:  fmt.Sprintf("changed since this session last saw it (version %s, now %s); line numbers may be stale", seen.Short(), f.ID.Short()),
@@ -89,7 +113,7 @@ func (s *Server) runBatch(ctx context.Context, c *call, spec batchSpec) (*BatchO
 			return f.Data, f.Exists, nil
 		}
 		var err error
-		if outcome, err = ops.ApplyBatch(spec.ops, load); err != nil {
+		if outcome, err = ops.ApplyBatch(list, load); err != nil {
 			return nil, err // op errors, or a load error passed through unchanged
 		}
 		b := &replay.Batch{Tool: c.tool, Args: c.args, Actor: &c.actor, DryRun: spec.preview}
@@ -116,6 +140,9 @@ func (s *Server) runBatch(ctx context.Context, c *call, spec batchSpec) (*BatchO
 		s.synced(ctx, res)
 	}
 	out := &BatchOut{Status: "applied", Applied: outcome.Applied, FailedOps: []FailedOp{}, Event: res.Seq, Versions: map[string]string{}}
+	if rb != nil {
+		out.Notes = rb.notes
+	}
 	if spec.preview {
 		out.Status = "preview"
 	}
@@ -126,7 +153,7 @@ func (s *Server) runBatch(ctx context.Context, c *call, spec batchSpec) (*BatchO
 			id = snapshot.ID{}
 		}
 		if !spec.preview {
-			s.saw(c.session, key, id)
+			s.wrote(c.session, key, id)
 			out.Versions[key] = version(id)
 		}
 		if spec.diff || spec.preview {
@@ -152,6 +179,9 @@ func batchText(out *BatchOut) string {
 		fmt.Fprintf(&b, "applied %d op(s): the files already had that content, so nothing was written and no journal event was recorded\n", len(out.Applied))
 	} else {
 		fmt.Fprintf(&b, "applied %d op(s) as journal event %d\n", len(out.Applied), out.Event)
+	}
+	for _, n := range out.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
 	}
 	for _, a := range out.Applied {
 		fmt.Fprintf(&b, "[%d] %s %s lines %d-%d", a.Index, a.Kind, a.Path, a.StartLine, a.EndLine)

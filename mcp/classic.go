@@ -85,6 +85,9 @@ func (s *Server) registerClassic() {
 			a := out.Applied[0]
 			res := &EditFileOut{Status: "success", FilePath: in.TargetFile, Diff: out.Diff, Event: out.Event, Version: out.Versions[in.TargetFile],
 				Message: fmt.Sprintf("File updated successfully: %s lines %d-%d (journal event %d).", op.Type(), a.StartLine, a.EndLine, out.Event)}
+			for _, n := range out.Notes {
+				res.Message += " Note: " + n + "."
+			}
 			return res, res.Message + "\n" + res.Diff, nil
 		})
 	addTool(s, def{name: "ai_get_code_context", toolset: ToolsetClassic, title: "Get code context",

@@ -119,17 +119,39 @@ func TestStaleSession_EditConflict(t *testing.T) {
 	e := newEnv(t, jmcp.Options{}, "f.txt", "a\nc\n")
 	e.ok("file_insert_text", map[string]any{"ops": []map[string]any{{"path": "f.txt", "content": "b", "at": "after_line", "line": 1}}}, nil) // the session sees a\nb\nc
 	write(t, e.dir, "f.txt", "new first line\na\nb\nc\n")                                                                                    // someone else inserts a line
-	e.fail("file_insert_text", map[string]any{"ops": []map[string]any{{"path": "f.txt", "content": "x", "at": "after_line", "line": 2}}}, jmcp.CodeEditConflict)
+	// its "after line 2" (b) is line 3 now: rebased through the journal, and said
+	var out jmcp.BatchOut
+	txt := e.ok("file_insert_text", map[string]any{"ops": []map[string]any{{"path": "f.txt", "content": "x", "at": "after_line", "line": 2}}}, &out)
+	if e.read("f.txt") != "new first line\na\nb\nx\nc\n" || len(out.Notes) != 1 || !strings.Contains(txt, "moved +1") {
+		t.Fatalf("%q\n%s", e.read("f.txt"), txt)
+	}
+	// the session wrote since its first numbers: a line that moved is ambiguous
+	te := e.fail("file_replace", map[string]any{"ops": []map[string]any{{"path": "f.txt", "content": "C", "start_line": 3}}}, jmcp.CodeEditConflict)
+	if te.Retry == nil || !strings.Contains(te.Message, "ambiguous") {
+		t.Fatalf("ambiguous: %+v", te)
+	}
+	var retried jmcp.BatchOut
+	e.ok(te.Retry.Tool, te.Retry.Arguments, &retried) // the lines it read: c, now line 5
+	if e.read("f.txt") != "new first line\na\nb\nx\nC\n" {
+		t.Fatalf("retry wrote %q", e.read("f.txt"))
+	}
+	// after a read, someone changes the very line: refused, the lines as read and as now are shown
+	e.ok("read_content", map[string]any{"absolute_file_path": "f.txt"}, nil)
+	write(t, e.dir, "f.txt", "new first line\na\nB!\nx\nC\n")
+	te = e.fail("file_replace", map[string]any{"ops": []map[string]any{{"path": "f.txt", "content": "bee", "start_line": 3}}}, jmcp.CodeEditConflict)
+	if !strings.Contains(te.Message, "changed since your read") || !strings.Contains(te.Message, "3: b") || !strings.Contains(te.Message, "3: B!") {
+		t.Fatalf("changed lines: %+v", te)
+	}
 	// Reading again makes the line numbers current.
 	e.ok("ai_get_code_context", map[string]any{"file_path": "f.txt"}, nil)
-	e.ok("file_insert_text", map[string]any{"ops": []map[string]any{{"path": "f.txt", "content": "x", "at": "after_line", "line": 2}}}, nil)
-	if e.read("f.txt") != "new first line\na\nx\nb\nc\n" {
+	e.ok("file_insert_text", map[string]any{"ops": []map[string]any{{"path": "f.txt", "content": "y", "at": "after_line", "line": 2}}}, nil)
+	if e.read("f.txt") != "new first line\na\ny\nB!\nx\nC\n" {
 		t.Fatal(e.read("f.txt"))
 	}
-	// The outside change was journaled before it was overwritten.
+	// The outside changes were journaled before they were overwritten.
 	var log jmcp.LogOut
 	e.ok("journal_log", map[string]any{"path": "f.txt"}, &log)
-	if len(log.Events) != 3 || log.Events[1].Kind != "observe" {
+	if len(log.Events) != 6 || log.Events[1].Kind != "observe" || log.Events[4].Kind != "observe" {
 		t.Fatalf("log %+v", log.Events)
 	}
 	// expected_versions guards whole-file edits too.

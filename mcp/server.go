@@ -59,7 +59,7 @@ type Server struct {
 	processSession string
 
 	mu   sync.Mutex                        // guards seen
-	seen map[string]map[string]snapshot.ID // session → path key → the version it last saw
+	seen map[string]map[string]*fileView // session → path key → what it knows of the file (rebase.go)
 
 	// lspMu serializes consultations of the language servers: their view of
 	// a file (an overlay) is shared by every call, so one edit at a time
@@ -83,7 +83,7 @@ func New(eng *replay.Engine, o Options) *Server {
 	}
 	var b [8]byte
 	rand.Read(b[:])
-	s := &Server{eng: eng, opts: o, processSession: "stdio-" + hex.EncodeToString(b[:]), seen: map[string]map[string]snapshot.ID{}}
+	s := &Server{eng: eng, opts: o, processSession: "stdio-" + hex.EncodeToString(b[:]), seen: map[string]map[string]*fileView{}}
 	s.srv = server.NewMCPServer("journal", o.Version,
 		server.WithToolCapabilities(false),
 		server.WithResourceCapabilities(false, false),
@@ -174,24 +174,48 @@ func shrink(v any) any {
 	return v
 }
 
-// saw records that a session has seen a file at a version.
+// saw records that a session read a file at a version: the version its line
+// numbers count from.
 func (s *Server) saw(session, key string, id snapshot.ID) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m := s.seen[session]
 	if m == nil {
-		m = map[string]snapshot.ID{}
+		m = map[string]*fileView{}
 		s.seen[session] = m
 	}
-	m[key] = id
+	m[key] = &fileView{read: id, cur: id}
 }
 
-// stale reports whether a session last saw a file at another version than cur.
-// A session that never saw the file through this server is not stale: line
-// edits then rely on their own validation (context lines, expected_version).
+// wrote records that a session's own edit left a file at a version. Its
+// line numbers still count from its last read (rebase.go).
+func (s *Server) wrote(session, key string, id snapshot.ID) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := s.seen[session]
+	if m == nil {
+		m = map[string]*fileView{}
+		s.seen[session] = m
+	}
+	if v := m[key]; v != nil {
+		v.cur, v.wrote = id, v.wrote || v.read != id
+		return
+	}
+	// no read: the numbers the session knows count from what it wrote
+	m[key] = &fileView{read: id, cur: id}
+}
+
+// stale reports whether a file changed since the session last saw it (read
+// or wrote it): the check of the line-based tools rebase.go does not map
+// (forms, file_edit's lines, copy/move). A session that never saw the file
+// through this server is not stale: line edits then rely on their own
+// validation (context lines, expected_version).
 func (s *Server) stale(session, key string, cur snapshot.ID) (snapshot.ID, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v, ok := s.seen[session][key]
-	return v, ok && v != cur
+	v := s.seen[session][key]
+	if v == nil {
+		return snapshot.ID{}, false
+	}
+	return v.cur, v.cur != cur
 }

@@ -65,6 +65,8 @@ func checkReport(t *testing.T, r sdkReport, root string) {
 	}{
 		{"file_create_new", false, "journal event 1"},
 		{"file_insert_text", false, "journal event 2"},
+		{"ai_code_editing.edit_file", true, "EDIT_CONFLICT"},
+		{"ai_get_code_context", false, "two"},
 		{"ai_code_editing.edit_file", false, "+TWO"},
 		{"journal_log", false, "ai_code_editing.edit_file"},
 		{"revert_edit", false, "reverted event 3 as event 4"},

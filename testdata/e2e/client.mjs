@@ -24,6 +24,10 @@ const tools = await client.listTools();
 report.tools = tools.tools.map(t => ({ name: t.name, annotations: t.annotations, hasOutputSchema: !!t.outputSchema }));
 await call("file_create_new", { ops: [{ path: "a.txt", content: "one\ntwo\nthree\n" }] });
 await call("file_insert_text", { ops: [{ path: "a.txt", content: "inserted", at: "after_line", line: 1 }] });
+// line 3 was "three" when the session last knew the whole file and is "two"
+// after its own insert: ambiguous, refused; after a read it is not
+await call("ai_code_editing.edit_file", { target_file: "a.txt", edit_instruction: "capitalise two", start_line: 3, end_line: 3, code_block: "TWO" });
+await call("ai_get_code_context", { file_path: "a.txt", start_line: 1 });
 await call("ai_code_editing.edit_file", { target_file: "a.txt", edit_instruction: "capitalise two", start_line: 3, end_line: 3, code_block: "TWO" });
 await call("journal_log", { limit: 10 });
 await call("revert_edit", { absolute_file_path: root + "/a.txt" });

@@ -1,0 +1,355 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/journalfs/journal/ops"
+	"github.com/journalfs/journal/ops/merge"
+	"github.com/journalfs/journal/replay"
+	"github.com/journalfs/journal/snapshot"
+)
+
+// Stale line numbers. An agent's line numbers come from its last READ of a
+// file (a tool that showed numbered lines), not from its writes: after its
+// own edit shifted lines, or another party's, the numbers it sends still
+// count from that read. The server keeps, per session and file, the version
+// of the last read and whether the session wrote the file since; a
+// line-based request against a file that changed since the read is mapped
+// through a line diff of the read version (from the snapshot store) and the
+// current content:
+//
+//   - the targeted lines are unchanged and did not move: applied as sent;
+//   - unchanged but moved, and only others wrote the file since the read:
+//     applied where they are now, and the result says so;
+//   - unchanged but moved, and the session wrote the file itself since (so
+//     it may be using the numbers its own edit's result showed): applied as
+//     sent when both readings hold the same text, else EDIT_CONFLICT with
+//     both readings and a retry that targets the lines it read;
+//   - changed (or deleted) since the read: EDIT_CONFLICT with the lines as
+//     read and as they are now, no retry (what was meant is unknown).
+
+// fileView is what one session knows of one file's line numbers.
+type fileView struct {
+	read  snapshot.ID // version of the last read that showed line numbers
+	cur   snapshot.ID // version it last saw (read or wrote)
+	wrote bool        // the session wrote the file since that read
+}
+
+// viewOf returns a copy of the session's view of a file (zero if none).
+func (s *Server) viewOf(session, key string) fileView {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v := s.seen[session][key]; v != nil {
+		return *v
+	}
+	return fileView{}
+}
+
+// rebaseLimit bounds the read versions fetched to map line numbers.
+const rebaseLimit = 16 << 20
+
+// lineMap maps 1-based lines of base to cur: 0 for a line changed or
+// deleted since. Lines past the end map past the end.
+type lineMap struct {
+	to         []int
+	nBase, nCur int
+}
+
+func newLineMap(base, cur []byte) *lineMap {
+	bl, cl := splitLinesKeep(base), splitLinesKeep(cur)
+	ids := map[string]int{}
+	id := func(ls []string) []int {
+		out := make([]int, len(ls))
+		for i, l := range ls {
+			v, ok := ids[l]
+			if !ok {
+				v = len(ids)
+				ids[l] = v
+			}
+			out[i] = v
+		}
+		return out
+	}
+	m := &lineMap{to: make([]int, len(bl)+1), nBase: len(bl), nCur: len(cl)}
+	bi, ci := id(bl), id(cl)
+	prevA, prevB := 0, 0
+	for _, h := range append(merge.Diff(bi, ci), merge.Hunk{A0: len(bl), A1: len(bl), B0: len(cl), B1: len(cl)}) {
+		for k := 0; prevA+k < h.A0; k++ {
+			m.to[prevA+k+1] = prevB + k + 1
+		}
+		prevA, prevB = h.A1, h.B1
+	}
+	return m
+}
+
+// splitLinesKeep splits text into lines, keeping terminators (so a line
+// whose ending changed counts as changed).
+func splitLinesKeep(b []byte) []string {
+	var out []string
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			out = append(out, string(b))
+			break
+		}
+		out = append(out, string(b[:i+1]))
+		b = b[i+1:]
+	}
+	return out
+}
+
+// span maps lines [a,b] of base: the range now, or ok=false when any line
+// of it changed or it no longer is contiguous. The line past the end (an
+// append position) maps past the end.
+func (m *lineMap) span(a, b int) (int, int, bool) {
+	if a == m.nBase+1 && b <= a {
+		return m.nCur + 1, m.nCur + 1, true
+	}
+	if a < 1 || b > m.nBase || b < a {
+		return 0, 0, false
+	}
+	x := m.to[a]
+	if x == 0 {
+		return 0, 0, false
+	}
+	for n := a + 1; n <= b; n++ {
+		if m.to[n] != x+(n-a) {
+			return 0, 0, false
+		}
+	}
+	return x, x + (b - a), true
+}
+
+// lineRange is a line-based op's target in one file, as a setter for the
+// rebased numbers.
+type lineRange struct {
+	op         int
+	path       string
+	start, end int
+	set        func(start, end int) ops.Op
+	argStart   string // argument names for the retry
+	argEnd     string
+}
+
+// lineRanges lists the line targets of the ops the rebase handles.
+func lineRanges(list []ops.Op) []lineRange {
+	var out []lineRange
+	for i, o := range list {
+		switch op := o.(type) {
+		case ops.ReplaceOp:
+			if op.StartLine == nil {
+				continue
+			}
+			end := *op.StartLine
+			if op.EndLine != nil {
+				end = *op.EndLine
+			}
+			out = append(out, lineRange{op: i, path: op.Path, start: *op.StartLine, end: end, argStart: "start_line", argEnd: "end_line",
+				set: func(a, b int) ops.Op {
+					op.StartLine = ops.Int(a)
+					if op.EndLine != nil {
+						op.EndLine = ops.Int(b)
+					}
+					return op
+				}})
+		case ops.InsertOp:
+			if op.Line == nil || (op.At != ops.AtBeforeLine && op.At != ops.AtAfterLine) {
+				continue
+			}
+			out = append(out, lineRange{op: i, path: op.Path, start: *op.Line, end: *op.Line, argStart: "line",
+				set: func(a, _ int) ops.Op { op.Line = ops.Int(a); return op }})
+		case ops.EditFileOp:
+			if op.StartLine == nil {
+				continue
+			}
+			end := *op.StartLine
+			if op.EndLine != nil {
+				end = *op.EndLine
+			}
+			out = append(out, lineRange{op: -1, path: op.TargetFile, start: *op.StartLine, end: end, argStart: "start_line", argEnd: "end_line",
+				set: func(a, b int) ops.Op {
+					op.StartLine = ops.Int(a)
+					if op.EndLine != nil {
+						op.EndLine = ops.Int(b)
+					}
+					return op
+				}})
+		}
+	}
+	return out
+}
+
+// rebaser holds the read versions of the files of one line-based request,
+// fetched before the batch takes the journal's lock.
+type rebaser struct {
+	s       *Server
+	c       *call
+	views   map[string]fileView
+	base    map[string][]byte
+	notes   []string
+	ranges  []lineRange
+}
+
+// newRebaser fetches the read version of every file a line-based op of list
+// targets, when the session's read is older than the last version it saw
+// or when it wrote the file since.
+func (s *Server) newRebaser(c *call, list []ops.Op) *rebaser {
+	rb := &rebaser{s: s, c: c, views: map[string]fileView{}, base: map[string][]byte{}, ranges: lineRanges(list)}
+	for _, r := range rb.ranges {
+		rp, err := s.eng.Resolve(r.path)
+		if err != nil {
+			continue
+		}
+		if _, ok := rb.views[rp.Key]; ok {
+			continue
+		}
+		v := s.viewOf(c.session, rp.Key)
+		rb.views[rp.Key] = v
+		if v.read.IsZero() {
+			continue
+		}
+		if data, ok, err := s.eng.Content(v.read, rebaseLimit); err == nil && ok {
+			rb.base[rp.Key] = data
+		}
+	}
+	return rb
+}
+
+// files lists the files whose read versions were fetched (none for a nil
+// rebaser).
+func (rb *rebaser) files() map[string][]byte {
+	if rb == nil {
+		return nil
+	}
+	return rb.base
+}
+
+// apply maps the line targets of list on file key (current content f) from
+// the session's read version to now. It returns the ops to run, or an
+// EDIT_CONFLICT.
+func (rb *rebaser) apply(list []ops.Op, key string, f *replay.File) ([]ops.Op, error) {
+	v := rb.views[key]
+	base, ok := rb.base[key]
+	if !ok || v.read == f.ID || f.Data == nil {
+		return list, nil
+	}
+	m := newLineMap(base, f.Data)
+	out := append([]ops.Op(nil), list...)
+	for _, r := range rb.ranges {
+		rp, err := rb.s.eng.Resolve(r.path)
+		if err != nil || rp.Key != key || r.start < 1 || r.end < r.start {
+			continue // not this file, or numbers ops refuses as they are
+		}
+		a, b, ok := m.span(r.start, r.end)
+		if !ok {
+			return nil, rb.changed(r, key, base, f)
+		}
+		if a == r.start {
+			continue
+		}
+		if v.wrote && sameLines(f.Data, r.start, r.end, a, b) {
+			continue // both readings hold the same text
+		}
+		if v.wrote {
+			return nil, rb.ambiguous(r, key, f, a, b)
+		}
+		idx := r.op
+		if idx < 0 {
+			idx = 0
+		}
+		out[idx] = r.set(a, b)
+		rb.notes = append(rb.notes, fmt.Sprintf("%s: lines %s moved %+d since your read (version %s): applied at %s, where they are now",
+			key, rangeText(r.start, r.end), a-r.start, v.read.Short(), rangeText(a, b)))
+	}
+	return out, nil
+}
+
+func rangeText(a, b int) string {
+	if a == b {
+		return fmt.Sprint(a)
+	}
+	return fmt.Sprintf("%d-%d", a, b)
+}
+
+// sameLines reports whether lines [a0,b0] and [a1,b1] of data hold the same text.
+func sameLines(data []byte, a0, b0, a1, b1 int) bool {
+	ls := splitLinesKeep(data)
+	get := func(a, b int) (string, bool) {
+		if a < 1 || b > len(ls) || b < a {
+			return "", false
+		}
+		return strings.Join(ls[a-1:b], ""), true
+	}
+	x, ok1 := get(a0, b0)
+	y, ok2 := get(a1, b1)
+	return ok1 && ok2 && x == y
+}
+
+// excerpt returns lines [a,b] of data, numbered.
+func excerpt(data []byte, a, b int) string {
+	ls := splitLinesKeep(data)
+	var sb strings.Builder
+	for n := max(1, a); n <= min(b, len(ls)); n++ {
+		fmt.Fprintf(&sb, "%d: %s\n", n, strings.TrimRight(ls[n-1], "\r\n"))
+	}
+	return sb.String()
+}
+
+func (rb *rebaser) changed(r lineRange, key string, base []byte, f *replay.File) error {
+	v := rb.views[key]
+	near := max(1, r.start-2)
+	return &replay.PathError{Path: key, Err: replay.ErrConflict,
+		Msg: fmt.Sprintf("lines %s changed since your read (version %s, now %s). As you read them:\n%sNow, around there:\n%s",
+			rangeText(r.start, r.end), v.read.Short(), f.ID.Short(), excerpt(base, r.start, r.end), excerpt(f.Data, near, r.end+2)),
+		Hint: "read the file again and redo the edit against its current lines"}
+}
+
+func (rb *rebaser) ambiguous(r lineRange, key string, f *replay.File, a, b int) error {
+	v := rb.views[key]
+	err := &replay.PathError{Path: key, Err: replay.ErrConflict,
+		Msg: fmt.Sprintf("your line numbers are ambiguous: you wrote this file after your last read (version %s), and lines %s as you read them are now lines %s. As read (now %s):\n%sAs numbered now (%s):\n%s",
+			v.read.Short(), rangeText(r.start, r.end), rangeText(a, b), rangeText(a, b), excerpt(f.Data, a, b), rangeText(r.start, r.end), excerpt(f.Data, r.start, r.end)),
+		Hint: "retry targets the lines you read (where they are now); send it if that is what you meant, or read the file again"}
+	args, ok := rb.retryArgs(r, a, b, f.ID)
+	if !ok {
+		return err
+	}
+	return withRetry(err, args, fmt.Sprintf("lines %s of your read are lines %s now; expected_version pins the current version", rangeText(r.start, r.end), rangeText(a, b)))
+}
+
+// retryArgs returns the call's arguments with one op's lines corrected and
+// the file's current version expected.
+func (rb *rebaser) retryArgs(r lineRange, a, b int, cur snapshot.ID) (map[string]any, bool) {
+	var args map[string]any
+	if json.Unmarshal(rb.c.args, &args) != nil {
+		return nil, false
+	}
+	target := args
+	if r.op >= 0 {
+		list, ok := args["ops"].([]any)
+		if !ok || r.op >= len(list) {
+			return nil, false
+		}
+		if target, ok = list[r.op].(map[string]any); !ok {
+			return nil, false
+		}
+		ev, _ := args["expected_versions"].(map[string]any)
+		if ev == nil {
+			ev = map[string]any{}
+		}
+		ev[r.path] = cur.Short()
+		args["expected_versions"] = ev
+	} else {
+		args["expected_version"] = cur.Short()
+	}
+	target[r.argStart] = a
+	if r.argEnd != "" {
+		if _, ok := target[r.argEnd]; ok {
+			target[r.argEnd] = b
+		}
+	}
+	return args, true
+}
