@@ -54,7 +54,7 @@ const rebaseLimit = 16 << 20
 // lineMap maps 1-based lines of base to cur: 0 for a line changed or
 // deleted since. Lines past the end map past the end.
 type lineMap struct {
-	to         []int
+	to          []int
 	nBase, nCur int
 }
 
@@ -185,12 +185,12 @@ func lineRanges(list []ops.Op) []lineRange {
 // rebaser holds the read versions of the files of one line-based request,
 // fetched before the batch takes the journal's lock.
 type rebaser struct {
-	s       *Server
-	c       *call
-	views   map[string]fileView
-	base    map[string][]byte
-	notes   []string
-	ranges  []lineRange
+	s      *Server
+	c      *call
+	views  map[string]fileView
+	base   map[string][]byte
+	notes  []string
+	ranges []lineRange
 }
 
 // newRebaser fetches the read version of every file a line-based op of list

@@ -58,7 +58,7 @@ type Server struct {
 	// processSession names the stdio session: one server process is one session.
 	processSession string
 
-	mu   sync.Mutex                        // guards seen
+	mu   sync.Mutex                      // guards seen
 	seen map[string]map[string]*fileView // session → path key → what it knows of the file (rebase.go)
 
 	// lspMu serializes consultations of the language servers: their view of
