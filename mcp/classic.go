@@ -170,6 +170,7 @@ func (s *Server) codeContext(c *call, in *CodeContextIn) (*CodeContextOut, strin
 		return nil, "", err
 	}
 	s.saw(c.session, f.Path.Key, f.ID)
+	s.reads.remember(f.ID, f.Data)
 	out := &CodeContextOut{FilePath: f.Path.Key, Version: version(f.ID), TotalLines: d.LineCount()}
 	ol, err := syntax.Outline(f.Path.Rel, []byte(d.Text()))
 	if err == nil && ol.Supported {

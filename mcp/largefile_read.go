@@ -23,6 +23,9 @@ func (s *Server) openLarge(c *call, path string) (*ltext, error) {
 		return nil, err
 	}
 	s.saw(c.session, v.Path.Key, v.ID)
+	if v.Strategy == replay.StrategyMemory {
+		s.reads.remember(v.ID, v.Data)
+	}
 	return t, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/journalfs/journal/ops"
 	"github.com/journalfs/journal/ops/merge"
@@ -50,6 +51,52 @@ func (s *Server) viewOf(session, key string) fileView {
 
 // rebaseLimit bounds the read versions fetched to map line numbers.
 const rebaseLimit = 16 << 20
+
+// readCache keeps the contents sessions read, by version, for rebasing: a
+// file read but never journaled has its version in no snapshot. Files over
+// readCacheFile bytes are not kept; the oldest go past readCacheTotal.
+type readCache struct {
+	mu    sync.Mutex
+	data  map[snapshot.ID][]byte
+	order []snapshot.ID
+	size  int
+}
+
+const (
+	readCacheFile  = 4 << 20
+	readCacheTotal = 64 << 20
+)
+
+// remember keeps a read content (copied).
+func (rc *readCache) remember(id snapshot.ID, data []byte) {
+	if len(data) > readCacheFile || id.IsZero() {
+		return
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if rc.data == nil {
+		rc.data = map[snapshot.ID][]byte{}
+	}
+	if _, ok := rc.data[id]; ok {
+		return
+	}
+	rc.data[id] = bytes.Clone(data)
+	rc.order = append(rc.order, id)
+	rc.size += len(data)
+	for rc.size > readCacheTotal && len(rc.order) > 1 {
+		old := rc.order[0]
+		rc.order = rc.order[1:]
+		rc.size -= len(rc.data[old])
+		delete(rc.data, old)
+	}
+}
+
+func (rc *readCache) get(id snapshot.ID) ([]byte, bool) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	d, ok := rc.data[id]
+	return d, ok
+}
 
 // lineMap maps 1-based lines of base to cur: 0 for a line changed or
 // deleted since. Lines past the end map past the end.
@@ -211,7 +258,9 @@ func (s *Server) newRebaser(c *call, list []ops.Op) *rebaser {
 		if v.read.IsZero() {
 			continue
 		}
-		if data, ok, err := s.eng.Content(v.read, rebaseLimit); err == nil && ok {
+		if data, ok := s.reads.get(v.read); ok {
+			rb.base[rp.Key] = data
+		} else if data, ok, err := s.eng.Content(v.read, rebaseLimit); err == nil && ok {
 			rb.base[rp.Key] = data
 		}
 	}

@@ -84,6 +84,7 @@ func (s *Server) fileRead(c *call, in *FileReadIn) (*FileReadResult, string, err
 	}
 	f, d := src.file, src.doc
 	s.saw(c.session, f.Path.Key, f.ID)
+	s.reads.remember(f.ID, f.Data)
 	out := &FileReadResult{File: f.Path.Key, Version: version(f.ID), TotalLines: d.LineCount()}
 	meta := in.IncludeMetadata == nil || *in.IncludeMetadata
 	ol, _ := syntax.Outline(f.Path.Rel, []byte(src.text))

@@ -58,8 +58,9 @@ type Server struct {
 	// processSession names the stdio session: one server process is one session.
 	processSession string
 
-	mu   sync.Mutex                      // guards seen
-	seen map[string]map[string]*fileView // session → path key → what it knows of the file (rebase.go)
+	mu    sync.Mutex                      // guards seen
+	seen  map[string]map[string]*fileView // session → path key → what it knows of the file (rebase.go)
+	reads readCache                       // contents sessions read, for rebasing line numbers
 
 	// lspMu serializes consultations of the language servers: their view of
 	// a file (an overlay) is shared by every call, so one edit at a time
