@@ -129,7 +129,7 @@ func classify(err error) (code, hint string, ok bool) {
 // toolError turns an error into an isError tool result. Errors an agent can
 // act on become {code, message, hint}; anything else is an internal fault and
 // is returned as a protocol error. This is the ONE place errors are mapped.
-func toolError(tool string, err error) (*mcpgo.CallToolResult, error) {
+func toolError(tool string, args json.RawMessage, err error) (*mcpgo.CallToolResult, error) {
 	code, hint, ok := classify(err)
 	if !ok {
 		return nil, fmt.Errorf("internal error: %w", err)
@@ -143,7 +143,9 @@ func toolError(tool string, err error) (*mcpgo.CallToolResult, error) {
 		}
 		te.Candidates = oe.Candidates
 		if oe.Retry != nil {
-			te.Retry = &RetryCall{Tool: tool, Arguments: oe.Retry}
+			if full, ok := overlay(args, oe.Retry); ok {
+				te.Retry = &RetryCall{Tool: tool, Arguments: full}
+			}
 		}
 	}
 	var rt *retryable
@@ -216,6 +218,25 @@ func ParseToolError(text string) (ToolError, bool) {
 // invalid builds an INVALID_INPUT error with a hint.
 func invalid(hint, format string, a ...any) error {
 	return &hinted{err: fmt.Errorf("%w: "+format, append([]any{ErrInvalidInput}, a...)...), hint: hint}
+}
+
+// overlay returns the call's arguments with the corrected ones of an
+// ops.Error's Retry put over them (a symbol path offered as "target" goes
+// to "symbol" for the tools that name it so).
+func overlay(args json.RawMessage, fix map[string]any) (map[string]any, bool) {
+	var m map[string]any
+	if len(args) == 0 || json.Unmarshal(args, &m) != nil || m == nil {
+		return nil, false
+	}
+	for k, v := range fix {
+		if _, has := m[k]; !has && k == "target" {
+			if _, sym := m["symbol"]; sym {
+				k = "symbol"
+			}
+		}
+		m[k] = v
+	}
+	return m, true
 }
 
 // retryable carries a corrected call through toolError: the arguments that,

@@ -54,12 +54,12 @@ func addTool[In any, Out any](s *Server, d def, fn func(ctx context.Context, c *
 	s.srv.AddTool(tool, func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
 		in := new(In)
 		if err := decodeArgs(req.GetRawArguments(), in); err != nil {
-			return toolError(d.name, err)
+			return toolError(d.name, nil, err)
 		}
 		c := s.newCall(ctx, d.name, req.GetRawArguments())
 		out, text, err := fn(ctx, c, in)
 		if err != nil {
-			return toolError(d.name, err)
+			return toolError(d.name, c.args, err)
 		}
 		return mcpgo.NewToolResultStructured(out, s.capText(text)), nil
 	})

@@ -2,8 +2,12 @@ package syntax
 
 import (
 	"fmt"
+	"math"
+	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/agnivade/levenshtein"
 
 	"github.com/journalfs/journal/ops"
 )
@@ -71,12 +75,25 @@ func Resolve(o *FileOutline, path string) (*Symbol, error) {
 	case 1:
 		return cands[0], nil
 	case 0:
-		return nil, &ops.Error{
+		e := &ops.Error{
 			Op: "resolve_symbol", Index: -1, Err: ops.ErrNoMatch,
 			Msg:        fmt.Sprintf("no symbol %q", path),
-			Hint:       "use a path from the outline, e.g. Class.method",
+			Hint:       "use a path from the outline, e.g. Class.method (the nearest symbols are listed, nearest first)",
 			Candidates: similar(all, path),
 		}
+		if len(e.Candidates) > 0 {
+			var names []string
+			for _, c := range e.Candidates[:min(len(e.Candidates), 5)] {
+				names = append(names, c.Text)
+			}
+			e.Msg += "; nearest: " + strings.Join(names, ", ")
+		}
+		if s := sameSymbol(all, path); s != nil {
+			e.Msg += fmt.Sprintf("; %s is the same name written differently", s.Path)
+			e.Hint = fmt.Sprintf("did you mean %s? retry names it", s.Path)
+			e.Retry = map[string]any{"target": s.Path}
+		}
+		return nil, e
 	}
 	return nil, &ops.Error{
 		Op: "resolve_symbol", Index: -1, Err: ops.ErrAmbiguousMatch,
@@ -135,19 +152,66 @@ func candidates(syms []*Symbol) []ops.Candidate {
 	return out
 }
 
-// similar offers up to 10 symbols whose name shares the last segment of
-// path, case-insensitively, in either direction of containment.
+// similar offers up to 10 symbols nearest to path, nearest first: those
+// under the same parent first, then by the similarity of their names with
+// case and underscores ignored (findByID and find_by_id for findById).
 func similar(all []*Symbol, path string) []ops.Candidate {
-	last := strings.ToLower(path[strings.LastIndexByte(path, '.')+1:])
-	var out []*Symbol
+	parent, last := "", path
+	if i := strings.LastIndexByte(path, '.'); i >= 0 {
+		parent, last = path[:i], path[i+1:]
+	}
+	type scored struct {
+		s     *Symbol
+		score float64
+	}
+	var ss []scored
 	for _, s := range all {
-		name := strings.ToLower(s.Name)
-		if name != "" && (strings.Contains(name, last) || strings.Contains(last, name)) {
-			out = append(out, s)
-			if len(out) == 10 {
-				break
+		if s.Name == "" || s.Kind == KindImpl {
+			continue
+		}
+		sc := nameSimilarity(s.Name, last)
+		if parent != "" && strings.TrimSuffix(s.Path, "."+s.Name) == parent {
+			sc += 1
+		}
+		ss = append(ss, scored{s, sc})
+	}
+	sort.SliceStable(ss, func(i, j int) bool { return ss[i].score > ss[j].score })
+	out := make([]ops.Candidate, 0, 10)
+	for _, x := range ss[:min(len(ss), 10)] {
+		c := candidates([]*Symbol{x.s})[0]
+		c.Similarity = math.Round(min(x.score, 1)*1000) / 1000
+		out = append(out, c)
+	}
+	return out
+}
+
+// canonName folds a name for comparison: lower case, no underscores.
+func canonName(s string) string { return strings.ToLower(strings.ReplaceAll(s, "_", "")) }
+
+// nameSimilarity is 1 - levenshtein/len of the folded names.
+func nameSimilarity(a, b string) float64 {
+	a, b = canonName(a), canonName(b)
+	if a == b {
+		return 1
+	}
+	n := max(len([]rune(a)), len([]rune(b)))
+	if n == 0 {
+		return 0
+	}
+	return 1 - float64(levenshtein.ComputeDistance(a, b))/float64(n)
+}
+
+// sameSymbol returns the one symbol whose path equals path but for the case
+// and underscores of its names, if exactly one does.
+func sameSymbol(all []*Symbol, path string) *Symbol {
+	var found *Symbol
+	for _, s := range all {
+		if canonName(s.Path) == canonName(path) || strings.HasSuffix(canonName(s.Path), "."+canonName(path)) {
+			if found != nil && found != s {
+				return nil
 			}
+			found = s
 		}
 	}
-	return candidates(out)
+	return found
 }
