@@ -13,11 +13,19 @@
 //     encoded (concise text for the model, structured content for programs,
 //     never over Options.ResultCap).
 //   - errors.go: the ONE mapping from errors to tool results ({code, message,
-//     hint, candidates}); anything unmapped is an internal fault and becomes a
-//     protocol error.
-//   - Session versions (server.go): the version of each file a session last
-//     saw; a line-based edit from a session whose view is stale is refused
-//     with EDIT_CONFLICT.
+//     hint, candidates, retry}); anything unmapped is an internal fault and
+//     becomes a protocol error. A refusal that knows what was meant carries
+//     retry: the same tool with corrected arguments, ready to send.
+//   - Session versions (server.go, rebase.go): per session and file, the
+//     version of its last read (the one its line numbers count from) and
+//     whether it wrote the file since. file_replace, file_insert_text and
+//     ai_code_editing.edit_file map stale numbers through a line diff of that
+//     version and the current one: lines moved by others are edited where
+//     they are now (and the result says so); lines moved after the session's
+//     own write that read differently under the two numberings, or lines that
+//     changed, are refused with EDIT_CONFLICT showing them. The other
+//     line-based tools (forms, file_edit's lines, copy/move) refuse when the
+//     file changed since the session last saw it, as before.
 //
 // # The safety layer and the language servers
 //
