@@ -243,6 +243,9 @@ func TestRobustness(t *testing.T) {
 				t.Logf("known gap (%s): %s", c.KnownGap, detail)
 			}
 		})
+		if class == "" {
+			continue // not run (-run picked other cases)
+		}
 		f := fams[c.family]
 		if f == nil {
 			f = &tally{}
@@ -275,6 +278,9 @@ func TestRobustness(t *testing.T) {
 	}
 	fmt.Fprintf(&b, "| all | %d | %d | %d | %d | %d |\n", total.n, total.correct, total.usable, total.bare, total.wrong)
 	t.Log(b.String())
+	if total.n == 0 {
+		return
+	}
 	if ok := float64(total.correct+total.usable) / float64(total.n); ok < 0.95 {
 		t.Errorf("correct or usefully refused: %.1f%% of %d cases, want ≥ 95%%", 100*ok, total.n)
 	}
