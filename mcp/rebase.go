@@ -107,23 +107,9 @@ type lineMap struct {
 
 func newLineMap(base, cur []byte) *lineMap {
 	bl, cl := splitLinesKeep(base), splitLinesKeep(cur)
-	ids := map[string]int{}
-	id := func(ls []string) []int {
-		out := make([]int, len(ls))
-		for i, l := range ls {
-			v, ok := ids[l]
-			if !ok {
-				v = len(ids)
-				ids[l] = v
-			}
-			out[i] = v
-		}
-		return out
-	}
 	m := &lineMap{to: make([]int, len(bl)+1), nBase: len(bl), nCur: len(cl)}
-	bi, ci := id(bl), id(cl)
 	prevA, prevB := 0, 0
-	for _, h := range append(merge.Diff(bi, ci), merge.Hunk{A0: len(bl), A1: len(bl), B0: len(cl), B1: len(cl)}) {
+	for _, h := range append(merge.DiffStrings(bl, cl), merge.Hunk{A0: len(bl), A1: len(bl), B0: len(cl), B1: len(cl)}) {
 		for k := 0; prevA+k < h.A0; k++ {
 			m.to[prevA+k+1] = prevB + k + 1
 		}

@@ -180,12 +180,17 @@ func shrink(v any) any {
 func (s *Server) saw(session, key string, id snapshot.ID) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.views(session)[key] = &fileView{read: id, cur: id}
+}
+
+// views returns a session's file views, made on first use; s.mu is held.
+func (s *Server) views(session string) map[string]*fileView {
 	m := s.seen[session]
 	if m == nil {
 		m = map[string]*fileView{}
 		s.seen[session] = m
 	}
-	m[key] = &fileView{read: id, cur: id}
+	return m
 }
 
 // wrote records that a session's own edit left a file at a version. Its
@@ -193,11 +198,7 @@ func (s *Server) saw(session, key string, id snapshot.ID) {
 func (s *Server) wrote(session, key string, id snapshot.ID) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m := s.seen[session]
-	if m == nil {
-		m = map[string]*fileView{}
-		s.seen[session] = m
-	}
+	m := s.views(session)
 	if v := m[key]; v != nil {
 		v.cur, v.wrote = id, v.wrote || v.read != id
 		return

@@ -78,7 +78,7 @@ func (c *carrier) carry(search, replace string) (string, error) {
 		}
 	}
 	spos := 0
-	for _, h := range append(lineDiff(st, rt), merge.Hunk{A0: len(sl), A1: len(sl), B0: len(rl), B1: len(rl)}) {
+	for _, h := range append(merge.DiffStrings(st, rt), merge.Hunk{A0: len(sl), A1: len(sl), B0: len(rl), B1: len(rl)}) {
 		trailingBlank := false
 		for i := spos; i < h.A0; i++ { // unchanged search lines
 			if c.align[i] >= 0 {
@@ -144,24 +144,6 @@ func (c *carrier) carry(search, replace string) (string, error) {
 	}
 	emitTo(len(c.window) - 1)
 	return b.String(), nil
-}
-
-// lineDiff is the line diff of a and b (ops/merge's Myers diff).
-func lineDiff(a, b []string) []merge.Hunk {
-	ids := map[string]int{}
-	toIDs := func(ls []string) []int {
-		out := make([]int, len(ls))
-		for i, l := range ls {
-			v, ok := ids[l]
-			if !ok {
-				v = len(ids)
-				ids[l] = v
-			}
-			out[i] = v
-		}
-		return out
-	}
-	return merge.Diff(toIDs(a), toIDs(b))
 }
 
 // nextAligned returns the window line of the first aligned search line at or

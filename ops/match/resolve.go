@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/journalfs/journal/ops"
+	"github.com/journalfs/journal/ops/merge"
 )
 
 // resolve finds where one change applies and what replaces it. The order:
@@ -140,7 +141,7 @@ func presentInstead(content string, li *lineIndex, search, replace string, th fl
 func keptLines(sl []string, replace string) []int {
 	rl, _ := searchLines(replace)
 	changed := make([]bool, len(sl))
-	for _, h := range lineDiff(sl, rl) {
+	for _, h := range merge.DiffStrings(sl, rl) {
 		for i := h.A0; i < h.A1; i++ {
 			changed[i] = true
 		}

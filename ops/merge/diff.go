@@ -187,3 +187,22 @@ func Diff(a, b []int) []Hunk {
 	}
 	return out
 }
+
+// DiffStrings is Diff over lines given as strings (equal strings, equal
+// lines).
+func DiffStrings(a, b []string) []Hunk {
+	ids := map[string]int{}
+	toIDs := func(ls []string) []int {
+		out := make([]int, len(ls))
+		for i, l := range ls {
+			v, ok := ids[l]
+			if !ok {
+				v = len(ids)
+				ids[l] = v
+			}
+			out[i] = v
+		}
+		return out
+	}
+	return Diff(toIDs(a), toIDs(b))
+}
