@@ -1,9 +1,11 @@
 package mcp
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/journalfs/journal/ops"
 	"github.com/journalfs/journal/ops/syntax"
@@ -176,9 +178,14 @@ func (s *Server) locate(t *ltext, li *lineIdx, target any) (int, *syntax.Symbol,
 		}
 		return line, nil, nil
 	}
+	var symErr *ops.Error // why text is not a symbol of the file, if it looks like one
 	if o := t.outline(); o != nil {
-		if sym, err := syntax.Resolve(o, text); err == nil {
+		sym, err := syntax.Resolve(o, text)
+		if err == nil {
 			return sym.Full.StartLine, sym, nil
+		}
+		if symbolLike(text) {
+			errors.As(err, &symErr)
 		}
 	}
 	res, err := t.search(text, searchOpts{max: 1})
@@ -188,9 +195,23 @@ func (s *Server) locate(t *ltext, li *lineIdx, target any) (int, *syntax.Symbol,
 	if len(res.Hits) > 0 {
 		return res.Hits[0].Line, nil, nil
 	}
+	if symErr != nil && errors.Is(symErr, ops.ErrAmbiguousMatch) {
+		e := *symErr
+		e.Path = t.v.Path.Rel
+		return 0, nil, &e
+	}
 	e := &ops.Error{Op: "read_content", Index: -1, Path: t.v.Path.Rel, Err: ops.ErrNoMatch,
 		Msg:  fmt.Sprintf("target %q is neither a line number, a symbol of the file nor text found in it", text),
 		Hint: "use get_overview for symbols, or search_content to find the text"}
+	if symErr != nil {
+		// A name: the symbols that exist, nearest first, and the one meant
+		// as the retry (read_content's own arguments, target corrected).
+		e.Msg += "; as a symbol: " + symErr.Msg
+		e.Candidates = append(e.Candidates, symErr.Candidates...)
+		if symErr.Retry != nil {
+			e.Hint, e.Retry = symErr.Hint, symErr.Retry
+		}
+	}
 	if t.data != nil {
 		if near, err := t.search(text, searchOpts{max: 3, fuzzy: true}); err == nil {
 			for _, h := range near.Hits {
@@ -199,4 +220,13 @@ func (s *Server) locate(t *ltext, li *lineIdx, target any) (int, *syntax.Symbol,
 		}
 	}
 	return 0, nil, e
+}
+
+// symbolLike reports whether a read_content target reads as a symbol path
+// (identifiers joined by dots or ::, an optional @LINE) rather than text.
+func symbolLike(target string) bool {
+	if target == "" || strings.ContainsAny(target, " \t\r\n(){}[];,='\"") {
+		return false
+	}
+	return strings.IndexFunc(target, func(r rune) bool { return unicode.IsLetter(r) || r == '_' }) >= 0
 }

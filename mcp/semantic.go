@@ -2,9 +2,12 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/journalfs/journal/ops"
 	"github.com/journalfs/journal/ops/syntax"
 )
 
@@ -62,7 +65,7 @@ func init() { registrars = append(registrars, (*Server).registerSemantic) }
 func (s *Server) registerSemantic() {
 	addTool(s, def{name: "file_read", toolset: ToolsetSemantic, title: "Read a symbol or lines",
 		desc: "Read a symbol by name instead of by line number (seed 000). target is a dotted symbol path (UserService.findById), resolved through the file's tree-sitter symbol tree; it returns the symbol with its decorators and doc comments, and its kind, range, parent, children and siblings. Without target: startLine/endLine, else the whole file, paged. Always returns the file's version for expected_version. The code is in the text result. " +
-			"Errors: FILE_NOT_FOUND; NO_MATCH (similar symbols as candidates); AMBIGUOUS_MATCH (overloads/duplicates as candidates: add @LINE).",
+			"Errors: FILE_NOT_FOUND; NO_MATCH (the symbols that exist, nearest first, as candidates; when one is plainly meant, e.g. find_by_id for findById, a retry: this call with target corrected — nothing is read or edited by a guessed name until it is sent); AMBIGUOUS_MATCH (overloads/duplicates as candidates, each as name@LINE; a line inside one, in target@LINE or startLine, makes it the retry).",
 		readOnly: true, idempotent: true},
 		func(ctx context.Context, c *call, in *FileReadIn) (*FileReadResult, string, error) {
 			return s.fileRead(c, in)
@@ -97,7 +100,7 @@ func (s *Server) fileRead(c *call, in *FileReadIn) (*FileReadResult, string, err
 		if ol == nil || !ol.Supported {
 			return nil, "", invalid("use startLine/endLine for this file", "no symbol outline for %s (language not recognised)", f.Path.Rel)
 		}
-		sym, err := syntax.Resolve(ol, in.Target)
+		sym, err := resolveSymbol(ol, f.Path.Rel, in.Target, in.StartLine, in)
 		if err != nil {
 			return nil, "", err
 		}
@@ -137,6 +140,61 @@ func (s *Server) fileRead(c *call, in *FileReadIn) (*FileReadResult, string, err
 		out.Range = LineRange{}
 	}
 	return out, readText(out, in.Target, code.String()), nil
+}
+
+// resolveSymbol resolves the symbol path target of a file_read or
+// file_edit call whose decoded input is in (its "target" argument). A
+// failure is the resolver's *ops.Error — the existing symbols nearest
+// first, or the several of that name as name@LINE — given the file's name
+// rel; when the resolver is sure which one symbol was meant (the same name
+// written differently, a line that picks one of several), it carries the
+// same call with target corrected as a retry, offered and never taken.
+// hint, when set, is a line the caller gave besides target (startLine): it
+// picks one of several symbols as target@LINE would, as a retry only.
+func resolveSymbol(ol *syntax.FileOutline, rel, target string, hint *int, in any) (*syntax.Symbol, error) {
+	sym, err := syntax.Resolve(ol, target)
+	if err == nil {
+		return sym, nil
+	}
+	var oe *ops.Error
+	if !errors.As(err, &oe) {
+		return nil, fmt.Errorf("resolve %q in %s: %w", target, rel, err)
+	}
+	e := *oe
+	e.Path = rel
+	if e.Retry == nil && hint != nil && *hint > 0 && !strings.Contains(target, "@") && !errors.Is(err, ops.ErrInvalidInput) {
+		at := fmt.Sprintf("%s@%d", target, *hint)
+		if s, herr := syntax.Resolve(ol, at); herr == nil {
+			e.Retry = map[string]any{"target": syntax.Target(ol, s)}
+			e.Hint = fmt.Sprintf("startLine %d picks %s (lines %d-%d): the retry names it; nothing was done", *hint, syntax.Target(ol, s), s.Range.StartLine, s.Range.EndLine)
+		} else if he := (*ops.Error)(nil); errors.As(herr, &he) && he.Retry != nil {
+			e.Retry, e.Hint = he.Retry, he.Hint
+		}
+	}
+	fixed, ok := e.Retry["target"].(string)
+	e.Retry = nil // the call's own arguments are rebuilt below, whole
+	if !ok || fixed == target {
+		return nil, &e
+	}
+	args, aerr := argsOf(in)
+	if aerr != nil {
+		return nil, &e
+	}
+	args["target"] = fixed
+	return nil, withRetry(&e, args, fmt.Sprintf("target %q → %q", target, fixed))
+}
+
+// argsOf returns a tool's decoded input as the arguments that send it again.
+func argsOf(in any) (map[string]any, error) {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return nil, fmt.Errorf("encode arguments: %w", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("decode arguments: %w", err)
+	}
+	return m, nil
 }
 
 // symbolMeta describes sym: its parent, children to maxDepth, siblings.

@@ -165,7 +165,7 @@ func (p *editPlan) apply(src *source, in *FileEditIn) (string, error) {
 		if !supported {
 			return "", invalid("use startLine/endLine for this file", "no symbol outline for %s (language not recognised)", name)
 		}
-		sym, err := syntax.Resolve(before, in.Target)
+		sym, err := resolveSymbol(before, name, in.Target, in.StartLine, in)
 		if err != nil {
 			return "", err
 		}

@@ -256,3 +256,136 @@ func TestSemantic_LineRangesElsewhere(t *testing.T) {
 		t.Fatalf("dry run %+v", out)
 	}
 }
+
+// unknownCase is one language of TestSemantic_UnknownSymbol: a file whose
+// UserService has a method spelled differently from the path asked for.
+type unknownCase struct {
+	file, src string
+	asked     string // the path the caller sends
+	meant     string // the path that exists
+	code      string // a new body for it, longer than the journal's argument audit keeps
+}
+
+var unknownCases = []unknownCase{
+	{file: "svc.go", asked: "UserService.findById", meant: "UserService.findByID",
+		src:  "package svc\n\ntype UserService struct{ db string }\n\nfunc (s *UserService) findByID(id string) string {\n\treturn id\n}\n\nfunc (s *UserService) save(u string) error {\n\treturn nil\n}\n\nfunc helper() {}\n",
+		code: "func (s *UserService) findByID(id string) string {\n\t// " + strings.Repeat("edited ", 50) + "\n\treturn \"edited:\" + id\n}"},
+	{file: "svc.py", asked: "UserService.findById", meant: "UserService.find_by_id",
+		src:  "class UserService:\n    def find_by_id(self, id):\n        return id\n\n    def save(self, u):\n        return u\n\n\ndef helper():\n    pass\n",
+		code: "    def find_by_id(self, id):\n        # " + strings.Repeat("edited ", 50) + "\n        return 'edited'\n"},
+	{file: "svc.ts", asked: "UserService.find_by_id", meant: "UserService.findById",
+		src:  "export class UserService {\n  findById(id: string): string {\n    return id;\n  }\n\n  save(u: string): void {}\n}\n\nexport function helper(): number {\n  return 1;\n}\n",
+		code: "  findById(id: string): string {\n    // " + strings.Repeat("edited ", 50) + "\n    return 'edited';\n  }"},
+}
+
+// TestSemantic_UnknownSymbol (issue #16): an unknown symbol lists the
+// symbols that exist, nearest first; the one plainly meant comes as a retry
+// — the same call with the target corrected — that works when sent, and a
+// near name is never read or edited without it.
+func TestSemantic_UnknownSymbol(t *testing.T) {
+	for _, uc := range unknownCases {
+		t.Run(uc.file, func(t *testing.T) {
+			e := newEnv(t, jmcp.Options{}, uc.file, uc.src)
+			// Nothing near: the names under UserService first, no retry.
+			te := e.fail("file_read", map[string]any{"file": uc.file, "target": "UserService.nope"}, jmcp.CodeNoMatch)
+			if len(te.Candidates) < 3 || te.Retry != nil || !strings.Contains(te.Message, "nearest: UserService.") || !strings.Contains(te.Message, uc.file) {
+				t.Fatalf("unknown: %+v", te)
+			}
+			for _, c := range te.Candidates[:2] {
+				if !strings.Contains(c.Text, " UserService.") || c.Line == 0 || c.EndLine < c.Line || c.Similarity == 0 {
+					t.Fatalf("same parent not first: %+v", te.Candidates)
+				}
+			}
+			// A prefix is near but not sure: listed first, never taken.
+			te = e.fail("file_edit", map[string]any{"file": uc.file, "target": "UserService.find", "code": uc.code}, jmcp.CodeNoMatch)
+			if te.Retry != nil || te.Candidates[0].Text != "method "+uc.meant {
+				t.Fatalf("prefix: %+v", te)
+			}
+
+			// The same name written differently: a read offers the retry.
+			te = e.fail("file_read", map[string]any{"file": uc.file, "target": uc.asked}, jmcp.CodeNoMatch)
+			if te.Candidates[0].Text != "method "+uc.meant || te.Candidates[0].Similarity != 1 || te.Retry == nil ||
+				te.Retry.Tool != "file_read" || te.Retry.Arguments["target"] != uc.meant || te.Retry.Arguments["file"] != uc.file || te.Retry.Note == "" {
+				t.Fatalf("read a near name: %+v %+v", te, te.Retry)
+			}
+			var rd jmcp.FileReadResult
+			e.ok(te.Retry.Tool, te.Retry.Arguments, &rd)
+			if rd.Symbol == nil || rd.Symbol.Path != uc.meant {
+				t.Fatalf("read retry: %+v", rd)
+			}
+
+			// An edit of a near name is refused; its retry carries the whole code.
+			te = e.fail("file_edit", map[string]any{"file": uc.file, "target": uc.asked, "code": uc.code, "expected_version": rd.Version}, jmcp.CodeNoMatch)
+			if e.read(uc.file) != uc.src {
+				t.Fatal("a near name was edited without the retry")
+			}
+			if te.Retry == nil || te.Retry.Tool != "file_edit" || te.Retry.Arguments["target"] != uc.meant ||
+				te.Retry.Arguments["code"] != uc.code || te.Retry.Arguments["expected_version"] != rd.Version {
+				t.Fatalf("edit retry: %+v", te.Retry)
+			}
+			var out jmcp.FileEditResult
+			e.ok(te.Retry.Tool, te.Retry.Arguments, &out)
+			got := e.read(uc.file)
+			if !strings.Contains(got, "edited") || !strings.Contains(got, "save") || !strings.Contains(got, "helper") || out.Target != uc.meant {
+				t.Fatalf("edit retry wrote %q (%+v)", got, out)
+			}
+		})
+	}
+}
+
+// TestSemantic_UnknownSymbolElsewhere: read_content and ai_get_code_context
+// name the nearest symbols and retry with their own arguments.
+func TestSemantic_UnknownSymbolElsewhere(t *testing.T) {
+	uc := unknownCases[1]
+	e := newEnv(t, jmcp.Options{}, uc.file, uc.src)
+	te := e.fail("read_content", map[string]any{"absolute_file_path": uc.file, "target": uc.asked, "mode": "semantic"}, jmcp.CodeNoMatch)
+	if te.Retry == nil || te.Retry.Tool != "read_content" || te.Retry.Arguments["target"] != uc.meant || te.Retry.Arguments["mode"] != "semantic" ||
+		len(te.Candidates) == 0 || te.Candidates[0].Text != "method "+uc.meant {
+		t.Fatalf("read_content: %+v", te)
+	}
+	var rc jmcp.ReadOut
+	e.ok(te.Retry.Tool, te.Retry.Arguments, &rc)
+	if rc.StartLine != 2 || rc.EndLine != 3 {
+		t.Fatalf("read_content retry: %+v", rc)
+	}
+	// Text that is no name keeps read_content's own text candidates.
+	te = e.fail("read_content", map[string]any{"absolute_file_path": uc.file, "target": "return nothing at all"}, jmcp.CodeNoMatch)
+	if te.Retry != nil || strings.Contains(te.Message, "as a symbol") {
+		t.Fatalf("text: %+v", te)
+	}
+	te = e.fail("ai_get_code_context", map[string]any{"file_path": uc.file, "symbol": uc.asked}, jmcp.CodeNoMatch)
+	if te.Retry == nil || te.Retry.Arguments["symbol"] != uc.meant || te.Retry.Arguments["target"] != nil {
+		t.Fatalf("ai_get_code_context: %+v", te)
+	}
+	e.ok(te.Retry.Tool, te.Retry.Arguments, nil)
+}
+
+// TestSemantic_AmbiguousLineHint: several symbols of a name are listed as
+// name@LINE; a line that falls inside one (target@LINE, or startLine next
+// to target) offers it as a retry and edits nothing until it is sent.
+func TestSemantic_AmbiguousLineHint(t *testing.T) {
+	src := "class Repo:\n    def save(self, u):\n        return 1\n\n    def save(self, u):\n        return 2\n"
+	e := newEnv(t, jmcp.Options{}, "repo.py", src)
+	te := e.fail("file_read", map[string]any{"file": "repo.py", "target": "Repo.save"}, jmcp.CodeAmbiguousMatch)
+	if len(te.Candidates) != 2 || te.Candidates[0].Text != "method Repo.save@2" || te.Candidates[1].Text != "method Repo.save@5" || te.Retry != nil {
+		t.Fatalf("ambiguous: %+v", te)
+	}
+	te = e.fail("file_read", map[string]any{"file": "repo.py", "target": "Repo.save", "startLine": 6}, jmcp.CodeAmbiguousMatch)
+	if te.Retry == nil || te.Retry.Arguments["target"] != "Repo.save@5" {
+		t.Fatalf("startLine hint: %+v", te)
+	}
+	var rd jmcp.FileReadResult
+	e.ok(te.Retry.Tool, te.Retry.Arguments, &rd)
+	if rd.Range.StartLine != 5 {
+		t.Fatalf("read retry: %+v", rd)
+	}
+	code := "    def save(self, u):\n        return 3\n"
+	te = e.fail("file_edit", map[string]any{"file": "repo.py", "target": "Repo.save@6", "code": code}, jmcp.CodeAmbiguousMatch)
+	if e.read("repo.py") != src || te.Retry == nil || te.Retry.Arguments["target"] != "Repo.save@5" || te.Candidates[0].Line != 5 {
+		t.Fatalf("edit hint: %+v", te)
+	}
+	e.ok(te.Retry.Tool, te.Retry.Arguments, nil)
+	if got := e.read("repo.py"); got != strings.Replace(src, "return 2", "return 3", 1) {
+		t.Fatalf("edit retry wrote %q", got)
+	}
+}
