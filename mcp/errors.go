@@ -129,7 +129,7 @@ func classify(err error) (code, hint string, ok bool) {
 // toolError turns an error into an isError tool result. Errors an agent can
 // act on become {code, message, hint}; anything else is an internal fault and
 // is returned as a protocol error. This is the ONE place errors are mapped.
-func toolError(tool string, args json.RawMessage, err error) (*mcpgo.CallToolResult, error) {
+func toolError(tool string, c *call, err error) (*mcpgo.CallToolResult, error) {
 	code, hint, ok := classify(err)
 	if !ok {
 		return nil, fmt.Errorf("internal error: %w", err)
@@ -143,7 +143,7 @@ func toolError(tool string, args json.RawMessage, err error) (*mcpgo.CallToolRes
 		}
 		te.Candidates = oe.Candidates
 		if oe.Retry != nil {
-			if full, ok := overlay(args, oe.Retry); ok {
+			if full, ok := overlay(c, oe.Retry); ok {
 				te.Retry = &RetryCall{Tool: tool, Arguments: full}
 			}
 		}
@@ -223,9 +223,12 @@ func invalid(hint, format string, a ...any) error {
 // overlay returns the call's arguments with the corrected ones of an
 // ops.Error's Retry put over them (a symbol path offered as "target" goes
 // to "symbol" for the tools that name it so).
-func overlay(args json.RawMessage, fix map[string]any) (map[string]any, bool) {
-	var m map[string]any
-	if len(args) == 0 || json.Unmarshal(args, &m) != nil || m == nil {
+func overlay(c *call, fix map[string]any) (map[string]any, bool) {
+	if c == nil {
+		return nil, false
+	}
+	m, ok := c.inputArgs()
+	if !ok {
 		return nil, false
 	}
 	for k, v := range fix {

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -358,8 +357,8 @@ func (rb *rebaser) ambiguous(r lineRange, key string, f *replay.File, a, b int) 
 // retryArgs returns the call's arguments with one op's lines corrected and
 // the file's current version expected.
 func (rb *rebaser) retryArgs(r lineRange, a, b int, cur snapshot.ID) (map[string]any, bool) {
-	var args map[string]any
-	if json.Unmarshal(rb.c.args, &args) != nil {
+	args, ok := rb.c.inputArgs()
+	if !ok {
 		return nil, false
 	}
 	target := args

@@ -122,7 +122,21 @@ type call struct {
 	tool    string
 	session string
 	actor   journal.Actor
-	args    json.RawMessage
+	args    json.RawMessage // as journaled (long strings shrunk to a hash)
+	input   any             // as sent, for the corrected calls of refusals
+}
+
+// inputArgs returns a deep copy of the call's arguments as sent.
+func (c *call) inputArgs() (map[string]any, bool) {
+	b, err := json.Marshal(c.input)
+	if err != nil {
+		return nil, false
+	}
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil || m == nil {
+		return nil, false
+	}
+	return m, true
 }
 
 func (s *Server) newCall(ctx context.Context, tool string, rawArgs any) *call {
@@ -139,6 +153,7 @@ func (s *Server) newCall(ctx context.Context, tool string, rawArgs any) *call {
 	}
 	c.actor.Session = c.session
 	c.args = auditArgs(rawArgs)
+	c.input = rawArgs
 	return c
 }
 

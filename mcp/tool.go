@@ -59,7 +59,7 @@ func addTool[In any, Out any](s *Server, d def, fn func(ctx context.Context, c *
 		c := s.newCall(ctx, d.name, req.GetRawArguments())
 		out, text, err := fn(ctx, c, in)
 		if err != nil {
-			return toolError(d.name, c.args, err)
+			return toolError(d.name, c, err)
 		}
 		return mcpgo.NewToolResultStructured(out, s.capText(text)), nil
 	})
