@@ -3,6 +3,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -21,13 +22,19 @@ type robustResult struct {
 
 // TestSDK_Robustness runs the edit-robustness corpus (testdata/robustness)
 // through the official TypeScript SDK client against the real binary, one
-// server per case: any wrong edit fails, and so does any case that misses
-// its expectation without a known_gap (the in-process twin is
-// mcp.TestRobustness).
+// server per case (testdata/e2e/robustness.mjs). Any wrong edit fails, so
+// does any error (no reply, a crash, a setup step refused) and any case that
+// misses its expectation (refused-bare) without a known_gap; as in the
+// in-process twin mcp.TestRobustness, a refusal whose retry writes the meant
+// bytes (refused-usable) passes, and correct plus refused-usable must be at
+// least 95 % of the cases. It fails, never skips, when node or the SDK is
+// missing (scripts/setup-e2e.sh installs them).
 func TestSDK_Robustness(t *testing.T) {
 	requireNode(t)
-	cmd := exec.Command("node", "robustness.mjs", binary, filepath.Join(repo, "testdata", "robustness"))
+	corpus := filepath.Join(repo, "testdata", "robustness")
+	cmd := exec.Command("node", "robustness.mjs", binary, corpus)
 	cmd.Dir = nodeDir
+	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("robustness.mjs: %v\n%s", err, out)
@@ -36,38 +43,71 @@ func TestSDK_Robustness(t *testing.T) {
 	if err := json.Unmarshal(out, &rs); err != nil {
 		t.Fatalf("report: %v\n%s", err, out)
 	}
-	if len(rs) < 150 {
-		t.Fatalf("%d cases ran, want the whole corpus (≥ 150)", len(rs))
+	if want := corpusSize(t, corpus); len(rs) != want {
+		t.Fatalf("%d cases ran, the corpus has %d", len(rs), want)
 	}
-	counts := map[string]map[string]int{}
+	classes := []string{"correct", "refused-usable", "refused-bare", "WRONG", "error"}
+	counts := map[string]map[string]int{"all": {}}
 	ok := 0
 	for _, r := range rs {
 		if counts[r.Family] == nil {
 			counts[r.Family] = map[string]int{}
 		}
 		counts[r.Family][r.Class]++
+		counts["all"][r.Class]++
 		switch {
 		case r.Class == "WRONG":
 			t.Errorf("WRONG EDIT %s/%s: %s", r.Family, r.Name, r.Detail)
 		case r.Class == "refused-bare" && r.KnownGap == "":
-			t.Errorf("%s/%s: %s", r.Family, r.Name, r.Detail)
-		default:
+			t.Errorf("%s/%s missed its expectation: %s", r.Family, r.Name, r.Detail)
+		case r.Class == "refused-bare":
+			t.Logf("known gap %s/%s (%s): %s", r.Family, r.Name, r.KnownGap, r.Detail)
+		case r.Class == "correct" || r.Class == "refused-usable":
 			ok++
+			if r.KnownGap != "" {
+				t.Logf("%s/%s is %s: its known_gap can go", r.Family, r.Name, r.Class)
+			}
+		default:
+			t.Errorf("%s/%s: %s: %s", r.Family, r.Name, r.Class, r.Detail)
 		}
 	}
 	var fams []string
 	for f := range counts {
-		fams = append(fams, f)
+		if f != "all" {
+			fams = append(fams, f)
+		}
 	}
 	sort.Strings(fams)
 	var b strings.Builder
-	b.WriteString("\n| family | correct | refused-usable | refused-bare | wrong |\n|---|---|---|---|---|\n")
-	for _, f := range fams {
-		c := counts[f]
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d |\n", f, c["correct"], c["refused-usable"], c["refused-bare"], c["WRONG"])
+	b.WriteString("\n| family | correct | refused-usable | refused-bare | wrong | error |\n|---|---|---|---|---|---|\n")
+	for _, f := range append(fams, "all") {
+		fmt.Fprintf(&b, "| %s |", f)
+		for _, c := range classes {
+			fmt.Fprintf(&b, " %d |", counts[f][c])
+		}
+		b.WriteString("\n")
 	}
 	t.Log(b.String())
 	if rate := float64(ok) / float64(len(rs)); rate < 0.95 {
 		t.Errorf("correct or usefully refused: %.1f%% of %d, want ≥ 95%%", 100*rate, len(rs))
 	}
+}
+
+// corpusSize counts the cases of the corpus in dir (one JSON array per
+// family file), failing when there are none.
+func corpusSize(t *testing.T, dir string) int {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no corpus in %s: %v", dir, err)
+	}
+	n := 0
+	for _, p := range paths {
+		var cs []json.RawMessage
+		if err := json.Unmarshal([]byte(readFile(t, p)), &cs); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		n += len(cs)
+	}
+	return n
 }

@@ -1,34 +1,24 @@
-// The edit-robustness corpus (testdata/robustness) through the official
-// TypeScript SDK client, one `journal serve` per case over stdio.
+// The edit-robustness corpus (testdata/robustness, format and classes in its
+// README) through the official TypeScript SDK client, one `journal serve`
+// over stdio per case, each on a fresh temporary workspace.
 // usage: node robustness.mjs BINARY CORPUS_DIR
-//        node robustness.mjs --reference SERVER_INDEX_JS CORPUS_DIR
-// Prints one JSON report on stdout: [{family, name, class, detail}], class one
-// of correct, refused-usable, refused-bare, WRONG (see testdata/robustness/README.md).
-// With --reference the cases the reference filesystem server's edit_file can
-// express (edit_content calls, setup included, without occurrence,
-// replace_all or allow_repeat) run against it instead: edit_file {path,
-// edits: [{oldText, newText}]}; it offers no retry, and on a case whose
-// change is applied already any answer that leaves the files as they were
-// counts as correct; the others are reported as class "n/a".
+// Prints one JSON report on stdout: [{family, name, class, detail, known_gap}],
+// class one of correct, refused-usable, refused-bare, WRONG, or error (the
+// client or the server failed: no reply, a crash, a setup step refused).
+// The judgement is the one of mcp/robustness_test.go (in-process) and of the
+// comparison harness (go run ./bench/cmd/mcpbench -robustness), which also
+// runs the cases the reference filesystem server can express against it.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
-const argv = process.argv.slice(2);
-const reference = argv[0] === "--reference";
-const [binary, corpusDir] = reference ? argv.slice(1) : argv;
-
-// toReference maps an edit_content call to the reference's edit_file, or null.
-const toReference = (call) => {
-  if (call.tool !== "edit_content") return null;
-  const a = call.args;
-  if (a.allow_repeat || a.fuzzy === false) return null;
-  const changes = a.changes ?? [{ search_text: a.search_text, replace_text: a.replace_text }];
-  if (changes.some((c) => c.occurrence || c.replace_all || c.allow_repeat)) return null;
-  return { tool: "edit_file", args: { path: a.absolute_file_path, edits: changes.map((c) => ({ oldText: c.search_text, newText: c.replace_text })), dryRun: false } };
-};
+const [binary, corpusDir] = process.argv.slice(2);
+if (!binary || !corpusDir) {
+  console.error("usage: node robustness.mjs BINARY CORPUS_DIR");
+  process.exit(2);
+}
 
 const rooted = (v, root) => {
   if (typeof v === "string") return v.startsWith("$ROOT") ? root + v.slice(5) : v;
@@ -37,6 +27,8 @@ const rooted = (v, root) => {
   return v;
 };
 
+// snapshot returns every file under dir (but .journal) as a byte string
+// (latin1: one char per byte), by slash path.
 const snapshot = (dir) => {
   const out = {};
   const walk = (d) => {
@@ -49,73 +41,74 @@ const snapshot = (dir) => {
   walk(dir);
   return out;
 };
-const latin1 = (s) => Buffer.from(s, "utf8").toString("latin1"); // compare bytes
+const bytesOf = (files) => Object.fromEntries(Object.entries(files ?? {}).map(([k, s]) => [k, Buffer.from(s, "utf8").toString("latin1")]));
 const same = (a, b) => Object.keys(a).length === Object.keys(b).length && Object.keys(a).every((k) => a[k] === b[k]);
-const differs = (want, got) => Object.keys(want).filter((k) => got[k] !== latin1(want[k]));
+// filesOff names the files not as meant: those of want with other bytes, and
+// any other file changed, made or removed since before.
+const filesOff = (want, before, got) => {
+  const off = Object.keys(want).filter((k) => got[k] !== want[k]);
+  for (const k of Object.keys(got)) if (!(k in want) && before[k] !== got[k]) off.push(k + " (not meant to change)");
+  for (const k of Object.keys(before)) if (!(k in got) && !(k in want)) off.push(k + " (removed)");
+  return off.sort().join(", ");
+};
 const textOf = (r) => (r.content ?? []).map((c) => c.text ?? "").join("");
+const clip = (s) => { s = s.replace(/\s+/g, " ").trim(); return s.length > 200 ? s.slice(0, 200) + "…" : s; };
+// toolError parses the JSON object on the last line of our error text.
 const toolError = (r) => {
-  const t = textOf(r);
+  let t = textOf(r);
   const i = t.lastIndexOf("\n{");
-  try { return i < 0 ? {} : JSON.parse(t.slice(i + 1)); } catch { return {}; }
+  if (i >= 0) t = t.slice(i + 1);
+  try { return JSON.parse(t); } catch { return {}; }
 };
 
 async function runCase(c) {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "robust-")));
-  for (const [p, s] of Object.entries(c.files)) {
-    fs.mkdirSync(path.dirname(path.join(root, p)), { recursive: true });
-    fs.writeFileSync(path.join(root, p), s);
-  }
-  let mainCall = c.call, setup = c.setup ?? [];
-  if (reference) {
-    mainCall = toReference(c.call);
-    setup = setup.map(toReference);
-    if (!mainCall || setup.includes(null) || c.outside) return ["n/a", "not expressible with edit_file"];
-  }
-  const transport = reference
-    ? new StdioClientTransport({ command: process.execPath, args: [binary, root], stderr: "ignore" })
-    : new StdioClientTransport({ command: binary, args: ["serve", "--root", root, "--lsp=false"], stderr: "ignore" });
-  const client = new Client({ name: "robustness-ts-sdk", version: "1.0.0" });
-  await client.connect(transport);
-  const call = (tool, args) => client.callTool({ name: tool, arguments: rooted(args, root) });
+  let client;
   try {
-    for (const s of setup) {
-      const r = await call(s.tool, s.args);
-      if (r.isError) return ["refused-bare", "setup failed: " + textOf(r)];
+    for (const [p, s] of Object.entries(c.files)) {
+      fs.mkdirSync(path.dirname(path.join(root, p)), { recursive: true });
+      fs.writeFileSync(path.join(root, p), s);
+    }
+    const transport = new StdioClientTransport({ command: binary, args: ["serve", "--root", root, "--lsp=false"], stderr: "ignore" });
+    client = new Client({ name: "robustness-ts-sdk", version: "1.0.0" });
+    await client.connect(transport);
+    const call = (tool, args) => client.callTool({ name: tool, arguments: args });
+    for (const [i, s] of (c.setup ?? []).entries()) {
+      const r = await call(s.tool, rooted(s.args, root));
+      if (r.isError) return ["error", `setup ${i + 1} (${s.tool}) was refused: ${clip(textOf(r))}`];
     }
     for (const [p, s] of Object.entries(c.outside ?? {})) fs.writeFileSync(path.join(root, p), s);
     const before = snapshot(root);
-    const r = await call(mainCall.tool, mainCall.args);
+    const r = await call(c.call.tool, rooted(c.call.args, root));
     const after = snapshot(root);
-    const want = c.expect.files ?? {};
+    const want = c.expect.outcome === "already_applied" ? before : bytesOf(c.expect.files);
+    // retried sends an error's retry as it is and checks the files it leaves.
     const retried = async (te) => {
-      const rr = await client.callTool({ name: te.retry.tool, arguments: te.retry.arguments });
+      const rr = await call(te.retry.tool, te.retry.arguments);
       const a2 = snapshot(root);
-      if (rr.isError) return same(before, a2) ? ["refused-bare", "the retry was refused: " + textOf(rr)] : ["WRONG", "the retry failed and changed files"];
-      const d = differs(want, a2);
-      return d.length ? ["WRONG", "the retry wrote other bytes in " + d.join(", ")] : ["refused-usable", ""];
+      if (rr.isError) return same(before, a2) ? ["refused-bare", "the retry was refused too: " + clip(textOf(rr))] : ["WRONG", "the retry was refused and changed " + filesOff(before, before, a2)];
+      const off = filesOff(want, before, a2);
+      return off ? ["WRONG", "the retry wrote other bytes than meant in " + off] : ["refused-usable", ""];
     };
     if (!r.isError) {
-      if (c.expect.outcome === "refused") return same(before, after) ? ["refused-bare", "succeeded where a refusal was expected"] : ["WRONG", "success that changed files where a refusal was expected"];
+      if (c.expect.outcome === "refused") return same(before, after) ? ["refused-bare", "succeeded without changing anything where a refusal was expected"] : ["WRONG", "reported success and changed " + filesOff(before, before, after) + " where a refusal was expected"];
       if (c.expect.outcome === "already_applied") {
-        if (!same(before, after)) return ["WRONG", "changed files where the change was applied already"];
-        if (reference) return ["correct", ""];
-        return r.structuredContent?.already_applied ? ["correct", ""] : ["refused-bare", "did not say already_applied"];
+        if (!same(before, after)) return ["WRONG", "reported success and changed " + filesOff(before, before, after) + " where the change was in the file already"];
+        return r.structuredContent?.already_applied === true ? ["correct", ""] : ["refused-bare", "left the files as they were but did not say already_applied"];
       }
-      const d = differs(want, after);
-      return d.length ? ["WRONG", "success with other bytes in " + d.join(", ")] : ["correct", ""];
+      const off = filesOff(want, before, after);
+      return off ? ["WRONG", "reported success with other bytes than meant in " + off] : ["correct", ""];
     }
-    if (!same(before, after)) return ["WRONG", "refused but changed files"];
-    if (reference && c.expect.outcome === "already_applied") return ["correct", "refused, files unchanged"];
-    if (reference) return c.expect.outcome === "refused" && !c.expect.retry ? ["correct", ""] : ["refused-bare", textOf(r).slice(0, 200)];
+    if (!same(before, after)) return ["WRONG", "refused but changed " + filesOff(before, before, after)];
     const te = toolError(r);
-    if (c.expect.outcome !== "refused") return te.retry ? await retried(te) : ["refused-bare", `${te.code}: ${te.message}`];
-    if (c.expect.code && te.code !== c.expect.code) return ["refused-bare", `code ${te.code}, want ${c.expect.code}`];
+    if (c.expect.outcome !== "refused") return te.retry ? await retried(te) : ["refused-bare", `refused (${te.code}: ${te.message}) where ${c.expect.outcome} was expected`];
+    if (c.expect.code && te.code !== c.expect.code) return ["refused-bare", `refused with ${te.code}, want ${c.expect.code}: ${te.message}`];
     if (!c.expect.retry) return ["correct", ""];
-    if (!te.retry) return ["refused-bare", "no retry: " + te.message];
+    if (!te.retry) return ["refused-bare", "refused without a retry: " + te.message];
     const [cls, det] = await retried(te);
     return [cls === "refused-usable" ? "correct" : cls, det];
   } finally {
-    await client.close();
+    await client?.close();
     fs.rmSync(root, { recursive: true, force: true });
   }
 }
@@ -130,13 +123,14 @@ const worker = async () => {
   while (next < cases.length) {
     const i = next++;
     const c = cases[i];
+    let cls, detail;
     try {
-      const [cls, detail] = await runCase(c);
-      report[i] = { family: c.family, name: c.name, class: cls, detail, known_gap: c.known_gap ?? "" };
+      [cls, detail] = await runCase(c);
     } catch (e) {
-      report[i] = { family: c.family, name: c.name, class: "refused-bare", detail: "client error: " + e.message, known_gap: c.known_gap ?? "" };
+      [cls, detail] = ["error", "client error: " + e.message];
     }
+    report[i] = { family: c.family, name: c.name, class: cls, detail, known_gap: c.known_gap ?? "" };
   }
 };
-await Promise.all([worker(), worker(), worker(), worker()]);
+await Promise.all(Array.from({ length: Math.min(4, os.cpus().length * 2) }, worker));
 console.log(JSON.stringify(report));

@@ -10,6 +10,15 @@
 //	bash bench/setup.sh
 //	go run ./bench/cmd/mcpbench -json bench/results/full.json -md BENCHMARKS.md
 //	go run ./bench/cmd/mcpbench -short          # under two minutes; what CI runs
+//	go run ./bench/cmd/mcpbench -robustness -json bench/results/robustness.json -md BENCHMARKS.md
+//
+// -robustness (issue #16) runs the corpus of imperfect edit requests in
+// testdata/robustness instead of the workloads: every case on our server as
+// the corpus says, and the cases the reference's edit_file can express on
+// the reference, one fresh server and workspace per case, classified
+// correct / refused-usable / refused-bare / wrong per family (the rules are
+// in robustness.go), into the "Edit robustness (issue #16)" section. It
+// exits 1 when ours made a wrong edit or failed, never for the reference.
 //
 // Every run starts a fresh server on a fresh workspace. Rounds alternate the
 // order of the targets (A B C, then C B A, ...) so drift hits all alike.
@@ -31,6 +40,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -98,8 +108,14 @@ func run(args []string, stderr io.Writer) int {
 	rounds := fl.Int("rounds", 0, "rounds per workload (default: 2)")
 	workdir := fl.String("workdir", "", "where workspaces go (default: a new temp dir, removed afterwards)")
 	keep := fl.Bool("keep", false, "keep the work dir")
+	robust := fl.Bool("robustness", false, "instead of the workloads, run the edit-robustness corpus (issue #16) on ours and on the reference's edit_file (-targets journal,reference); -md replaces the \"Edit robustness (issue #16)\" section")
+	corpus := fl.String("corpus", filepath.Join("testdata", "robustness"), "the edit-robustness corpus (-robustness)")
+	parallel := fl.Int("parallel", runtime.NumCPU(), "cases run at once, each with its own server (-robustness)")
 	if err := fl.Parse(args); err != nil {
 		return 2
+	}
+	if *robust {
+		return runRobustness(args, stderr, *journalBin, *refEntry, *targets, *workdir, *keep, *corpus, *parallel, *jsonOut, *mdOut)
 	}
 	b := &bench{cfg: full, log: stderr, fixtures: map[int]fixture{}, infos: map[string]string{}, keep: *keep}
 	mode := "full"
@@ -202,6 +218,32 @@ func run(args []string, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// runRobustness is the -robustness mode: the targets are ours and the
+// reference only (reference+git edits as the reference does).
+func runRobustness(args []string, stderr io.Writer, journalBin, refEntry, targets, workdir string, keep bool, corpus string, parallel int, jsonOut, mdOut string) int {
+	b := &bench{log: stderr, keep: keep, infos: map[string]string{}}
+	b.sv.timeout = short.timeout
+	b.sv.oursArgs = []string{"--lsp=false"}
+	for _, t := range strings.Split(targets, ",") {
+		switch t = strings.TrimSpace(t); t {
+		case "", report.RefGit:
+		case report.Ours, report.Ref:
+			b.targets = append(b.targets, t)
+		default:
+			fmt.Fprintf(stderr, "mcpbench: unknown target %q\n", t)
+			return 2
+		}
+	}
+	if err := b.setup(workdir, journalBin, refEntry); err != nil {
+		fmt.Fprintf(stderr, "mcpbench: %v\n", err)
+		return 2
+	}
+	if !b.keep {
+		defer os.RemoveAll(b.workdir)
+	}
+	return b.robustness(corpus, parallel, jsonOut, mdOut, args)
 }
 
 // loadAvg returns the 1-minute load average.

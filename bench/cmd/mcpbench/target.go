@@ -19,13 +19,14 @@ type servers struct {
 	journalBin string   // our binary
 	refEntry   string   // the reference server's dist/index.js
 	refArgv    []string // the reference's command before the workspace (default: node refEntry)
+	oursArgs   []string // more arguments for `journal serve` (-robustness: --lsp=false)
 	timeout    time.Duration
 }
 
 // argv returns the command that serves workspace dir for target.
 func (sv *servers) argv(target, dir string) []string {
 	if target == report.Ours {
-		return []string{sv.journalBin, "serve", "--root", dir}
+		return append([]string{sv.journalBin, "serve", "--root", dir}, sv.oursArgs...)
 	}
 	if sv.refArgv != nil {
 		return append(append([]string(nil), sv.refArgv...), dir)
