@@ -96,7 +96,7 @@ type RobustResult struct {
 	Class    string `json:"class"`
 	Detail   string `json:"detail,omitempty"`
 	KnownGap string `json:"known_gap,omitempty"`
-	About    string `json:"about,omitempty"`
+	About    string `json:"-"` // the case's about, for the Markdown
 }
 
 // RobustReport is one -robustness run, as written by -json.
@@ -727,14 +727,16 @@ func tallyLine(rs []RobustResult) string {
 }
 
 // commitOf names the commit the run was made at, and whether the work tree
-// had changes to tracked files.
+// had changes to tracked files (Markdown and bench/results, which the run
+// writes, aside).
 func commitOf() string {
 	out, err := exec.Command("git", "rev-parse", "--short=12", "HEAD").Output()
 	if err != nil {
 		return "unknown"
 	}
 	c := strings.TrimSpace(string(out))
-	if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(bytes.TrimSpace(st)) > 0 {
+	st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no", "--", ".", ":!*.md", ":!bench/results").Output()
+	if err == nil && len(bytes.TrimSpace(st)) > 0 {
 		c += " with uncommitted changes"
 	}
 	return c
