@@ -848,7 +848,7 @@ func (r *RobustReport) Markdown() string {
 		}
 		p("Not expressible here: %s.\n\n", strings.Join(parts, "; "))
 	}
-	p("What `edit_file` does (version pinned in `bench/setup.sh`): CRLF is turned into LF in the file and the request; each edit in turn replaces the first exact occurrence of `oldText`, else the first run of lines equal to it once each line is trimmed, re-indented from that run's first line; a miss fails the whole call.\n")
+	p("What `edit_file` does (version pinned in `bench/setup.sh`): CRLF is turned into LF in the file and the request; each edit in turn replaces the first exact occurrence of `oldText`, else the first run of lines equal to it once each line is trimmed, re-indented from that run's first line; a miss fails the whole call. Hence its wrong edits: a change sent again whose `newText` contains its `oldText` (an insertion, \"thre\" → \"three\") is written twice; a CRLF file comes back with LF on every line; a block matched by trimmed lines gets the first line's indentation plus spaces for the rest (a tab-indented file or a Makefile recipe gets spaces); a batch's later edit can match text an earlier one wrote. Its refusals never say what to send instead.\n")
 	list := func(title string, rs []RobustResult, keep func(RobustResult) bool) {
 		var items []string
 		for _, x := range rs {
