@@ -33,12 +33,14 @@ func (s *Server) formEdit(ctx context.Context, c *call, in *FormIn, mode string)
 		return nil, "", invalid("leave insertMode out: replace_top_level_form replaces", "insertMode is only for insert_top_level_form")
 	}
 	sr := &safetyReq{autoFix: in.AutoFix}
-	done, err := s.editText(ctx, c, textEdit{path: in.FilePath, expected: in.ExpectedVersion, lineBased: true, safety: sr,
+	rb := s.lineRebaser(c, in.FilePath, &in.Line, nil, "line", "")
+	done, err := s.editText(ctx, c, textEdit{path: in.FilePath, expected: in.ExpectedVersion, lineBased: true, safety: sr, rebase: rb,
 		plan: func(src *source) (string, error) { return p.formEdit(src, in, mode) }})
 	if err != nil {
 		return nil, "", err
 	}
 	out := p.result(done)
+	out.Notes = append(out.Notes, rb.notes...)
 	if rep := sr.report; rep != nil {
 		out.Propagated, out.AutoFixed = rep.propagated, rep.autoFixed
 		out.DiagnosticsAfter = append(out.DiagnosticsAfter, rep.newDiags...)
@@ -61,12 +63,14 @@ func (s *Server) commentEdit(ctx context.Context, c *call, in *CommentIn) (*Form
 		return nil, "", invalid("give the comment text", "commentText is empty")
 	}
 	p := &formPlan{}
-	done, err := s.editText(ctx, c, textEdit{path: in.FilePath, expected: in.ExpectedVersion, lineBased: true,
+	rb := s.lineRebaser(c, in.FilePath, &in.LineNumber, nil, "lineNumber", "")
+	done, err := s.editText(ctx, c, textEdit{path: in.FilePath, expected: in.ExpectedVersion, lineBased: true, rebase: rb,
 		plan: func(src *source) (string, error) { return p.comment(src, in) }})
 	if err != nil {
 		return nil, "", err
 	}
 	out := p.result(done)
+	out.Notes = append(out.Notes, rb.notes...)
 	out.FinalLine = p.final
 	return out, formText("insert_comment_at_line", out), nil
 }

@@ -217,12 +217,13 @@ func lineRanges(list []ops.Op) []lineRange {
 // rebaser holds the read versions of the files of one line-based request,
 // fetched before the batch takes the journal's lock.
 type rebaser struct {
-	s      *Server
-	c      *call
-	views  map[string]fileView
-	base   map[string][]byte
-	notes  []string
-	ranges []lineRange
+	s       *Server
+	c       *call
+	views   map[string]fileView
+	base    map[string][]byte
+	notes   []string
+	ranges  []lineRange
+	applied bool // applyInPlace ran
 }
 
 // newRebaser fetches the read version of every file a line-based op of list
@@ -230,26 +231,71 @@ type rebaser struct {
 // or when it wrote the file since.
 func (s *Server) newRebaser(c *call, list []ops.Op) *rebaser {
 	rb := &rebaser{s: s, c: c, views: map[string]fileView{}, base: map[string][]byte{}, ranges: lineRanges(list)}
+	rb.fetch()
+	return rb
+}
+
+// fetch gets the read version of every file of the ranges.
+func (rb *rebaser) fetch() {
 	for _, r := range rb.ranges {
-		rp, err := s.eng.Resolve(r.path)
+		rp, err := rb.s.eng.Resolve(r.path)
 		if err != nil {
 			continue
 		}
 		if _, ok := rb.views[rp.Key]; ok {
 			continue
 		}
-		v := s.viewOf(c.session, rp.Key)
+		v := rb.s.viewOf(rb.c.session, rp.Key)
 		rb.views[rp.Key] = v
 		if v.read.IsZero() {
 			continue
 		}
-		if data, ok := s.reads.get(v.read); ok {
+		if data, ok := rb.s.reads.get(v.read); ok {
 			rb.base[rp.Key] = data
-		} else if data, ok, err := s.eng.Content(v.read, rebaseLimit); err == nil && ok {
+		} else if data, ok, err := rb.s.eng.Content(v.read, rebaseLimit); err == nil && ok {
 			rb.base[rp.Key] = data
 		}
 	}
+}
+
+// lineRebaser is a rebaser for a tool that targets one line range of one
+// file by numbers in its own input (forms, comments, file_edit's lines):
+// start and end (nil when the tool has one line) are rewritten in place.
+func (s *Server) lineRebaser(c *call, path string, start, end *int, argStart, argEnd string) *rebaser {
+	e := *start
+	if end != nil {
+		e = *end
+	}
+	r := lineRange{op: -1, path: path, start: *start, end: e, argStart: argStart, argEnd: argEnd,
+		set: func(a, b int) ops.Op {
+			*start = a
+			if end != nil {
+				*end = b
+			}
+			return nil
+		}}
+	rb := &rebaser{s: s, c: c, views: map[string]fileView{}, base: map[string][]byte{}, ranges: []lineRange{r}}
+	rb.fetch()
 	return rb
+}
+
+// applyInPlace runs apply for a lineRebaser once (editText may check twice).
+//
+// After the session's own write these tools keep the check they had (the
+// file must not have changed since the session last saw it): their callers
+// and tests count lines from their own edits' results.
+func (rb *rebaser) applyInPlace(key string, f *replay.File) (handled bool, err error) {
+	if _, ok := rb.base[key]; !ok || rb.views[key].wrote {
+		return false, nil
+	}
+	if rb.applied {
+		return true, nil
+	}
+	if _, err := rb.apply([]ops.Op{nil}, key, f); err != nil {
+		return true, err
+	}
+	rb.applied = true
+	return true, nil
 }
 
 // files lists the files whose read versions were fetched (none for a nil

@@ -48,6 +48,9 @@ type textEdit struct {
 	expected  string // expected_version, "" for none
 	lineBased bool   // refuse a session that has not seen the current version
 	dryRun    bool
+	// rebase, when set, maps the request's line numbers from the session's
+	// last read to now (rebase.go) instead of refusing a changed file.
+	rebase *rebaser
 	// plan returns the new text of the file.
 	plan func(src *source) (string, error)
 	// safety, when set, consults the file's language server before anything
@@ -148,6 +151,11 @@ func (s *Server) checkEdit(c *call, te textEdit, f *replay.File) error {
 		return &replay.PathError{Path: f.Path.Rel, Err: replay.ErrConflict,
 			Msg:  fmt.Sprintf("is version %s, not the expected %s", version(f.ID), te.expected),
 			Hint: "read the file again and redo the edit against its current version"}
+	}
+	if te.lineBased && te.rebase != nil && te.expected == "" {
+		if handled, err := te.rebase.applyInPlace(f.Path.Key, f); handled {
+			return err
+		}
 	}
 	if seen, stale := s.stale(c.session, f.Path.Key, f.ID); te.lineBased && stale {
 		return &replay.PathError{Path: f.Path.Rel, Err: replay.ErrConflict,
