@@ -23,9 +23,10 @@
 //     version and the current one: lines moved by others are edited where
 //     they are now (and the result says so); lines moved after the session's
 //     own write that read differently under the two numberings, or lines that
-//     changed, are refused with EDIT_CONFLICT showing them. The other
-//     line-based tools (forms, file_edit's lines, copy/move) refuse when the
-//     file changed since the session last saw it, as before.
+//     changed, are refused with EDIT_CONFLICT showing them. The forms tools
+//     and insert_comment_at_line rebase lines others moved the same way;
+//     after the session's own write they, like file_edit's lines and
+//     copy/move, refuse a file changed since the session last saw it.
 //
 // # The safety layer and the language servers
 //
