@@ -106,11 +106,19 @@ func TestInsertCommentAtLine(t *testing.T) {
 	if out.FinalLine != 4 || !strings.Contains(txt, "comment at line 4") {
 		t.Fatalf("final line %+v", out)
 	}
-	e.ok("insert_comment_at_line", map[string]any{"filePath": "core.clj", "lineNumber": 10, "insertMode": "before", "commentText": "Helper functions"}, nil)
+	e.ok("insert_comment_at_line", map[string]any{"filePath": "core.clj", "lineNumber": 10, "insertMode": "before", "commentText": "Helper functions"}, &out)
 	if got := e.read("core.clj"); !strings.Contains(got, "\n\n;; Helper functions\n(defn greet") {
 		t.Fatalf("before defn:\n%s", got)
 	}
-	e.ok("insert_comment_at_line", map[string]any{"filePath": "core.clj", "lineNumber": 12, "insertMode": "after", "commentText": ";; inside"}, nil)
+	// Line 12 after the session's own two writes: as numbered after the
+	// first write it is "[name]" (now 13), as numbered now "\"Says hi.\"".
+	// Ambiguous, refused; expected_version says "as numbered now".
+	before := e.snapshot()
+	te := e.fail("insert_comment_at_line", map[string]any{"filePath": "core.clj", "lineNumber": 12, "insertMode": "after", "commentText": ";; inside"}, jmcp.CodeEditConflict)
+	if te.Retry == nil || te.Retry.Arguments["lineNumber"] != float64(13) || !strings.Contains(te.Hint, out.Version) || !sameFiles(before, e.snapshot()) {
+		t.Fatalf("ambiguous line after own writes: %+v", te)
+	}
+	e.ok("insert_comment_at_line", map[string]any{"filePath": "core.clj", "lineNumber": 12, "insertMode": "after", "commentText": ";; inside", "expected_version": out.Version}, nil)
 	if got := e.read("core.clj"); !strings.Contains(got, "  \"Says hi.\"\n  ;; inside\n  [name]") {
 		t.Fatalf("inside a form:\n%s", got)
 	}

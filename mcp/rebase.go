@@ -25,9 +25,10 @@ import (
 //   - unchanged but moved, and only others wrote the file since the read:
 //     applied where they are now, and the result says so;
 //   - unchanged but moved, and the session wrote the file itself since (so
-//     it may be using the numbers its own edit's result showed): applied as
-//     sent when both readings hold the same text, else EDIT_CONFLICT with
-//     both readings and a retry that targets the lines it read;
+//     it may be using the numbers its own edit's result showed): EDIT_CONFLICT
+//     with both readings, a retry that targets the lines it read, and how to
+//     pin the current numbering instead (expected_version) — even when both
+//     readings hold the same text, since they are two places;
 //   - changed (or deleted) since the read: EDIT_CONFLICT with the lines as
 //     read and as they are now, no retry (what was meant is unknown).
 
@@ -193,6 +194,14 @@ func lineRanges(list []ops.Op) []lineRange {
 			}
 			out = append(out, lineRange{op: i, path: op.Path, start: *op.Line, end: *op.Line, argStart: "line",
 				set: func(a, _ int) ops.Op { op.Line = ops.Int(a); return op }})
+		case ops.CopyPasteOp:
+			out = append(out, copyRanges(i, op.SourcePath, op.TargetPath, op.SourceStartLine, op.SourceEndLine, op.TargetLine,
+				func(a, b int) ops.Op { op.SourceStartLine, op.SourceEndLine = a, b; return op },
+				func(a int) ops.Op { op.TargetLine = a; return op })...)
+		case ops.MoveOp:
+			out = append(out, copyRanges(i, op.SourcePath, op.TargetPath, op.SourceStartLine, op.SourceEndLine, op.TargetLine,
+				func(a, b int) ops.Op { op.SourceStartLine, op.SourceEndLine = a, b; return op },
+				func(a int) ops.Op { op.TargetLine = a; return op })...)
 		case ops.EditFileOp:
 			if op.StartLine == nil {
 				continue
@@ -210,6 +219,18 @@ func lineRanges(list []ops.Op) []lineRange {
 					return op
 				}})
 		}
+	}
+	return out
+}
+
+// copyRanges returns the source range and the target line of a copy or
+// move op (one op, so the setters share it); a target of -1 (the end of the
+// file) does not depend on numbers.
+func copyRanges(i int, src, dst string, start, end, target int, setSrc func(a, b int) ops.Op, setDst func(a int) ops.Op) []lineRange {
+	out := []lineRange{{op: i, path: src, start: start, end: end, argStart: "source_start_line", argEnd: "source_end_line", set: setSrc}}
+	if target > 0 {
+		out = append(out, lineRange{op: i, path: dst, start: target, end: target, argStart: "target_line",
+			set: func(a, _ int) ops.Op { return setDst(a) }})
 	}
 	return out
 }
@@ -280,12 +301,8 @@ func (s *Server) lineRebaser(c *call, path string, start, end *int, argStart, ar
 }
 
 // applyInPlace runs apply for a lineRebaser once (editText may check twice).
-//
-// After the session's own write these tools keep the check they had (the
-// file must not have changed since the session last saw it): their callers
-// and tests count lines from their own edits' results.
 func (rb *rebaser) applyInPlace(key string, f *replay.File) (handled bool, err error) {
-	if _, ok := rb.base[key]; !ok || rb.views[key].wrote {
+	if _, ok := rb.base[key]; !ok {
 		return false, nil
 	}
 	if rb.applied {
@@ -318,10 +335,11 @@ func (rb *rebaser) apply(list []ops.Op, key string, f *replay.File) ([]ops.Op, e
 	}
 	m := newLineMap(base, f.Data)
 	out := append([]ops.Op(nil), list...)
+	var amb []movedRange
 	for _, r := range rb.ranges {
 		rp, err := rb.s.eng.Resolve(r.path)
-		if err != nil || rp.Key != key || r.start < 1 || r.end < r.start {
-			continue // not this file, or numbers ops refuses as they are
+		if err != nil || rp.Key != key || r.start < 1 || r.end < r.start || r.start > m.nBase+1 {
+			continue // not this file, or numbers the tool refuses or clamps as they are
 		}
 		a, b, ok := m.span(r.start, r.end)
 		if !ok {
@@ -330,11 +348,10 @@ func (rb *rebaser) apply(list []ops.Op, key string, f *replay.File) ([]ops.Op, e
 		if a == r.start {
 			continue
 		}
-		if v.wrote && sameLines(f.Data, r.start, r.end, a, b) {
-			continue // both readings hold the same text
-		}
 		if v.wrote {
-			return nil, rb.ambiguous(r, key, f, a, b)
+			// Even the same text under both numberings is two places.
+			amb = append(amb, movedRange{r, a, b})
+			continue
 		}
 		idx := r.op
 		if idx < 0 {
@@ -344,7 +361,28 @@ func (rb *rebaser) apply(list []ops.Op, key string, f *replay.File) ([]ops.Op, e
 		rb.notes = append(rb.notes, fmt.Sprintf("%s: lines %s moved %+d since your read (version %s): applied at %s, where they are now",
 			key, rangeText(r.start, r.end), a-r.start, v.read.Short(), rangeText(a, b)))
 	}
+	if len(amb) > 0 {
+		return nil, rb.ambiguous(amb, key, f)
+	}
 	return out, nil
+}
+
+// movedRange is a line target and where its lines as read are now.
+type movedRange struct {
+	r    lineRange
+	a, b int
+}
+
+// linesText is "line 3" or "lines 3-5", capitalised when upper.
+func linesText(a, b int, upper bool) string {
+	w := "line "
+	if a != b {
+		w = "lines "
+	}
+	if upper {
+		w = strings.ToUpper(w[:1]) + w[1:]
+	}
+	return w + rangeText(a, b)
 }
 
 func rangeText(a, b int) string {
@@ -352,20 +390,6 @@ func rangeText(a, b int) string {
 		return fmt.Sprint(a)
 	}
 	return fmt.Sprintf("%d-%d", a, b)
-}
-
-// sameLines reports whether lines [a0,b0] and [a1,b1] of data hold the same text.
-func sameLines(data []byte, a0, b0, a1, b1 int) bool {
-	ls := splitLinesKeep(data)
-	get := func(a, b int) (string, bool) {
-		if a < 1 || b > len(ls) || b < a {
-			return "", false
-		}
-		return strings.Join(ls[a-1:b], ""), true
-	}
-	x, ok1 := get(a0, b0)
-	y, ok2 := get(a1, b1)
-	return ok1 && ok2 && x == y
 }
 
 // excerpt returns lines [a,b] of data, numbered.
@@ -387,48 +411,66 @@ func (rb *rebaser) changed(r lineRange, key string, base []byte, f *replay.File)
 		Hint: "read the file again and redo the edit against its current lines"}
 }
 
-func (rb *rebaser) ambiguous(r lineRange, key string, f *replay.File, a, b int) error {
+func (rb *rebaser) ambiguous(amb []movedRange, key string, f *replay.File) error {
 	v := rb.views[key]
-	err := &replay.PathError{Path: key, Err: replay.ErrConflict,
-		Msg: fmt.Sprintf("your line numbers are ambiguous: you wrote this file after your last read (version %s), and lines %s as you read them are now lines %s. As read (now %s):\n%sAs numbered now (%s):\n%s",
-			v.read.Short(), rangeText(r.start, r.end), rangeText(a, b), rangeText(a, b), excerpt(f.Data, a, b), rangeText(r.start, r.end), excerpt(f.Data, r.start, r.end)),
-		Hint: "retry targets the lines you read (where they are now); send it if that is what you meant, or read the file again"}
-	args, ok := rb.retryArgs(r, a, b, f.ID)
+	var msg, moves strings.Builder
+	fmt.Fprintf(&msg, "your line numbers are ambiguous: you wrote this file after your last read (version %s), so they may count from your read or from now (%s).", v.read.Short(), f.ID.Short())
+	for i, m := range amb {
+		fmt.Fprintf(&msg, " %s of your read, now %s:\n%s%s as numbered now:\n%s",
+			linesText(m.r.start, m.r.end, true), linesText(m.a, m.b, false), excerpt(f.Data, m.a, m.b), linesText(m.r.start, m.r.end, true), excerpt(f.Data, m.r.start, m.r.end))
+		if i > 0 {
+			moves.WriteString(", ")
+		}
+		fmt.Fprintf(&moves, "%s of your read are %s now", rangeText(m.r.start, m.r.end), rangeText(m.a, m.b))
+	}
+	err := &replay.PathError{Path: key, Err: replay.ErrConflict, Msg: msg.String(),
+		Hint: fmt.Sprintf("retry targets the lines you read (where they are now): send it if that is what you meant; if you meant the lines as numbered now, send your call again with %s; or read the file again", pinArg(amb[0].r, f.ID))}
+	args, ok := rb.retryArgs(amb, f.ID)
 	if !ok {
 		return err
 	}
-	return withRetry(err, args, fmt.Sprintf("lines %s of your read are lines %s now; expected_version pins the current version", rangeText(r.start, r.end), rangeText(a, b)))
+	return withRetry(err, args, fmt.Sprintf("lines %s; expected_version pins the current version", moves.String()))
 }
 
-// retryArgs returns the call's arguments with one op's lines corrected and
-// the file's current version expected.
-func (rb *rebaser) retryArgs(r lineRange, a, b int, cur snapshot.ID) (map[string]any, bool) {
+// pinArg says how to pin the current version in the call of r.
+func pinArg(r lineRange, cur snapshot.ID) string {
+	if r.op >= 0 {
+		return fmt.Sprintf("expected_versions {%q: %q}", r.path, cur.Short())
+	}
+	return fmt.Sprintf("expected_version %q", cur.Short())
+}
+
+// retryArgs returns the call's arguments with the moved lines corrected
+// and the file's current version expected.
+func (rb *rebaser) retryArgs(amb []movedRange, cur snapshot.ID) (map[string]any, bool) {
 	args, ok := rb.c.inputArgs()
 	if !ok {
 		return nil, false
 	}
-	target := args
-	if r.op >= 0 {
-		list, ok := args["ops"].([]any)
-		if !ok || r.op >= len(list) {
-			return nil, false
+	for _, m := range amb {
+		target := args
+		if m.r.op >= 0 {
+			list, ok := args["ops"].([]any)
+			if !ok || m.r.op >= len(list) {
+				return nil, false
+			}
+			if target, ok = list[m.r.op].(map[string]any); !ok {
+				return nil, false
+			}
+			ev, _ := args["expected_versions"].(map[string]any)
+			if ev == nil {
+				ev = map[string]any{}
+			}
+			ev[m.r.path] = cur.Short()
+			args["expected_versions"] = ev
+		} else {
+			args["expected_version"] = cur.Short()
 		}
-		if target, ok = list[r.op].(map[string]any); !ok {
-			return nil, false
-		}
-		ev, _ := args["expected_versions"].(map[string]any)
-		if ev == nil {
-			ev = map[string]any{}
-		}
-		ev[r.path] = cur.Short()
-		args["expected_versions"] = ev
-	} else {
-		args["expected_version"] = cur.Short()
-	}
-	target[r.argStart] = a
-	if r.argEnd != "" {
-		if _, ok := target[r.argEnd]; ok {
-			target[r.argEnd] = b
+		target[m.r.argStart] = m.a
+		if m.r.argEnd != "" {
+			if _, ok := target[m.r.argEnd]; ok {
+				target[m.r.argEnd] = m.b
+			}
 		}
 	}
 	return args, true

@@ -82,8 +82,13 @@ type editPlan struct {
 func (s *Server) fileEdit(ctx context.Context, c *call, in *FileEditIn) (*FileEditResult, string, error) {
 	p := &editPlan{}
 	sr := &safetyReq{autoFix: in.AutoFix, intents: func() []syntax.Intent { return p.intents }}
+	lineBased := in.Target == "" && in.StartLine != nil
+	var rb *rebaser
+	if lineBased {
+		rb = s.lineRebaser(c, in.File, in.StartLine, in.EndLine, "startLine", "endLine")
+	}
 	done, err := s.editText(ctx, c, textEdit{path: in.File, expected: in.ExpectedVersion, dryRun: in.DryRun,
-		lineBased: in.Target == "" && in.StartLine != nil, safety: sr,
+		lineBased: lineBased, safety: sr, rebase: rb,
 		plan: func(src *source) (string, error) { return p.apply(src, in) }})
 	if err != nil {
 		return nil, "", err
@@ -91,6 +96,9 @@ func (s *Server) fileEdit(ctx context.Context, c *call, in *FileEditIn) (*FileEd
 	out := &FileEditResult{Success: true, File: done.key, Target: in.Target, DetectedIntents: []DetectedIntent{},
 		Propagated: []Propagation{}, AutoFixed: []AutoFix{}, RemainingErrors: []Diagnostic{},
 		Event: done.event, Version: done.version, DryRun: in.DryRun}
+	if rb != nil {
+		out.Notes = append(out.Notes, rb.notes...)
+	}
 	if !p.checked {
 		out.Notes = append(out.Notes, "no syntax check: the language of this file is not supported")
 	}

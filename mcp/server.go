@@ -223,8 +223,9 @@ func (s *Server) wrote(session, key string, id snapshot.ID) {
 }
 
 // stale reports whether a file changed since the session last saw it (read
-// or wrote it): the check of the line-based tools rebase.go does not map
-// (forms, file_edit's lines, copy/move). A session that never saw the file
+// or wrote it): the check of line-based requests rebase.go has no read
+// version for (never read through this server, or its content no longer
+// kept). A session that never saw the file
 // through this server is not stale: line edits then rely on their own
 // validation (context lines, expected_version).
 func (s *Server) stale(session, key string, cur snapshot.ID) (snapshot.ID, bool) {
