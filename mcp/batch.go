@@ -67,7 +67,7 @@ func (s *Server) runBatch(ctx context.Context, c *call, spec batchSpec) (*BatchO
 	var rb *rebaser
 	rebased := map[string]bool{} // files whose line numbers rebase.go checked
 	if spec.lineBased {
-		rb = s.newRebaser(c, spec.ops)
+		rb = s.newRebaser(c, spec.ops, expected)
 	}
 	list := spec.ops
 	loaded := map[string]*replay.File{}
@@ -79,10 +79,16 @@ func (s *Server) runBatch(ctx context.Context, c *call, spec batchSpec) (*BatchO
 				continue
 			}
 			if v, ok := expected[key]; ok {
-				// numbers of the expected version: it is the current one,
-				// or the load below refuses the batch
-				rebased[key] = matchesVersion(v, f.ID)
-				continue
+				// numbers of the expected version: it is the current
+				// one, or they are mapped from it, or the load below
+				// refuses the batch
+				if matchesVersion(v, f.ID) {
+					rebased[key] = true
+					continue
+				}
+				if !rb.pinnedTo(list, key) {
+					continue
+				}
 			}
 			if list, err = rb.apply(list, key, f); err != nil {
 				return nil, err
@@ -97,7 +103,7 @@ func (s *Server) runBatch(ctx context.Context, c *call, spec batchSpec) (*BatchO
 			if f.Exists && f.Data == nil {
 				return nil, false, fmt.Errorf("%s is %d bytes: %w", f.Path.Rel, f.Size, ErrTooLarge)
 			}
-			if v, ok := expected[key]; ok && !matchesVersion(v, f.ID) {
+			if v, ok := expected[key]; ok && !matchesVersion(v, f.ID) && !rebased[key] {
 				return nil, false, &replay.PathError{Path: f.Path.Rel, Err: replay.ErrConflict,
 					Msg:  fmt.Sprintf("is version %s, not the expected %s", orAbsent(version(f.ID)), v),
 					Hint: "read the file again and redo the edit against its current version"}

@@ -20,7 +20,7 @@ type EditFileIn struct {
 	EndLine         *int    `json:"end_line,omitempty" jsonschema:"1-indexed last line, inclusive (replace/delete)"`
 	CodeBlock       *string `json:"code_block,omitempty" jsonschema:"the code to insert or to replace the lines with"`
 	EditType        string  `json:"edit_type,omitempty" jsonschema:"insert, replace or delete; default insert when no lines are given, replace when they are"`
-	ExpectedVersion string  `json:"expected_version,omitempty" jsonschema:"the version you read; the edit is refused with EDIT_CONFLICT if the file changed"`
+	ExpectedVersion string  `json:"expected_version,omitempty" jsonschema:"the version you read; line numbers count from it (lines moved since are edited where they are now, lines changed since are refused with EDIT_CONFLICT); without line numbers the edit is refused with EDIT_CONFLICT if the file changed"`
 }
 
 // EditFileOut is seed 001's result, plus the journal event and the new version.

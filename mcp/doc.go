@@ -18,15 +18,17 @@
 //     retry: the same tool with corrected arguments, ready to send.
 //   - Session versions (server.go, rebase.go): per session and file, the
 //     version of its last read (the one its line numbers count from) and
-//     whether it wrote the file since. file_replace, file_insert_text and
-//     ai_code_editing.edit_file map stale numbers through a line diff of that
-//     version and the current one: lines moved by others are edited where
-//     they are now (and the result says so); lines moved after the session's
-//     own write that read differently under the two numberings, or lines that
-//     changed, are refused with EDIT_CONFLICT showing them. The forms tools
-//     and insert_comment_at_line rebase lines others moved the same way;
-//     after the session's own write they, like file_edit's lines and
-//     copy/move, refuse a file changed since the session last saw it.
+//     whether it wrote the file since. Every tool that takes line numbers
+//     (file_replace, file_insert_text, copy/move, ai_code_editing.edit_file,
+//     file_edit's lines, the forms tools, insert_comment_at_line) maps stale
+//     numbers through a line diff of that version and the current one: lines
+//     moved by others are edited where they are now (and the result says
+//     so); lines moved after the session's own write are refused with
+//     EDIT_CONFLICT showing both numberings and a retry; lines that changed
+//     are refused showing them. An expected_version that is not current is
+//     the version the numbers count from: mapped the same way (never
+//     ambiguous), refused only when the lines changed or the version is
+//     unknown.
 //
 // # The safety layer and the language servers
 //

@@ -14,7 +14,7 @@ type FormIn struct {
 	NewForm           string `json:"newForm" jsonschema:"the new form's code"`
 	InsertMode        string `json:"insertMode,omitempty" jsonschema:"insert_top_level_form only: before (default) or after the form at line"`
 	AllowSyntaxErrors bool   `json:"allowSyntaxErrors,omitempty" jsonschema:"write the edit even if it introduces syntax errors"`
-	ExpectedVersion   string `json:"expected_version,omitempty" jsonschema:"the version you read; refused with EDIT_CONFLICT if the file changed"`
+	ExpectedVersion   string `json:"expected_version,omitempty" jsonschema:"the version you read; line numbers count from it (lines moved since are edited where they are now, lines changed since are refused with EDIT_CONFLICT)"`
 	AutoFix           bool   `json:"autoFix,omitempty" jsonschema:"apply the language server's preferred quick fixes for errors the edit introduces, in the same journal event"`
 }
 
@@ -24,7 +24,7 @@ type CommentIn struct {
 	LineNumber      int    `json:"lineNumber" jsonschema:"1-indexed line to position the comment at"`
 	CommentText     string `json:"commentText" jsonschema:"the comment text without the comment prefix (added automatically); several lines give a multi-line comment"`
 	InsertMode      string `json:"insertMode" jsonschema:"before (insert before the line) or after (insert after the line)"`
-	ExpectedVersion string `json:"expected_version,omitempty" jsonschema:"the version you read; refused with EDIT_CONFLICT if the file changed"`
+	ExpectedVersion string `json:"expected_version,omitempty" jsonschema:"the version you read; line numbers count from it (lines moved since are edited where they are now, lines changed since are refused with EDIT_CONFLICT)"`
 }
 
 // FormRef describes the form an edit targeted, in pre-edit lines.

@@ -12,31 +12,31 @@ type (
 	// CreateIn is file_create_new's input.
 	CreateIn struct {
 		Ops              []ops.CreateOp    `json:"ops" jsonschema:"files to create: {path, content}; fails if any exists"`
-		ExpectedVersions map[string]string `json:"expected_versions,omitempty" jsonschema:"optional path → version each file must have"`
+		ExpectedVersions map[string]string `json:"expected_versions,omitempty" jsonschema:"optional path → version each file must have; for ops by line numbers, the version the numbers count from (lines moved since are edited where they are now, lines changed since are refused)"`
 		Diff             bool              `json:"diff,omitempty" jsonschema:"include a unified diff in the result"`
 	}
 	// ReplaceIn is file_replace's input.
 	ReplaceIn struct {
 		Ops              []ops.ReplaceOp   `json:"ops" jsonschema:"whole-file replacements {path, content}, or line ranges {path, content, start_line, end_line, start_col?, end_col?, target_line_text?}"`
-		ExpectedVersions map[string]string `json:"expected_versions,omitempty" jsonschema:"optional path → version each file must have"`
+		ExpectedVersions map[string]string `json:"expected_versions,omitempty" jsonschema:"optional path → version each file must have; for ops by line numbers, the version the numbers count from (lines moved since are edited where they are now, lines changed since are refused)"`
 		Diff             bool              `json:"diff,omitempty" jsonschema:"include a unified diff in the result"`
 	}
 	// InsertIn is file_insert_text's input.
 	InsertIn struct {
 		Ops              []ops.InsertOp    `json:"ops" jsonschema:"insertions {path, content, at: bof|eof|before_line|after_line, line?, col? (null/0 = start of line, -1 = end, N = char N)}"`
-		ExpectedVersions map[string]string `json:"expected_versions,omitempty" jsonschema:"optional path → version each file must have"`
+		ExpectedVersions map[string]string `json:"expected_versions,omitempty" jsonschema:"optional path → version each file must have; for ops by line numbers, the version the numbers count from (lines moved since are edited where they are now, lines changed since are refused)"`
 		Diff             bool              `json:"diff,omitempty" jsonschema:"include a unified diff in the result"`
 	}
 	// CopyPasteIn is file_copy_paste_text's input.
 	CopyPasteIn struct {
 		Ops              []ops.CopyPasteOp `json:"ops" jsonschema:"copies {source_path, source_start_line, source_end_line, source_start_col?, source_end_col?, target_path, target_line (-1 = EOF), target_col?}"`
-		ExpectedVersions map[string]string `json:"expected_versions,omitempty" jsonschema:"optional path → version each file must have"`
+		ExpectedVersions map[string]string `json:"expected_versions,omitempty" jsonschema:"optional path → version each file must have; for ops by line numbers, the version the numbers count from (lines moved since are edited where they are now, lines changed since are refused)"`
 		Diff             bool              `json:"diff,omitempty" jsonschema:"include a unified diff in the result"`
 	}
 	// MoveIn is edit_move_text's input.
 	MoveIn struct {
 		Ops              []ops.MoveOp      `json:"ops" jsonschema:"moves {source_path, source_start_line, source_end_line, source_*_col?, target_path, target_line, target_col?}; a missing target file is created"`
-		ExpectedVersions map[string]string `json:"expected_versions,omitempty" jsonschema:"optional path → version each file must have"`
+		ExpectedVersions map[string]string `json:"expected_versions,omitempty" jsonschema:"optional path → version each file must have; for ops by line numbers, the version the numbers count from (lines moved since are edited where they are now, lines changed since are refused)"`
 		Diff             bool              `json:"diff,omitempty" jsonschema:"include a unified diff in the result"`
 	}
 )

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/ops"
 	"github.com/journalfs/journal/ops/merge"
 	"github.com/journalfs/journal/replay"
@@ -31,6 +32,13 @@ import (
 //     readings hold the same text, since they are two places;
 //   - changed (or deleted) since the read: EDIT_CONFLICT with the lines as
 //     read and as they are now, no retry (what was meant is unknown).
+//
+// A call's expected_version that is not the current version says which
+// version its numbers count from, whatever the session read or wrote: it
+// replaces the read (found in the read cache or among the versions the
+// path's last events wrote or saw) and is never ambiguous. When every op on
+// the file targets it by position the lines are mapped as above; otherwise,
+// or when the version is unknown, the call is refused as before.
 
 // fileView is what one session knows of one file's line numbers.
 type fileView struct {
@@ -89,6 +97,58 @@ func (rc *readCache) remember(id snapshot.ID, data []byte) {
 		rc.size -= len(rc.data[old])
 		delete(rc.data, old)
 	}
+}
+
+// find returns the kept content whose version is want (a version string,
+// possibly short).
+func (rc *readCache) find(want string) (snapshot.ID, []byte, bool) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	for id, d := range rc.data {
+		if matchesVersion(want, id) {
+			return id, d, true
+		}
+	}
+	return snapshot.ID{}, nil, false
+}
+
+// versionHistory bounds the events of a path searched for an
+// expected_version's content.
+const versionHistory = 1000
+
+// versionContent returns the content of file key at version want (an
+// expected_version): from the read cache, else from the journal (the
+// versions the path's last events wrote or saw).
+func (s *Server) versionContent(key, want string) (snapshot.ID, []byte, bool) {
+	if id, data, ok := s.reads.find(want); ok {
+		return id, data, true
+	}
+	var found snapshot.ID
+	n := 0
+	_ = s.eng.Journal().View(func(tx *journal.Tx) error {
+		return tx.EachIndexed("path", key, func(e *journal.Event) error {
+			if f, ok := e.File(key); ok {
+				for _, id := range []snapshot.ID{f.After, f.Before} {
+					if !id.IsZero() && matchesVersion(want, id) {
+						found = id
+						return journal.ErrStop
+					}
+				}
+			}
+			if n++; n >= versionHistory {
+				return journal.ErrStop
+			}
+			return nil
+		})
+	})
+	if found.IsZero() {
+		return snapshot.ID{}, nil, false
+	}
+	data, ok, err := s.eng.Content(found, rebaseLimit)
+	if err != nil || !ok {
+		return snapshot.ID{}, nil, false
+	}
+	return found, data, true
 }
 
 func (rc *readCache) get(id snapshot.ID) ([]byte, bool) {
@@ -238,20 +298,24 @@ func copyRanges(i int, src, dst string, start, end, target int, setSrc func(a, b
 // rebaser holds the read versions of the files of one line-based request,
 // fetched before the batch takes the journal's lock.
 type rebaser struct {
-	s       *Server
-	c       *call
-	views   map[string]fileView
-	base    map[string][]byte
-	notes   []string
-	ranges  []lineRange
-	applied bool // applyInPlace ran
+	s        *Server
+	c        *call
+	views    map[string]fileView
+	base     map[string][]byte
+	expected map[string]string // file key → the call's expected_version
+	pinned   map[string]bool   // the base is the expected version's content
+	notes    []string
+	ranges   []lineRange
+	applied  bool // applyInPlace ran
 }
 
 // newRebaser fetches the read version of every file a line-based op of list
 // targets, when the session's read is older than the last version it saw
 // or when it wrote the file since.
-func (s *Server) newRebaser(c *call, list []ops.Op) *rebaser {
-	rb := &rebaser{s: s, c: c, views: map[string]fileView{}, base: map[string][]byte{}, ranges: lineRanges(list)}
+// expected maps file keys to the call's expected versions: a file's line
+// numbers then count from that version, whatever the session read.
+func (s *Server) newRebaser(c *call, list []ops.Op, expected map[string]string) *rebaser {
+	rb := &rebaser{s: s, c: c, views: map[string]fileView{}, base: map[string][]byte{}, ranges: lineRanges(list), expected: expected}
 	rb.fetch()
 	return rb
 }
@@ -264,6 +328,19 @@ func (rb *rebaser) fetch() {
 			continue
 		}
 		if _, ok := rb.views[rp.Key]; ok {
+			continue
+		}
+		if want, ok := rb.expected[rp.Key]; ok {
+			// Numbers as of the expected version: nobody's, not ambiguous.
+			rb.views[rp.Key] = fileView{}
+			if id, data, ok := rb.s.versionContent(rp.Key, want); ok {
+				rb.views[rp.Key] = fileView{read: id, cur: id}
+				rb.base[rp.Key] = data
+				if rb.pinned == nil {
+					rb.pinned = map[string]bool{}
+				}
+				rb.pinned[rp.Key] = true
+			}
 			continue
 		}
 		v := rb.s.viewOf(rb.c.session, rp.Key)
@@ -282,7 +359,7 @@ func (rb *rebaser) fetch() {
 // lineRebaser is a rebaser for a tool that targets one line range of one
 // file by numbers in its own input (forms, comments, file_edit's lines):
 // start and end (nil when the tool has one line) are rewritten in place.
-func (s *Server) lineRebaser(c *call, path string, start, end *int, argStart, argEnd string) *rebaser {
+func (s *Server) lineRebaser(c *call, path, expected string, start, end *int, argStart, argEnd string) *rebaser {
 	e := *start
 	if end != nil {
 		e = *end
@@ -296,6 +373,11 @@ func (s *Server) lineRebaser(c *call, path string, start, end *int, argStart, ar
 			return nil
 		}}
 	rb := &rebaser{s: s, c: c, views: map[string]fileView{}, base: map[string][]byte{}, ranges: []lineRange{r}}
+	if expected != "" {
+		if rp, err := s.eng.Resolve(path); err == nil {
+			rb.expected = map[string]string{rp.Key: expected}
+		}
+	}
 	rb.fetch()
 	return rb
 }
@@ -313,6 +395,37 @@ func (rb *rebaser) applyInPlace(key string, f *replay.File) (handled bool, err e
 	}
 	rb.applied = true
 	return true, nil
+}
+
+// pinnedTo reports whether file key's numbers can be rebased from the
+// call's expected version: its content was found, and every op of list
+// that touches key does so by line numbers (or at its start or end).
+func (rb *rebaser) pinnedTo(list []ops.Op, key string) bool {
+	if rb == nil || !rb.pinned[key] {
+		return false
+	}
+	is := func(p string) bool {
+		rp, err := rb.s.eng.Resolve(p)
+		return err == nil && rp.Key == key
+	}
+	for _, o := range list {
+		switch op := o.(type) {
+		case ops.ReplaceOp:
+			if is(op.Path) && op.StartLine == nil {
+				return false
+			}
+		case ops.InsertOp: // bof, eof or a line: all placed by position
+		case ops.CopyPasteOp, ops.MoveOp:
+		case ops.EditFileOp:
+			if is(op.TargetFile) && op.StartLine == nil {
+				return false
+			}
+		case nil: // a lineRebaser's tool: its one range
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // files lists the files whose read versions were fetched (none for a nil

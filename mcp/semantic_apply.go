@@ -148,6 +148,11 @@ func (s *Server) editText(ctx context.Context, c *call, te textEdit) (*textEdite
 // seen version of f is stale.
 func (s *Server) checkEdit(c *call, te textEdit, f *replay.File) error {
 	if te.expected != "" && !matchesVersion(te.expected, f.ID) {
+		if te.lineBased && te.rebase.pinnedTo([]ops.Op{nil}, f.Path.Key) {
+			// line numbers of the expected version, mapped to now
+			_, err := te.rebase.applyInPlace(f.Path.Key, f)
+			return err
+		}
 		return &replay.PathError{Path: f.Path.Rel, Err: replay.ErrConflict,
 			Msg:  fmt.Sprintf("is version %s, not the expected %s", version(f.ID), te.expected),
 			Hint: "read the file again and redo the edit against its current version"}

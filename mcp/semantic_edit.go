@@ -17,7 +17,7 @@ type FileEditIn struct {
 	StartLine         *int   `json:"startLine,omitempty" jsonschema:"fallback: 1-indexed first line to replace"`
 	EndLine           *int   `json:"endLine,omitempty" jsonschema:"fallback: 1-indexed last line to replace (default startLine)"`
 	AllowSyntaxErrors bool   `json:"allowSyntaxErrors,omitempty" jsonschema:"write the edit even if it introduces syntax errors"`
-	ExpectedVersion   string `json:"expected_version,omitempty" jsonschema:"the version you read; the edit is refused with EDIT_CONFLICT if the file changed"`
+	ExpectedVersion   string `json:"expected_version,omitempty" jsonschema:"the version you read; line numbers count from it (lines moved since are edited where they are now, lines changed since are refused with EDIT_CONFLICT); a symbol edit is refused with EDIT_CONFLICT if the file changed"`
 	DryRun            bool   `json:"dryRun,omitempty" jsonschema:"run the safety layer and return the diff, write nothing"`
 	AutoFix           bool   `json:"autoFix,omitempty" jsonschema:"apply the language server's quick fixes for errors the edit introduces (those it marks preferred, else a sole quick fix, e.g. a missing import), in the same journal event"`
 }
@@ -85,7 +85,7 @@ func (s *Server) fileEdit(ctx context.Context, c *call, in *FileEditIn) (*FileEd
 	lineBased := in.Target == "" && in.StartLine != nil
 	var rb *rebaser
 	if lineBased {
-		rb = s.lineRebaser(c, in.File, in.StartLine, in.EndLine, "startLine", "endLine")
+		rb = s.lineRebaser(c, in.File, in.ExpectedVersion, in.StartLine, in.EndLine, "startLine", "endLine")
 	}
 	done, err := s.editText(ctx, c, textEdit{path: in.File, expected: in.ExpectedVersion, dryRun: in.DryRun,
 		lineBased: lineBased, safety: sr, rebase: rb,
