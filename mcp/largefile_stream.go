@@ -159,7 +159,15 @@ func (t *ltext) streamLocate(changes []match.Change, exactOnly bool) ([]match.Ed
 			}
 			return nil, err
 		}
+		done, err := t.appliedAlready(c, ms)
+		if err != nil {
+			return nil, err
+		}
 		for _, m := range ms {
+			if done {
+				edits = append(edits, match.Edit{Applied: match.Applied{Change: i, Match: m, AlreadyApplied: true}, Replacement: m.Matched})
+				continue
+			}
 			r, err := m.Rewrite(c.Replace)
 			if err != nil {
 				var oe *ops.Error
@@ -193,6 +201,37 @@ func (t *ltext) streamLocate(changes []match.Change, exactOnly bool) ([]match.Ed
 	}
 	return edits, nil
 }
+
+// appliedAlready reports whether change c is made already at every match of
+// ms — a retried insertion: its search text still there, the text it adds
+// already beside it — as the in-memory cascade judges it (match.Locate) on
+// a window of whole lines around each match. A change whose search text is
+// gone and whose replacement is present is not judged here: telling that
+// place from others would take the whole file, so the miss says where the
+// replacement is and the edit is refused.
+func (t *ltext) appliedAlready(c match.Change, ms []match.Match) (bool, error) {
+	if c.AllowRepeat || c.Replace == c.Search || len(ms) == 0 || len(ms) > appliedCheckMax {
+		return false, nil
+	}
+	slack := 2*len(c.Replace) + 4096
+	one := c
+	one.Occurrence, one.ReplaceAll = 0, false
+	for _, m := range ms {
+		w, off, _, err := t.window(int64(m.Start), len(m.Matched), slack, m.Line)
+		if err != nil {
+			return false, err
+		}
+		es, err := match.Locate(w, []match.Change{one})
+		if err != nil || len(es) != 1 || !es[0].AlreadyApplied || off+int64(es[0].Match.Start) != int64(m.Start) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// appliedCheckMax bounds the matches appliedAlready looks at: a replace_all
+// over more places is no retried insertion.
+const appliedCheckMax = 50
 
 // streamFind finds one change's matches (see the comment at the top).
 func (t *ltext) streamFind(c match.Change, exactOnly bool) ([]match.Match, error) {
