@@ -1,119 +1,36 @@
 package mcp_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/journalfs/journal/bench/corpus"
 	jmcp "github.com/journalfs/journal/mcp"
 )
 
-// robustCase is one case of the edit-robustness corpus (testdata/robustness,
-// README there): a workspace, calls that set it up, the call under test and
-// what a careful human would have made of it.
-type robustCase struct {
-	Name     string            `json:"name"`
-	About    string            `json:"about"`
-	Files    map[string]string `json:"files"`
-	Setup    []robustCall      `json:"setup,omitempty"`
-	Outside  map[string]string `json:"outside,omitempty"`
-	Call     robustCall        `json:"call"`
-	Expect   robustExpect      `json:"expect"`
-	KnownGap string            `json:"known_gap,omitempty"`
-	family   string
-}
-
-type robustCall struct {
-	Tool string         `json:"tool"`
-	Args map[string]any `json:"args"`
-}
-
-type robustExpect struct {
-	Outcome string            `json:"outcome"` // applied | already_applied | refused
-	Files   map[string]string `json:"files,omitempty"`
-	Code    string            `json:"code,omitempty"`
-	Retry   bool              `json:"retry,omitempty"`
-}
-
 // The classes a case's result falls in.
 const (
-	classCorrect       = "correct"
-	classRefusedUsable = "refused-usable"
-	classRefusedBare   = "refused-bare"
-	classWrong         = "WRONG"
+	classCorrect       = corpus.Correct
+	classRefusedUsable = corpus.RefusedUsable
+	classRefusedBare   = corpus.RefusedBare
+	classWrong         = corpus.Wrong
 )
 
-func loadCorpus(t *testing.T) []robustCase {
+func loadCorpus(t *testing.T) []corpus.Case {
 	t.Helper()
-	paths, err := filepath.Glob("../testdata/robustness/*.json")
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no corpus in testdata/robustness: %v", err)
+	cases, err := corpus.Load("../testdata/robustness")
+	if err != nil {
+		t.Fatal(err)
 	}
-	var all []robustCase
-	names := map[string]bool{}
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.DisallowUnknownFields()
-		var cs []robustCase
-		if err := dec.Decode(&cs); err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		fam := strings.TrimSuffix(filepath.Base(p), ".json")
-		for _, c := range cs {
-			c.family = fam
-			switch {
-			case c.Name == "" || names[c.Name]:
-				t.Fatalf("%s: case name %q empty or not unique", p, c.Name)
-			case c.Call.Tool == "" || len(c.Files) == 0:
-				t.Fatalf("%s: case %s has no call or no files", p, c.Name)
-			case c.Expect.Outcome != "applied" && c.Expect.Outcome != "already_applied" && c.Expect.Outcome != "refused":
-				t.Fatalf("%s: case %s: outcome %q", p, c.Name, c.Expect.Outcome)
-			case c.Expect.Outcome == "applied" && c.Expect.Files == nil,
-				c.Expect.Outcome == "refused" && c.Expect.Retry && c.Expect.Files == nil:
-				t.Fatalf("%s: case %s: expected files missing", p, c.Name)
-			}
-			names[c.Name] = true
-			all = append(all, c)
-		}
-	}
-	return all
-}
-
-// rooted replaces a leading $ROOT in every string argument.
-func rooted(v any, root string) any {
-	switch x := v.(type) {
-	case string:
-		if strings.HasPrefix(x, "$ROOT") {
-			return root + strings.TrimPrefix(x, "$ROOT")
-		}
-		return x
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = rooted(e, root)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = rooted(e, root)
-		}
-		return out
-	}
-	return v
+	return cases
 }
 
 // runCase runs one case in a fresh workspace and classifies the result.
-func runCase(t *testing.T, c robustCase) (class, detail string) {
+func runCase(t *testing.T, c corpus.Case) (class, detail string) {
 	var files []string
 	for p, s := range c.Files {
 		files = append(files, p, s)
@@ -122,10 +39,10 @@ func runCase(t *testing.T, c robustCase) (class, detail string) {
 }
 
 // runCaseIn runs one case in e, a fresh workspace holding the case's files.
-func runCaseIn(t *testing.T, c robustCase, e *env) (class, detail string) {
+func runCaseIn(t *testing.T, c corpus.Case, e *env) (class, detail string) {
 	root := e.eng.Roots()[0].Dir
 	for i, s := range c.Setup {
-		if r := e.call(e.c, s.Tool, rooted(s.Args, root)); r.IsError {
+		if r := e.call(e.c, s.Tool, corpus.Rooted(s.Args, root)); r.IsError {
 			t.Fatalf("setup %d (%s) failed: %s", i, s.Tool, text(r))
 		}
 	}
@@ -133,7 +50,7 @@ func runCaseIn(t *testing.T, c robustCase, e *env) (class, detail string) {
 		write(t, e.dir, p, s)
 	}
 	before := e.snapshot()
-	r := e.call(e.c, c.Call.Tool, rooted(c.Call.Args, root))
+	r := e.call(e.c, c.Call.Tool, corpus.Rooted(c.Call.Args, root))
 	after := e.snapshot()
 	if !r.IsError {
 		switch c.Expect.Outcome {
@@ -239,13 +156,13 @@ func TestRobustness(t *testing.T) {
 // (largefile_stream.go) and may refuse what the in-memory cascade applies,
 // but it must never write a wrong edit.
 func TestRobustness_Streamed(t *testing.T) {
-	var cases []robustCase
+	var cases []corpus.Case
 	for _, c := range loadCorpus(t) {
 		if c.Call.Tool == "edit_content" && len(c.Setup) == 0 && len(c.Outside) == 0 {
 			cases = append(cases, c)
 		}
 	}
-	run := func(t *testing.T, c robustCase) (string, string) {
+	run := func(t *testing.T, c corpus.Case) (string, string) {
 		dir := t.TempDir()
 		for p, s := range c.Files {
 			write(t, dir, p, s)
@@ -265,13 +182,13 @@ func TestRobustness_Streamed(t *testing.T) {
 // robustness runs cases and tallies their classes per family; wrong edits
 // fail, and with strict, so do refusals where an edit was expected and a
 // share of correct or usefully refused below 95 %.
-func robustness(t *testing.T, cases []robustCase, run func(*testing.T, robustCase) (string, string), strict bool) {
+func robustness(t *testing.T, cases []corpus.Case, run func(*testing.T, corpus.Case) (string, string), strict bool) {
 	type tally struct{ n, correct, usable, bare, wrong int }
 	fams := map[string]*tally{}
 	total := &tally{}
 	for _, c := range cases {
 		var class, detail string
-		t.Run(c.family+"/"+c.Name, func(t *testing.T) {
+		t.Run(c.Family+"/"+c.Name, func(t *testing.T) {
 			class, detail = run(t, c)
 			switch {
 			case class == classWrong:
@@ -287,10 +204,10 @@ func robustness(t *testing.T, cases []robustCase, run func(*testing.T, robustCas
 		if class == "" {
 			continue // not run (-run picked other cases)
 		}
-		f := fams[c.family]
+		f := fams[c.Family]
 		if f == nil {
 			f = &tally{}
-			fams[c.family] = f
+			fams[c.Family] = f
 		}
 		for _, x := range []*tally{f, total} {
 			x.n++

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/journalfs/journal/bench/corpus"
 )
 
 // robustResult is one case of testdata/e2e/robustness.mjs's report.
@@ -93,21 +95,13 @@ func TestSDK_Robustness(t *testing.T) {
 	}
 }
 
-// corpusSize counts the cases of the corpus in dir (one JSON array per
-// family file), failing when there are none.
+// corpusSize counts the cases of the corpus in dir, failing when it does
+// not load.
 func corpusSize(t *testing.T, dir string) int {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join(dir, "*.json"))
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no corpus in %s: %v", dir, err)
+	cases, err := corpus.Load(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
-	n := 0
-	for _, p := range paths {
-		var cs []json.RawMessage
-		if err := json.Unmarshal([]byte(readFile(t, p)), &cs); err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		n += len(cs)
-	}
-	return n
+	return len(cases)
 }

@@ -39,6 +39,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/journalfs/journal/bench/corpus"
 	"github.com/journalfs/journal/bench/mcpclient"
 	"github.com/journalfs/journal/bench/report"
 )
@@ -51,43 +52,16 @@ const RobustHeading = "## Edit robustness (issue #16)"
 // harness's own: error (the client or server failed: no reply, a crash) and
 // n/a (the reference cannot express the case).
 const (
-	classCorrect = "correct"
-	classUsable  = "refused-usable"
-	classBare    = "refused-bare"
-	classWrong   = "WRONG"
+	classCorrect = corpus.Correct
+	classUsable  = corpus.RefusedUsable
+	classBare    = corpus.RefusedBare
+	classWrong   = corpus.Wrong
 	classError   = "error"
 	classNA      = "n/a"
 )
 
 // robustClasses are the table's columns, in order.
 var robustClasses = []string{classCorrect, classUsable, classBare, classWrong}
-
-// robustCase is one case of the corpus.
-type robustCase struct {
-	Name     string            `json:"name"`
-	About    string            `json:"about"`
-	Files    map[string]string `json:"files"`
-	Setup    []robustCall      `json:"setup,omitempty"`
-	Outside  map[string]string `json:"outside,omitempty"`
-	Call     robustCall        `json:"call"`
-	Expect   robustExpect      `json:"expect"`
-	KnownGap string            `json:"known_gap,omitempty"`
-	family   string
-}
-
-// robustCall is one tool call of a case.
-type robustCall struct {
-	Tool string         `json:"tool"`
-	Args map[string]any `json:"args"`
-}
-
-// robustExpect is what a careful person would have made of a case's call.
-type robustExpect struct {
-	Outcome string            `json:"outcome"` // applied | already_applied | refused
-	Files   map[string]string `json:"files,omitempty"`
-	Code    string            `json:"code,omitempty"`
-	Retry   bool              `json:"retry,omitempty"`
-}
 
 // RobustResult is one case's result on one target.
 type RobustResult struct {
@@ -111,45 +85,6 @@ type RobustReport struct {
 	Results  map[string][]RobustResult `json:"results"` // target → one per case, in corpus order
 }
 
-// loadRobustCorpus reads every family file (*.json) of dir, in name order.
-func loadRobustCorpus(dir string) ([]robustCase, error) {
-	paths, err := filepath.Glob(filepath.Join(dir, "*.json"))
-	if err != nil {
-		return nil, err
-	}
-	if len(paths) == 0 {
-		return nil, fmt.Errorf("no corpus (*.json) in %s", dir)
-	}
-	sort.Strings(paths)
-	var all []robustCase
-	names := map[string]bool{}
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return nil, err
-		}
-		var cs []robustCase
-		if err := json.Unmarshal(data, &cs); err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
-		}
-		fam := strings.TrimSuffix(filepath.Base(p), ".json")
-		for _, c := range cs {
-			switch {
-			case c.Name == "" || names[c.Name]:
-				return nil, fmt.Errorf("%s: case name %q empty or not unique", p, c.Name)
-			case c.Call.Tool == "" || len(c.Files) == 0:
-				return nil, fmt.Errorf("%s: case %s has no call or no files", p, c.Name)
-			case c.Expect.Outcome != "applied" && c.Expect.Outcome != "already_applied" && c.Expect.Outcome != "refused":
-				return nil, fmt.Errorf("%s: case %s: outcome %q", p, c.Name, c.Expect.Outcome)
-			}
-			names[c.Name] = true
-			c.family = fam
-			all = append(all, c)
-		}
-	}
-	return all, nil
-}
-
 // refEditKeys are the edit_content arguments edit_file has an equivalent
 // for; a call with any other argument is not expressible.
 var refEditKeys = map[string]bool{"absolute_file_path": true, "search_text": true, "replace_text": true, "changes": true, "preview": true}
@@ -157,30 +92,30 @@ var refEditKeys = map[string]bool{"absolute_file_path": true, "search_text": tru
 // refCall maps one edit_content call to the reference's edit_file {path,
 // edits: [{oldText, newText}], dryRun}, or a read_content of a whole file to
 // read_text_file {path}; why says why a call cannot be expressed.
-func refCall(c robustCall) (robustCall, string) {
+func refCall(c corpus.Call) (corpus.Call, string) {
 	a := c.Args
 	if c.Tool == "read_content" {
 		if len(a) != 1 || a["absolute_file_path"] == nil {
-			return robustCall{}, "read_content of part of a file"
+			return corpus.Call{}, "read_content of part of a file"
 		}
-		return robustCall{Tool: "read_text_file", Args: map[string]any{"path": a["absolute_file_path"]}}, ""
+		return corpus.Call{Tool: "read_text_file", Args: map[string]any{"path": a["absolute_file_path"]}}, ""
 	}
 	if c.Tool != "edit_content" {
-		return robustCall{}, c.Tool + " has no equivalent"
+		return corpus.Call{}, c.Tool + " has no equivalent"
 	}
 	for k := range a {
 		if !refEditKeys[k] {
-			return robustCall{}, "edit_content with " + k
+			return corpus.Call{}, "edit_content with " + k
 		}
 	}
 	path, ok := a["absolute_file_path"].(string)
 	if !ok {
-		return robustCall{}, "no absolute_file_path"
+		return corpus.Call{}, "no absolute_file_path"
 	}
 	var changes []any
 	if cs, ok := a["changes"].([]any); ok {
 		if a["search_text"] != nil || a["replace_text"] != nil {
-			return robustCall{}, "changes and search_text together"
+			return corpus.Call{}, "changes and search_text together"
 		}
 		changes = cs
 	} else {
@@ -192,67 +127,33 @@ func refCall(c robustCall) (robustCall, string) {
 		old, ok1 := m["search_text"].(string)
 		nw, ok2 := m["replace_text"].(string)
 		if !ok1 || !ok2 || len(m) != 2 {
-			return robustCall{}, "a change other than search_text/replace_text (occurrence, replace_all, allow_repeat, …)"
+			return corpus.Call{}, "a change other than search_text/replace_text (occurrence, replace_all, allow_repeat, …)"
 		}
 		edits = append(edits, map[string]string{"oldText": old, "newText": nw})
 	}
 	dry, _ := a["preview"].(bool)
-	return robustCall{Tool: "edit_file", Args: map[string]any{"path": path, "edits": edits, "dryRun": dry}}, ""
+	return corpus.Call{Tool: "edit_file", Args: map[string]any{"path": path, "edits": edits, "dryRun": dry}}, ""
 }
 
 // refCase maps a whole case for the reference: its setup and its call must
 // all be expressible, and nothing may change behind the server's back (the
 // reference keeps no view of what the agent saw, so a stale request cannot
 // be told from a fresh one: those cases test what it does not claim).
-func refCase(c robustCase) (setup []robustCall, call robustCall, why string) {
+func refCase(c corpus.Case) (setup []corpus.Call, call corpus.Call, why string) {
 	if call, why = refCall(c.Call); why != "" {
-		return nil, robustCall{}, why
+		return nil, corpus.Call{}, why
 	}
 	for _, s := range c.Setup {
 		m, why := refCall(s)
 		if why != "" {
-			return nil, robustCall{}, "setup: " + why
+			return nil, corpus.Call{}, "setup: " + why
 		}
 		setup = append(setup, m)
 	}
 	if len(c.Outside) > 0 {
-		return nil, robustCall{}, "files changed behind the server's back"
+		return nil, corpus.Call{}, "files changed behind the server's back"
 	}
 	return setup, call, ""
-}
-
-// rootedArgs replaces a leading $ROOT in every string argument by root.
-func rootedArgs(v any, root string) any {
-	switch x := v.(type) {
-	case string:
-		if strings.HasPrefix(x, "$ROOT") {
-			return root + strings.TrimPrefix(x, "$ROOT")
-		}
-		return x
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = rootedArgs(e, root)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = rootedArgs(e, root)
-		}
-		return out
-	case []map[string]string:
-		out := make([]any, len(x))
-		for i, e := range x {
-			m := map[string]any{}
-			for k, s := range e {
-				m[k] = rootedArgs(s, root)
-			}
-			out[i] = m
-		}
-		return out
-	}
-	return v
 }
 
 // caller is what a case needs of a server (an *mcpclient.Process).
@@ -370,7 +271,7 @@ func filesOff(want, before, got map[string]string) []string {
 // judgeCase runs case c on a server serving root (its files already
 // written) and classifies the result; reference selects the reference's
 // mapping and rules.
-func judgeCase(cl caller, c robustCase, root string, reference bool) (class, detail string) {
+func judgeCase(cl caller, c corpus.Case, root string, reference bool) (class, detail string) {
 	setup, call := c.Setup, c.Call
 	if reference {
 		var why string
@@ -379,7 +280,7 @@ func judgeCase(cl caller, c robustCase, root string, reference bool) (class, det
 		}
 	}
 	for i, s := range setup {
-		r := callOnce(cl, s.Tool, rootedArgs(s.Args, root))
+		r := callOnce(cl, s.Tool, corpus.Rooted(s.Args, root))
 		if r.err != nil {
 			return classError, fmt.Sprintf("setup %d (%s): %v", i+1, s.Tool, r.err)
 		}
@@ -402,7 +303,7 @@ func judgeCase(cl caller, c robustCase, root string, reference bool) (class, det
 	if err != nil {
 		return classError, err.Error()
 	}
-	r := callOnce(cl, call.Tool, rootedArgs(call.Args, root))
+	r := callOnce(cl, call.Tool, corpus.Rooted(call.Args, root))
 	if r.err != nil {
 		return classError, r.err.Error()
 	}
@@ -503,7 +404,7 @@ func retryOurs(cl caller, root string, te oursError, want, before map[string]str
 // insertion, the line it goes after, or before at the top), with the text
 // the request itself sent taken out first: something the agent did not know
 // and needs for a call that works.
-func quotesWorkingText(msg string, c robustCase, before map[string]string) bool {
+func quotesWorkingText(msg string, c corpus.Case, before map[string]string) bool {
 	lf := func(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
 	msg = lf(msg)
 	for _, s := range sentTexts(c.Call) {
@@ -527,7 +428,7 @@ func quotesWorkingText(msg string, c robustCase, before map[string]string) bool 
 }
 
 // sentTexts returns every search and replace text of an edit_content call.
-func sentTexts(c robustCall) []string {
+func sentTexts(c corpus.Call) []string {
 	var out []string
 	add := func(m map[string]any) {
 		for _, k := range []string{"search_text", "replace_text"} {
@@ -583,7 +484,7 @@ func oneLineClip(s string) string {
 // robustness is the -robustness mode: every case on every target, then the
 // report. It returns the exit status.
 func (b *bench) robustness(corpusDir string, parallel int, jsonOut, mdOut string, args []string) int {
-	cases, err := loadRobustCorpus(corpusDir)
+	cases, err := corpus.Load(corpusDir)
 	if err != nil {
 		b.logf("%v", err)
 		return 2
@@ -646,7 +547,7 @@ func (b *bench) robustness(corpusDir string, parallel int, jsonOut, mdOut string
 // runRobust runs every case on target, parallel at a time, each with a
 // fresh server on a fresh workspace; it returns the results in case order
 // and the server's serverInfo.
-func (b *bench) runRobust(target string, cases []robustCase, parallel int) ([]RobustResult, string) {
+func (b *bench) runRobust(target string, cases []corpus.Case, parallel int) ([]RobustResult, string) {
 	out := make([]RobustResult, len(cases))
 	var mu sync.Mutex
 	info := ""
@@ -666,7 +567,7 @@ func (b *bench) runRobust(target string, cases []robustCase, parallel int) ([]Ro
 				}
 				c := cases[i]
 				class, detail, si := b.robustCase(target, c, i)
-				out[i] = RobustResult{Family: c.family, Name: c.Name, Class: class, Detail: detail, KnownGap: c.KnownGap, About: c.About}
+				out[i] = RobustResult{Family: c.Family, Name: c.Name, Class: class, Detail: detail, KnownGap: c.KnownGap, About: c.About}
 				if si != "" {
 					mu.Lock()
 					info = si
@@ -680,7 +581,7 @@ func (b *bench) runRobust(target string, cases []robustCase, parallel int) ([]Ro
 }
 
 // robustCase runs case c (the i-th) on target in a fresh workspace.
-func (b *bench) robustCase(target string, c robustCase, i int) (class, detail, info string) {
+func (b *bench) robustCase(target string, c corpus.Case, i int) (class, detail, info string) {
 	if target == report.Ref {
 		if _, _, why := refCase(c); why != "" {
 			return classNA, why, ""

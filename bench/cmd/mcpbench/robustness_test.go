@@ -8,13 +8,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/journalfs/journal/bench/corpus"
 	"github.com/journalfs/journal/bench/mcpclient"
 	"github.com/journalfs/journal/bench/report"
 )
 
-func decodeCase(t *testing.T, s string) robustCase {
+func decodeCase(t *testing.T, s string) corpus.Case {
 	t.Helper()
-	var c robustCase
+	var c corpus.Case
 	if err := json.Unmarshal([]byte(s), &c); err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func TestRefCase_WhatEditFileCanExpress(t *testing.T) {
 			if why != "" || call.Tool != "edit_file" {
 				t.Fatalf("why %q, call %+v", why, call)
 			}
-			a := rootedArgs(call.Args, "/w").(map[string]any)
+			a := corpus.Rooted(call.Args, "/w").(map[string]any)
 			edits, _ := json.Marshal(a["edits"])
 			if a["path"] != "/w/a" || a["dryRun"] != false || string(edits) != tc.edits {
 				t.Fatalf("args = %v (edits %s)", a, edits)
