@@ -185,14 +185,37 @@ func syncDir(dir string) error {
 	return nil
 }
 
+// open opens the bbolt file; run it under protect. A panic inside bbolt's
+// Open (a damaged meta or freelist page) closes the file it opened, so that
+// its flock is not left held.
 func (j *Journal) open(readOnly bool) (*bolt.DB, error) {
-	db, err := j.openFile(j.path, 0o600, &bolt.Options{Timeout: j.timeout, ReadOnly: readOnly})
+	var f *os.File
+	o := &bolt.Options{Timeout: j.timeout, ReadOnly: readOnly,
+		OpenFile: func(name string, flag int, perm os.FileMode) (*os.File, error) {
+			fh, err := os.OpenFile(name, flag, perm)
+			f = fh
+			return fh, err
+		}}
+	defer func() {
+		if r := recover(); r != nil {
+			if f != nil {
+				f.Close()
+			}
+			panic(r)
+		}
+	}()
+	db, err := j.openFile(j.path, 0o600, o)
 	if err != nil {
 		if errors.Is(err, bolterrors.ErrTimeout) {
 			return nil, fmt.Errorf("journal: %s is held by another process for more than %v: %w", j.path, j.timeout, ErrBusy)
 		}
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("journal: open %s: %w", j.path, ErrNotFound)
+		}
+		if damagedOpen(err) {
+			d := &DamageError{Path: j.path, What: err.Error()}
+			j.markDamaged(d)
+			return nil, d
 		}
 		return nil, fmt.Errorf("journal: open %s: %w", j.path, err)
 	}
@@ -283,36 +306,51 @@ func (d *DB) SetCommitHook(h func() error) { d.commitHook = h }
 
 // Do opens the journal exclusively (waiting up to the lock timeout), runs fn,
 // and closes it. All writers serialize here, across processes.
+//
+// A journal found damaged (Damaged) is refused with its DamageError before
+// anything is opened; damage found while fn runs (bbolt's panics on a
+// damaged page, a fault reading the file) is returned as a DamageError and
+// recorded, so later writers refuse too.
 func (j *Journal) Do(fn func(db *DB) error) error {
 	lf, unlock, err := j.lock(true)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	db, err := j.open(false)
-	if err != nil {
-		return err
+	if d := j.Damaged(); d != nil {
+		return d
 	}
-	err = fn(&DB{j: j, db: db, lock: lf})
-	if cerr := db.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("journal: close: %w", cerr)
-	}
-	return err
+	return j.protect(func() (err error) {
+		db, err := j.open(false)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if cerr := db.Close(); err == nil && cerr != nil {
+				err = fmt.Errorf("journal: close: %w", cerr)
+			}
+		}()
+		return fn(&DB{j: j, db: db, lock: lf})
+	})
 }
 
-// View opens the journal with a shared lock and runs fn in one read transaction.
+// View opens the journal with a shared lock and runs fn in one read
+// transaction. A damaged journal is read as far as it can be: damage met on
+// the way is returned as a DamageError (and recorded, see Do).
 func (j *Journal) View(fn func(tx *Tx) error) error {
 	_, unlock, err := j.lock(false)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	db, err := j.open(true)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	return db.View(func(btx *bolt.Tx) error { return fn(&Tx{tx: btx}) })
+	return j.protect(func() error {
+		db, err := j.open(true)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		return db.View(func(btx *bolt.Tx) error { return fn(&Tx{tx: btx}) })
+	})
 }
 
 // SetOpenFile replaces the bbolt open function (fault-injection tests).

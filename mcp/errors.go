@@ -13,6 +13,7 @@ import (
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/ops"
 	"github.com/journalfs/journal/replay"
+	"github.com/journalfs/journal/snapshot"
 )
 
 // Error codes returned to agents in the `code` field of an isError result.
@@ -35,6 +36,7 @@ const (
 	CodeReadOnly         = "READ_ONLY"
 	CodeIOError          = "IO_ERROR"
 	CodeNoLanguageServer = "NO_LANGUAGE_SERVER"
+	CodeJournalDamaged   = "JOURNAL_DAMAGED"
 )
 
 // Sentinels of this package.
@@ -104,6 +106,9 @@ var codes = []struct {
 	{replay.ErrBadEvent, CodeInvalidInput, "journal_log lists event ids and their status"},
 	{replay.ErrNoSpace, CodeNoSpace, "free disk space and retry; nothing was changed"},
 	{journal.ErrBusy, CodeBusy, "another process holds the journal; retry in a moment"},
+	{journal.ErrDamaged, CodeJournalDamaged, journal.DamageHint},
+	{journal.ErrCorrupt, CodeJournalDamaged, "a journal record is damaged; nothing was changed — `journal verify` names the first damaged record"},
+	{snapshot.ErrCorrupt, CodeJournalDamaged, "a stored content is damaged; nothing was changed — `journal verify` names the event that needs it"},
 	{syscall.EIO, CodeIOError, "the disk reported an I/O error; nothing was changed — tell the user, the disk may be failing"},
 	{syscall.EXDEV, CodeIOError, "a rename crossed file systems (a mount inside the workspace?); nothing was changed"},
 	{syscall.EROFS, CodeIOError, "the file system is read-only; nothing was changed"},

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -78,6 +79,9 @@ type StatusOut struct {
 	Events  uint64         `json:"events"`
 	Changed []replay.Drift `json:"changed_outside"`
 	Pending []uint64       `json:"pending_recoveries"`
+	// Damage says what is damaged in the journal file, when it is (edits
+	// are then refused with JOURNAL_DAMAGED; reads still work).
+	Damage string `json:"damage,omitempty"`
 	// LanguageServers are the configured language servers (none when they
 	// are off: serve --lsp=false).
 	LanguageServers []LanguageServer `json:"language_servers"`
@@ -151,10 +155,16 @@ func (s *Server) registerHistory() {
 		readOnly: true, idempotent: true},
 		func(ctx context.Context, c *call, in *StatusIn) (*StatusOut, string, error) {
 			st, err := s.eng.Status()
-			if err != nil {
+			var damage string
+			if errors.Is(err, journal.ErrDamaged) || errors.Is(err, journal.ErrCorrupt) {
+				st, damage = &replay.Status{}, err.Error()
+			} else if err != nil {
 				return nil, "", err
 			}
-			out := &StatusOut{Journal: s.eng.Journal().Path(), Events: st.Events, Changed: st.Changed, Pending: st.Pending}
+			if d := s.eng.Journal().Damaged(); d != nil && damage == "" {
+				damage = d.Error()
+			}
+			out := &StatusOut{Journal: s.eng.Journal().Path(), Events: st.Events, Changed: st.Changed, Pending: st.Pending, Damage: damage}
 			if out.Changed == nil {
 				out.Changed = []replay.Drift{}
 			}
@@ -165,6 +175,9 @@ func (s *Server) registerHistory() {
 				out.Roots = append(out.Roots, r.Dir)
 			}
 			text := fmt.Sprintf("roots: %s\njournal: %s (%d events)\n", strings.Join(out.Roots, ", "), out.Journal, out.Events)
+			if damage != "" {
+				text = fmt.Sprintf("roots: %s\njournal: %s\nJOURNAL_DAMAGED: %s\nhint: %s\n", strings.Join(out.Roots, ", "), out.Journal, damage, journal.DamageHint)
+			}
 			if len(out.Changed) == 0 {
 				text += "no file changed outside the journal\n"
 			}

@@ -22,6 +22,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/snapshot"
 	"github.com/spf13/cobra"
 )
 
@@ -136,7 +138,11 @@ func (a *app) report(err error) int {
 		strings.Contains(err.Error(), "arg(s)") {
 		code = 2
 	}
-	fmt.Fprintf(a.errOut, "journal: %s\n", cleanMessage(err))
+	if c := errorCode(err); c != "" {
+		fmt.Fprintf(a.errOut, "journal: %s: %s\n", c, cleanMessage(err))
+	} else {
+		fmt.Fprintf(a.errOut, "journal: %s\n", cleanMessage(err))
+	}
 	var d *detailed
 	if errors.As(err, &d) {
 		for _, l := range d.lines {
@@ -148,6 +154,26 @@ func (a *app) report(err error) int {
 	}
 	return code
 }
+
+// errorCode is the code a failure is printed with, as the server's tools
+// give it: JOURNAL_DAMAGED for a damaged journal file or record (not for a
+// damaged export, which is the file checked, not the journal).
+func errorCode(err error) string {
+	var ex exportError
+	switch {
+	case errors.As(err, &ex):
+		return ""
+	case errors.Is(err, journal.ErrDamaged), errors.Is(err, journal.ErrCorrupt), errors.Is(err, snapshot.ErrCorrupt):
+		return "JOURNAL_DAMAGED"
+	}
+	return ""
+}
+
+// exportError is a failed check of an export file.
+type exportError struct{ error }
+
+// Unwrap returns the check's error.
+func (e exportError) Unwrap() error { return e.error }
 
 // cleanMessage drops the package prefixes that wrapping repeats ("journal: ", "replay: ", "snapshot: ").
 func cleanMessage(err error) string {

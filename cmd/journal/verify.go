@@ -96,7 +96,7 @@ func (a *app) verifyExport(path string, anchor snapshot.ID) error {
 	rep, err := journal.VerifyExport(f, anchor, func(n int64) { b.Set(n) })
 	b.Done()
 	if err != nil {
-		return withHint(fmt.Errorf("verify %s failed: %w", path, err), "the export has been altered, truncated or damaged")
+		return withHint(exportError{fmt.Errorf("verify %s failed: %w", path, err)}, "the export has been altered, truncated or damaged")
 	}
 	w := a.out
 	fmt.Fprintf(w, "ok: %d events (%d..%d), chain intact, head %s\n", rep.Events, rep.First, rep.Last, rep.Head)

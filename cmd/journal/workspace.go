@@ -241,6 +241,8 @@ func hintFor(err error) string {
 		return pe.Hint
 	case errors.Is(err, journal.ErrBusy):
 		return "another process is writing the journal; try again in a moment"
+	case errors.Is(err, journal.ErrDamaged):
+		return journal.DamageHint
 	case errors.Is(err, journal.ErrCorrupt):
 		return "run `journal verify` to find the first damaged record"
 	case errors.Is(err, fs.ErrPermission):

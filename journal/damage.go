@@ -1,0 +1,139 @@
+package journal
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	bolterrors "go.etcd.io/bbolt/errors"
+)
+
+// ErrDamaged means the journal file's structure is damaged: a page or meta
+// page fails bbolt's checks (which bbolt reports by panicking), or reading
+// the file faults. DamageError says what; every open and transaction of a
+// Journal turns such a fault into one (see protect).
+var ErrDamaged = errors.New("journal: damaged")
+
+// DamageError is a damaged journal file: what is damaged, and where.
+type DamageError struct {
+	Path string // the journal file
+	What string // what failed: bbolt's assertion, the fault, the open error
+	// Earlier is set when the damage was found by an earlier call (the
+	// marker file, see Journal.Damaged), not by this one.
+	Earlier bool
+}
+
+// Error says what is damaged.
+func (e *DamageError) Error() string {
+	if e.Earlier {
+		return fmt.Sprintf("journal: %s is damaged (found earlier: %s)", e.Path, e.What)
+	}
+	return fmt.Sprintf("journal: %s is damaged: %s", e.Path, e.What)
+}
+
+// Unwrap returns ErrDamaged.
+func (e *DamageError) Unwrap() error { return ErrDamaged }
+
+// DamageHint is what to do about a damaged journal.
+const DamageHint = "reads of workspace files still work and `journal log`/`verify` show what is readable; edits are refused until the journal is replaced: keep a copy of .journal/, then move journal.db aside (a new journal starts on the next write) or restore it from a backup"
+
+// markerSuffix names the file, beside the journal, that records damage once
+// found (Journal.Damaged): writers refuse while it exists.
+const markerSuffix = ".damaged"
+
+// Damaged returns the damage an earlier call found and recorded beside the
+// journal file, or nil. Do refuses to write while it is there; removing it
+// (once the journal is replaced or repaired) lifts that.
+func (j *Journal) Damaged() *DamageError {
+	b, err := os.ReadFile(j.path + markerSuffix)
+	if err != nil {
+		return nil
+	}
+	what := strings.TrimSpace(string(b))
+	if what == "" {
+		what = "no details recorded"
+	}
+	return &DamageError{Path: j.path, What: what, Earlier: true}
+}
+
+// ClearDamaged removes the damage marker (after the journal was replaced).
+func (j *Journal) ClearDamaged() error {
+	if err := os.Remove(j.path + markerSuffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("journal: clear damage marker: %w", err)
+	}
+	return nil
+}
+
+// markDamaged records d beside the journal, best effort: a read-only file
+// system or directory leaves no marker, and the next call finds the damage
+// again.
+func (j *Journal) markDamaged(d *DamageError) {
+	if j.Damaged() != nil {
+		return
+	}
+	msg := fmt.Sprintf("%s (%s, pid %d)\n", d.What, time.Now().UTC().Format(time.RFC3339), os.Getpid())
+	_ = os.WriteFile(j.path+markerSuffix, []byte(msg), 0o600)
+}
+
+// damagedOpen reports whether err from bbolt's Open means a damaged file
+// (rather than a lock timeout or a missing file).
+func damagedOpen(err error) bool {
+	for _, e := range []error{bolterrors.ErrInvalid, bolterrors.ErrChecksum, bolterrors.ErrVersionMismatch, bolterrors.ErrInvalidMapping} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return strings.Contains(err.Error(), "file size too small") || strings.Contains(err.Error(), "invalid database")
+}
+
+// protect runs fn with memory faults turned into panics (a damaged page can
+// point bbolt outside its mapping) and turns a panic that comes from bbolt —
+// its assertions on damaged pages — or from a fault into a DamageError,
+// recorded beside the journal. Any other panic is a bug, and goes on.
+func (j *Journal) protect(fn func() error) (err error) {
+	old := debug.SetPanicOnFault(true)
+	defer debug.SetPanicOnFault(old)
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		if !storePanic(r) {
+			panic(r)
+		}
+		d := &DamageError{Path: j.path, What: fmt.Sprint(r)}
+		j.markDamaged(d)
+		err = d
+	}()
+	return fn()
+}
+
+// storePanic reports whether a recovered panic comes from reading the
+// journal file: a memory fault away from address zero (the file's mapping),
+// or a panic raised inside bbolt.
+func storePanic(r any) bool {
+	if f, ok := r.(interface{ Addr() uintptr }); ok && f.Addr() >= 1<<16 {
+		return true
+	}
+	pcs := make([]uintptr, 64)
+	n := runtime.Callers(3, pcs) // from inside the deferred function
+	frames := runtime.CallersFrames(pcs[:n])
+	panicking := false
+	for {
+		fr, more := frames.Next()
+		switch {
+		case fr.Function == "runtime.gopanic":
+			panicking = true
+		case panicking && strings.HasPrefix(fr.Function, "runtime."):
+		case panicking:
+			return strings.HasPrefix(fr.Function, "go.etcd.io/bbolt")
+		}
+		if !more {
+			return false
+		}
+	}
+}
