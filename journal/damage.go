@@ -119,7 +119,9 @@ func storePanic(r any) bool {
 	if f, ok := r.(interface{ Addr() uintptr }); ok && f.Addr() >= 1<<16 {
 		return true
 	}
-	pcs := make([]uintptr, 64)
+	// The frame that raised each panic on the stack (a recover that closes
+	// a file and panics again raises the outer one): bbolt's raised it.
+	pcs := make([]uintptr, 128)
 	n := runtime.Callers(3, pcs) // from inside the deferred function
 	frames := runtime.CallersFrames(pcs[:n])
 	panicking := false
@@ -130,7 +132,10 @@ func storePanic(r any) bool {
 			panicking = true
 		case panicking && strings.HasPrefix(fr.Function, "runtime."):
 		case panicking:
-			return strings.HasPrefix(fr.Function, "go.etcd.io/bbolt")
+			if strings.HasPrefix(fr.Function, "go.etcd.io/bbolt") {
+				return true
+			}
+			panicking = false
 		}
 		if !more {
 			return false

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 
 	"github.com/journalfs/journal/snapshot"
@@ -62,6 +63,10 @@ func (t *Tx) Verify(contents bool, progress func(seq uint64)) (*VerifyReport, er
 					}
 					seen[id] = true
 					n, err := snapshot.Verify(t.tx, id)
+					if errors.Is(err, snapshot.ErrNotFound) {
+						// an event names it: lost, not never stored
+						return r, fmt.Errorf("journal: verify: event %d: %s: %w: %w", seq, f.Path, err, ErrCorrupt)
+					}
 					if err != nil {
 						return r, fmt.Errorf("journal: verify: event %d: %s: %w", seq, f.Path, err)
 					}

@@ -1,0 +1,165 @@
+package main_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/journalfs/journal/journal"
+)
+
+// damageWorkspace is a workspace whose journal holds n events over a few
+// files (so that the events bucket spans leaf and branch pages).
+func damageWorkspace(t *testing.T, n int) string {
+	dir := t.TempDir()
+	e := engine(t, dir)
+	for i := 0; i < n; i++ {
+		apply(t, e, "edit_file", fmt.Sprintf("src/f%d.txt", i%5), strings.Repeat(fmt.Sprintf("line %d of version %d\n", i%7, i), 1+i%9))
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// damage is one way to damage a copy of a journal file.
+type damage struct {
+	name string
+	fn   func(b []byte) []byte
+}
+
+// flip inverts n bytes at off (clipped to the file).
+func flip(off, n int) func([]byte) []byte {
+	return func(b []byte) []byte {
+		for i := off; i < off+n && i < len(b); i++ {
+			b[i] ^= 0xFF
+		}
+		return b
+	}
+}
+
+// zero clears n bytes at off.
+func zero(off, n int) func([]byte) []byte {
+	return func(b []byte) []byte {
+		for i := off; i < off+n && i < len(b); i++ {
+			b[i] = 0
+		}
+		return b
+	}
+}
+
+// damages lists the damage classes of RELIABILITY.md for a file of size
+// bytes in pages of ps: both meta pages, each page's header and body (page
+// header flipped or zeroed, bytes flipped in the element area and the data
+// area), and truncation.
+func damages(size, ps int) []damage {
+	ds := []damage{
+		{"meta page 0", flip(16, 32)},
+		{"both meta pages", func(b []byte) []byte { return flip(ps+16, 32)(flip(16, 32)(b)) }},
+		{"truncated to half", func(b []byte) []byte { return b[:len(b)/2] }},
+		{"truncated to 100 bytes", func(b []byte) []byte { return b[:100] }},
+	}
+	for p := 2; p*ps < size; p++ {
+		off := p * ps
+		ds = append(ds,
+			damage{fmt.Sprintf("page %d header flipped", p), flip(off, 8)},
+			damage{fmt.Sprintf("page %d flags flipped", p), flip(off+8, 2)},
+			damage{fmt.Sprintf("page %d zeroed", p), zero(off, ps)},
+			damage{fmt.Sprintf("page %d elements flipped", p), flip(off+16, 8)},
+			damage{fmt.Sprintf("page %d data flipped", p), flip(off+ps/2, 8)},
+		)
+	}
+	return ds
+}
+
+// TestDamage_NeverPanics damages copies of a real journal in every class
+// and runs every read command and undo on each: no panic, every failure is
+// JOURNAL_DAMAGED with a hint, and undo never changes a workspace file
+// when it fails.
+func TestDamage_NeverPanics(t *testing.T) {
+	src := damageWorkspace(t, 60)
+	jp := filepath.Join(src, journal.DirName, journal.FileName)
+	orig, err := os.ReadFile(jp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := os.Getpagesize()
+	cmds := [][]string{{"status"}, {"log"}, {"verify"}, {"show", "1"}, {"export", "-o", "x.jsonl"}, {"undo"}}
+	for _, d := range damages(len(orig), ps) {
+		t.Run(d.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			copyTree(t, src, dir)
+			p := filepath.Join(dir, journal.DirName, journal.FileName)
+			if err := os.WriteFile(p, d.fn(append([]byte(nil), orig...)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range cmds {
+				before := workspaceFiles(t, dir)
+				r := run(t, dir, c...)
+				if strings.Contains(r.stderr, "panic") || strings.Contains(r.stderr, "goroutine ") || r.code == 2 && c[0] != "undo" {
+					t.Fatalf("journal %s: exit %d\n%s", strings.Join(c, " "), r.code, r.stderr)
+				}
+				if r.code != 0 && !strings.Contains(r.stderr, "JOURNAL_DAMAGED") {
+					t.Errorf("journal %s: exit %d without JOURNAL_DAMAGED:\n%s", strings.Join(c, " "), r.code, r.stderr)
+				}
+				if r.code != 0 && !strings.Contains(r.stderr, "hint: ") {
+					t.Errorf("journal %s: no hint:\n%s", strings.Join(c, " "), r.stderr)
+				}
+				if r.code != 0 && !sameMaps(before, workspaceFiles(t, dir)) {
+					t.Errorf("journal %s failed and changed workspace files", strings.Join(c, " "))
+				}
+			}
+		})
+	}
+}
+
+// copyTree copies the regular files under src to dst.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !d.Type().IsRegular() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		copyFile(t, p, filepath.Join(dst, rel))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// workspaceFiles reads the workspace's files outside .journal.
+func workspaceFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == journal.DirName {
+			return filepath.SkipDir
+		}
+		if d.Type().IsRegular() && !strings.HasSuffix(p, ".jsonl") {
+			b, _ := os.ReadFile(p)
+			m[p] = string(b)
+		}
+		return nil
+	})
+	return m
+}
+
+func sameMaps(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
