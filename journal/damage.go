@@ -29,6 +29,9 @@ type DamageError struct {
 
 // Error says what is damaged.
 func (e *DamageError) Error() string {
+	if e.Path == "" {
+		return "journal: damaged: " + e.What
+	}
 	if e.Earlier {
 		return fmt.Sprintf("journal: %s is damaged (found earlier: %s)", e.Path, e.What)
 	}

@@ -239,7 +239,7 @@ type DB struct {
 // Update runs fn in a write transaction; it commits (with fsync) when fn returns nil.
 func (d *DB) Update(fn func(tx *Tx) error) error {
 	return d.db.Update(func(btx *bolt.Tx) error {
-		if err := fn(&Tx{tx: btx}); err != nil {
+		if err := fn(&Tx{tx: btx, j: d.j}); err != nil {
 			return err
 		}
 		if d.commitHook != nil {
@@ -251,7 +251,7 @@ func (d *DB) Update(fn func(tx *Tx) error) error {
 
 // View runs fn in a read transaction.
 func (d *DB) View(fn func(tx *Tx) error) error {
-	return d.db.View(func(btx *bolt.Tx) error { return fn(&Tx{tx: btx}) })
+	return d.db.View(func(btx *bolt.Tx) error { return fn(&Tx{tx: btx, j: d.j}) })
 }
 
 // UpdateRaw exposes bbolt write transactions for snapshot.PutStream.
@@ -349,7 +349,7 @@ func (j *Journal) View(fn func(tx *Tx) error) error {
 			return err
 		}
 		defer db.Close()
-		return db.View(func(btx *bolt.Tx) error { return fn(&Tx{tx: btx}) })
+		return db.View(func(btx *bolt.Tx) error { return fn(&Tx{tx: btx, j: j}) })
 	})
 }
 

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"bytes"
+	"errors"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -11,7 +12,10 @@ import (
 )
 
 // Tx is a journal transaction: read-only inside View, writable inside Update.
-type Tx struct{ tx *bolt.Tx }
+type Tx struct {
+	tx *bolt.Tx
+	j  *Journal // records damage Scan sees around (nil: not recorded)
+}
 
 // Bolt returns the underlying bbolt transaction (for snapshot.PutTx/Get).
 func (t *Tx) Bolt() *bolt.Tx { return t.tx }
@@ -278,42 +282,200 @@ func (t *Tx) Staged() []string {
 
 // Each calls fn for events from seq `from` onwards (0 = the oldest), or
 // backwards from `from` (0 = the newest) when backward is set, until fn
-// returns ErrStop or another error.
+// returns ErrStop or another error. A record that does not decode ends it
+// with an error naming the event (wrapping ErrCorrupt); a damaged page, with
+// bbolt's panic (which Journal's protect turns into a DamageError).
 func (t *Tx) Each(from uint64, backward bool, fn func(*Event) error) error {
-	c := t.tx.Bucket(bucketEvents).Cursor()
-	var k, v []byte
-	switch {
-	case backward && from == 0:
-		k, v = c.Last()
-	case backward:
-		k, v = c.Seek(u64(from))
-		if k == nil || binary.BigEndian.Uint64(k) > from {
-			k, v = c.Prev()
-			if k == nil { // Seek past the end
-				k, v = c.Last()
+	return t.scan(from, backward, fn, nil)
+}
+
+// Scan is Each that sees around damage, for the commands that show history
+// (journal log): a record that does not decode, or events bbolt cannot
+// reach (a damaged page of the events bucket), are passed to damaged — one
+// call per run of consecutive events, first..last in the scan's order —
+// and the scan goes on with the next readable event. Past a damaged page it
+// reads event by event (a lookup each). damaged may return ErrStop or an
+// error to end the scan.
+func (t *Tx) Scan(from uint64, backward bool, fn func(*Event) error, damaged func(first, last uint64, err error) error) error {
+	return t.scan(from, backward, fn, damaged)
+}
+
+// scanStopped carries fn's error (or ErrStop) out of the cursor pass.
+type scanStopped struct{ err error }
+
+func (t *Tx) scan(from uint64, backward bool, fn func(*Event) error, damaged func(first, last uint64, err error) error) error {
+	var done uint64 // the last seq the cursor pass handed on
+	err := func() (err error) {
+		if damaged != nil {
+			defer func() {
+				if r := recover(); r != nil {
+					if !storePanic(r) {
+						panic(r)
+					}
+					err = &DamageError{What: fmt.Sprint(r)}
+				}
+			}()
+		}
+		c := t.tx.Bucket(bucketEvents).Cursor()
+		var k, v []byte
+		switch {
+		case backward && from == 0:
+			k, v = c.Last()
+		case backward:
+			k, v = c.Seek(u64(from))
+			if k == nil || binary.BigEndian.Uint64(k) > from {
+				k, v = c.Prev()
+				if k == nil { // Seek past the end
+					k, v = c.Last()
+				}
+			}
+		default:
+			k, v = c.Seek(u64(from))
+		}
+		for k != nil {
+			seq := binary.BigEndian.Uint64(k)
+			e, err := Decode(v)
+			switch {
+			case err != nil && damaged == nil:
+				return fmt.Errorf("journal: event %d: %w", seq, err)
+			case err != nil:
+				err = damaged(seq, seq, err)
+			default:
+				err = fn(e)
+			}
+			if err != nil {
+				return scanStopped{err}
+			}
+			done = seq
+			if backward {
+				k, v = c.Prev()
+			} else {
+				k, v = c.Next()
 			}
 		}
-	default:
-		k, v = c.Seek(u64(from))
+		return nil
+	}()
+	var d *DamageError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &d) && damaged != nil:
+		if t.j != nil {
+			d.Path = t.j.path
+			t.j.markDamaged(d)
+		}
+		return t.probe(from, backward, done, d, fn, damaged)
 	}
-	for k != nil {
-		e, err := Decode(v)
+	var st scanStopped
+	if errors.As(err, &st) {
+		if st.err == ErrStop {
+			return nil
+		}
+		return st.err
+	}
+	return err
+}
+
+func (s scanStopped) Error() string { return s.err.Error() }
+
+// probeMax bounds a run of unreadable events probe goes through.
+const probeMax = 1 << 20
+
+// probe goes on from a scan that met a damaged page after handing on event
+// done (0: none), looking events up one by one.
+func (t *Tx) probe(from uint64, backward bool, done uint64, cause *DamageError, fn func(*Event) error, damaged func(first, last uint64, err error) error) error {
+	base, _ := t.Base()
+	next := func(s uint64) uint64 {
+		if backward {
+			return s - 1
+		}
+		return s + 1
+	}
+	var start uint64
+	switch {
+	case done != 0:
+		start = next(done)
+	case !backward:
+		start = max(from, base+1)
+	default:
+		// the newest event is unknown: the first number past a readable or
+		// damaged run that is absent
+		top := base
+		for miss := 0; ; top++ {
+			_, err := t.lookup(top + 1)
+			if errors.Is(err, ErrNotFound) {
+				break
+			}
+			if err != nil {
+				if miss++; miss > probeMax {
+					break
+				}
+			} else {
+				miss = 0
+			}
+		}
+		start = top
+		if from != 0 {
+			start = min(from, top)
+		}
+	}
+	var runFirst, runLast uint64
+	var runLen int
+	var runErr error
+	flush := func() error {
+		if runFirst == 0 {
+			return nil
+		}
+		err := damaged(runFirst, runLast, runErr)
+		runFirst = 0
+		return err
+	}
+	stop := func(err error) error {
+		if err == ErrStop {
+			return nil
+		}
+		return err
+	}
+	for s := start; s > base; s = next(s) { // forward, it ends past the newest event
+		e, err := t.lookup(s)
+		if errors.Is(err, ErrNotFound) && !backward {
+			break
+		}
 		if err != nil {
-			return fmt.Errorf("journal: event %d: %w", binary.BigEndian.Uint64(k), err)
+			if runFirst == 0 {
+				runFirst, runLen, runErr = s, 0, err
+				if !errors.Is(err, ErrDamaged) && !errors.Is(err, ErrCorrupt) {
+					runErr = fmt.Errorf("%w (%v)", err, cause.What)
+				}
+			}
+			runLast = s
+			if runLen++; runLen > probeMax {
+				break
+			}
+			continue
+		}
+		if err := flush(); err != nil {
+			return stop(err)
 		}
 		if err := fn(e); err != nil {
-			if err == ErrStop {
-				return nil
-			}
-			return err
-		}
-		if backward {
-			k, v = c.Prev()
-		} else {
-			k, v = c.Next()
+			return stop(err)
 		}
 	}
-	return nil
+	return stop(flush())
+}
+
+// lookup reads event seq, turning a damaged page on the way into a
+// DamageError (ErrNotFound: no such event).
+func (t *Tx) lookup(seq uint64) (e *Event, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if !storePanic(r) {
+				panic(r)
+			}
+			e, err = nil, &DamageError{What: fmt.Sprint(r)}
+		}
+	}()
+	return t.Event(seq)
 }
 
 // ErrStop ends an iteration early without error.

@@ -1,6 +1,8 @@
 package main_test
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/journalfs/journal/journal"
+	bolt "go.etcd.io/bbolt"
 )
 
 // damageWorkspace is a workspace whose journal holds n events over a few
@@ -162,4 +165,101 @@ func sameMaps(a, b map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// TestDamage_LogSeesAround: a damaged event record, and a damaged page of
+// the events bucket, hide nothing else from `journal log`: every readable
+// event is listed, the damaged ones are marked, and the exit is non-zero.
+func TestDamage_LogSeesAround(t *testing.T) {
+	src := damageWorkspace(t, 300)
+	jp := filepath.Join(src, journal.DirName, journal.FileName)
+	total := strings.Count(ok(t, src, "log", "--oneline"), "\n")
+	if total != 300 {
+		t.Fatalf("%d events listed, want 300", total)
+	}
+	t.Run("record", func(t *testing.T) {
+		p := tamper(t, jp, func(tx *bolt.Tx) error {
+			b := tx.Bucket([]byte("events"))
+			v := append([]byte(nil), b.Get(key(6))...)
+			v[len(v)/2] ^= 0xFF
+			return b.Put(key(6), v)
+		})
+		r := run(t, src, "--journal", p, "log", "--oneline")
+		if r.code != 1 || !strings.Contains(r.stdout, "event 6  <damaged: ") || !strings.Contains(r.stderr, "JOURNAL_DAMAGED") {
+			t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+		if n := strings.Count(r.stdout, "\n") - strings.Count(r.stdout, "\n\n"); n != 300 {
+			t.Fatalf("%d lines, want 299 events and the damaged one:\n%s", n, r.stdout)
+		}
+	})
+	t.Run("page", func(t *testing.T) {
+		// the leaf page that holds event 100: its header flipped
+		pg := leafPageOf(t, jp, 100)
+		dir := t.TempDir()
+		copyTree(t, src, dir)
+		p := filepath.Join(dir, journal.DirName, journal.FileName)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps := os.Getpagesize()
+		flip(pg*ps, 8)(b)
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r := run(t, dir, "log", "--oneline")
+		if r.code != 1 || !strings.Contains(r.stdout, "<damaged: ") || !strings.Contains(r.stderr, "JOURNAL_DAMAGED") {
+			t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
+		t.Logf("damaged page %d:\n%s", pg, grepLines(r.stdout, "damaged"))
+		listed := 0
+		for _, l := range strings.Split(r.stdout, "\n") {
+			if l != "" && !strings.Contains(l, "<damaged") {
+				listed++
+			}
+		}
+		if listed < 250 || strings.Contains(r.stdout, " 100 ") && !strings.Contains(r.stdout, "<damaged") {
+			t.Fatalf("%d events listed around the damage:\n%s", listed, r.stdout)
+		}
+		// the marker makes writers refuse
+		r = run(t, dir, "undo")
+		if r.code == 0 || !strings.Contains(r.stderr, "JOURNAL_DAMAGED") {
+			t.Fatalf("undo on a damaged journal: exit %d\n%s", r.code, r.stderr)
+		}
+	})
+}
+
+// leafPageOf returns the page of the journal file that holds event seq's
+// record: the leaf page where its key is followed by a record (version 1).
+func leafPageOf(t *testing.T, path string, seq uint64) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := os.Getpagesize()
+	pat := append(key(seq), 1)
+	for off := 0; ; {
+		i := bytes.Index(b[off:], pat)
+		if i < 0 {
+			t.Fatalf("event %d's record not found in the file", seq)
+		}
+		at := off + i
+		pg := at / ps
+		if flags := binary.LittleEndian.Uint16(b[pg*ps+8:]); flags == 0x02 {
+			return pg
+		}
+		off = at + 1
+	}
+}
+
+// grepLines returns the lines of s that contain sub.
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }

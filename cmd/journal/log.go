@@ -62,7 +62,8 @@ func (a *app) runLog(args []string, f logFlags) error {
 		filter.Paths = append(filter.Paths, a.key(p))
 	}
 	started := false
-	return a.view(func(tx *journal.Tx) error {
+	var bad []string // damaged events, as shown
+	err = a.view(func(tx *journal.Tx) error {
 		for i, k := range filter.Paths {
 			if !knownPath(tx, k) {
 				return errNeverJournaled(args[i])
@@ -97,8 +98,33 @@ func (a *app) runLog(args []string, f logFlags) error {
 				return tx.EachIndexed("path", filter.Paths[0], visit)
 			}
 		}
-		return tx.Each(0, true, visit)
+		return tx.Scan(0, true, visit, func(first, last uint64, err error) error {
+			which := fmt.Sprintf("event %d", first)
+			if last != first {
+				which = fmt.Sprintf("events %d-%d", min(first, last), max(first, last))
+			}
+			bad = append(bad, which)
+			if !started && !f.jsonOut {
+				a.startPager()
+				started = true
+			}
+			why := strings.TrimPrefix(cleanMessage(err), "damaged: ")
+			if f.jsonOut {
+				b, _ := json.Marshal(map[string]any{"seq": first, "last_seq": last, "damaged": why})
+				fmt.Fprintf(a.out, "%s\n", b)
+			} else {
+				fmt.Fprintf(a.out, "%s  %s\n\n", cSeq(which), cStatus("<damaged: "+why+">"))
+			}
+			if shown++; f.n > 0 && shown >= f.n {
+				return journal.ErrStop
+			}
+			return nil
+		})
 	})
+	if err == nil && len(bad) > 0 {
+		err = fmt.Errorf("%s could not be read (shown above as damaged); every other event is listed: %w", strings.Join(bad, ", "), journal.ErrCorrupt)
+	}
+	return err
 }
 
 func actorMatches(a journal.Actor, want string) bool {
