@@ -2,9 +2,9 @@ package journal
 
 import (
 	"bytes"
-	"errors"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/journalfs/journal/snapshot"
