@@ -398,27 +398,12 @@ func (t *Tx) probe(from uint64, backward bool, done uint64, cause *DamageError, 
 	case !backward:
 		start = max(from, base+1)
 	default:
-		// the newest event is unknown: the first number past a readable or
-		// damaged run that is absent
-		top := base
-		for miss := 0; ; top++ {
-			_, err := t.lookup(top + 1)
-			if errors.Is(err, ErrNotFound) {
-				break
-			}
-			if err != nil {
-				if miss++; miss > probeMax {
-					break
-				}
-			} else {
-				miss = 0
-			}
-		}
-		start = top
+		start = t.lastKnown()
 		if from != 0 {
-			start = min(from, top)
+			start = min(from, start)
 		}
 	}
+	top := t.lastKnown()
 	var runFirst, runLast uint64
 	var runLen int
 	var runErr error
@@ -436,10 +421,10 @@ func (t *Tx) probe(from uint64, backward bool, done uint64, cause *DamageError, 
 		}
 		return err
 	}
-	for s := start; s > base; s = next(s) { // forward, it ends past the newest event
+	for s := start; s > base && (backward || s <= top || top == 0); s = next(s) {
 		e, err := t.lookup(s)
 		if errors.Is(err, ErrNotFound) && !backward {
-			break
+			break // past the newest event
 		}
 		if err != nil {
 			if runFirst == 0 {
@@ -463,6 +448,55 @@ func (t *Tx) probe(from uint64, backward bool, done uint64, cause *DamageError, 
 	}
 	return stop(flush())
 }
+
+// lastKnown returns the newest event the sessions and heads buckets name
+// (every event updates its session's), read apart from the events bucket;
+// without them, the first number from the base up that no event has,
+// allowing runs of up to probeGap unreadable events.
+func (t *Tx) lastKnown() (top uint64) {
+	func() {
+		defer func() {
+			if r := recover(); r != nil && !storePanic(r) {
+				panic(r)
+			}
+		}()
+		_ = t.Sessions(func(s Session) error {
+			top = max(top, s.Last)
+			return nil
+		})
+	}()
+	func() {
+		defer func() {
+			if r := recover(); r != nil && !storePanic(r) {
+				panic(r)
+			}
+		}()
+		_ = t.Heads(func(_ string, h Head) error {
+			top = max(top, h.Seq)
+			return nil
+		})
+	}()
+	if top != 0 {
+		return top
+	}
+	base, _ := t.Base()
+	top = base
+	for miss := 0; miss < probeGap; top++ {
+		_, err := t.lookup(top + 1)
+		if errors.Is(err, ErrNotFound) {
+			break
+		}
+		if err != nil {
+			miss++
+		} else {
+			miss = 0
+		}
+	}
+	return top
+}
+
+// probeGap bounds a run of unreadable events lastKnown looks past.
+const probeGap = 4096
 
 // lookup reads event seq, turning a damaged page on the way into a
 // DamageError (ErrNotFound: no such event).

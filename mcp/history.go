@@ -58,6 +58,9 @@ type LogEntry struct {
 // LogOut is journal_log's result.
 type LogOut struct {
 	Events []LogEntry `json:"events"`
+	// Damaged lists the events the journal could not read (JOURNAL_DAMAGED):
+	// the others are listed around them.
+	Damaged []string `json:"damaged,omitempty"`
 }
 
 // StatusIn is journal_status's input.
@@ -268,12 +271,22 @@ func (s *Server) log(c *call, in *LogIn) (*LogOut, string, error) {
 		case in.ThisSession:
 			return tx.EachIndexed("session", c.session, visit)
 		}
-		return tx.Each(0, true, visit)
+		return tx.Scan(0, true, visit, func(first, last uint64, err error) error {
+			which := fmt.Sprint(first)
+			if last != first {
+				which = fmt.Sprintf("%d-%d", min(first, last), max(first, last))
+			}
+			out.Damaged = append(out.Damaged, fmt.Sprintf("%s: %v", which, err))
+			return nil
+		})
 	})
 	if err != nil {
 		return nil, "", err
 	}
 	var b strings.Builder
+	for _, d := range out.Damaged {
+		fmt.Fprintf(&b, "JOURNAL_DAMAGED: event %s (not readable; `journal verify` and `journal log` show the rest)\n", d)
+	}
 	for _, e := range out.Events {
 		fmt.Fprintf(&b, "%d %s %s %s %s [%s]", e.Seq, e.Time, e.Kind, e.Tool, strings.Join(e.Files, " "), e.Status)
 		if e.RevertedBy != 0 {
