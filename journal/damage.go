@@ -108,17 +108,29 @@ func (j *Journal) protect(fn func() error) (err error) {
 		if !storePanic(r) {
 			panic(r)
 		}
-		d := &DamageError{Path: j.path, What: fmt.Sprint(r)}
+		d := asDamage(r)
+		d.Path = j.path
 		j.markDamaged(d)
 		err = d
 	}()
 	return fn()
 }
 
+// asDamage is the DamageError a store panic (storePanic) stands for.
+func asDamage(r any) *DamageError {
+	if d, ok := r.(*DamageError); ok {
+		return d
+	}
+	return &DamageError{What: fmt.Sprint(r)}
+}
+
 // storePanic reports whether a recovered panic comes from reading the
 // journal file: a memory fault away from address zero (the file's mapping),
 // or a panic raised inside bbolt.
 func storePanic(r any) bool {
+	if _, ok := r.(*DamageError); ok {
+		return true // raised by this package on a damaged key or value
+	}
 	if f, ok := r.(interface{ Addr() uintptr }); ok && f.Addr() >= 1<<16 {
 		return true
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/journalfs/journal/snapshot"
@@ -66,6 +67,9 @@ type Journal struct {
 	walMu   sync.Mutex
 	wal     *os.File
 	walSize int64 // its size as this process last saw it
+	// checked is set once the structural check (check.go) passed: Do runs
+	// it before the first write of this handle.
+	checked atomic.Bool
 }
 
 // Path returns the bbolt file's path.
@@ -319,6 +323,12 @@ func (j *Journal) Do(fn func(db *DB) error) error {
 	defer unlock()
 	if d := j.Damaged(); d != nil {
 		return d
+	}
+	if !j.checked.Load() {
+		if _, err := j.check(); err != nil {
+			return err
+		}
+		j.checked.Store(true)
 	}
 	return j.protect(func() (err error) {
 		db, err := j.open(false)

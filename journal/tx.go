@@ -39,6 +39,16 @@ func (t *Tx) Last() uint64 {
 	if k == nil {
 		return 0
 	}
+	return keySeq(k)
+}
+
+// keySeq is the event number of a key of the events or pending bucket; a
+// key of another length is damage (a panic protect turns into a
+// DamageError, as it does bbolt's).
+func keySeq(k []byte) uint64 {
+	if len(k) != 8 {
+		panic(&DamageError{What: fmt.Sprintf("a key of %d bytes where an event number (8) belongs", len(k))})
+	}
 	return binary.BigEndian.Uint64(k)
 }
 
@@ -77,6 +87,10 @@ func (t *Tx) Append(e *Event) error {
 	e.Prev = snapshot.ID{}
 	if last > 0 {
 		prev, err := t.Event(last)
+		if errors.Is(err, ErrNotFound) {
+			// the cursor's last key has no record: a damaged page
+			return fmt.Errorf("journal: append: %w: %w", err, ErrCorrupt)
+		}
 		if err != nil {
 			return fmt.Errorf("journal: append: %w", err)
 		}
@@ -151,7 +165,7 @@ func (t *Tx) seal(e *Event) error {
 func (t *Tx) Pending() []uint64 {
 	var out []uint64
 	t.tx.Bucket(bucketPending).ForEach(func(k, _ []byte) error {
-		out = append(out, binary.BigEndian.Uint64(k))
+		out = append(out, keySeq(k))
 		return nil
 	})
 	return out
@@ -170,7 +184,7 @@ func (t *Tx) RevertedBy(seq uint64) uint64 {
 	if v == nil {
 		return 0
 	}
-	return binary.BigEndian.Uint64(v)
+	return keySeq(v)
 }
 
 // Head is the journal's last known state of a path.
@@ -312,7 +326,7 @@ func (t *Tx) scan(from uint64, backward bool, fn func(*Event) error, damaged fun
 					if !storePanic(r) {
 						panic(r)
 					}
-					err = &DamageError{What: fmt.Sprint(r)}
+					err = asDamage(r)
 				}
 			}()
 		}
@@ -323,7 +337,7 @@ func (t *Tx) scan(from uint64, backward bool, fn func(*Event) error, damaged fun
 			k, v = c.Last()
 		case backward:
 			k, v = c.Seek(u64(from))
-			if k == nil || binary.BigEndian.Uint64(k) > from {
+			if k == nil || keySeq(k) > from {
 				k, v = c.Prev()
 				if k == nil { // Seek past the end
 					k, v = c.Last()
@@ -333,7 +347,7 @@ func (t *Tx) scan(from uint64, backward bool, fn func(*Event) error, damaged fun
 			k, v = c.Seek(u64(from))
 		}
 		for k != nil {
-			seq := binary.BigEndian.Uint64(k)
+			seq := keySeq(k)
 			e, err := Decode(v)
 			switch {
 			case err != nil && damaged == nil:
@@ -476,10 +490,15 @@ func (t *Tx) lastKnown() (top uint64) {
 			return nil
 		})
 	}()
+	base, _ := t.Base()
+	// a damaged record can name any number: no more events than records
+	// of 64 bytes fit in the file
+	if most := base + uint64(t.tx.Size()/64); top > most {
+		top = most
+	}
 	if top != 0 {
 		return top
 	}
-	base, _ := t.Base()
 	top = base
 	for miss := 0; miss < probeGap; top++ {
 		_, err := t.lookup(top + 1)
@@ -506,7 +525,7 @@ func (t *Tx) lookup(seq uint64) (e *Event, err error) {
 			if !storePanic(r) {
 				panic(r)
 			}
-			e, err = nil, &DamageError{What: fmt.Sprint(r)}
+			e, err = nil, asDamage(r)
 		}
 	}()
 	return t.Event(seq)

@@ -1,7 +1,6 @@
 package journal
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -30,7 +29,7 @@ func (t *Tx) Verify(contents bool, progress func(seq uint64)) (*VerifyReport, er
 	want := base + 1
 	c := t.tx.Bucket(bucketEvents).Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
-		seq := binary.BigEndian.Uint64(k)
+		seq := keySeq(k)
 		if seq != want {
 			return r, fmt.Errorf("journal: verify: event %d missing (next is %d): %w", want, seq, ErrCorrupt)
 		}

@@ -28,6 +28,12 @@ func (a *app) runStatus() error {
 	if err != nil {
 		return err
 	}
+	// the cheap structural check first: a damaged file is named, page and
+	// all, before anything reads it through bbolt
+	chk, err := j.Check()
+	if err != nil {
+		return err
+	}
 	var pending []uint64 // as found, before the engine finishes them
 	var last uint64      // the bbolt file's last event as found
 	var logged bool      // the write-ahead log holds events past it
@@ -47,7 +53,11 @@ func (a *app) runStatus() error {
 	outcome := map[uint64]journal.Status{}
 	err = e.Journal().View(func(tx *journal.Tx) error {
 		if last := tx.Last(); last > 0 {
-			if ev, err := tx.Event(last); err == nil && !ev.Hash.IsZero() {
+			ev, err := tx.Event(last)
+			if err != nil {
+				return fmt.Errorf("the newest event: %w", err) // the chain's head is damaged
+			}
+			if !ev.Hash.IsZero() {
 				head = ev.Hash.Short()
 			}
 		}
@@ -74,6 +84,7 @@ func (a *app) runStatus() error {
 	}
 	fmt.Fprintf(w, "events    %s\n", ev)
 	fmt.Fprintf(w, "size      %s on disk\n", humanBytes(st.JournalBytes))
+	fmt.Fprintf(w, "structure ok (%d pages of %d bytes walked; `journal verify` re-hashes every record and content)\n", chk.Pages, chk.PageSize)
 	s := st.Store
 	fmt.Fprintf(w, "contents  %d, %s in %d chunks, %s stored (dedup %.2fx)\n",
 		s.Contents, humanBytes(s.LogicalBytes), s.Chunks, humanBytes(s.StoredBytes), s.DedupRatio())
