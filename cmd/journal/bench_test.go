@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"github.com/journalfs/journal/journal"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -69,4 +70,30 @@ func BenchmarkVerifyExport100k(b *testing.B) {
 	}
 	d := wall(b, dir, "verify", "--export", exp)
 	b.ReportMetric(100000/d.Seconds(), "events/s")
+}
+
+// BenchmarkCheck100k: the structural check (journal.Check: every page in
+// use read and walked) on a 100,000-event journal, which `journal status`
+// and the first write of every process pay; beside it `journal log -n 20`
+// for scale.
+func BenchmarkCheck100k(b *testing.B) {
+	dir := b.TempDir()
+	p := bigJournal(b, dir, 100000)
+	j, err := journal.Open(p, journal.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	var r *journal.CheckReport
+	for i := 0; i < b.N; i++ {
+		if r, err = j.Check(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(r.Pages), "pages")
+	b.ReportMetric(float64(fi.Size())/1e6, "MB-file")
 }
