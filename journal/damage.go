@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"time"
 
 	bolterrors "go.etcd.io/bbolt/errors"
@@ -51,12 +52,20 @@ const markerSuffix = ".damaged"
 // Damaged returns the damage an earlier call found and recorded beside the
 // journal file, or nil. Do refuses to write while it is there; removing it
 // (once the journal is replaced or repaired) lifts that.
+//
+// The marker names the damaged file's inode: once that file is moved aside
+// or replaced (a restored backup, a new journal), the marker no longer
+// applies.
 func (j *Journal) Damaged() *DamageError {
 	b, err := os.ReadFile(j.path + markerSuffix)
 	if err != nil {
 		return nil
 	}
-	what := strings.TrimSpace(string(b))
+	first, rest, _ := strings.Cut(string(b), "\n")
+	if ino, ok := strings.CutPrefix(first, "inode "); !ok || ino != fileInode(j.path) {
+		return nil
+	}
+	what := strings.TrimSpace(rest)
 	if what == "" {
 		what = "no details recorded"
 	}
@@ -78,8 +87,25 @@ func (j *Journal) markDamaged(d *DamageError) {
 	if j.Damaged() != nil {
 		return
 	}
-	msg := fmt.Sprintf("%s (%s, pid %d)\n", d.What, time.Now().UTC().Format(time.RFC3339), os.Getpid())
+	ino := fileInode(j.path)
+	if ino == "" {
+		return
+	}
+	msg := fmt.Sprintf("inode %s\n%s (%s, pid %d)\n", ino, d.What, time.Now().UTC().Format(time.RFC3339), os.Getpid())
 	_ = os.WriteFile(j.path+markerSuffix, []byte(msg), 0o600)
+}
+
+// fileInode is the device and inode of path, "" when it cannot be read.
+func fileInode(path string) string {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("%d:%d", st.Dev, st.Ino)
 }
 
 // damagedOpen reports whether err from bbolt's Open means a damaged file

@@ -74,6 +74,18 @@
 // Paths never contain NUL, so "path 0x00 seq" keys sort each path's events
 // together, oldest first.
 //
+// # Damage
+//
+// A damaged file never panics a caller (damage.go, check.go): every open and
+// transaction runs under protect, which turns bbolt's panics on damaged
+// pages, and faults reading the mapping, into a DamageError (ErrDamaged) and
+// records it in <journal>.damaged (with the file's inode: a replaced file is
+// not refused); writers refuse while it applies. Before the first write of a
+// handle, and in journal status, Check walks the file's pages with plain
+// reads, so that damage bbolt would only meet in a write (an overflow count
+// that makes a commit exhaust memory) refuses the write instead. Tx.Scan
+// lists events around a damaged record or page.
+//
 // # Event record
 //
 //	byte 0      record version (1)

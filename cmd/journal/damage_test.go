@@ -263,3 +263,36 @@ func grepLines(s, sub string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// TestDamage_MoveAsideStartsAgain: the hint's way out works — with the
+// damaged journal moved aside, the next write starts a new journal and the
+// damage recorded for the old file no longer refuses it.
+func TestDamage_MoveAsideStartsAgain(t *testing.T) {
+	dir := damageWorkspace(t, 10)
+	jp := filepath.Join(dir, journal.DirName, journal.FileName)
+	b, err := os.ReadFile(jp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := os.Getpagesize()
+	flip(16, 32)(b)
+	flip(ps+16, 32)(b)
+	if err := os.WriteFile(jp, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, dir, "undo"); r.code == 0 || !strings.Contains(r.stderr, "JOURNAL_DAMAGED") {
+		t.Fatalf("undo: exit %d %s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(jp + ".damaged"); err != nil {
+		t.Fatalf("the damage was not recorded: %v", err)
+	}
+	if err := os.Rename(jp, jp+".bad"); err != nil {
+		t.Fatal(err)
+	}
+	e := engine(t, dir)
+	apply(t, e, "edit_file", "src/f0.txt", "fresh\n")
+	e.Close()
+	if out := ok(t, dir, "log", "--oneline"); strings.Count(out, "\n") < 1 {
+		t.Fatalf("new journal: %q", out)
+	}
+}
