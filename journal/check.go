@@ -163,21 +163,31 @@ func (c *checker) run() (*CheckReport, error) {
 	return &CheckReport{PageSize: c.ps, Pages: c.n, HighMark: c.hwm, TxID: best.txid}, nil
 }
 
-// page reads page id (with its overflow) and checks its header against
-// want (page type flags).
-func (c *checker) page(id uint64, want uint16) ([]byte, error) {
+// view is the part of a page the check reads: its header and element
+// array (head), its length with overflow (size), and how to read more of it.
+type view struct {
+	id   uint64
+	size int
+	head []byte
+	read func(off, n int) ([]byte, error)
+}
+
+// page reads the header and element array of page id and checks the header
+// against want (page type flags); its overflow pages are not read.
+func (c *checker) page(id uint64, want uint16) (*view, error) {
 	if id < 2 || id >= c.hwm {
 		return nil, damagedf("page %d: out of range (high-water mark %d)", id, c.hwm)
 	}
 	if c.seen[id] {
 		return nil, damagedf("page %d: reached twice (a cycle or shared page)", id)
 	}
-	hdr := make([]byte, boltHeader)
-	if _, err := c.f.ReadAt(hdr, int64(id)*int64(c.ps)); err != nil {
+	off := int64(id) * int64(c.ps)
+	head := make([]byte, min(c.ps, 512))
+	if _, err := c.f.ReadAt(head, off); err != nil {
 		return nil, damagedf("page %d: %v", id, err)
 	}
 	le := binary.LittleEndian
-	pid, flags, over := le.Uint64(hdr), le.Uint16(hdr[8:]), uint64(le.Uint32(hdr[12:]))
+	pid, flags, count, over := le.Uint64(head), le.Uint16(head[8:]), int(le.Uint16(head[10:])), uint64(le.Uint32(head[12:]))
 	switch {
 	case pid != id:
 		return nil, damagedf("page %d: says it is page %d", id, pid)
@@ -195,11 +205,26 @@ func (c *checker) page(id uint64, want uint16) ([]byte, error) {
 		c.seen[k] = true
 	}
 	c.n += int(over) + 1
-	b := make([]byte, (over+1)*uint64(c.ps))
-	if _, err := c.f.ReadAt(b, int64(id)*int64(c.ps)); err != nil {
-		return nil, damagedf("page %d: %v", id, err)
+	size := int(over+1) * c.ps
+	read := func(at, n int) ([]byte, error) {
+		if at < 0 || n < 0 || at+n > size {
+			return nil, damagedf("page %d: %d bytes at %d lie outside the page", id, n, at)
+		}
+		b := make([]byte, n)
+		if _, err := c.f.ReadAt(b, off+int64(at)); err != nil {
+			return nil, damagedf("page %d: %v", id, err)
+		}
+		return b, nil
 	}
-	return b, nil
+	if flags&(boltBranch|boltLeaf) != 0 {
+		if n := boltHeader + count*boltElement; n > len(head) {
+			var err error
+			if head, err = read(0, n); err != nil {
+				return nil, damagedf("page %d: %d elements do not fit", id, count)
+			}
+		}
+	}
+	return &view{id: id, size: size, head: head, read: read}, nil
 }
 
 // tree checks the branch or leaf page id and everything below it.
@@ -207,16 +232,28 @@ func (c *checker) tree(id uint64, depth int) error {
 	if depth > checkMaxDepth {
 		return damagedf("page %d: deeper than %d levels", id, checkMaxDepth)
 	}
-	b, err := c.page(id, boltBranch|boltLeaf)
+	v, err := c.page(id, boltBranch|boltLeaf)
 	if err != nil {
 		return err
 	}
-	return c.elements(id, b, depth)
+	return c.elements(v, depth)
 }
 
-// elements checks the elements of page b (id 0: an inline bucket's page).
-func (c *checker) elements(id uint64, b []byte, depth int) error {
+// inline is the view of an inline bucket's page, held in a value.
+func inline(id uint64, b []byte) *view {
+	return &view{id: id, size: len(b), head: b, read: func(at, n int) ([]byte, error) {
+		if at < 0 || n < 0 || at+n > len(b) {
+			return nil, damagedf("page %d: an inline bucket's %d bytes at %d lie outside it", id, n, at)
+		}
+		return b[at : at+n], nil
+	}}
+}
+
+// elements checks the elements of page v: their keys and values lie inside
+// it; branch children and buckets are walked.
+func (c *checker) elements(v *view, depth int) error {
 	le := binary.LittleEndian
+	b, id := v.head, v.id
 	flags, count := le.Uint16(b[8:]), int(le.Uint16(b[10:]))
 	if boltHeader+count*boltElement > len(b) {
 		return damagedf("page %d: %d elements do not fit", id, count)
@@ -226,7 +263,7 @@ func (c *checker) elements(id uint64, b []byte, depth int) error {
 		e := b[at : at+boltElement]
 		if flags&boltBranch != 0 {
 			pos, ksize, child := int(le.Uint32(e)), int(le.Uint32(e[4:])), le.Uint64(e[8:])
-			if at+pos+ksize > len(b) || pos < 0 {
+			if at+pos+ksize > v.size {
 				return damagedf("page %d: element %d's key lies outside the page", id, i)
 			}
 			if err := c.tree(child, depth+1); err != nil {
@@ -235,27 +272,30 @@ func (c *checker) elements(id uint64, b []byte, depth int) error {
 			continue
 		}
 		ef, pos, ksize, vsize := le.Uint32(e), int(le.Uint32(e[4:])), int(le.Uint32(e[8:])), int(le.Uint32(e[12:]))
-		if pos < 0 || ksize < 0 || vsize < 0 || at+pos+ksize+vsize > len(b) {
+		if at+pos+ksize+vsize > v.size {
 			return damagedf("page %d: element %d lies outside the page", id, i)
 		}
 		if ef&boltBucketLeaf == 0 {
 			continue
 		}
-		v := b[at+pos+ksize : at+pos+ksize+vsize]
-		if len(v) < 16 {
-			return damagedf("page %d: element %d: a bucket header of %d bytes", id, i, len(v))
+		val, err := v.read(at+pos+ksize, vsize)
+		if err != nil {
+			return err
 		}
-		if root := le.Uint64(v); root != 0 {
+		if len(val) < 16 {
+			return damagedf("page %d: element %d: a bucket header of %d bytes", id, i, len(val))
+		}
+		if root := le.Uint64(val); root != 0 {
 			if err := c.tree(root, depth+1); err != nil {
 				return err
 			}
 			continue
 		}
-		inline := v[16:]
-		if len(inline) < boltHeader || le.Uint16(inline[8:])&boltLeaf == 0 {
+		in := val[16:]
+		if len(in) < boltHeader || le.Uint16(in[8:])&boltLeaf == 0 {
 			return damagedf("page %d: element %d: an inline bucket that is not a leaf", id, i)
 		}
-		if err := c.elements(id, inline, depth+1); err != nil {
+		if err := c.elements(inline(id, in), depth+1); err != nil {
 			return err
 		}
 	}
