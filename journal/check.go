@@ -258,6 +258,10 @@ func (c *checker) elements(v *view, depth int) error {
 	if boltHeader+count*boltElement > len(b) {
 		return damagedf("page %d: %d elements do not fit", id, count)
 	}
+	if flags&boltBranch != 0 && count == 0 {
+		// bbolt never writes one; its cursors would read element -1
+		return damagedf("page %d: a branch page without elements", id)
+	}
 	for i := 0; i < count; i++ {
 		at := boltHeader + i*boltElement
 		e := b[at : at+boltElement]
