@@ -22,6 +22,7 @@ const (
 	KindRestore Kind = "restore" // a file put back to its content after an earlier event
 	KindObserve Kind = "observe" // a change made outside the journal, recorded before it is overwritten
 	KindGC      Kind = "gc"      // retention ran
+	KindDamaged Kind = "damaged" // written by repair: what the damaged journal lost (Event.Lost)
 )
 
 // Status is where an event is in the apply protocol.
@@ -76,8 +77,39 @@ type Event struct {
 	Reverts uint64          `json:"reverts,omitempty"` // for revert/undo/redo: the event taken back
 	Status  Status          `json:"status"`
 	Error   string          `json:"error,omitempty"` // why it was rolled back
+	Lost    *Lost           `json:"lost,omitempty"`  // for damaged: what it stands for
 	Prev    snapshot.ID     `json:"prev"`
 	Hash    snapshot.ID     `json:"hash"`
+}
+
+// Lost is what a damaged event (KindDamaged, written by repair) stands for.
+// When First is set, the events First..Last could not be read from the
+// damaged journal: the damaged event takes number Last (the numbers before it
+// stay unused), its Prev is the hash of event First-1, and the event after it
+// links to NextPrev — the lost event Last's hash, known from that event's
+// prev — or, when the lost events were the newest (NextPrev zero), to the
+// damaged event's own hash. Contents are contents that events name and no
+// readable copy of which was left.
+type Lost struct {
+	First    uint64        `json:"first,omitempty"`
+	Last     uint64        `json:"last,omitempty"`
+	NextPrev snapshot.ID   `json:"next_prev"`
+	Contents []snapshot.ID `json:"contents,omitempty"`
+	Why      string        `json:"why,omitempty"`
+}
+
+// Spans reports whether e is a damaged event standing for events, the first
+// of which would have been number want.
+func (e *Event) Spans(want uint64) bool {
+	return e.Lost != nil && e.Lost.First == want && e.Seq == e.Lost.Last && e.Seq >= want
+}
+
+// NextLink is the hash the event after e must name as its prev.
+func (e *Event) NextLink() snapshot.ID {
+	if e.Lost != nil && e.Lost.First != 0 && !e.Lost.NextPrev.IsZero() {
+		return e.Lost.NextPrev
+	}
+	return e.Hash
 }
 
 // File returns the change to path, if the event touched it.

@@ -76,6 +76,8 @@ type ExportRecord struct {
 	Prev    snapshot.ID     `json:"prev"`
 	Hash    snapshot.ID     `json:"hash"`
 	Event   json.RawMessage `json:"event"` // the hashed JSON, verbatim
+
+	next snapshot.ID // the hash the next event links on (VerifyExport)
 }
 
 // ExportHead is the last line of an export.
@@ -211,6 +213,9 @@ func (t *Tx) Export(w io.Writer, format string, f ExportFilter, progress func(se
 		first = false
 		if h.First == 0 {
 			h.First = e.Seq
+			if e.Lost != nil && e.Lost.First != 0 && e.Spans(e.Lost.First) {
+				h.First = e.Lost.First // a damaged event first: its span is the chain's start
+			}
 		}
 		h.Last = e.Seq
 		h.Events++

@@ -88,18 +88,21 @@ func VerifyExport(r io.Reader, anchor snapshot.ID, progress func(bytes int64)) (
 		if err != nil || !bytes.Equal(want, b) {
 			return rep, bad("event %d: fields do not match the hashed event", e.Seq)
 		}
-		rec := &ExportRecord{Seq: e.Seq, Hash: hash}
+		rec := &ExportRecord{Seq: e.Seq, Hash: hash, next: e.NextLink()}
 		if e.Status == StatusPending || e.Seq == 0 {
 			return rep, bad("event %d: not a sealed event", e.Seq)
 		}
 		switch {
 		case prev == nil:
 			firstPrev, rep.First = e.Prev, e.Seq
+			if e.Lost != nil && e.Lost.First != 0 && e.Spans(e.Lost.First) {
+				rep.First = e.Lost.First // a damaged event first: the chain starts at its span
+			}
 		case e.Seq <= prev.Seq:
 			return rep, bad("event %d follows event %d (out of order)", e.Seq, prev.Seq)
-		case e.Seq == prev.Seq+1 && e.Prev != prev.Hash:
-			return rep, bad("event %d: prev %s is not event %d's hash %s", e.Seq, e.Prev.Short(), prev.Seq, prev.Hash.Short())
-		case gap == nil && e.Seq != prev.Seq+1:
+		case (e.Seq == prev.Seq+1 || e.Spans(prev.Seq+1)) && e.Prev != prev.next:
+			return rep, bad("event %d: prev %s is not the hash %s event %d links on", e.Seq, e.Prev.Short(), prev.next.Short(), prev.Seq)
+		case gap == nil && e.Seq != prev.Seq+1 && !e.Spans(prev.Seq+1):
 			gap = bad("event %d follows event %d (%d missing)", e.Seq, prev.Seq, e.Seq-prev.Seq-1)
 		}
 		if anchor == e.Hash {

@@ -32,12 +32,21 @@ var (
 )
 
 // Format is the newest journal format this package reads and writes, kept in
-// the meta bucket ("format", one byte): 1, the bbolt file alone; 2, events may
-// also sit in the write-ahead log (wal.go), which a reader of format 1 would
-// ignore. A journal is marked 2 when its first logged events reach the bbolt
-// file (Tx.MarkFormat). Do and View refuse a journal of a newer format
+// the meta bucket ("format", one byte): 1, the bbolt file alone; 2
+// (FormatLogged), events may also sit in the write-ahead log (wal.go), which
+// a reader of format 1 would ignore; 3 (FormatRepaired), the journal was
+// rebuilt by repair and holds damaged events (KindDamaged) whose gaps a
+// reader of format 2 would take for tampering. A journal is marked 2 when its
+// first logged events reach the bbolt file, 3 when repair writes it
+// (Tx.MarkFormat). Do and View refuse a journal of a newer format
 // (ErrFormat).
-const Format = 2
+const Format = FormatRepaired
+
+// The formats that need a newer reader than the one before.
+const (
+	FormatLogged   = 2
+	FormatRepaired = 3
+)
 
 // DirName is the directory, inside the first workspace root, that holds the journal.
 const DirName = ".journal"

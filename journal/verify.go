@@ -28,17 +28,18 @@ func (t *Tx) Verify(contents bool, progress func(seq uint64)) (*VerifyReport, er
 	base, prev := t.Base() // after gc, the chain starts at the first retained event
 	want := base + 1
 	c := t.tx.Bucket(bucketEvents).Cursor()
+	lost := t.lostContents()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
 		seq := keySeq(k)
-		if seq != want {
-			return r, fmt.Errorf("journal: verify: event %d missing (next is %d): %w", want, seq, ErrCorrupt)
-		}
 		e, err := Decode(v)
 		if err != nil {
 			return r, fmt.Errorf("journal: verify: event %d: %w", seq, err)
 		}
 		if e.Seq != seq {
 			return r, fmt.Errorf("journal: verify: event %d: record says %d: %w", seq, e.Seq, ErrCorrupt)
+		}
+		if seq != want && !e.Spans(want) {
+			return r, fmt.Errorf("journal: verify: event %d missing (next is %d): %w", want, seq, ErrCorrupt)
 		}
 		if e.Prev != prev {
 			return r, fmt.Errorf("journal: verify: event %d: prev %s does not match event %d's hash %s: %w",
@@ -57,7 +58,7 @@ func (t *Tx) Verify(contents bool, progress func(seq uint64)) (*VerifyReport, er
 		if contents {
 			for _, f := range e.Files {
 				for _, id := range []snapshot.ID{f.Before, f.After} {
-					if id.IsZero() || seen[id] {
+					if id.IsZero() || seen[id] || lost[id] {
 						continue
 					}
 					seen[id] = true
@@ -74,12 +75,29 @@ func (t *Tx) Verify(contents bool, progress func(seq uint64)) (*VerifyReport, er
 				}
 			}
 		}
-		prev = e.Hash
-		want++
+		prev = e.NextLink()
+		want = seq + 1
 		r.Events++
 		if progress != nil {
 			progress(seq)
 		}
 	}
 	return r, nil
+}
+
+// metaLostContents lists, as concatenated IDs, the contents repair could not
+// salvage (the damaged events name them too): verify does not re-hash them.
+var metaLostContents = []byte("lost_contents")
+
+// lostContents returns the contents repair recorded as lost.
+func (t *Tx) lostContents() map[snapshot.ID]bool {
+	v := t.tx.Bucket(bucketMeta).Get(metaLostContents)
+	out := map[snapshot.ID]bool{}
+	for len(v) >= len(snapshot.ID{}) {
+		var id snapshot.ID
+		copy(id[:], v)
+		out[id] = true
+		v = v[len(id):]
+	}
+	return out
 }

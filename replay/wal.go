@@ -289,7 +289,7 @@ func (e *Engine) appendLogged(db *journal.DB, recs []*journal.LogRecord, stage [
 		if err := e.sealUnsealed(tx); err != nil {
 			return err
 		}
-		if err := tx.MarkFormat(journal.Format); err != nil {
+		if err := tx.MarkFormat(journal.FormatLogged); err != nil {
 			return err
 		}
 		if err := tx.Stage(stage); err != nil {

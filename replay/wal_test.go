@@ -554,7 +554,7 @@ func TestLogged_MarksFormat(t *testing.T) {
 	if _, err := e.Apply(ctx, &replay.Batch{Changes: []replay.Change{{Path: "f.txt", Data: []byte("1\n")}}}); err != nil {
 		t.Fatal(err)
 	}
-	if v := format(); v != journal.Format {
+	if v := format(); v != journal.FormatLogged {
 		t.Fatalf("after a logged batch: format %d", v)
 	}
 }

@@ -150,6 +150,24 @@ func eventStatus(tx *journal.Tx, e *journal.Event) string {
 	return ""
 }
 
+// lostText says what a damaged event (written by repair) stands for.
+func lostText(l *journal.Lost) string {
+	if l == nil {
+		return "damaged"
+	}
+	var parts []string
+	switch {
+	case l.First != 0 && l.First == l.Last:
+		parts = append(parts, fmt.Sprintf("event %d", l.First))
+	case l.First != 0:
+		parts = append(parts, fmt.Sprintf("events %d-%d", l.First, l.Last))
+	}
+	if n := len(l.Contents); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d content(s)", n))
+	}
+	return "damaged: lost " + strings.Join(parts, " and ") + " (journal repair)"
+}
+
 // what is the tool and kind: "edit_file", "undo of 7", "outside change", "gc".
 func what(e *journal.Event) string {
 	switch e.Kind {
@@ -161,6 +179,8 @@ func what(e *journal.Event) string {
 		return "restore"
 	case journal.KindGC:
 		return "gc"
+	case journal.KindDamaged:
+		return lostText(e.Lost)
 	}
 	if e.Tool == "" {
 		return string(e.Kind)

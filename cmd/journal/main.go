@@ -84,7 +84,7 @@ of it back, and prove it has not been altered.`,
 	f.BoolVar(&a.noPager, "no-pager", false, "do not page output")
 	f.StringVar(&a.color, "color", "auto", "colour output: auto, always or never")
 	root.AddCommand(newLogCmd(a), newShowCmd(a), newDiffCmd(a), newRevertCmd(a), newUndoCmd(a), newRedoCmd(a),
-		newRestoreCmd(a), newStatusCmd(a), newExportCmd(a), newVerifyCmd(a), newGCCmd(a))
+		newRestoreCmd(a), newStatusCmd(a), newExportCmd(a), newVerifyCmd(a), newGCCmd(a), newRepairCmd(a))
 	for _, mk := range extraCommands {
 		root.AddCommand(mk())
 	}

@@ -1,0 +1,326 @@
+package journal
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/journalfs/journal/snapshot"
+	bolt "go.etcd.io/bbolt"
+)
+
+// Repair salvages a damaged journal, as SQLite's .recover does: every event
+// and content that can still be read is copied, as it is (records keep their
+// hashes), into a new journal file; each run of events that cannot be read
+// becomes one damaged event (KindDamaged, Event.Lost) that names the lost
+// numbers and the hash links around them, so the chain verifies across the
+// gap and an export shows it; contents no readable copy of which is left are
+// named by a last damaged event and in the meta bucket (verify does not
+// re-hash them). The indexes, heads and sessions are rebuilt from the events.
+//
+// Without apply nothing is written: the report says what a repair would
+// keep and lose. With apply, under the journal's exclusive lock, the new
+// journal is written beside the old one and synced, the damaged file (and
+// its write-ahead log, whose batches are not carried over) is renamed to
+// <journal>.damaged-<time> — never deleted — and the new one takes its
+// place. A journal that cannot be opened at all (both meta pages damaged)
+// cannot be salvaged here.
+
+// RepairReport is what Repair found, and with apply did.
+type RepairReport struct {
+	Check        error       // the structural check's finding (nil: sound)
+	Events       int         // events readable (and copied)
+	Last         uint64      // the newest event number seen
+	LostEvents   [][2]uint64 // runs of events that could not be read, oldest first
+	Contents     int         // contents readable (and copied)
+	Bytes        int64       // their bytes
+	LostContents []snapshot.ID
+	Damaged      int    // damaged events written
+	KeptAs       string // with apply: where the damaged journal now is
+	Log          bool   // a write-ahead log was set aside with it
+}
+
+// Sound reports whether nothing was found damaged.
+func (r *RepairReport) Sound() bool {
+	return r.Check == nil && len(r.LostEvents) == 0 && len(r.LostContents) == 0
+}
+
+// repairBatch bounds the content bytes copied per write transaction.
+const repairBatch = 64 << 20
+
+// Repair salvages the journal (see above); actor is who runs it, recorded in
+// the damaged events.
+func (j *Journal) Repair(apply bool, actor Actor) (*RepairReport, error) {
+	_, unlock, err := j.lock(true)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	rep := &RepairReport{}
+	_, rep.Check = j.check()
+	var events []*Event
+	var base uint64
+	var baseHash snapshot.ID
+	var dst *Journal
+	tmp := fmt.Sprintf("%s.repair-%d", j.path, os.Getpid())
+	if apply {
+		os.Remove(tmp)
+		if dst, err = Open(tmp, Options{Create: true, Timeout: j.timeout}); err != nil {
+			return nil, err
+		}
+		defer os.Remove(tmp) // once renamed into place, there is nothing to remove
+	}
+	err = j.protect(func() error {
+		db, err := j.open(true)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		return db.View(func(btx *bolt.Tx) error {
+			tx := &Tx{tx: btx}
+			base, baseHash = tx.Base()
+			if err := tx.Scan(0, false, func(e *Event) error {
+				events = append(events, e)
+				return nil
+			}, func(first, last uint64, _ error) error {
+				rep.LostEvents = append(rep.LostEvents, [2]uint64{min(first, last), max(first, last)})
+				return nil
+			}); err != nil {
+				return err
+			}
+			return rep.copyContents(tx, events, dst)
+		})
+	})
+	if err != nil {
+		return rep, err
+	}
+	rep.Events = len(events)
+	for _, e := range events {
+		rep.Last = max(rep.Last, e.Seq)
+	}
+	for _, r := range rep.LostEvents {
+		rep.Last = max(rep.Last, r[1])
+	}
+	if !apply {
+		return rep, nil
+	}
+	if err := rep.writeEvents(dst, events, base, baseHash, actor); err != nil {
+		return rep, err
+	}
+	return rep, j.swap(tmp, rep)
+}
+
+// copyContents reads every content the events name from tx and, with dst,
+// writes it there; unreadable ones are recorded as lost.
+func (rep *RepairReport) copyContents(tx *Tx, events []*Event, dst *Journal) error {
+	seen := map[snapshot.ID]bool{}
+	var batch [][]byte
+	size := 0
+	flush := func() error {
+		if dst == nil || len(batch) == 0 {
+			return nil
+		}
+		err := dst.Do(func(db *DB) error {
+			return db.Update(func(t *Tx) error {
+				for _, b := range batch {
+					if _, err := snapshot.PutTx(t.Bolt(), b); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		})
+		batch, size = nil, 0
+		return err
+	}
+	for _, e := range events {
+		for _, f := range e.Files {
+			for _, id := range []snapshot.ID{f.Before, f.After} {
+				if id.IsZero() || seen[id] {
+					continue
+				}
+				seen[id] = true
+				data, err := tx.content(id)
+				if err != nil {
+					rep.LostContents = append(rep.LostContents, id)
+					continue
+				}
+				rep.Contents++
+				rep.Bytes += int64(len(data))
+				if dst != nil {
+					batch, size = append(batch, data), size+len(data)
+					if size >= repairBatch {
+						if err := flush(); err != nil {
+							return err
+						}
+					}
+				}
+			}
+		}
+	}
+	return flush()
+}
+
+// content reads content id whole and checks its hash; a damaged page on the
+// way is an error, not a panic.
+func (t *Tx) content(id snapshot.ID) (data []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if !storePanic(r) {
+				panic(r)
+			}
+			data, err = nil, asDamage(r)
+		}
+	}()
+	data, err = snapshot.Bytes(t.tx, id)
+	if err == nil && snapshot.Sum(data) != id {
+		err = fmt.Errorf("journal: content %s: hash mismatch: %w", id.Short(), ErrCorrupt)
+	}
+	return data, err
+}
+
+// writeEvents writes the salvaged events to dst in order, a damaged event
+// for each lost run and one for lost contents, and the journal's base.
+func (rep *RepairReport) writeEvents(dst *Journal, events []*Event, base uint64, baseHash snapshot.ID, actor Actor) error {
+	now := time.Now().UTC()
+	bySeq := map[uint64]*Event{}
+	for _, e := range events {
+		bySeq[e.Seq] = e
+	}
+	damaged := func(seq uint64, prev snapshot.ID, lost *Lost) *Event {
+		e := &Event{Seq: seq, Time: now, Kind: KindDamaged, Actor: actor, Tool: "repair", Status: StatusCommitted, Lost: lost, Prev: prev}
+		e.Hash = ComputeHash(e)
+		rep.Damaged++
+		return e
+	}
+	var out []*Event
+	prev := baseHash // the link of the last event written
+	next := base + 1
+	runs := rep.LostEvents
+	for next <= rep.Last {
+		if len(runs) > 0 && runs[0][0] == next {
+			r := runs[0]
+			runs = runs[1:]
+			lost := &Lost{First: r[0], Last: r[1], Why: "not readable from the damaged journal"}
+			if after, ok := bySeq[r[1]+1]; ok {
+				lost.NextPrev = after.Prev
+			}
+			g := damaged(r[1], prev, lost)
+			out = append(out, g)
+			prev, next = g.NextLink(), r[1]+1
+			continue
+		}
+		e, ok := bySeq[next]
+		if !ok {
+			return fmt.Errorf("journal: repair: event %d neither read nor known lost", next)
+		}
+		out = append(out, e)
+		if e.Status != StatusPending {
+			prev = e.NextLink()
+		}
+		next++
+	}
+	if len(rep.LostContents) > 0 {
+		g := damaged(next, prev, &Lost{Contents: rep.LostContents, Why: "contents not readable from the damaged journal"})
+		out = append(out, g)
+	}
+	return dst.Do(func(db *DB) error {
+		return db.Update(func(t *Tx) error {
+			m := t.tx.Bucket(bucketMeta)
+			if base != 0 {
+				if err := m.Put(metaBaseSeq, u64(base)); err != nil {
+					return err
+				}
+				if err := m.Put(metaBaseHash, baseHash[:]); err != nil {
+					return err
+				}
+			}
+			if len(rep.LostContents) > 0 {
+				var v []byte
+				for _, id := range rep.LostContents {
+					v = append(v, id[:]...)
+				}
+				if err := m.Put(metaLostContents, v); err != nil {
+					return err
+				}
+			}
+			if rep.Damaged > 0 {
+				if err := t.MarkFormat(FormatRepaired); err != nil {
+					return err
+				}
+			}
+			for _, e := range out {
+				if err := t.restore(e); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
+}
+
+// restore stores e as it is (number, links and hash kept) with its index
+// entries, session, pending mark, heads and revert link, as Append and seal
+// would have left them.
+func (t *Tx) restore(e *Event) error {
+	for _, f := range e.Files {
+		if err := t.tx.Bucket(bucketByPath).Put(indexKey(f.Path, e.Seq), nil); err != nil {
+			return fmt.Errorf("journal: restore %d: %w", e.Seq, err)
+		}
+	}
+	if s := e.Actor.Session; s != "" {
+		if err := t.tx.Bucket(bucketBySession).Put(indexKey(s, e.Seq), nil); err != nil {
+			return fmt.Errorf("journal: restore %d: %w", e.Seq, err)
+		}
+		if err := t.touchSession(e); err != nil {
+			return err
+		}
+	}
+	switch e.Status {
+	case StatusPending:
+		if err := t.tx.Bucket(bucketPending).Put(u64(e.Seq), nil); err != nil {
+			return fmt.Errorf("journal: restore %d: %w", e.Seq, err)
+		}
+	case StatusCommitted:
+		for _, f := range e.Files {
+			if err := t.SetHead(f.Path, Head{ID: f.After, Mode: f.AfterMode, Seq: e.Seq}); err != nil {
+				return err
+			}
+		}
+		if e.Reverts != 0 {
+			if err := t.tx.Bucket(bucketLinks).Put(u64(e.Reverts), u64(e.Seq)); err != nil {
+				return fmt.Errorf("journal: restore link %d→%d: %w", e.Reverts, e.Seq, err)
+			}
+		}
+	}
+	return t.put(e)
+}
+
+// swap puts the repaired journal tmp in place of the damaged one, which is
+// kept beside it (with its write-ahead log), and syncs the directory.
+func (j *Journal) swap(tmp string, rep *RepairReport) error {
+	stamp := time.Now().UTC().Format("20060102T150405Z")
+	rep.KeptAs = j.path + ".damaged-" + stamp
+	if err := os.Rename(j.path, rep.KeptAs); err != nil {
+		return fmt.Errorf("journal: repair: keep the damaged journal: %w", err)
+	}
+	wal := j.path + ".wal"
+	if _, err := os.Stat(wal); err == nil {
+		if err := j.Close(); err != nil { // its open handle, if this process wrote it
+			return fmt.Errorf("journal: repair: %w", err)
+		}
+		if err := os.Rename(wal, rep.KeptAs+".wal"); err != nil {
+			return fmt.Errorf("journal: repair: keep the write-ahead log: %w", err)
+		}
+		rep.Log = true
+	}
+	if err := os.Rename(tmp, j.path); err != nil {
+		return fmt.Errorf("journal: repair: put the new journal in place (the damaged one is %s): %w", rep.KeptAs, err)
+	}
+	if err := syncDir(filepath.Dir(j.path)); err != nil {
+		return err
+	}
+	j.checked.Store(false)
+	return j.ClearDamaged()
+}
