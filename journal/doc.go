@@ -84,7 +84,11 @@
 // handle, and in journal status, Check walks the file's pages with plain
 // reads, so that damage bbolt would only meet in a write (an overflow count
 // that makes a commit exhaust memory) refuses the write instead. Tx.Scan
-// lists events around a damaged record or page.
+// lists events around a damaged record or page. Journal.Repair (repair.go)
+// salvages every readable event and content into a new journal: each run of
+// lost events becomes one damaged event (Event.Lost) that carries the hash
+// links around the gap, so Verify and VerifyExport pass across it and show
+// it; such a journal is format 3 (FormatRepaired).
 //
 // # Event record
 //

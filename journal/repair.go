@@ -277,22 +277,13 @@ func (t *Tx) restore(e *Event) error {
 			return err
 		}
 	}
-	switch e.Status {
-	case StatusPending:
+	if e.Status == StatusPending {
 		if err := t.tx.Bucket(bucketPending).Put(u64(e.Seq), nil); err != nil {
 			return fmt.Errorf("journal: restore %d: %w", e.Seq, err)
 		}
-	case StatusCommitted:
-		for _, f := range e.Files {
-			if err := t.SetHead(f.Path, Head{ID: f.After, Mode: f.AfterMode, Seq: e.Seq}); err != nil {
-				return err
-			}
-		}
-		if e.Reverts != 0 {
-			if err := t.tx.Bucket(bucketLinks).Put(u64(e.Reverts), u64(e.Seq)); err != nil {
-				return fmt.Errorf("journal: restore link %d→%d: %w", e.Reverts, e.Seq, err)
-			}
-		}
+	}
+	if err := t.committed(e); err != nil {
+		return err
 	}
 	return t.put(e)
 }

@@ -146,19 +146,29 @@ func (t *Tx) Seal(seq uint64, st Status, reason string) (*Event, error) {
 
 func (t *Tx) seal(e *Event) error {
 	e.Hash = ComputeHash(e)
-	if e.Status == StatusCommitted {
-		for _, f := range e.Files {
-			if err := t.SetHead(f.Path, Head{ID: f.After, Mode: f.AfterMode, Seq: e.Seq}); err != nil {
-				return err
-			}
-		}
-		if e.Reverts != 0 {
-			if err := t.tx.Bucket(bucketLinks).Put(u64(e.Reverts), u64(e.Seq)); err != nil {
-				return fmt.Errorf("journal: link %d→%d: %w", e.Reverts, e.Seq, err)
-			}
-		}
+	if err := t.committed(e); err != nil {
+		return err
 	}
 	return t.put(e)
+}
+
+// committed records what a committed event leaves: the heads of its files
+// and, for a revert, the link from the event it took back.
+func (t *Tx) committed(e *Event) error {
+	if e.Status != StatusCommitted {
+		return nil
+	}
+	for _, f := range e.Files {
+		if err := t.SetHead(f.Path, Head{ID: f.After, Mode: f.AfterMode, Seq: e.Seq}); err != nil {
+			return err
+		}
+	}
+	if e.Reverts != 0 {
+		if err := t.tx.Bucket(bucketLinks).Put(u64(e.Reverts), u64(e.Seq)); err != nil {
+			return fmt.Errorf("journal: link %d→%d: %w", e.Reverts, e.Seq, err)
+		}
+	}
+	return nil
 }
 
 // Pending returns the sequence numbers of events still pending (crashed applies).

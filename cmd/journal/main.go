@@ -2,7 +2,7 @@
 // proves it afterwards: every file change is an event in a hash-chained
 // journal over content-addressed snapshots (see packages journal and replay).
 //
-//	journal log | show | diff | revert | undo | redo | restore | status | export | verify | gc
+//	journal log | show | diff | revert | undo | redo | restore | status | export | verify | gc | repair
 //
 // The journal is found as git finds .git: --journal PATH, else $JOURNAL_PATH,
 // else .journal/journal.db in the current directory or the nearest parent that
