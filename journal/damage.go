@@ -43,7 +43,7 @@ func (e *DamageError) Error() string {
 func (e *DamageError) Unwrap() error { return ErrDamaged }
 
 // DamageHint is what to do about a damaged journal.
-const DamageHint = "reads of workspace files still work and `journal log`/`verify` show what is readable; edits are refused until the journal is replaced: keep a copy of .journal/, then move journal.db aside (a new journal starts on the next write) or restore it from a backup"
+const DamageHint = "reads of workspace files still work and `journal log` shows what is readable; edits are refused until the journal is repaired: `journal repair` says what can be salvaged, `journal repair --apply` rebuilds it (the damaged file is kept beside it)"
 
 // markerSuffix names the file, beside the journal, that records damage once
 // found (Journal.Damaged): writers refuse while it exists.

@@ -244,7 +244,7 @@ func hintFor(err error) string {
 	case errors.Is(err, journal.ErrDamaged):
 		return journal.DamageHint
 	case errors.Is(err, journal.ErrCorrupt):
-		return "run `journal verify` to find the first damaged record"
+		return "run `journal verify` to find the first damaged record, `journal repair` to see what can be salvaged"
 	case errors.Is(err, fs.ErrPermission):
 		return "check the permissions of the file or directory"
 	}
