@@ -38,7 +38,15 @@ type RepairReport struct {
 	LostContents []snapshot.ID
 	Damaged      int    // damaged events written
 	KeptAs       string // with apply: where the damaged journal now is
-	Log          bool   // a write-ahead log was set aside with it
+	// LogEvents are the events the write-ahead log holds past the last
+	// event salvaged; LogCarried says they continue the salvaged chain, so
+	// the log stays with the new journal and the next process rolls them
+	// forward (otherwise it is set aside with the damaged file, and they are
+	// lost to the new journal). LogErr is a log that could not be read.
+	LogEvents  int
+	LogCarried bool
+	LogErr     error
+	Log        bool // a write-ahead log was set aside with the damaged journal
 }
 
 // Sound reports whether nothing was found damaged.
@@ -102,6 +110,7 @@ func (j *Journal) Repair(apply bool, actor Actor) (*RepairReport, error) {
 	for _, r := range rep.LostEvents {
 		rep.Last = max(rep.Last, r[1])
 	}
+	rep.readLog(j, events)
 	if !apply {
 		return rep, nil
 	}
@@ -109,6 +118,26 @@ func (j *Journal) Repair(apply bool, actor Actor) (*RepairReport, error) {
 		return rep, err
 	}
 	return rep, j.swap(tmp, rep)
+}
+
+// readLog finds the write-ahead log's events past the salvaged ones and
+// whether they continue the salvaged chain: the newest event was read (not
+// lost) and the log's first event links to it.
+func (rep *RepairReport) readLog(j *Journal, events []*Event) {
+	recs, err := (&DB{j: j}).LogRead(rep.Last)
+	if err != nil {
+		rep.LogErr = err
+		return
+	}
+	for _, r := range recs {
+		rep.LogEvents += len(r.Events)
+	}
+	if len(recs) == 0 || len(events) == 0 {
+		return
+	}
+	newest := events[len(events)-1]
+	first := recs[0].Events[0]
+	rep.LogCarried = newest.Seq == rep.Last && first.Seq == rep.Last+1 && first.Prev == newest.NextLink()
 }
 
 // copyContents reads every content the events name from tx and, with dst,
@@ -301,10 +330,18 @@ func (j *Journal) swap(tmp string, rep *RepairReport) error {
 		if err := j.Close(); err != nil { // its open handle, if this process wrote it
 			return fmt.Errorf("journal: repair: %w", err)
 		}
-		if err := os.Rename(wal, rep.KeptAs+".wal"); err != nil {
-			return fmt.Errorf("journal: repair: keep the write-ahead log: %w", err)
+		if rep.LogCarried {
+			// the log goes on the new journal's chain: it stays, and a copy
+			// is kept with the damaged file
+			if err := copySynced(wal, rep.KeptAs+".wal"); err != nil {
+				return fmt.Errorf("journal: repair: keep a copy of the write-ahead log: %w", err)
+			}
+		} else {
+			if err := os.Rename(wal, rep.KeptAs+".wal"); err != nil {
+				return fmt.Errorf("journal: repair: keep the write-ahead log: %w", err)
+			}
+			rep.Log = true
 		}
-		rep.Log = true
 	}
 	if err := os.Rename(tmp, j.path); err != nil {
 		return fmt.Errorf("journal: repair: put the new journal in place (the damaged one is %s): %w", rep.KeptAs, err)
@@ -314,4 +351,25 @@ func (j *Journal) swap(tmp string, rep *RepairReport) error {
 	}
 	j.checked.Store(false)
 	return j.ClearDamaged()
+}
+
+// copySynced copies the file src to dst and syncs dst.
+func copySynced(src, dst string) error {
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -64,7 +64,15 @@ func (a *app) runRepair(apply bool) error {
 	}
 	fmt.Fprintln(w)
 	switch {
-	case !apply && rep.Sound():
+	case rep.LogErr != nil:
+		fmt.Fprintf(w, "log        not readable (%s): set aside with the damaged journal\n", cleanMessage(rep.LogErr))
+	case rep.LogEvents > 0 && rep.LogCarried:
+		fmt.Fprintf(w, "log        %d event(s) ahead, continuing the salvaged chain: kept, the next process rolls them forward\n", rep.LogEvents)
+	case rep.LogEvents > 0:
+		fmt.Fprintf(w, "log        %d event(s) ahead that do not continue the salvaged chain: set aside with the damaged journal (lost to the new one)\n", rep.LogEvents)
+	}
+	switch {
+	case !apply && rep.Sound() && rep.LogErr == nil:
 		fmt.Fprintln(w, "nothing to repair: the journal reads whole (`journal verify` re-hashes everything)")
 	case !apply:
 		fmt.Fprintf(w, "a repair would write %d events and %d damaged event(s); run `journal repair --apply`\n", rep.Events, damagedEvents(rep))
