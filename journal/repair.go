@@ -1,9 +1,13 @@
 package journal
 
 import (
+	"bytes"
+	"cmp"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/journalfs/journal/snapshot"
@@ -97,6 +101,7 @@ func (j *Journal) Repair(apply bool, actor Actor) (*RepairReport, error) {
 			}); err != nil {
 				return err
 			}
+			events = rep.findLost(j.path, events, baseHash)
 			return rep.copyContents(tx, events, dst)
 		})
 	})
@@ -118,6 +123,94 @@ func (j *Journal) Repair(apply bool, actor Actor) (*RepairReport, error) {
 		return rep, err
 	}
 	return rep, j.swap(tmp, rep)
+}
+
+// rawFindMax bounds the journal files whose bytes findLost searches.
+const rawFindMax = 1 << 30
+
+// findLost looks for the records of lost events in the file's bytes, as
+// SQLite's .recover does in free and orphaned pages: a damaged page header
+// hides records that are whole. A record is a key (the event number, 8
+// bytes) followed by its value (version, CRC-32C, JSON); one is taken when
+// its checksum holds, it says its number, its hash is right and it links to
+// the event before it — and the event after the run links to the last one
+// taken. Older copies of a record (a pending version in a freed page) fail
+// those links. It returns the events, sorted, with the ones found, and
+// shrinks rep.LostEvents to what is still lost.
+func (rep *RepairReport) findLost(path string, events []*Event, baseHash snapshot.ID) []*Event {
+	if len(rep.LostEvents) == 0 {
+		return events
+	}
+	fi, err := os.Stat(path)
+	if err != nil || fi.Size() > rawFindMax {
+		return events
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return events
+	}
+	bySeq := map[uint64]*Event{}
+	for _, e := range events {
+		bySeq[e.Seq] = e
+	}
+	var still [][2]uint64
+	for _, r := range rep.LostEvents {
+		prev := baseHash
+		if before, ok := bySeq[r[0]-1]; ok {
+			prev = before.NextLink()
+		}
+		var found []*Event
+		for seq := r[0]; seq <= r[1]; seq++ {
+			e := rawRecord(raw, seq, prev)
+			if e == nil {
+				break
+			}
+			found = append(found, e)
+			prev = e.Hash
+		}
+		// the event after the run must link to the last one found
+		if after, ok := bySeq[r[1]+1]; ok && len(found) == int(r[1]-r[0]+1) && after.Prev != prev {
+			found = nil
+		}
+		for _, e := range found {
+			bySeq[e.Seq] = e
+			events = append(events, e)
+		}
+		if n := uint64(len(found)); r[0]+n <= r[1] {
+			still = append(still, [2]uint64{r[0] + n, r[1]})
+		}
+	}
+	rep.LostEvents = still
+	slices.SortFunc(events, func(a, b *Event) int { return cmp.Compare(a.Seq, b.Seq) })
+	return events
+}
+
+// rawRecord finds in raw a whole, sealed record of event seq that links to
+// prev.
+func rawRecord(raw []byte, seq uint64, prev snapshot.ID) *Event {
+	pat := append(u64(seq), recordV1)
+	for off := 0; ; {
+		i := bytes.Index(raw[off:], pat)
+		if i < 0 {
+			return nil
+		}
+		at := off + i + 8 // the value
+		off += i + 1
+		if at+5 >= len(raw) {
+			return nil
+		}
+		dec := json.NewDecoder(bytes.NewReader(raw[at+5:]))
+		var body json.RawMessage
+		if dec.Decode(&body) != nil {
+			continue
+		}
+		rec := raw[at : at+5+int(dec.InputOffset())]
+		e, err := Decode(rec)
+		if err != nil || e.Seq != seq || e.Prev != prev || e.Status == StatusPending || ComputeHash(e) != e.Hash {
+			continue
+		}
+		return e
+	}
 }
 
 // readLog finds the write-ahead log's events past the salvaged ones and
