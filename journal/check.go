@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"io"
 	"os"
+	"strings"
 )
 
 // Structural check. bbolt trusts its pages: a damaged header makes it panic
@@ -125,7 +126,7 @@ func (c *checker) run() (*CheckReport, error) {
 		ps                        int
 		ok                        bool
 	}
-	var errs []error
+	var errs []string
 	for i := 0; i < 2; i++ {
 		// meta page 1 sits one page in: the page size is meta 0's, else the OS's
 		p := ps
@@ -134,7 +135,12 @@ func (c *checker) run() (*CheckReport, error) {
 		}
 		root, fl, hwm, txid, mps, err := c.meta(i, p)
 		if err != nil {
-			errs = append(errs, err)
+			var d *DamageError
+			if errors.As(err, &d) {
+				errs = append(errs, d.What)
+			} else {
+				errs = append(errs, err.Error())
+			}
 			continue
 		}
 		if !best.ok || txid > best.txid {
@@ -142,7 +148,7 @@ func (c *checker) run() (*CheckReport, error) {
 		}
 	}
 	if !best.ok {
-		return nil, damagedf("both meta pages are invalid: %v", errors.Join(errs...))
+		return nil, damagedf("both meta pages are invalid (%s)", strings.Join(errs, "; "))
 	}
 	if best.ps < 512 || best.ps > 1<<20 || best.ps&(best.ps-1) != 0 {
 		return nil, damagedf("meta page: page size %d", best.ps)

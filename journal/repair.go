@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/journalfs/journal/snapshot"
@@ -51,6 +53,9 @@ type RepairReport struct {
 	LogCarried bool
 	LogErr     error
 	Log        bool // a write-ahead log was set aside with the damaged journal
+	// MetaRebuilt: both meta pages were damaged; the file was read through
+	// a copy with them made again (rebuild.go).
+	MetaRebuilt bool
 }
 
 // Sound reports whether nothing was found damaged.
@@ -71,6 +76,16 @@ func (j *Journal) Repair(apply bool, actor Actor) (*RepairReport, error) {
 	defer unlock()
 	rep := &RepairReport{}
 	_, rep.Check = j.check()
+	from := j // the file read: j, or a copy with its meta pages rebuilt
+	if j.metasLost(rep.Check) {
+		tmp, err := j.rebuildMeta()
+		if err != nil {
+			return rep, err
+		}
+		defer os.Remove(tmp)
+		from = &Journal{path: tmp, timeout: j.timeout, openFile: j.openFile}
+		rep.MetaRebuilt = true
+	}
 	var events []*Event
 	var base uint64
 	var baseHash snapshot.ID
@@ -83,8 +98,8 @@ func (j *Journal) Repair(apply bool, actor Actor) (*RepairReport, error) {
 		}
 		defer os.Remove(tmp) // once renamed into place, there is nothing to remove
 	}
-	err = j.protect(func() error {
-		db, err := j.open(true)
+	err = from.protect(func() error {
+		db, err := from.open(true)
 		if err != nil {
 			return err
 		}
@@ -101,7 +116,7 @@ func (j *Journal) Repair(apply bool, actor Actor) (*RepairReport, error) {
 			}); err != nil {
 				return err
 			}
-			events = rep.findLost(j.path, events, baseHash)
+			events = rep.findLost(from.path, events, baseHash)
 			return rep.copyContents(tx, events, dst)
 		})
 	})
@@ -116,6 +131,9 @@ func (j *Journal) Repair(apply bool, actor Actor) (*RepairReport, error) {
 		rep.Last = max(rep.Last, r[1])
 	}
 	rep.readLog(j, events)
+	if from != j {
+		from.Close()
+	}
 	if !apply {
 		return rep, nil
 	}
@@ -231,6 +249,12 @@ func (rep *RepairReport) readLog(j *Journal, events []*Event) {
 	newest := events[len(events)-1]
 	first := recs[0].Events[0]
 	rep.LogCarried = newest.Seq == rep.Last && first.Seq == rep.Last+1 && first.Prev == newest.NextLink()
+}
+
+// metasLost reports whether check found both meta pages damaged.
+func (j *Journal) metasLost(check error) bool {
+	var d *DamageError
+	return errors.As(check, &d) && strings.HasPrefix(d.What, "both meta pages are invalid")
 }
 
 // copyContents reads every content the events name from tx and, with dst,

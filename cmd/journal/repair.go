@@ -38,6 +38,9 @@ func (a *app) runRepair(apply bool) error {
 	w := a.out
 	if rep.Check != nil {
 		fmt.Fprintf(w, "structure  %s\n", cleanMessage(rep.Check))
+		if rep.MetaRebuilt {
+			fmt.Fprintln(w, "           read through a copy with both meta pages made again")
+		}
 	} else {
 		fmt.Fprintln(w, "structure  ok")
 	}
