@@ -274,16 +274,7 @@ func grepLines(s, sub string) string {
 func TestDamage_MoveAsideStartsAgain(t *testing.T) {
 	dir := damageWorkspace(t, 10)
 	jp := filepath.Join(dir, journal.DirName, journal.FileName)
-	b, err := os.ReadFile(jp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps := os.Getpagesize()
-	flip(16, 32)(b)
-	flip(ps+16, 32)(b)
-	if err := os.WriteFile(jp, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	damageFile(t, jp, bothMetas)
 	if r := run(t, dir, "undo"); r.code == 0 || !strings.Contains(r.stderr, "JOURNAL_DAMAGED") {
 		t.Fatalf("undo: exit %d %s", r.code, r.stderr)
 	}
@@ -503,16 +494,7 @@ func TestRepair_LostContent(t *testing.T) {
 func TestRepair_BothMetaPages(t *testing.T) {
 	src := damageWorkspace(t, 120)
 	jp := filepath.Join(src, journal.DirName, journal.FileName)
-	b, err := os.ReadFile(jp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps := os.Getpagesize()
-	flip(16, 32)(b)
-	flip(ps+16, 32)(b)
-	if err := os.WriteFile(jp, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	damageFile(t, jp, bothMetas)
 	if r := run(t, src, "log"); r.code == 0 || !strings.Contains(r.stderr, "JOURNAL_DAMAGED") {
 		t.Fatalf("log: exit %d %s", r.code, r.stderr)
 	}
@@ -526,4 +508,22 @@ func TestRepair_BothMetaPages(t *testing.T) {
 	if n := strings.Count(ok(t, src, "log", "--oneline"), "\n"); n != 120 {
 		t.Fatalf("%d events after repair", n)
 	}
+}
+
+// damageFile rewrites the file at path through fn.
+func damageFile(t *testing.T, path string, fn func([]byte) []byte) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, fn(b), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// bothMetas damages the magic of both meta pages.
+func bothMetas(b []byte) []byte {
+	ps := os.Getpagesize()
+	return flip(ps+16, 32)(flip(16, 32)(b))
 }
