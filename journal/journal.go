@@ -247,6 +247,9 @@ type DB struct {
 	lock *os.File
 	// commitHook, if set, runs before every Update commits (fault injection in tests).
 	commitHook func() error
+	// logLost is the run of events the last LogRead found in damaged log
+	// records (LogLost).
+	logLost [2]uint64
 }
 
 // Update runs fn in a write transaction; it commits (with fsync) when fn returns nil.

@@ -406,6 +406,31 @@ func (rep *RepairReport) writeEvents(dst *Journal, events []*Event, base uint64,
 	})
 }
 
+// AppendLost records events first..last, which the write-ahead log held in
+// damaged records, as lost: one damaged event numbered last (see Lost),
+// linked to event first-1, which must be the newest.
+func (t *Tx) AppendLost(first, last uint64, why string, actor Actor) (*Event, error) {
+	newest := t.Last()
+	if newest != first-1 || last < first {
+		return nil, fmt.Errorf("journal: lost events %d-%d do not follow event %d: %w", first, last, newest, ErrState)
+	}
+	base, prev := t.Base()
+	if newest > base {
+		e, err := t.Event(newest)
+		if err != nil {
+			return nil, err
+		}
+		prev = e.NextLink()
+	}
+	g := &Event{Seq: last, Time: time.Now().UTC(), Kind: KindDamaged, Actor: actor, Tool: "recover", Status: StatusCommitted,
+		Lost: &Lost{First: first, Last: last, Why: why}, Prev: prev}
+	g.Hash = ComputeHash(g)
+	if err := t.MarkFormat(FormatRepaired); err != nil {
+		return nil, err
+	}
+	return g, t.restore(g)
+}
+
 // restore stores e as it is (number, links and hash kept) with its index
 // entries, session, pending mark, heads and revert link, as Append and seal
 // would have left them.

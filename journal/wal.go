@@ -328,7 +328,13 @@ func (d *DB) LogRead(after uint64) ([]*LogRecord, error) {
 			return nil, fmt.Errorf("journal: read log at %d: %w", off, err)
 		}
 		if crc32.Checksum(p, castagnoli) != h.crc {
-			break // torn: it was never acknowledged
+			// torn (never acknowledged) when it is the run's last record;
+			// damaged when records numbered after it follow: then they
+			// are lost, and LogLost names them
+			if last, ok := runAfter(f, off+walHeader+h.n, h.last()); ok {
+				d.logLost = [2]uint64{h.first, last}
+			}
+			break
 		}
 		r, err := decodeLogPayload(p, h.first, h.count)
 		if err != nil {
@@ -339,6 +345,30 @@ func (d *DB) LogRead(after uint64) ([]*LogRecord, error) {
 	}
 	return recs, nil
 }
+
+// runAfter follows the headers of the records from off on while each is
+// numbered right after the one before (after: the number before the first)
+// and returns the last number; ok is false when no such record follows.
+func runAfter(f *os.File, off int64, after uint64) (last uint64, ok bool) {
+	last = after
+	for off+walHeader <= WALSize {
+		h, valid, err := readLogHeader(f, off)
+		if err != nil || !valid || h.first != last+1 {
+			break
+		}
+		last, ok = h.last(), true
+		off += walHeader + h.n
+	}
+	return last, ok
+}
+
+// LogLost returns the events the last LogRead found in damaged records of
+// the log — records that fail their checksum although records numbered
+// after them follow, so that no torn write explains them — from the first
+// damaged one to the end of the run (first is 0 when there are none). They
+// cannot be rolled forward; the replay engine records them as lost
+// (Tx.AppendLost).
+func (d *DB) LogLost() (first, last uint64) { return d.logLost[0], d.logLost[1] }
 
 // LogAhead reports whether the write-ahead log holds a record numbered past
 // last (the bbolt file's last event): a batch committed by its record and

@@ -515,7 +515,7 @@ func (e *Engine) recoverLog(db *journal.DB) error {
 			}
 		}
 		e.logged, e.appended, e.walEnd, e.orphaned = nil, nil, 0, false
-		return nil
+		return e.appendLost(db)
 	}
 	var paths []Path
 	var stage []string
@@ -533,7 +533,27 @@ func (e *Engine) recoverLog(db *journal.DB) error {
 		return err
 	}
 	e.logged, e.appended, e.walEnd, e.orphaned = nil, nil, 0, false
-	return nil
+	return e.appendLost(db)
+}
+
+// appendLost records the events the log held in damaged records
+// (journal.DB.LogLost) — acknowledged batches that cannot be rolled forward
+// — as lost: one damaged event names them, so that the chain goes on and
+// `journal log` and the audit export show the gap. Their files are as the
+// crash left them; the next batch on one records it as an outside change.
+func (e *Engine) appendLost(db *journal.DB) error {
+	first, last := db.LogLost()
+	if first == 0 {
+		return nil
+	}
+	return db.Update(func(tx *journal.Tx) error {
+		first = max(first, tx.Last()+1)
+		if first > last {
+			return nil // the bbolt file has them
+		}
+		_, err := tx.AppendLost(first, last, "their record in the write-ahead log is damaged: acknowledged batches that could not be rolled forward", e.actor)
+		return err
+	})
 }
 
 // rollForward puts the files of a logged batch in their after state (see

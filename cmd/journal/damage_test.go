@@ -527,3 +527,40 @@ func bothMetas(b []byte) []byte {
 	ps := os.Getpagesize()
 	return flip(ps+16, 32)(flip(16, 32)(b))
 }
+
+// TestDamage_LogRecord: a damaged record in the middle of the write-ahead
+// log's run (followed by records numbered after it: no torn write) never
+// blocks opening the journal; the batches before it are rolled forward and
+// those from it on are named by a damaged event, and the chain verifies.
+func TestDamage_LogRecord(t *testing.T) {
+	dir := t.TempDir()
+	child := exec.Command(os.Args[0], "-test.run=^TestRepairChild$")
+	child.Env = append(os.Environ(), "JOURNAL_REPAIR_CHILD="+dir)
+	if out, err := child.CombinedOutput(); err == nil {
+		t.Fatalf("the child was not killed:\n%s", out)
+	}
+	wal := filepath.Join(dir, journal.DirName, journal.FileName) + ".wal"
+	b, err := os.ReadFile(wal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := binary.BigEndian.Uint64(b[12:]) // the run's first record
+	b[24+10] ^= 0xFF                          // a byte of its payload
+	if err := os.WriteFile(wal, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	log := ok(t, dir, "log", "--oneline")
+	want := fmt.Sprintf("damaged: lost events %d-43", first)
+	if first == 43 {
+		want = "damaged: lost event 43"
+	}
+	if !strings.Contains(log, want) {
+		t.Fatalf("log (the run starts at %d), want %q:\n%s", first, want, log)
+	}
+	ok(t, dir, "verify")
+	// the journal goes on after the gap
+	e := engine(t, dir)
+	apply(t, e, "edit_file", "src/after.txt", "after\n")
+	e.Close()
+	ok(t, dir, "verify")
+}
