@@ -545,7 +545,7 @@ func TestDamage_LogRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := binary.BigEndian.Uint64(b[12:]) // the run's first record
-	b[24+10] ^= 0xFF                          // a byte of its payload
+	b[24+10] ^= 0xFF                         // a byte of its payload
 	if err := os.WriteFile(wal, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
