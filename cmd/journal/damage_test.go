@@ -86,15 +86,61 @@ func damages(size, ps int) []damage {
 // JOURNAL_DAMAGED with a hint, and undo never changes a workspace file
 // when it fails.
 func TestDamage_NeverPanics(t *testing.T) {
-	src := damageWorkspace(t, 60)
+	damageMatrix(t, damageWorkspace(t, 60), 0, allCommands)
+}
+
+// TestDamage_NeverPanicsWithLoggedBatches is the matrix on the journal of a
+// process killed with batches in its write-ahead log only (which every
+// command that opens the engine rolls forward first).
+func TestDamage_NeverPanicsWithLoggedBatches(t *testing.T) {
+	dir := t.TempDir()
+	child := exec.Command(os.Args[0], "-test.run=^TestRepairChild$")
+	child.Env = append(os.Environ(), "JOURNAL_REPAIR_CHILD="+dir)
+	if out, err := child.CombinedOutput(); err == nil {
+		t.Fatalf("the child was not killed:\n%s", out)
+	}
+	damageMatrix(t, dir, 0, allCommands)
+}
+
+// TestDamage_NeverPanicsLarge is the matrix, sampled, on a large journal:
+// 20,000 events and 10 pages by default, 100,000 events and 40 pages in the
+// long mode (JOURNAL_LONG=1); commands that stay fast there.
+func TestDamage_NeverPanicsLarge(t *testing.T) {
+	n, pages := 20000, 10
+	if v := os.Getenv("JOURNAL_LONG"); v != "" && v != "0" {
+		n, pages = 100000, 40
+	}
+	dir := t.TempDir()
+	bigJournal(t, dir, n)
+	damageMatrix(t, dir, pages, [][]string{{"status"}, {"log", "-n", "20"}, {"show", fmt.Sprint(n / 2)}})
+}
+
+// allCommands are the commands the matrix runs on a damaged journal.
+var allCommands = [][]string{{"status"}, {"log"}, {"verify"}, {"show", "1"}, {"export", "-o", "x.jsonl"}, {"undo"}}
+
+// damageMatrix damages copies of the journal of workspace src in every
+// class (on pages spread evenly over the file when pages > 0) and runs cmds
+// on each.
+func damageMatrix(t *testing.T, src string, pages int, cmds [][]string) {
 	jp := filepath.Join(src, journal.DirName, journal.FileName)
 	orig, err := os.ReadFile(jp)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ps := os.Getpagesize()
-	cmds := [][]string{{"status"}, {"log"}, {"verify"}, {"show", "1"}, {"export", "-o", "x.jsonl"}, {"undo"}}
-	for _, d := range damages(len(orig), ps) {
+	ds := damages(len(orig), ps)
+	if pages > 0 {
+		var some []damage
+		step := max(1, len(orig)/ps/pages)
+		for _, d := range ds {
+			var pg int
+			if _, err := fmt.Sscanf(d.name, "page %d ", &pg); err != nil || pg%step == 0 {
+				some = append(some, d)
+			}
+		}
+		ds = some
+	}
+	for _, d := range ds {
 		t.Run(d.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
