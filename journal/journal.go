@@ -201,7 +201,11 @@ func syncDir(dir string) error {
 // open opens the bbolt file; run it under protect. A panic inside bbolt's
 // Open (a damaged meta or freelist page) closes the file it opened, so that
 // its flock is not left held.
-func (j *Journal) open(readOnly bool) (*bolt.DB, error) {
+func (j *Journal) open(readOnly bool) (*bolt.DB, error) { return j.openFormat(readOnly, true) }
+
+// openFormat is open; without strict, a format the damaged file does not
+// let it read is not checked (repair reads what it can).
+func (j *Journal) openFormat(readOnly, strict bool) (*bolt.DB, error) {
 	var f *os.File
 	o := &bolt.Options{Timeout: j.timeout, ReadOnly: readOnly,
 		OpenFile: func(name string, flag int, perm os.FileMode) (*os.File, error) {
@@ -232,11 +236,27 @@ func (j *Journal) open(readOnly bool) (*bolt.DB, error) {
 		}
 		return nil, fmt.Errorf("journal: open %s: %w", j.path, err)
 	}
-	if err := j.checkFormat(db); err != nil {
+	if err := j.checkFormatSafe(db, strict); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return db, nil
+}
+
+// checkFormatSafe is checkFormat; without strict, damage met reading the
+// format is ignored.
+func (j *Journal) checkFormatSafe(db *bolt.DB, strict bool) (err error) {
+	if !strict {
+		defer func() {
+			if r := recover(); r != nil {
+				if !storePanic(r) {
+					panic(r)
+				}
+				err = nil
+			}
+		}()
+	}
+	return j.checkFormat(db)
 }
 
 // DB is the journal opened exclusively for the duration of one Do call.

@@ -99,14 +99,14 @@ func (j *Journal) Repair(apply bool, actor Actor) (*RepairReport, error) {
 		defer os.Remove(tmp) // once renamed into place, there is nothing to remove
 	}
 	err = from.protect(func() error {
-		db, err := from.open(true)
+		db, err := from.openFormat(true, false)
 		if err != nil {
 			return err
 		}
 		defer db.Close()
 		return db.View(func(btx *bolt.Tx) error {
 			tx := &Tx{tx: btx}
-			base, baseHash = tx.Base()
+			base, baseHash = tx.safeBase()
 			if err := tx.Scan(0, false, func(e *Event) error {
 				events = append(events, e)
 				return nil
@@ -257,6 +257,20 @@ func (j *Journal) metasLost(check error) bool {
 	return errors.As(check, &d) && strings.HasPrefix(d.What, "both meta pages are invalid")
 }
 
+// safeBase is Base, or 0 and the zero hash (a journal gc never ran on)
+// when the meta bucket cannot be read.
+func (t *Tx) safeBase() (seq uint64, hash snapshot.ID) {
+	defer func() {
+		if r := recover(); r != nil {
+			if !storePanic(r) {
+				panic(r)
+			}
+			seq, hash = 0, snapshot.ID{}
+		}
+	}()
+	return t.Base()
+}
+
 // copyContents reads every content the events name from tx and, with dst,
 // writes it there; unreadable ones are recorded as lost.
 func (rep *RepairReport) copyContents(tx *Tx, events []*Event, dst *Journal) error {
@@ -367,8 +381,10 @@ func (rep *RepairReport) writeEvents(dst *Journal, events []*Event, base uint64,
 		}
 		next++
 	}
-	if len(rep.LostContents) > 0 {
-		g := damaged(next, prev, &Lost{Contents: rep.LostContents, Why: "contents not readable from the damaged journal"})
+	if len(rep.LostContents) > 0 && !rep.LogCarried {
+		// (with the log carried its batches come first: RecordLostContents
+		// appends this after the next process rolled them forward)
+		g := damaged(next, prev, &Lost{Contents: rep.LostContents, Why: lostContentsWhy})
 		out = append(out, g)
 	}
 	return dst.Do(func(db *DB) error {
@@ -429,6 +445,24 @@ func (t *Tx) AppendLost(first, last uint64, why string, actor Actor) (*Event, er
 		return nil, err
 	}
 	return g, t.restore(g)
+}
+
+// lostContentsWhy is the reason a damaged event for lost contents gives.
+const lostContentsWhy = "contents not readable from the damaged journal"
+
+// RecordLostContents appends the damaged event naming contents a repair
+// lost, once the write-ahead log it carried was rolled forward
+// (RepairReport.LogCarried).
+func (j *Journal) RecordLostContents(ids []snapshot.ID, actor Actor) error {
+	return j.Do(func(db *DB) error {
+		return db.Update(func(t *Tx) error {
+			if err := t.MarkFormat(FormatRepaired); err != nil {
+				return err
+			}
+			return t.Append(&Event{Time: time.Now().UTC(), Kind: KindDamaged, Actor: actor, Tool: "repair",
+				Status: StatusCommitted, Lost: &Lost{Contents: ids, Why: lostContentsWhy}})
+		})
+	})
 }
 
 // restore stores e as it is (number, links and hash kept) with its index

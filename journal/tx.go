@@ -408,7 +408,7 @@ const probeMax = 1 << 20
 // probe goes on from a scan that met a damaged page after handing on event
 // done (0: none), looking events up one by one.
 func (t *Tx) probe(from uint64, backward bool, done uint64, cause *DamageError, fn func(*Event) error, damaged func(first, last uint64, err error) error) error {
-	base, _ := t.Base()
+	base, _ := t.safeBase()
 	next := func(s uint64) uint64 {
 		if backward {
 			return s - 1
@@ -500,7 +500,7 @@ func (t *Tx) lastKnown() (top uint64) {
 			return nil
 		})
 	}()
-	base, _ := t.Base()
+	base, _ := t.safeBase()
 	// a damaged record can name any number: no more events than records
 	// of 64 bytes fit in the file
 	if most := base + uint64(t.tx.Size()/64); top > most {

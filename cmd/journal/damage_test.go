@@ -86,7 +86,7 @@ func damages(size, ps int) []damage {
 // JOURNAL_DAMAGED with a hint, and undo never changes a workspace file
 // when it fails.
 func TestDamage_NeverPanics(t *testing.T) {
-	damageMatrix(t, damageWorkspace(t, 60), 0, allCommands)
+	damageMatrix(t, damageWorkspace(t, 60), 0, allCommands, true)
 }
 
 // TestDamage_NeverPanicsWithLoggedBatches is the matrix on the journal of a
@@ -99,7 +99,7 @@ func TestDamage_NeverPanicsWithLoggedBatches(t *testing.T) {
 	if out, err := child.CombinedOutput(); err == nil {
 		t.Fatalf("the child was not killed:\n%s", out)
 	}
-	damageMatrix(t, dir, 0, allCommands)
+	damageMatrix(t, dir, 0, allCommands, true)
 }
 
 // TestDamage_NeverPanicsLarge is the matrix, sampled, on a large journal:
@@ -112,7 +112,7 @@ func TestDamage_NeverPanicsLarge(t *testing.T) {
 	}
 	dir := t.TempDir()
 	bigJournal(t, dir, n)
-	damageMatrix(t, dir, pages, [][]string{{"status"}, {"log", "-n", "20"}, {"show", fmt.Sprint(n / 2)}})
+	damageMatrix(t, dir, pages, [][]string{{"status"}, {"log", "-n", "20"}, {"show", fmt.Sprint(n / 2)}}, false)
 }
 
 // allCommands are the commands the matrix runs on a damaged journal.
@@ -120,8 +120,8 @@ var allCommands = [][]string{{"status"}, {"log"}, {"verify"}, {"show", "1"}, {"e
 
 // damageMatrix damages copies of the journal of workspace src in every
 // class (on pages spread evenly over the file when pages > 0) and runs cmds
-// on each.
-func damageMatrix(t *testing.T, src string, pages int, cmds [][]string) {
+// on each; with repair, then `repair --apply` and `verify`.
+func damageMatrix(t *testing.T, src string, pages int, cmds [][]string, repair bool) {
 	jp := filepath.Join(src, journal.DirName, journal.FileName)
 	orig, err := os.ReadFile(jp)
 	if err != nil {
@@ -164,6 +164,30 @@ func damageMatrix(t *testing.T, src string, pages int, cmds [][]string) {
 				if r.code != 0 && !sameMaps(before, workspaceFiles(t, dir)) {
 					t.Errorf("journal %s failed and changed workspace files", strings.Join(c, " "))
 				}
+			}
+			if !repair {
+				return
+			}
+			// then repair: verify passes, and every event it did not report
+			// lost is there
+			r := run(t, dir, "repair", "--apply")
+			if r.code != 0 {
+				// only a file cut before its first data page holds nothing
+				if d.name != "truncated to 100 bytes" || !strings.Contains(r.stderr, "JOURNAL_DAMAGED") {
+					t.Fatalf("repair --apply: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+				}
+				return
+			}
+			if v := run(t, dir, "verify"); v.code != 0 {
+				t.Fatalf("verify after repair: exit %d\n%s\nrepair said:\n%s", v.code, v.stderr, r.stdout)
+			}
+			var kept, total int
+			if _, err := fmt.Sscanf(grepLines(r.stdout, "events "), "events %d readable of %d", &kept, &total); err != nil {
+				t.Fatalf("repair's report: %v\n%s", err, r.stdout)
+			}
+			log := ok(t, dir, "log", "--oneline")
+			if n := strings.Count(log, "\n") - strings.Count(log, "damaged: lost"); n < kept {
+				t.Fatalf("%d events after repair, it kept %d:\n%s", n, kept, r.stdout)
 			}
 		})
 	}

@@ -35,6 +35,19 @@ func (a *app) runRepair(apply bool) error {
 	if err != nil {
 		return err
 	}
+	if apply && rep.LogCarried && len(rep.LostContents) > 0 {
+		// the carried batches first (the engine rolls them forward), then
+		// the damaged event naming the lost contents
+		e, err := a.engine()
+		if err != nil {
+			return err
+		}
+		e.Close()
+		if err := j.RecordLostContents(rep.LostContents, replay.CLIActor()); err != nil {
+			return err
+		}
+		rep.Damaged++
+	}
 	w := a.out
 	if rep.Check != nil {
 		fmt.Fprintf(w, "structure  %s\n", cleanMessage(rep.Check))
