@@ -5,24 +5,36 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"io"
 	"os"
+	"runtime/debug"
 	"strings"
+	"syscall"
+	"time"
 )
 
 // Structural check. bbolt trusts its pages: a damaged header makes it panic
 // (protect turns that into a DamageError), read outside its mapping (a
-// fault, likewise), or — in a write — believe a page spans millions of
-// overflow pages and exhaust memory freeing them, which nothing can catch.
-// Check walks the file as bbolt's on-disk format lays it out, with plain
-// reads (no mapping): both meta pages (magic, version, checksum; the newer
-// valid one is used), then every page reachable from the root bucket —
-// nested buckets, inline ones included — checking that each lies below the
-// high-water mark and inside the file, names itself, is a branch or leaf
-// page, is reached once (no cycles, no sharing), and that its elements,
-// keys and values lie inside it; and the freelist page's header. Its cost
-// is a read of every page in use. Do runs it once per Journal before its
-// first write; journal status runs it every time.
+// fault, likewise), loop for ever round a cycle of pages (a child pointer
+// that names an ancestor, a branch page without elements whose cursor reads
+// element -1) — which nothing can stop once started — or, in a write,
+// believe a page spans millions of overflow pages and exhaust memory
+// freeing them. Check walks the file as bbolt's on-disk format lays it out,
+// through its own read-only mapping: both meta pages (magic, version,
+// checksum; the newer valid one is used), then every page reachable from
+// the root bucket — nested buckets, inline ones included — checking that
+// each lies below the high-water mark and inside the file, names itself, is
+// a branch or leaf page, is reached once (no cycles, no sharing), and that
+// its elements, keys and values lie inside it; and the freelist page's
+// header. Its cost is a touch of every page in use (BenchmarkCheck100k).
+//
+// The check does not stop at the first damage: it walks every sound page
+// and notes each reference (a branch element, a bucket header, the meta
+// page's root) to a page it found damaged. Do refuses to write on any
+// damage. A reader (View, Repair) that must go round damage reads a copy of
+// the file in which each such reference names a poison page instead
+// (readable.go): bbolt stops there with a panic, which protect turns into a
+// DamageError and Tx.Scan into a damaged run of events, and never follows
+// the damaged page into a loop.
 
 // bbolt's on-disk constants (go.etcd.io/bbolt/internal/common), little
 // endian as bbolt writes them on the machines we build for.
@@ -40,6 +52,7 @@ const (
 	checkMaxDepth       = 64
 	checkMaxPageBytes   = 256 << 20
 	checkMetaChecksumAt = 16 + 56 // the checksum follows magic..txid (56 bytes)
+	metaRootAt          = 32      // the root bucket's page number in a meta page
 )
 
 // CheckReport is what Check found in a sound file.
@@ -63,6 +76,105 @@ func (j *Journal) Check() (*CheckReport, error) {
 }
 
 func (j *Journal) check() (*CheckReport, error) {
+	f := j.findings()
+	return f.report, f.err
+}
+
+// findings is what a check found: the first damage (err), the offsets in
+// the file of the references to damaged pages (refs; metaRoot when it is
+// the meta page's root), and whether both meta pages are damaged.
+type findings struct {
+	report   *CheckReport
+	err      error
+	refs     []int64
+	metaRoot bool
+	metas    bool // both meta pages are damaged
+	ps       int
+	size     int64
+}
+
+// findings runs the check; damage is recorded beside the journal
+// (markDamaged), a sound file is stamped (see stampSuffix).
+func (j *Journal) findings() *findings {
+	start := time.Now()
+	before := fileStamp(j.path)
+	c, err := j.checkFile()
+	fd := &findings{err: err}
+	if c != nil {
+		fd.report, fd.refs, fd.metaRoot, fd.metas, fd.ps, fd.size = c.report, c.refs, c.metaRoot, c.metas, c.ps, c.size
+		if fd.err == nil {
+			fd.err = c.first
+		}
+	}
+	var d *DamageError
+	if errors.As(fd.err, &d) {
+		j.noteDamage(d)
+	}
+	j.stamp(fd.err == nil, before, start)
+	return fd
+}
+
+// stampSuffix names the file, beside the journal, that says the journal
+// file passed the structural check as it is now: its device, inode, size,
+// and modification and change times to the nanosecond. A process whose
+// first read or write finds the stamp matching the file skips the check
+// (which reads every page in use: tens of milliseconds at 100,000 events);
+// any write to the file — bbolt's, or anything else's — changes its change
+// time, which no program can set back, and so voids the stamp. A stamp is
+// written only for a file last changed more than stampMargin before its
+// check began, so that a change just after the check cannot share the
+// coarse timestamp of the one before it. What a stamp cannot see is damage
+// that bypasses the file system (a failing disk): journal status and
+// journal verify check the file every time.
+const stampSuffix = ".checked"
+
+// stampMargin is how long before a check the file must have last changed
+// for its result to be stamped.
+const stampMargin = time.Second
+
+// fileStamp describes the file at path for the stamp ("" when it cannot be
+// read).
+func fileStamp(path string) string {
+	st := statOf(path)
+	if st == nil {
+		return ""
+	}
+	return fmt.Sprintf("%d:%d %d %d.%09d %d.%09d", st.Dev, st.Ino, st.Size, st.Mtim.Sec, st.Mtim.Nsec, st.Ctim.Sec, st.Ctim.Nsec)
+}
+
+// stamp records a sound check of the file as it was before the check
+// began (before), or removes the stamp after damage; best effort (a
+// read-only directory keeps no stamp).
+func (j *Journal) stamp(sound bool, before string, start time.Time) {
+	if j.origin != nil {
+		return
+	}
+	p := j.path + stampSuffix
+	if !sound {
+		os.Remove(p)
+		return
+	}
+	st := statOf(j.path)
+	if st == nil || before == "" || fileStamp(j.path) != before || !time.Unix(st.Ctim.Sec, st.Ctim.Nsec).Before(start.Add(-stampMargin)) {
+		return
+	}
+	_ = os.WriteFile(p, []byte(before+"\n"), 0o600)
+}
+
+// stamped reports whether the stamp says the file passed the check as it
+// is now.
+func (j *Journal) stamped() bool {
+	b, err := os.ReadFile(j.path + stampSuffix)
+	if err != nil {
+		return false
+	}
+	now := fileStamp(j.path)
+	return now != "" && strings.TrimSpace(string(b)) == now
+}
+
+// checkFile maps the file and walks it; a fault while the mapping is read
+// (the file cut meanwhile) is damage too.
+func (j *Journal) checkFile() (c *checker, err error) {
 	f, err := os.Open(j.path)
 	if err != nil {
 		return nil, fmt.Errorf("journal: check: %w", err)
@@ -72,36 +184,69 @@ func (j *Journal) check() (*CheckReport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("journal: check: %w", err)
 	}
-	c := &checker{f: f, size: fi.Size(), seen: map[uint64]bool{}}
-	rep, err := c.run()
-	var d *DamageError
-	if errors.As(err, &d) {
-		d.Path = j.path
-		j.markDamaged(d)
+	size := fi.Size()
+	if size < 1024 || size != int64(int(size)) {
+		return nil, damagedf("the file is %d bytes, too small for a journal", size)
 	}
-	return rep, err
+	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED|syscall.MAP_POPULATE)
+	if err != nil {
+		return nil, fmt.Errorf("journal: check: map %s: %w", j.path, err)
+	}
+	defer syscall.Munmap(data)
+	old := debug.SetPanicOnFault(true)
+	defer debug.SetPanicOnFault(old)
+	defer func() {
+		if r := recover(); r != nil {
+			if f, ok := r.(interface{ Addr() uintptr }); !ok || f.Addr() < 1<<16 {
+				panic(r)
+			}
+			c, err = nil, damagedf("reading the file faulted: %v", r)
+		}
+	}()
+	c = &checker{data: data, size: size}
+	c.report, err = c.run()
+	return c, err
 }
 
+// checker walks a mapped journal file. Past the meta pages it goes on
+// after damage, noting the first (first) and each reference to a damaged
+// page (refs).
 type checker struct {
-	f    *os.File
-	size int64
-	ps   int
-	hwm  uint64
-	seen map[uint64]bool
-	n    int
+	data     []byte
+	size     int64
+	ps       int
+	hwm      uint64
+	seen     []uint64 // a bit per page reached
+	n        int
+	report   *CheckReport
+	first    error
+	refs     []int64
+	metaRoot bool
+	metas    bool
 }
 
 func damagedf(format string, a ...any) error {
 	return &DamageError{What: fmt.Sprintf(format, a...)}
 }
 
+// note records err as the first damage found, if it is.
+func (c *checker) note(err error) {
+	var r refuse
+	if errors.As(err, &r) {
+		err = r.error
+	}
+	if c.first == nil {
+		c.first = err
+	}
+}
+
 // meta reads meta page i (0 or 1) as written with a page size of ps, or why
 // it is invalid.
 func (c *checker) meta(i, ps int) (root, freelist, hwm, txid uint64, pageSize int, err error) {
-	b := make([]byte, 128)
-	if _, err := c.f.ReadAt(b, int64(i*ps)); err != nil && !errors.Is(err, io.EOF) {
-		return 0, 0, 0, 0, 0, err
+	if int64(i*ps+128) > c.size {
+		return 0, 0, 0, 0, 0, damagedf("meta page %d: past the end of the file", i)
 	}
+	b := c.data[i*ps : i*ps+128]
 	le := binary.LittleEndian
 	switch {
 	case le.Uint16(b[8:])&boltMeta == 0:
@@ -116,7 +261,7 @@ func (c *checker) meta(i, ps int) (root, freelist, hwm, txid uint64, pageSize in
 	if h.Sum64() != le.Uint64(b[checkMetaChecksumAt:]) {
 		return 0, 0, 0, 0, 0, damagedf("meta page %d: checksum mismatch", i)
 	}
-	return le.Uint64(b[32:]), le.Uint64(b[48:]), le.Uint64(b[56:]), le.Uint64(b[64:]), int(le.Uint32(b[24:])), nil
+	return le.Uint64(b[metaRootAt:]), le.Uint64(b[48:]), le.Uint64(b[56:]), le.Uint64(b[64:]), int(le.Uint32(b[24:])), nil
 }
 
 func (c *checker) run() (*CheckReport, error) {
@@ -148,118 +293,139 @@ func (c *checker) run() (*CheckReport, error) {
 		}
 	}
 	if !best.ok {
+		c.metas = true
 		return nil, damagedf("both meta pages are invalid (%s)", strings.Join(errs, "; "))
 	}
 	if best.ps < 512 || best.ps > 1<<20 || best.ps&(best.ps-1) != 0 {
+		c.metas = true
 		return nil, damagedf("meta page: page size %d", best.ps)
 	}
 	c.ps, c.hwm = best.ps, best.hwm
 	if int64(c.hwm)*int64(c.ps) > c.size {
-		return nil, damagedf("the file is %d bytes, its meta page says %d pages of %d", c.size, c.hwm, c.ps)
+		// cut short: walk what is left, the pages past its end are damaged
+		c.first = damagedf("the file is %d bytes, its meta page says %d pages of %d", c.size, c.hwm, c.ps)
+		c.hwm = uint64(c.size / int64(c.ps))
 	}
-	c.seen[0], c.seen[1] = true, true
+	c.seen = make([]uint64, (max(c.hwm, 2)+63)/64)
+	c.mark(0)
+	c.mark(1)
 	if best.freelist != boltNoFreelist {
+		// a read-only open does not load the freelist: only writes need it
 		if _, err := c.page(best.freelist, boltFreelist); err != nil {
-			return nil, err
+			c.note(err)
 		}
 	}
-	if err := c.tree(best.root, 0); err != nil {
-		return nil, err
+	if poison, err := c.tree(best.root, 0); err != nil {
+		c.note(err)
+		c.metaRoot = poison
 	}
 	return &CheckReport{PageSize: c.ps, Pages: c.n, HighMark: c.hwm, TxID: best.txid}, nil
 }
 
-// view is the part of a page the check reads: its header and element
-// array (head), its length with overflow (size), and how to read more of it.
-type view struct {
-	id   uint64
-	size int
-	head []byte
-	read func(off, n int) ([]byte, error)
+func (c *checker) mark(id uint64) bool {
+	w, b := id/64, uint64(1)<<(id%64)
+	was := c.seen[w]&b != 0
+	c.seen[w] |= b
+	return was
 }
 
-// page reads the header and element array of page id and checks the header
-// against want (page type flags); its overflow pages are not read.
+// view is a branch or leaf page as the check reads it: where it starts in
+// the file (off), its bytes with overflow (b).
+type view struct {
+	id  uint64
+	off int64
+	b   []byte
+}
+
+// refuse is damage of a page that bbolt refuses by itself, with a panic
+// (FastCheck: the page names another page, or no page type), or a fault:
+// the reference to it needs no poison.
+type refuse struct{ error }
+
+func (r refuse) Unwrap() error { return r.error }
+
+// page checks the header of page id against want (page type flags) and
+// returns the page with its overflow pages.
 func (c *checker) page(id uint64, want uint16) (*view, error) {
 	if id < 2 || id >= c.hwm {
+		// a meta page, or a stale page past the mark, can pass bbolt's checks
 		return nil, damagedf("page %d: out of range (high-water mark %d)", id, c.hwm)
 	}
-	if c.seen[id] {
+	if c.mark(id) {
 		return nil, damagedf("page %d: reached twice (a cycle or shared page)", id)
 	}
 	off := int64(id) * int64(c.ps)
-	head := make([]byte, min(c.ps, 512))
-	if _, err := c.f.ReadAt(head, off); err != nil {
-		return nil, damagedf("page %d: %v", id, err)
-	}
+	head := c.data[off : off+boltHeader]
 	le := binary.LittleEndian
-	pid, flags, count, over := le.Uint64(head), le.Uint16(head[8:]), int(le.Uint16(head[10:])), uint64(le.Uint32(head[12:]))
+	pid, flags, over := le.Uint64(head), le.Uint16(head[8:]), uint64(le.Uint32(head[12:]))
 	switch {
 	case pid != id:
-		return nil, damagedf("page %d: says it is page %d", id, pid)
-	case flags&want == 0 || flags&^(boltBranch|boltLeaf|boltMeta|boltFreelist) != 0:
+		return nil, refuse{damagedf("page %d: says it is page %d", id, pid)}
+	case flags != boltBranch && flags != boltLeaf && flags != boltMeta && flags != boltFreelist:
+		return nil, refuse{damagedf("page %d: type flags %#x", id, flags)}
+	case flags&want == 0:
 		return nil, damagedf("page %d: type flags %#x", id, flags)
 	case id+over >= c.hwm:
 		return nil, damagedf("page %d: %d overflow pages run past the high-water mark %d", id, over, c.hwm)
 	case (over+1)*uint64(c.ps) > checkMaxPageBytes:
 		return nil, damagedf("page %d: %d overflow pages", id, over)
 	}
-	for k := id; k <= id+over; k++ {
-		if c.seen[k] {
+	for k := id + 1; k <= id+over; k++ {
+		if c.mark(k) {
 			return nil, damagedf("page %d: overflow page %d reached twice", id, k)
 		}
-		c.seen[k] = true
 	}
 	c.n += int(over) + 1
-	size := int(over+1) * c.ps
-	read := func(at, n int) ([]byte, error) {
-		if at < 0 || n < 0 || at+n > size {
-			return nil, damagedf("page %d: %d bytes at %d lie outside the page", id, n, at)
-		}
-		b := make([]byte, n)
-		if _, err := c.f.ReadAt(b, off+int64(at)); err != nil {
-			return nil, damagedf("page %d: %v", id, err)
-		}
-		return b, nil
-	}
-	if flags&(boltBranch|boltLeaf) != 0 {
-		if n := boltHeader + count*boltElement; n > len(head) {
-			var err error
-			if head, err = read(0, n); err != nil {
-				return nil, damagedf("page %d: %d elements do not fit", id, count)
-			}
-		}
-	}
-	return &view{id: id, size: size, head: head, read: read}, nil
+	return &view{id: id, off: off, b: c.data[off : off+int64(over+1)*int64(c.ps)]}, nil
 }
 
-// tree checks the branch or leaf page id and everything below it.
-func (c *checker) tree(id uint64, depth int) error {
+// tree checks the branch or leaf page id and everything below it. It
+// returns the damage of page id itself, and whether the reference to it
+// needs poison (bbolt could read it, and loop); damage below is noted, or
+// poisoned where it is referred to.
+func (c *checker) tree(id uint64, depth int) (poison bool, err error) {
 	if depth > checkMaxDepth {
-		return damagedf("page %d: deeper than %d levels", id, checkMaxDepth)
+		return true, damagedf("page %d: deeper than %d levels", id, checkMaxDepth)
 	}
 	v, err := c.page(id, boltBranch|boltLeaf)
-	if err != nil {
-		return err
+	if err == nil {
+		err = c.elements(v, depth)
 	}
-	return c.elements(v, depth)
+	var r refuse
+	if errors.As(err, &r) {
+		return false, r.error
+	}
+	return err != nil, err
 }
 
-// inline is the view of an inline bucket's page, held in a value.
-func inline(id uint64, b []byte) *view {
-	return &view{id: id, size: len(b), head: b, read: func(at, n int) ([]byte, error) {
-		if at < 0 || n < 0 || at+n > len(b) {
-			return nil, damagedf("page %d: an inline bucket's %d bytes at %d lie outside it", id, n, at)
-		}
-		return b[at : at+n], nil
-	}}
+// child walks the page id that the 8 bytes at ref (an offset in the file)
+// refer to; a reference that needs poison is recorded, unless the page that
+// holds it is damaged itself (the error).
+func (c *checker) child(ref int64, id uint64, depth int, safe bool) error {
+	poison, err := c.tree(id, depth)
+	if err == nil {
+		return nil
+	}
+	c.note(err)
+	if !poison {
+		return nil
+	}
+	if !safe {
+		return err
+	}
+	c.refs = append(c.refs, ref)
+	return nil
 }
 
 // elements checks the elements of page v: their keys and values lie inside
-// it; branch children and buckets are walked.
+// it; branch children and buckets are walked. The error is damage of v
+// itself (bbolt would read its elements wrong).
 func (c *checker) elements(v *view, depth int) error {
 	le := binary.LittleEndian
-	b, id := v.head, v.id
+	b, id := v.b, v.id
+	if len(b) < boltHeader {
+		return damagedf("page %d: an inline bucket of %d bytes", id, len(b))
+	}
 	flags, count := le.Uint16(b[8:]), int(le.Uint16(b[10:]))
 	if boltHeader+count*boltElement > len(b) {
 		return damagedf("page %d: %d elements do not fit", id, count)
@@ -268,36 +434,68 @@ func (c *checker) elements(v *view, depth int) error {
 		// bbolt never writes one; its cursors would read element -1
 		return damagedf("page %d: a branch page without elements", id)
 	}
+	buckets := false
 	for i := 0; i < count; i++ {
 		at := boltHeader + i*boltElement
 		e := b[at : at+boltElement]
 		if flags&boltBranch != 0 {
-			pos, ksize, child := int(le.Uint32(e)), int(le.Uint32(e[4:])), le.Uint64(e[8:])
-			if at+pos+ksize > v.size {
+			pos, ksize := int(le.Uint32(e)), int(le.Uint32(e[4:]))
+			if at+pos+ksize > len(b) || at+pos+ksize < at {
 				return damagedf("page %d: element %d's key lies outside the page", id, i)
-			}
-			if err := c.tree(child, depth+1); err != nil {
-				return err
 			}
 			continue
 		}
 		ef, pos, ksize, vsize := le.Uint32(e), int(le.Uint32(e[4:])), int(le.Uint32(e[8:])), int(le.Uint32(e[12:]))
-		if at+pos+ksize+vsize > v.size {
+		if end := at + pos + ksize + vsize; end > len(b) || end < at {
 			return damagedf("page %d: element %d lies outside the page", id, i)
 		}
+		if ef&boltBucketLeaf != 0 {
+			if vsize < 16 {
+				return damagedf("page %d: element %d: a bucket header of %d bytes", id, i, vsize)
+			}
+			buckets = true
+		}
+	}
+	if flags&boltBranch != 0 {
+		for i := 0; i < count; i++ {
+			at := boltHeader + i*boltElement
+			if err := c.child(v.off+int64(at+8), le.Uint64(b[at+8:]), depth+1, true); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if !buckets {
+		return nil
+	}
+	// a leaf holding buckets: a bucket header that overlaps another
+	// element cannot be poisoned without damaging that element
+	type span struct{ from, to int }
+	spans := []span{{0, boltHeader + count*boltElement}}
+	for i := 0; i < count; i++ {
+		at := boltHeader + i*boltElement
+		e := b[at : at+boltElement]
+		from := at + int(le.Uint32(e[4:]))
+		spans = append(spans, span{from, from + int(le.Uint32(e[8:])) + int(le.Uint32(e[12:]))})
+	}
+	for i := 0; i < count; i++ {
+		at := boltHeader + i*boltElement
+		e := b[at : at+boltElement]
+		ef, pos, ksize, vsize := le.Uint32(e), int(le.Uint32(e[4:])), int(le.Uint32(e[8:])), int(le.Uint32(e[12:]))
 		if ef&boltBucketLeaf == 0 {
 			continue
 		}
-		val, err := v.read(at+pos+ksize, vsize)
-		if err != nil {
-			return err
-		}
-		if len(val) < 16 {
-			return damagedf("page %d: element %d: a bucket header of %d bytes", id, i, len(val))
-		}
+		valAt := at + pos + ksize
+		val := b[valAt : valAt+vsize]
 		if root := le.Uint64(val); root != 0 {
-			if err := c.tree(root, depth+1); err != nil {
-				return err
+			safe := true
+			for k, s := range spans {
+				if k != i+1 && valAt < s.to && s.from < valAt+8 {
+					safe = false
+				}
+			}
+			if err := c.child(v.off+int64(valAt), root, depth+1, safe); err != nil {
+				return damagedf("page %d: element %d overlaps another, and the bucket it holds is damaged (%v)", id, i, err)
 			}
 			continue
 		}
@@ -305,7 +503,7 @@ func (c *checker) elements(v *view, depth int) error {
 		if len(in) < boltHeader || le.Uint16(in[8:])&boltLeaf == 0 {
 			return damagedf("page %d: element %d: an inline bucket that is not a leaf", id, i)
 		}
-		if err := c.elements(inline(id, in), depth+1); err != nil {
+		if err := c.elements(&view{id: id, off: v.off + int64(valAt+16), b: in}, depth+1); err != nil {
 			return err
 		}
 	}

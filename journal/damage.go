@@ -84,7 +84,7 @@ func (j *Journal) ClearDamaged() error {
 // system or directory leaves no marker, and the next call finds the damage
 // again.
 func (j *Journal) markDamaged(d *DamageError) {
-	if j.Damaged() != nil {
+	if j.origin != nil || j.Damaged() != nil {
 		return
 	}
 	ino := fileInode(j.path)
@@ -97,15 +97,21 @@ func (j *Journal) markDamaged(d *DamageError) {
 
 // fileInode is the device and inode of path, "" when it cannot be read.
 func fileInode(path string) string {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return ""
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
+	st := statOf(path)
+	if st == nil {
 		return ""
 	}
 	return fmt.Sprintf("%d:%d", st.Dev, st.Ino)
+}
+
+// statOf is the stat of path, nil when it cannot be read.
+func statOf(path string) *syscall.Stat_t {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil
+	}
+	st, _ := fi.Sys().(*syscall.Stat_t)
+	return st
 }
 
 // damagedOpen reports whether err from bbolt's Open means a damaged file
@@ -134,20 +140,38 @@ func (j *Journal) protect(fn func() error) (err error) {
 		if !storePanic(r) {
 			panic(r)
 		}
-		d := asDamage(r)
-		d.Path = j.path
-		j.markDamaged(d)
+		d := j.asDamage(r)
+		j.noteDamage(d)
 		err = d
 	}()
 	return fn()
 }
 
-// asDamage is the DamageError a store panic (storePanic) stands for.
-func asDamage(r any) *DamageError {
+// asDamage is the DamageError a store panic (storePanic) stands for. On a
+// readable copy, bbolt's refusal of the poison page is said as what the
+// check found (j may be nil).
+func (j *Journal) asDamage(r any) *DamageError {
 	if d, ok := r.(*DamageError); ok {
 		return d
 	}
-	return &DamageError{What: fmt.Sprint(r)}
+	what := fmt.Sprint(r)
+	if j != nil && j.origin != nil && strings.Contains(what, fmt.Sprintf("page %d:", j.poison)) {
+		what = j.finding + " (found by the structural check)"
+	}
+	return &DamageError{What: what}
+}
+
+// noteDamage names the journal file in d and records the damage beside it;
+// on a readable copy, the journal it is a copy of (j may be nil).
+func (j *Journal) noteDamage(d *DamageError) {
+	if j == nil {
+		return
+	}
+	if j.origin != nil {
+		j = j.origin
+	}
+	d.Path = j.path
+	j.markDamaged(d)
 }
 
 // storePanic reports whether a recovered panic comes from reading the

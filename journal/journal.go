@@ -79,6 +79,12 @@ type Journal struct {
 	// checked is set once the structural check (check.go) passed: Do runs
 	// it before the first write of this handle.
 	checked atomic.Bool
+	// origin is set on a readable copy (readable.go): the journal it is a
+	// copy of, which damage found in it is reported against; poison is the
+	// copy's poison page and finding what the check found there.
+	origin  *Journal
+	poison  uint64
+	finding string
 }
 
 // Path returns the bbolt file's path.
@@ -230,8 +236,8 @@ func (j *Journal) openFormat(readOnly, strict bool) (*bolt.DB, error) {
 			return nil, fmt.Errorf("journal: open %s: %w", j.path, ErrNotFound)
 		}
 		if damagedOpen(err) {
-			d := &DamageError{Path: j.path, What: err.Error()}
-			j.markDamaged(d)
+			d := &DamageError{What: err.Error()}
+			j.noteDamage(d)
 			return nil, d
 		}
 		return nil, fmt.Errorf("journal: open %s: %w", j.path, err)
@@ -357,8 +363,10 @@ func (j *Journal) Do(fn func(db *DB) error) error {
 		return d
 	}
 	if !j.checked.Load() {
-		if _, err := j.check(); err != nil {
-			return err
+		if !j.stamped() {
+			if _, err := j.check(); err != nil {
+				return err
+			}
 		}
 		j.checked.Store(true)
 	}
@@ -379,19 +387,46 @@ func (j *Journal) Do(fn func(db *DB) error) error {
 // View opens the journal with a shared lock and runs fn in one read
 // transaction. A damaged journal is read as far as it can be: damage met on
 // the way is returned as a DamageError (and recorded, see Do).
+//
+// Before its first read, a handle runs the structural check (check.go), as
+// Do does before its first write, unless the file's stamp says it passed
+// as it is now: damage that could send bbolt round a cycle of pages is read
+// around through a readable copy (readable.go). A journal found damaged is
+// checked again on every View.
 func (j *Journal) View(fn func(tx *Tx) error) error {
 	_, unlock, err := j.lock(false)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	return j.protect(func() error {
-		db, err := j.open(true)
+	from := j
+	var d *DamageError
+	if !j.checked.Load() && j.stamped() {
+		j.checked.Store(true)
+	}
+	if !j.checked.Load() {
+		fd := j.findings()
+		switch {
+		case fd.err == nil:
+			j.checked.Store(true)
+		case !errors.As(fd.err, &d):
+			return fd.err
+		default:
+			r, done, err := j.readable(fd)
+			if err != nil {
+				return err
+			}
+			defer done()
+			from = r
+		}
+	}
+	return from.protect(func() error {
+		db, err := from.open(true)
 		if err != nil {
 			return err
 		}
 		defer db.Close()
-		return db.View(func(btx *bolt.Tx) error { return fn(&Tx{tx: btx, j: j}) })
+		return db.View(func(btx *bolt.Tx) error { return fn(&Tx{tx: btx, j: from, damage: d}) })
 	})
 }
 

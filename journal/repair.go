@@ -4,12 +4,11 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/journalfs/journal/snapshot"
@@ -54,13 +53,16 @@ type RepairReport struct {
 	LogErr     error
 	Log        bool // a write-ahead log was set aside with the damaged journal
 	// MetaRebuilt: both meta pages were damaged; the file was read through
-	// a copy with them made again (rebuild.go).
+	// a copy with them made again (readable.go).
 	MetaRebuilt bool
+	// logFirst and logLast are the log's first event and last number.
+	logFirst *Event
+	logLast  uint64
 }
 
 // Sound reports whether nothing was found damaged.
 func (r *RepairReport) Sound() bool {
-	return r.Check == nil && len(r.LostEvents) == 0 && len(r.LostContents) == 0
+	return r.Check == nil && len(r.LostEvents) == 0 && len(r.LostContents) == 0 && r.LogErr == nil && (r.LogEvents == 0 || r.LogCarried)
 }
 
 // repairBatch bounds the content bytes copied per write transaction.
@@ -75,17 +77,14 @@ func (j *Journal) Repair(apply bool, actor Actor) (*RepairReport, error) {
 	}
 	defer unlock()
 	rep := &RepairReport{}
-	_, rep.Check = j.check()
-	from := j // the file read: j, or a copy with its meta pages rebuilt
-	if j.metasLost(rep.Check) {
-		tmp, err := j.rebuildMeta()
-		if err != nil {
-			return rep, err
-		}
-		defer os.Remove(tmp)
-		from = &Journal{path: tmp, timeout: j.timeout, openFile: j.openFile}
-		rep.MetaRebuilt = true
+	fd := j.findings()
+	rep.Check = fd.err
+	from, done, err := j.readable(fd) // j, or a copy bbolt can read round the damage
+	if err != nil {
+		return rep, err
 	}
+	defer done()
+	rep.MetaRebuilt = fd.metas
 	var events []*Event
 	var base uint64
 	var baseHash snapshot.ID
@@ -105,7 +104,7 @@ func (j *Journal) Repair(apply bool, actor Actor) (*RepairReport, error) {
 		}
 		defer db.Close()
 		return db.View(func(btx *bolt.Tx) error {
-			tx := &Tx{tx: btx}
+			tx := &Tx{tx: btx, j: from}
 			base, baseHash = tx.safeBase()
 			if err := tx.Scan(0, false, func(e *Event) error {
 				events = append(events, e)
@@ -116,24 +115,32 @@ func (j *Journal) Repair(apply bool, actor Actor) (*RepairReport, error) {
 			}); err != nil {
 				return err
 			}
+			rep.logGap(j, events)
 			events = rep.findLost(from.path, events, baseHash)
-			return rep.copyContents(tx, events, dst)
+			for _, e := range events {
+				rep.Last = max(rep.Last, e.Seq)
+			}
+			for _, r := range rep.LostEvents {
+				rep.Last = max(rep.Last, r[1])
+			}
+			// a carried log's batches need the contents their records
+			// do not hold: copied with the rest, or named lost
+			carried := rep.readLog(j, events)
+			need := events
+			skip := map[snapshot.ID]bool{}
+			for _, r := range carried {
+				need = append(need[:len(need):len(need)], r.Events...)
+				for _, c := range r.Contents {
+					skip[c.ID] = true
+				}
+			}
+			return rep.copyContents(tx, need, skip, dst)
 		})
 	})
 	if err != nil {
 		return rep, err
 	}
 	rep.Events = len(events)
-	for _, e := range events {
-		rep.Last = max(rep.Last, e.Seq)
-	}
-	for _, r := range rep.LostEvents {
-		rep.Last = max(rep.Last, r[1])
-	}
-	rep.readLog(j, events)
-	if from != j {
-		from.Close()
-	}
 	if !apply {
 		return rep, nil
 	}
@@ -187,7 +194,7 @@ func (rep *RepairReport) findLost(path string, events []*Event, baseHash snapsho
 			prev = e.Hash
 		}
 		// the event after the run must link to the last one found
-		if after, ok := bySeq[r[1]+1]; ok && len(found) == int(r[1]-r[0]+1) && after.Prev != prev {
+		if after, ok := rep.after(bySeq, r[1]); ok && len(found) == int(r[1]-r[0]+1) && after.Prev != prev {
 			found = nil
 		}
 		for _, e := range found {
@@ -231,30 +238,77 @@ func rawRecord(raw []byte, seq uint64, prev snapshot.ID) *Event {
 	}
 }
 
+// logGap reads the write-ahead log past the events salvaged so far: when
+// its first event is numbered beyond the newest one known (damage hid the
+// last transactions, e.g. a damaged newer meta page made bbolt read the
+// older one), the events between are a lost run findLost looks for, linked
+// to the log's first event.
+func (rep *RepairReport) logGap(j *Journal, events []*Event) {
+	var last uint64
+	for _, e := range events {
+		last = max(last, e.Seq)
+	}
+	for _, r := range rep.LostEvents {
+		last = max(last, r[1])
+	}
+	recs, err := (&DB{j: j}).LogRead(last)
+	if err != nil || len(recs) == 0 {
+		return
+	}
+	first := recs[0].Events[0]
+	if first.Seq > last+1 {
+		rep.LostEvents = append(rep.LostEvents, [2]uint64{last + 1, first.Seq - 1})
+		rep.logFirst = first
+	}
+}
+
+// after returns the event after seq: salvaged, or the log's first.
+func (rep *RepairReport) after(bySeq map[uint64]*Event, seq uint64) (*Event, bool) {
+	if e, ok := bySeq[seq+1]; ok {
+		return e, true
+	}
+	if rep.logFirst != nil && rep.logFirst.Seq == seq+1 {
+		return rep.logFirst, true
+	}
+	return nil, false
+}
+
 // readLog finds the write-ahead log's events past the salvaged ones and
-// whether they continue the salvaged chain: the newest event was read (not
-// lost) and the log's first event links to it.
-func (rep *RepairReport) readLog(j *Journal, events []*Event) {
+// whether they continue the salvaged chain: they follow the newest event,
+// read or lost, and link to it (a lost run before them is linked to their
+// first: see logGap). It returns the log's records when they are carried.
+func (rep *RepairReport) readLog(j *Journal, events []*Event) (carried []*LogRecord) {
 	recs, err := (&DB{j: j}).LogRead(rep.Last)
 	if err != nil {
 		rep.LogErr = err
-		return
+		return nil
 	}
+	defer func() {
+		if rep.LogCarried {
+			carried = recs
+		}
+	}()
 	for _, r := range recs {
 		rep.LogEvents += len(r.Events)
 	}
-	if len(recs) == 0 || len(events) == 0 {
-		return
+	if len(recs) == 0 {
+		return nil
 	}
-	newest := events[len(events)-1]
 	first := recs[0].Events[0]
-	rep.LogCarried = newest.Seq == rep.Last && first.Seq == rep.Last+1 && first.Prev == newest.NextLink()
-}
-
-// metasLost reports whether check found both meta pages damaged.
-func (j *Journal) metasLost(check error) bool {
-	var d *DamageError
-	return errors.As(check, &d) && strings.HasPrefix(d.What, "both meta pages are invalid")
+	last := recs[len(recs)-1]
+	rep.logFirst, rep.logLast = first, last.Events[len(last.Events)-1].Seq
+	if first.Seq != rep.Last+1 {
+		return nil
+	}
+	if n := len(rep.LostEvents); n > 0 && rep.LostEvents[n-1][1] == rep.Last {
+		rep.LogCarried = true // the damaged event for the run links to first
+		return nil
+	}
+	if len(events) > 0 {
+		newest := events[len(events)-1]
+		rep.LogCarried = newest.Seq == rep.Last && first.Prev == newest.NextLink()
+	}
+	return nil
 }
 
 // safeBase is Base, or 0 and the zero hash (a journal gc never ran on)
@@ -273,8 +327,8 @@ func (t *Tx) safeBase() (seq uint64, hash snapshot.ID) {
 
 // copyContents reads every content the events name from tx and, with dst,
 // writes it there; unreadable ones are recorded as lost.
-func (rep *RepairReport) copyContents(tx *Tx, events []*Event, dst *Journal) error {
-	seen := map[snapshot.ID]bool{}
+func (rep *RepairReport) copyContents(tx *Tx, events []*Event, skip map[snapshot.ID]bool, dst *Journal) error {
+	seen := maps.Clone(skip)
 	var batch [][]byte
 	size := 0
 	flush := func() error {
@@ -330,7 +384,7 @@ func (t *Tx) content(id snapshot.ID) (data []byte, err error) {
 			if !storePanic(r) {
 				panic(r)
 			}
-			data, err = nil, asDamage(r)
+			data, err = nil, t.j.asDamage(r)
 		}
 	}()
 	data, err = snapshot.Bytes(t.tx, id)
@@ -363,7 +417,7 @@ func (rep *RepairReport) writeEvents(dst *Journal, events []*Event, base uint64,
 			r := runs[0]
 			runs = runs[1:]
 			lost := &Lost{First: r[0], Last: r[1], Why: "not readable from the damaged journal"}
-			if after, ok := bySeq[r[1]+1]; ok {
+			if after, ok := rep.after(bySeq, r[1]); ok {
 				lost.NextPrev = after.Prev
 			}
 			g := damaged(r[1], prev, lost)
@@ -380,6 +434,13 @@ func (rep *RepairReport) writeEvents(dst *Journal, events []*Event, base uint64,
 			prev = e.NextLink()
 		}
 		next++
+	}
+	if rep.LogEvents > 0 && !rep.LogCarried && rep.logFirst != nil {
+		// the log's batches, set aside with the damaged file, are named
+		g := damaged(rep.logLast, prev, &Lost{First: max(rep.logFirst.Seq, next), Last: rep.logLast,
+			Why: "held by the write-ahead log, which does not continue the salvaged chain (set aside with the damaged journal)"})
+		out = append(out, g)
+		prev, next = g.NextLink(), rep.logLast+1
 	}
 	if len(rep.LostContents) > 0 && !rep.LogCarried {
 		// (with the log carried its batches come first: RecordLostContents

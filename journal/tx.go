@@ -15,7 +15,17 @@ import (
 type Tx struct {
 	tx *bolt.Tx
 	j  *Journal // records damage Scan sees around (nil: not recorded)
+	// damage is what the structural check found before this read (View),
+	// nil when it found nothing.
+	damage *DamageError
 }
+
+// Damage returns the damage the structural check found in the journal file
+// before this read transaction began, or nil. A read can succeed on a
+// damaged file (it did not meet the damage, or read around it through a
+// readable copy): a command that vouches for the whole journal — log,
+// verify — reports it.
+func (t *Tx) Damage() *DamageError { return t.damage }
 
 // Bolt returns the underlying bbolt transaction (for snapshot.PutTx/Get).
 func (t *Tx) Bolt() *bolt.Tx { return t.tx }
@@ -336,7 +346,7 @@ func (t *Tx) scan(from uint64, backward bool, fn func(*Event) error, damaged fun
 					if !storePanic(r) {
 						panic(r)
 					}
-					err = asDamage(r)
+					err = t.j.asDamage(r)
 				}
 			}()
 		}
@@ -384,10 +394,7 @@ func (t *Tx) scan(from uint64, backward bool, fn func(*Event) error, damaged fun
 	case err == nil:
 		return nil
 	case errors.As(err, &d) && damaged != nil:
-		if t.j != nil {
-			d.Path = t.j.path
-			t.j.markDamaged(d)
-		}
+		t.j.noteDamage(d)
 		return t.probe(from, backward, done, d, fn, damaged)
 	}
 	var st scanStopped
@@ -535,7 +542,7 @@ func (t *Tx) lookup(seq uint64) (e *Event, err error) {
 			if !storePanic(r) {
 				panic(r)
 			}
-			e, err = nil, asDamage(r)
+			e, err = nil, t.j.asDamage(r)
 		}
 	}()
 	return t.Event(seq)

@@ -82,6 +82,9 @@ func (t *Tx) Verify(contents bool, progress func(seq uint64)) (*VerifyReport, er
 			progress(seq)
 		}
 	}
+	if t.damage != nil {
+		return r, fmt.Errorf("journal: verify: every event reads and links, but %w", t.damage)
+	}
 	return r, nil
 }
 

@@ -61,6 +61,9 @@ type LogOut struct {
 	// Damaged lists the events the journal could not read (JOURNAL_DAMAGED):
 	// the others are listed around them.
 	Damaged []string `json:"damaged,omitempty"`
+	// FileDamage is damage the structural check found in the journal file
+	// (JOURNAL_DAMAGED), though the events listed read.
+	FileDamage string `json:"file_damage,omitempty"`
 }
 
 // StatusIn is journal_status's input.
@@ -271,6 +274,9 @@ func (s *Server) log(c *call, in *LogIn) (*LogOut, string, error) {
 		case in.ThisSession:
 			return tx.EachIndexed("session", c.session, visit)
 		}
+		if d := tx.Damage(); d != nil {
+			out.FileDamage = d.What
+		}
 		return tx.Scan(0, true, visit, func(first, last uint64, err error) error {
 			which := fmt.Sprint(first)
 			if last != first {
@@ -284,6 +290,9 @@ func (s *Server) log(c *call, in *LogIn) (*LogOut, string, error) {
 		return nil, "", err
 	}
 	var b strings.Builder
+	if out.FileDamage != "" {
+		fmt.Fprintf(&b, "JOURNAL_DAMAGED: the journal file is damaged (%s); edits are refused until `journal repair --apply`\n", out.FileDamage)
+	}
 	for _, d := range out.Damaged {
 		fmt.Fprintf(&b, "JOURNAL_DAMAGED: event %s (not readable; `journal verify` and `journal log` show the rest)\n", d)
 	}

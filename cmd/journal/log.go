@@ -63,7 +63,9 @@ func (a *app) runLog(args []string, f logFlags) error {
 	}
 	started := false
 	var bad []string // damaged events, as shown
+	var damage *journal.DamageError
 	err = a.view(func(tx *journal.Tx) error {
+		damage = tx.Damage()
 		for i, k := range filter.Paths {
 			if !knownPath(tx, k) {
 				return errNeverJournaled(args[i])
@@ -121,8 +123,11 @@ func (a *app) runLog(args []string, f logFlags) error {
 			return nil
 		})
 	})
-	if err == nil && len(bad) > 0 {
+	switch {
+	case err == nil && len(bad) > 0:
 		err = fmt.Errorf("%s could not be read (shown above as damaged); every other event is listed: %w", strings.Join(bad, ", "), journal.ErrCorrupt)
+	case err == nil && damage != nil:
+		err = fmt.Errorf("every event shown reads, but %w", damage)
 	}
 	return err
 }

@@ -85,7 +85,7 @@ func (a *app) runRepair(apply bool) error {
 	case rep.LogEvents > 0 && rep.LogCarried:
 		fmt.Fprintf(w, "log        %d event(s) ahead, continuing the salvaged chain: kept, the next process rolls them forward\n", rep.LogEvents)
 	case rep.LogEvents > 0:
-		fmt.Fprintf(w, "log        %d event(s) ahead that do not continue the salvaged chain: set aside with the damaged journal (lost to the new one)\n", rep.LogEvents)
+		fmt.Fprintf(w, "log        %d event(s) ahead that do not continue the salvaged chain: set aside with the damaged journal, named lost by a damaged event\n", rep.LogEvents)
 	}
 	switch {
 	case !apply && rep.Sound() && rep.LogErr == nil:
@@ -105,6 +105,9 @@ func (a *app) runRepair(apply bool) error {
 func damagedEvents(rep *journal.RepairReport) int {
 	n := len(rep.LostEvents)
 	if len(rep.LostContents) > 0 {
+		n++
+	}
+	if rep.LogEvents > 0 && !rep.LogCarried && rep.LogErr == nil {
 		n++
 	}
 	return n

@@ -44,6 +44,11 @@ func (a *app) verifyJournal(anchor snapshot.ID) error {
 	start := time.Now()
 	var rep *journal.VerifyReport
 	var anchored uint64
+	// the structural check every time, not trusting the stamp of an earlier
+	// one (damage it finds removes the stamp: the read below goes round it)
+	if j, err := a.journal(); err == nil {
+		_, _ = j.Check()
+	}
 	err := a.view(func(tx *journal.Tx) error {
 		base, _ := tx.Base()
 		b := a.progress(int64(tx.Last()-base), "verify", false)
