@@ -40,6 +40,7 @@ type RepairReport struct {
 	LostEvents   [][2]uint64 // runs of events that could not be read, oldest first
 	Contents     int         // contents readable (and copied)
 	Bytes        int64       // their bytes
+	Salvaged     int         // of those, contents rebuilt from the file's bytes (snapshot.Salvage)
 	LostContents []snapshot.ID
 	Damaged      int    // damaged events written
 	KeptAs       string // with apply: where the damaged journal now is
@@ -58,6 +59,9 @@ type RepairReport struct {
 	// logFirst and logLast are the log's first event and last number.
 	logFirst *Event
 	logLast  uint64
+	// path is the file read, raw its bytes once salvage needs them.
+	path string
+	raw  []byte
 }
 
 // Sound reports whether nothing was found damaged.
@@ -85,6 +89,7 @@ func (j *Journal) Repair(apply bool, actor Actor) (*RepairReport, error) {
 	}
 	defer done()
 	rep.MetaRebuilt = fd.metas
+	rep.path = from.path
 	var events []*Event
 	var base uint64
 	var baseHash snapshot.ID
@@ -116,7 +121,7 @@ func (j *Journal) Repair(apply bool, actor Actor) (*RepairReport, error) {
 				return err
 			}
 			rep.logGap(j, events)
-			events = rep.findLost(from.path, events, baseHash)
+			events = rep.findLost(events, baseHash)
 			for _, e := range events {
 				rep.Last = max(rep.Last, e.Seq)
 			}
@@ -162,16 +167,12 @@ const rawFindMax = 1 << 30
 // taken. Older copies of a record (a pending version in a freed page) fail
 // those links. It returns the events, sorted, with the ones found, and
 // shrinks rep.LostEvents to what is still lost.
-func (rep *RepairReport) findLost(path string, events []*Event, baseHash snapshot.ID) []*Event {
+func (rep *RepairReport) findLost(events []*Event, baseHash snapshot.ID) []*Event {
 	if len(rep.LostEvents) == 0 {
 		return events
 	}
-	fi, err := os.Stat(path)
-	if err != nil || fi.Size() > rawFindMax {
-		return events
-	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
+	raw := rep.rawBytes()
+	if len(raw) == 0 {
 		return events
 	}
 	bySeq := map[uint64]*Event{}
@@ -357,8 +358,11 @@ func (rep *RepairReport) copyContents(tx *Tx, events []*Event, skip map[snapshot
 				seen[id] = true
 				data, err := tx.content(id)
 				if err != nil {
-					rep.LostContents = append(rep.LostContents, id)
-					continue
+					if data, err = rep.salvage(tx, id); err != nil {
+						rep.LostContents = append(rep.LostContents, id)
+						continue
+					}
+					rep.Salvaged++
 				}
 				rep.Contents++
 				rep.Bytes += int64(len(data))
@@ -378,6 +382,37 @@ func (rep *RepairReport) copyContents(tx *Tx, events []*Event, skip map[snapshot
 
 // content reads content id whole and checks its hash; a damaged page on the
 // way is an error, not a panic.
+// rawBytes returns the bytes of the file read (none above rawFindMax),
+// read once.
+func (rep *RepairReport) rawBytes() []byte {
+	if rep.raw == nil {
+		if fi, err := os.Stat(rep.path); err == nil && fi.Size() <= rawFindMax {
+			rep.raw, _ = os.ReadFile(rep.path)
+		}
+		if rep.raw == nil {
+			rep.raw = []byte{}
+		}
+	}
+	return rep.raw
+}
+
+// salvage rebuilds a content the store cannot give from the file's bytes
+// (snapshot.Salvage), with the chunks the store still has.
+func (rep *RepairReport) salvage(tx *Tx, id snapshot.ID) ([]byte, error) {
+	return snapshot.Salvage(rep.rawBytes(), id, func(c snapshot.ID) (b []byte, ok bool) {
+		defer func() {
+			if r := recover(); r != nil {
+				if !storePanic(r) {
+					panic(r)
+				}
+				b, ok = nil, false
+			}
+		}()
+		b, err := snapshot.ReadChunk(tx.tx, c)
+		return b, err == nil
+	})
+}
+
 func (t *Tx) content(id snapshot.ID) (data []byte, err error) {
 	defer func() {
 		if r := recover(); r != nil {

@@ -70,4 +70,7 @@
 // result is exactly that of a fresh put (TestPutStreamWith_Base). The base's
 // bytes must be its content for the whole put; its Check is called before the
 // manifest is written and fails the put if they may not have been.
+//
+// Salvage (salvage.go) rebuilds a content from the raw bytes of a damaged
+// journal file, for the journal's repair; the whole content's hash decides.
 package snapshot

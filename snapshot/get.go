@@ -25,27 +25,9 @@ func readManifest(tx *bolt.Tx, id ID) (manifest, error) {
 	if rec == nil {
 		return m, fmt.Errorf("snapshot: content %s: %w", id.Short(), ErrNotFound)
 	}
-	bad := func(why string) error {
-		return fmt.Errorf("snapshot: content %s: %s: %w", id.Short(), why, ErrCorrupt)
-	}
-	if len(rec) < 1 || rec[0] != formatV1 {
-		return m, bad("unknown format version")
-	}
-	p := rec[1:]
-	size, n := binary.Uvarint(p)
-	if n <= 0 {
-		return m, bad("bad size")
-	}
-	p = p[n:]
-	count, n := binary.Uvarint(p)
-	if n <= 0 || uint64(len(p)-n) != 32*count {
-		return m, bad("bad list count")
-	}
-	p = p[n:]
-	m.size = int64(size)
-	m.lists = make([]ID, count)
-	for i := range m.lists {
-		copy(m.lists[i][:], p[32*i:])
+	m, ok := parseManifest(rec)
+	if !ok || len(rec) != manifestLen(m) {
+		return m, fmt.Errorf("snapshot: content %s: a damaged manifest: %w", id.Short(), ErrCorrupt)
 	}
 	return m, nil
 }

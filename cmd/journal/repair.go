@@ -70,7 +70,11 @@ func (a *app) runRepair(apply bool) error {
 		fmt.Fprintf(w, "; lost: %s", strings.Join(runs, ", "))
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "contents   %d readable (%s)", rep.Contents, humanBytes(rep.Bytes))
+	fmt.Fprintf(w, "contents   %d readable (%s", rep.Contents, humanBytes(rep.Bytes))
+	if rep.Salvaged > 0 {
+		fmt.Fprintf(w, "; %d rebuilt from the file's bytes", rep.Salvaged)
+	}
+	fmt.Fprint(w, ")")
 	if len(rep.LostContents) > 0 {
 		var ids []string
 		for _, id := range rep.LostContents {
@@ -94,7 +98,7 @@ func (a *app) runRepair(apply bool) error {
 		fmt.Fprintf(w, "a repair would write %d events and %d damaged event(s); run `journal repair --apply`\n", rep.Events, damagedEvents(rep))
 	default:
 		fmt.Fprintf(w, "repaired: %d events and %d damaged event(s) written; the damaged journal is kept as %s\n", rep.Events, rep.Damaged, rep.KeptAs)
-		if rep.Log {
+		if rep.Log && (rep.LogEvents > 0 || rep.LogErr != nil) {
 			fmt.Fprintf(w, "note: its write-ahead log, kept as %s.wal, was not carried over\n", rep.KeptAs)
 		}
 	}

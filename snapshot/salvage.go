@@ -1,0 +1,193 @@
+package snapshot
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/klauspost/compress/zstd"
+	bolt "go.etcd.io/bbolt"
+)
+
+// Salvage. A damaged journal file can hide a content whose records are
+// whole: the page of the bucket that leads to them is damaged, not they.
+// Salvage rebuilds such a content from the file's bytes, as the journal's
+// repair finds lost events there: in a bbolt leaf a value follows its key,
+// so a record is found as its ID (32 bytes) followed by the record. The
+// manifest and lists are taken where they parse (a list only when its
+// record hashes to its ID); a chunk is taken from the readable store when it
+// is there, else from the bytes after its ID: a zstd frame decoded, or raw
+// bytes, cut where the chunker would have cut them (a chunk's end depends on
+// its own bytes only) or where the content ends. Nothing is trusted until
+// the whole content hashes to its ID.
+
+// salvageMax bounds the size of a content Salvage rebuilds.
+const salvageMax = 1 << 30
+
+// ReadChunk returns the verified bytes of chunk id from the store.
+func ReadChunk(tx *bolt.Tx, id ID) ([]byte, error) {
+	b, err := bucket(tx, BucketChunks)
+	if err != nil {
+		return nil, err
+	}
+	return readChunk(b, id, nil)
+}
+
+// Salvage rebuilds content id from raw, the bytes of a journal file, taking
+// chunks from have when it has them (nil: none). It returns ErrNotFound when
+// no copy whole enough is there.
+func Salvage(raw []byte, id ID, have func(ID) ([]byte, bool)) ([]byte, error) {
+	if have == nil {
+		have = func(ID) ([]byte, bool) { return nil, false }
+	}
+	for _, p := range after(raw, id) {
+		m, ok := parseManifest(p)
+		if !ok || m.size > salvageMax {
+			continue
+		}
+		if out, ok := salvageFrom(raw, m, have); ok && Sum(out) == id {
+			return out, nil
+		}
+	}
+	return nil, fmt.Errorf("snapshot: content %s: no whole copy in the file: %w", id.Short(), ErrNotFound)
+}
+
+// after returns the bytes that follow each occurrence of id in raw.
+func after(raw []byte, id ID) [][]byte {
+	var out [][]byte
+	for off := 0; ; {
+		i := bytes.Index(raw[off:], id[:])
+		if i < 0 {
+			return out
+		}
+		out = append(out, raw[off+i+len(id):])
+		off += i + 1
+	}
+}
+
+// parseManifest reads a contents record at the start of p (which may go on
+// past it: readManifest checks that it does not).
+func parseManifest(p []byte) (manifest, bool) {
+	var m manifest
+	if len(p) < 3 || p[0] != formatV1 {
+		return m, false
+	}
+	size, n := binary.Uvarint(p[1:])
+	if n <= 0 || size > 1<<62 {
+		return m, false
+	}
+	p = p[1+n:]
+	count, n := binary.Uvarint(p)
+	if n <= 0 || count > uint64(len(p)-n)/32 {
+		return m, false
+	}
+	p = p[n:]
+	m.size = int64(size)
+	m.lists = make([]ID, count)
+	for i := range m.lists {
+		copy(m.lists[i][:], p[32*i:])
+	}
+	return m, true
+}
+
+// manifestLen is the length of m's record.
+func manifestLen(m manifest) int {
+	var b [binary.MaxVarintLen64]byte
+	return 1 + binary.PutUvarint(b[:], uint64(m.size)) + binary.PutUvarint(b[:], uint64(len(m.lists))) + 32*len(m.lists)
+}
+
+// salvageFrom assembles the content m describes.
+func salvageFrom(raw []byte, m manifest, have func(ID) ([]byte, bool)) ([]byte, bool) {
+	out := make([]byte, 0, min(m.size, 64<<20))
+	for _, l := range m.lists {
+		chunks, ok := salvageList(raw, l)
+		if !ok {
+			return nil, false
+		}
+		for _, c := range chunks {
+			if b, ok := have(c); ok {
+				out = append(out, b...)
+				continue
+			}
+			b, ok := salvageChunk(raw, c, m.size-int64(len(out)))
+			if !ok {
+				return nil, false
+			}
+			out = append(out, b...)
+		}
+	}
+	return out, int64(len(out)) == m.size
+}
+
+// salvageList finds list id's record and its chunk IDs.
+func salvageList(raw []byte, id ID) ([]ID, bool) {
+	for _, p := range after(raw, id) {
+		if len(p) < 2 || p[0] != formatV1 {
+			continue
+		}
+		count, n := binary.Uvarint(p[1:])
+		if n <= 0 || count > uint64(len(p)-1-n)/32 {
+			continue
+		}
+		rec := p[:1+n+32*int(count)]
+		if Sum(rec) != id {
+			continue
+		}
+		out := make([]ID, count)
+		for i := range out {
+			copy(out[i][:], rec[1+n+32*i:])
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// salvageChunk finds chunk id's bytes, left being what the content still
+// lacks (the last chunk ends there, not at a cut).
+func salvageChunk(raw []byte, id ID, left int64) ([]byte, bool) {
+	for _, p := range after(raw, id) {
+		if len(p) < 2 || p[0] != formatV1 {
+			continue
+		}
+		var data []byte
+		switch p[1] {
+		case codecRaw:
+			data = p[2:min(len(p), 2+maxChunk)]
+		case codecZstd:
+			data = firstFrame(p[2:min(len(p), 2+2*maxChunk)])
+		default:
+			continue
+		}
+		for _, n := range []int{cut(data, gearPairs()), int(min(left, int64(len(data))))} {
+			if n > 0 && n <= len(data) && Sum(data[:n]) == id {
+				return data[:n], true
+			}
+		}
+	}
+	return nil, false
+}
+
+// firstFrame decodes what it can of the zstd frame at the start of p (the
+// bytes after it are not the store's), up to a chunk's largest size.
+func firstFrame(p []byte) []byte {
+	var h zstd.Header
+	if h.Decode(p) != nil {
+		return nil
+	}
+	d, err := zstd.NewReader(bytes.NewReader(p), zstd.WithDecoderConcurrency(1))
+	if err != nil {
+		return nil
+	}
+	defer d.Close()
+	out := make([]byte, maxChunk)
+	n, err := io.ReadFull(d, out)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && n == 0 {
+		return nil
+	}
+	if h.HasFCS && h.FrameContentSize <= uint64(n) {
+		n = int(h.FrameContentSize)
+	}
+	return out[:n]
+}
