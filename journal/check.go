@@ -116,16 +116,16 @@ func (j *Journal) findings() *findings {
 
 // stampSuffix names the file, beside the journal, that says the journal
 // file passed the structural check as it is now: its device, inode, size,
-// and modification and change times to the nanosecond. A process whose
-// first read or write finds the stamp matching the file skips the check
-// (which reads every page in use: tens of milliseconds at 100,000 events);
-// any write to the file — bbolt's, or anything else's — changes its change
-// time, which no program can set back, and so voids the stamp. A stamp is
-// written only for a file last changed more than stampMargin before its
-// check began, so that a change just after the check cannot share the
-// coarse timestamp of the one before it. What a stamp cannot see is damage
-// that bypasses the file system (a failing disk): journal status and
-// journal verify check the file every time.
+// and modification and change times to the nanosecond. A read or write that
+// finds the stamp matching the file skips the check (which reads every page
+// in use: tens of milliseconds at 100,000 events); any write to the file
+// changes its change time, which no program can set back, and so voids the
+// stamp — unless it is a journal's own write, which renews it (wrote). A
+// check's stamp is written only for a file last changed more than
+// stampMargin before the check began, so that a change just after the check
+// cannot share the coarse timestamp of the one before it. What a stamp
+// cannot see is damage that bypasses the file system (a failing disk):
+// journal status and journal verify check the file every time.
 const stampSuffix = ".checked"
 
 // stampMargin is how long before a check the file must have last changed
@@ -143,7 +143,8 @@ func fileStamp(path string) string {
 }
 
 // stamp records a sound check of the file as it was before the check
-// began (before), or removes the stamp after damage; best effort (a
+// began (before) — in this handle, and beside the file when it last changed
+// more than stampMargin before — or forgets it after damage; best effort (a
 // read-only directory keeps no stamp).
 func (j *Journal) stamp(sound bool, before string, start time.Time) {
 	if j.origin != nil {
@@ -151,25 +152,72 @@ func (j *Journal) stamp(sound bool, before string, start time.Time) {
 	}
 	p := j.path + stampSuffix
 	if !sound {
+		j.seen.Store("")
 		os.Remove(p)
 		return
 	}
-	st := statOf(j.path)
-	if st == nil || before == "" || fileStamp(j.path) != before || !time.Unix(st.Ctim.Sec, st.Ctim.Nsec).Before(start.Add(-stampMargin)) {
+	if before == "" || fileStamp(j.path) != before {
 		return
 	}
-	_ = os.WriteFile(p, []byte(before+"\n"), 0o600)
+	j.seen.Store(before)
+	if st := statOf(j.path); st == nil || !time.Unix(st.Ctim.Sec, st.Ctim.Nsec).Before(start.Add(-stampMargin)) {
+		return
+	}
+	writeStamp(p, before)
 }
 
-// stamped reports whether the stamp says the file passed the check as it
-// is now.
-func (j *Journal) stamped() bool {
-	b, err := os.ReadFile(j.path + stampSuffix)
-	if err != nil {
+// knownSound reports whether the file as it is now is known to have passed
+// the check: this handle saw it so (its check, or its own last write), or
+// the stamp beside it says so.
+func (j *Journal) knownSound() bool {
+	now := fileStamp(j.path)
+	if now == "" {
 		return false
 	}
+	if s, _ := j.seen.Load().(string); s == now {
+		return true
+	}
+	b, err := os.ReadFile(j.path + stampSuffix)
+	if err != nil || strings.TrimSpace(string(b)) != now {
+		return false
+	}
+	j.seen.Store(now)
+	return true
+}
+
+// wrote records the file as this handle's write (under the exclusive lock,
+// to a file known sound before it) left it: bbolt's own writes keep a sound
+// file sound, so the next reader — this process or another — need not
+// check it again. An outside change in the same clock tick as the commit
+// could share its times: a window of a few milliseconds the stamp accepts
+// (journal status and verify check every time).
+func (j *Journal) wrote() {
 	now := fileStamp(j.path)
-	return now != "" && strings.TrimSpace(string(b)) == now
+	if now == "" {
+		return
+	}
+	j.seen.Store(now)
+	writeStamp(j.path+stampSuffix, now)
+}
+
+// stampLen is the stamp file's fixed length: it is overwritten in place,
+// never truncated (ext4 flushes a file rewritten after a truncation).
+const stampLen = 128
+
+// writeStamp writes stamp s, padded to stampLen, over the file at p.
+func writeStamp(p, s string) {
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return
+	}
+	b := make([]byte, stampLen)
+	for i := range b {
+		b[i] = ' '
+	}
+	copy(b, s)
+	b[stampLen-1] = '\n'
+	_, _ = f.WriteAt(b, 0)
+	f.Close()
 }
 
 // checkFile maps the file and walks it; a fault while the mapping is read

@@ -76,9 +76,9 @@ type Journal struct {
 	walMu   sync.Mutex
 	wal     *os.File
 	walSize int64 // its size as this process last saw it
-	// checked is set once the structural check (check.go) passed: Do runs
-	// it before the first write of this handle.
-	checked atomic.Bool
+	// seen is the file's stamp (check.go) when this handle last knew it
+	// sound: after its check passed, or after its own write.
+	seen atomic.Value
 	// origin is set on a readable copy (readable.go): the journal it is a
 	// copy of, which damage found in it is reported against; poison is the
 	// copy's poison page and finding what the check found there.
@@ -362,15 +362,12 @@ func (j *Journal) Do(fn func(db *DB) error) error {
 	if d := j.Damaged(); d != nil {
 		return d
 	}
-	if !j.checked.Load() {
-		if !j.stamped() {
-			if _, err := j.check(); err != nil {
-				return err
-			}
+	if !j.knownSound() {
+		if _, err := j.check(); err != nil {
+			return err
 		}
-		j.checked.Store(true)
 	}
-	return j.protect(func() (err error) {
+	err = j.protect(func() (err error) {
 		db, err := j.open(false)
 		if err != nil {
 			return err
@@ -382,17 +379,20 @@ func (j *Journal) Do(fn func(db *DB) error) error {
 		}()
 		return fn(&DB{j: j, db: db, lock: lf})
 	})
+	if !errors.Is(err, ErrDamaged) {
+		j.wrote()
+	}
+	return err
 }
 
 // View opens the journal with a shared lock and runs fn in one read
 // transaction. A damaged journal is read as far as it can be: damage met on
 // the way is returned as a DamageError (and recorded, see Do).
 //
-// Before its first read, a handle runs the structural check (check.go), as
-// Do does before its first write, unless the file's stamp says it passed
-// as it is now: damage that could send bbolt round a cycle of pages is read
-// around through a readable copy (readable.go). A journal found damaged is
-// checked again on every View.
+// Unless the file is known to have passed the structural check as it is
+// now (this handle's check or write, or the stamp beside it: check.go),
+// View runs the check first, as Do does: damage that could send bbolt round
+// a cycle of pages is read around through a readable copy (readable.go).
 func (j *Journal) View(fn func(tx *Tx) error) error {
 	_, unlock, err := j.lock(false)
 	if err != nil {
@@ -401,14 +401,10 @@ func (j *Journal) View(fn func(tx *Tx) error) error {
 	defer unlock()
 	from := j
 	var d *DamageError
-	if !j.checked.Load() && j.stamped() {
-		j.checked.Store(true)
-	}
-	if !j.checked.Load() {
+	if !j.knownSound() {
 		fd := j.findings()
 		switch {
 		case fd.err == nil:
-			j.checked.Store(true)
 		case !errors.As(fd.err, &d):
 			return fd.err
 		default:

@@ -621,7 +621,7 @@ func (j *Journal) swap(tmp string, rep *RepairReport) error {
 	if err := syncDir(filepath.Dir(j.path)); err != nil {
 		return err
 	}
-	j.checked.Store(false)
+	j.seen.Store("")
 	return j.ClearDamaged()
 }
 

@@ -3,11 +3,14 @@ package mcp_test
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/damagetest"
 	jmcp "github.com/journalfs/journal/mcp"
 )
 
@@ -83,15 +86,90 @@ func TestDamage_ServerKeepsAnswering(t *testing.T) {
 			if d := e.eng.Journal().Damaged(); d == nil {
 				t.Fatal("no damage recorded beside the journal")
 			}
-			if name == "both meta pages" {
-				e.fail("journal_log", map[string]any{}, jmcp.CodeJournalDamaged)
-				return
-			}
 			var lg jmcp.LogOut
 			e.ok("journal_log", map[string]any{}, &lg)
-			if len(lg.Damaged) == 0 { // (the CLI's test has events around the damage)
+			if len(lg.Damaged) == 0 && lg.FileDamage == "" { // (the CLI's test has events around the damage)
 				t.Fatalf("journal_log around the damage: %+v", lg)
+			}
+			if name == "both meta pages" && (len(lg.Events) < 4 || lg.FileDamage == "") {
+				t.Fatalf("journal_log through the rebuilt meta pages: %+v", lg)
 			}
 		})
 	}
+}
+
+// TestDamage_ServerMatrix starts a server on a copy of a real journal
+// damaged in each class of the CLI's matrix (meta pages, truncation, the
+// cycle classes, and pages sampled over the file × header, flags, zeroed,
+// elements, data) and calls its tools: the server starts, never panics,
+// reads of workspace files and journal_status always answer, journal_log
+// and the mutating tools either work or fail with JOURNAL_DAMAGED and a
+// hint, and a failed call changes no file.
+func TestDamage_ServerMatrix(t *testing.T) {
+	tmpl := newEnv(t, jmcp.Options{}, "a.txt", "one\n", "b.txt", "zero\n")
+	for i := 0; i < 120; i++ {
+		name := []string{"a.txt", "b.txt"}[i%2]
+		tmpl.ok("file_replace", map[string]any{"ops": []map[string]any{{"path": name, "content": strings.Repeat(fmt.Sprintf("version %d\n", i), 1+i%7)}}}, nil)
+	}
+	var last uint64
+	if err := tmpl.eng.Journal().View(func(tx *journal.Tx) error { last = tx.Last(); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := tmpl.eng.Close(); err != nil {
+		t.Fatal(err)
+	}
+	orig, err := os.ReadFile(filepath.Join(tmpl.dir, ".journal", "journal.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := tmpl.read("a.txt"), tmpl.read("b.txt")
+	ps := os.Getpagesize()
+	all := damagetest.Classes(orig, ps)
+	ds := damagetest.Sample(all, len(orig), ps, 6)
+	for _, d := range all {
+		if strings.Contains(d.Name, "points back") || strings.Contains(d.Name, "without elements") || strings.Contains(d.Name, "rooted") {
+			ds = append(ds, d)
+		}
+	}
+	refused := 0
+	for _, d := range ds {
+		t.Run(d.Name, func(t *testing.T) {
+			e := newEnv(t, jmcp.Options{}, "a.txt", a, "b.txt", b, ".journal/journal.db", string(d.Apply(append([]byte(nil), orig...))))
+			try := func(name string, args map[string]any) bool {
+				res := e.call(nil, name, args)
+				txt := text(res)
+				if strings.Contains(txt, "panic") {
+					t.Fatalf("%s: %s", name, txt)
+				}
+				if !res.IsError {
+					return true
+				}
+				te, _ := jmcp.ParseToolError(txt)
+				if te.Code != jmcp.CodeJournalDamaged || te.Hint == "" {
+					t.Fatalf("%s failed without JOURNAL_DAMAGED and a hint: %s", name, txt)
+				}
+				refused++
+				return false
+			}
+			pa := filepath.Join(e.dir, "a.txt")
+			if !try("journal_status", map[string]any{}) {
+				t.Fatal("journal_status failed")
+			}
+			if txt := e.ok("read_content", map[string]any{"absolute_file_path": pa}, nil); !strings.Contains(txt, "version") {
+				t.Fatalf("read_content: %s", txt)
+			}
+			try("journal_log", map[string]any{})
+			if !try("file_replace", map[string]any{"ops": []map[string]any{{"path": "a.txt", "content": "new\n"}}}) && e.read("a.txt") != a {
+				t.Fatal("a refused edit changed the file")
+			}
+			now := e.read("b.txt")
+			if !try("revert_edit", map[string]any{"absolute_file_path": filepath.Join(e.dir, "b.txt"), "backup_id": fmt.Sprint(last)}) && e.read("b.txt") != now {
+				t.Fatal("a refused revert changed the file")
+			}
+		})
+	}
+	if refused < len(ds)/2 {
+		t.Fatalf("only %d refusals over %d damaged journals: is the damage reaching the server?", refused, len(ds))
+	}
+	t.Logf("%d damage classes, %d calls refused with JOURNAL_DAMAGED", len(ds), refused)
 }

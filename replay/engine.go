@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/user"
@@ -123,7 +124,10 @@ func Open(o Options) (*Engine, error) {
 	if e.actor.Kind == "" {
 		e.actor = CLIActor()
 	}
-	if _, err := e.Recover(); err != nil {
+	// A damaged journal still opens, so that a server started on it answers
+	// reads and reports the damage: every write runs recovery first (Edit)
+	// and refuses with the same error.
+	if _, err := e.Recover(); err != nil && !errors.Is(err, journal.ErrDamaged) && !errors.Is(err, journal.ErrCorrupt) {
 		e.Close()
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/damagetest"
 	"github.com/journalfs/journal/snapshot"
 	bolt "go.etcd.io/bbolt"
 )
@@ -31,85 +32,6 @@ func damageWorkspace(t *testing.T, n int) string {
 		t.Fatal(err)
 	}
 	return dir
-}
-
-// damage is one way to damage a copy of a journal file.
-type damage struct {
-	name string
-	fn   func(b []byte) []byte
-}
-
-// flip inverts n bytes at off (clipped to the file).
-func flip(off, n int) func([]byte) []byte {
-	return func(b []byte) []byte {
-		for i := off; i < off+n && i < len(b); i++ {
-			b[i] ^= 0xFF
-		}
-		return b
-	}
-}
-
-// zero clears n bytes at off.
-func zero(off, n int) func([]byte) []byte {
-	return func(b []byte) []byte {
-		for i := off; i < off+n && i < len(b); i++ {
-			b[i] = 0
-		}
-		return b
-	}
-}
-
-// damages lists the damage classes of RELIABILITY.md for the file orig in
-// pages of ps: both meta pages, each page's header and body (page header
-// flipped or zeroed, bytes flipped in the element area and the data area),
-// truncation, and the damage that would send bbolt round a cycle: a branch
-// page's child pointing back at it, a branch page without elements, the
-// root bucket's first bucket rooted at the root bucket's page.
-func damages(orig []byte, ps int) []damage {
-	size := len(orig)
-	le := binary.LittleEndian
-	ds := []damage{
-		{"meta page 0", flip(16, 32)},
-		{"both meta pages", func(b []byte) []byte { return flip(ps+16, 32)(flip(16, 32)(b)) }},
-		{"truncated to half", func(b []byte) []byte { return b[:len(b)/2] }},
-		{"truncated to 100 bytes", func(b []byte) []byte { return b[:100] }},
-	}
-	for p := 2; p*ps < size; p++ {
-		off := p * ps
-		ds = append(ds,
-			damage{fmt.Sprintf("page %d header flipped", p), flip(off, 8)},
-			damage{fmt.Sprintf("page %d flags flipped", p), flip(off+8, 2)},
-			damage{fmt.Sprintf("page %d zeroed", p), zero(off, ps)},
-			damage{fmt.Sprintf("page %d elements flipped", p), flip(off+16, 8)},
-			damage{fmt.Sprintf("page %d data flipped", p), flip(off+ps/2, 8)},
-		)
-		if le.Uint64(orig[off:]) == uint64(p) && le.Uint16(orig[off+8:]) == 0x01 && le.Uint16(orig[off+10:]) > 0 {
-			ds = append(ds,
-				damage{fmt.Sprintf("page %d child points back at it", p), func(b []byte) []byte {
-					le.PutUint64(b[off+16+8:], uint64(p))
-					return b
-				}},
-				damage{fmt.Sprintf("page %d branch without elements", p), zero(off+10, 2)},
-			)
-		}
-	}
-	// the newer meta page's root: a leaf of buckets; its first bucket's
-	// header names the root page itself
-	meta := 0
-	if le.Uint64(orig[ps+64:]) > le.Uint64(orig[64:]) {
-		meta = ps
-	}
-	if root := int(le.Uint64(orig[meta+32:])); (root+1)*ps <= size && le.Uint16(orig[root*ps+8:]) == 0x02 {
-		e := root*ps + 16
-		if le.Uint32(orig[e:])&1 != 0 {
-			at := e + int(le.Uint32(orig[e+4:])) + int(le.Uint32(orig[e+8:]))
-			ds = append(ds, damage{"a bucket rooted at the root bucket's page", func(b []byte) []byte {
-				le.PutUint64(b[at:], uint64(root))
-				return b
-			}})
-		}
-	}
-	return ds
 }
 
 // TestDamage_NeverPanics damages copies of a real journal in every class
@@ -159,30 +81,22 @@ func damageMatrix(t *testing.T, src string, pages int, cmds [][]string, repair b
 		t.Fatal(err)
 	}
 	ps := os.Getpagesize()
-	ds := damages(orig, ps)
+	ds := damagetest.Classes(orig, ps)
 	// the events as the journal holds them undamaged (log rolls a
 	// write-ahead log forward: on a copy)
 	pristine := t.TempDir()
 	copyTree(t, src, pristine)
 	before, _ := eventHashes(t, pristine)
 	if pages > 0 {
-		var some []damage
-		step := max(1, len(orig)/ps/pages)
-		for _, d := range ds {
-			var pg int
-			if _, err := fmt.Sscanf(d.name, "page %d ", &pg); err != nil || pg%step == 0 {
-				some = append(some, d)
-			}
-		}
-		ds = some
+		ds = damagetest.Sample(ds, len(orig), ps, pages)
 	}
 	for _, d := range ds {
-		t.Run(d.name, func(t *testing.T) {
+		t.Run(d.Name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			copyTree(t, src, dir)
 			p := filepath.Join(dir, journal.DirName, journal.FileName)
-			if err := os.WriteFile(p, d.fn(append([]byte(nil), orig...)), 0o600); err != nil {
+			if err := os.WriteFile(p, d.Apply(append([]byte(nil), orig...)), 0o600); err != nil {
 				t.Fatal(err)
 			}
 			for _, c := range cmds {
@@ -209,7 +123,7 @@ func damageMatrix(t *testing.T, src string, pages int, cmds [][]string, repair b
 			r := run(t, dir, "repair", "--apply")
 			if r.code != 0 {
 				// only a file cut before its first data page holds nothing
-				if d.name != "truncated to 100 bytes" || !strings.Contains(r.stderr, "JOURNAL_DAMAGED") {
+				if d.Name != "truncated to 100 bytes" || !strings.Contains(r.stderr, "JOURNAL_DAMAGED") {
 					t.Fatalf("repair --apply: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 				}
 				return
@@ -358,7 +272,7 @@ func TestDamage_LogSeesAround(t *testing.T) {
 			t.Fatal(err)
 		}
 		ps := os.Getpagesize()
-		flip(pg*ps, 8)(b)
+		damagetest.Flip(pg*ps, 8)(b)
 		if err := os.WriteFile(p, b, 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -463,7 +377,7 @@ func TestRepair_SalvagesAroundDamage(t *testing.T) {
 		t.Fatal(err)
 	}
 	pg := leafPageOf(t, p, 150)
-	flip(pg*os.Getpagesize(), 8)(b)
+	damagetest.Flip(pg*os.Getpagesize(), 8)(b)
 	if err := os.WriteFile(jp, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -690,7 +604,7 @@ func TestRepair_SalvagesContent(t *testing.T) {
 	}
 	damageFile(t, jp, func(b []byte) []byte {
 		for _, pg := range pages {
-			flip(pg*ps, 8)(b)
+			damagetest.Flip(pg*ps, 8)(b)
 		}
 		return b
 	})
@@ -744,7 +658,7 @@ func damageFile(t *testing.T, path string, fn func([]byte) []byte) {
 // bothMetas damages the magic of both meta pages.
 func bothMetas(b []byte) []byte {
 	ps := os.Getpagesize()
-	return flip(ps+16, 32)(flip(16, 32)(b))
+	return damagetest.Flip(ps+16, 32)(damagetest.Flip(16, 32)(b))
 }
 
 // TestDamage_LogRecord: a damaged record in the middle of the write-ahead
