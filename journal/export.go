@@ -91,6 +91,9 @@ type ExportHead struct {
 	BaseSeq  uint64      `json:"base_seq"` // the event before the first exported one
 	Base     snapshot.ID `json:"base"`     // its hash (empty: none)
 	Filtered bool        `json:"filtered"`
+	// Producer names the binary that wrote the export ("journal VERSION",
+	// BuildVersion); absent from exports written before it was added.
+	Producer string `json:"producer,omitempty"`
 }
 
 // canonical returns the bytes the chain hash of e is computed over.
@@ -189,7 +192,7 @@ func (t *Tx) Export(w io.Writer, format string, f ExportFilter, progress func(se
 		return nil, fmt.Errorf("journal: export format %q: want jsonl or csv", format)
 	}
 	baseSeq, base := t.Base()
-	h := &ExportHead{Type: "head", Version: ExportVersion, Filtered: f.filtered(), BaseSeq: baseSeq, Base: base}
+	h := &ExportHead{Type: "head", Version: ExportVersion, Filtered: f.filtered(), BaseSeq: baseSeq, Base: base, Producer: "journal " + BuildVersion()}
 	var cw *csv.Writer
 	if format == "csv" {
 		cw = csv.NewWriter(w)
@@ -233,7 +236,7 @@ func (t *Tx) Export(w io.Writer, format string, f ExportFilter, progress func(se
 		return nil, fmt.Errorf("journal: export: %w", err)
 	}
 	if cw != nil {
-		cw.Write([]string{"head", strconv.Itoa(h.Events), "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", hexID(h.Base), hexID(h.Head)})
+		cw.Write([]string{"head", strconv.Itoa(h.Events), "", "", "journal", BuildVersion(), "", "", "", "", "", "", "", "", "", "", "", hexID(h.Base), hexID(h.Head)})
 		cw.Flush()
 		return h, cw.Error()
 	}

@@ -74,7 +74,7 @@ func New(eng *replay.Engine, o Options) *Server {
 		o.ResultCap = 60000
 	}
 	if o.Version == "" {
-		o.Version = "dev"
+		o.Version = journal.BuildVersion()
 	}
 	if o.Origin == "" {
 		o.Origin = "stdio"

@@ -248,9 +248,10 @@ func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, erro
 				h, ok = u, true
 			}
 			if ok && h.ID != op.cur.id {
+				fc := journal.FileChange{Path: op.p.Key, Before: h.ID, After: op.cur.id, BeforeMode: uint32(h.Mode), AfterMode: uint32(op.cur.mode)}
+				fc.Added, fc.Removed = observedLines(tx, h.ID, op.cur)
 				observes = append(observes, &journal.Event{Kind: journal.KindObserve, Status: journal.StatusCommitted,
-					Actor: journal.Actor{Kind: "external"},
-					Files: []journal.FileChange{{Path: op.p.Key, Before: h.ID, After: op.cur.id, BeforeMode: uint32(h.Mode), AfterMode: uint32(op.cur.mode)}}})
+					Actor: journal.Actor{Kind: "external"}, Files: []journal.FileChange{fc}})
 			}
 		}
 		return nil

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/aymanbagabas/go-udiff/lcs"
+	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/snapshot"
 )
 
@@ -277,6 +278,26 @@ func (e *Engine) syncDir(r *Root, dir string) error {
 // minimal line diff, so only the lines between them are split and diffed: a
 // one-line edit of a 300-line file diffs one line against one, not 300
 // against 300 (and copies 60 bytes, not both texts).
+// observedLines counts the lines a change made outside the journal added
+// and removed, from the version the journal last recorded (before) to the
+// file as it is (cur): text files held in memory, up to lineStats' limit.
+func observedLines(tx *journal.Tx, before snapshot.ID, cur state) (added, removed int) {
+	if cur.exists && cur.data == nil { // streamed: too large to count
+		return 0, 0
+	}
+	var b []byte
+	if !before.IsZero() {
+		if n, err := snapshot.Size(tx.Bolt(), before); err != nil || n > 4<<20 {
+			return 0, 0
+		}
+		var err error
+		if b, err = snapshot.Bytes(tx.Bolt(), before); err != nil {
+			return 0, 0
+		}
+	}
+	return lineStats(b, cur.data)
+}
+
 func lineStats(before, after []byte) (added, removed int) {
 	const limit = 4 << 20
 	if len(before) > limit || len(after) > limit || bytes.IndexByte(before, 0) >= 0 || bytes.IndexByte(after, 0) >= 0 {

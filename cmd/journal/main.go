@@ -77,14 +77,19 @@ of it back, and prove it has not been altered.`,
 		SilenceUsage:      true,
 		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error { return a.setup(cmd) },
+		Version:           binVersion(),
 	}
+	root.SetVersionTemplate("journal {{.Version}}\n")
 	f := root.PersistentFlags()
 	f.StringVar(&a.journalFlag, "journal", "", "journal file (default: $JOURNAL_PATH, else .journal/journal.db here or in a parent)")
 	f.StringArrayVar(&a.roots, "root", nil, "workspace root (repeatable; default: the directory holding .journal)")
 	f.BoolVar(&a.noPager, "no-pager", false, "do not page output")
 	f.StringVar(&a.color, "color", "auto", "colour output: auto, always or never")
 	root.AddCommand(newLogCmd(a), newShowCmd(a), newDiffCmd(a), newRevertCmd(a), newUndoCmd(a), newRedoCmd(a),
-		newRestoreCmd(a), newStatusCmd(a), newExportCmd(a), newVerifyCmd(a), newGCCmd(a), newRepairCmd(a))
+		newRestoreCmd(a), newStatusCmd(a), newExportCmd(a), newVerifyCmd(a), newGCCmd(a), newRepairCmd(a),
+		&cobra.Command{Use: "version", Short: "Print the version of this binary", Args: cobra.NoArgs,
+			PersistentPreRunE: func(*cobra.Command, []string) error { return nil },
+			Run:               func(cmd *cobra.Command, _ []string) { fmt.Fprintf(cmd.OutOrStdout(), "journal %s\n", binVersion()) }})
 	for _, mk := range extraCommands {
 		root.AddCommand(mk())
 	}
@@ -137,6 +142,14 @@ func (a *app) report(err error) int {
 	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command") ||
 		strings.Contains(err.Error(), "arg(s)") {
 		code = 2
+	}
+	if msg, similar, ok := strings.Cut(err.Error(), "\n\nDid you mean this?\n"); ok && strings.HasPrefix(msg, "unknown command") {
+		// cobra's typo suggestions, one per line as git prints them
+		fmt.Fprintf(a.errOut, "journal: %s\n\nThe most similar commands are\n", msg)
+		for _, c := range strings.Fields(similar) {
+			fmt.Fprintf(a.errOut, "\t%s\n", c)
+		}
+		return code
 	}
 	if c := errorCode(err); c != "" {
 		fmt.Fprintf(a.errOut, "journal: %s: %s\n", c, cleanMessage(err))

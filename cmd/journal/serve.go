@@ -27,8 +27,17 @@ import (
 
 func init() { extraCommands = append(extraCommands, newServeCmd) }
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// version, when set at build time with -ldflags "-X main.version=...",
+// overrides the build info's (journal.BuildVersion).
+var version = ""
+
+// binVersion is the version this binary reports.
+func binVersion() string {
+	if version != "" {
+		return version
+	}
+	return journal.BuildVersion()
+}
 
 func newServeCmd() *cobra.Command {
 	var (
@@ -81,7 +90,7 @@ Every mutating tool call becomes one journal event in <first root>/.journal/jour
 					sets = append(sets, t)
 				}
 			}
-			opts := jmcp.Options{Toolsets: sets, ReadOnly: readOnly, Version: version, Origin: origin, LSPTimeout: lspWait}
+			opts := jmcp.Options{Toolsets: sets, ReadOnly: readOnly, Version: binVersion(), Origin: origin, LSPTimeout: lspWait}
 			if useLSP {
 				m, err := newLSP(eng, lspFile, servers)
 				if err != nil {

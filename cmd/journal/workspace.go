@@ -247,6 +247,8 @@ func hintFor(err error) string {
 		return "run `journal verify` to find the first damaged record, `journal repair` to see what can be salvaged"
 	case errors.Is(err, fs.ErrPermission):
 		return "check the permissions of the file or directory"
+	case strings.HasPrefix(err.Error(), "unknown command"):
+		return "`journal --help` lists the commands"
 	}
 	return ""
 }

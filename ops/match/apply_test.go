@@ -61,6 +61,7 @@ func TestApply_Errors(t *testing.T) {
 		{"same text twice", []match.Change{{Search: "two", Replace: "x"}, {Search: "two", Replace: "y"}}, ops.ErrOverlap, 1, "overlaps"},
 		{"miss names change", []match.Change{{Search: "one", Replace: "1"}, {Search: "four", Replace: "4"}}, ops.ErrNoMatch, 1, "not found"},
 		{"already applied", []match.Change{{Search: "zero", Replace: "three"}}, ops.ErrNoMatch, 0, "already applied?"},
+		{"nothing alike", []match.Change{{Search: "qqq", Replace: "x"}}, ops.ErrNoMatch, 0, "no similar text in the file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -71,6 +72,11 @@ func TestApply_Errors(t *testing.T) {
 			}
 			if e.Index != tt.index || !strings.Contains(e.Msg, tt.msg) {
 				t.Fatalf("error %+v; want index %d msg ~%q", e, tt.index, tt.msg)
+			}
+			for _, c := range e.Candidates {
+				if tt.name == "nothing alike" {
+					t.Fatalf("a candidate that shares nothing: %+v", c)
+				}
 			}
 		})
 	}

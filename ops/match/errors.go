@@ -56,12 +56,16 @@ func missError(li *lineIndex, search, replace string, fuzzy bool, th float64) er
 		Msg:  "search text not found (tried " + tried + ")",
 		Hint: "re-read the file and copy the search text exactly",
 	}
-	for len(near) > 0 && near[len(near)-1].sim <= 0 {
+	// a window that shares nothing with the search (similarity 0.00 as
+	// shown) is no candidate
+	for len(near) > 0 && near[len(near)-1].sim < 0.005 {
 		near = near[:len(near)-1]
 	}
 	if len(near) > 0 {
 		e.Msg += fmt.Sprintf("; nearest is line %d (similarity %.2f)", near[0].i+1, near[0].sim)
 		e.Hint += "; the nearest candidates are listed with what differs"
+	} else {
+		e.Msg += "; no similar text in the file"
 	}
 	for _, h := range near {
 		text := w.text(h.i)
