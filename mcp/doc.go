@@ -16,6 +16,11 @@
 //     hint, candidates, retry}); anything unmapped is an internal fault and
 //     becomes a protocol error. A refusal that knows what was meant carries
 //     retry: the same tool with corrected arguments, ready to send.
+//   - progress.go: notifications/progress for a request with a progressToken
+//     (searches of large files, a large file's new content as it is written;
+//     increasing, with a total, at most ten a second) and cancellation: a
+//     notifications/cancelled stops a search between blocks and an edit
+//     before its commit point (CANCELLED, nothing changed).
 //   - Session versions (server.go, rebase.go): per session and file, the
 //     version of its last read (the one its line numbers count from) and
 //     whether it wrote the file since. Every tool that takes line numbers

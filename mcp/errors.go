@@ -37,6 +37,7 @@ const (
 	CodeIOError          = "IO_ERROR"
 	CodeNoLanguageServer = "NO_LANGUAGE_SERVER"
 	CodeJournalDamaged   = "JOURNAL_DAMAGED"
+	CodeCancelled        = "CANCELLED"
 )
 
 // Sentinels of this package.
@@ -106,6 +107,7 @@ var codes = []struct {
 	{replay.ErrBadEvent, CodeInvalidInput, "journal_log lists event ids and their status"},
 	{replay.ErrNoSpace, CodeNoSpace, "free disk space and retry; nothing was changed"},
 	{journal.ErrBusy, CodeBusy, "another process holds the journal; retry in a moment"},
+	{errCancelled, CodeCancelled, "the client cancelled the call before its commit point: nothing was changed"},
 	{journal.ErrDamaged, CodeJournalDamaged, journal.DamageHint},
 	{journal.ErrCorrupt, CodeJournalDamaged, "a journal record is damaged; nothing was changed — `journal verify` names the first damaged record"},
 	{snapshot.ErrCorrupt, CodeJournalDamaged, "a stored content is damaged; nothing was changed — `journal verify` names the event that needs it"},

@@ -84,6 +84,7 @@ func (s *Server) editContent(ctx context.Context, c *call, in *EditIn) (*EditOut
 			ch.Data = t.edited(edits)
 		} else {
 			ch.Source = func(w io.Writer) error {
+				w = c.progress.writer(w, t.size, "new content")
 				if _, err := w.Write(utf8BOM[:t.pre]); err != nil {
 					return err
 				}

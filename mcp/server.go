@@ -124,6 +124,9 @@ type call struct {
 	actor   journal.Actor
 	args    json.RawMessage // as journaled (long strings shrunk to a hash)
 	input   any             // as sent, for the corrected calls of refusals
+	// progress reports a long operation's advance and says when the client
+	// cancelled the call (progress.go).
+	progress *progress
 }
 
 // inputArgs returns a deep copy of the call's arguments as sent.

@@ -57,6 +57,7 @@ func addTool[In any, Out any](s *Server, d def, fn func(ctx context.Context, c *
 			return toolError(d.name, nil, err)
 		}
 		c := s.newCall(ctx, d.name, req.GetRawArguments())
+		c.progress = s.newProgress(ctx, req.Params.Meta)
 		out, text, err := fn(ctx, c, in)
 		if err != nil {
 			return toolError(d.name, c, err)

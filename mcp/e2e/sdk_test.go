@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -165,4 +166,75 @@ func TestConformance(t *testing.T) {
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return lines[len(lines)-1]
+}
+
+// TestSDK_ProgressAndCancel drives `journal serve` with the TypeScript SDK:
+// a long search reports progress (at least three notifications, increasing,
+// with a total); a search cancelled after its first notification stops (the
+// next call is answered); an edit of a 64 MiB file cancelled while its new
+// content is written changes nothing: the file and the journal are as
+// before.
+func TestSDK_ProgressAndCancel(t *testing.T) {
+	requireNode(t)
+	root := filepath.Join(t.TempDir(), "ws")
+	os.Mkdir(root, 0o755)
+	write := func(name string, n int) string {
+		var b strings.Builder
+		for i := 0; b.Len() < n; i++ {
+			fmt.Fprintf(&b, "line %08d: the quick brown fox jumps over the lazy dog %d\n", i, i%977)
+		}
+		if err := os.WriteFile(filepath.Join(root, name), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	write("search.txt", 24<<20)
+	edit := write("edit.txt", 64<<20)
+	cmd := exec.Command("node", "progress.mjs", binary, root)
+	cmd.Dir = nodeDir
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("TypeScript SDK client: %v\n%s", err, out)
+	}
+	var r struct {
+		Search struct {
+			IsError  bool
+			Progress []struct {
+				Progress, Total float64
+				Message         string
+			}
+		}
+		CancelledSearch, CancelledEdit string
+		NextCallMs, CancelAfterMs      float64
+		EditProgress                   int
+		Log                            string
+	}
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatalf("report: %v\n%s", err, out)
+	}
+	t.Logf("search: %d notifications; cancelled search: %s (after %v ms; next call %v ms); cancelled edit: %s",
+		len(r.Search.Progress), r.CancelledSearch, r.CancelAfterMs, r.NextCallMs, r.CancelledEdit)
+	if r.Search.IsError || len(r.Search.Progress) < 3 {
+		t.Fatalf("search progress: %+v", r.Search)
+	}
+	prev := -1.0
+	for _, p := range r.Search.Progress {
+		if p.Progress <= prev || p.Total < p.Progress || !strings.Contains(p.Message, "searched") {
+			t.Fatalf("progress %+v after %v", p, prev)
+		}
+		prev = p.Progress
+	}
+	if !strings.Contains(r.CancelledSearch, "the user stopped it") || !strings.Contains(r.CancelledEdit, "stop") || r.EditProgress == 0 {
+		t.Fatalf("cancellations: %+v", r)
+	}
+	if got := readFile(t, filepath.Join(root, "edit.txt")); got != edit {
+		t.Fatal("a cancelled edit changed the file")
+	}
+	if !strings.Contains(r.Log, "no events") {
+		t.Fatalf("a cancelled edit left events:\n%s", r.Log)
+	}
+	if out := runJournal(t, root, "log", "--no-pager"); strings.TrimSpace(out) != "" {
+		t.Fatalf("journal log after a cancelled edit:\n%s", out)
+	}
 }

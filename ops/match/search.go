@@ -33,6 +33,10 @@ type SearchOptions struct {
 	// MaxLineLen: longer lines are cut to this many bytes around the first
 	// submatch; 0 means DefaultMaxLineLen.
 	MaxLineLen int `json:"max_line_len,omitempty"`
+	// Progress, if set, is called after each block of a few MiB with the
+	// bytes searched so far; an error it returns ends the search and is
+	// returned (a cancelled call). Results are the same with it or without.
+	Progress func(searched int64) error `json:"-"`
 }
 
 // Span is a byte range [Start,End) within a line.

@@ -2,7 +2,11 @@ package match_test
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"io"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -156,5 +160,48 @@ func TestSearchReader_Blocks(t *testing.T) {
 		if g.Line != w.Line || g.Offset != w.Offset || strings.Join(g.Before, "|") != strings.Join(w.Before, "|") || strings.Join(g.After, "|") != strings.Join(w.After, "|") {
 			t.Fatalf("hit %d: %+v vs %+v", i, g, w)
 		}
+	}
+}
+
+// TestSearch_Progress: with Progress set, a search of 10 MiB reports its
+// advance in increasing steps and finds exactly what it finds without; an
+// error from Progress ends it.
+func TestSearch_Progress(t *testing.T) {
+	var b strings.Builder
+	for i := 0; b.Len() < 10<<20; i++ {
+		fmt.Fprintf(&b, "line %d: some text %d\n", i, i%1000)
+	}
+	data := b.String()
+	for _, o := range []match.SearchOptions{{MaxResults: 100000}, {Regex: true, MaxResults: 100000}, {Fuzzy: true, MaxResults: 50}} {
+		pattern := "text 999"
+		if o.Regex {
+			pattern = `text 99\d$`
+		}
+		want, err := match.Search([]byte(data), pattern, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, reader := range []bool{false, true} {
+			var steps []int64
+			p := o
+			p.Progress = func(n int64) error { steps = append(steps, n); return nil }
+			var got match.Results
+			if reader {
+				got, err = match.SearchReader(strings.NewReader(data), pattern, p)
+			} else {
+				got, err = match.Search([]byte(data), pattern, p)
+			}
+			if err != nil || !reflect.DeepEqual(got, want) {
+				t.Fatalf("%+v reader=%v: %d hits, want %d (%v)", o, reader, len(got.Hits), len(want.Hits), err)
+			}
+			if len(steps) < 2 || steps[len(steps)-1] != int64(len(data)) || !slices.IsSorted(steps) {
+				t.Fatalf("%+v reader=%v: progress %v", o, reader, steps)
+			}
+		}
+	}
+	stop := errors.New("cancelled")
+	o := match.SearchOptions{Progress: func(int64) error { return stop }}
+	if _, err := match.Search([]byte(data), "nowhere", o); err != stop {
+		t.Fatalf("a stopped search: %v", err)
 	}
 }

@@ -8,6 +8,14 @@ import (
 // blockSize is how much SearchReader reads at a time.
 const blockSize = 4 << 20
 
+// progressBlock is how much a search with Progress searches between two
+// calls of it, exact or by regex (fuzzyBlock fuzzily, which is some
+// hundred times slower): a cancelled search stops within one.
+const (
+	progressBlock = 1 << 20
+	fuzzyBlock    = 64 << 10
+)
+
 // Search finds the lines of data matching pattern. data may be a memory-mapped
 // file: it is only read, never copied as a whole.
 func Search(data []byte, pattern string, o SearchOptions) (Results, error) {
@@ -16,7 +24,26 @@ func Search(data []byte, pattern string, o SearchOptions) (Results, error) {
 		return Results{}, err
 	}
 	s.cntLine = 1
-	s.region(data, 0, len(data))
+	if o.Progress == nil {
+		s.region(data, 0, len(data))
+		return s.results(), nil
+	}
+	// in blocks ending at line ends (a match lies within one line)
+	step := progressBlock
+	if s.fz != nil {
+		step = fuzzyBlock
+	}
+	for from := 0; from < len(data) && !s.stop; {
+		to := len(data)
+		if from+step < to {
+			to = nextLine(data, from+step)
+		}
+		s.region(data, from, to)
+		if err := o.Progress(int64(to)); err != nil {
+			return s.results(), err
+		}
+		from = to
+	}
 	return s.results(), nil
 }
 
@@ -30,7 +57,11 @@ func SearchReader(r io.Reader, pattern string, o SearchOptions) (Results, error)
 		return Results{}, err
 	}
 	c := s.o.ContextLines
-	buf := make([]byte, 0, blockSize)
+	size := blockSize
+	if o.Progress != nil && s.fz != nil {
+		size = 4 * fuzzyBlock
+	}
+	buf := make([]byte, 0, size)
 	base := 1 // line number of buf[0]
 	done := 0 // lines before done were searched
 	eof := false
@@ -57,6 +88,11 @@ func SearchReader(r io.Reader, pattern string, o SearchOptions) (Results, error)
 		}
 		s.cntPos, s.cntLine = 0, base
 		s.region(buf, done, limit)
+		if o.Progress != nil {
+			if err := o.Progress(s.baseOff + int64(limit)); err != nil {
+				return s.results(), err
+			}
+		}
 		if eof {
 			break
 		}
