@@ -21,6 +21,11 @@
 //     increasing, with a total, at most ten a second) and cancellation: a
 //     notifications/cancelled stops a search between blocks and an edit
 //     before its commit point (CANCELLED, nothing changed).
+//   - subscribe.go: resources/subscribe on journal://events and a file's
+//     history (journal://files/{path}/events): notifications/resources/updated
+//     after each commit that adds events, whoever made it (a watcher stats the
+//     journal and its log every 200 ms while a subscription is open). The tool
+//     list never changes while the server runs, so listChanged is not declared.
 //   - Session versions (server.go, rebase.go): per session and file, the
 //     version of its last read (the one its line numbers count from) and
 //     whether it wrote the file since. Every tool that takes line numbers

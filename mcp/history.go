@@ -314,9 +314,20 @@ func (s *Server) registerResources() {
 		return
 	}
 	s.srv.AddResource(mcpgo.NewResource("journal://events", "journal events",
-		mcpgo.WithResourceDescription("The newest 50 journal events as JSON, newest first."), mcpgo.WithMIMEType("application/json")),
+		mcpgo.WithResourceDescription("The newest 50 journal events as JSON, newest first; subscribe to hear of new ones (this server's, another's, the CLI's)."), mcpgo.WithMIMEType("application/json")),
 		func(ctx context.Context, req mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
 			out, _, err := s.log(&call{}, &LogIn{Limit: 50})
+			if err != nil {
+				return nil, err
+			}
+			b, _ := json.MarshalIndent(out.Events, "", "  ")
+			return []mcpgo.ResourceContents{mcpgo.TextResourceContents{URI: req.Params.URI, MIMEType: "application/json", Text: string(b)}}, nil
+		})
+	s.srv.AddResourceTemplate(mcpgo.NewResourceTemplate("journal://files/{+path}/events", "a file's journal events",
+		mcpgo.WithTemplateDescription("The newest 50 journal events that touched one file (its workspace-relative path) as JSON, newest first; subscribe to hear of new ones."), mcpgo.WithTemplateMIMEType("application/json")),
+		func(ctx context.Context, req mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
+			p := strings.TrimSuffix(strings.TrimPrefix(req.Params.URI, filesPrefix), eventsSuffix)
+			out, _, err := s.log(&call{}, &LogIn{Path: p, Limit: 50})
 			if err != nil {
 				return nil, err
 			}

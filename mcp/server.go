@@ -66,6 +66,8 @@ type Server struct {
 	// a file (an overlay) is shared by every call, so one edit at a time
 	// shows its planned contents. Taken before the journal's lock, never after.
 	lspMu sync.Mutex
+
+	subs subscriptions // resource subscriptions (subscribe.go)
 }
 
 // New builds the MCP server for an engine.
@@ -87,7 +89,8 @@ func New(eng *replay.Engine, o Options) *Server {
 	s := &Server{eng: eng, opts: o, processSession: "stdio-" + hex.EncodeToString(b[:]), seen: map[string]map[string]*fileView{}}
 	s.srv = server.NewMCPServer("journal", o.Version,
 		server.WithToolCapabilities(false),
-		server.WithResourceCapabilities(false, false),
+		server.WithResourceCapabilities(true, false),
+		server.WithHooks(s.subscriptionHooks()),
 		server.WithLogging(),
 		server.WithRecovery(),
 		server.WithInstructions(instructions),
@@ -103,9 +106,11 @@ func New(eng *replay.Engine, o Options) *Server {
 // toolsets live in one file each and the server needs no edit to gain one.
 var registrars []func(*Server)
 
-const instructions = `File tools over a journal: every change you make is one event that a person can see (journal log), revert or undo.
-Every read returns the file's version; pass it back as expected_version to make sure you edit what you read.
-Batch tools are all-or-nothing. Errors carry a code and a hint.`
+const instructions = `File tools over a journal: every change you make is one event a person can see (journal_log), and revert_edit or undo can take back any one of them without losing later work.
+Every read returns the file's version: pass it back as expected_version to edit exactly what you read. Line numbers count from your last read of the file; lines that moved since are edited where they are now, and the result says so.
+An edit whose result is already in the file is answered already_applied, never applied twice. Batch tools are all-or-nothing.
+A refusal carries a code and a hint. Its candidates are places that resemble what you asked for: nothing was applied there. A retry, when present, is a corrected call you may send as it is.
+Long calls report progress when the request carries a progressToken, and a cancelled call stops before its commit point with nothing changed.`
 
 // MCP returns the underlying mcp-go server (for transports and in-process clients).
 func (s *Server) MCP() *server.MCPServer { return s.srv }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -149,7 +150,7 @@ func TestConformance(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "ws")
 	os.Mkdir(root, 0o755)
 	url := startHTTP(t, root)
-	for _, sc := range []string{"server-initialize", "ping", "tools-list", "logging-set-level", "resources-list", "dns-rebinding-protection"} {
+	for _, sc := range []string{"server-initialize", "ping", "tools-list", "logging-set-level", "resources-list", "resources-subscribe", "resources-unsubscribe", "dns-rebinding-protection"} {
 		t.Run(sc, func(t *testing.T) {
 			cmd := exec.Command(node22, filepath.Join(nodeDir, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js"),
 				"server", "--url", url, "--scenario", sc, "-o", t.TempDir())
@@ -168,13 +169,15 @@ func lastLine(s string) string {
 	return lines[len(lines)-1]
 }
 
-// TestSDK_ProgressAndCancel drives `journal serve` with the TypeScript SDK:
-// a long search reports progress (at least three notifications, increasing,
-// with a total); a search cancelled after its first notification stops (the
-// next call is answered); an edit of a 64 MiB file cancelled while its new
+// TestSDK_Live drives `journal serve` with the TypeScript SDK: a long
+// search reports progress (at least three notifications, increasing, with a
+// total); a search cancelled after its first notification stops (the next
+// call is answered); an edit of a 64 MiB file cancelled while its new
 // content is written changes nothing: the file and the journal are as
-// before.
-func TestSDK_ProgressAndCancel(t *testing.T) {
+// before; a client subscribed to journal://events and to a file's history
+// hears of the server's own commit and of the CLI's (`journal undo`, another
+// process) within a second.
+func TestSDK_Live(t *testing.T) {
 	requireNode(t)
 	root := filepath.Join(t.TempDir(), "ws")
 	os.Mkdir(root, 0o755)
@@ -190,7 +193,7 @@ func TestSDK_ProgressAndCancel(t *testing.T) {
 	}
 	write("search.txt", 24<<20)
 	edit := write("edit.txt", 64<<20)
-	cmd := exec.Command("node", "progress.mjs", binary, root)
+	cmd := exec.Command("node", "live.mjs", binary, root)
 	cmd.Dir = nodeDir
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
@@ -209,6 +212,10 @@ func TestSDK_ProgressAndCancel(t *testing.T) {
 		NextCallMs, CancelAfterMs      float64
 		EditProgress                   int
 		Log                            string
+		OwnCommit, CLICommit           struct {
+			Updates []string
+			Ms      float64
+		}
 	}
 	if err := json.Unmarshal(out, &r); err != nil {
 		t.Fatalf("report: %v\n%s", err, out)
@@ -234,7 +241,19 @@ func TestSDK_ProgressAndCancel(t *testing.T) {
 	if !strings.Contains(r.Log, "no events") {
 		t.Fatalf("a cancelled edit left events:\n%s", r.Log)
 	}
-	if out := runJournal(t, root, "log", "--no-pager"); strings.TrimSpace(out) != "" {
-		t.Fatalf("journal log after a cancelled edit:\n%s", out)
+	want := []string{"journal://events", "journal://files/small.txt/events"}
+	for _, c := range []struct {
+		name string
+		got  []string
+		ms   float64
+	}{{"this server's commit", r.OwnCommit.Updates, r.OwnCommit.Ms}, {"the CLI's undo", r.CLICommit.Updates, r.CLICommit.Ms}} {
+		slices.Sort(c.got)
+		if !slices.Equal(c.got, want) || c.ms > 1500 {
+			t.Fatalf("%s: updates %v after %v ms, want %v", c.name, c.got, c.ms, want)
+		}
+		t.Logf("%s: updated after %v ms", c.name, c.ms)
+	}
+	if out := runJournal(t, root, "log", "--oneline", "--no-pager"); strings.Count(out, "\n") != 2 {
+		t.Fatalf("journal log after a cancelled edit, a create and its undo:\n%s", out)
 	}
 }

@@ -1,9 +1,11 @@
-// Progress and cancellation with the official TypeScript SDK over stdio.
-// usage: node progress.mjs BINARY ROOT  (ROOT holds search.txt and edit.txt)
+// Progress, cancellation and resource subscriptions with the official
+// TypeScript SDK over stdio.
+// usage: node live.mjs BINARY ROOT  (ROOT holds search.txt and edit.txt)
 // Prints one JSON report on stdout; the Go test (mcp/e2e) checks it and the files.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { execFileSync } from "node:child_process";
 
 const [binary, root] = process.argv.slice(2);
 const client = new Client({ name: "e2e-progress", version: "1.0.0" });
@@ -47,5 +49,20 @@ report.editProgress = firstEdit;
 // wait for the server to have stopped the edit: the journal's log
 const log = await client.callTool({ name: "journal_log", arguments: { limit: 5 } });
 report.log = (log.content ?? []).map(c => c.text ?? "").join("");
+
+// subscriptions: this server's commit, then the CLI's (another process)
+const updates = [];
+client.setNotificationHandler(ResourceUpdatedNotificationSchema, n => updates.push(n.params.uri));
+await client.subscribeResource({ uri: "journal://events" });
+await client.subscribeResource({ uri: "journal://files/small.txt/events" });
+const until = async (n, ms) => { const end = Date.now() + ms; while (updates.length < n && Date.now() < end) await new Promise(r => setTimeout(r, 20)); };
+let t = Date.now();
+await client.callTool({ name: "file_create_new", arguments: { ops: [{ path: "small.txt", content: "one\n" }] } });
+await until(2, 3000);
+report.ownCommit = { updates: [...updates], ms: Date.now() - t };
+t = Date.now();
+execFileSync(binary, ["undo"], { cwd: root });
+await until(4, 3000);
+report.cliCommit = { updates: updates.slice(2), ms: Date.now() - t };
 await client.close();
 console.log(JSON.stringify(report));
