@@ -16,6 +16,7 @@ import (
 
 	"github.com/journalfs/journal/journal"
 	jmcp "github.com/journalfs/journal/mcp"
+	"github.com/journalfs/journal/replay"
 	"github.com/journalfs/journal/snapshot"
 )
 
@@ -186,5 +187,32 @@ func TestCancel_LargeEdit(t *testing.T) {
 	}
 	if len(pl.all()) == 0 {
 		t.Fatal("no progress while the new content was written")
+	}
+}
+
+// TestCancel_AfterCommitPoint: a batch whose client cancels it once its
+// intent is being committed completes whole, and its reply says so.
+func TestCancel_AfterCommitPoint(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"a.txt", "b.txt"} {
+		write(t, dir, n, "old\n")
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	eng, err := replay.Open(replay.Options{Roots: []string{dir}, CommitFault: func() error { cancel(); return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	srv := jmcp.New(eng, jmcp.Options{})
+	req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{
+		"name": "file_replace", "arguments": map[string]any{"ops": []map[string]any{{"path": "a.txt", "content": "new a\n"}, {"path": "b.txt", "content": "new b\n"}}}}})
+	b, _ := json.Marshal(srv.MCP().HandleMessage(cctx, req))
+	if !strings.Contains(string(b), "after its commit point") || strings.Contains(string(b), `"isError":true`) {
+		t.Fatalf("the reply: %s", b)
+	}
+	for _, n := range []string{"a.txt", "b.txt"} {
+		if got, _ := os.ReadFile(filepath.Join(dir, n)); string(got) != "new "+n[:1]+"\n" {
+			t.Fatalf("%s = %q: the batch was torn", n, got)
+		}
 	}
 }

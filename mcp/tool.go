@@ -62,6 +62,10 @@ func addTool[In any, Out any](s *Server, d def, fn func(ctx context.Context, c *
 		if err != nil {
 			return toolError(d.name, c, err)
 		}
+		if ctx.Err() != nil && !d.readOnly {
+			// cancelled past the commit point: the change is whole
+			text = "note: the client cancelled this call after its commit point; the change was completed, not torn\n" + text
+		}
 		return mcpgo.NewToolResultStructured(out, s.capText(text)), nil
 	})
 }
