@@ -174,7 +174,8 @@ func lastLine(s string) string {
 // total); a search cancelled after its first notification stops (the next
 // call is answered); an edit of a 64 MiB file cancelled while its new
 // content is written changes nothing: the file and the journal are as
-// before; a client subscribed to journal://events and to a file's history
+// before; the first edit of a 200 MiB file reports its new content as it
+// is written (at least three notifications); a client subscribed to journal://events and to a file's history
 // hears of the server's own commit and of the CLI's (`journal undo`, another
 // process) within a second.
 func TestSDK_Live(t *testing.T) {
@@ -193,6 +194,7 @@ func TestSDK_Live(t *testing.T) {
 	}
 	write("search.txt", 24<<20)
 	edit := write("edit.txt", 64<<20)
+	write("large.txt", 200<<20)
 	cmd := exec.Command("node", "live.mjs", binary, root)
 	cmd.Dir = nodeDir
 	cmd.Stderr = os.Stderr
@@ -202,6 +204,13 @@ func TestSDK_Live(t *testing.T) {
 	}
 	var r struct {
 		Search struct {
+			IsError  bool
+			Progress []struct {
+				Progress, Total float64
+				Message         string
+			}
+		}
+		LargeEdit struct {
 			IsError  bool
 			Progress []struct {
 				Progress, Total float64
@@ -232,6 +241,16 @@ func TestSDK_Live(t *testing.T) {
 		}
 		prev = p.Progress
 	}
+	if r.LargeEdit.IsError || len(r.LargeEdit.Progress) < 3 {
+		t.Fatalf("the first edit of a 200 MiB file: %+v", r.LargeEdit)
+	}
+	prev = -1
+	for _, p := range r.LargeEdit.Progress {
+		if p.Progress <= prev || p.Total < p.Progress || !strings.Contains(p.Message, "new content") {
+			t.Fatalf("edit progress %+v after %v", p, prev)
+		}
+		prev = p.Progress
+	}
 	if !strings.Contains(r.CancelledSearch, "the user stopped it") || !strings.Contains(r.CancelledEdit, "stop") || r.EditProgress == 0 {
 		t.Fatalf("cancellations: %+v", r)
 	}
@@ -253,7 +272,7 @@ func TestSDK_Live(t *testing.T) {
 		}
 		t.Logf("%s: updated after %v ms", c.name, c.ms)
 	}
-	if out := runJournal(t, root, "log", "--oneline", "--no-pager"); strings.Count(out, "\n") != 2 {
-		t.Fatalf("journal log after a cancelled edit, a create and its undo:\n%s", out)
+	if out := runJournal(t, root, "log", "--oneline", "--no-pager"); strings.Count(out, "\n") != 3 {
+		t.Fatalf("journal log after a cancelled edit, a large edit, a create and its undo:\n%s", out)
 	}
 }

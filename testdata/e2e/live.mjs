@@ -50,6 +50,12 @@ report.editProgress = firstEdit;
 const log = await client.callTool({ name: "journal_log", arguments: { limit: 5 } });
 report.log = (log.content ?? []).map(c => c.text ?? "").join("");
 
+// the first edit of a 200 MiB file reports its new content as it is written
+const editSeen = [];
+const er = await client.callTool({ name: "edit_content", arguments: { absolute_file_path: root + "/large.txt", search_text: "line 00000007:", replace_text: "LINE 7:", preview: false } },
+  CallToolResultSchema, { onprogress: p => editSeen.push(p), timeout: 120000 });
+report.largeEdit = { isError: !!er.isError, progress: editSeen };
+
 // subscriptions: this server's commit, then the CLI's (another process)
 const updates = [];
 client.setNotificationHandler(ResourceUpdatedNotificationSchema, n => updates.push(n.params.uri));
