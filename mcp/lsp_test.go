@@ -475,3 +475,32 @@ func TestLSP_StatusListsTheServers(t *testing.T) {
 		t.Fatalf("without servers: %+v\n%s", off, txt)
 	}
 }
+
+// TestLSP_RenameReportsTheWait: a rename with a progressToken on a cold
+// gopls (seconds to load the workspace) reports the wait: progress every
+// ~100 ms, increasing, naming the language server.
+func TestLSP_RenameReportsTheWait(t *testing.T) {
+	e := lspEnv(t, goWorkspace()...)
+	pl := listen(e)
+	res, err := callWith(ctx, e, "rename", "rename_symbol", map[string]any{"file": "lib/lib.go", "target": "Greet", "newName": "Hello"})
+	if err != nil || res.IsError {
+		t.Fatalf("rename: %v %s", err, text(res))
+	}
+	got := pl.all()
+	prev := -1.0
+	waits := 0
+	for _, n := range got {
+		if p := num(n["progress"]); p <= prev {
+			t.Fatalf("progress %v after %v", n, prev)
+		} else {
+			prev = p
+		}
+		if strings.Contains(fmt.Sprint(n["message"]), "waiting for the language server") {
+			waits++
+		}
+	}
+	t.Logf("%d notifications, %d of the wait", len(got), waits)
+	if waits < 3 {
+		t.Fatalf("the wait on a cold gopls was not reported: %v", got)
+	}
+}

@@ -13,7 +13,8 @@ import (
 
 // Progress and cancellation. A request that carries a progressToken gets
 // notifications/progress while a long operation runs (a search over a large
-// file, the writing of a large file's new content): progress increasing,
+// file, the writing of a large file's new content, a wait on a language
+// server): progress increasing,
 // total when known, a short message, at most one per progressEvery. A
 // notifications/cancelled for a running request cancels its context (mcp-go
 // does that); the operation stops at its next safe point — a search between
@@ -93,6 +94,34 @@ func (p *progress) scan(total int64) func(int64) error {
 		p.report(base+done, base+total, fmt.Sprintf("searched %s of %s", humanSize(done), humanSize(total)))
 		return nil
 	}
+}
+
+// waiting reports, until stop is called, how long the call has waited on
+// something it cannot measure (a language server): progress in elapsed
+// milliseconds, no total.
+func (p *progress) waiting(what string) (stop func()) {
+	if p == nil || p.token == nil {
+		return func() {}
+	}
+	p.mu.Lock()
+	base := int64(p.sent)
+	p.mu.Unlock()
+	done := make(chan struct{})
+	start := time.Now()
+	go func() {
+		t := time.NewTicker(progressEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				el := time.Since(start)
+				p.report(base+el.Milliseconds(), 0, fmt.Sprintf("waiting for %s: %.1f s", what, el.Seconds()))
+			}
+		}
+	}()
+	return func() { close(done) }
 }
 
 // writer wraps w, where a large file's new content is written before the

@@ -215,7 +215,9 @@ func (s *Server) editTextLSP(ctx context.Context, c *call, te textEdit, rp repla
 	s.lspMu.Lock()
 	defer s.lspMu.Unlock()
 	cctx, cancel := context.WithTimeout(ctx, s.opts.LSPTimeout)
+	stop := c.progress.waiting("the language server")
 	rep, err := s.consult(cctx, job)
+	stop()
 	cancel()
 	if err != nil {
 		s.finish(ctx, rep, false)

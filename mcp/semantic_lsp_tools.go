@@ -79,7 +79,7 @@ func (s *Server) registerLSPTools() {
 		desc:     "The language server's diagnostics (type errors, unresolved names, ...) for one file, or with no file for the workspace: every file a language server handles is opened (up to 200) and the servers' settled diagnostics are listed, errors first. Without a language server for the file, its tree-sitter syntax errors, and a note saying why. Read-only.",
 		readOnly: true, idempotent: true},
 		func(ctx context.Context, c *call, in *DiagnosticsIn) (*DiagnosticsResult, string, error) {
-			return s.diagnostics(ctx, in)
+			return s.diagnostics(ctx, c, in)
 		})
 }
 
@@ -183,7 +183,7 @@ func renameText(out *RenameSymbolResult) string {
 
 var severityRank = map[string]int{"error": 0, "warning": 1, "info": 2, "hint": 3}
 
-func (s *Server) diagnostics(ctx context.Context, in *DiagnosticsIn) (*DiagnosticsResult, string, error) {
+func (s *Server) diagnostics(ctx context.Context, c *call, in *DiagnosticsIn) (*DiagnosticsResult, string, error) {
 	floor := "error"
 	if in.Severity != "" {
 		floor = in.Severity
@@ -228,7 +228,9 @@ func (s *Server) diagnostics(ctx context.Context, in *DiagnosticsIn) (*Diagnosti
 		}
 	}
 	out.FilesOpened = len(rep.order)
+	stop := c.progress.waiting("the language servers' diagnostics")
 	got, err := s.opts.LSP.Diagnostics(ctx, rep.order...)
+	stop()
 	if err != nil {
 		return nil, "", fmt.Errorf("mcp: diagnostics: %w", err)
 	}
