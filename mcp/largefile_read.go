@@ -24,6 +24,7 @@ func (s *Server) openLarge(c *call, path string) (*ltext, error) {
 		v.Close()
 		return nil, err
 	}
+	t.progress = c.progress
 	s.saw(c.session, v.Path.Key, v.ID)
 	if v.Strategy == replay.StrategyMemory {
 		s.reads.remember(v.ID, v.Data)

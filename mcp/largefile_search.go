@@ -16,9 +16,6 @@ type searchOpts struct {
 	max, context, startLine int
 	fuzzy, regex            bool
 	threshold               float64
-	// progress, if set, hears of the bytes searched and may stop the search
-	// (progress.go).
-	progress *progress
 }
 
 // search runs a line search over the text from startLine on: in place over
@@ -38,8 +35,8 @@ func (t *ltext) search(pattern string, o searchOpts) (match.Results, error) {
 			return match.Results{}, err
 		}
 	}
-	if o.progress != nil {
-		mo.Progress = o.progress.scan(t.size - off)
+	if t.progress != nil {
+		mo.Progress = t.progress.scan(t.size - off)
 	}
 	var res match.Results
 	var err error
@@ -85,7 +82,7 @@ func (s *Server) searchContent(c *call, in *SearchIn) (*SearchOut, string, error
 		return nil, "", err
 	}
 	defer t.v.Close()
-	o := searchOpts{max: 20, context: 2, regex: in.Regex, threshold: in.Threshold, startLine: in.StartLine, progress: c.progress}
+	o := searchOpts{max: 20, context: 2, regex: in.Regex, threshold: in.Threshold, startLine: in.StartLine}
 	if in.MaxResults != nil {
 		o.max = *in.MaxResults
 		if o.max < 1 || o.max > 500 {

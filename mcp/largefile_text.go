@@ -28,6 +28,9 @@ type ltext struct {
 	body io.ReaderAt // the text, always
 	size int64       // bytes of text
 	pre  int64       // bytes before the text in the file (a UTF-8 BOM)
+	// progress hears of long scans (the line index, searches) and stops
+	// them when the call is cancelled (progress.go); nil reports nothing.
+	progress *progress
 }
 
 // openText classifies a view: binary is refused, large UTF-16 is TOO_LARGE.
@@ -174,8 +177,20 @@ func (t *ltext) index() (*lineIdx, error) {
 		}
 		off += int64(len(buf))
 	}
+	step := func() error {
+		if err := t.progress.cancelled(); err != nil {
+			return err
+		}
+		t.progress.report(off, t.size, fmt.Sprintf("indexed %s of %s", humanSize(off), humanSize(t.size)))
+		return nil
+	}
 	if t.data != nil {
-		scan(t.data)
+		for off < t.size { // in blocks of 4 MiB, for progress and cancellation
+			scan(t.data[off:min(off+4<<20, t.size)])
+			if err := step(); err != nil {
+				return nil, err
+			}
+		}
 	} else {
 		buf := make([]byte, 1<<20)
 		for off < t.size {
@@ -184,6 +199,9 @@ func (t *ltext) index() (*lineIdx, error) {
 				return nil, err
 			}
 			scan(buf[:n])
+			if err := step(); err != nil {
+				return nil, err
+			}
 		}
 	}
 	li.lines = nl

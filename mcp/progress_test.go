@@ -216,3 +216,33 @@ func TestCancel_AfterCommitPoint(t *testing.T) {
 		}
 	}
 }
+
+// TestProgress_ReadByText: reading a 160 MiB file at a text target first
+// indexes its lines and then finds the text: both report their advance, in
+// one increasing sequence.
+func TestProgress_ReadByText(t *testing.T) {
+	e := newEnv(t, jmcp.Options{})
+	p := bigText(t, e, "big.txt", 160<<20)
+	pl := listen(e)
+	res, err := callWith(ctx, e, "read-1", "read_content", map[string]any{"absolute_file_path": p, "target": "line 02000000:", "max_lines": 3})
+	if err != nil || res.IsError || !strings.Contains(text(res), "line 02000000:") {
+		t.Fatalf("read: %v %s", err, text(res))
+	}
+	got := pl.all()
+	prev := -1.0
+	var indexed, searched bool
+	for _, n := range got {
+		pr := num(n["progress"])
+		if pr <= prev {
+			t.Fatalf("progress %v after %v", n, prev)
+		}
+		prev = pr
+		m := fmt.Sprint(n["message"])
+		indexed = indexed || strings.HasPrefix(m, "indexed")
+		searched = searched || strings.HasPrefix(m, "searched")
+	}
+	t.Logf("%d notifications", len(got))
+	if !indexed || !searched {
+		t.Fatalf("notifications: %v", got)
+	}
+}
