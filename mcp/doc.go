@@ -21,7 +21,8 @@
 //     increasing, with a total, at most ten a second) and cancellation: a
 //     notifications/cancelled stops a search between blocks and an edit
 //     before its commit point (CANCELLED, nothing changed).
-//   - subscribe.go: resources/subscribe on journal://events and a file's
+//   - subscribe.go: resources/subscribe (or, on protocol 2026-07-28, a
+//     subscriptions/listen stream naming them) on journal://events and a file's
 //     history (journal://files/{path}/events): notifications/resources/updated
 //     after each commit that adds events, whoever made it (a watcher stats the
 //     journal and its log every 200 ms while a subscription is open). The tool

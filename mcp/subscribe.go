@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -15,8 +16,10 @@ import (
 	"github.com/journalfs/journal/journal"
 )
 
-// Resource subscriptions. A client may subscribe (resources/subscribe) to
-// journal://events and to a file's history, journal://files/{path}/events;
+// Resource subscriptions. A client may subscribe (resources/subscribe, or on
+// protocol 2026-07-28 the resourceSubscriptions of a subscriptions/listen
+// stream) to journal://events and to a file's history,
+// journal://files/{path}/events;
 // after each commit that adds events — this server's, another server's on
 // the same journal, the CLI's — it gets notifications/resources/updated for
 // each subscribed URI the new events concern. While any subscription is
@@ -34,10 +37,12 @@ const (
 	eventsSuffix = "/events"
 )
 
-// subscriptions are the open resource subscriptions, by session.
+// subscriptions are the open resource subscriptions, by session: each URI
+// with the subscriptions/listen request that opened it (protocol
+// 2026-07-28, whose notifications carry its id), nil for resources/subscribe.
 type subscriptions struct {
 	mu       sync.Mutex
-	bySess   map[server.ClientSession]map[string]bool
+	bySess   map[server.ClientSession]map[string]any
 	watching bool
 }
 
@@ -46,7 +51,37 @@ func (s *Server) subscriptionHooks() *server.Hooks {
 	h := &server.Hooks{}
 	h.AddAfterSubscribe(func(ctx context.Context, _ any, req *mcpgo.SubscribeRequest, _ *mcpgo.EmptyResult) {
 		if sess := server.ClientSessionFromContext(ctx); sess != nil {
-			s.subscribe(sess, req.Params.URI)
+			s.subscribe(sess, req.Params.URI, nil)
+		}
+	})
+	// protocol 2026-07-28: the resources a subscriptions/listen stream names,
+	// for as long as it is open
+	h.AddBeforeSubscriptionsListen(func(ctx context.Context, id any, req *mcpgo.SubscriptionsListenRequest) {
+		if sess := server.ClientSessionFromContext(ctx); sess != nil && id != nil {
+			for _, uri := range req.Params.Notifications.ResourceSubscriptions {
+				s.subscribe(sess, uri, id)
+			}
+		}
+	})
+	ended := func(ctx context.Context, id any) {
+		sess := server.ClientSessionFromContext(ctx)
+		if sess == nil {
+			return
+		}
+		s.subs.mu.Lock()
+		defer s.subs.mu.Unlock()
+		for uri, lid := range s.subs.bySess[sess] {
+			if lid != nil && fmt.Sprint(lid) == fmt.Sprint(id) {
+				delete(s.subs.bySess[sess], uri)
+			}
+		}
+	}
+	h.AddAfterSubscriptionsListen(func(ctx context.Context, id any, _ *mcpgo.SubscriptionsListenRequest, _ *mcpgo.SubscriptionsListenResult) {
+		ended(ctx, id)
+	})
+	h.AddOnError(func(ctx context.Context, id any, method mcpgo.MCPMethod, _ any, _ error) {
+		if method == mcpgo.MethodSubscriptionsListen {
+			ended(ctx, id)
 		}
 	})
 	h.AddAfterUnsubscribe(func(ctx context.Context, _ any, req *mcpgo.UnsubscribeRequest, _ *mcpgo.EmptyResult) {
@@ -64,17 +99,19 @@ func (s *Server) subscriptionHooks() *server.Hooks {
 	return h
 }
 
-// subscribe records a subscription and starts the watcher if none runs.
-func (s *Server) subscribe(sess server.ClientSession, uri string) {
+// subscribe records a subscription (listen: the subscriptions/listen
+// request's id, nil for resources/subscribe) and starts the watcher if none
+// runs.
+func (s *Server) subscribe(sess server.ClientSession, uri string, listen any) {
 	s.subs.mu.Lock()
 	defer s.subs.mu.Unlock()
 	if s.subs.bySess == nil {
-		s.subs.bySess = map[server.ClientSession]map[string]bool{}
+		s.subs.bySess = map[server.ClientSession]map[string]any{}
 	}
 	if s.subs.bySess[sess] == nil {
-		s.subs.bySess[sess] = map[string]bool{}
+		s.subs.bySess[sess] = map[string]any{}
 	}
-	s.subs.bySess[sess][uri] = true
+	s.subs.bySess[sess][uri] = listen
 	if !s.subs.watching {
 		s.subs.watching = true
 		go s.watch(s.lastEvent())
@@ -172,13 +209,16 @@ func (s *Server) notifyUpdated(events []*journal.Event) {
 	s.subs.mu.Lock()
 	defer s.subs.mu.Unlock()
 	for sess, uris := range s.subs.bySess {
-		for uri := range uris {
+		for uri, listen := range uris {
 			if !touched[uri] || !sess.Initialized() {
 				continue
 			}
 			n := mcpgo.JSONRPCNotification{JSONRPC: mcpgo.JSONRPC_VERSION, Notification: mcpgo.Notification{
 				Method: mcpgo.MethodNotificationResourceUpdated,
 				Params: mcpgo.NotificationParams{AdditionalFields: map[string]any{"uri": uri}}}}
+			if listen != nil {
+				n.Params.Meta = map[string]any{mcpgo.MetaKeySubscriptionID: listen}
+			}
 			select {
 			case sess.NotificationChannel() <- n:
 			default: // a client that does not read loses an update, not the server

@@ -135,3 +135,50 @@ func TestSubscribe(t *testing.T) {
 		t.Fatalf("read %s: %v %+v", rr.Params.URI, err, r)
 	}
 }
+
+// TestSubscribe_Listen: on protocol 2026-07-28 a client names the resources
+// in a subscriptions/listen stream; updates come tagged with the stream's
+// id while it is open, and stop when it closes.
+func TestSubscribe_Listen(t *testing.T) {
+	e := newEnv(t, jmcp.Options{}, "a.txt", "one\n")
+	var mu sync.Mutex
+	var got []mcpgo.JSONRPCNotification
+	e.c.OnNotification(func(n mcpgo.JSONRPCNotification) {
+		if n.Method == "notifications/resources/updated" {
+			mu.Lock()
+			got = append(got, n)
+			mu.Unlock()
+		}
+	})
+	count := func() int { mu.Lock(); defer mu.Unlock(); return len(got) }
+	lctx, stop := context.WithCancel(ctx)
+	listening := make(chan error, 1)
+	go func() {
+		listening <- e.c.Listen(lctx, mcpgo.SubscriptionFilter{ResourceSubscriptions: []string{"journal://files/a.txt/events"}})
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for i := 0; count() == 0; i++ {
+		if time.Now().After(deadline) {
+			t.Fatal("no update on the listen stream")
+		}
+		if i%10 == 0 {
+			e.ok("file_replace", map[string]any{"ops": []map[string]any{{"path": "a.txt", "content": fmt.Sprintf("v%d\n", i)}}}, nil)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	mu.Lock()
+	n := got[0]
+	mu.Unlock()
+	if n.Params.AdditionalFields["uri"] != "journal://files/a.txt/events" || n.Params.Meta[mcpgo.MetaKeySubscriptionID] == nil {
+		t.Fatalf("the update: %+v", n.Params)
+	}
+	stop()
+	<-listening
+	time.Sleep(300 * time.Millisecond) // the server ends the stream
+	before := count()
+	e.ok("file_replace", map[string]any{"ops": []map[string]any{{"path": "a.txt", "content": "after\n"}}}, nil)
+	time.Sleep(600 * time.Millisecond)
+	if count() != before {
+		t.Fatalf("updates after the stream closed: %d, was %d", count(), before)
+	}
+}
