@@ -24,8 +24,11 @@ import (
 // the root bucket — nested buckets, inline ones included — checking that
 // each lies below the high-water mark and inside the file, names itself, is
 // a branch or leaf page, is reached once (no cycles, no sharing), and that
-// its elements, keys and values lie inside it; and the freelist page's
-// header. Its cost is a touch of every page in use (BenchmarkCheck100k).
+// its elements, keys and values lie inside it; and the freelist: its page's
+// header, and every free page it lists lies below the high-water mark, once,
+// in order, and is no page the tree uses (a commit allocates from it: a
+// damaged entry would make bbolt write over a live page). Its cost is a
+// touch of every page in use (BenchmarkCheck100k).
 //
 // The check does not stop at the first damage: it walks every sound page
 // and notes each reference (a branch element, a bucket header, the meta
@@ -357,17 +360,58 @@ func (c *checker) run() (*CheckReport, error) {
 	c.seen = make([]uint64, (max(c.hwm, 2)+63)/64)
 	c.mark(0)
 	c.mark(1)
+	// a read-only open does not load the freelist: only writes need it
+	var free *view
 	if best.freelist != boltNoFreelist {
-		// a read-only open does not load the freelist: only writes need it
-		if _, err := c.page(best.freelist, boltFreelist); err != nil {
+		v, err := c.page(best.freelist, boltFreelist)
+		if err != nil {
 			c.note(err)
 		}
+		free = v
 	}
 	if poison, err := c.tree(best.root, 0); err != nil {
 		c.note(err)
 		c.metaRoot = poison
 	}
+	if free != nil {
+		if err := c.freelist(free); err != nil {
+			c.note(err)
+		}
+	}
 	return &CheckReport{PageSize: c.ps, Pages: c.n, HighMark: c.hwm, TxID: best.txid}, nil
+}
+
+// freelist checks the free page numbers the freelist page v lists: a write
+// allocates from them, so each must lie between the meta pages and the
+// high-water mark, be listed once, in order, and not be a page the tree
+// uses — else a commit would write over a live page, or at a negative
+// offset.
+func (c *checker) freelist(v *view) error {
+	le := binary.LittleEndian
+	n, at := int(le.Uint16(v.b[10:])), boltHeader
+	if n == 0xFFFF { // the count does not fit the header: it is the first element
+		if len(v.b) < boltHeader+8 {
+			return damagedf("freelist page %d: its count lies outside the page", v.id)
+		}
+		n, at = int(le.Uint64(v.b[boltHeader:])), boltHeader+8
+	}
+	if n < 0 || n > (len(v.b)-at)/8 {
+		return damagedf("freelist page %d: %d free pages do not fit", v.id, n)
+	}
+	var prev uint64
+	for i := 0; i < n; i++ {
+		id := le.Uint64(v.b[at+8*i:])
+		switch {
+		case id < 2 || id >= c.hwm:
+			return damagedf("freelist page %d: free page %d out of range (high-water mark %d)", v.id, id, c.hwm)
+		case i > 0 && id <= prev:
+			return damagedf("freelist page %d: free page %d listed out of order", v.id, id)
+		case c.seen[id/64]&(1<<(id%64)) != 0:
+			return damagedf("freelist page %d: page %d is listed free but in use", v.id, id)
+		}
+		prev = id
+	}
+	return nil
 }
 
 func (c *checker) mark(id uint64) bool {

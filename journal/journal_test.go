@@ -1,12 +1,15 @@
 package journal_test
 
 import (
+	"bytes"
 	"crypto/rand"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -298,5 +301,85 @@ func TestNote_SurvivesAndReplaces(t *testing.T) {
 	}
 	if got := note(j); got != nil {
 		t.Fatalf("torn note: %q", got)
+	}
+}
+
+// TestEventsFill: the events bucket, written in key order, fills its pages
+// (appendFill): 77 % here with one committed event per transaction (98 %
+// through the engine, which seals each event in the next transaction),
+// where bbolt's default leaves them 43 % full.
+func TestEventsFill(t *testing.T) {
+	j, err := journal.Open(filepath.Join(t.TempDir(), "journal.db"), journal.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2000; i++ { // one event per transaction, as a server appends them
+		if err := j.Do(func(db *journal.DB) error {
+			return db.Update(func(tx *journal.Tx) error {
+				return tx.Append(&journal.Event{Kind: journal.KindApply, Status: journal.StatusCommitted, Tool: "t",
+					Actor: journal.Actor{Kind: "mcp", Session: "s"}, Files: []journal.FileChange{{Path: fmt.Sprintf("f%d", i%7)}}})
+			})
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := j.View(func(tx *journal.Tx) error {
+		st := tx.Bolt().Bucket([]byte("events")).Stats()
+		if fill := float64(st.LeafInuse) / float64(st.LeafAlloc); fill < 0.7 {
+			t.Fatalf("events pages %.0f %% full (%d of %d bytes; %d keys, %d leaf pages, %d overflow)", 100*fill, st.LeafInuse, st.LeafAlloc, st.KeyN, st.LeafPageN, st.LeafOverflowN)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCheck_Freelist: a freelist that lists a live page (a commit would
+// write over it) is damage: the check names it and no write goes ahead.
+func TestCheck_Freelist(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "journal.db")
+	j, err := journal.Open(p, journal.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 50; i++ { // transactions free pages
+		if err := j.Do(func(db *journal.DB) error {
+			return db.Update(func(tx *journal.Tx) error {
+				return tx.Append(&journal.Event{Kind: journal.KindApply, Status: journal.StatusCommitted, Tool: "t",
+					Actor: journal.Actor{Kind: "mcp", Session: "s"}, Files: []journal.FileChange{{Path: fmt.Sprintf("f%d", i%7)}}})
+			})
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	le := binary.LittleEndian
+	ps := int(le.Uint32(b[24:]))
+	meta := 0
+	if le.Uint64(b[ps+64:]) > le.Uint64(b[64:]) {
+		meta = ps
+	}
+	root, fl := le.Uint64(b[meta+32:]), int(le.Uint64(b[meta+48:]))
+	if n := le.Uint16(b[fl*ps+10:]); n == 0 || n == 0xFFFF {
+		t.Fatalf("freelist page %d lists %d pages", fl, n)
+	}
+	le.PutUint64(b[fl*ps+16:], root) // the first free page: the root bucket's
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Check(); !errors.Is(err, journal.ErrDamaged) || !strings.Contains(err.Error(), "listed free but in use") {
+		t.Fatalf("check: %v", err)
+	}
+	wrote := j.Do(func(db *journal.DB) error {
+		return db.Update(func(tx *journal.Tx) error {
+			return tx.Append(&journal.Event{Kind: journal.KindApply, Status: journal.StatusCommitted, Tool: "t"})
+		})
+	})
+	after, _ := os.ReadFile(p)
+	if !errors.Is(wrote, journal.ErrDamaged) || !bytes.Equal(after, b) {
+		t.Fatalf("a write on the damaged freelist: %v (file changed: %v)", wrote, !bytes.Equal(after, b))
 	}
 }

@@ -83,11 +83,23 @@ func (t *Tx) put(e *Event) error {
 	if err != nil {
 		return err
 	}
-	if err := t.tx.Bucket(bucketEvents).Put(u64(e.Seq), rec); err != nil {
+	b := t.tx.Bucket(bucketEvents)
+	b.FillPercent = appendFill
+	if err := b.Put(u64(e.Seq), rec); err != nil {
 		return fmt.Errorf("journal: put event %d: %w", e.Seq, err)
 	}
 	return nil
 }
+
+// appendFill is how full bbolt fills the pages of the events bucket, whose
+// keys (event numbers) only ever grow: bbolt's default, half, suits keys
+// that arrive in any order; appended keys never come back to a page, so its
+// free half would stay empty for ever. The indexes keep the default: their
+// keys (path or session, then number) arrive interleaved, and full pages
+// split on every insert into the middle (measured: by_path filled to 13 %
+// at 1.0, 77 % at the default). A runtime setting: journals written before
+// it read and grow as they are.
+const appendFill = 1.0
 
 // Append adds e as the newest event, filling Seq and Prev. An event appended
 // as StatusPending must later be sealed with Seal; any other status is sealed

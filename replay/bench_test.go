@@ -284,3 +284,42 @@ func BenchmarkApply_JournalSize(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkStorage_OneLineEdits: the bytes on disk per edit (everything
+// under .journal/) after 20,000 one-line edits of 50 files of 300 lines
+// through the engine, one edit per batch as a server applies them (issue
+// #23's workload, at a fifth of its size). Run with -benchtime 1x.
+func BenchmarkStorage_OneLineEdits(b *testing.B) {
+	const files, edits = 50, 20000
+	for b.Loop() {
+		dir := b.TempDir()
+		e := open(b, dir)
+		contents := make([][]byte, files)
+		for f := range contents {
+			contents[f] = lines300()
+		}
+		for i := 0; i < edits; i++ {
+			f := i % files
+			lines := bytes.SplitAfter(contents[f], []byte("\n"))
+			line := (i / files * 7) % 300
+			lines[line] = fmt.Appendf(nil, "\tfmt.Println(\"line %d of a typical source file\") // edit %d\n", line, i)
+			data := bytes.Join(lines, nil)
+			contents[f] = data
+			if _, err := e.Apply(ctx, &replay.Batch{Tool: "edit_content", Changes: []replay.Change{{Path: fmt.Sprintf("src/f%02d.go", f), Data: data}}}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := e.Close(); err != nil {
+			b.Fatal(err)
+		}
+		var size int64
+		filepath.WalkDir(filepath.Join(dir, ".journal"), func(_ string, d os.DirEntry, _ error) error {
+			if fi, err := d.Info(); err == nil && fi.Mode().IsRegular() {
+				size += fi.Size()
+			}
+			return nil
+		})
+		b.ReportMetric(float64(size)/edits, "B/edit")
+		b.ReportMetric(float64(size)/1e6, "MB-journal")
+	}
+}
