@@ -313,16 +313,7 @@ func TestEventsFill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i < 2000; i++ { // one event per transaction, as a server appends them
-		if err := j.Do(func(db *journal.DB) error {
-			return db.Update(func(tx *journal.Tx) error {
-				return tx.Append(&journal.Event{Kind: journal.KindApply, Status: journal.StatusCommitted, Tool: "t",
-					Actor: journal.Actor{Kind: "mcp", Session: "s"}, Files: []journal.FileChange{{Path: fmt.Sprintf("f%d", i%7)}}})
-			})
-		}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	appendEach(t, j, 2000) // one event per transaction, as a server appends them
 	if err := j.View(func(tx *journal.Tx) error {
 		st := tx.Bolt().Bucket([]byte("events")).Stats()
 		if fill := float64(st.LeafInuse) / float64(st.LeafAlloc); fill < 0.7 {
@@ -342,16 +333,7 @@ func TestCheck_Freelist(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i < 50; i++ { // transactions free pages
-		if err := j.Do(func(db *journal.DB) error {
-			return db.Update(func(tx *journal.Tx) error {
-				return tx.Append(&journal.Event{Kind: journal.KindApply, Status: journal.StatusCommitted, Tool: "t",
-					Actor: journal.Actor{Kind: "mcp", Session: "s"}, Files: []journal.FileChange{{Path: fmt.Sprintf("f%d", i%7)}}})
-			})
-		}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	appendEach(t, j, 50) // transactions free pages
 	b, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
@@ -381,5 +363,20 @@ func TestCheck_Freelist(t *testing.T) {
 	after, _ := os.ReadFile(p)
 	if !errors.Is(wrote, journal.ErrDamaged) || !bytes.Equal(after, b) {
 		t.Fatalf("a write on the damaged freelist: %v (file changed: %v)", wrote, !bytes.Equal(after, b))
+	}
+}
+
+// appendEach appends n committed events to j, one per transaction.
+func appendEach(t *testing.T, j *journal.Journal, n int) {
+	t.Helper()
+	for i := 0; i < n; i++ {
+		if err := j.Do(func(db *journal.DB) error {
+			return db.Update(func(tx *journal.Tx) error {
+				return tx.Append(&journal.Event{Kind: journal.KindApply, Status: journal.StatusCommitted, Tool: "t",
+					Actor: journal.Actor{Kind: "mcp", Session: "s"}, Files: []journal.FileChange{{Path: fmt.Sprintf("f%d", i%7)}}})
+			})
+		}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
