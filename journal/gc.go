@@ -77,6 +77,9 @@ type GCReport struct {
 	Chunks    int    // chunks deleted
 	Bytes     int64  // stored bytes freed (record sizes)
 	Event     uint64 // the gc event (0 if nothing was dropped)
+	// FileBefore and FileAfter are the journal file's size before and after
+	// the compaction that follows a gc that dropped something (Compact).
+	FileBefore, FileAfter int64
 }
 
 // GC applies the retention rule above in one write transaction. It refuses
@@ -92,7 +95,9 @@ func (j *Journal) GC(o GCOptions) (*GCReport, error) {
 	return rep, err
 }
 
-// GC is Journal.GC for the holder of the exclusive lock.
+// GC is Journal.GC for the holder of the exclusive lock. After a gc that
+// dropped events it compacts the file (Compact), so it must be the last
+// thing its Do does with d.
 func (d *DB) GC(o GCOptions) (*GCReport, error) {
 	if o.Keep <= 0 {
 		return nil, fmt.Errorf("journal: gc: keep must be a positive duration")
@@ -113,6 +118,10 @@ func (d *DB) GC(o GCOptions) (*GCReport, error) {
 	})
 	if errors.Is(err, errDryRun) {
 		err = nil
+	}
+	if err == nil && !o.DryRun && rep != nil && rep.Dropped > 0 {
+		// the file gives back what the gc freed (the last step of this Do)
+		rep.FileBefore, rep.FileAfter, err = d.Compact()
 	}
 	return rep, err
 }

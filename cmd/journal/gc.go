@@ -81,5 +81,8 @@ func (a *app) runGC(keep time.Duration, dryRun bool) error {
 	if rep.Event != 0 && !dryRun {
 		fmt.Fprintf(w, "recorded as event %s\n", cSeq(rep.Event))
 	}
+	if rep.FileAfter > 0 {
+		fmt.Fprintf(w, "the journal file went from %s to %s\n", humanBytes(rep.FileBefore), humanBytes(rep.FileAfter))
+	}
 	return nil
 }

@@ -1,0 +1,74 @@
+package journal
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Compaction. bbolt never gives pages back to the file system: after a gc
+// that drops most events the file stays as large as it grew. Compact copies
+// the live data into a fresh file beside the journal (bbolt.Compact, pages
+// filled, in transactions of compactTx bytes), syncs it and renames it over
+// the journal, then syncs the directory: a crash before the rename leaves
+// the journal as it was (and a temporary file the next compaction removes),
+// after it the new file, whole. It runs under the exclusive lock, as the
+// last step of its Do: other processes open the file anew for each call and
+// so find the new one; a process that held the old one open would not, and
+// none does (see Journal).
+
+// compactTx bounds the bytes copied per transaction of a compaction.
+const compactTx = 16 << 20
+
+// compactSuffix names a compaction's temporary file.
+const compactSuffix = ".compact"
+
+// Compact rewrites the journal file without its free pages (see above) and
+// returns its size before and after. It must be the last thing the Do that
+// calls it does with d.
+func (d *DB) Compact() (before, after int64, err error) {
+	fi, err := os.Stat(d.j.path)
+	if err != nil {
+		return 0, 0, fmt.Errorf("journal: compact: %w", err)
+	}
+	before = fi.Size()
+	tmp := d.j.path + compactSuffix
+	os.Remove(tmp) // a crashed compaction's
+	dst, err := bolt.Open(tmp, 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		return before, 0, fmt.Errorf("journal: compact: %w", err)
+	}
+	if err := bolt.Compact(dst, d.db, compactTx); err != nil {
+		dst.Close()
+		os.Remove(tmp)
+		return before, 0, fmt.Errorf("journal: compact: %w", err)
+	}
+	if err := dst.Close(); err != nil {
+		os.Remove(tmp)
+		return before, 0, fmt.Errorf("journal: compact: %w", err)
+	}
+	f, err := os.Open(tmp)
+	if err == nil {
+		err = f.Sync()
+		f.Close()
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return before, 0, fmt.Errorf("journal: compact: sync: %w", err)
+	}
+	if fi, err = os.Stat(tmp); err != nil {
+		os.Remove(tmp)
+		return before, 0, fmt.Errorf("journal: compact: %w", err)
+	}
+	if err := os.Rename(tmp, d.j.path); err != nil {
+		os.Remove(tmp)
+		return before, 0, fmt.Errorf("journal: compact: %w", err)
+	}
+	if err := syncDir(filepath.Dir(d.j.path)); err != nil {
+		return before, fi.Size(), fmt.Errorf("journal: compact: %w", err)
+	}
+	return before, fi.Size(), nil
+}
