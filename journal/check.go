@@ -64,6 +64,9 @@ type CheckReport struct {
 	Pages    int // pages reached from the root (overflow pages included)
 	HighMark uint64
 	TxID     uint64
+	// FreePages are the pages the freelist lists: space the file holds
+	// but no data uses, which a gc's compaction gives back.
+	FreePages int
 }
 
 // Check runs the structural check on the journal file (see above) and
@@ -269,6 +272,7 @@ type checker struct {
 	hwm      uint64
 	seen     []uint64 // a bit per page reached
 	n        int
+	free     int // pages the freelist lists
 	report   *CheckReport
 	first    error
 	refs     []int64
@@ -378,7 +382,7 @@ func (c *checker) run() (*CheckReport, error) {
 			c.note(err)
 		}
 	}
-	return &CheckReport{PageSize: c.ps, Pages: c.n, HighMark: c.hwm, TxID: best.txid}, nil
+	return &CheckReport{PageSize: c.ps, Pages: c.n, HighMark: c.hwm, TxID: best.txid, FreePages: c.free}, nil
 }
 
 // freelist checks the free page numbers the freelist page v lists: a write
@@ -411,6 +415,7 @@ func (c *checker) freelist(v *view) error {
 		}
 		prev = id
 	}
+	c.free = n
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/journalfs/journal/snapshot"
@@ -119,11 +120,22 @@ func (d *DB) GC(o GCOptions) (*GCReport, error) {
 	if errors.Is(err, errDryRun) {
 		err = nil
 	}
-	if err == nil && !o.DryRun && rep != nil && rep.Dropped > 0 {
-		// the file gives back what the gc freed (the last step of this Do)
+	if err == nil && !o.DryRun && rep != nil && (rep.Dropped > 0 || d.mostlyFree()) {
+		// the file gives back what the gc freed, or what an earlier gc (by
+		// a binary that did not compact) left free: the last step of this Do
 		rep.FileBefore, rep.FileAfter, err = d.Compact()
 	}
 	return rep, err
+}
+
+// mostlyFree reports whether a quarter or more of the file is free pages.
+func (d *DB) mostlyFree() bool {
+	st := d.db.Stats()
+	fi, err := os.Stat(d.j.path)
+	if err != nil || fi.Size() == 0 {
+		return false
+	}
+	return int64(st.FreePageN+st.PendingPageN)*int64(d.db.Info().PageSize)*4 >= fi.Size()
 }
 
 func (t *Tx) gc(o GCOptions) (*GCReport, error) {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // TestGC_ThroughBinary: retention drops old events but never a file's last
@@ -115,5 +117,45 @@ func TestGC_KilledAnywhere(t *testing.T) {
 				t.Fatal("a crashed compaction's file is left after the next gc")
 			}
 		})
+	}
+}
+
+// TestGC_CompactsWhatAnEarlierGCLeft: a journal whose file is mostly free
+// pages (as a gc by a binary that did not compact leaves it) shows them in
+// status, and a gc with nothing to drop compacts them away.
+func TestGC_CompactsWhatAnEarlierGCLeft(t *testing.T) {
+	dir := t.TempDir()
+	p := bigJournal(t, dir, 2000)
+	db, err := bolt.Open(p, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	junk := make([]byte, 1<<20)
+	if err := db.Update(func(tx *bolt.Tx) error {
+		b, err := tx.CreateBucket([]byte("dropped-by-an-old-gc"))
+		for i := 0; err == nil && i < 24; i++ {
+			err = b.Put([]byte(fmt.Sprint(i)), junk)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error { return tx.DeleteBucket([]byte("dropped-by-an-old-gc")) }); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	before, _ := os.Stat(p)
+	if st := ok(t, dir, "status"); !strings.Contains(st, "free pages") {
+		t.Fatalf("status does not show the free pages:\n%s", st)
+	}
+	out := ok(t, dir, "gc", "--keep", "100000h")
+	after, _ := os.Stat(p)
+	t.Logf("%s", strings.TrimSpace(out))
+	if after.Size()*2 > before.Size() {
+		t.Fatalf("gc left the file at %d of %d bytes:\n%s", after.Size(), before.Size(), out)
+	}
+	ok(t, dir, "verify")
+	if n := strings.Count(ok(t, dir, "log", "--oneline"), "\n"); n != 2000 {
+		t.Fatalf("%d events after a gc that dropped none", n)
 	}
 }

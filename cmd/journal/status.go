@@ -83,7 +83,11 @@ func (a *app) runStatus() error {
 		ev += " (head " + head + ")"
 	}
 	fmt.Fprintf(w, "events    %s\n", ev)
-	fmt.Fprintf(w, "size      %s on disk\n", humanBytes(st.JournalBytes))
+	if free := int64(chk.FreePages) * int64(chk.PageSize); free > 0 {
+		fmt.Fprintf(w, "size      %s on disk, %s of it free pages (`journal gc` compacts the file when a quarter or more is free, or when it drops events)\n", humanBytes(st.JournalBytes), humanBytes(free))
+	} else {
+		fmt.Fprintf(w, "size      %s on disk\n", humanBytes(st.JournalBytes))
+	}
 	fmt.Fprintf(w, "structure ok (%d pages of %d bytes walked; `journal verify` re-hashes every record and content)\n", chk.Pages, chk.PageSize)
 	s := st.Store
 	fmt.Fprintf(w, "contents  %d, %s in %d chunks, %s stored (dedup %.2fx)\n",
