@@ -302,5 +302,10 @@ func (t *Tx) sweep(rep *GCReport, prog func(string, int, int)) error {
 	if err := sweep(snapshot.BucketLists, func(id snapshot.ID) bool { return refs["lists"][id] }, &rep.Lists); err != nil {
 		return err
 	}
-	return sweep(snapshot.BucketChunks, func(id snapshot.ID) bool { return refs["chunks"][id] }, &rep.Chunks)
+	if err := sweep(snapshot.BucketChunks, func(id snapshot.ID) bool { return refs["chunks"][id] }, &rep.Chunks); err != nil {
+		return err
+	}
+	// the store's running totals, recounted (created in a journal from
+	// before them)
+	return snapshot.Recount(t.tx)
 }

@@ -33,3 +33,6 @@ func StreamCut(r io.Reader) ([]int, error) {
 		n = append(n, len(ch))
 	}
 }
+
+// WalkStats is walkStats: the totals a walk of the store counts.
+var WalkStats = walkStats

@@ -187,8 +187,17 @@ func (s Stats) DedupRatio() float64 {
 	return float64(s.LogicalBytes) / float64(s.StoredBytes)
 }
 
-// ReadStats walks the store's buckets.
+// ReadStats returns the store's totals: the running counters (stats.go)
+// when the journal keeps them, else a walk of the store's buckets.
 func ReadStats(tx *bolt.Tx) (Stats, error) {
+	if s, ok := readCounters(tx); ok {
+		return s, nil
+	}
+	return walkStats(tx)
+}
+
+// walkStats counts the store's records.
+func walkStats(tx *bolt.Tx) (Stats, error) {
 	var s Stats
 	for _, name := range [][]byte{BucketContents, BucketLists, BucketChunks} {
 		b, err := bucket(tx, name)

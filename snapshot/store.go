@@ -44,12 +44,16 @@ var (
 	decoder, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0))
 )
 
-// CreateBuckets creates the buckets the store uses; call it once in a write transaction.
+// CreateBuckets creates the buckets the store uses, with zero running
+// totals (stats.go); call it once in a write transaction.
 func CreateBuckets(tx *bolt.Tx) error {
 	for _, b := range [][]byte{BucketChunks, BucketLists, BucketContents} {
 		if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 			return fmt.Errorf("snapshot: create bucket %s: %w", b, err)
 		}
+	}
+	if tx.Bucket(BucketStats) == nil {
+		return Recount(tx)
 	}
 	return nil
 }
@@ -70,6 +74,7 @@ func Has(tx *bolt.Tx, id ID) bool {
 
 // writer accumulates one content's chunks and lists into a bucket set.
 type writer struct {
+	tx            *bolt.Tx
 	chunks, lists *bolt.Bucket
 	pending       []ID // chunk IDs of the list being built
 	listIDs       []ID
@@ -80,7 +85,7 @@ type writer struct {
 }
 
 func newWriter(tx *bolt.Tx) (*writer, error) {
-	w := &writer{}
+	w := &writer{tx: tx}
 	var err error
 	if w.chunks, err = bucket(tx, BucketChunks); err != nil {
 		return nil, err
@@ -97,7 +102,7 @@ func (w *writer) rebind(tx *bolt.Tx) error {
 	if err != nil {
 		return err
 	}
-	w.chunks, w.lists = n.chunks, n.lists
+	w.tx, w.chunks, w.lists = tx, n.chunks, n.lists
 	return nil
 }
 
@@ -119,6 +124,9 @@ func (w *writer) addChunk(data []byte) (ID, error) {
 			return id, fmt.Errorf("snapshot: put chunk %s: %w", id.Short(), err)
 		}
 		w.newBytes += int64(len(rec))
+		if err := count(w.tx, Stats{Chunks: 1, StoredBytes: int64(len(rec))}); err != nil {
+			return id, err
+		}
 	}
 	return id, w.addStored(id, len(data))
 }
@@ -152,6 +160,9 @@ func (w *writer) flushList() error {
 			return fmt.Errorf("snapshot: put list %s: %w", id.Short(), err)
 		}
 		w.newBytes += int64(len(rec))
+		if err := count(w.tx, Stats{StoredBytes: int64(len(rec))}); err != nil {
+			return err
+		}
 	}
 	w.listIDs = append(w.listIDs, id)
 	w.pending = w.pending[:0]
@@ -180,7 +191,7 @@ func (w *writer) finish(tx *bolt.Tx, id ID) error {
 		return fmt.Errorf("snapshot: put content %s: %w", id.Short(), err)
 	}
 	w.newBytes += int64(len(rec))
-	return nil
+	return count(tx, Stats{Contents: 1, LogicalBytes: w.size, StoredBytes: int64(len(rec))})
 }
 
 // PutTx stores data inside the write transaction tx and returns its ID.
