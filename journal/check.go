@@ -56,6 +56,7 @@ const (
 	checkMaxPageBytes   = 256 << 20
 	checkMetaChecksumAt = 16 + 56 // the checksum follows magic..txid (56 bytes)
 	metaRootAt          = 32      // the root bucket's page number in a meta page
+	checkResident       = 4096    // pages walked between two releases of the mapping (16 MiB of 4 KiB pages)
 )
 
 // CheckReport is what Check found in a sound file.
@@ -242,7 +243,7 @@ func (j *Journal) checkFile() (c *checker, err error) {
 	if size < 1024 || size != int64(int(size)) {
 		return nil, damagedf("the file is %d bytes, too small for a journal", size)
 	}
-	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED|syscall.MAP_POPULATE)
+	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
 		return nil, fmt.Errorf("journal: check: map %s: %w", j.path, err)
 	}
@@ -272,6 +273,7 @@ type checker struct {
 	hwm      uint64
 	seen     []uint64 // a bit per page reached
 	n        int
+	touched  int // pages walked since the mapping was last let go of
 	free     int // pages the freelist lists
 	report   *CheckReport
 	first    error
@@ -473,6 +475,13 @@ func (c *checker) page(id uint64, want uint16) (*view, error) {
 		}
 	}
 	c.n += int(over) + 1
+	if c.touched += int(over) + 1; c.touched >= checkResident {
+		// let go of the pages walked so far: the walk touches every page in
+		// use, which would otherwise all count in the process's resident
+		// memory (the page cache keeps them; touching one again is cheap)
+		c.touched = 0
+		_ = syscall.Madvise(c.data, syscall.MADV_DONTNEED)
+	}
 	return &view{id: id, off: off, b: c.data[off : off+int64(over+1)*int64(c.ps)]}, nil
 }
 
