@@ -276,6 +276,10 @@ func (t *Tx) sweep(rep *GCReport, prog func(string, int, int)) error {
 		n++
 		prog("mark", n, len(keep))
 	}
+	// a kept delta needs its bases (snapshot's delta.go)
+	if err := snapshot.MarkBases(t.tx, refs[string(snapshot.BucketChunks)]); err != nil {
+		return fmt.Errorf("journal: gc: %w", err)
+	}
 	sweep := func(name []byte, live func(snapshot.ID) bool, count *int) error {
 		bk := t.tx.Bucket(name)
 		var dead [][]byte

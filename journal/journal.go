@@ -36,16 +36,20 @@ var (
 // (FormatLogged), events may also sit in the write-ahead log (wal.go), which
 // a reader of format 1 would ignore; 3 (FormatRepaired), the journal was
 // rebuilt by repair and holds damaged events (KindDamaged) whose gaps a
-// reader of format 2 would take for tampering. A journal is marked 2 when its
-// first logged events reach the bbolt file, 3 when repair writes it
-// (Tx.MarkFormat). Do and View refuse a journal of a newer format
-// (ErrFormat).
-const Format = FormatRepaired
+// reader of format 2 would take for tampering; 4 (FormatDeltas), chunks may
+// be stored as deltas against other chunks (snapshot's delta.go), which a
+// reader of format 3 cannot decode and whose gc would delete. A journal is
+// marked 2 when its first logged events reach the bbolt file, 3 when repair
+// writes it, 4 in the transaction that stores its first delta or names a
+// content holding one (Tx.MarkFormat). Do and View refuse a journal of a
+// newer format (ErrFormat).
+const Format = FormatDeltas
 
 // The formats that need a newer reader than the one before.
 const (
 	FormatLogged   = 2
 	FormatRepaired = 3
+	FormatDeltas   = 4
 )
 
 // DirName is the directory, inside the first workspace root, that holds the journal.

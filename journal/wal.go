@@ -44,6 +44,10 @@ type LogRecord struct {
 type LogContent struct {
 	ID   snapshot.ID
 	Data []byte
+	// Base, not logged, is the bytes of the content's previous version, if
+	// the batch had them: the checkpoint stores Data as deltas against it
+	// (snapshot.PutDelta). A record read back from the log has none.
+	Base []byte
 }
 
 // First returns the sequence number of the record's first event.

@@ -144,7 +144,7 @@ func (e *Engine) applyLogged(db *journal.DB, ops []*fileOp, ev *journal.Event, o
 			}
 			if !seen[op.after] {
 				seen[op.after] = true
-				rec.Contents = append(rec.Contents, journal.LogContent{ID: op.after, Data: op.change.Data})
+				rec.Contents = append(rec.Contents, journal.LogContent{ID: op.after, Data: op.change.Data, Base: op.cur.data})
 			}
 		}
 		return nil
@@ -270,8 +270,14 @@ func (e *Engine) removeTempsOrStage(ops []*fileOp) []string {
 // putContents stores a record's contents.
 func putContents(tx *journal.Tx, rec *journal.LogRecord) error {
 	for _, c := range rec.Contents {
-		if _, err := snapshot.PutKnown(tx.Bolt(), c.ID, c.Data); err != nil {
+		deltas, err := snapshot.PutDelta(tx.Bolt(), c.ID, c.Data, c.Base)
+		if err != nil {
 			return err
+		}
+		if deltas {
+			if err := tx.MarkFormat(journal.FormatDeltas); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

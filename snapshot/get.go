@@ -71,6 +71,12 @@ func readChunk(chunks *bolt.Bucket, id ID, dst []byte) ([]byte, error) {
 		if out, err = decoder.DecodeAll(rec[2:], dst); err != nil {
 			return nil, fmt.Errorf("snapshot: chunk %s: %v: %w", id.Short(), err, ErrCorrupt)
 		}
+	case codecDelta:
+		b, err := chainChunk(chunks, id, rec, maxDepth)
+		if err != nil {
+			return nil, err
+		}
+		return append(dst, b...), nil // verified
 	default:
 		return nil, fmt.Errorf("snapshot: chunk %s: unknown codec %d: %w", id.Short(), rec[1], ErrCorrupt)
 	}
@@ -78,6 +84,59 @@ func readChunk(chunks *bolt.Bucket, id ID, dst []byte) ([]byte, error) {
 		return nil, fmt.Errorf("snapshot: chunk %s: hash mismatch: %w", id.Short(), ErrCorrupt)
 	}
 	return out, nil
+}
+
+// chainChunk returns the verified bytes of the delta chunk id, whose record
+// is rec, and whose depth may be at most limit. The bytes are shared with
+// the cache: nobody may change them.
+func chainChunk(chunks *bolt.Bucket, id ID, rec []byte, limit int) ([]byte, error) {
+	k := keyOf(chunks.Tx(), id)
+	if b, ok := chains.get(k); ok {
+		return b, nil
+	}
+	depth, bases, frame, ok := parseDelta(rec)
+	if !ok || depth > limit {
+		return nil, fmt.Errorf("snapshot: chunk %s: a damaged delta record: %w", id.Short(), ErrCorrupt)
+	}
+	var dict []byte
+	for _, b := range bases {
+		bb, err := baseBytes(chunks, b, depth-1)
+		if err != nil {
+			return nil, fmt.Errorf("snapshot: chunk %s: its base: %w", id.Short(), err)
+		}
+		dict = append(dict, bb...)
+	}
+	out, err := decodeDelta(frame, dict, nil)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot: chunk %s: %v: %w", id.Short(), err, ErrCorrupt)
+	}
+	if Sum(out) != id {
+		return nil, fmt.Errorf("snapshot: chunk %s: hash mismatch: %w", id.Short(), ErrCorrupt)
+	}
+	chains.put(k, out)
+	return out, nil
+}
+
+// baseBytes returns the verified bytes of the base chunk id, whose depth may
+// be at most limit, through the cache.
+func baseBytes(chunks *bolt.Bucket, id ID, limit int) ([]byte, error) {
+	rec := chunks.Get(id[:])
+	if rec == nil {
+		return nil, fmt.Errorf("snapshot: chunk %s: %w", id.Short(), ErrNotFound)
+	}
+	if recordDepth(rec) > 0 {
+		return chainChunk(chunks, id, rec, limit)
+	}
+	k := keyOf(chunks.Tx(), id)
+	if b, ok := chains.get(k); ok {
+		return b, nil
+	}
+	b, err := readChunk(chunks, id, nil)
+	if err != nil {
+		return nil, err
+	}
+	chains.put(k, b)
+	return b, nil
 }
 
 // Size returns the size in bytes of a stored content.

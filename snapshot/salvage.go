@@ -111,7 +111,7 @@ func salvageFrom(raw []byte, m manifest, have func(ID) ([]byte, bool)) ([]byte, 
 				out = append(out, b...)
 				continue
 			}
-			b, ok := salvageChunk(raw, c, m.size-int64(len(out)))
+			b, ok := salvageChunk(raw, c, m.size-int64(len(out)), have, maxDepth)
 			if !ok {
 				return nil, false
 			}
@@ -145,8 +145,9 @@ func salvageList(raw []byte, id ID) ([]ID, bool) {
 }
 
 // salvageChunk finds chunk id's bytes, left being what the content still
-// lacks (the last chunk ends there, not at a cut).
-func salvageChunk(raw []byte, id ID, left int64) ([]byte, bool) {
+// lacks (the last chunk ends there, not at a cut). A delta's bases, of depth
+// below limit, come from have or are salvaged in turn.
+func salvageChunk(raw []byte, id ID, left int64, have func(ID) ([]byte, bool), limit int) ([]byte, bool) {
 	for _, p := range after(raw, id) {
 		if len(p) < 2 || p[0] != formatV1 {
 			continue
@@ -156,7 +157,28 @@ func salvageChunk(raw []byte, id ID, left int64) ([]byte, bool) {
 		case codecRaw:
 			data = p[2:min(len(p), 2+maxChunk)]
 		case codecZstd:
-			data = firstFrame(p[2:min(len(p), 2+2*maxChunk)])
+			data = firstFrame(p[2:min(len(p), 2+2*maxChunk)], nil)
+		case codecDelta:
+			depth, bases, frame, ok := parseDelta(p[:min(len(p), 4+32*maxBases+2*maxChunk)])
+			if !ok || depth > limit {
+				continue
+			}
+			var dict []byte
+			for _, b := range bases {
+				bb, ok := have(b)
+				if !ok {
+					bb, ok = salvageChunk(raw, b, maxChunk, have, depth-1)
+				}
+				if !ok {
+					dict = nil
+					break
+				}
+				dict = append(dict, bb...)
+			}
+			if dict == nil {
+				continue
+			}
+			data = firstFrame(frame, dict)
 		default:
 			continue
 		}
@@ -170,13 +192,18 @@ func salvageChunk(raw []byte, id ID, left int64) ([]byte, bool) {
 }
 
 // firstFrame decodes what it can of the zstd frame at the start of p (the
-// bytes after it are not the store's), up to a chunk's largest size.
-func firstFrame(p []byte) []byte {
+// bytes after it are not the store's), up to a chunk's largest size; dict,
+// if not nil, is a delta's dictionary.
+func firstFrame(p, dict []byte) []byte {
 	var h zstd.Header
 	if h.Decode(p) != nil {
 		return nil
 	}
-	d, err := zstd.NewReader(bytes.NewReader(p), zstd.WithDecoderConcurrency(1))
+	opts := []zstd.DOption{zstd.WithDecoderConcurrency(1)}
+	if dict != nil {
+		opts = append(opts, zstd.WithDecoderDictRaw(dictID, dict))
+	}
+	d, err := zstd.NewReader(bytes.NewReader(p), opts...)
 	if err != nil {
 		return nil
 	}

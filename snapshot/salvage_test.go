@@ -14,7 +14,7 @@ import (
 )
 
 // TestSalvage stores contents of every shape — empty, small, compressible
-// and random chunks, a content of many lists — in a real bbolt file, then
+// and random chunks, a content of many lists, chained deltas — in a real bbolt file, then
 // rebuilds each from the file's bytes alone and with chunks from the store;
 // a content whose chunk's bytes are overwritten in the file is not found.
 func TestSalvage(t *testing.T) {
@@ -54,6 +54,17 @@ func TestSalvage(t *testing.T) {
 				return err
 			}
 			ids[name] = id
+		}
+		// deltas, five deep, against "text 300K"
+		base := contents["text 300K"]
+		for i := range 5 {
+			next := bytes.Replace(base, fmt.Appendf(nil, "line %d:", 1000*i+7), fmt.Appendf(nil, "line %d (edited):", 1000*i+7), 1)
+			name := fmt.Sprintf("text delta %d", i)
+			contents[name], ids[name] = next, snapshot.Sum(next)
+			if d, err := snapshot.PutDelta(tx, ids[name], next, base); err != nil || !d {
+				return fmt.Errorf("%s: delta %v, %v", name, d, err)
+			}
+			base = next
 		}
 		return nil
 	}); err != nil {

@@ -79,9 +79,11 @@ type writer struct {
 	pending       []ID // chunk IDs of the list being built
 	listIDs       []ID
 	size          int64
-	newBytes      int64    // compressed bytes written (new chunks and lists)
-	layout        *[]Chunk // if set, every chunk is appended to it
-	scratch       []byte   // a chunk record being encoded
+	newBytes      int64       // compressed bytes written (new chunks and lists)
+	layout        *[]Chunk    // if set, every chunk is appended to it
+	scratch       []byte      // a chunk record being encoded
+	delta         deltaSource // if set, new chunks may be stored as deltas (delta.go)
+	deltas        int         // chunks stored as deltas
 }
 
 func newWriter(tx *bolt.Tx) (*writer, error) {
@@ -109,16 +111,9 @@ func (w *writer) rebind(tx *bolt.Tx) error {
 func (w *writer) addChunk(data []byte) (ID, error) {
 	id := Sum(data)
 	if w.chunks.Get(id[:]) == nil {
-		// The record is encoded into scratch and stored in a buffer of its
-		// exact size: bbolt holds every value until the transaction commits,
-		// and a transaction is bounded by the bytes it stores, so a record must
-		// not hold more memory than it stores.
-		w.scratch = encoder.EncodeAll(data, append(w.scratch[:0], formatV1, codecZstd))
-		var rec []byte
-		if len(w.scratch)-2 >= len(data) {
-			rec = append(append(make([]byte, 0, 2+len(data)), formatV1, codecRaw), data...)
-		} else {
-			rec = bytes.Clone(w.scratch)
+		rec, err := w.encode(data)
+		if err != nil {
+			return id, fmt.Errorf("snapshot: chunk %s: %w", id.Short(), err)
 		}
 		if err := w.chunks.Put(id[:], rec); err != nil {
 			return id, fmt.Errorf("snapshot: put chunk %s: %w", id.Short(), err)
@@ -129,6 +124,42 @@ func (w *writer) addChunk(data []byte) (ID, error) {
 		}
 	}
 	return id, w.addStored(id, len(data))
+}
+
+// encode returns the record of a new chunk: a delta against the base chunks
+// its bytes replace when that is smallest, else zstd, else raw. The record
+// is encoded into scratch and returned in a buffer of its exact size: bbolt
+// holds every value until the transaction commits, and a transaction is
+// bounded by the bytes it stores, so a record must not hold more memory than
+// it stores.
+func (w *writer) encode(data []byte) ([]byte, error) {
+	w.scratch = w.scratch[:0]
+	if w.delta != nil {
+		if bases, depth, ok := deltaBases(w.chunks, w.delta.bases(w.size, w.size+int64(len(data)))); ok {
+			var err error
+			if w.scratch, err = encodeDelta(data, bases, depth, w.scratch); err != nil {
+				return nil, err
+			}
+			// A delta much smaller than the chunk wins outright; else the
+			// chunk compressed alone may be smaller still.
+			if len(w.scratch) <= len(data)/16 {
+				w.deltas++
+				return bytes.Clone(w.scratch), nil
+			}
+		}
+	}
+	delta := len(w.scratch)
+	w.scratch = encoder.EncodeAll(data, append(w.scratch, formatV1, codecZstd))
+	plain := w.scratch[delta:]
+	switch {
+	case delta > 0 && delta <= len(plain) && delta <= 2+len(data):
+		w.deltas++
+		return bytes.Clone(w.scratch[:delta]), nil
+	case len(plain)-2 >= len(data):
+		return append(append(make([]byte, 0, 2+len(data)), formatV1, codecRaw), data...), nil
+	default:
+		return bytes.Clone(plain), nil
+	}
 }
 
 // addStored appends a chunk that is stored already.
@@ -203,22 +234,35 @@ func PutTx(tx *bolt.Tx, data []byte) (ID, error) {
 // PutKnown is PutTx for a caller that has already hashed data: id must be
 // Sum(data) (reads verify it, so a wrong id is caught, never served).
 func PutKnown(tx *bolt.Tx, id ID, data []byte) (ID, error) {
+	_, err := PutDelta(tx, id, data, nil)
+	return id, err
+}
+
+// PutDelta is PutKnown for a content that probably shares most of its bytes
+// with base, a stored content's bytes (the file's previous version): a new
+// chunk is stored as a delta against the base chunks it replaces where that
+// is smaller (delta.go). It reports whether any chunk was, for the journal
+// to mark its format.
+func PutDelta(tx *bolt.Tx, id ID, data, base []byte) (deltas bool, err error) {
 	if Has(tx, id) {
-		return id, nil
+		return false, nil
 	}
 	w, err := newWriter(tx)
 	if err != nil {
-		return id, err
+		return false, err
+	}
+	if len(base) > 0 {
+		w.delta = newMemBase(base, data)
 	}
 	g2 := gearPairs()
 	for len(data) > 0 {
 		n := cut(data, g2)
 		if _, err := w.addChunk(data[:n]); err != nil {
-			return id, err
+			return false, err
 		}
 		data = data[n:]
 	}
-	return id, w.finish(tx, id)
+	return w.deltas > 0, w.finish(tx, id)
 }
 
 // UpdateFunc runs fn in a write transaction and commits it, as (*bolt.DB).Update does.

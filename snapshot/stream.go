@@ -52,6 +52,9 @@ type Stored struct {
 	ID     ID
 	Size   int64
 	Chunks []Chunk // the layout, if asked for
+	// Deltas is the number of new chunks stored as deltas against the
+	// base's (delta.go): the journal marks its format when there are any.
+	Deltas int
 }
 
 // PutStreamWith is PutStream with options; see StreamOptions.
@@ -74,6 +77,7 @@ func PutStreamWith(update UpdateFunc, r io.Reader, o StreamOptions) (Stored, err
 	var bc *baseCursor
 	if o.Base != nil && len(o.Base.Chunks) > 0 {
 		bc = &baseCursor{b: o.Base, on: true}
+		w.delta = bc
 	}
 	for done := false; !done; {
 		err := update(func(tx *bolt.Tx) error {
@@ -81,7 +85,7 @@ func PutStreamWith(update UpdateFunc, r io.Reader, o StreamOptions) (Stored, err
 				return err
 			}
 			if bc != nil && !Has(tx, bc.b.ID) {
-				bc = nil // the base is gone (garbage collected): cut everything
+				bc, w.delta = nil, nil // the base is gone (garbage collected): cut everything
 			}
 			start := w.newBytes
 			for w.newBytes-start < txBytes {
@@ -112,7 +116,7 @@ func PutStreamWith(update UpdateFunc, r io.Reader, o StreamOptions) (Stored, err
 					return err
 				}
 				if bc != nil {
-					bc.resync(id)
+					bc.resync(id, w.size)
 				}
 			}
 			return nil
@@ -121,7 +125,7 @@ func PutStreamWith(update UpdateFunc, r io.Reader, o StreamOptions) (Stored, err
 			return Stored{}, err
 		}
 	}
-	st.Size = w.size
+	st.Size, st.Deltas = w.size, w.deltas
 	return st, nil
 }
 
@@ -132,6 +136,7 @@ type baseCursor struct {
 	off   int64 // the offset of base chunk k
 	on    bool  // the new content is at a chunk start aligned with base chunk k
 	used  bool  // some base bytes were taken
+	shift int64 // a base offset minus the new content's offset of the same bytes
 	index map[ID]int
 	offs  []int64 // offs[i] = offset of base chunk i; built with index
 	win   []byte  // base bytes [winOff, winOff+len(win))
@@ -154,28 +159,53 @@ func (bc *baseCursor) take(c *chunker, w *writer) (bool, error) {
 	}
 	c.skip(n)
 	bc.used = true
+	bc.shift = bc.off - w.size
 	bc.k++
 	bc.off += int64(n)
 	bc.on = bc.k < len(bc.b.Chunks)
 	return true, w.addStored(ch.ID, n)
 }
 
-// resync looks a chunk just cut from the new content up among the base's
-// chunks: if it is there, the new content's next chunk may be the base's next.
-func (bc *baseCursor) resync(id ID) {
-	if bc.index == nil {
-		bc.index = make(map[ID]int, len(bc.b.Chunks))
-		bc.offs = make([]int64, len(bc.b.Chunks)+1)
-		for i, ch := range bc.b.Chunks {
-			if _, dup := bc.index[ch.ID]; !dup {
-				bc.index[ch.ID] = i
-			}
-			bc.offs[i+1] = bc.offs[i] + int64(ch.Len)
+// resync looks a chunk just cut from the new content, which ends at newEnd,
+// up among the base's chunks: if it is there, the new content's next chunk
+// may be the base's next.
+func (bc *baseCursor) resync(id ID, newEnd int64) {
+	bc.indexBase()
+	if i, ok := bc.index[id]; ok {
+		bc.shift = bc.offs[i+1] - newEnd
+		if i+1 < len(bc.b.Chunks) {
+			bc.k, bc.off, bc.on = i+1, bc.offs[i+1], true
 		}
 	}
-	if i, ok := bc.index[id]; ok && i+1 < len(bc.b.Chunks) {
-		bc.k, bc.off, bc.on = i+1, bc.offs[i+1], true
+}
+
+// indexBase builds the index of the base's chunks and their offsets.
+func (bc *baseCursor) indexBase() {
+	if bc.index != nil {
+		return
 	}
+	bc.index = make(map[ID]int, len(bc.b.Chunks))
+	bc.offs = make([]int64, len(bc.b.Chunks)+1)
+	for i, ch := range bc.b.Chunks {
+		if _, dup := bc.index[ch.ID]; !dup {
+			bc.index[ch.ID] = i
+		}
+		bc.offs[i+1] = bc.offs[i] + int64(ch.Len)
+	}
+}
+
+// bases implements deltaSource: the base's bytes the new content's [a, b)
+// replace are found by the offset shift where the two were last aligned. A
+// base chunk is used only if its bytes, read now, hash to its ID.
+func (bc *baseCursor) bases(a, b int64) []baseChunk {
+	bc.indexBase()
+	return pickBases(bc.offs[1:], a+bc.shift, b+bc.shift, func(i int, start, end int64) (baseChunk, bool) {
+		data := bc.bytes(start, int(end-start))
+		if data == nil || Sum(data) != bc.b.Chunks[i].ID {
+			return baseChunk{}, false
+		}
+		return baseChunk{id: bc.b.Chunks[i].ID, data: bytes.Clone(data)}, true
+	})
 }
 
 // baseWindow is how much of the base is read at a time.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
@@ -66,7 +67,8 @@ func edits(r *rand.Rand, base []byte) map[string][]byte {
 }
 
 // TestPutStreamWith_Base: a content stored against a base has exactly the
-// layout and manifest it has when stored from scratch, for every kind of edit.
+// layout and manifest it has when stored from scratch, for every kind of
+// edit, and reads back; a text edit's new chunks are deltas.
 func TestPutStreamWith_Base(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, kind := range []string{"random", "text"} {
@@ -100,6 +102,13 @@ func TestPutStreamWith_Base(t *testing.T) {
 				}
 				if name == "same" && !checked {
 					t.Fatal("base used without its check")
+				}
+				// new chunks of a text edit are deltas against the base's
+				if kind == "text" && strings.Contains("replace mid insert mid two edits replace head", name) && st.Deltas == 0 {
+					t.Fatal("no chunk stored as a delta")
+				}
+				if kind == "random" && st.Deltas > 0 && name == "other" {
+					t.Fatal("unrelated random bytes stored as a delta")
 				}
 			})
 		}

@@ -1,0 +1,353 @@
+package snapshot_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/journalfs/journal/snapshot"
+	bolt "go.etcd.io/bbolt"
+)
+
+// lineFile is a source-like text of n lines.
+func lineFile(n int) []byte {
+	var b bytes.Buffer
+	for i := range n {
+		fmt.Fprintf(&b, "\tfmt.Println(\"line %d of a typical source file\") // %d\n", i, i*i)
+	}
+	return b.Bytes()
+}
+
+// editLine replaces, inserts or deletes one line of data.
+func editLine(r *rand.Rand, data []byte, i int) []byte {
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	k := r.IntN(len(lines))
+	switch r.IntN(3) {
+	case 0:
+		lines[k] = fmt.Appendf(nil, "\tlog.Printf(\"edit %d\") // %d\n", i, r.Uint32())
+	case 1:
+		lines = append(lines[:k], append([][]byte{fmt.Appendf(nil, "// inserted %d\n", i)}, lines[k:]...)...)
+	case 2:
+		lines = append(lines[:k], lines[k+1:]...)
+	}
+	return bytes.Join(lines, nil)
+}
+
+// chunkRecords returns every stored chunk record, by ID.
+func chunkRecords(t testing.TB, db *bolt.DB) map[snapshot.ID][]byte {
+	out := map[snapshot.ID][]byte{}
+	db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(snapshot.BucketChunks).ForEach(func(k, v []byte) error {
+			var id snapshot.ID
+			copy(id[:], k)
+			out[id] = bytes.Clone(v)
+			return nil
+		})
+	})
+	return out
+}
+
+// TestPutDelta_OneLineEdits stores 300 versions of a 40 KB source file, each
+// one line away from the one before, as the engine does: every version reads
+// back exactly, in the transaction that stored it and later; the new chunks
+// are deltas of a few hundred bytes at most, and no chain is longer than the
+// bound.
+func TestPutDelta_OneLineEdits(t *testing.T) {
+	db := openDB(t)
+	r := rand.New(rand.NewPCG(7, 8))
+	cur := lineFile(700)
+	versions := [][]byte{cur}
+	ids := []snapshot.ID{snapshot.Sum(cur)}
+	if err := db.Update(func(tx *bolt.Tx) error { _, err := snapshot.PutTx(tx, cur); return err }); err != nil {
+		t.Fatal(err)
+	}
+	before := chunkRecords(t, db)
+	deltas := 0
+	for i := range 300 {
+		next := editLine(r, cur, i)
+		id := snapshot.Sum(next)
+		err := db.Update(func(tx *bolt.Tx) error {
+			d, err := snapshot.PutDelta(tx, id, next, cur)
+			if err != nil {
+				return err
+			}
+			if d {
+				deltas++
+			}
+			got, err := snapshot.Bytes(tx, id)
+			if err != nil || !bytes.Equal(got, next) {
+				return fmt.Errorf("version %d in its transaction: %d bytes, %v", i, len(got), err)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cur = next
+		versions, ids = append(versions, next), append(ids, id)
+	}
+	if deltas < 290 {
+		t.Errorf("%d of 300 one-line edits stored deltas", deltas)
+	}
+	db.View(func(tx *bolt.Tx) error {
+		for i, id := range ids {
+			got, err := snapshot.Bytes(tx, id)
+			if err != nil || !bytes.Equal(got, versions[i]) {
+				t.Errorf("version %d: %d bytes, %v", i, len(got), err)
+			}
+		}
+		return nil
+	})
+	var n, size, maxD int
+	for id, rec := range chunkRecords(t, db) {
+		if _, ok := before[id]; ok {
+			continue
+		}
+		n++
+		size += len(rec)
+		if rec[1] == 2 {
+			maxD = max(maxD, int(rec[2]))
+		}
+	}
+	t.Logf("%d new chunks, %d bytes (%d per edit), deepest chain %d", n, size, size/300, maxD)
+	if size/300 > 400 {
+		t.Errorf("%d bytes of chunks per one-line edit", size/300)
+	}
+	if maxD < 2 || maxD > 32 {
+		t.Errorf("deepest chain %d", maxD)
+	}
+}
+
+// TestPutDelta_Shapes stores, against one base, contents of every shape
+// (edits at either end, large insertions and removals, a rewrite, empty):
+// each reads back exactly, and a rewrite is not stored as a delta.
+func TestPutDelta_Shapes(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	base := lineFile(2000) // ~110 KB, many chunks
+	cases := map[string][]byte{
+		"prepend":       append([]byte("package main\n\n"), base...),
+		"append":        append(bytes.Clone(base), "// end\n"...),
+		"truncate":      base[:len(base)/3],
+		"cut middle":    append(bytes.Clone(base[:20000]), base[60000:]...),
+		"insert 50K":    append(append(bytes.Clone(base[:30000]), source(r, 50<<10)...), base[30000:]...),
+		"random middle": append(append(bytes.Clone(base[:40000]), randBytes(r, 9000)...), base[49000:]...),
+		"rewrite":       randBytes(r, len(base)),
+		"empty":         {},
+		"one byte":      {'x'},
+		"two edits apart": bytes.Replace(bytes.Replace(base, []byte("line 10 of"), []byte("line ten of"), 1),
+			[]byte("line 1900 of"), []byte("line 1900 (edited) of"), 1),
+	}
+	for name, data := range cases {
+		t.Run(name, func(t *testing.T) {
+			db := openDB(t)
+			id := snapshot.Sum(data)
+			var deltas bool
+			err := db.Update(func(tx *bolt.Tx) error {
+				if _, err := snapshot.PutTx(tx, base); err != nil {
+					return err
+				}
+				var err error
+				deltas, err = snapshot.PutDelta(tx, id, data, base)
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			db.View(func(tx *bolt.Tx) error {
+				got, err := snapshot.Bytes(tx, id)
+				if err != nil || !bytes.Equal(got, data) {
+					t.Errorf("%d bytes, %v", len(got), err)
+				}
+				return nil
+			})
+			if name == "rewrite" && deltas {
+				t.Error("a rewrite stored as a delta")
+			}
+			if (name == "two edits apart" || name == "prepend") && !deltas {
+				t.Error("an edit stored no delta")
+			}
+		})
+	}
+}
+
+// TestPutDelta_DamagedBase: a delta whose base chunk is damaged or missing
+// reads as an error naming the base, never as other bytes.
+func TestPutDelta_DamagedBase(t *testing.T) {
+	for _, how := range []string{"flipped", "deleted"} {
+		t.Run(how, func(t *testing.T) {
+			db := openDB(t)
+			base := lineFile(100)
+			next := bytes.Replace(base, []byte("line 50 of"), []byte("line fifty of"), 1)
+			id := snapshot.Sum(next)
+			err := db.Update(func(tx *bolt.Tx) error {
+				if _, err := snapshot.PutTx(tx, base); err != nil {
+					return err
+				}
+				d, err := snapshot.PutDelta(tx, id, next, base)
+				if !d {
+					t.Fatal("no delta stored")
+				}
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			baseRecs := chunkRecords(t, db)
+			db.Update(func(tx *bolt.Tx) error {
+				b := tx.Bucket(snapshot.BucketChunks)
+				for cid, rec := range baseRecs {
+					if rec[1] == 2 {
+						continue
+					}
+					if how == "deleted" {
+						b.Delete(cid[:])
+					} else {
+						rec[len(rec)/2] ^= 0x40
+						b.Put(cid[:], rec)
+					}
+				}
+				return nil
+			})
+			db.View(func(tx *bolt.Tx) error {
+				got, err := snapshot.Bytes(tx, id)
+				if err == nil || got != nil {
+					t.Fatalf("read %d bytes over a %s base", len(got), how)
+				}
+				want := snapshot.ErrCorrupt
+				if how == "deleted" {
+					want = snapshot.ErrNotFound
+				}
+				if !errors.Is(err, want) || !bytes.Contains([]byte(err.Error()), []byte("its base")) {
+					t.Errorf("error %v", err)
+				}
+				return nil
+			})
+		})
+	}
+}
+
+// TestDelta_ForgedChains: delta records that name themselves or each other
+// as bases (a damaged or forged store) are refused, never followed forever.
+func TestDelta_ForgedChains(t *testing.T) {
+	db := openDB(t)
+	data := lineFile(40)
+	id := snapshot.Sum(data)
+	if err := db.Update(func(tx *bolt.Tx) error { _, err := snapshot.PutTx(tx, data); return err }); err != nil {
+		t.Fatal(err)
+	}
+	var chunk snapshot.ID
+	for c := range chunkRecords(t, db) {
+		chunk = c
+	}
+	other := snapshot.Sum([]byte("other"))
+	rec := func(depth byte, base snapshot.ID) []byte {
+		return append(append([]byte{1, 2, depth, 1}, base[:]...), 0x28, 0xb5, 0x2f, 0xfd, 0, 0, 0)
+	}
+	for name, recs := range map[string]map[snapshot.ID][]byte{
+		"itself":         {chunk: rec(1, chunk)},
+		"itself deep":    {chunk: rec(32, chunk)},
+		"each other":     {chunk: rec(2, other), other: rec(1, chunk)},
+		"depth too deep": {chunk: rec(200, other)},
+		"no bases":       {chunk: {1, 2, 1, 0}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			db.Update(func(tx *bolt.Tx) error {
+				for k, v := range recs {
+					tx.Bucket(snapshot.BucketChunks).Put(k[:], v)
+				}
+				if _, err := snapshot.Bytes(tx, id); !errors.Is(err, snapshot.ErrCorrupt) {
+					t.Errorf("%v", err)
+				}
+				return errors.New("roll back")
+			})
+		})
+	}
+}
+
+// TestMarkBases: gc's live set, given the newest version's chunks, grows to
+// every chunk of its chain, so that the version still reads after the
+// others are swept.
+func TestMarkBases(t *testing.T) {
+	db := openDB(t)
+	r := rand.New(rand.NewPCG(9, 9))
+	cur := lineFile(100)
+	db.Update(func(tx *bolt.Tx) error { _, err := snapshot.PutTx(tx, cur); return err })
+	for i := range 40 {
+		next := editLine(r, cur, i)
+		db.Update(func(tx *bolt.Tx) error { _, err := snapshot.PutDelta(tx, snapshot.Sum(next), next, cur); return err })
+		cur = next
+	}
+	id := snapshot.Sum(cur)
+	err := db.Update(func(tx *bolt.Tx) error {
+		live := map[snapshot.ID]bool{}
+		if err := snapshot.Refs(tx, id, func(b []byte, ref snapshot.ID) {
+			if string(b) == string(snapshot.BucketChunks) {
+				live[ref] = true
+			}
+		}); err != nil {
+			return err
+		}
+		direct := len(live)
+		if err := snapshot.MarkBases(tx, live); err != nil {
+			return err
+		}
+		if len(live) <= direct {
+			t.Errorf("MarkBases added nothing to %d chunks", direct)
+		}
+		b := tx.Bucket(snapshot.BucketChunks)
+		var dead [][]byte
+		b.ForEach(func(k, _ []byte) error {
+			var c snapshot.ID
+			copy(c[:], k)
+			if !live[c] {
+				dead = append(dead, bytes.Clone(k))
+			}
+			return nil
+		})
+		if len(dead) == 0 {
+			t.Error("every chunk is live")
+		}
+		for _, k := range dead {
+			b.Delete(k)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.View(func(tx *bolt.Tx) error {
+		if got, err := snapshot.Bytes(tx, id); err != nil || !bytes.Equal(got, cur) {
+			t.Errorf("after the sweep: %d bytes, %v", len(got), err)
+		}
+		return nil
+	})
+}
+
+// BenchmarkPutDelta_OneLineEdit: the cost of storing a one-line edit of a
+// 16 KB file as a delta, beside storing it whole.
+func BenchmarkPutDelta_OneLineEdit(b *testing.B) {
+	for _, mode := range []string{"delta", "whole"} {
+		b.Run(mode, func(b *testing.B) {
+			db := openDB(b)
+			r := rand.New(rand.NewPCG(1, 1))
+			cur := lineFile(300)
+			db.Update(func(tx *bolt.Tx) error { _, err := snapshot.PutTx(tx, cur); return err })
+			i := 0
+			for b.Loop() {
+				next := editLine(r, cur, i)
+				i++
+				base := cur
+				if mode == "whole" {
+					base = nil
+				}
+				db.Update(func(tx *bolt.Tx) error {
+					_, err := snapshot.PutDelta(tx, snapshot.Sum(next), next, base)
+					return err
+				})
+				cur = next
+			}
+		})
+	}
+}
