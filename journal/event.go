@@ -134,11 +134,16 @@ func ComputeHash(e *Event) snapshot.ID {
 	return snapshot.Sum(b)
 }
 
-// Encode returns the stored record of e: version byte, CRC-32C of the body, JSON body.
+// Encode returns the stored record of e: compact (record.go) when it stands
+// for exactly the same canonical JSON, else version byte, CRC-32C of the
+// body, JSON body.
 func Encode(e *Event) ([]byte, error) {
 	body, err := json.Marshal(e)
 	if err != nil {
 		return nil, fmt.Errorf("journal: encode event %d: %w", e.Seq, err)
+	}
+	if rec, ok := encodeV2(e, body); ok {
+		return rec, nil
 	}
 	rec := make([]byte, 5, 5+len(body))
 	rec[0] = recordV1
@@ -151,7 +156,18 @@ func Decode(rec []byte) (*Event, error) {
 	if len(rec) < 5 {
 		return nil, fmt.Errorf("journal: record of %d bytes is torn: %w", len(rec), ErrCorrupt)
 	}
-	if rec[0] != recordV1 {
+	switch rec[0] {
+	case recordV1:
+	case recordV2:
+		e, n, err := decodeV2(rec)
+		if err == nil && n != len(rec) {
+			err = fmt.Errorf("%d bytes past its end", len(rec)-n)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("journal: record: %v: %w", err, ErrCorrupt)
+		}
+		return e, nil
+	default:
 		return nil, fmt.Errorf("journal: record version %d unknown: %w", rec[0], ErrCorrupt)
 	}
 	body := rec[5:]

@@ -38,18 +38,21 @@ var (
 // rebuilt by repair and holds damaged events (KindDamaged) whose gaps a
 // reader of format 2 would take for tampering; 4 (FormatDeltas), chunks may
 // be stored as deltas against other chunks (snapshot's delta.go), which a
-// reader of format 3 cannot decode and whose gc would delete. A journal is
+// reader of format 3 cannot decode and whose gc would delete; 5
+// (FormatCompact), event records may be compact (record.go). A journal is
 // marked 2 when its first logged events reach the bbolt file, 3 when repair
 // writes it, 4 in the transaction that stores its first delta or names a
-// content holding one (Tx.MarkFormat). Do and View refuse a journal of a
-// newer format (ErrFormat).
-const Format = FormatDeltas
+// content holding one, 5 in the transaction that writes its first compact
+// record (Tx.MarkFormat). Do and View refuse a journal of a newer format
+// (ErrFormat).
+const Format = FormatCompact
 
 // The formats that need a newer reader than the one before.
 const (
 	FormatLogged   = 2
 	FormatRepaired = 3
 	FormatDeltas   = 4
+	FormatCompact  = 5
 )
 
 // DirName is the directory, inside the first workspace root, that holds the journal.

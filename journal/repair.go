@@ -212,11 +212,12 @@ func (rep *RepairReport) findLost(events []*Event, baseHash snapshot.ID) []*Even
 }
 
 // rawRecord finds in raw a whole, sealed record of event seq that links to
-// prev.
+// prev: after the key (the event number), a JSON record (v1) or a compact
+// one (v2), which ends where its fields end.
 func rawRecord(raw []byte, seq uint64, prev snapshot.ID) *Event {
-	pat := append(u64(seq), recordV1)
+	key := u64(seq)
 	for off := 0; ; {
-		i := bytes.Index(raw[off:], pat)
+		i := bytes.Index(raw[off:], key)
 		if i < 0 {
 			return nil
 		}
@@ -225,14 +226,19 @@ func rawRecord(raw []byte, seq uint64, prev snapshot.ID) *Event {
 		if at+5 >= len(raw) {
 			return nil
 		}
-		dec := json.NewDecoder(bytes.NewReader(raw[at+5:]))
-		var body json.RawMessage
-		if dec.Decode(&body) != nil {
-			continue
+		var e *Event
+		switch raw[at] {
+		case recordV1:
+			dec := json.NewDecoder(bytes.NewReader(raw[at+5:]))
+			var body json.RawMessage
+			if dec.Decode(&body) != nil {
+				continue
+			}
+			e, _ = Decode(raw[at : at+5+int(dec.InputOffset())])
+		case recordV2:
+			e, _, _ = decodeV2(raw[at:])
 		}
-		rec := raw[at : at+5+int(dec.InputOffset())]
-		e, err := Decode(rec)
-		if err != nil || e.Seq != seq || e.Prev != prev || e.Status == StatusPending || ComputeHash(e) != e.Hash {
+		if e == nil || e.Seq != seq || e.Prev != prev || e.Status == StatusPending || ComputeHash(e) != e.Hash {
 			continue
 		}
 		return e

@@ -83,6 +83,11 @@ func (t *Tx) put(e *Event) error {
 	if err != nil {
 		return err
 	}
+	if rec[0] == recordV2 {
+		if err := t.MarkFormat(FormatCompact); err != nil {
+			return err
+		}
+	}
 	b := t.tx.Bucket(bucketEvents)
 	b.FillPercent = appendFill
 	if err := b.Put(u64(e.Seq), rec); err != nil {

@@ -298,8 +298,25 @@ func TestDamage_LogSeesAround(t *testing.T) {
 	})
 }
 
+// recordAt returns the offset, at or after from, of event seq's key followed
+// by a record (version 1, JSON, or 2, compact), or -1.
+func recordAt(b []byte, seq uint64, from int) int {
+	k := key(seq)
+	for off := from; ; {
+		i := bytes.Index(b[off:], k)
+		if i < 0 {
+			return -1
+		}
+		at := off + i
+		if at+8 < len(b) && (b[at+8] == 1 || b[at+8] == 2) {
+			return at
+		}
+		off = at + 1
+	}
+}
+
 // leafPageOf returns the page of the journal file that holds event seq's
-// record: the leaf page where its key is followed by a record (version 1).
+// record: the leaf page where its key is followed by a record.
 func leafPageOf(t *testing.T, path string, seq uint64) int {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -307,13 +324,11 @@ func leafPageOf(t *testing.T, path string, seq uint64) int {
 		t.Fatal(err)
 	}
 	ps := os.Getpagesize()
-	pat := append(key(seq), 1)
 	for off := 0; ; {
-		i := bytes.Index(b[off:], pat)
-		if i < 0 {
+		at := recordAt(b, seq, off)
+		if at < 0 {
 			t.Fatalf("event %d's record not found in the file", seq)
 		}
-		at := off + i
 		pg := at / ps
 		if flags := binary.LittleEndian.Uint16(b[pg*ps+8:]); flags == 0x02 {
 			return pg
@@ -443,6 +458,54 @@ func TestRepair_Sample(t *testing.T) {
 	ok(t, dir, "verify", "--export", filepath.Join(dir, "a.jsonl"))
 }
 
+// TestRepair_SampleTakesEdits: the kept format-3 journal, written before
+// compact records and delta chunks (JSON records, whole chunks), takes
+// edits from this binary after its old events: they are stored compact and
+// as deltas, the journal is marked format 5, and it verifies, lists and
+// exports every old and new event.
+func TestRepair_SampleTakesEdits(t *testing.T) {
+	dir := t.TempDir()
+	jp := filepath.Join(dir, journal.DirName, journal.FileName)
+	copyFile(t, repairedSample, jp)
+	e := engine(t, dir)
+	var text strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&text, "line %d of a file an agent edits, %d\n", i, i*i)
+	}
+	content := text.String()
+	for i := range 5 {
+		content = strings.Replace(content, fmt.Sprintf("line %d of", 50*i+3), fmt.Sprintf("line %d (edit %d) of", 50*i+3, i), 1)
+		apply(t, e, "edit_file", "src/big.txt", content)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	j, err := journal.Open(jp, journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var format byte
+	var records, deltas [3]int
+	err = j.View(func(tx *journal.Tx) error {
+		format = tx.Bolt().Bucket([]byte("meta")).Get([]byte("format"))[0]
+		tx.Bolt().Bucket([]byte("events")).ForEach(func(_, v []byte) error { records[v[0]]++; return nil })
+		return tx.Bolt().Bucket(snapshot.BucketChunks).ForEach(func(_, v []byte) error { deltas[v[1]]++; return nil })
+	})
+	j.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if format != journal.FormatCompact || records[1] != 12 || records[2] != 5 || deltas[2] < 4 {
+		t.Fatalf("format %d; records by version %v; chunks by codec %v", format, records, deltas)
+	}
+	ok(t, dir, "verify")
+	if log := ok(t, dir, "log", "--oneline"); !strings.Contains(log, "damaged: lost event 3 (journal repair)") || strings.Count(log, "\n") != 17 {
+		t.Fatalf("log:\n%s", log)
+	}
+	ok(t, dir, "export", "-o", filepath.Join(dir, "a.jsonl"))
+	ok(t, dir, "verify", "--export", filepath.Join(dir, "a.jsonl"))
+}
+
 // TestRepair_CarriesTheLog: batches acknowledged through the write-ahead log
 // and not yet in the bbolt file (a crash right after them) survive a repair
 // of damage elsewhere: the log stays with the new journal, the next process
@@ -495,7 +558,7 @@ func TestRepairChild(t *testing.T) {
 }
 
 // rotRecord damages every copy of event seq's record in the journal file in
-// place (a byte of its JSON body flipped, so its checksum fails), as bit rot
+// place (a byte of its body flipped, so its checksum fails), as bit rot
 // would: bbolt's copy-on-write leaves older copies in freed pages, which
 // repair would otherwise find.
 func rotRecord(t *testing.T, path string, seq uint64) {
@@ -504,19 +567,17 @@ func rotRecord(t *testing.T, path string, seq uint64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pat := append(key(seq), 1)
 	n := 0
 	for off := 0; ; {
-		i := bytes.Index(b[off:], pat)
-		if i < 0 {
+		at := recordAt(b, seq, off)
+		if at < 0 {
 			break
 		}
-		at := off + i + len(pat) + 4 + 20 // inside the JSON body
-		if at < len(b) {
-			b[at] ^= 0x01
+		if at+8+5+20 < len(b) { // inside the record's body
+			b[at+8+5+20] ^= 0x01
 			n++
 		}
-		off += i + 1
+		off = at + 1
 	}
 	if n == 0 {
 		t.Fatalf("no record of event %d in %s", seq, path)
@@ -535,17 +596,40 @@ func TestRepair_LostContent(t *testing.T) {
 	var gone string
 	var key []byte
 	p := tamper(t, jp, func(tx *bolt.Tx) error {
-		c := tx.Bucket(snapshot.BucketChunks).Cursor()
-		k, _ := c.First()
-		gone, key = fmt.Sprintf("%x", k[:6]), append([]byte(nil), k...)
-		return tx.Bucket(snapshot.BucketChunks).Delete(key)
+		// a chunk no delta is decoded against (else every content of its
+		// chain is lost with it)
+		bases := map[string]bool{}
+		b := tx.Bucket(snapshot.BucketChunks)
+		b.ForEach(func(_, v []byte) error {
+			if len(v) > 4 && v[1] == 2 {
+				for i := 0; i < int(v[3]) && 4+32*(i+1) <= len(v); i++ {
+					bases[string(v[4+32*i:4+32*(i+1)])] = true
+				}
+			}
+			return nil
+		})
+		b.ForEach(func(k, _ []byte) error {
+			if key == nil && !bases[string(k)] {
+				gone, key = fmt.Sprintf("%x", k[:6]), append([]byte(nil), k...)
+			}
+			return nil
+		})
+		return b.Delete(key)
 	})
-	// and no copy of it left in the file's bytes (a freed page keeps one)
+	// and no copy of it left in the file's bytes (a freed page keeps one):
+	// every record stored under its ID (version byte 1 after the key), not
+	// the events that name the ID (a compact record holds it raw)
 	damageFile(t, p, func(b []byte) []byte {
-		for i := bytes.Index(b, key); i >= 0; i = bytes.Index(b, key) {
-			b[i] ^= 0xFF
+		for off := 0; ; {
+			i := bytes.Index(b[off:], key)
+			if i < 0 {
+				return b
+			}
+			if at := off + i; at+32 < len(b) && b[at+32] == 1 {
+				b[at] ^= 0xFF
+			}
+			off += i + 1
 		}
-		return b
 	})
 	copyFile(t, p, jp)
 	if r := run(t, src, "verify"); r.code == 0 || !strings.Contains(r.stderr, "JOURNAL_DAMAGED") {

@@ -1,0 +1,306 @@
+package journal
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"time"
+
+	"github.com/journalfs/journal/snapshot"
+)
+
+// Compact event records. An event stored as JSON costs ~560 bytes, most of
+// them names and hex: "before":"<64 hex digits>". Records are written in a
+// binary form (recordV2) that holds the same fields — IDs as 32 raw bytes,
+// common strings (kinds, statuses, tool names) as one byte, numbers as
+// varints — about a third the size:
+//
+//	byte 0     record version (2)
+//	bytes 1..4 CRC-32C of the body (big-endian)
+//	body       seq, time (Unix nanoseconds and zone offset in seconds,
+//	           varints), kind, status, the actor's seven strings, tool,
+//	           args (length and JSON bytes), files (0 for none, else 1 +
+//	           the count, then per file:
+//	           path, before, after, modes, lines added and removed, moved
+//	           from, new directories), reverts, error, prev, hash
+//
+// A string is a uvarint: 0 followed by its length and bytes, or k > 0 for
+// entry k-1 of recordStrings (append-only). An ID is one byte, 0 (the zero
+// ID) or 32 followed by its bytes. The body ends where its fields end, so
+// repair can find a record in a damaged file's raw bytes.
+//
+// The chain hash stays defined over the event's canonical JSON (ComputeHash,
+// export): a v2 record is written only if the event it decodes to marshals
+// to exactly the JSON of the event given, else the record is JSON (v1), as
+// it is for damaged events (Lost). A journal holding v2 records is marked
+// format 5 (FormatCompact); v1 records written before read as they always
+// did.
+
+const recordV2 = 2
+
+// recordStrings are the strings a v2 record writes as one byte. Append
+// only: a record names them by index.
+var recordStrings = []string{
+	"",
+	// kinds
+	"apply", "revert", "undo", "redo", "restore", "observe", "gc", "damaged",
+	// statuses
+	"pending", "committed", "rolled_back",
+	// actor kinds and origins
+	"mcp", "cli", "external", "stdio", "http",
+	// tools (MCP, then the CLI's)
+	"edit_content", "edit_move_text", "file_copy_paste_text", "file_create_new", "file_edit",
+	"file_insert_text", "file_replace", "insert_comment_at_line", "insert_top_level_form", "rename_symbol",
+	"replace_top_level_form", "revert_edit", "restore", "repair",
+}
+
+var recordIndex = func() map[string]uint64 {
+	m := make(map[string]uint64, len(recordStrings))
+	for i, s := range recordStrings {
+		if _, dup := m[s]; !dup {
+			m[s] = uint64(i + 1)
+		}
+	}
+	return m
+}()
+
+// encodeV2 returns e's v2 record, or false when e has what it does not
+// hold (Lost) or would not decode to the same canonical JSON.
+func encodeV2(e *Event, canon []byte) ([]byte, bool) {
+	if e.Lost != nil {
+		return nil, false
+	}
+	w := recWriter{b: make([]byte, 5, 5+256+len(e.Args))}
+	w.b[0] = recordV2
+	w.uvarint(e.Seq)
+	_, offset := e.Time.Zone()
+	w.varint(e.Time.UnixNano())
+	w.varint(int64(offset))
+	w.str(string(e.Kind))
+	w.str(string(e.Status))
+	a := &e.Actor
+	for _, s := range []string{a.Kind, a.Name, a.Version, a.Session, a.User, a.Host, a.Origin} {
+		w.str(s)
+	}
+	w.str(e.Tool)
+	w.bytes(e.Args)
+	if e.Files == nil { // "files": null, not []
+		w.uvarint(0)
+	} else {
+		w.uvarint(uint64(len(e.Files)) + 1)
+	}
+	for i := range e.Files {
+		f := &e.Files[i]
+		if f.Added < 0 || f.Removed < 0 {
+			return nil, false
+		}
+		w.str(f.Path)
+		w.id(f.Before)
+		w.id(f.After)
+		w.uvarint(uint64(f.BeforeMode))
+		w.uvarint(uint64(f.AfterMode))
+		w.uvarint(uint64(f.Added))
+		w.uvarint(uint64(f.Removed))
+		w.str(f.MovedFrom)
+		w.uvarint(uint64(len(f.NewDirs)))
+		for _, d := range f.NewDirs {
+			w.str(d)
+		}
+	}
+	w.uvarint(e.Reverts)
+	w.str(e.Error)
+	w.id(e.Prev)
+	w.id(e.Hash)
+	binary.BigEndian.PutUint32(w.b[1:], crc32.Checksum(w.b[5:], castagnoli))
+	// the record must stand for exactly the same event
+	d, _, err := decodeV2(w.b)
+	if err != nil {
+		return nil, false
+	}
+	again, err := json.Marshal(d)
+	if err != nil || !bytes.Equal(again, canon) {
+		return nil, false
+	}
+	return w.b, true
+}
+
+type recWriter struct{ b []byte }
+
+func (w *recWriter) uvarint(v uint64) { w.b = binary.AppendUvarint(w.b, v) }
+func (w *recWriter) varint(v int64)   { w.b = binary.AppendVarint(w.b, v) }
+
+func (w *recWriter) str(s string) {
+	if k, ok := recordIndex[s]; ok {
+		w.uvarint(k)
+		return
+	}
+	w.uvarint(0)
+	w.uvarint(uint64(len(s)))
+	w.b = append(w.b, s...)
+}
+
+func (w *recWriter) bytes(p []byte) {
+	w.uvarint(uint64(len(p)))
+	w.b = append(w.b, p...)
+}
+
+func (w *recWriter) id(id snapshot.ID) {
+	if id.IsZero() {
+		w.b = append(w.b, 0)
+		return
+	}
+	w.b = append(append(w.b, 32), id[:]...)
+}
+
+var errShort = errors.New("record ends early")
+
+// decodeV2 parses the v2 record at the start of rec and returns the event
+// and the record's length (rec may go on past it, in a damaged file's raw
+// bytes).
+func decodeV2(rec []byte) (*Event, int, error) {
+	e, n, err := parseV2(rec)
+	if err != nil {
+		return nil, 0, err
+	}
+	if crc32.Checksum(rec[5:n], castagnoli) != binary.BigEndian.Uint32(rec[1:]) {
+		return nil, 0, errors.New("checksum mismatch")
+	}
+	return e, n, nil
+}
+
+// parseV2 is decodeV2 without the checksum.
+func parseV2(rec []byte) (*Event, int, error) {
+	if len(rec) < 5 || rec[0] != recordV2 {
+		return nil, 0, errShort
+	}
+	r := recReader{b: rec, i: 5}
+	e := &Event{}
+	e.Seq = r.uvarint()
+	nanos, offset := r.varint(), r.varint()
+	loc := time.UTC
+	if offset != 0 {
+		if offset < -24*3600 || offset > 24*3600 {
+			return nil, 0, fmt.Errorf("zone offset %d", offset)
+		}
+		loc = time.FixedZone("", int(offset))
+	}
+	e.Time = time.Unix(0, nanos).In(loc)
+	e.Kind = Kind(r.str())
+	e.Status = Status(r.str())
+	a := &e.Actor
+	for _, s := range []*string{&a.Kind, &a.Name, &a.Version, &a.Session, &a.User, &a.Host, &a.Origin} {
+		*s = r.str()
+	}
+	e.Tool = r.str()
+	if args := r.bytes(); len(args) > 0 {
+		e.Args = json.RawMessage(args)
+	}
+	n := r.uvarint()
+	if n > uint64(len(rec)) {
+		return nil, 0, errShort
+	}
+	if n > 0 {
+		e.Files = make([]FileChange, n-1)
+	}
+	for i := range e.Files {
+		f := &e.Files[i]
+		f.Path = r.str()
+		f.Before, f.After = r.id(), r.id()
+		f.BeforeMode, f.AfterMode = uint32(r.uvarint()), uint32(r.uvarint())
+		f.Added, f.Removed = int(r.uvarint()), int(r.uvarint())
+		f.MovedFrom = r.str()
+		nd := r.uvarint()
+		if nd > uint64(len(rec)) {
+			return nil, 0, errShort
+		}
+		for range nd {
+			f.NewDirs = append(f.NewDirs, r.str())
+		}
+	}
+	e.Reverts = r.uvarint()
+	e.Error = r.str()
+	e.Prev, e.Hash = r.id(), r.id()
+	if r.err != nil {
+		return nil, 0, r.err
+	}
+	return e, r.i, nil
+}
+
+type recReader struct {
+	b   []byte
+	i   int
+	err error
+}
+
+func (r *recReader) uvarint() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b[r.i:])
+	if n <= 0 {
+		r.err = errShort
+		return 0
+	}
+	r.i += n
+	return v
+}
+
+func (r *recReader) varint() int64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(r.b[r.i:])
+	if n <= 0 {
+		r.err = errShort
+		return 0
+	}
+	r.i += n
+	return v
+}
+
+func (r *recReader) take(n uint64) []byte {
+	if r.err != nil {
+		return nil
+	}
+	if n > uint64(len(r.b)-r.i) {
+		r.err = errShort
+		return nil
+	}
+	p := r.b[r.i : r.i+int(n)]
+	r.i += int(n)
+	return p
+}
+
+func (r *recReader) str() string {
+	k := r.uvarint()
+	if k > 0 {
+		if k > uint64(len(recordStrings)) {
+			if r.err == nil {
+				r.err = fmt.Errorf("string %d unknown", k)
+			}
+			return ""
+		}
+		return recordStrings[k-1]
+	}
+	return string(r.take(r.uvarint()))
+}
+
+func (r *recReader) bytes() []byte { return bytes.Clone(r.take(r.uvarint())) }
+
+func (r *recReader) id() snapshot.ID {
+	var id snapshot.ID
+	switch p := r.take(1); {
+	case p == nil:
+	case p[0] == 0:
+	case p[0] == 32:
+		copy(id[:], r.take(32))
+	default:
+		if r.err == nil {
+			r.err = fmt.Errorf("ID of %d bytes", p[0])
+		}
+	}
+	return id
+}
