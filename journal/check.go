@@ -54,9 +54,10 @@ const (
 	boltNoFreelist      = ^uint64(0)
 	checkMaxDepth       = 64
 	checkMaxPageBytes   = 256 << 20
-	checkMetaChecksumAt = 16 + 56 // the checksum follows magic..txid (56 bytes)
-	metaRootAt          = 32      // the root bucket's page number in a meta page
-	checkResident       = 4096    // pages walked between two releases of the mapping (16 MiB of 4 KiB pages)
+	checkMetaChecksumAt = 16 + 56  // the checksum follows magic..txid (56 bytes)
+	metaRootAt          = 32       // the root bucket's page number in a meta page
+	checkResident       = 256      // pages walked between two looks at the process's mapped memory (release.go)
+	checkBudget         = 32 << 20 // mapped memory past which the walk lets go of its pages (it seldom comes back to one)
 )
 
 // CheckReport is what Check found in a sound file.
@@ -478,9 +479,14 @@ func (c *checker) page(id uint64, want uint16) (*view, error) {
 	if c.touched += int(over) + 1; c.touched >= checkResident {
 		// let go of the pages walked so far: the walk touches every page in
 		// use, which would otherwise all count in the process's resident
-		// memory (the page cache keeps them; touching one again is cheap)
+		// memory (the page cache keeps them; touching one again is cheap).
+		// Every fault maps the 16 pages around the one walked (the
+		// kernel's fault-around), so what counts is the process's mapped
+		// memory, not the pages walked (release.go).
 		c.touched = 0
-		_ = syscall.Madvise(c.data, syscall.MADV_DONTNEED)
+		if n, ok := residentShared(); !ok || n >= checkBudget {
+			_ = syscall.Madvise(c.data, syscall.MADV_DONTNEED)
+		}
 	}
 	return &view{id: id, off: off, b: c.data[off : off+int64(over+1)*int64(c.ps)]}, nil
 }

@@ -369,6 +369,7 @@ func (t *Tx) scan(from uint64, backward bool, fn func(*Event) error, damaged fun
 		}
 		c := t.tx.Bucket(bucketEvents).Cursor()
 		var k, v []byte
+		var n int
 		switch {
 		case backward && from == 0:
 			k, v = c.Last()
@@ -398,6 +399,9 @@ func (t *Tx) scan(from uint64, backward bool, fn func(*Event) error, damaged fun
 				return scanStopped{err}
 			}
 			done = seq
+			if n++; n%releaseEvery == 0 {
+				t.release()
+			}
 			if backward {
 				k, v = c.Prev()
 			} else {

@@ -77,7 +77,11 @@ func (t *Tx) Verify(contents bool, progress func(seq uint64)) (*VerifyReport, er
 		}
 		prev = e.NextLink()
 		want = seq + 1
-		r.Events++
+		// re-hashing contents reads chunks all over the file (their keys
+		// are hashes): release sooner
+		if r.Events++; r.Events%releaseEvery == 0 || (contents && r.Events%releaseContents == 0) {
+			t.release()
+		}
 		if progress != nil {
 			progress(seq)
 		}

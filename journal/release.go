@@ -1,0 +1,77 @@
+package journal
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"syscall"
+	"unsafe"
+)
+
+// Reading the whole journal (verify, export, gc's mark, a long log) touches
+// every page of bbolt's mapping of the file, and each page touched counts in
+// the process's resident memory until the mapping is dropped: a 1 GB journal
+// would need 1 GB of RSS to verify. A walk calls release every so many
+// events; when the process's file-backed resident memory is past
+// mappedBudget, the kernel is told to drop the mapping's pages from the
+// process (MADV_DONTNEED: the page cache keeps them, so touching one again
+// costs a minor fault), as the structural check does for its own mapping
+// (check.go). Dropping only past the budget, not at every call, keeps those
+// faults rare: a verify that re-hashes contents reads chunks all over the
+// file (their keys are hashes), and dropping every 256 events cost it 25 %
+// more time. The mapping is read-only and bbolt writes through the file, so
+// this loses nothing; the transaction holds bbolt's mmap lock, so the mapping
+// cannot move meanwhile.
+
+// releaseEvery is how many events a walk reads between releases;
+// releaseContents, when it reads every event's contents too.
+const (
+	releaseEvery    = 1024
+	releaseContents = 64
+)
+
+// mappedBudget is the file-backed resident memory (the binary's pages and
+// the journal's mapping) past which release drops the mapping's pages.
+const mappedBudget = 64 << 20
+
+// release drops the pages of the journal's mapping from the process's
+// resident memory, if the process holds more than mappedBudget of mapped
+// file pages (or cannot tell).
+func (t *Tx) release() {
+	if n, ok := residentShared(); ok && n < mappedBudget {
+		return
+	}
+	if m := t.mapping(); m != nil {
+		_ = syscall.Madvise(m, syscall.MADV_DONTNEED)
+	}
+}
+
+// mapping returns bbolt's mapping of the file, as far as this transaction sees it.
+func (t *Tx) mapping() []byte {
+	info := t.tx.DB().Info()
+	size := t.tx.Size()
+	if info == nil || info.Data == 0 || size <= 0 {
+		return nil
+	}
+	// the mapping is not Go memory: its address comes as an integer
+	base := *(*unsafe.Pointer)(unsafe.Pointer(&info.Data))
+	return unsafe.Slice((*byte)(base), size)
+}
+
+// residentShared returns the process's resident file-backed (shared) memory
+// in bytes, from /proc/self/statm (Linux).
+func residentShared() (int64, bool) {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0, false
+	}
+	f := bytes.Fields(b)
+	if len(f) < 3 {
+		return 0, false
+	}
+	pages, err := strconv.ParseInt(string(f[2]), 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return pages * int64(os.Getpagesize()), true
+}
