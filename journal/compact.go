@@ -50,6 +50,14 @@ func (d *DB) Compact() (before, after int64, err error) {
 		os.Remove(tmp)
 		return before, 0, fmt.Errorf("journal: compact: %w", err)
 	}
+	after, err = d.swapIn(tmp)
+	return before, after, err
+}
+
+// swapIn makes the complete bbolt file tmp the journal: fsync, rename over
+// the journal file, fsync of the directory. It returns tmp's size. On an
+// error before the rename, tmp is removed and the journal is as it was.
+func (d *DB) swapIn(tmp string) (int64, error) {
 	f, err := os.Open(tmp)
 	if err == nil {
 		err = f.Sync()
@@ -57,18 +65,19 @@ func (d *DB) Compact() (before, after int64, err error) {
 	}
 	if err != nil {
 		os.Remove(tmp)
-		return before, 0, fmt.Errorf("journal: compact: sync: %w", err)
+		return 0, fmt.Errorf("journal: compact: sync: %w", err)
 	}
-	if fi, err = os.Stat(tmp); err != nil {
+	fi, err := os.Stat(tmp)
+	if err != nil {
 		os.Remove(tmp)
-		return before, 0, fmt.Errorf("journal: compact: %w", err)
+		return 0, fmt.Errorf("journal: compact: %w", err)
 	}
 	if err := os.Rename(tmp, d.j.path); err != nil {
 		os.Remove(tmp)
-		return before, 0, fmt.Errorf("journal: compact: %w", err)
+		return 0, fmt.Errorf("journal: compact: %w", err)
 	}
 	if err := syncDir(filepath.Dir(d.j.path)); err != nil {
-		return before, fi.Size(), fmt.Errorf("journal: compact: %w", err)
+		return fi.Size(), fmt.Errorf("journal: compact: %w", err)
 	}
-	return before, fi.Size(), nil
+	return fi.Size(), nil
 }

@@ -13,7 +13,9 @@ import (
 // # Retention (gc)
 //
 // GC drops the events older than a window and the stored contents no
-// retained event or head references. The rule:
+// retained event or head references. A gc that drops events does so by
+// copying what it keeps into a fresh file (gccopy.go); one that drops none
+// (or a dry run) deletes in place what nothing references. The rule:
 //
 //  1. Only a prefix of the chain is dropped, so what is left is still one
 //     chain: the boundary B is the first event that is newer than the cutoff
@@ -106,6 +108,23 @@ func (d *DB) GC(o GCOptions) (*GCReport, error) {
 	if o.Now.IsZero() {
 		o.Now = time.Now()
 	}
+	if !o.DryRun {
+		// a gc that drops events copies what it keeps (gccopy.go)
+		var plan *gcPlan
+		err := d.View(func(tx *Tx) (err error) {
+			if d.j.LogAhead(tx.Last()) {
+				return fmt.Errorf("journal: gc: the write-ahead log holds events not yet in %s; complete them first (any journal command, or replay.Engine.GC, does) and retry: %w", d.j.path, ErrBusy)
+			}
+			plan, err = tx.planGC(o)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if plan.rep.Dropped > 0 {
+			return d.gcCopy(o, plan)
+		}
+	}
 	var rep *GCReport
 	err := d.Update(func(tx *Tx) (err error) {
 		if d.j.LogAhead(tx.Last()) {
@@ -149,13 +168,25 @@ func (t *Tx) gc(o GCOptions) (*GCReport, error) {
 	last := t.Last()
 	total := int(last - base)
 	b := last + 1
-	var dropped []*Event
+	var dropped []droppedEvent
+	names := map[string]string{} // one copy of each path and session
+	name := func(s string) string {
+		if c, ok := names[s]; ok {
+			return c
+		}
+		names[s] = s
+		return s
+	}
 	err := t.Each(base+1, false, func(e *Event) error {
 		if e.Status == StatusPending || !e.Time.Before(rep.Cutoff) {
 			b = e.Seq
 			return ErrStop
 		}
-		dropped = append(dropped, e)
+		d := droppedEvent{seq: e.Seq, hash: e.Hash, session: name(e.Actor.Session), paths: make([]string, len(e.Files))}
+		for i, f := range e.Files {
+			d.paths[i] = name(f.Path)
+		}
+		dropped = append(dropped, d)
 		prog("scan", len(dropped), total)
 		return nil
 	})
@@ -181,7 +212,16 @@ func (t *Tx) gc(o GCOptions) (*GCReport, error) {
 	return rep, nil
 }
 
-func (t *Tx) dropPrefix(dropped []*Event, b uint64, rep *GCReport, o GCOptions) error {
+// droppedEvent is what dropping an event needs to know of it (a decoded
+// event is ten times the size, and gc may drop millions).
+type droppedEvent struct {
+	seq     uint64
+	hash    snapshot.ID
+	session string
+	paths   []string
+}
+
+func (t *Tx) dropPrefix(dropped []droppedEvent, b uint64, rep *GCReport, o GCOptions) error {
 	ev := &Event{Time: o.Now.UTC(), Kind: KindGC, Actor: o.Actor, Tool: "gc", Status: StatusCommitted, Files: []FileChange{}}
 	err := t.Heads(func(path string, h Head) error {
 		if h.Seq < b && !h.ID.IsZero() {
@@ -200,22 +240,25 @@ func (t *Tx) dropPrefix(dropped []*Event, b uint64, rep *GCReport, o GCOptions) 
 		}
 		return nil
 	}
-	for _, e := range dropped {
-		for _, f := range e.Files {
-			if err := del(bucketByPath, indexKey(f.Path, e.Seq)); err != nil {
+	for i, e := range dropped {
+		for _, p := range e.paths {
+			if err := del(bucketByPath, indexKey(p, e.seq)); err != nil {
 				return err
 			}
 		}
-		if s := e.Actor.Session; s != "" {
-			if err := del(bucketBySession, indexKey(s, e.Seq)); err != nil {
+		if s := e.session; s != "" {
+			if err := del(bucketBySession, indexKey(s, e.seq)); err != nil {
 				return err
 			}
 		}
-		if err := del(bucketLinks, u64(e.Seq)); err != nil {
+		if err := del(bucketLinks, u64(e.seq)); err != nil {
 			return err
 		}
-		if err := del(bucketEvents, u64(e.Seq)); err != nil {
+		if err := del(bucketEvents, u64(e.seq)); err != nil {
 			return err
+		}
+		if i%releaseEvery == releaseEvery-1 {
+			t.release()
 		}
 	}
 	var gone [][]byte
@@ -231,10 +274,10 @@ func (t *Tx) dropPrefix(dropped []*Event, b uint64, rep *GCReport, o GCOptions) 
 		}
 	}
 	m := t.tx.Bucket(bucketMeta)
-	if err := m.Put(metaBaseSeq, u64(newBase.Seq)); err != nil {
+	if err := m.Put(metaBaseSeq, u64(newBase.seq)); err != nil {
 		return fmt.Errorf("journal: gc: meta: %w", err)
 	}
-	if err := m.Put(metaBaseHash, newBase.Hash[:]); err != nil {
+	if err := m.Put(metaBaseHash, newBase.hash[:]); err != nil {
 		return fmt.Errorf("journal: gc: meta: %w", err)
 	}
 	ev.Args = fmt.Appendf(nil, `{"keep":%q,"cutoff":%q,"dropped":%d,"first_kept":%d}`,
@@ -273,7 +316,9 @@ func (t *Tx) sweep(rep *GCReport, prog func(string, int, int)) error {
 		if err != nil {
 			return fmt.Errorf("journal: gc: content %s: %w", id.Short(), err)
 		}
-		n++
+		if n++; n%releaseContents == 0 {
+			t.release()
+		}
 		prog("mark", n, len(keep))
 	}
 	// a kept delta needs its bases (snapshot's delta.go)
@@ -283,12 +328,16 @@ func (t *Tx) sweep(rep *GCReport, prog func(string, int, int)) error {
 	sweep := func(name []byte, live func(snapshot.ID) bool, count *int) error {
 		bk := t.tx.Bucket(name)
 		var dead [][]byte
+		n := 0
 		bk.ForEach(func(k, v []byte) error {
 			var id snapshot.ID
 			copy(id[:], k)
 			if !live(id) {
 				dead = append(dead, append([]byte(nil), k...))
 				rep.Bytes += int64(len(v))
+			}
+			if n++; n%releaseEvery == 0 {
+				t.release()
 			}
 			return nil
 		})

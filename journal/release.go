@@ -41,6 +41,13 @@ func (t *Tx) release() {
 	if n, ok := residentShared(); ok && n < mappedBudget {
 		return
 	}
+	t.releaseAll()
+}
+
+// releaseAll drops the pages of the journal's mapping from the process's
+// resident memory, whatever it holds: after a step that read much of the
+// file, before the next one.
+func (t *Tx) releaseAll() {
 	if m := t.mapping(); m != nil {
 		_ = syscall.Madvise(m, syscall.MADV_DONTNEED)
 	}

@@ -106,3 +106,65 @@ func TestDeltas_EditsGCAndUndo(t *testing.T) {
 		})
 	}
 }
+
+// TestGC_WhileAnEngineIsOpen: a gc by another handle (the CLI beside a
+// running server) copies the journal into a fresh file and swaps it in
+// while an engine has it open: the engine goes on editing without a
+// restart, its undo reaches across the gc, and the chain verifies with
+// every event it wrote after the gc.
+func TestGC_WhileAnEngineIsOpen(t *testing.T) {
+	dir := t.TempDir()
+	e := open(t, dir)
+	data := lines300()
+	edit := func(i int) {
+		t.Helper()
+		lines := bytes.SplitAfter(data, []byte("\n"))
+		lines[(i*13)%300] = fmt.Appendf(nil, "// edit %d\n", i)
+		data = bytes.Join(lines, nil)
+		if _, err := e.Apply(ctx, &replay.Batch{Tool: "edit_content", Changes: []replay.Change{{Path: "f.go", Data: data}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 50 {
+		edit(i)
+	}
+	if err := e.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	cutoff := time.Now()
+	time.Sleep(20 * time.Millisecond)
+	for i := 50; i < 55; i++ {
+		edit(i)
+	}
+	if err := e.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	other, err := journal.Open(filepath.Join(dir, journal.DirName, journal.FileName), journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := other.GC(journal.GCOptions{Keep: time.Since(cutoff), Actor: journal.Actor{Kind: "cli"}})
+	other.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Dropped != 50 || rep.FileAfter >= rep.FileBefore {
+		t.Fatalf("gc: %+v", rep)
+	}
+	var prev []byte
+	for i := 55; i < 60; i++ {
+		prev = bytes.Clone(data)
+		edit(i)
+	}
+	if _, err := e.Undo(ctx, replay.RevertOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "f.go")); !bytes.Equal(got, prev) {
+		t.Fatal("undo after the gc did not take the last edit back")
+	}
+	r := verifyChain(t, e)
+	if r.Events != 5+1+5+1 { // kept, the gc event, after, the undo
+		t.Fatalf("verify: %d events", r.Events)
+	}
+}

@@ -11,6 +11,7 @@
 //	go run ./bench/cmd/mcpbench -json bench/results/full.json -md BENCHMARKS.md
 //	go run ./bench/cmd/mcpbench -short          # under two minutes; what CI runs
 //	go run ./bench/cmd/mcpbench -robustness -json bench/results/robustness.json -md BENCHMARKS.md
+//	go run ./bench/cmd/mcpbench -history -json bench/results/history.json -md BENCHMARKS.md
 //
 // -robustness (issue #16) runs the corpus of imperfect edit requests in
 // testdata/robustness instead of the workloads: every case on our server as
@@ -19,6 +20,11 @@
 // correct / refused-usable / refused-bare / wrong per family (the rules are
 // in robustness.go), into the "Edit robustness (issue #16)" section. It
 // exits 1 when ours made a wrong edit or failed, never for the reference.
+//
+// -history (issue #23) measures years of history instead (history.go): N
+// one-line edits through our server, the CLI on that journal (time and peak
+// RSS), and git's best packed size of the same history, into the "History
+// at scale (issue #23)" section.
 //
 // Every run starts a fresh server on a fresh workspace. Rounds alternate the
 // order of the targets (A B C, then C B A, ...) so drift hits all alike.
@@ -111,8 +117,13 @@ func run(args []string, stderr io.Writer) int {
 	robust := fl.Bool("robustness", false, "instead of the workloads, run the edit-robustness corpus (issue #16) on ours and on the reference's edit_file (-targets journal,reference); -md replaces the \"Edit robustness (issue #16)\" section")
 	corpus := fl.String("corpus", filepath.Join("testdata", "robustness"), "the edit-robustness corpus (-robustness)")
 	parallel := fl.Int("parallel", runtime.NumCPU(), "cases run at once, each with its own server (-robustness)")
+	history := fl.Bool("history", false, "instead of the workloads, measure years of history (issue #23): N one-line edits through our server, the CLI on that journal, and git's packed size of the same history; -md replaces the \"History at scale (issue #23)\" section")
+	events := fl.String("events", "10000,100000", "edit counts of -history")
 	if err := fl.Parse(args); err != nil {
 		return 2
+	}
+	if *history {
+		return runHistory(args, stderr, *journalBin, *workdir, *keep, *events, *jsonOut, *mdOut)
 	}
 	if *robust {
 		return runRobustness(args, stderr, *journalBin, *refEntry, *targets, *workdir, *keep, *corpus, *parallel, *jsonOut, *mdOut)

@@ -1,0 +1,323 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/journalfs/journal/bench/report"
+)
+
+// -history (issue #23): years of history in little space. For each count N
+// (-events, default 10000,100000): N one-line edit_content calls on 50 files
+// of 300 lines through one `journal serve` (the harness's own stdio client),
+// then the CLI on that journal — status, log -n 20, verify, export, and a gc
+// that drops the oldest 95 % of the events — each timed, with its peak RSS
+// (getrusage of the child). Beside it, git holds the same history: every
+// version of every file committed in order through `git fast-import`, then
+// `git gc --aggressive`, its best packed size. Written as the "History at
+// scale (issue #23)" section of BENCHMARKS.md.
+
+// HistoryHeading is the section -history replaces.
+const HistoryHeading = "## History at scale (issue #23)"
+
+const (
+	historyFiles = 50
+	historyLines = 300
+)
+
+// HistoryRun is one count's measurements.
+type HistoryRun struct {
+	Events       int              `json:"events"`
+	EditSeconds  float64          `json:"edit_seconds"` // the N calls, end to end
+	ServerRSSMiB float64          `json:"server_rss_mib"`
+	JournalBytes int64            `json:"journal_bytes"` // du of .journal after the edits
+	GitBytes     int64            `json:"git_bytes"`     // du of the packed repository
+	GitSeconds   float64          `json:"git_seconds"`   // fast-import + gc --aggressive
+	Commands     []HistoryCommand `json:"commands"`
+	AfterGCBytes int64            `json:"after_gc_bytes"`
+	GCDropped    string           `json:"gc_dropped"`
+}
+
+// HistoryCommand is one CLI command's time and peak RSS.
+type HistoryCommand struct {
+	Name    string  `json:"name"`
+	Seconds float64 `json:"seconds"`
+	RSSMiB  float64 `json:"rss_mib"`
+}
+
+// HistoryReport is the -history result.
+type HistoryReport struct {
+	Date     time.Time      `json:"date"`
+	Commit   string         `json:"commit"`
+	Machine  report.Machine `json:"machine"`
+	Git      string         `json:"git"`
+	Runs     []HistoryRun   `json:"runs"`
+	Commands []string       `json:"commands"`
+}
+
+func runHistory(args []string, stderr io.Writer, journalBin, workdir string, keep bool, counts string, jsonOut, mdOut string) int {
+	b := &bench{cfg: full, log: stderr, fixtures: map[int]fixture{}, infos: map[string]string{}, keep: keep, targets: []string{report.Ours}}
+	b.sv.timeout = time.Minute
+	if err := b.setup(workdir, journalBin, ""); err != nil {
+		fmt.Fprintf(stderr, "mcpbench: %v\n", err)
+		return 2
+	}
+	if !b.keep {
+		defer os.RemoveAll(b.workdir)
+	}
+	gitVersion, err := exec.Command("git", "--version").Output()
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpbench: -history needs git: %v\n", err)
+		return 2
+	}
+	rep := &HistoryReport{Date: time.Now().UTC(), Commit: commitOf(), Machine: machine(b.workdir), Git: strings.TrimSpace(string(gitVersion)),
+		Commands: []string{"bash bench/setup.sh", "go run ./bench/cmd/mcpbench " + strings.Join(args, " ")}}
+	for _, f := range strings.Split(counts, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 100 {
+			fmt.Fprintf(stderr, "mcpbench: -events: %q is not a count of at least 100\n", f)
+			return 2
+		}
+		run, err := b.history(n)
+		if err != nil {
+			fmt.Fprintf(stderr, "mcpbench: history of %d edits: %v\n", n, err)
+			return 1
+		}
+		rep.Runs = append(rep.Runs, run)
+	}
+	if jsonOut != "" {
+		data, _ := json.MarshalIndent(rep, "", "  ")
+		if err := os.WriteFile(jsonOut, append(data, '\n'), 0o644); err != nil {
+			fmt.Fprintf(stderr, "mcpbench: %v\n", err)
+			return 2
+		}
+	}
+	md := rep.Markdown()
+	if mdOut != "" {
+		doc, err := os.ReadFile(mdOut)
+		if err != nil && !os.IsNotExist(err) {
+			fmt.Fprintf(stderr, "mcpbench: %v\n", err)
+			return 2
+		}
+		if err := os.WriteFile(mdOut, []byte(report.ReplaceSection(string(doc), HistoryHeading, md)), 0o644); err != nil {
+			fmt.Fprintf(stderr, "mcpbench: %v\n", err)
+			return 2
+		}
+	} else {
+		fmt.Fprint(os.Stdout, md)
+	}
+	return 0
+}
+
+// history measures one count.
+func (b *bench) history(n int) (HistoryRun, error) {
+	run := HistoryRun{Events: n}
+	dir := filepath.Join(b.workdir, fmt.Sprintf("history-%d", n))
+	if err := os.MkdirAll(filepath.Join(dir, "src"), 0o755); err != nil {
+		return run, err
+	}
+	dir, _ = filepath.EvalSymlinks(dir)
+	models := make([]*lines, historyFiles)
+	paths := make([]string, historyFiles)
+	for f := range models {
+		models[f] = newLines(historyLines, batchLine(f))
+		paths[f] = filepath.Join(dir, "src", fmt.Sprintf("f%02d.go", f))
+		if err := models[f].write(paths[f]); err != nil {
+			return run, err
+		}
+	}
+	// git's copy of the same history, as a fast-import stream written
+	// while the edits run
+	stream, err := os.Create(filepath.Join(b.workdir, fmt.Sprintf("history-%d.fi", n)))
+	if err != nil {
+		return run, err
+	}
+	defer os.Remove(stream.Name())
+	fi := bufio.NewWriterSize(stream, 1<<20)
+	commit := func(i int, files []int) {
+		fmt.Fprintf(fi, "commit refs/heads/main\ncommitter bench <bench@localhost> %d +0000\ndata 0\n", 1700000000+i)
+		for _, f := range files {
+			var content bytes.Buffer
+			for k := 0; k < historyLines; k++ {
+				content.Write(models[f].appendLine(nil, k))
+				content.WriteByte('\n')
+			}
+			fmt.Fprintf(fi, "M 100644 inline src/f%02d.go\ndata %d\n", f, content.Len())
+			fi.Write(content.Bytes())
+			fi.WriteByte('\n')
+		}
+		fi.WriteByte('\n')
+	}
+	all := make([]int, historyFiles)
+	for f := range all {
+		all[f] = f
+	}
+	commit(0, all)
+
+	s, err := b.sv.start(report.Ours, dir)
+	if err != nil {
+		return run, err
+	}
+	rng := newRNG(uint64(n))
+	var cutoff time.Time
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		f := i % historyFiles
+		k := (i / historyFiles * 7) % historyLines
+		if i == n*95/100 {
+			cutoff = time.Now()
+		}
+		nw := replacement(rng, "history", i, k)
+		if _, err := s.editLine(paths[f], k, models[f].line(k), nw); err != nil {
+			s.close()
+			return run, fmt.Errorf("edit %d: %w", i, err)
+		}
+		models[f].set(k, nw)
+		commit(i+1, []int{f})
+		if (i+1)%10000 == 0 {
+			b.logf("history %d: %d edits, %.0f s", n, i+1, time.Since(start).Seconds())
+		}
+	}
+	run.EditSeconds = time.Since(start).Seconds()
+	rss := s.close()
+	run.ServerRSSMiB = float64(rss) / (1 << 20)
+	for f, m := range models {
+		if err := m.check(paths[f]); err != nil {
+			return run, fmt.Errorf("after the edits: %w", err)
+		}
+	}
+	run.JournalBytes = du(filepath.Join(dir, ".journal"))
+	if err := fi.Flush(); err != nil {
+		return run, err
+	}
+	stream.Close()
+
+	gitDir := filepath.Join(b.workdir, fmt.Sprintf("history-%d.git", n))
+	defer os.RemoveAll(gitDir)
+	t0 := time.Now()
+	if err := gitRun(gitDir, nil, "init", "-q", "--bare"); err != nil {
+		return run, err
+	}
+	in, err := os.Open(stream.Name())
+	if err != nil {
+		return run, err
+	}
+	err = gitRun(gitDir, in, "fast-import", "--quiet")
+	in.Close()
+	if err != nil {
+		return run, err
+	}
+	if err := gitRun(gitDir, nil, "gc", "--aggressive", "--prune=now", "--quiet"); err != nil {
+		return run, err
+	}
+	run.GitSeconds = time.Since(t0).Seconds()
+	run.GitBytes = du(gitDir)
+	b.logf("history %d: journal %d B (%d B/edit), git packed %d B (%d B/edit)", n, run.JournalBytes, run.JournalBytes/int64(n), run.GitBytes, run.GitBytes/int64(n))
+
+	time.Sleep(1100 * time.Millisecond) // past the structural check's stamp margin, as a user would be
+	for _, c := range [][]string{{"status"}, {"log", "-n", "20", "--no-pager"}, {"verify"}, {"export", "-o", filepath.Join(b.workdir, "history.jsonl")},
+		{"gc", "--keep", ""}} {
+		if c[0] == "gc" {
+			c[2] = strconv.FormatInt(int64(time.Since(cutoff)/time.Millisecond)+1, 10) + "ms"
+		}
+		hc, out, err := b.timed(dir, c...)
+		if err != nil {
+			return run, err
+		}
+		if c[0] == "gc" {
+			if i := strings.Index(out, "dropped "); i >= 0 {
+				run.GCDropped = strings.TrimSpace(strings.SplitN(out[i:], "\n", 2)[0])
+			}
+		}
+		run.Commands = append(run.Commands, hc)
+		b.logf("history %d: journal %-6s %.3f s, %.1f MiB", n, c[0], hc.Seconds, hc.RSSMiB)
+	}
+	os.Remove(filepath.Join(b.workdir, "history.jsonl"))
+	run.AfterGCBytes = du(filepath.Join(dir, ".journal"))
+	if _, _, err := b.timed(dir, "verify"); err != nil {
+		return run, fmt.Errorf("verify after gc: %w", err)
+	}
+	os.RemoveAll(dir)
+	return run, nil
+}
+
+// timed runs the journal CLI in dir and returns its wall time and peak RSS.
+func (b *bench) timed(dir string, args ...string) (HistoryCommand, string, error) {
+	cmd := exec.Command(b.sv.journalBin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "JOURNAL_PATH=", "NO_COLOR=1")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	t0 := time.Now()
+	err := cmd.Run()
+	hc := HistoryCommand{Name: args[0], Seconds: time.Since(t0).Seconds()}
+	if err != nil {
+		return hc, out.String(), fmt.Errorf("journal %s: %w: %s", strings.Join(args, " "), err, lastLines(out.String(), 5))
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		hc.RSSMiB = float64(ru.Maxrss) / 1024
+	}
+	return hc, out.String(), nil
+}
+
+// gitRun runs git on the bare repository gitDir, with no user or system
+// configuration.
+func gitRun(gitDir string, stdin io.Reader, args ...string) error {
+	cmd := exec.Command("git", append([]string{"--git-dir=" + gitDir}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+	cmd.Stdin = stdin
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("git %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return nil
+}
+
+// Markdown renders the report as the section HistoryHeading.
+func (r *HistoryReport) Markdown() string {
+	var b strings.Builder
+	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	p("%s\n\n", HistoryHeading)
+	p("<!-- Generated by bench/cmd/mcpbench -history; do not edit by hand. -->\n\n")
+	p("N one-line `edit_content` calls on %d files of %d lines through one `journal serve` (the harness's stdio client), "+
+		"then the CLI on that journal (wall time and peak RSS of the process; `gc` drops the oldest 95 %% of the events, then compacts). "+
+		"Git holds the same history — every version of every file committed in order by `git fast-import`, then "+
+		"`git gc --aggressive --prune=now` — its best packed size. Bytes are allocated blocks on disk (`du`).\n\n", historyFiles, historyLines)
+	m := r.Machine
+	p("- **Date:** %s; **commit:** %s; %s\n", r.Date.Format("2006-01-02 15:04 UTC"), r.Commit, r.Git)
+	p("- **Machine:** %s, %d cores, %d GiB RAM, Linux %s, work dir on %s; %s\n", m.CPU, m.Cores, m.MemoryGiB, m.Kernel, m.Disk, m.Go)
+	p("- **Reproduce:**\n\n```sh\n%s\n```\n\n", strings.Join(r.Commands, "\n"))
+	p("| events | `.journal/` | per edit | git packed | per edit | journal/git | edits (s) | server RSS (MiB) |\n|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	for _, run := range r.Runs {
+		ratio := "—"
+		if run.GitBytes > 0 {
+			ratio = fmt.Sprintf("%.2f×", float64(run.JournalBytes)/float64(run.GitBytes))
+		}
+		p("| %d | %s | %d B | %s | %d B | %s | %.0f | %.0f |\n", run.Events, mib(run.JournalBytes), run.JournalBytes/int64(run.Events),
+			mib(run.GitBytes), run.GitBytes/int64(run.Events), ratio, run.EditSeconds, run.ServerRSSMiB)
+	}
+	p("\n| events | command | time (s) | peak RSS (MiB) |\n|--:|---|--:|--:|\n")
+	for _, run := range r.Runs {
+		for _, c := range run.Commands {
+			name := "`journal " + c.Name + "`"
+			if c.Name == "gc" {
+				name += fmt.Sprintf(" (%s; `.journal/` %s → %s)", run.GCDropped, mib(run.JournalBytes), mib(run.AfterGCBytes))
+			}
+			p("| %d | %s | %.3f | %.1f |\n", run.Events, name, c.Seconds, c.RSSMiB)
+		}
+	}
+	return b.String()
+}
+
+func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }

@@ -1,0 +1,330 @@
+package journal
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/journalfs/journal/snapshot"
+	bolt "go.etcd.io/bbolt"
+)
+
+// Copying gc. A gc that drops events used to delete them, their index
+// entries and the contents nothing references in one write transaction,
+// then compact the file: bbolt holds every page that transaction touches
+// as a node in memory until it commits, so dropping 95,000 of 100,000
+// events peaked at 231 MiB, and the peak grew with the journal. Now such a
+// gc copies what it keeps into a fresh file, in key order, committing every
+// compactTx bytes, and swaps it in as Compact does:
+//
+//   - the events from the first kept one (B) on, and the index entries,
+//     revert links and sessions that reach them; heads, pending, staging and
+//     any bucket this version does not know, whole; meta with the new base;
+//   - the contents the kept events and the heads name, each with its lists,
+//     chunks and their delta bases (snapshot.CopyContent): the copy itself
+//     is the set of what is live, so nothing is marked in memory;
+//   - then, in the last transaction, the gc event (appended as before, so
+//     the heads it carries move to it) and the store's recounted totals.
+//
+// Memory is bounded by a transaction's bytes and the mapped-page budget
+// (release.go), whatever the size of the journal. A kill at any moment
+// leaves the old file whole (the copy, not yet renamed, is removed by the
+// next compaction) or the new one whole: there is no in-between state to
+// recover. The rule of what is kept is the one above (gc.go).
+
+// gcPlan is what a gc will do, decided in a read transaction.
+type gcPlan struct {
+	rep     *GCReport
+	base    droppedEvent // the last dropped event: the new chain base
+	carried []FileChange // heads set by dropped events, carried by the gc event
+}
+
+// planGC finds the events GC would drop (see the rule in gc.go).
+func (t *Tx) planGC(o GCOptions) (*gcPlan, error) {
+	p := &gcPlan{rep: &GCReport{Cutoff: o.Now.Add(-o.Keep).UTC()}}
+	base, _ := t.Base()
+	last := t.Last()
+	b := last + 1
+	var dropped int
+	err := t.Each(base+1, false, func(e *Event) error {
+		if e.Status == StatusPending || !e.Time.Before(p.rep.Cutoff) {
+			b = e.Seq
+			return ErrStop
+		}
+		dropped++
+		p.base = droppedEvent{seq: e.Seq, hash: e.Hash}
+		if o.Progress != nil {
+			o.Progress("scan", dropped, int(last-base))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if dropped > 0 && b == last+1 {
+		// never drop the newest event: the chain continues from it
+		dropped, b = dropped-1, last
+		if dropped > 0 {
+			e, err := t.Event(last - 1)
+			if err != nil {
+				return nil, err
+			}
+			p.base = droppedEvent{seq: e.Seq, hash: e.Hash}
+		}
+	}
+	p.rep.FirstKept, p.rep.Dropped = b, dropped
+	err = t.Heads(func(path string, h Head) error {
+		if h.Seq < b && !h.ID.IsZero() {
+			p.carried = append(p.carried, FileChange{Path: path, Before: h.ID, After: h.ID, BeforeMode: h.Mode, AfterMode: h.Mode})
+		}
+		return nil
+	})
+	p.rep.Carried = len(p.carried)
+	return p, err
+}
+
+// copier writes a fresh bbolt file in transactions of about compactTx bytes.
+type copier struct {
+	db    *bolt.DB
+	tx    *bolt.Tx
+	bytes int64
+	hook  func() error // DB.commitHook
+}
+
+func (c *copier) begin() error {
+	tx, err := c.db.Begin(true)
+	if err != nil {
+		return fmt.Errorf("journal: gc: %w", err)
+	}
+	c.tx, c.bytes = tx, 0
+	return nil
+}
+
+// commit commits the transaction; next, if set, begins another.
+func (c *copier) commit(next bool) error {
+	if c.hook != nil {
+		if err := c.hook(); err != nil {
+			c.tx.Rollback()
+			return err
+		}
+	}
+	if err := c.tx.Commit(); err != nil {
+		return fmt.Errorf("journal: gc: %w", err)
+	}
+	if next {
+		return c.begin()
+	}
+	return nil
+}
+
+// grew commits and begins anew once the transaction holds compactTx bytes.
+func (c *copier) grew(n int64) error {
+	if c.bytes += n; c.bytes < compactTx {
+		return nil
+	}
+	(&Tx{tx: c.tx}).release()
+	return c.commit(true)
+}
+
+// put stores a copy of k → v in bucket name (created, and filled in key
+// order). A copy: bbolt keeps the slices it is given until the transaction
+// commits, and the source's are in its mapping, whose pages gc lets go of as
+// it goes (touching them again at the commit doubled gc's peak memory).
+func (c *copier) put(name, k, v []byte) error {
+	b, err := c.tx.CreateBucketIfNotExists(name)
+	if err != nil {
+		return fmt.Errorf("journal: gc: bucket %s: %w", name, err)
+	}
+	b.FillPercent = 1.0
+	if err := b.Put(bytes.Clone(k), bytes.Clone(v)); err != nil {
+		return fmt.Errorf("journal: gc: %s: %w", name, err)
+	}
+	return c.grew(int64(len(k) + len(v)))
+}
+
+// gcCopy carries out plan (which drops events) by copying what is kept into
+// a fresh file and swapping it in.
+func (d *DB) gcCopy(o GCOptions, plan *gcPlan) (*GCReport, error) {
+	rep := plan.rep
+	fi, err := os.Stat(d.j.path)
+	if err != nil {
+		return nil, fmt.Errorf("journal: gc: %w", err)
+	}
+	rep.FileBefore = fi.Size()
+	tmp := d.j.path + compactSuffix
+	os.Remove(tmp) // a crashed compaction's
+	dst, err := bolt.Open(tmp, 0o600, &bolt.Options{Timeout: time.Second})
+	if err != nil {
+		return nil, fmt.Errorf("journal: gc: %w", err)
+	}
+	err = d.copyKept(dst, o, plan)
+	if cerr := dst.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("journal: gc: %w", cerr)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return nil, err
+	}
+	if rep.FileAfter, err = d.swapIn(tmp); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// copyKept writes into dst everything plan keeps, then the gc event.
+func (d *DB) copyKept(dst *bolt.DB, o GCOptions, plan *gcPlan) error {
+	rep, b := plan.rep, plan.rep.FirstKept
+	stx, err := d.db.Begin(false)
+	if err != nil {
+		return fmt.Errorf("journal: gc: %w", err)
+	}
+	defer stx.Rollback()
+	src := &Tx{tx: stx, j: d.j}
+	c := &copier{db: dst, hook: d.commitHook}
+	if err := c.begin(); err != nil {
+		return err
+	}
+	defer func() {
+		if c.tx != nil && c.tx.DB() != nil {
+			c.tx.Rollback()
+		}
+	}()
+	before, err := snapshot.ReadStats(stx)
+	if err != nil {
+		return err
+	}
+	lists := stx.Bucket(snapshot.BucketLists).Stats().KeyN
+	src.releaseAll()
+	n := 0
+	// every bucket but the store's, filtered by the rule
+	err = stx.ForEach(func(name []byte, bk *bolt.Bucket) error {
+		keep := func(k, v []byte) bool { return true }
+		switch string(name) {
+		case string(snapshot.BucketChunks), string(snapshot.BucketLists), string(snapshot.BucketContents), string(snapshot.BucketStats):
+			_, err := c.tx.CreateBucketIfNotExists(name)
+			return err
+		case string(bucketEvents), string(bucketLinks):
+			keep = func(k, _ []byte) bool { return len(k) == 8 && binary.BigEndian.Uint64(k) >= b }
+		case string(bucketByPath), string(bucketBySession):
+			keep = func(k, _ []byte) bool { return len(k) >= 9 && binary.BigEndian.Uint64(k[len(k)-8:]) >= b }
+		case string(bucketSessions):
+			keep = func(_, v []byte) bool {
+				var s Session
+				return json.Unmarshal(v, &s) != nil || s.Last >= b
+			}
+		case string(bucketMeta):
+			keep = func(k, _ []byte) bool { return string(k) != string(metaBaseSeq) && string(k) != string(metaBaseHash) }
+		}
+		if _, err := c.tx.CreateBucketIfNotExists(name); err != nil {
+			return fmt.Errorf("journal: gc: bucket %s: %w", name, err)
+		}
+		cur := bk.Cursor()
+		k, v := cur.First()
+		if string(name) == string(bucketEvents) || string(name) == string(bucketLinks) {
+			k, v = cur.Seek(u64(b))
+		}
+		for ; k != nil; k, v = cur.Next() {
+			if v == nil && bk.Bucket(k) != nil {
+				return fmt.Errorf("journal: gc: bucket %s holds a bucket %q this version does not know: %w", name, k, ErrState)
+			}
+			if !keep(k, v) {
+				continue
+			}
+			if err := c.put(name, k, v); err != nil {
+				return err
+			}
+			if n++; n%releaseEvery == 0 {
+				src.release()
+			}
+		}
+		if o.Progress != nil {
+			o.Progress("copy "+string(name), 0, 0)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := c.put(bucketMeta, metaBaseSeq, u64(plan.base.seq)); err != nil {
+		return err
+	}
+	if err := c.put(bucketMeta, metaBaseHash, plan.base.hash[:]); err != nil {
+		return err
+	}
+	src.releaseAll()
+	// the contents the kept history names
+	lost := src.lostContents()
+	copyContent := func(id snapshot.ID) error {
+		if id.IsZero() || lost[id] {
+			return nil
+		}
+		k, err := snapshot.CopyContent(stx, c.tx, id)
+		if errors.Is(err, snapshot.ErrNotFound) {
+			return nil // verify reports it; gc does not make it worse
+		}
+		if err != nil {
+			return fmt.Errorf("journal: gc: %w", err)
+		}
+		if n++; n%releaseContents == 0 {
+			src.release()
+			(&Tx{tx: c.tx}).release()
+		}
+		return c.grew(k)
+	}
+	done, total := 0, int(src.Last()-b+1)
+	err = src.Each(b, false, func(e *Event) error {
+		for _, f := range e.Files {
+			if err := copyContent(f.Before); err != nil {
+				return err
+			}
+			if err := copyContent(f.After); err != nil {
+				return err
+			}
+		}
+		if done++; o.Progress != nil {
+			o.Progress("copy contents", done, total)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := src.Heads(func(_ string, h Head) error { return copyContent(h.ID) }); err != nil {
+		return err
+	}
+	src.releaseAll()
+	(&Tx{tx: c.tx}).releaseAll()
+	// the gc event, and the store's totals
+	ev := &Event{Time: o.Now.UTC(), Kind: KindGC, Actor: o.Actor, Tool: "gc", Status: StatusCommitted, Files: plan.carried}
+	if ev.Files == nil {
+		ev.Files = []FileChange{}
+	}
+	ev.Args = fmt.Appendf(nil, `{"keep":%q,"cutoff":%q,"dropped":%d,"first_kept":%d}`,
+		o.Keep.String(), rep.Cutoff.Format(time.RFC3339), rep.Dropped, b)
+	if err := (&Tx{tx: c.tx, j: d.j}).Append(ev); err != nil {
+		return err
+	}
+	rep.Event = ev.Seq
+	if err := snapshot.Recount(c.tx); err != nil {
+		return err
+	}
+	after, err := snapshot.ReadStats(c.tx)
+	if err != nil {
+		return err
+	}
+	rep.Contents, rep.Chunks = before.Contents-after.Contents, before.Chunks-after.Chunks
+	rep.Bytes = before.StoredBytes - after.StoredBytes
+	err = c.commit(false)
+	c.tx = nil
+	if err != nil {
+		return err
+	}
+	return dst.View(func(tx *bolt.Tx) error {
+		rep.Lists = lists - tx.Bucket(snapshot.BucketLists).Stats().KeyN
+		return nil
+	})
+}
