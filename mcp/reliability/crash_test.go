@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -354,4 +356,98 @@ func TestCrash_KillServeDuringBatches(t *testing.T) {
 		"verify_runs": st.verifies, "torn_files": 0, "partial_batches": 0, "lost_acknowledged": 0, "temp_files_left": 0,
 		"mib_sent": st.bytesSent >> 20, "files": len(m.files), "journal_mib": fi.Size() >> 20,
 		"by_tool": st.byTool, "by_batch_files": st.byFiles, "seconds": int(time.Since(began).Seconds())})
+}
+
+// TestCrash_KillGC: the crash test for gc. A server applies batches; then
+// `journal gc` runs and is SIGKILLed at random moments (or runs to the end),
+// again and again, each gc dropping about half of what is left, while the
+// server keeps serving between them: after every kill `journal verify`
+// passes, `journal status` sees no file changed outside the journal (every
+// head still matches its file), every acknowledged file is on disk, and the
+// server, never restarted, goes on applying batches.
+func TestCrash_KillGC(t *testing.T) {
+	kills := scale("GC_KILLS", 12, 100)
+	seed := time.Now().UnixNano()
+	if v := os.Getenv("JOURNAL_SEED"); v != "" {
+		fmt.Sscan(v, &seed)
+	}
+	t.Logf("seed %d (JOURNAL_SEED to repeat)", seed)
+	rng := rand.New(rand.NewSource(seed))
+	root := t.TempDir()
+	m := &crashModel{files: map[string][]byte{}}
+	s := mustStart(t, root, "crash-gc")
+	defer s.close()
+	var times []time.Time // when each round of batches ended
+	batches := func(n int) {
+		t.Helper()
+		for range n {
+			b := m.next(t, rng, 256<<10)
+			res, err := s.call(b.tool, b.args)
+			if err != nil || res.IsError || res.Protocol != nil {
+				t.Fatalf("%s: %v %+v", b.tool, err, res)
+			}
+			for p, c := range b.after {
+				m.files[p] = c
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+		times = append(times, time.Now())
+		time.Sleep(5 * time.Millisecond)
+	}
+	check := func(what string) {
+		t.Helper()
+		if out, err := cli(root, "verify"); err != nil {
+			t.Fatalf("%s: journal verify: %v\n%s", what, err, out)
+		}
+		if out, err := cli(root, "status"); err != nil || !strings.Contains(out, "no file changed outside the journal") {
+			t.Fatalf("%s: journal status: %v\n%s", what, err, out)
+		}
+		for p, want := range m.files {
+			if got, err := os.ReadFile(filepath.Join(root, p)); err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("%s: %s lost (err %v)", what, p, err)
+			}
+		}
+		if tmp, _ := filepath.Glob(filepath.Join(root, journal.DirName, "*.compact")); len(tmp) > 1 {
+			t.Fatalf("%s: copies left: %v", what, tmp)
+		}
+	}
+	batches(40)
+	var completed, killed int
+	for k := 0; k < kills; k++ {
+		batches(10 + rng.Intn(20))
+		// drop the batches of the older half of the rounds
+		keep := time.Since(times[len(times)/2])
+		cmd := exec.Command(binary, "gc", "--keep", keep.Round(time.Millisecond).String())
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "NO_COLOR=1")
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		delay := time.Duration(rng.Intn(120000)) * time.Microsecond
+		timer := time.AfterFunc(delay, func() { cmd.Process.Kill() })
+		err := cmd.Wait()
+		timer.Stop()
+		if err == nil {
+			completed++
+			if !strings.Contains(out.String(), "dropped ") {
+				t.Fatalf("gc %d completed without dropping:\n%s", k, out.String())
+			}
+		} else if ee, ok := err.(*exec.ExitError); ok && ee.ProcessState.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL {
+			killed++
+		} else {
+			t.Fatalf("gc %d: %v\n%s", k, err, out.String())
+		}
+		check(fmt.Sprintf("gc %d (killed after %v: %v)", k, delay, err != nil))
+	}
+	batches(10) // the server was never restarted
+	if out, err := cli(root, "gc", "--keep", time.Since(times[len(times)-2]).Round(time.Millisecond).String()); err != nil {
+		t.Fatalf("last gc: %v\n%s", err, out)
+	}
+	check("after the last gc")
+	figures(t, map[string]any{"seed": seed, "gc_runs": kills + 1, "gc_killed": killed, "gc_completed": completed + 1, "files": len(m.files)})
+	if killed == 0 || completed == 0 {
+		t.Logf("every gc was %s (the kill delays missed); the figures say so", map[bool]string{true: "completed", false: "killed"}[killed == 0])
+	}
 }
