@@ -177,6 +177,12 @@ func (j *Journal) stamp(sound bool, before string, start time.Time) {
 // knownSound reports whether the file as it is now is known to have passed
 // the check: this handle saw it so (its check, or its own last write), or
 // the stamp beside it says so.
+// Stamped reports whether the journal file is, as it is now, one a
+// structural check (or this handle's own write) found sound: the stamp
+// beside it matches its identity, size and times. journal status then
+// reports the check's result without walking every page again.
+func (j *Journal) Stamped() bool { return j.knownSound() }
+
 func (j *Journal) knownSound() bool {
 	now := fileStamp(j.path)
 	if now == "" {
@@ -620,4 +626,54 @@ func (c *checker) elements(v *view, depth int) error {
 		}
 	}
 	return nil
+}
+
+// FreePages reads, without walking the file, how many pages its freelist
+// lists and the page size: the newer valid meta page names the freelist
+// page, whose header holds the count. For journal status on a file its
+// stamp shows sound (a read-only bbolt open does not load the freelist).
+// ok is false when the file cannot tell (no freelist kept, or unreadable).
+func (j *Journal) FreePages() (n, pageSize int, ok bool) {
+	f, err := os.Open(j.path)
+	if err != nil {
+		return 0, 0, false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, 0, false
+	}
+	ps := os.Getpagesize()
+	head := make([]byte, 2*ps)
+	if _, err := f.ReadAt(head, 0); err != nil {
+		return 0, 0, false
+	}
+	c := &checker{data: head, size: int64(len(head))}
+	var fl, txid uint64
+	found := false
+	for i := range 2 {
+		_, free, _, tx, mps, err := c.meta(i, ps)
+		if err == nil && mps == ps && (!found || tx > txid) {
+			fl, txid, found = free, tx, true
+		}
+	}
+	if !found || fl == boltNoFreelist || int64(fl+1)*int64(ps) > fi.Size() {
+		return 0, 0, false
+	}
+	var h [24]byte
+	if _, err := f.ReadAt(h[:], int64(fl)*int64(ps)); err != nil {
+		return 0, 0, false
+	}
+	le := binary.LittleEndian
+	if le.Uint16(h[8:])&boltFreelist == 0 {
+		return 0, 0, false
+	}
+	count := uint64(le.Uint16(h[10:]))
+	if count == 0xFFFF {
+		count = le.Uint64(h[16:])
+	}
+	if count > uint64(fi.Size())/uint64(ps) {
+		return 0, 0, false
+	}
+	return int(count), ps, true
 }

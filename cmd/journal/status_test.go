@@ -110,3 +110,34 @@ func TestStatus_FinishesLogged(t *testing.T) {
 		t.Fatalf("verify:\n%s", out)
 	}
 }
+
+// TestStatus_TrustsTheStamp: on a journal its last check (or write) left as
+// it is, status reports the check's word and the free pages without walking
+// the file; once the file changes behind its back, status walks it again,
+// and names damage.
+func TestStatus_TrustsTheStamp(t *testing.T) {
+	dir := damageWorkspace(t, 20)
+	jp := filepath.Join(dir, journal.DirName, journal.FileName)
+	time.Sleep(1100 * time.Millisecond) // past the stamp's margin
+	first := ok(t, dir, "status")
+	if !strings.Contains(first, "pages of 4096 bytes walked") && !strings.Contains(first, "unchanged since its last check") {
+		t.Fatalf("status:\n%s", first)
+	}
+	if second := ok(t, dir, "status"); !strings.Contains(second, "structure ok (unchanged since its last check") {
+		t.Fatalf("second status:\n%s", second)
+	}
+	// a byte of both meta pages' txid flipped behind the journal's back
+	b, err := os.ReadFile(jp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := os.Getpagesize()
+	b[64] ^= 0x01
+	b[ps+64] ^= 0x01
+	if err := os.WriteFile(jp, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, dir, "status"); r.code == 0 || !strings.Contains(r.stderr, "JOURNAL_DAMAGED") {
+		t.Fatalf("status on a damaged file: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
