@@ -19,7 +19,9 @@ import (
 //
 //  1. Only a prefix of the chain is dropped, so what is left is still one
 //     chain: the boundary B is the first event that is newer than the cutoff
-//     (now − Keep) or not sealed; events base+1 … B−1 are dropped, B … last
+//     (now − Keep), or not sealed, or of a write-ahead-log run whose files may
+//     not be synced yet (Tx.LogUnsynced: the engine that logged them still
+//     checks them against the bbolt file, and a recovery rolls them forward); events base+1 … B−1 are dropped, B … last
 //     are kept. The hash and number of event B−1 are stored in the meta
 //     bucket ("gc_base_seq", "gc_base_hash"), and Verify (and an export)
 //     starts the chain from there instead of from event 1.
@@ -169,6 +171,7 @@ func (t *Tx) gc(o GCOptions) (*GCReport, error) {
 	total := int(last - base)
 	b := last + 1
 	var dropped []droppedEvent
+	unsynced := t.LogUnsynced()
 	names := map[string]string{} // one copy of each path and session
 	name := func(s string) string {
 		if c, ok := names[s]; ok {
@@ -178,7 +181,7 @@ func (t *Tx) gc(o GCOptions) (*GCReport, error) {
 		return s
 	}
 	err := t.Each(base+1, false, func(e *Event) error {
-		if e.Status == StatusPending || !e.Time.Before(rep.Cutoff) {
+		if e.Status == StatusPending || !e.Time.Before(rep.Cutoff) || (unsynced != 0 && e.Seq >= unsynced) {
 			b = e.Seq
 			return ErrStop
 		}

@@ -50,8 +50,9 @@ func (t *Tx) planGC(o GCOptions) (*gcPlan, error) {
 	last := t.Last()
 	b := last + 1
 	var dropped int
+	unsynced := t.LogUnsynced()
 	err := t.Each(base+1, false, func(e *Event) error {
-		if e.Status == StatusPending || !e.Time.Before(p.rep.Cutoff) {
+		if e.Status == StatusPending || !e.Time.Before(p.rep.Cutoff) || (unsynced != 0 && e.Seq >= unsynced) {
 			b = e.Seq
 			return ErrStop
 		}

@@ -487,10 +487,19 @@ func (e *Engine) recoverLog(db *journal.DB) error {
 		// refuses to): then they are not in the chain, and are appended
 		// after what that writer appended, numbered anew, rather than lost.
 		var got *journal.Event
-		if err := db.View(func(tx *journal.Tx) (err error) { got, err = tx.Event(first.Seq); return }); err != nil {
+		var base uint64
+		err := db.View(func(tx *journal.Tx) (err error) {
+			base, _ = tx.Base()
+			got, err = tx.Event(first.Seq)
+			return
+		})
+		switch {
+		case errors.Is(err, journal.ErrNotFound) && first.Seq <= base:
+			// appended by another process's recovery, then dropped by a
+			// gc (the CLI's `journal gc` does both): theirs now, as below
+		case err != nil:
 			return err
-		}
-		if !got.Time.Equal(first.Time) || got.Kind != first.Kind || got.Tool != first.Tool || len(got.Files) != len(first.Files) {
+		case !got.Time.Equal(first.Time) || got.Kind != first.Kind || got.Tool != first.Tool || len(got.Files) != len(first.Files):
 			return e.appendDisplaced(db)
 		}
 		e.logged, e.appended, e.walEnd = nil, nil, 0

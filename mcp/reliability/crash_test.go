@@ -384,7 +384,8 @@ func TestCrash_KillGC(t *testing.T) {
 			b := m.next(t, rng, 256<<10)
 			res, err := s.call(b.tool, b.args)
 			if err != nil || res.IsError || res.Protocol != nil {
-				t.Fatalf("%s: %v %+v", b.tool, err, res)
+				log, _ := cli(root, "log", "--oneline", "-n", "30")
+				t.Fatalf("%s: %v %+v\njournal log:\n%s", b.tool, err, res, log)
 			}
 			for p, c := range b.after {
 				m.files[p] = c
@@ -439,6 +440,7 @@ func TestCrash_KillGC(t *testing.T) {
 		} else {
 			t.Fatalf("gc %d: %v\n%s", k, err, out.String())
 		}
+		t.Logf("gc %d: killed after %v: %v: %s", k, delay, err != nil, strings.SplitN(out.String(), "\n", 2)[0])
 		check(fmt.Sprintf("gc %d (killed after %v: %v)", k, delay, err != nil))
 	}
 	batches(10) // the server was never restarted
