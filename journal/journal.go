@@ -39,11 +39,12 @@ var (
 // reader of format 2 would take for tampering; 4 (FormatDeltas), chunks may
 // be stored as deltas against other chunks (snapshot's delta.go), which a
 // reader of format 3 cannot decode and whose gc would delete; 5
-// (FormatCompact), event records may be compact (record.go). A journal is
+// (FormatCompact), event records may be compact (record.go) and contents'
+// manifests inline (snapshot's manifest version 2). A journal is
 // marked 2 when its first logged events reach the bbolt file, 3 when repair
 // writes it, 4 in the transaction that stores its first delta or names a
-// content holding one, 5 in the transaction that writes its first compact
-// record (Tx.MarkFormat). Do and View refuse a journal of a newer format
+// content holding one, 5 in the transaction that appends its first event
+// from this version (Tx.MarkFormat). Do and View refuse a journal of a newer format
 // (ErrFormat).
 const Format = FormatCompact
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/journalfs/journal/snapshot"
+	"github.com/klauspost/compress/zstd"
 )
 
 // Compact event records. An event stored as JSON costs ~560 bytes, most of
@@ -22,7 +23,8 @@ import (
 //	bytes 1..4 CRC-32C of the body (big-endian)
 //	body       seq, time (Unix nanoseconds and zone offset in seconds,
 //	           varints), kind, status, the actor's seven strings, tool,
-//	           args (length and JSON bytes), files (0 for none, else 1 +
+//	           args (uvarint n<<1|z, then n bytes: the JSON, or with z = 1 a
+//	           zstd frame of it compressed with argsDict), files (0 for none, else 1 +
 //	           the count, then per file:
 //	           path, before, after, modes, lines added and removed, moved
 //	           from, new directories), reverts, error, prev, hash
@@ -40,6 +42,27 @@ import (
 // did.
 
 const recordV2 = 2
+
+// argsCompressMin is the size from which a call's arguments are compressed.
+const argsCompressMin = 48
+
+// argsDict is the zstd raw dictionary (ID 1) a record's arguments are
+// compressed with: the keys and shapes of the tools' arguments and common
+// code. It is part of the record format: never change it (a new one would
+// take a new ID).
+const argsDict = `{"absolute_file_path":"/home/user/src/project/main.go","changes":[{"replace_text":"","search_text":""}],` +
+	`"expected_version":"","fuzzy":false,"preview":false,"replace_text":"\treturn nil\n}\n",` +
+	`"search_text":"\tif err != nil {\n\t\treturn err\n\t}\n","allow_repeat":true,` +
+	`"ops":[{"content":"","end_line":1,"path":"","start_line":1}],"path":"src/",` +
+	`"content":"package main\n\nimport (\n\t\"fmt\"\n)\n\nfunc main() {\n\tfmt.Println(\"\")\n}\n",` +
+	`"line_number":1,"text":"// ","symbol":"","new_name":"","file_path":"","form":"(defn ","comment":"// TODO: "}`
+
+var (
+	argsEncoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1),
+		zstd.WithEncoderCRC(false), zstd.WithEncoderDictRaw(1, []byte(argsDict)))
+	argsDecoder, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(1<<30),
+		zstd.WithDecoderDictRaw(1, []byte(argsDict)))
+)
 
 // recordStrings are the strings a v2 record writes as one byte. Append
 // only: a record names them by index.
@@ -86,7 +109,7 @@ func encodeV2(e *Event, canon []byte) ([]byte, bool) {
 		w.str(s)
 	}
 	w.str(e.Tool)
-	w.bytes(e.Args)
+	w.args(e.Args)
 	if e.Files == nil { // "files": null, not []
 		w.uvarint(0)
 	} else {
@@ -142,8 +165,19 @@ func (w *recWriter) str(s string) {
 	w.b = append(w.b, s...)
 }
 
-func (w *recWriter) bytes(p []byte) {
-	w.uvarint(uint64(len(p)))
+// args writes a tool call's arguments: uvarint n<<1 | z, then n bytes, the
+// JSON as it is (z = 0) or a zstd frame of it compressed with argsDict (z =
+// 1), whichever is smaller.
+func (w *recWriter) args(p []byte) {
+	if len(p) >= argsCompressMin {
+		z := argsEncoder.EncodeAll(p, nil)
+		if len(z) < len(p) {
+			w.uvarint(uint64(len(z))<<1 | 1)
+			w.b = append(w.b, z...)
+			return
+		}
+	}
+	w.uvarint(uint64(len(p)) << 1)
 	w.b = append(w.b, p...)
 }
 
@@ -195,7 +229,7 @@ func parseV2(rec []byte) (*Event, int, error) {
 		*s = r.str()
 	}
 	e.Tool = r.str()
-	if args := r.bytes(); len(args) > 0 {
+	if args := r.args(); len(args) > 0 {
 		e.Args = json.RawMessage(args)
 	}
 	n := r.uvarint()
@@ -288,7 +322,20 @@ func (r *recReader) str() string {
 	return string(r.take(r.uvarint()))
 }
 
-func (r *recReader) bytes() []byte { return bytes.Clone(r.take(r.uvarint())) }
+// args reads what recWriter.args wrote.
+func (r *recReader) args() []byte {
+	v := r.uvarint()
+	p := r.take(v >> 1)
+	if v&1 == 0 || r.err != nil {
+		return bytes.Clone(p)
+	}
+	out, err := argsDecoder.DecodeAll(p, nil)
+	if err != nil {
+		r.err = fmt.Errorf("arguments: %v", err)
+		return nil
+	}
+	return out
+}
 
 func (r *recReader) id() snapshot.ID {
 	var id snapshot.ID

@@ -83,10 +83,10 @@ func (t *Tx) put(e *Event) error {
 	if err != nil {
 		return err
 	}
-	if rec[0] == recordV2 {
-		if err := t.MarkFormat(FormatCompact); err != nil {
-			return err
-		}
+	// every event this version writes may be compact and may name
+	// contents with inline manifests (snapshot): format 5
+	if err := t.MarkFormat(FormatCompact); err != nil {
+		return err
 	}
 	b := t.tx.Bucket(bucketEvents)
 	b.FillPercent = appendFill

@@ -36,24 +36,34 @@ func CopyContent(src, dst *bolt.Tx, id ID) (int64, error) {
 		return 0, fmt.Errorf("snapshot: copy content %s: a damaged manifest: %w", id.Short(), ErrCorrupt)
 	}
 	var n int64
-	for _, l := range m.lists {
+	err = m.parts(func(l ID) ([]ID, error) {
 		if dc[1].Get(l[:]) != nil {
-			continue
+			return nil, nil // copied with everything it names
 		}
 		ids, err := readList(sc[1], l)
 		if err != nil {
-			return n, fmt.Errorf("snapshot: copy content %s: %w", id.Short(), err)
+			return nil, err
 		}
 		for _, c := range ids {
 			k, err := copyChunk(sc[0], dc[0], c, maxDepth)
 			n += k
 			if err != nil {
-				return n, fmt.Errorf("snapshot: copy content %s: %w", id.Short(), err)
+				return nil, err
 			}
 		}
-		if err := put(dc[1], l, sc[1].Get(l[:]), &n); err != nil {
-			return n, err
+		return nil, put(dc[1], l, sc[1].Get(l[:]), &n)
+	}, func(ids []ID) error {
+		for _, c := range ids { // inline chunks (a list's were copied above)
+			k, err := copyChunk(sc[0], dc[0], c, maxDepth)
+			n += k
+			if err != nil {
+				return err
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		return n, fmt.Errorf("snapshot: copy content %s: %w", id.Short(), err)
 	}
 	return n, put(dc[2], id, rec, &n)
 }

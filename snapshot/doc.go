@@ -43,12 +43,16 @@
 //
 // Bucket "contents": content ID (32 bytes) → manifest
 //
-//	byte 0     format version (1)
+//	byte 0     format version: 1 (lists) or 2 (inline)
 //	uvarint    size of the content in bytes
-//	uvarint    number of list IDs m
-//	m × 32     list IDs in order
+//	uvarint    number of IDs m
+//	m × 32     version 1: list IDs in order; version 2: chunk IDs in order
 //
-// The empty content has a manifest with size 0 and no lists.
+// A content whose chunks all fit in one list (no list was cut before its
+// end: most contents under ~8 MiB) is written inline (version 2), without a
+// list record: one record fewer per version of a small file. Manifests of
+// version 1, and those of larger contents, read as before. The empty
+// content has a manifest with size 0 and no IDs.
 //
 // # Writing and reading
 //

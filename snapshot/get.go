@@ -11,8 +11,28 @@ import (
 
 // manifest is a decoded contents record.
 type manifest struct {
-	size  int64
-	lists []ID
+	size   int64
+	lists  []ID // version 1: the content's lists of chunks
+	chunks []ID // version 2 (inline): its chunks
+	inline bool
+}
+
+// parts calls fn with each run of the content's chunk IDs, in order: the
+// chunks of each of its lists (read with list), or its inline chunks.
+func (m manifest) parts(list func(ID) ([]ID, error), fn func(ids []ID) error) error {
+	if m.inline {
+		return fn(m.chunks)
+	}
+	for _, l := range m.lists {
+		ids, err := list(l)
+		if err != nil {
+			return err
+		}
+		if err := fn(ids); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func readManifest(tx *bolt.Tx, id ID) (manifest, error) {
@@ -164,21 +184,21 @@ func Get(tx *bolt.Tx, id ID, w io.Writer) error {
 	h := NewHasher()
 	var buf []byte
 	var total int64
-	for _, l := range m.lists {
-		ids, err := readList(lists, l)
-		if err != nil {
-			return fmt.Errorf("snapshot: content %s: %w", id.Short(), err)
-		}
+	err = m.parts(func(l ID) ([]ID, error) { return readList(lists, l) }, func(ids []ID) error {
 		for _, c := range ids {
 			if buf, err = readChunk(chunks, c, buf[:0]); err != nil {
-				return fmt.Errorf("snapshot: content %s: %w", id.Short(), err)
+				return err
 			}
 			h.Write(buf)
 			total += int64(len(buf))
 			if _, err := w.Write(buf); err != nil {
-				return fmt.Errorf("snapshot: content %s: write: %w", id.Short(), err)
+				return fmt.Errorf("write: %w", err)
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("snapshot: content %s: %w", id.Short(), err)
 	}
 	if total != m.size || h.ID() != id {
 		return fmt.Errorf("snapshot: content %s: content hash mismatch: %w", id.Short(), ErrCorrupt)
@@ -217,17 +237,15 @@ func Refs(tx *bolt.Tx, id ID, fn func(bucket []byte, ref ID)) error {
 	if err != nil {
 		return err
 	}
-	for _, l := range m.lists {
+	return m.parts(func(l ID) ([]ID, error) {
 		fn(BucketLists, l)
-		ids, err := readList(lists, l)
-		if err != nil {
-			return err
-		}
+		return readList(lists, l)
+	}, func(ids []ID) error {
 		for _, c := range ids {
 			fn(BucketChunks, c)
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // Stats summarises the store for `journal status`.

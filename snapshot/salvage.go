@@ -68,12 +68,14 @@ func after(raw []byte, id ID) [][]byte {
 }
 
 // parseManifest reads a contents record at the start of p (which may go on
-// past it: readManifest checks that it does not).
+// past it: readManifest checks that it does not): version 1 names the
+// content's lists, version 2 its chunks (inline).
 func parseManifest(p []byte) (manifest, bool) {
 	var m manifest
-	if len(p) < 3 || p[0] != formatV1 {
+	if len(p) < 3 || (p[0] != formatV1 && p[0] != manifestInline) {
 		return m, false
 	}
+	m.inline = p[0] == manifestInline
 	size, n := binary.Uvarint(p[1:])
 	if n <= 0 || size > 1<<62 {
 		return m, false
@@ -85,9 +87,14 @@ func parseManifest(p []byte) (manifest, bool) {
 	}
 	p = p[n:]
 	m.size = int64(size)
-	m.lists = make([]ID, count)
-	for i := range m.lists {
-		copy(m.lists[i][:], p[32*i:])
+	ids := make([]ID, count)
+	for i := range ids {
+		copy(ids[i][:], p[32*i:])
+	}
+	if m.inline {
+		m.chunks = ids
+	} else {
+		m.lists = ids
 	}
 	return m, true
 }
@@ -95,17 +102,23 @@ func parseManifest(p []byte) (manifest, bool) {
 // manifestLen is the length of m's record.
 func manifestLen(m manifest) int {
 	var b [binary.MaxVarintLen64]byte
-	return 1 + binary.PutUvarint(b[:], uint64(m.size)) + binary.PutUvarint(b[:], uint64(len(m.lists))) + 32*len(m.lists)
+	n := len(m.lists)
+	if m.inline {
+		n = len(m.chunks)
+	}
+	return 1 + binary.PutUvarint(b[:], uint64(m.size)) + binary.PutUvarint(b[:], uint64(n)) + 32*n
 }
 
 // salvageFrom assembles the content m describes.
 func salvageFrom(raw []byte, m manifest, have func(ID) ([]byte, bool)) ([]byte, bool) {
 	out := make([]byte, 0, min(m.size, 64<<20))
-	for _, l := range m.lists {
+	err := m.parts(func(l ID) ([]ID, error) {
 		chunks, ok := salvageList(raw, l)
 		if !ok {
-			return nil, false
+			return nil, ErrNotFound
 		}
+		return chunks, nil
+	}, func(chunks []ID) error {
 		for _, c := range chunks {
 			if b, ok := have(c); ok {
 				out = append(out, b...)
@@ -113,12 +126,13 @@ func salvageFrom(raw []byte, m manifest, have func(ID) ([]byte, bool)) ([]byte, 
 			}
 			b, ok := salvageChunk(raw, c, m.size-int64(len(out)), have, maxDepth)
 			if !ok {
-				return nil, false
+				return ErrNotFound
 			}
 			out = append(out, b...)
 		}
-	}
-	return out, int64(len(out)) == m.size
+		return nil
+	})
+	return out, err == nil && int64(len(out)) == m.size
 }
 
 // salvageList finds list id's record and its chunk IDs.

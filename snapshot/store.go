@@ -27,9 +27,10 @@ var (
 )
 
 const (
-	formatV1  = 1
-	codecRaw  = 0
-	codecZstd = 1
+	formatV1       = 1
+	manifestInline = 2 // a contents record naming its chunks, not lists
+	codecRaw       = 0
+	codecZstd      = 1
 
 	minChunk = 2 << 10
 	avgChunk = 8 << 10
@@ -200,10 +201,12 @@ func (w *writer) flushList() error {
 	return nil
 }
 
+// finish writes the content's manifest: inline (version 2: its chunk IDs)
+// when all its chunks are in the list being built — most contents, a list
+// being cut about every 1,024 chunks — else the last list and a manifest of
+// its lists (version 1). An inline manifest saves a list record per version
+// of a small file (~100 bytes with its key).
 func (w *writer) finish(tx *bolt.Tx, id ID) error {
-	if err := w.flushList(); err != nil {
-		return err
-	}
 	contents, err := bucket(tx, BucketContents)
 	if err != nil {
 		return err
@@ -211,11 +214,18 @@ func (w *writer) finish(tx *bolt.Tx, id ID) error {
 	if contents.Get(id[:]) != nil {
 		return nil
 	}
-	rec := make([]byte, 1, 1+2*binary.MaxVarintLen64+32*len(w.listIDs))
-	rec[0] = formatV1
+	version, ids := byte(manifestInline), w.pending
+	if len(w.listIDs) > 0 {
+		if err := w.flushList(); err != nil {
+			return err
+		}
+		version, ids = formatV1, w.listIDs
+	}
+	rec := make([]byte, 1, 1+2*binary.MaxVarintLen64+32*len(ids))
+	rec[0] = version
 	rec = binary.AppendUvarint(rec, uint64(w.size))
-	rec = binary.AppendUvarint(rec, uint64(len(w.listIDs)))
-	for _, l := range w.listIDs {
+	rec = binary.AppendUvarint(rec, uint64(len(ids)))
+	for _, l := range ids {
 		rec = append(rec, l[:]...)
 	}
 	if err := contents.Put(id[:], rec); err != nil {
