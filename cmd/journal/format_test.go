@@ -1,0 +1,107 @@
+package main_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/replay"
+	"github.com/journalfs/journal/snapshot"
+)
+
+// compactSample is a journal in format 5, as this version writes it: compact
+// event records (with compressed arguments), delta chunks, inline manifests,
+// and a prefix dropped by the copying gc. It is kept so that later binaries
+// are held to reading it (go test ./cmd/journal -run TestFormat5Sample
+// -update rewrites it).
+var compactSample = filepath.Join(repoRoot, "testdata", "journals", "compact-format5.db")
+
+// TestFormat5Sample: the kept format-5 journal verifies, lists its events
+// (the gc event first among the kept ones), exports an audit trail that
+// verifies, holds what format 5 means (compact records, deltas, inline
+// manifests), and takes new edits.
+func TestFormat5Sample(t *testing.T) {
+	if *update {
+		writeCompactSample(t)
+	}
+	dir := t.TempDir()
+	jp := filepath.Join(dir, journal.DirName, journal.FileName)
+	copyFile(t, compactSample, jp)
+	ok(t, dir, "verify")
+	log := ok(t, dir, "log", "--oneline")
+	if !strings.Contains(log, " gc") || strings.Count(log, "\n") != 22 { // 20 kept edits, the gc event, the newest
+		t.Fatalf("log of the sample:\n%s", log)
+	}
+	ok(t, dir, "export", "-o", filepath.Join(dir, "a.jsonl"))
+	ok(t, dir, "verify", "--export", filepath.Join(dir, "a.jsonl"))
+	j, err := journal.Open(jp, journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var format byte
+	var records, codecs, manifests [4]int
+	err = j.View(func(tx *journal.Tx) error {
+		format = tx.Bolt().Bucket([]byte("meta")).Get([]byte("format"))[0]
+		tx.Bolt().Bucket([]byte("events")).ForEach(func(_, v []byte) error { records[v[0]&3]++; return nil })
+		tx.Bolt().Bucket(snapshot.BucketChunks).ForEach(func(_, v []byte) error { codecs[v[1]&3]++; return nil })
+		return tx.Bolt().Bucket(snapshot.BucketContents).ForEach(func(_, v []byte) error { manifests[v[0]&3]++; return nil })
+	})
+	j.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if format != 5 || records[2] == 0 || codecs[2] == 0 || manifests[2] == 0 {
+		t.Fatalf("format %d; records by version %v; chunks by codec %v; manifests by version %v", format, records, codecs, manifests)
+	}
+	e := engine(t, dir)
+	apply(t, e, "file_create_new", "src/new.txt", "written by a later binary\n")
+	e.Close()
+	ok(t, dir, "verify")
+}
+
+// writeCompactSample writes compactSample: 40 one-line edit_content calls on
+// a 300-line file (arguments long enough to be compressed), a gc that drops
+// the first half, then one more edit.
+func writeCompactSample(t *testing.T) {
+	dir := t.TempDir()
+	e := engine(t, dir)
+	lines := make([]string, 300)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("line %d of a source file an agent edits: %d", i, i*i)
+	}
+	edit := func(i int) {
+		old := lines[(i*7)%300]
+		lines[(i*7)%300] = fmt.Sprintf("line %d, edit %d", (i*7)%300, i)
+		args := fmt.Sprintf(`{"absolute_file_path":%q,"preview":false,"replace_text":%q,"search_text":%q}`,
+			filepath.Join(dir, "src/a.go"), lines[(i*7)%300], old)
+		b := &replay.Batch{Tool: "edit_content", Args: []byte(args),
+			Changes: []replay.Change{{Path: "src/a.go", Data: []byte(strings.Join(lines, "\n") + "\n")}}}
+		if _, err := e.Apply(context.Background(), b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 20 {
+		edit(i)
+	}
+	time.Sleep(50 * time.Millisecond)
+	cutoff := time.Now()
+	time.Sleep(50 * time.Millisecond)
+	for i := 20; i < 40; i++ {
+		edit(i)
+	}
+	rep, err := e.GC(journal.GCOptions{Keep: time.Since(cutoff), Actor: journal.Actor{Kind: "cli"}})
+	if err != nil || rep.Dropped != 20 {
+		t.Fatalf("gc: %+v %v", rep, err)
+	}
+	edit(40)
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	copyFile(t, filepath.Join(dir, journal.DirName, journal.FileName), compactSample)
+	os.Remove(compactSample + ".checked")
+}
