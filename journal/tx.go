@@ -96,6 +96,21 @@ func (t *Tx) put(e *Event) error {
 	return nil
 }
 
+// putIndex puts an index entry. An entry past the bucket's last key (one
+// session's events, one file edited again and again) is an append: the
+// bucket's pages are then filled whole (appendFill), which halved what
+// by_session took on disk for a server's single session; an entry into the
+// middle keeps bbolt's default split, which suits keys that arrive
+// interleaved. bbolt applies the fill when the transaction commits, so the
+// last entry of a transaction decides for its bucket.
+func putIndex(b *bolt.Bucket, k []byte) error {
+	b.FillPercent = bolt.DefaultFillPercent
+	if last, _ := b.Cursor().Last(); last == nil || bytes.Compare(k, last) > 0 {
+		b.FillPercent = appendFill
+	}
+	return b.Put(k, nil)
+}
+
 // appendFill is how full bbolt fills the pages of the events bucket, whose
 // keys (event numbers) only ever grow: bbolt's default, half, suits keys
 // that arrive in any order; appended keys never come back to a page, so its
@@ -132,12 +147,12 @@ func (t *Tx) Append(e *Event) error {
 		e.Status = StatusPending
 	}
 	for _, f := range e.Files {
-		if err := t.tx.Bucket(bucketByPath).Put(indexKey(f.Path, e.Seq), nil); err != nil {
+		if err := putIndex(t.tx.Bucket(bucketByPath), indexKey(f.Path, e.Seq)); err != nil {
 			return fmt.Errorf("journal: append %d: index %s: %w", e.Seq, f.Path, err)
 		}
 	}
 	if s := e.Actor.Session; s != "" {
-		if err := t.tx.Bucket(bucketBySession).Put(indexKey(s, e.Seq), nil); err != nil {
+		if err := putIndex(t.tx.Bucket(bucketBySession), indexKey(s, e.Seq)); err != nil {
 			return fmt.Errorf("journal: append %d: index session: %w", e.Seq, err)
 		}
 		if err := t.touchSession(e); err != nil {
