@@ -2,7 +2,9 @@ package journal_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -178,5 +180,50 @@ func TestGC_CopiesWhatItKeeps(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestGC_CopiesDamageAsItIs: a kept content whose chunk is damaged is copied
+// damaged (gc does not make it worse, nor hide it): verify names the same
+// content after the gc as before, and every other kept content reads.
+func TestGC_CopiesDamageAsItIs(t *testing.T) {
+	j := create(t)
+	defer j.Close()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	timed(t, j, t0, 30)
+	var bad snapshot.ID
+	err := j.Do(func(db *journal.DB) error {
+		return db.Update(func(tx *journal.Tx) error {
+			ev, err := tx.Event(29)
+			if err != nil {
+				return err
+			}
+			bad = ev.Files[0].After
+			// its one chunk is the content's own bytes: the content ID
+			b := tx.Bolt().Bucket(snapshot.BucketChunks)
+			v := bytes.Clone(b.Get(bad[:]))
+			if v == nil {
+				return fmt.Errorf("no chunk under the content's ID")
+			}
+			v[len(v)-1] ^= 0x55
+			return b.Put(bad[:], v)
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	verify := func() error {
+		return j.View(func(tx *journal.Tx) error { _, err := tx.Verify(true, nil); return err })
+	}
+	before := verify()
+	if before == nil || !strings.Contains(before.Error(), bad.Short()) {
+		t.Fatalf("verify before the gc: %v", before)
+	}
+	if _, err := j.GC(journal.GCOptions{Keep: 10 * time.Hour, Now: t0.Add(29*time.Hour + 30*time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	after := verify()
+	if after == nil || !strings.Contains(after.Error(), bad.Short()) || !errors.Is(after, snapshot.ErrCorrupt) {
+		t.Fatalf("verify after the gc: %v (before: %v)", after, before)
 	}
 }

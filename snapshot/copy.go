@@ -13,8 +13,12 @@ import (
 // records it copied. It is how the journal's gc keeps what it keeps: it
 // copies what the kept history references into a fresh file, so the copy
 // itself is the set of what is live, and nothing needs marking in memory.
-// The records are copied as they are (not re-encoded); a chunk whose bases
-// are missing in src is copied anyway (verify names it, as it would have).
+//
+// Records are copied as they are, not decoded or re-encoded, and damage is
+// copied too, never made worse: a record that does not parse is copied
+// whole without following it, and a record that is missing is skipped, so
+// that verify names in the copy what it named in the source. The error is
+// ErrNotFound when the content itself is not stored, else a write's.
 func CopyContent(src, dst *bolt.Tx, id ID) (int64, error) {
 	sc, err := buckets(src)
 	if err != nil {
@@ -31,68 +35,61 @@ func CopyContent(src, dst *bolt.Tx, id ID) (int64, error) {
 	if rec == nil {
 		return 0, fmt.Errorf("snapshot: copy content %s: %w", id.Short(), ErrNotFound)
 	}
-	m, ok := parseManifest(rec)
-	if !ok || len(rec) != manifestLen(m) {
-		return 0, fmt.Errorf("snapshot: copy content %s: a damaged manifest: %w", id.Short(), ErrCorrupt)
-	}
 	var n int64
-	err = m.parts(func(l ID) ([]ID, error) {
-		if dc[1].Get(l[:]) != nil {
-			return nil, nil // copied with everything it names
-		}
-		ids, err := readList(sc[1], l)
+	if m, ok := parseManifest(rec); ok && len(rec) == manifestLen(m) {
+		err = m.parts(func(l ID) ([]ID, error) {
+			lrec := sc[1].Get(l[:])
+			if lrec == nil || dc[1].Get(l[:]) != nil {
+				return nil, nil // missing, or copied with everything it names
+			}
+			// a list that does not read is copied as it is
+			if ids, err := readList(sc[1], l); err == nil {
+				if err := copyChunks(sc[0], dc[0], ids, &n); err != nil {
+					return nil, err
+				}
+			}
+			return nil, put(dc[1], l, lrec, &n)
+		}, func(ids []ID) error {
+			return copyChunks(sc[0], dc[0], ids, &n) // inline chunks (a list's were copied above)
+		})
 		if err != nil {
-			return nil, err
+			return n, fmt.Errorf("snapshot: copy content %s: %w", id.Short(), err)
 		}
-		for _, c := range ids {
-			k, err := copyChunk(sc[0], dc[0], c, maxDepth)
-			n += k
-			if err != nil {
-				return nil, err
-			}
-		}
-		return nil, put(dc[1], l, sc[1].Get(l[:]), &n)
-	}, func(ids []ID) error {
-		for _, c := range ids { // inline chunks (a list's were copied above)
-			k, err := copyChunk(sc[0], dc[0], c, maxDepth)
-			n += k
-			if err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return n, fmt.Errorf("snapshot: copy content %s: %w", id.Short(), err)
 	}
 	return n, put(dc[2], id, rec, &n)
 }
 
+// copyChunks copies chunks ids (and their bases) unless dst has them.
+func copyChunks(src, dst *bolt.Bucket, ids []ID, n *int64) error {
+	for _, c := range ids {
+		if err := copyChunk(src, dst, c, maxDepth, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // copyChunk copies chunk id, and the bases it is a delta against (at most
-// limit deep), unless dst has it.
-func copyChunk(src, dst *bolt.Bucket, id ID, limit int) (int64, error) {
+// limit deep), unless dst has it; a missing chunk is skipped, a delta record
+// that does not parse is copied without its bases.
+func copyChunk(src, dst *bolt.Bucket, id ID, limit int, n *int64) error {
 	if dst.Get(id[:]) != nil {
-		return 0, nil
+		return nil
 	}
 	rec := src.Get(id[:])
 	if rec == nil {
-		return 0, fmt.Errorf("snapshot: chunk %s: %w", id.Short(), ErrNotFound)
+		return nil
 	}
-	var n int64
 	if recordDepth(rec) > 0 {
-		depth, bases, _, ok := parseDelta(rec)
-		if !ok || depth > limit {
-			return 0, fmt.Errorf("snapshot: chunk %s: a damaged delta record: %w", id.Short(), ErrCorrupt)
-		}
-		for _, b := range bases {
-			k, err := copyChunk(src, dst, b, depth-1)
-			n += k
-			if err != nil {
-				return n, err
+		if depth, bases, _, ok := parseDelta(rec); ok && depth <= limit {
+			for _, b := range bases {
+				if err := copyChunk(src, dst, b, depth-1, n); err != nil {
+					return err
+				}
 			}
 		}
 	}
-	return n, put(dst, id, rec, &n)
+	return put(dst, id, rec, n)
 }
 
 // put stores a copy of rec (bbolt keeps the slice it is given until the
