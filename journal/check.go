@@ -174,15 +174,16 @@ func (j *Journal) stamp(sound bool, before string, start time.Time) {
 	writeStamp(p, before)
 }
 
+// Stamped reports whether the journal file is, as it is now, one a
+// structural check (or this handle's own write) found sound: this handle
+// saw it so, or the stamp beside it matches its identity, size and times.
+// journal status then reports the check's result without walking every
+// page again.
+func (j *Journal) Stamped() bool { return j.knownSound() }
+
 // knownSound reports whether the file as it is now is known to have passed
 // the check: this handle saw it so (its check, or its own last write), or
 // the stamp beside it says so.
-// Stamped reports whether the journal file is, as it is now, one a
-// structural check (or this handle's own write) found sound: the stamp
-// beside it matches its identity, size and times. journal status then
-// reports the check's result without walking every page again.
-func (j *Journal) Stamped() bool { return j.knownSound() }
-
 func (j *Journal) knownSound() bool {
 	now := fileStamp(j.path)
 	if now == "" {
@@ -328,14 +329,17 @@ func (c *checker) meta(i, ps int) (root, freelist, hwm, txid uint64, pageSize in
 	return le.Uint64(b[metaRootAt:]), le.Uint64(b[48:]), le.Uint64(b[56:]), le.Uint64(b[64:]), int(le.Uint32(b[24:])), nil
 }
 
-func (c *checker) run() (*CheckReport, error) {
-	ps := os.Getpagesize()
-	var best struct {
-		root, freelist, hwm, txid uint64
-		ps                        int
-		ok                        bool
-	}
-	var errs []string
+// metaInfo is what a valid meta page says.
+type metaInfo struct {
+	root, freelist, hwm, txid uint64
+	ps                        int
+	ok                        bool
+}
+
+// bestMeta reads both meta pages (a page size of ps for meta page 1 unless
+// meta page 0 says otherwise) and returns the newer valid one, and why each
+// invalid one is.
+func (c *checker) bestMeta(ps int) (best metaInfo, errs []string) {
 	for i := 0; i < 2; i++ {
 		// meta page 1 sits one page in: the page size is meta 0's, else the OS's
 		p := ps
@@ -353,9 +357,32 @@ func (c *checker) run() (*CheckReport, error) {
 			continue
 		}
 		if !best.ok || txid > best.txid {
-			best.root, best.freelist, best.hwm, best.txid, best.ps, best.ok = root, fl, hwm, txid, mps, true
+			best = metaInfo{root: root, freelist: fl, hwm: hwm, txid: txid, ps: mps, ok: true}
 		}
 	}
+	return best, errs
+}
+
+// freeCount reads a freelist page's count from its start: the header's, or
+// when it does not fit there (0xFFFF) the first element; at is where the
+// page numbers begin. ok is false when the page is too short to say.
+func freeCount(b []byte) (n, at int, ok bool) {
+	le := binary.LittleEndian
+	if len(b) < boltHeader {
+		return 0, 0, false
+	}
+	n, at = int(le.Uint16(b[10:])), boltHeader
+	if n == 0xFFFF {
+		if len(b) < boltHeader+8 {
+			return 0, 0, false
+		}
+		n, at = int(le.Uint64(b[boltHeader:])), boltHeader+8
+	}
+	return n, at, true
+}
+
+func (c *checker) run() (*CheckReport, error) {
+	best, errs := c.bestMeta(os.Getpagesize())
 	if !best.ok {
 		c.metas = true
 		return nil, damagedf("both meta pages are invalid (%s)", strings.Join(errs, "; "))
@@ -401,12 +428,9 @@ func (c *checker) run() (*CheckReport, error) {
 // offset.
 func (c *checker) freelist(v *view) error {
 	le := binary.LittleEndian
-	n, at := int(le.Uint16(v.b[10:])), boltHeader
-	if n == 0xFFFF { // the count does not fit the header: it is the first element
-		if len(v.b) < boltHeader+8 {
-			return damagedf("freelist page %d: its count lies outside the page", v.id)
-		}
-		n, at = int(le.Uint64(v.b[boltHeader:])), boltHeader+8
+	n, at, ok := freeCount(v.b)
+	if !ok {
+		return damagedf("freelist page %d: its count lies outside the page", v.id)
 	}
 	if n < 0 || n > (len(v.b)-at)/8 {
 		return damagedf("freelist page %d: %d free pages do not fit", v.id, n)
@@ -490,9 +514,7 @@ func (c *checker) page(id uint64, want uint16) (*view, error) {
 		// kernel's fault-around), so what counts is the process's mapped
 		// memory, not the pages walked (release.go).
 		c.touched = 0
-		if n, ok := residentShared(); !ok || n >= checkBudget {
-			_ = syscall.Madvise(c.data, syscall.MADV_DONTNEED)
-		}
+		releaseOver(c.data, checkBudget)
 	}
 	return &view{id: id, off: off, b: c.data[off : off+int64(over+1)*int64(c.ps)]}, nil
 }
@@ -649,31 +671,18 @@ func (j *Journal) FreePages() (n, pageSize int, ok bool) {
 		return 0, 0, false
 	}
 	c := &checker{data: head, size: int64(len(head))}
-	var fl, txid uint64
-	found := false
-	for i := range 2 {
-		_, free, _, tx, mps, err := c.meta(i, ps)
-		if err == nil && mps == ps && (!found || tx > txid) {
-			fl, txid, found = free, tx, true
-		}
-	}
-	if !found || fl == boltNoFreelist || int64(fl+1)*int64(ps) > fi.Size() {
+	best, _ := c.bestMeta(ps)
+	ps = best.ps
+	if !best.ok || best.freelist == boltNoFreelist || int64(best.freelist+1)*int64(ps) > fi.Size() {
 		return 0, 0, false
 	}
-	var h [24]byte
-	if _, err := f.ReadAt(h[:], int64(fl)*int64(ps)); err != nil {
+	var h [boltHeader + 8]byte
+	if _, err := f.ReadAt(h[:], int64(best.freelist)*int64(ps)); err != nil {
 		return 0, 0, false
 	}
-	le := binary.LittleEndian
-	if le.Uint16(h[8:])&boltFreelist == 0 {
+	count, _, ok := freeCount(h[:])
+	if !ok || binary.LittleEndian.Uint16(h[8:])&boltFreelist == 0 || count < 0 || int64(count) > fi.Size()/int64(ps) {
 		return 0, 0, false
 	}
-	count := uint64(le.Uint16(h[10:]))
-	if count == 0xFFFF {
-		count = le.Uint64(h[16:])
-	}
-	if count > uint64(fi.Size())/uint64(ps) {
-		return 0, 0, false
-	}
-	return int(count), ps, true
+	return count, ps, true
 }

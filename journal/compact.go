@@ -30,25 +30,33 @@ const compactSuffix = ".compact"
 // returns its size before and after. It must be the last thing the Do that
 // calls it does with d.
 func (d *DB) Compact() (before, after int64, err error) {
+	return d.rewrite("compact", func(dst *bolt.DB) error { return bolt.Compact(dst, d.db, compactTx) })
+}
+
+// rewrite writes a fresh bbolt file beside the journal with fill (a
+// compaction, a copying gc), then swaps it in (swapIn), and returns the
+// journal file's size before and after. On an error the fresh file is
+// removed and the journal is as it was; a crash leaves the fresh file,
+// which the next rewrite removes.
+func (d *DB) rewrite(what string, fill func(dst *bolt.DB) error) (before, after int64, err error) {
 	fi, err := os.Stat(d.j.path)
 	if err != nil {
-		return 0, 0, fmt.Errorf("journal: compact: %w", err)
+		return 0, 0, fmt.Errorf("journal: %s: %w", what, err)
 	}
 	before = fi.Size()
 	tmp := d.j.path + compactSuffix
-	os.Remove(tmp) // a crashed compaction's
+	os.Remove(tmp) // a crashed rewrite's
 	dst, err := bolt.Open(tmp, 0o600, &bolt.Options{Timeout: time.Second})
 	if err != nil {
-		return before, 0, fmt.Errorf("journal: compact: %w", err)
+		return before, 0, fmt.Errorf("journal: %s: %s: %w", what, tmp, err)
 	}
-	if err := bolt.Compact(dst, d.db, compactTx); err != nil {
-		dst.Close()
-		os.Remove(tmp)
-		return before, 0, fmt.Errorf("journal: compact: %w", err)
+	err = fill(dst)
+	if cerr := dst.Close(); err == nil && cerr != nil {
+		err = cerr
 	}
-	if err := dst.Close(); err != nil {
+	if err != nil {
 		os.Remove(tmp)
-		return before, 0, fmt.Errorf("journal: compact: %w", err)
+		return before, 0, fmt.Errorf("journal: %s: writing %s (is the disk full?): %w", what, tmp, err)
 	}
 	after, err = d.swapIn(tmp)
 	return before, after, err

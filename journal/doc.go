@@ -80,15 +80,16 @@
 // transaction runs under protect, which turns bbolt's panics on damaged
 // pages, and faults reading the mapping, into a DamageError (ErrDamaged) and
 // records it in <journal>.damaged (with the file's inode: a replaced file is
-// not refused); writers refuse while it applies. Before the first write of a
-// handle, and in journal status, Check walks the file's pages with plain
-// reads, so that damage bbolt would only meet in a write (an overflow count
+// not refused); writers refuse while it applies. Before a handle's first
+// read or write of a file it does not know sound (its own check or write,
+// or the stamp beside the file: check.go), and in journal verify, Check
+// walks the file's pages with plain reads, so that damage bbolt would only meet in a write (an overflow count
 // that makes a commit exhaust memory) refuses the write instead. Tx.Scan
 // lists events around a damaged record or page. Journal.Repair (repair.go)
 // salvages every readable event and content into a new journal: each run of
 // lost events becomes one damaged event (Event.Lost) that carries the hash
 // links around the gap, so Verify and VerifyExport pass across it and show
-// it; such a journal is format 3 (FormatRepaired).
+// it; such a journal is format 3 (FormatRepaired) or later.
 //
 // # Event record
 //

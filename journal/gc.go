@@ -83,11 +83,14 @@ type GCReport struct {
 	Bytes     int64  // stored bytes freed (record sizes)
 	Event     uint64 // the gc event (0 if nothing was dropped)
 	// FileBefore and FileAfter are the journal file's size before and after
-	// the compaction that follows a gc that dropped something (Compact).
+	// a gc that dropped something (copied into a fresh file, gccopy.go) or
+	// found a quarter of the file free (compacted, Compact).
 	FileBefore, FileAfter int64
 }
 
-// GC applies the retention rule above in one write transaction. It refuses
+// GC applies the retention rule above: a gc that drops events copies what
+// it keeps into a fresh file swapped in at the end (gccopy.go); one that
+// drops none, and a dry run, work in place in one transaction. It refuses
 // (ErrBusy) while the write-ahead log holds events the bbolt file has not
 // yet (its gc event would take their numbers): replay.Engine.GC completes
 // them first.
@@ -100,9 +103,9 @@ func (j *Journal) GC(o GCOptions) (*GCReport, error) {
 	return rep, err
 }
 
-// GC is Journal.GC for the holder of the exclusive lock. After a gc that
-// dropped events it compacts the file (Compact), so it must be the last
-// thing its Do does with d.
+// GC is Journal.GC for the holder of the exclusive lock. A gc that drops
+// events, or compacts, replaces the file, so it must be the last thing its
+// Do does with d.
 func (d *DB) GC(o GCOptions) (*GCReport, error) {
 	if o.Keep <= 0 {
 		return nil, fmt.Errorf("journal: gc: keep must be a positive duration")
@@ -110,28 +113,23 @@ func (d *DB) GC(o GCOptions) (*GCReport, error) {
 	if o.Now.IsZero() {
 		o.Now = time.Now()
 	}
-	if !o.DryRun {
-		// a gc that drops events copies what it keeps (gccopy.go)
-		var plan *gcPlan
-		err := d.View(func(tx *Tx) (err error) {
-			if d.j.LogAhead(tx.Last()) {
-				return fmt.Errorf("journal: gc: the write-ahead log holds events not yet in %s; complete them first (any journal command, or replay.Engine.GC, does) and retry: %w", d.j.path, ErrBusy)
-			}
-			plan, err = tx.planGC(o)
-			return err
-		})
-		if err != nil {
-			return nil, err
-		}
-		if plan.rep.Dropped > 0 {
-			return d.gcCopy(o, plan)
-		}
-	}
-	var rep *GCReport
-	err := d.Update(func(tx *Tx) (err error) {
+	var plan *gcPlan
+	err := d.View(func(tx *Tx) (err error) {
 		if d.j.LogAhead(tx.Last()) {
-			return fmt.Errorf("journal: gc: the write-ahead log holds events not yet in %s; complete them first (any journal command, or replay.Engine.GC, does) and retry: %w", d.j.path, ErrBusy)
+			return fmt.Errorf("journal: gc: the write-ahead log holds events not yet in %s; run any journal command (journal status does), which completes them, and retry: %w", d.j.path, ErrBusy)
 		}
+		plan, err = tx.planGC(o)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !o.DryRun && plan.rep.Dropped > 0 {
+		return d.gcCopy(o, plan) // copies what it keeps (gccopy.go)
+	}
+	// a dry run, or nothing to drop: in place, under the same lock
+	var rep *GCReport
+	err = d.Update(func(tx *Tx) (err error) {
 		rep, err = tx.gc(o)
 		if err == nil && o.DryRun {
 			return errDryRun
@@ -141,9 +139,9 @@ func (d *DB) GC(o GCOptions) (*GCReport, error) {
 	if errors.Is(err, errDryRun) {
 		err = nil
 	}
-	if err == nil && !o.DryRun && rep != nil && (rep.Dropped > 0 || d.mostlyFree()) {
-		// the file gives back what the gc freed, or what an earlier gc (by
-		// a binary that did not compact) left free: the last step of this Do
+	if err == nil && !o.DryRun && d.mostlyFree() {
+		// the file gives back what an earlier gc (by a binary that did not
+		// compact) left free: the last step of this Do
 		rep.FileBefore, rep.FileAfter, err = d.Compact()
 	}
 	return rep, err
@@ -159,136 +157,144 @@ func (d *DB) mostlyFree() bool {
 	return int64(st.FreePageN+st.PendingPageN)*int64(d.db.Info().PageSize)*4 >= fi.Size()
 }
 
+// gcPlan is what a gc will do, decided in a read transaction.
+type gcPlan struct {
+	rep     *GCReport
+	base    droppedEvent // the last dropped event: the new chain base
+	carried []FileChange // heads set by dropped events, carried by the gc event
+}
+
+// planGC finds the events GC would drop (see the rule in gc.go).
+func (t *Tx) planGC(o GCOptions) (*gcPlan, error) {
+	p := &gcPlan{rep: &GCReport{Cutoff: o.Now.Add(-o.Keep).UTC()}}
+	base, _ := t.Base()
+	last := t.Last()
+	b := last + 1
+	var dropped int
+	unsynced := t.LogUnsynced()
+	err := t.Each(base+1, false, func(e *Event) error {
+		if e.Status == StatusPending || !e.Time.Before(p.rep.Cutoff) || (unsynced != 0 && e.Seq >= unsynced) {
+			b = e.Seq
+			return ErrStop
+		}
+		dropped++
+		p.base = droppedEvent{seq: e.Seq, hash: e.Hash}
+		if o.Progress != nil {
+			o.Progress("scan", dropped, int(last-base))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if dropped > 0 && b == last+1 {
+		// Never drop the newest event: the chain continues from it. With the
+		// events bucket emptied, Append would number the gc event 1 with no
+		// prev (verify fails), and bbolt's Cursor.Last spins on a bucket
+		// emptied in the same transaction.
+		dropped, b = dropped-1, last
+		if dropped > 0 {
+			e, err := t.Event(last - 1)
+			if err != nil {
+				return nil, err
+			}
+			p.base = droppedEvent{seq: e.Seq, hash: e.Hash}
+		}
+	}
+	p.rep.FirstKept, p.rep.Dropped = b, dropped
+	err = t.Heads(func(path string, h Head) error {
+		if h.Seq < b && !h.ID.IsZero() {
+			p.carried = append(p.carried, FileChange{Path: path, Before: h.ID, After: h.ID, BeforeMode: h.Mode, AfterMode: h.Mode})
+		}
+		return nil
+	})
+	p.rep.Carried = len(p.carried)
+	return p, err
+}
+
+// gc applies the rule in place, in t: for a dry run (t is rolled back) and
+// for a gc that drops no event (only unreferenced contents go).
 func (t *Tx) gc(o GCOptions) (*GCReport, error) {
-	rep := &GCReport{Cutoff: o.Now.Add(-o.Keep).UTC()}
+	plan, err := t.planGC(o)
+	if err != nil {
+		return nil, err
+	}
+	if plan.rep.Dropped > 0 {
+		if err := t.dropPrefix(plan, o); err != nil {
+			return nil, err
+		}
+	}
 	prog := func(step string, done, total int) {
 		if o.Progress != nil {
 			o.Progress(step, done, total)
 		}
 	}
-	base, _ := t.Base()
-	last := t.Last()
-	total := int(last - base)
-	b := last + 1
-	var dropped []droppedEvent
-	unsynced := t.LogUnsynced()
-	names := map[string]string{} // one copy of each path and session
-	name := func(s string) string {
-		if c, ok := names[s]; ok {
-			return c
-		}
-		names[s] = s
-		return s
+	if err := t.sweep(plan.rep, prog); err != nil {
+		return nil, err
 	}
+	return plan.rep, nil
+}
+
+// droppedEvent is the last event a gc drops: the chain's new base.
+type droppedEvent struct {
+	seq  uint64
+	hash snapshot.ID
+}
+
+// gcEvent is the event that records a gc of plan.
+func gcEvent(o GCOptions, p *gcPlan) *Event {
+	ev := &Event{Time: o.Now.UTC(), Kind: KindGC, Actor: o.Actor, Tool: "gc", Status: StatusCommitted,
+		Files: append([]FileChange{}, p.carried...)}
+	ev.Args = fmt.Appendf(nil, `{"keep":%q,"cutoff":%q,"dropped":%d,"first_kept":%d}`,
+		o.Keep.String(), p.rep.Cutoff.Format(time.RFC3339), p.rep.Dropped, p.rep.FirstKept)
+	return ev
+}
+
+// dropPrefix deletes, in place, the events plan drops, their index entries,
+// revert links and sessions, moves the chain's base and appends the gc event.
+func (t *Tx) dropPrefix(p *gcPlan, o GCOptions) error {
+	b := p.rep.FirstKept
+	base, _ := t.Base()
+	var keys [][2][]byte // bucket, key
 	err := t.Each(base+1, false, func(e *Event) error {
-		if e.Status == StatusPending || !e.Time.Before(rep.Cutoff) || (unsynced != 0 && e.Seq >= unsynced) {
-			b = e.Seq
+		if e.Seq >= b {
 			return ErrStop
 		}
-		d := droppedEvent{seq: e.Seq, hash: e.Hash, session: name(e.Actor.Session), paths: make([]string, len(e.Files))}
-		for i, f := range e.Files {
-			d.paths[i] = name(f.Path)
+		for _, f := range e.Files {
+			keys = append(keys, [2][]byte{bucketByPath, indexKey(f.Path, e.Seq)})
 		}
-		dropped = append(dropped, d)
-		prog("scan", len(dropped), total)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if len(dropped) > 0 && b == last+1 {
-		// Never drop the newest event: the chain continues from it. With the
-		// events bucket emptied, Append would number the gc event 1 with no
-		// prev (verify fails), and bbolt's Cursor.Last spins on a bucket
-		// emptied in the same transaction.
-		dropped, b = dropped[:len(dropped)-1], last
-	}
-	rep.FirstKept, rep.Dropped = b, len(dropped)
-	if len(dropped) > 0 {
-		if err := t.dropPrefix(dropped, b, rep, o); err != nil {
-			return nil, err
+		if s := e.Actor.Session; s != "" {
+			keys = append(keys, [2][]byte{bucketBySession, indexKey(s, e.Seq)})
 		}
-	}
-	if err := t.sweep(rep, prog); err != nil {
-		return nil, err
-	}
-	return rep, nil
-}
-
-// droppedEvent is what dropping an event needs to know of it (a decoded
-// event is ten times the size, and gc may drop millions).
-type droppedEvent struct {
-	seq     uint64
-	hash    snapshot.ID
-	session string
-	paths   []string
-}
-
-func (t *Tx) dropPrefix(dropped []droppedEvent, b uint64, rep *GCReport, o GCOptions) error {
-	ev := &Event{Time: o.Now.UTC(), Kind: KindGC, Actor: o.Actor, Tool: "gc", Status: StatusCommitted, Files: []FileChange{}}
-	err := t.Heads(func(path string, h Head) error {
-		if h.Seq < b && !h.ID.IsZero() {
-			ev.Files = append(ev.Files, FileChange{Path: path, Before: h.ID, After: h.ID, BeforeMode: h.Mode, AfterMode: h.Mode})
-		}
+		keys = append(keys, [2][]byte{bucketLinks, u64(e.Seq)}, [2][]byte{bucketEvents, u64(e.Seq)})
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	rep.Carried = len(ev.Files)
-	newBase := dropped[len(dropped)-1]
-	del := func(bucket []byte, key []byte) error {
-		if err := t.tx.Bucket(bucket).Delete(key); err != nil {
-			return fmt.Errorf("journal: gc: %s: %w", bucket, err)
-		}
-		return nil
-	}
-	for i, e := range dropped {
-		for _, p := range e.paths {
-			if err := del(bucketByPath, indexKey(p, e.seq)); err != nil {
-				return err
-			}
-		}
-		if s := e.session; s != "" {
-			if err := del(bucketBySession, indexKey(s, e.seq)); err != nil {
-				return err
-			}
-		}
-		if err := del(bucketLinks, u64(e.seq)); err != nil {
-			return err
-		}
-		if err := del(bucketEvents, u64(e.seq)); err != nil {
-			return err
-		}
-		if i%releaseEvery == releaseEvery-1 {
-			t.release()
-		}
-	}
-	var gone [][]byte
 	t.Sessions(func(s Session) error {
 		if s.Last < b {
-			gone = append(gone, []byte(s.ID))
+			keys = append(keys, [2][]byte{bucketSessions, []byte(s.ID)})
 		}
 		return nil
 	})
-	for _, k := range gone {
-		if err := del(bucketSessions, k); err != nil {
-			return err
+	for _, k := range keys {
+		if err := t.tx.Bucket(k[0]).Delete(k[1]); err != nil {
+			return fmt.Errorf("journal: gc: %s: %w", k[0], err)
 		}
 	}
 	m := t.tx.Bucket(bucketMeta)
-	if err := m.Put(metaBaseSeq, u64(newBase.seq)); err != nil {
+	if err := m.Put(metaBaseSeq, u64(p.base.seq)); err != nil {
 		return fmt.Errorf("journal: gc: meta: %w", err)
 	}
-	if err := m.Put(metaBaseHash, newBase.hash[:]); err != nil {
+	if err := m.Put(metaBaseHash, p.base.hash[:]); err != nil {
 		return fmt.Errorf("journal: gc: meta: %w", err)
 	}
-	ev.Args = fmt.Appendf(nil, `{"keep":%q,"cutoff":%q,"dropped":%d,"first_kept":%d}`,
-		o.Keep.String(), rep.Cutoff.Format(time.RFC3339), rep.Dropped, b)
+	ev := gcEvent(o, p)
 	if err := t.Append(ev); err != nil {
 		return err
 	}
-	rep.Event = ev.Seq
+	p.rep.Event = ev.Seq
 	return nil
 }
 

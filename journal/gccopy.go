@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"time"
 
 	"github.com/journalfs/journal/snapshot"
 	bolt "go.etcd.io/bbolt"
@@ -23,7 +21,9 @@ import (
 //
 //   - the events from the first kept one (B) on, and the index entries,
 //     revert links and sessions that reach them; heads, pending, staging and
-//     any bucket this version does not know, whole; meta with the new base;
+//     any bucket this version does not know, whole (one that nests buckets
+//     is refused: gc leaves such a journal to the version that wrote it);
+//     meta with the new base;
 //   - the contents the kept events and the heads name, each with its lists,
 //     chunks and their delta bases (snapshot.CopyContent): the copy itself
 //     is the set of what is live, so nothing is marked in memory;
@@ -35,58 +35,6 @@ import (
 // leaves the old file whole (the copy, not yet renamed, is removed by the
 // next compaction) or the new one whole: there is no in-between state to
 // recover. The rule of what is kept is the one above (gc.go).
-
-// gcPlan is what a gc will do, decided in a read transaction.
-type gcPlan struct {
-	rep     *GCReport
-	base    droppedEvent // the last dropped event: the new chain base
-	carried []FileChange // heads set by dropped events, carried by the gc event
-}
-
-// planGC finds the events GC would drop (see the rule in gc.go).
-func (t *Tx) planGC(o GCOptions) (*gcPlan, error) {
-	p := &gcPlan{rep: &GCReport{Cutoff: o.Now.Add(-o.Keep).UTC()}}
-	base, _ := t.Base()
-	last := t.Last()
-	b := last + 1
-	var dropped int
-	unsynced := t.LogUnsynced()
-	err := t.Each(base+1, false, func(e *Event) error {
-		if e.Status == StatusPending || !e.Time.Before(p.rep.Cutoff) || (unsynced != 0 && e.Seq >= unsynced) {
-			b = e.Seq
-			return ErrStop
-		}
-		dropped++
-		p.base = droppedEvent{seq: e.Seq, hash: e.Hash}
-		if o.Progress != nil {
-			o.Progress("scan", dropped, int(last-base))
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if dropped > 0 && b == last+1 {
-		// never drop the newest event: the chain continues from it
-		dropped, b = dropped-1, last
-		if dropped > 0 {
-			e, err := t.Event(last - 1)
-			if err != nil {
-				return nil, err
-			}
-			p.base = droppedEvent{seq: e.Seq, hash: e.Hash}
-		}
-	}
-	p.rep.FirstKept, p.rep.Dropped = b, dropped
-	err = t.Heads(func(path string, h Head) error {
-		if h.Seq < b && !h.ID.IsZero() {
-			p.carried = append(p.carried, FileChange{Path: path, Before: h.ID, After: h.ID, BeforeMode: h.Mode, AfterMode: h.Mode})
-		}
-		return nil
-	})
-	p.rep.Carried = len(p.carried)
-	return p, err
-}
 
 // copier writes a fresh bbolt file in transactions of about compactTx bytes.
 type copier struct {
@@ -140,7 +88,7 @@ func (c *copier) put(name, k, v []byte) error {
 	if err != nil {
 		return fmt.Errorf("journal: gc: bucket %s: %w", name, err)
 	}
-	b.FillPercent = 1.0
+	b.FillPercent = appendFill // keys come in order
 	if err := b.Put(bytes.Clone(k), bytes.Clone(v)); err != nil {
 		return fmt.Errorf("journal: gc: %s: %w", name, err)
 	}
@@ -151,26 +99,9 @@ func (c *copier) put(name, k, v []byte) error {
 // a fresh file and swapping it in.
 func (d *DB) gcCopy(o GCOptions, plan *gcPlan) (*GCReport, error) {
 	rep := plan.rep
-	fi, err := os.Stat(d.j.path)
+	var err error
+	rep.FileBefore, rep.FileAfter, err = d.rewrite("gc", func(dst *bolt.DB) error { return d.copyKept(dst, o, plan) })
 	if err != nil {
-		return nil, fmt.Errorf("journal: gc: %w", err)
-	}
-	rep.FileBefore = fi.Size()
-	tmp := d.j.path + compactSuffix
-	os.Remove(tmp) // a crashed compaction's
-	dst, err := bolt.Open(tmp, 0o600, &bolt.Options{Timeout: time.Second})
-	if err != nil {
-		return nil, fmt.Errorf("journal: gc: %w", err)
-	}
-	err = d.copyKept(dst, o, plan)
-	if cerr := dst.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("journal: gc: %w", cerr)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return nil, err
-	}
-	if rep.FileAfter, err = d.swapIn(tmp); err != nil {
 		return nil, err
 	}
 	return rep, nil
@@ -208,8 +139,6 @@ func (d *DB) copyKept(dst *bolt.DB, o GCOptions, plan *gcPlan) error {
 		case string(snapshot.BucketChunks), string(snapshot.BucketLists), string(snapshot.BucketContents), string(snapshot.BucketStats):
 			_, err := c.tx.CreateBucketIfNotExists(name)
 			return err
-		case string(bucketEvents), string(bucketLinks):
-			keep = func(k, _ []byte) bool { return len(k) == 8 && binary.BigEndian.Uint64(k) >= b }
 		case string(bucketByPath), string(bucketBySession):
 			keep = func(k, _ []byte) bool { return len(k) >= 9 && binary.BigEndian.Uint64(k[len(k)-8:]) >= b }
 		case string(bucketSessions):
@@ -226,11 +155,11 @@ func (d *DB) copyKept(dst *bolt.DB, o GCOptions, plan *gcPlan) error {
 		cur := bk.Cursor()
 		k, v := cur.First()
 		if string(name) == string(bucketEvents) || string(name) == string(bucketLinks) {
-			k, v = cur.Seek(u64(b))
+			k, v = cur.Seek(u64(b)) // keyed by event number: those from B on
 		}
 		for ; k != nil; k, v = cur.Next() {
 			if v == nil && bk.Bucket(k) != nil {
-				return fmt.Errorf("journal: gc: bucket %s holds a bucket %q this version does not know: %w", name, k, ErrState)
+				return fmt.Errorf("journal: gc: bucket %s holds a bucket %q this version does not know (a newer journal binary wrote it: run its gc); nothing was changed: %w", name, k, ErrState)
 			}
 			if !keep(k, v) {
 				continue
@@ -300,12 +229,7 @@ func (d *DB) copyKept(dst *bolt.DB, o GCOptions, plan *gcPlan) error {
 	src.releaseAll()
 	(&Tx{tx: c.tx}).releaseAll()
 	// the gc event, and the store's totals
-	ev := &Event{Time: o.Now.UTC(), Kind: KindGC, Actor: o.Actor, Tool: "gc", Status: StatusCommitted, Files: plan.carried}
-	if ev.Files == nil {
-		ev.Files = []FileChange{}
-	}
-	ev.Args = fmt.Appendf(nil, `{"keep":%q,"cutoff":%q,"dropped":%d,"first_kept":%d}`,
-		o.Keep.String(), rep.Cutoff.Format(time.RFC3339), rep.Dropped, b)
+	ev := gcEvent(o, plan)
 	if err := (&Tx{tx: c.tx, j: d.j}).Append(ev); err != nil {
 		return err
 	}

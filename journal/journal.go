@@ -41,10 +41,11 @@ var (
 // reader of format 3 cannot decode and whose gc would delete; 5
 // (FormatCompact), event records may be compact (record.go) and contents'
 // manifests inline (snapshot's manifest version 2). A journal is
-// marked 2 when its first logged events reach the bbolt file, 3 when repair
-// writes it, 4 in the transaction that stores its first delta or names a
-// content holding one, 5 in the transaction that appends its first event
-// from this version (Tx.MarkFormat). Do and View refuse a journal of a newer format
+// marked 5 in the transaction that appends its first event from this
+// version (Tx.MarkFormat), which covers 2, 3 and 4; a journal a version
+// before wrote stays as it was marked: 2 once its first logged events
+// reached the bbolt file, 3 when repair wrote it, 4 when it stored its first
+// delta. Do and View refuse a journal of a newer format
 // (ErrFormat).
 const Format = FormatCompact
 

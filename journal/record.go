@@ -139,7 +139,7 @@ func encodeV2(e *Event, canon []byte) ([]byte, bool) {
 	w.id(e.Hash)
 	binary.BigEndian.PutUint32(w.b[1:], crc32.Checksum(w.b[5:], castagnoli))
 	// the record must stand for exactly the same event
-	d, _, err := decodeV2(w.b)
+	d, _, err := parseV2(w.b) // its checksum was computed just now
 	if err != nil {
 		return nil, false
 	}

@@ -37,11 +37,18 @@ const mappedBudget = 64 << 20
 // release drops the pages of the journal's mapping from the process's
 // resident memory, if the process holds more than mappedBudget of mapped
 // file pages (or cannot tell).
-func (t *Tx) release() {
-	if n, ok := residentShared(); ok && n < mappedBudget {
+func (t *Tx) release() { releaseOver(t.mapping(), mappedBudget) }
+
+// releaseOver drops the pages of the mapping m from the process's resident
+// memory if the process holds budget bytes or more of mapped file pages (or
+// cannot tell).
+func releaseOver(m []byte, budget int64) {
+	if n, ok := residentShared(); ok && n < budget {
 		return
 	}
-	t.releaseAll()
+	if m != nil {
+		_ = syscall.Madvise(m, syscall.MADV_DONTNEED)
+	}
 }
 
 // releaseAll drops the pages of the journal's mapping from the process's

@@ -155,7 +155,8 @@ func (j *Journal) Repair(apply bool, actor Actor) (*RepairReport, error) {
 	return rep, j.swap(tmp, rep)
 }
 
-// rawFindMax bounds the journal files whose bytes findLost searches.
+// rawFindMax bounds the journal files whose bytes repair searches (findLost,
+// salvage).
 const rawFindMax = 1 << 30
 
 // findLost looks for the records of lost events in the file's bytes, as
@@ -386,8 +387,6 @@ func (rep *RepairReport) copyContents(tx *Tx, events []*Event, skip map[snapshot
 	return flush()
 }
 
-// content reads content id whole and checks its hash; a damaged page on the
-// way is an error, not a panic.
 // rawBytes returns the bytes of the file read (none above rawFindMax),
 // read once.
 func (rep *RepairReport) rawBytes() []byte {
@@ -419,6 +418,8 @@ func (rep *RepairReport) salvage(tx *Tx, id snapshot.ID) ([]byte, error) {
 	})
 }
 
+// content reads content id whole and checks its hash; a damaged page on the
+// way is an error, not a panic.
 func (t *Tx) content(id snapshot.ID) (data []byte, err error) {
 	defer func() {
 		if r := recover(); r != nil {

@@ -114,10 +114,11 @@ func putIndex(b *bolt.Bucket, k []byte) error {
 // appendFill is how full bbolt fills the pages of the events bucket, whose
 // keys (event numbers) only ever grow: bbolt's default, half, suits keys
 // that arrive in any order; appended keys never come back to a page, so its
-// free half would stay empty for ever. The indexes keep the default: their
-// keys (path or session, then number) arrive interleaved, and full pages
-// split on every insert into the middle (measured: by_path filled to 13 %
-// at 1.0, 77 % at the default). A runtime setting: journals written before
+// free half would stay empty for ever. The indexes use it only for an entry
+// past their last key (putIndex): their keys (path or session, then
+// number) mostly arrive interleaved, and full pages split on every insert
+// into the middle (measured: by_path filled to 13 % at 1.0, 77 % at the
+// default). A runtime setting: journals written before
 // it read and grow as they are.
 const appendFill = 1.0
 

@@ -79,7 +79,11 @@ func (t *Tx) Verify(contents bool, progress func(seq uint64)) (*VerifyReport, er
 		want = seq + 1
 		// re-hashing contents reads chunks all over the file (their keys
 		// are hashes): release sooner
-		if r.Events++; r.Events%releaseEvery == 0 || (contents && r.Events%releaseContents == 0) {
+		every := releaseEvery
+		if contents {
+			every = releaseContents
+		}
+		if r.Events++; r.Events%every == 0 {
 			t.release()
 		}
 		if progress != nil {

@@ -152,7 +152,6 @@ type fileOp struct {
 	own    fileIdent // the file's identity once renamed, if probe proved it unchanged (version.go)
 	owned  bool
 	layout []snapshot.Chunk // a streamed content's layout
-	deltas bool             // the streamed content has chunks stored as deltas
 }
 
 func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, error) {
@@ -322,16 +321,10 @@ func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, erro
 					return err
 				}
 			}
-			deltas := op.deltas
+			// deltas against the file's previous version; the event
+			// appended below marks the journal's format (journal.Tx.MarkFormat)
 			if op.change.Data != nil {
-				d, err := snapshot.PutDelta(tx.Bolt(), op.after, op.change.Data, op.cur.data)
-				if err != nil {
-					return err
-				}
-				deltas = deltas || d
-			}
-			if deltas {
-				if err := tx.MarkFormat(journal.FormatDeltas); err != nil {
+				if _, err := snapshot.PutDelta(tx.Bolt(), op.after, op.change.Data, op.cur.data); err != nil {
 					return err
 				}
 			}
@@ -478,7 +471,6 @@ func (e *Engine) stageStreams(db *journal.DB, ops []*fileOp, dirs *[]createdDir)
 			return classify(fmt.Errorf("replay: store %s: %w", op.p.Rel, st.err))
 		}
 		op.after, op.size, op.layout = st.st.ID, size, st.st.Chunks // both were fed the same bytes
-		op.deltas = st.st.Deltas > 0
 	}
 	return nil
 }

@@ -272,12 +272,6 @@ func (e *Engine) syncDir(r *Root, dir string) error {
 	return nil
 }
 
-// lineStats counts lines added and removed between two small texts.
-//
-// Lines both texts share at their start and at their end are never part of a
-// minimal line diff, so only the lines between them are split and diffed: a
-// one-line edit of a 300-line file diffs one line against one, not 300
-// against 300 (and copies 60 bytes, not both texts).
 // observedLines counts the lines a change made outside the journal added
 // and removed, from the version the journal last recorded (before) to the
 // file as it is (cur): text files held in memory, up to lineStats' limit.
@@ -287,7 +281,7 @@ func observedLines(tx *journal.Tx, before snapshot.ID, cur state) (added, remove
 	}
 	var b []byte
 	if !before.IsZero() {
-		if n, err := snapshot.Size(tx.Bolt(), before); err != nil || n > 4<<20 {
+		if n, err := snapshot.Size(tx.Bolt(), before); err != nil || n > lineStatsMax {
 			return 0, 0
 		}
 		var err error
@@ -298,9 +292,17 @@ func observedLines(tx *journal.Tx, before snapshot.ID, cur state) (added, remove
 	return lineStats(b, cur.data)
 }
 
+// lineStatsMax is the largest text lineStats counts.
+const lineStatsMax = 4 << 20
+
+// lineStats counts lines added and removed between two small texts.
+//
+// Lines both texts share at their start and at their end are never part of a
+// minimal line diff, so only the lines between them are split and diffed: a
+// one-line edit of a 300-line file diffs one line against one, not 300
+// against 300 (and copies 60 bytes, not both texts).
 func lineStats(before, after []byte) (added, removed int) {
-	const limit = 4 << 20
-	if len(before) > limit || len(after) > limit || bytes.IndexByte(before, 0) >= 0 || bytes.IndexByte(after, 0) >= 0 {
+	if len(before) > lineStatsMax || len(after) > lineStatsMax || bytes.IndexByte(before, 0) >= 0 || bytes.IndexByte(after, 0) >= 0 {
 		return 0, 0
 	}
 	before, after = trimCommonLines(before, after)

@@ -267,17 +267,12 @@ func (e *Engine) removeTempsOrStage(ops []*fileOp) []string {
 	return stage
 }
 
-// putContents stores a record's contents.
+// putContents stores a record's contents (as deltas against their Base);
+// the events appended with them mark the journal's format.
 func putContents(tx *journal.Tx, rec *journal.LogRecord) error {
 	for _, c := range rec.Contents {
-		deltas, err := snapshot.PutDelta(tx.Bolt(), c.ID, c.Data, c.Base)
-		if err != nil {
+		if _, err := snapshot.PutDelta(tx.Bolt(), c.ID, c.Data, c.Base); err != nil {
 			return err
-		}
-		if deltas {
-			if err := tx.MarkFormat(journal.FormatDeltas); err != nil {
-				return err
-			}
 		}
 	}
 	return nil
@@ -489,12 +484,14 @@ func (e *Engine) recoverLog(db *journal.DB) error {
 		var got *journal.Event
 		var base uint64
 		err := db.View(func(tx *journal.Tx) (err error) {
-			base, _ = tx.Base()
+			if base, _ = tx.Base(); first.Seq <= base {
+				return nil
+			}
 			got, err = tx.Event(first.Seq)
 			return
 		})
 		switch {
-		case errors.Is(err, journal.ErrNotFound) && first.Seq <= base:
+		case got == nil && err == nil:
 			// appended by another process's recovery, then dropped by a
 			// gc (the CLI's `journal gc` does both): theirs now, as below
 		case err != nil:

@@ -346,18 +346,8 @@ func (b *bench) runLog(s *session, n int) error {
 		return nil // keeps no history
 	case report.Ours:
 		run = func(args ...string) ([]byte, error) {
-			ctx, cancel := context.WithTimeout(context.Background(), b.cfg.timeout)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, b.sv.journalBin, args...)
-			cmd.Dir = s.dir
-			cmd.Env = append(os.Environ(), "JOURNAL_PATH=", "NO_COLOR=1")
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			out, err := cmd.Output()
-			if err != nil {
-				return nil, fmt.Errorf("journal %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-			}
-			return out, nil
+			out, _, err := b.journalCLI(s.dir, b.cfg.timeout, args...)
+			return out, err
 		}
 		s.used["log"] = "journal log -n 20 --no-pager"
 	case report.RefGit:
@@ -408,4 +398,22 @@ func (b *bench) runLog(s *session, n int) error {
 		return fmt.Errorf("log listed %d entries, want 20", count)
 	}
 	return nil
+}
+
+// journalCLI runs our binary's CLI on the journal in dir (no colour), for
+// at most timeout: its standard output, its process state (for its rusage),
+// and an error that carries its standard error.
+func (b *bench) journalCLI(dir string, timeout time.Duration, args ...string) ([]byte, *os.ProcessState, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, b.sv.journalBin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "JOURNAL_PATH=", "NO_COLOR=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return out, cmd.ProcessState, fmt.Errorf("journal %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return out, cmd.ProcessState, nil
 }
