@@ -172,6 +172,7 @@ func (j *Journal) stamp(sound bool, before string, start time.Time) {
 		return
 	}
 	writeStamp(p, before)
+	j.written.Store(before)
 }
 
 // Stamped reports whether the journal file is, as it is now, one a
@@ -212,7 +213,11 @@ func (j *Journal) wrote() {
 		return
 	}
 	j.seen.Store(now)
+	if w, _ := j.written.Load().(string); w == now {
+		return // a call that changed nothing (a logged batch, a read)
+	}
 	writeStamp(j.path+stampSuffix, now)
+	j.written.Store(now)
 }
 
 // stampLen is the stamp file's fixed length: it is overwritten in place,

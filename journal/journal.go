@@ -88,6 +88,9 @@ type Journal struct {
 	// seen is the file's stamp (check.go) when this handle last knew it
 	// sound: after its check passed, or after its own write.
 	seen atomic.Value
+	// written is the stamp this handle last wrote beside the file (string):
+	// a call that changed nothing does not write it again.
+	written atomic.Value
 	// origin is set on a readable copy (readable.go): the journal it is a
 	// copy of, which damage found in it is reported against; poison is the
 	// copy's poison page and finding what the check found there.
