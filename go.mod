@@ -7,6 +7,7 @@ require (
 	github.com/alexaandru/go-sitter-forest/clojure v1.9.1
 	github.com/aymanbagabas/go-udiff v0.4.1
 	github.com/fatih/color v1.19.0
+	github.com/go-json-experiment/json v1.27.2
 	github.com/kalbasit/fastcdc v1.0.0
 	github.com/klauspost/compress v1.20.3
 	github.com/mark3labs/mcp-go v1.2.1
@@ -20,6 +21,7 @@ require (
 	go.lsp.dev/uri v0.3.0
 	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.47.0
+	golang.org/x/text v0.14.0
 )
 
 require (
@@ -41,5 +43,4 @@ require (
 	go.uber.org/atomic v1.9.0 // indirect
 	go.uber.org/multierr v1.8.0 // indirect
 	go.uber.org/zap v1.21.0 // indirect
-	golang.org/x/text v0.14.0 // indirect
 )

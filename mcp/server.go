@@ -68,6 +68,11 @@ type Server struct {
 	lspMu sync.Mutex
 
 	subs subscriptions // resource subscriptions (subscribe.go)
+
+	// spill holds long arguments decoded at the transport (wire.go);
+	// toolNames are the registered tools whose calls it lightens.
+	spill     *spills
+	toolNames map[string]bool
 }
 
 // New builds the MCP server for an engine.
@@ -86,7 +91,8 @@ func New(eng *replay.Engine, o Options) *Server {
 	}
 	var b [8]byte
 	rand.Read(b[:])
-	s := &Server{eng: eng, opts: o, processSession: "stdio-" + hex.EncodeToString(b[:]), seen: map[string]map[string]*fileView{}}
+	s := &Server{eng: eng, opts: o, processSession: "stdio-" + hex.EncodeToString(b[:]), seen: map[string]map[string]*fileView{},
+		spill: newSpills(), toolNames: map[string]bool{}}
 	s.srv = server.NewMCPServer("journal", o.Version,
 		server.WithToolCapabilities(false),
 		server.WithResourceCapabilities(true, false),
@@ -98,6 +104,9 @@ func New(eng *replay.Engine, o Options) *Server {
 	s.srv.EnableSampling()
 	for _, r := range registrars {
 		r(s)
+	}
+	for _, t := range s.tools {
+		s.toolNames[t.Name] = true
 	}
 	return s
 }
@@ -129,6 +138,9 @@ type call struct {
 	actor   journal.Actor
 	args    json.RawMessage // as journaled (long strings shrunk to a hash)
 	input   any             // as sent, for the corrected calls of refusals
+	// spilled are the long strings of input decoded at the transport, by
+	// placeholder (wire.go).
+	spilled map[string]string
 	// progress reports a long operation's advance and says when the client
 	// cancelled the call (progress.go).
 	progress *progress
@@ -144,10 +156,11 @@ func (c *call) inputArgs() (map[string]any, bool) {
 	if json.Unmarshal(b, &m) != nil || m == nil {
 		return nil, false
 	}
+	fill(m, c.spilled)
 	return m, true
 }
 
-func (s *Server) newCall(ctx context.Context, tool string, rawArgs any) *call {
+func (s *Server) newCall(ctx context.Context, tool string, rawArgs any, spilled map[string]string) *call {
 	c := &call{tool: tool, session: s.processSession}
 	c.actor = journal.Actor{Kind: "mcp", Origin: s.opts.Origin, User: s.eng.Actor().User, Host: s.eng.Actor().Host}
 	if cs := server.ClientSessionFromContext(ctx); cs != nil {
@@ -160,14 +173,16 @@ func (s *Server) newCall(ctx context.Context, tool string, rawArgs any) *call {
 		}
 	}
 	c.actor.Session = c.session
-	c.args = auditArgs(rawArgs)
+	c.args = auditArgs(rawArgs, spilled)
 	c.input = rawArgs
+	c.spilled = spilled
 	return c
 }
 
 // auditArgs returns the arguments as recorded in the journal: string values
-// longer than 256 bytes are replaced by their content hash and size.
-func auditArgs(raw any) json.RawMessage {
+// longer than 256 bytes (spilled ones by what they stand for) are replaced
+// by their content hash and size.
+func auditArgs(raw any, spilled map[string]string) json.RawMessage {
 	b, err := json.Marshal(raw)
 	if err != nil {
 		return nil
@@ -176,23 +191,26 @@ func auditArgs(raw any) json.RawMessage {
 	if json.Unmarshal(b, &v) != nil {
 		return b
 	}
-	out, _ := json.Marshal(shrink(v))
+	out, _ := json.Marshal(shrink(v, spilled))
 	return out
 }
 
-func shrink(v any) any {
+func shrink(v any, spilled map[string]string) any {
 	switch x := v.(type) {
 	case string:
+		if data, ok := spilled[x]; ok {
+			x = data
+		}
 		if len(x) > 256 {
 			return map[string]any{"blake3": snapshot.Sum([]byte(x)).String(), "bytes": len(x)}
 		}
 	case []any:
 		for i := range x {
-			x[i] = shrink(x[i])
+			x[i] = shrink(x[i], spilled)
 		}
 	case map[string]any:
 		for k := range x {
-			x[k] = shrink(x[k])
+			x[k] = shrink(x[k], spilled)
 		}
 	}
 	return v

@@ -52,11 +52,17 @@ func addTool[In any, Out any](s *Server, d def, fn func(ctx context.Context, c *
 	s.tools = append(s.tools, ToolInfo{Name: d.name, Toolset: d.toolset, Description: d.desc,
 		ReadOnly: d.readOnly, Destructive: d.destructive, Idempotent: d.idempotent})
 	s.srv.AddTool(tool, func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
+		raw := req.GetRawArguments()
+		var spilled map[string]string
+		if b, ok := raw.(json.RawMessage); ok {
+			spilled = s.spill.claim(b)
+		}
 		in := new(In)
-		if err := decodeArgs(req.GetRawArguments(), in); err != nil {
+		if err := decodeArgs(raw, in); err != nil {
 			return toolError(d.name, nil, err)
 		}
-		c := s.newCall(ctx, d.name, req.GetRawArguments())
+		fill(in, spilled)
+		c := s.newCall(ctx, d.name, raw, spilled)
 		c.progress = s.newProgress(ctx, req.Params.Meta)
 		out, text, err := fn(ctx, c, in)
 		if err != nil {

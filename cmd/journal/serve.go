@@ -118,7 +118,9 @@ or in .vscode/mcp.json: {"servers": {"journal": {"command": "journal", "args": [
 Press Ctrl-D to exit.
 `, eng.Roots()[0].Dir, eng.Journal().Path(), eng.Roots()[0].Dir)
 			}
-			return server.ServeStdio(srv.MCP())
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return srv.ServeStdio(ctx, os.Stdin, os.Stdout)
 		},
 	}
 	cmd.Flags().StringVar(&toolsets, "toolsets", "all", "comma-separated toolsets to enable: "+strings.Join(jmcp.AllToolsets, ","))
@@ -214,7 +216,7 @@ func serveHTTP(ctx context.Context, srv *jmcp.Server, addr, token string) error 
 	}
 	httpSrv := server.NewStreamableHTTPServer(srv.MCP(), server.WithEndpointPath("/mcp"))
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", guard(httpSrv, loopback, token))
+	mux.Handle("/mcp", guard(srv.Lighten(httpSrv), loopback, token))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(os.Stderr, "journal serve: MCP Streamable HTTP on http://%s/mcp\n", ln.Addr())
 	if f := os.Getenv("JOURNAL_ADDR_FILE"); f != "" { // lets tests find a :0 port

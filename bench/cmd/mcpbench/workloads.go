@@ -135,6 +135,10 @@ func (b *bench) workloads() []workload {
 			"ours `journal log -n 20 --no-pager` (cwd = workspace),",
 			"`reference+git` `git log -n 20 --stat` on the shadow repository; the reference keeps no history to list."},
 	})
+	for _, kb := range c.writeKB {
+		ws = append(ws, b.writeWorkload(kb))
+	}
+	ws = append(ws, b.writeBatchWorkload())
 	return ws
 }
 

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/journalfs/journal/bench/report"
+)
+
+// Whole-file writes (issue #17): what agents send most after small edits —
+// new files, rewrites, generated code — where the wire, not the engine,
+// decides the speed.
+
+// writeContent returns version v of a whole file of about kb kilobytes:
+// source-like lines, some with quotes, a backslash or non-ASCII text, so the
+// JSON string carrying it has escapes to decode (about one and a half per
+// line on average: a 10 MB file stays under the 10 MiB message limit of the
+// TypeScript SDK's stdio transport, which the reference is built on).
+func writeContent(kb, file, v int) []byte {
+	var b bytes.Buffer
+	b.Grow(kb*1000 + 128)
+	for i := 0; b.Len() < kb*1000; i++ {
+		h := uint32(i*2654435761 + v*40503 + file)
+		switch {
+		case i%64 == 0:
+			fmt.Fprintf(&b, "\t// file %d version %d: naïve ünïcode, a \\ backslash %08x\n", file, v, h)
+		case i%8 == 0:
+			fmt.Fprintf(&b, "    fmt.Println(\"line %06d of file %d, version %d\", v%08x)\n", i, file, v, h)
+		default:
+			fmt.Fprintf(&b, "    x%06d := compute(x%06d, %d, 0x%08x) + offset\n", i, i/2, v, h)
+		}
+	}
+	return b.Bytes()
+}
+
+// writeFile sends one whole-file write of content to path and records its time.
+func (s *session) writeFile(path string, content []byte) error {
+	if s.target == report.Ours {
+		tool, err := s.need("file_replace")
+		if err != nil {
+			return err
+		}
+		_, d, err := s.call(tool, map[string]any{"ops": []map[string]any{{"path": path, "content": string(content)}}})
+		if err != nil {
+			return err
+		}
+		s.used["write"] = "file_replace {ops: [{path, content}]}"
+		s.record("write", d)
+		return nil
+	}
+	d, err := s.refWrite(path, content)
+	if err != nil {
+		return err
+	}
+	if s.target == report.RefGit {
+		dc, err := s.timedCheckpoint("write")
+		if err != nil {
+			return err
+		}
+		d += dc
+	}
+	s.used["write"] = "write_file {path, content}"
+	s.record("write", d)
+	return nil
+}
+
+// refWrite is one write_file call of the reference.
+func (s *session) refWrite(path string, content []byte) (time.Duration, error) {
+	_, d, err := s.call("write_file", map[string]any{"path": path, "content": string(content)})
+	return d, err
+}
+
+// writeWorkload writes a file of kb kilobytes whole, c.writes times.
+func (b *bench) writeWorkload(kb int) workload {
+	c := b.cfg
+	name := fmt.Sprintf("%d KB", kb)
+	if kb >= 1000 {
+		name = fmt.Sprintf("%d MB", kb/1000)
+	}
+	return workload{
+		id: fmt.Sprintf("write_%s", sizeID(kb)), title: fmt.Sprintf("whole-file write, %s", name), mutates: true,
+		prepare: func(ws string) (func(*session) error, error) {
+			path := filepath.Join(ws, "gen.go")
+			return func(s *session) error {
+				var last []byte
+				for v := 1; v <= c.writes; v++ {
+					last = writeContent(kb, 0, v)
+					if err := s.writeFile(path, last); err != nil {
+						return fmt.Errorf("write %d: %w", v, err)
+					}
+					s.edits++
+				}
+				return sameFile(path, last)
+			}, os.WriteFile(path, writeContent(kb, 0, 0), 0o644)
+		},
+		method: []string{fmt.Sprintf("%d writes of a whole %s file (each a new version: source-like lines with quotes, escapes and non-ASCII text), one call each; the file is checked afterwards.", c.writes, name),
+			"Ours: `file_replace {ops: [{path, content}]}` (journaled, fsynced). The reference: `write_file {path, content}`; `reference+git` adds a checkpoint."},
+	}
+}
+
+// writeBatchWorkload writes c.wbatchFiles files of c.wbatchKB KiB whole, as
+// one atomic call on ours and as one write_file call per file on the reference.
+func (b *bench) writeBatchWorkload() workload {
+	c := b.cfg
+	return workload{
+		id: "write_batch", title: fmt.Sprintf("%d files × %d KiB written whole, one batch", c.wbatchFiles, c.wbatchKB), mutates: true,
+		prepare: func(ws string) (func(*session) error, error) {
+			paths := make([]string, c.wbatchFiles)
+			for f := range paths {
+				paths[f] = filepath.Join(ws, fmt.Sprintf("gen%02d.go", f))
+				if err := os.WriteFile(paths[f], writeContent(c.wbatchKB*1024/1000, f, 0), 0o644); err != nil {
+					return nil, err
+				}
+			}
+			return func(s *session) error { return runWriteBatch(s, paths, c.wbatchKB*1024/1000, c.wbatches) }, nil
+		},
+		method: []string{fmt.Sprintf("%d times: every one of %d files of %d KiB written whole.", c.wbatches, c.wbatchFiles, c.wbatchKB),
+			"Ours: one `file_replace {ops: [{path, content} × N]}` call (all-or-nothing).",
+			fmt.Sprintf("The reference has no batch: %d `write_file` calls, timed together (not atomic); `reference+git` adds one checkpoint.", c.wbatchFiles)},
+	}
+}
+
+func runWriteBatch(s *session, paths []string, kb, n int) error {
+	var last [][]byte
+	for v := 1; v <= n; v++ {
+		last = make([][]byte, len(paths))
+		for f := range paths {
+			last[f] = writeContent(kb, f, v)
+		}
+		var d time.Duration
+		if s.target == report.Ours {
+			tool, err := s.need("file_replace")
+			if err != nil {
+				return err
+			}
+			ops := make([]map[string]any, len(paths))
+			for f, p := range paths {
+				ops[f] = map[string]any{"path": p, "content": string(last[f])}
+			}
+			if _, d, err = s.call(tool, map[string]any{"ops": ops}); err != nil {
+				return fmt.Errorf("batch %d: %w", v, err)
+			}
+			s.used["batch"] = "file_replace {ops: [{path, content} per file]}"
+		} else {
+			for f, p := range paths {
+				df, err := s.refWrite(p, last[f])
+				if err != nil {
+					return fmt.Errorf("batch %d file %d: %w", v, f, err)
+				}
+				d += df
+			}
+			if s.target == report.RefGit {
+				dc, err := s.timedCheckpoint("batch")
+				if err != nil {
+					return err
+				}
+				d += dc
+			}
+			s.used["batch"] = fmt.Sprintf("%d × write_file", len(paths))
+		}
+		s.edits += len(paths)
+		s.record("batch", d)
+	}
+	for f, p := range paths {
+		if err := sameFile(p, last[f]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sameFile checks that path holds want.
+func sameFile(path string, want []byte) error {
+	got, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(got, want) {
+		i := 0
+		for i < len(got) && i < len(want) && got[i] == want[i] {
+			i++
+		}
+		return fmt.Errorf("%s differs from what was written at byte %d (%d bytes, want %d)", filepath.Base(path), i, len(got), len(want))
+	}
+	return nil
+}
+
+func sizeID(kb int) string {
+	if kb >= 1000 && kb%1000 == 0 {
+		return fmt.Sprintf("%dmb", kb/1000)
+	}
+	return fmt.Sprintf("%dkb", kb)
+}
+
+// timedCheckpoint commits the shadow repository and returns how long it took.
+func (s *session) timedCheckpoint(msg string) (time.Duration, error) {
+	t0 := time.Now()
+	err := s.checkpoint(msg)
+	return time.Since(t0), err
+}

@@ -1,0 +1,133 @@
+package mcp
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// FuzzLighten: whatever the message, the arguments mcp-go sees after
+// lighten, with the placeholders filled back, decode to exactly what the
+// message itself decodes to — and a message lighten cannot handle reaches
+// mcp-go byte for byte.
+func FuzzLighten(f *testing.F) {
+	const min = 64 // small values keep the fuzzer fast
+	long := strings.Repeat(`a\"\\\n\t\u00e9\ud83d\ude00 `, 3)
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"content":"` + long + `"}}}`))
+	f.Add([]byte(`{"params":{"arguments":{"ops":[{"path":"p","content":"` + long + `"},{"content":"` + long + `x"}],"n":1},"name":"t"},"id":"x","method":"tools/call","jsonrpc":"2.0"}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":{"b":["` + long + `",null,true,1.5e3]}}}}` + "\n"))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":"` + long + `","a":"x"}}}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":"` + long + `"}}} {}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"u","arguments":{"a":"` + long + `"}}}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":"` + long + "\xff" + `"}}}`))
+	tools := map[string]bool{"t": true}
+	f.Fuzz(func(t *testing.T, msg []byte) {
+		sp := newSpills()
+		sp.min = min
+		orig := append([]byte(nil), msg...)
+		out := sp.lighten(msg, tools)
+		if string(msg) != string(orig) {
+			t.Fatal("lighten changed its input")
+		}
+		if string(out) == string(msg) {
+			return
+		}
+		type envelope struct {
+			Method string `json:"method"`
+			Params struct {
+				Name      string          `json:"name"`
+				Arguments json.RawMessage `json:"arguments"`
+			} `json:"params"`
+		}
+		var a, b envelope
+		if err := json.Unmarshal(msg, &a); err != nil {
+			t.Fatalf("lightened a message encoding/json rejects: %v", err)
+		}
+		if err := json.Unmarshal(out, &b); err != nil {
+			t.Fatalf("the lightened message does not parse: %v\n%.300s", err, out)
+		}
+		if a.Method != "tools/call" || !tools[a.Params.Name] || b.Method != a.Method || b.Params.Name != a.Params.Name {
+			t.Fatalf("lightened %q %q", a.Method, a.Params.Name)
+		}
+		if len(b.Params.Arguments) >= len(a.Params.Arguments) {
+			t.Fatalf("nothing was taken out: %d → %d bytes", len(a.Params.Arguments), len(b.Params.Arguments))
+		}
+		var want, got any
+		if err := json.Unmarshal(a.Params.Arguments, &want); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b.Params.Arguments, &got); err != nil {
+			t.Fatal(err)
+		}
+		claimed := sp.claim(b.Params.Arguments)
+		wrap := map[string]any{"v": got}
+		fill(wrap, claimed)
+		if !reflect.DeepEqual(wrap["v"], want) {
+			t.Fatalf("the filled arguments differ from the sent ones")
+		}
+		if len(sp.m) != 0 {
+			t.Fatalf("%d values left unclaimed", len(sp.m))
+		}
+		if again := sp.claim(b.Params.Arguments); again != nil {
+			t.Fatal("a placeholder was claimed twice")
+		}
+	})
+}
+
+// TestFill_TypedInput: fill reaches every string of a typed input — nested
+// structs, slices, maps, pointers, named string types and interfaces.
+func TestFill_TypedInput(t *testing.T) {
+	type mode string
+	type op struct {
+		Path    string
+		Content string
+		Mode    mode
+		Any     any
+		Ptr     *string
+	}
+	type in struct {
+		Ops  []op
+		Map  map[string]string
+		Anys map[string]any
+	}
+	p := "P2"
+	v := in{Ops: []op{{Path: "p", Content: "P1", Mode: "P3", Any: "P4", Ptr: &p}}, Map: map[string]string{"k": "P5"}, Anys: map[string]any{"k": []any{"P6"}, "j": "P7"}}
+	got := map[string]string{}
+	for i := 1; i <= 7; i++ {
+		got["P"+string(rune('0'+i))] = strings.Repeat(string(rune('a'+i)), 3)
+	}
+	fill(&v, got)
+	if v.Ops[0].Content != "bbb" || *v.Ops[0].Ptr != "ccc" || v.Ops[0].Mode != "ddd" || v.Ops[0].Any != "eee" || v.Map["k"] != "fff" ||
+		v.Anys["k"].([]any)[0] != "ggg" || v.Anys["j"] != "hhh" || v.Ops[0].Path != "p" {
+		t.Fatalf("%+v %+v %s", v.Ops[0], v.Anys, *v.Ops[0].Ptr)
+	}
+}
+
+// TestLighten_WhatItTakes: a call of a known tool loses its long strings;
+// an unknown tool, duplicate names, trailing data and short strings keep
+// the message as it is.
+func TestLighten_WhatItTakes(t *testing.T) {
+	long := strings.Repeat(`x\"`, spillMin)
+	msg := func(name, args string) []byte {
+		return []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + name + `","arguments":` + args + `}}`)
+	}
+	tools := map[string]bool{"t": true}
+	sp := newSpills()
+	for _, c := range []struct {
+		msg  []byte
+		took int
+	}{
+		{msg("t", `{"a":"`+long+`","b":["`+long+`"],"c":"short"}`), 2},
+		{msg("u", `{"a":"`+long+`"}`), 0},
+		{msg("t", `{"a":"`+long+`","a":"`+long+`"}`), 0},
+		{append(msg("t", `{"a":"`+long+`"}`), " {}"...), 0},
+		{msg("t", `{"a":"short","b":"`+strings.Repeat("y", spillMin-3)+`"}`), 0},
+	} {
+		before := len(sp.m)
+		out := sp.lighten(c.msg, tools)
+		if took := len(sp.m) - before; took != c.took || (took == 0) != (string(out) == string(c.msg)) {
+			t.Errorf("took %d values (want %d) from %.80s…", took, c.took, c.msg)
+		}
+	}
+}
