@@ -320,6 +320,13 @@ func (s *Server) feed(in io.Reader, w io.Writer) error {
 	var line []byte
 	for {
 		chunk, err := r.ReadSlice('\n')
+		if len(line)+len(chunk) > cap(line) {
+			// double: append grows large slices by a quarter, copying a
+			// 10 MB message about five times over
+			grown := make([]byte, len(line), max(2*cap(line), len(line)+len(chunk)))
+			copy(grown, line)
+			line = grown
+		}
 		line = append(line, chunk...)
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue

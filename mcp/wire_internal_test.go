@@ -131,3 +131,25 @@ func TestLighten_WhatItTakes(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLighten: the transport's pass over a 1 MB write of source-like
+// text (about one escape per line, as code has).
+func BenchmarkLighten(b *testing.B) {
+	var text strings.Builder
+	for i := 0; text.Len() < 1<<20; i++ {
+		if i%8 == 0 {
+			text.WriteString("    fmt.Println(\"a line with a quoted string\", v)\n")
+		} else {
+			text.WriteString("    x := compute(y, 42, 0x1234abcd) + offset // naïve\n")
+		}
+	}
+	args, _ := json.Marshal(map[string]any{"ops": []map[string]any{{"path": "/a/b.go", "content": text.String()}}})
+	msg := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":` + string(args) + `}}`)
+	tools := map[string]bool{"t": true}
+	sp := newSpills()
+	b.SetBytes(int64(len(msg)))
+	for b.Loop() {
+		out := sp.lighten(msg, tools)
+		sp.claim(out)
+	}
+}

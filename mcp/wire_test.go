@@ -261,7 +261,8 @@ func lastEvent(t testing.TB, eng *replay.Engine) *journal.Event {
 }
 
 // BenchmarkWire_WriteWhole writes a file whole through the stdio transport
-// (a new version each time), as `journal serve` receives it.
+// (a new version each time, every line changed), as `journal serve`
+// receives it.
 func BenchmarkWire_WriteWhole(b *testing.B) {
 	for _, kb := range []int{10, 100, 1000} {
 		b.Run(fmt.Sprintf("%dKB", kb), func(b *testing.B) {
@@ -269,22 +270,47 @@ func BenchmarkWire_WriteWhole(b *testing.B) {
 			s := newStdio(b, srv)
 			path := filepath.Join(dir, "gen.txt")
 			os.WriteFile(path, []byte(wireText(kb*1000)), 0o644)
-			lines := make([][]byte, 2)
-			for v := range lines {
+			b.SetBytes(int64(kb * 1000))
+			for v := 0; b.Loop(); v++ {
+				b.StopTimer()
 				text := strings.ReplaceAll(wireText(kb*1000), "line", fmt.Sprintf("v%d", v))
 				args, _ := json.Marshal(map[string]any{"ops": []map[string]any{{"path": path, "content": text}}})
-				lines[v] = args
-			}
-			b.SetBytes(int64(kb * 1000))
-			b.ResetTimer()
-			for i := 0; b.Loop(); i++ {
-				s.id++
-				line := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"file_replace","arguments":%s}}`, s.id, lines[i%2])
-				r := s.raw(line)
-				if res, ok := r["result"].(map[string]any); !ok || res["isError"] == true {
-					b.Fatalf("%v", r)
-				}
+				s.replace(b, args)
 			}
 		})
+	}
+}
+
+// BenchmarkWire_WriteBatch writes 20 files of 512 KiB whole in one
+// file_replace call through the stdio transport (a new version each time).
+func BenchmarkWire_WriteBatch(b *testing.B) {
+	dir, _, srv := wireEnv(b)
+	s := newStdio(b, srv)
+	paths := make([]string, 20)
+	for f := range paths {
+		paths[f] = filepath.Join(dir, fmt.Sprintf("gen%02d.txt", f))
+		os.WriteFile(paths[f], []byte(wireText(512<<10)), 0o644)
+	}
+	b.SetBytes(20 * 512 << 10)
+	for v := 0; b.Loop(); v++ {
+		b.StopTimer()
+		ops := make([]map[string]any, len(paths))
+		for f, p := range paths {
+			ops[f] = map[string]any{"path": p, "content": strings.ReplaceAll(wireText(512<<10), "line", fmt.Sprintf("v%d f%d", v, f))}
+		}
+		args, _ := json.Marshal(map[string]any{"ops": ops})
+		s.replace(b, args)
+	}
+}
+
+// replace sends a file_replace call with args (JSON), timed from the moment
+// the line is ready, and fails b unless it succeeds.
+func (s *stdio) replace(b *testing.B, args []byte) {
+	s.id++
+	line := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"file_replace","arguments":%s}}`, s.id, args)
+	b.StartTimer()
+	r := s.raw(line)
+	if res, ok := r["result"].(map[string]any); !ok || res["isError"] == true {
+		b.Fatalf("%v", r)
 	}
 }

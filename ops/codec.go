@@ -195,8 +195,11 @@ func (d *Doc) representable(s string) bool {
 
 // normalizeEOL rewrites every line ending in s (LF, CRLF or lone CR) as eol.
 func normalizeEOL(s, eol string) string {
-	if !strings.ContainsAny(s, "\r\n") {
-		return s
+	if strings.IndexByte(s, '\r') < 0 { // LF only: the common case, at memchr speed
+		if eol == "\n" || strings.IndexByte(s, '\n') < 0 {
+			return s
+		}
+		return strings.ReplaceAll(s, "\n", eol)
 	}
 	var b strings.Builder
 	b.Grow(len(s))

@@ -65,6 +65,17 @@ func lineStarts(text string) []int {
 		return nil
 	}
 	starts := make([]int, 1, strings.Count(text, "\n")+2) // lone CRs are rare: at most a regrowth
+	if strings.IndexByte(text, '\r') < 0 {                // LF only: IndexByte is memchr, IndexAny is a byte loop
+		for i := 0; ; {
+			j := strings.IndexByte(text[i:], '\n')
+			if j < 0 {
+				return starts
+			}
+			if i += j + 1; i < len(text) {
+				starts = append(starts, i)
+			}
+		}
+	}
 	for i := 0; i < len(text); {
 		j := strings.IndexAny(text[i:], "\r\n")
 		if j < 0 {

@@ -95,10 +95,11 @@ func encodeDelta(data []byte, bases []baseChunk, depth int, dst []byte) ([]byte,
 	for _, b := range bases {
 		dst = append(dst, b.id[:]...)
 	}
-	dst = e.EncodeAll(data, dst)
-	// drop the reference to the dictionary, which the pool would keep alive
-	err := e.ResetWithOptions(nil, zstd.WithEncoderDictRaw(dictID, []byte{0}))
-	return dst, err
+	// The pooled encoder keeps a reference to dict until its next use or
+	// until the pool is emptied at a GC: at most maxBases chunks per
+	// encoder. Dropping it with a second reset cost as much as the first
+	// (the tables are rebuilt), a quarter of a large batch's CPU.
+	return e.EncodeAll(data, dst), nil
 }
 
 // parseDelta splits a delta record.
@@ -220,17 +221,22 @@ func (m *memBase) bases(a, b int64) []baseChunk {
 	}
 	lb, ln := int64(len(m.base)), int64(len(m.data))
 	pre, suf := int64(m.pre), int64(m.suf)
-	at := func(x, mid int64) int64 {
+	// A byte in the common prefix or suffix maps to its twin in the base; a
+	// byte of the changed middle to the same fraction of the base's middle:
+	// a rewrite that changed every line keeps its lines where they were, so
+	// its chunks are compressed against the base chunks at their place, not
+	// against the whole middle's first chunks.
+	at := func(x int64) int64 {
 		switch {
 		case x <= pre:
 			return x
 		case x >= ln-suf:
 			return x + lb - ln
 		default:
-			return mid
+			return pre + int64(float64(x-pre)*float64(lb-suf-pre)/float64(ln-suf-pre))
 		}
 	}
-	lo, hi := at(a, pre), at(b, lb-suf)
+	lo, hi := at(a), at(b)
 	return pickBases(m.cuts, lo, hi, func(i int, start, end int64) (baseChunk, bool) {
 		id, ok := m.ids[i]
 		if !ok {

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/zstd"
 	bolt "go.etcd.io/bbolt"
@@ -41,7 +44,10 @@ const (
 )
 
 var (
-	encoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+	// encoder compresses chunks alone; addAll calls it from several
+	// goroutines, and EncodeAll holds one of its encoder states per call
+	// (each ~1.5 MiB of tables), so it gets one per core, up to four.
+	encoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(min(runtime.GOMAXPROCS(0), 4)))
 	decoder, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0))
 )
 
@@ -134,33 +140,162 @@ func (w *writer) addChunk(data []byte) (ID, error) {
 // bounded by the bytes it stores, so a record must not hold more memory than
 // it stores.
 func (w *writer) encode(data []byte) ([]byte, error) {
-	w.scratch = w.scratch[:0]
+	var bases []baseChunk
+	depth := 0
 	if w.delta != nil {
-		if bases, depth, ok := deltaBases(w.chunks, w.delta.bases(w.size, w.size+int64(len(data)))); ok {
-			var err error
-			if w.scratch, err = encodeDelta(data, bases, depth, w.scratch); err != nil {
-				return nil, err
-			}
-			// A delta much smaller than the chunk wins outright; else the
-			// chunk compressed alone may be smaller still.
-			if len(w.scratch) <= len(data)/16 {
-				w.deltas++
-				return bytes.Clone(w.scratch), nil
-			}
+		bases, depth, _ = deltaBases(w.chunks, w.delta.bases(w.size, w.size+int64(len(data))))
+	}
+	rec, delta, _, scratch, err := encodeChunk(data, bases, depth, w.scratch)
+	w.scratch = scratch
+	if delta {
+		w.deltas++
+	}
+	return rec, err
+}
+
+// encodeChunk is encode without the writer: bases (with the chain depth a
+// delta against them would have) may be empty. It uses scratch as its work
+// buffer and returns it, grown, for the next call; paid says whether a delta
+// was tried and came out at most half the chunk compressed alone (addAll
+// stops trying when they do not: a content whose every line changed gains a
+// third at best, for a dictionary set up per chunk).
+//
+// The chunk is compressed alone first. A delta is tried only when that
+// leaves more than a sixteenth of the chunk: setting up a dictionary costs
+// zstd a pass over it and its 256 KiB match table, ~0.3 ms per chunk, and a
+// chunk that compresses that well alone (generated or repetitive text)
+// gains little from one.
+func encodeChunk(data []byte, bases []baseChunk, depth int, scratch []byte) (rec []byte, delta, paid bool, _ []byte, err error) {
+	scratch = encoder.EncodeAll(data, append(scratch[:0], formatV1, codecZstd))
+	pl := len(scratch)
+	if len(bases) > 0 && pl > len(data)/16 {
+		if scratch, err = encodeDelta(data, bases, depth, scratch); err != nil {
+			return nil, false, false, scratch, err
+		}
+		if d := scratch[pl:]; len(d) <= pl && len(d) <= 2+len(data) {
+			return bytes.Clone(d), true, len(d) <= pl/2, scratch, nil
 		}
 	}
-	delta := len(w.scratch)
-	w.scratch = encoder.EncodeAll(data, append(w.scratch, formatV1, codecZstd))
-	plain := w.scratch[delta:]
-	switch {
-	case delta > 0 && delta <= len(plain) && delta <= 2+len(data):
-		w.deltas++
-		return bytes.Clone(w.scratch[:delta]), nil
-	case len(plain)-2 >= len(data):
-		return append(append(make([]byte, 0, 2+len(data)), formatV1, codecRaw), data...), nil
-	default:
-		return bytes.Clone(plain), nil
+	if pl-2 >= len(data) {
+		return append(append(make([]byte, 0, 2+len(data)), formatV1, codecRaw), data...), false, false, scratch, nil
 	}
+	return bytes.Clone(scratch[:pl]), false, false, scratch, nil
+}
+
+// addAll stores all of data as the writer's next chunks. It does what
+// addChunk does for each, but hashes and encodes the chunks on every core:
+// their records are independent of one another (a delta's bases are chunks
+// of the previous version, stored already), and compressing them is most of
+// the time a large write takes. The transaction is used from this goroutine
+// only; records are put in order.
+func (w *writer) addAll(data []byte) error {
+	type job struct {
+		off, n int
+		id     ID
+		new    bool
+		bases  []baseChunk
+		depth  int
+		rec    []byte
+		delta  bool
+		err    error
+	}
+	var jobs []job
+	g2 := gearPairs()
+	for off := 0; off < len(data); {
+		n := cut(data[off:], g2)
+		jobs = append(jobs, job{off: off, n: n})
+		off += n
+	}
+	parallel(len(jobs), func(i int) { jobs[i].id = Sum(data[jobs[i].off : jobs[i].off+jobs[i].n]) })
+	var todo []int
+	seen := make(map[ID]bool, len(jobs))
+	for i := range jobs {
+		j := &jobs[i]
+		if seen[j.id] || w.chunks.Get(j.id[:]) != nil {
+			continue
+		}
+		seen[j.id], j.new = true, true
+		if w.delta != nil {
+			at := w.size + int64(j.off)
+			j.bases, j.depth, _ = deltaBases(w.chunks, w.delta.bases(at, at+int64(j.n)))
+		}
+		todo = append(todo, i)
+	}
+	// Deltas stop being tried in this content once deltaTrials of them
+	// have not paid and none has: every line of it changed (a rewrite, a
+	// reformat), and each try costs as much as compressing the chunk.
+	var tried, paid atomic.Int32
+	parallel(len(todo), func(k int) {
+		j := &jobs[todo[k]]
+		bases := j.bases
+		if tried.Load() >= deltaTrials && paid.Load() == 0 {
+			bases = nil
+		}
+		buf := scratchPool.Get().(*[]byte)
+		var gain bool
+		j.rec, j.delta, gain, *buf, j.err = encodeChunk(data[j.off:j.off+j.n], bases, j.depth, *buf)
+		scratchPool.Put(buf)
+		if len(bases) > 0 {
+			tried.Add(1)
+			if gain {
+				paid.Add(1)
+			}
+		}
+	})
+	var st Stats
+	for i := range jobs {
+		j := &jobs[i]
+		if j.new {
+			if j.err != nil {
+				return fmt.Errorf("snapshot: chunk %s: %w", j.id.Short(), j.err)
+			}
+			if err := w.chunks.Put(j.id[:], j.rec); err != nil {
+				return fmt.Errorf("snapshot: put chunk %s: %w", j.id.Short(), err)
+			}
+			w.newBytes += int64(len(j.rec))
+			st.Chunks++
+			st.StoredBytes += int64(len(j.rec))
+			if j.delta {
+				w.deltas++
+			}
+		}
+		if err := w.addStored(j.id, j.n); err != nil {
+			return err
+		}
+	}
+	if st.Chunks == 0 {
+		return nil
+	}
+	return count(w.tx, st)
+}
+
+// deltaTrials is how many deltas addAll tries in a content before it
+// gives up on them if none paid.
+const deltaTrials = 4
+
+// scratchPool holds the work buffers of encodeChunk calls made by addAll.
+var scratchPool = sync.Pool{New: func() any { return new([]byte) }}
+
+// parallel calls fn(0) … fn(n-1) on up to GOMAXPROCS goroutines and
+// returns when all have returned.
+func parallel(n int, fn func(i int)) {
+	workers := min(n, runtime.GOMAXPROCS(0))
+	if workers <= 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				fn(i)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // addStored appends a chunk that is stored already.
@@ -264,13 +399,8 @@ func PutDelta(tx *bolt.Tx, id ID, data, base []byte) (deltas bool, err error) {
 	if len(base) > 0 {
 		w.delta = newMemBase(base, data)
 	}
-	g2 := gearPairs()
-	for len(data) > 0 {
-		n := cut(data, g2)
-		if _, err := w.addChunk(data[:n]); err != nil {
-			return false, err
-		}
-		data = data[n:]
+	if err := w.addAll(data); err != nil {
+		return false, err
 	}
 	return w.deltas > 0, w.finish(tx, id)
 }
