@@ -7,9 +7,12 @@ import (
 )
 
 // The large-file toolset (seed 004): get_overview, search_content,
-// read_content and edit_content, at any file size. Files under 50 MiB are
-// read into memory and decoded (UTF-8, UTF-16, Latin-1, BOMs); up to 500 MiB
-// they are memory-mapped; larger files are streamed. Line indexes and
+// read_content and edit_content, at any file size. Files under the engine's
+// stream threshold (16 MiB) are read into memory and decoded (UTF-8, UTF-16,
+// Latin-1, BOMs); up to the mmap limit (64 MiB) they are memory-mapped;
+// larger files are streamed (replay.DefaultStreamThreshold and
+// DefaultMmapLimit say why those sizes: the server's memory stays under
+// 128 MiB whatever the file). Line indexes and
 // outlines are cached by content hash. revert_edit (history toolset) takes
 // back an edit_content event like any other.
 

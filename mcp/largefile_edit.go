@@ -260,7 +260,7 @@ func (t *ltext) representable(edits []match.Edit) error {
 	for _, e := range edits {
 		for _, r := range e.Replacement {
 			if r > 0xFF || (t.v.Strategy != replay.StrategyMemory && r >= utf8.RuneSelf) {
-				return invalid("this file is Latin-1: use only characters it can hold (ASCII in files over 50 MiB)",
+				return invalid(fmt.Sprintf("this file is Latin-1: use only characters it can hold (ASCII in files of %s or more)", mib(streamThreshold)),
 					"change %d: %q cannot be written in a Latin-1 file", e.Change, r)
 			}
 		}

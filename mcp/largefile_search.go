@@ -112,7 +112,7 @@ func (s *Server) searchContent(c *call, in *SearchIn) (*SearchOut, string, error
 			}
 			out.Mode = "fuzzy"
 		} else {
-			out.Note = "no exact match; fuzzy search is not run on streamed files over 500 MiB"
+			out.Note = fmt.Sprintf("no exact match; fuzzy search is not run on streamed files (over %s)", mib(mmapLimitOrDefault()))
 		}
 	}
 	ol := t.outline()

@@ -64,7 +64,7 @@ func (t *ltext) streamMiss(c match.Change, near []match.Hit, cause error) error 
 		return cause
 	}
 	e := &ops.Error{Op: "match", Err: ops.ErrNoMatch,
-		Msg:  "search text not found (file over 50 MiB: tried exact and line endings over the whole file, whitespace and fuzzy near its longest line)",
+		Msg:  fmt.Sprintf("search text not found (file of %s or more: tried exact and line endings over the whole file, whitespace and fuzzy near its longest line)", mib(streamThreshold)),
 		Hint: "re-read the file (search_content) and copy the search text exactly"}
 	for _, h := range near {
 		e.Candidates = append(e.Candidates, ops.Candidate{Line: h.Line, Similarity: h.Similarity, Text: h.Text})

@@ -12,7 +12,7 @@ import (
 	"github.com/journalfs/journal/ops/match"
 )
 
-// Matching in files read in place (50 MiB and more): the whole text is
+// Matching in files read in place (the stream threshold, 16 MiB, and more): the whole text is
 // scanned for the search text exactly, then with the other line ending
 // (LF ↔ CRLF); a miss falls back to the whitespace and fuzzy levels in
 // windows around the lines holding the search text's longest line. Memory

@@ -16,6 +16,20 @@ import (
 // mmapLimit is the largest file the large-file tools memory-map (tests lower it).
 var mmapLimit int64 = replay.DefaultMmapLimit
 
+// streamThreshold is the size from which the large-file tools read a file in
+// place (mapped or streamed), as the engine does (replay.Options).
+const streamThreshold = replay.DefaultStreamThreshold
+
+func mmapLimitOrDefault() int64 {
+	if mmapLimit <= 0 {
+		return replay.DefaultMmapLimit
+	}
+	return mmapLimit
+}
+
+// mib formats a byte count as whole MiB.
+func mib(n int64) string { return fmt.Sprintf("%d MiB", n>>20) }
+
 // ltext is a file's text as the large-file tools see it: UTF-8 with the
 // original line endings. Small files are decoded (any encoding ops.Decode
 // knows); files at or above the stream threshold must be UTF-8 (or ASCII-
@@ -77,7 +91,7 @@ func openText(v *replay.View) (*ltext, error) {
 		return nil, err
 	}
 	if d.Encoding == ops.UTF16LE || d.Encoding == ops.UTF16BE {
-		return nil, fmt.Errorf("%s is %d bytes of %s: the large-file tools read UTF-16 only under 50 MiB: %w", v.Path.Rel, v.Size, d.Encoding, ErrTooLarge)
+		return nil, fmt.Errorf("%s is %d bytes of %s: the large-file tools read UTF-16 only under %s: %w", v.Path.Rel, v.Size, d.Encoding, mib(streamThreshold), ErrTooLarge)
 	}
 	t.enc, t.bom = d.Encoding, d.BOM
 	if d.BOM {

@@ -16,13 +16,31 @@ type Strategy string
 // Access strategies, chosen by size (seed 004): small files are read into
 // memory, medium ones memory-mapped, the largest streamed.
 const (
-	StrategyMemory Strategy = "memory" // size < the engine's stream threshold (50 MiB)
-	StrategyMmap   Strategy = "mmap"   // up to the mmap limit (500 MiB)
+	StrategyMemory Strategy = "memory" // size < the engine's stream threshold (16 MiB)
+	StrategyMmap   Strategy = "mmap"   // up to the mmap limit (64 MiB)
 	StrategyStream Strategy = "stream" // larger: read through ReadAt / NewReader only
 )
 
-// DefaultMmapLimit is the largest file View maps into memory.
-const DefaultMmapLimit = 500 << 20
+// DefaultStreamThreshold is the size from which the engine streams a file's
+// content instead of holding it in memory (Options.StreamThreshold), and
+// DefaultMmapLimit the largest file View maps into memory.
+//
+// Both bound a server's resident memory by design (issue #17: ≤ 128 MiB
+// for any edit or read, whatever the file's size). An edit held in memory
+// needs the content before and after, and more while it is compared and
+// stored: a 47 MiB file (under the earlier 50 MiB threshold) peaked at 172
+// MiB, a 15 MiB one peaks at 82 MiB. Every page of a mapping a scan touches
+// counts in the process's resident memory, and touching them is fast (the
+// kernel maps cached pages 16 at a time: 200 MB in ~2 ms), so no watcher can
+// drop them behind a scan: a 200 MB file searched and edited mapped peaked
+// at 176 MiB, one of 96 MiB at 125 MiB. Larger files are streamed in blocks,
+// at the same cost per byte here; what they lose is the fuzzy search the
+// large-file tools run only on files they hold whole (a refusal, never a
+// guess).
+const (
+	DefaultStreamThreshold = 16 << 20
+	DefaultMmapLimit       = 64 << 20
+)
 
 // View is a read-only view of one file's content. Data holds the whole content
 // for the memory and mmap strategies (a mapping is read-only: never write to

@@ -79,7 +79,7 @@
 // once it is gone; one still out of reach stays staged, one that cannot be
 // removed for another reason (a read-only directory) is forgotten and left.
 //
-// Contents at or above Options.StreamThreshold (50 MiB) never sit in memory:
+// Contents at or above Options.StreamThreshold (16 MiB) never sit in memory:
 // the new content is streamed into its temp file, which is staged in the
 // journal first so recovery can remove it, and both contents stream into the
 // store (snapshot.PutStreamWith) in transactions of their own before the

@@ -22,7 +22,7 @@ type Options struct {
 	Actor journal.Actor
 	// LockTimeout bounds the wait for another process's batch (default 2s).
 	LockTimeout time.Duration
-	// StreamThreshold: files at least this large are streamed rather than held in memory (default 50 MiB).
+	// StreamThreshold: files at least this large are streamed rather than held in memory (default DefaultStreamThreshold).
 	StreamThreshold int64
 	// LogLimit bounds the contents (before and after, in bytes) of a batch
 	// that commits through the write-ahead log (wal.go): default and at most
@@ -93,7 +93,7 @@ func Open(o Options) (*Engine, error) {
 		e.logLimit = journal.MaxLogRecord
 	}
 	if e.streamMin <= 0 {
-		e.streamMin = 50 << 20
+		e.streamMin = DefaultStreamThreshold
 	}
 	for _, d := range o.Roots {
 		r, err := openRoot(d)

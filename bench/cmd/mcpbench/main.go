@@ -66,6 +66,7 @@ type config struct {
 	writeKB                         []int // whole-file write sizes (issue #17)
 	writes                          int   // writes per size
 	wbatchFiles, wbatchKB, wbatches int   // the whole-file batch
+	memMB                           []int // file sizes of the memory workload (issue #17)
 	rounds                          int
 	floorN                          int
 	timeout                         time.Duration
@@ -74,10 +75,12 @@ type config struct {
 var (
 	full = config{smallLines: 300, smallEdits: 200, bigMB: 50, bigEdits: 10, readMB: []int{50, 1024}, reads: 3, readSpan: 100,
 		batchFiles: 50, batchLines: 200, batches: 10, reverts: 20, logEdits: 1000, logRuns: 5,
-		writeKB: []int{10, 100, 1000, 10000}, writes: 11, wbatchFiles: 20, wbatchKB: 512, wbatches: 5, rounds: 2, floorN: 500, timeout: 3 * time.Minute}
+		writeKB: []int{10, 100, 1000, 10000}, writes: 11, wbatchFiles: 20, wbatchKB: 512, wbatches: 5,
+		memMB: []int{50, 200, 1024}, rounds: 2, floorN: 500, timeout: 3 * time.Minute}
 	short = config{smallLines: 300, smallEdits: 30, bigMB: 5, bigEdits: 3, readMB: []int{2, 10}, reads: 2, readSpan: 100,
 		batchFiles: 50, batchLines: 200, batches: 3, reverts: 5, logEdits: 40, logRuns: 2,
-		writeKB: []int{10, 1000}, writes: 3, wbatchFiles: 20, wbatchKB: 64, wbatches: 2, rounds: 2, floorN: 100, timeout: 60 * time.Second}
+		writeKB: []int{10, 1000}, writes: 3, wbatchFiles: 20, wbatchKB: 64, wbatches: 2,
+		memMB: []int{20}, rounds: 2, floorN: 100, timeout: 60 * time.Second}
 )
 
 // bench is one invocation of the harness.

@@ -139,6 +139,9 @@ func (b *bench) workloads() []workload {
 		ws = append(ws, b.writeWorkload(kb))
 	}
 	ws = append(ws, b.writeBatchWorkload())
+	for _, mb := range c.memMB {
+		ws = append(ws, b.memWorkload(mb))
+	}
 	return ws
 }
 

@@ -201,3 +201,32 @@ func (s *session) timedCheckpoint(msg string) (time.Duration, error) {
 	err := s.checkpoint(msg)
 	return time.Since(t0), err
 }
+
+// memWorkload edits and reads a file of mb megabytes: what a server's peak
+// memory must not grow with (issue #17: ≤ 128 MiB whatever the size).
+func (b *bench) memWorkload(mb int) workload {
+	c := b.cfg
+	const edits = 3
+	return workload{
+		id: fmt.Sprintf("mem_%dmb", mb), title: fmt.Sprintf("%d edits and a read, %s file", edits, sizeName(mb)), mutates: true,
+		na: map[string]string{report.RefGit: "the peak memory of the reference's server is the same with a checkpoint"},
+		prepare: func(ws string) (func(*session) error, error) {
+			src, m, err := b.fixture(mb)
+			if err != nil {
+				return nil, err
+			}
+			path := filepath.Join(ws, "big.txt")
+			if err := copyFile(src, path); err != nil {
+				return nil, err
+			}
+			m = newLines(m.n, m.gen) // this run's edits, not the fixture's
+			return func(s *session) error {
+				if err := editSeries(s, path, m, edits, func(i int) int { return (2*i + 1) * m.n / (2 * edits) }, "mem", "edit"); err != nil {
+					return err
+				}
+				return readMiddle(s, path, m, c.readSpan)
+			}, nil
+		},
+		method: []string{fmt.Sprintf("%d one-line edits at evenly spaced lines of a file of 50-byte lines, then a read of %d lines from its middle; the figure that matters is the server's peak RSS (VmHWM).", edits, c.readSpan)},
+	}
+}
