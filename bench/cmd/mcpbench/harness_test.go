@@ -13,7 +13,7 @@ import (
 	"github.com/journalfs/journal/bench/report"
 )
 
-// TestMain doubles as a fake reference server (edit_file, read_text_file)
+// TestMain doubles as a fake reference server (edit_file, read_text_file, write_file)
 // when MCPBENCH_FAKE is set: "ok" behaves, "corrupt" writes a wrong result,
 // "hang" never answers its third tool call, "hangonce" does that only while
 // the file MCPBENCH_HANG_MARK does not exist (and creates it).
@@ -40,9 +40,10 @@ func fakeServe(mode string, in io.Reader, out io.Writer) {
 			Params struct {
 				Name      string `json:"name"`
 				Arguments struct {
-					Path  string `json:"path"`
-					Head  int    `json:"head"`
-					Edits []struct {
+					Path    string `json:"path"`
+					Head    int    `json:"head"`
+					Content string `json:"content"`
+					Edits   []struct {
 						OldText string `json:"oldText"`
 						NewText string `json:"newText"`
 					} `json:"edits"`
@@ -57,7 +58,7 @@ func fakeServe(mode string, in io.Reader, out io.Writer) {
 		case "initialize":
 			result = map[string]any{"protocolVersion": "2025-11-25", "serverInfo": map[string]string{"name": "fake", "version": "1"}}
 		case "tools/list":
-			result = map[string]any{"tools": []map[string]string{{"name": "edit_file"}, {"name": "read_text_file"}}}
+			result = map[string]any{"tools": []map[string]string{{"name": "edit_file"}, {"name": "read_text_file"}, {"name": "write_file"}}}
 		case "tools/call":
 			if calls++; calls == 3 && (mode == "hang" || mode == "hangonce") {
 				mark := os.Getenv("MCPBENCH_HANG_MARK")
@@ -87,6 +88,12 @@ func fakeServe(mode string, in io.Reader, out io.Writer) {
 				if !isErr {
 					os.WriteFile(a.Path, []byte(s), 0o644)
 				}
+			case req.Params.Name == "write_file":
+				c := a.Content
+				if mode == "corrupt" {
+					c += "X"
+				}
+				os.WriteFile(a.Path, []byte(c), 0o644)
 			case req.Params.Name == "read_text_file":
 				ls := strings.SplitAfter(string(b), "\n")
 				text = strings.TrimSuffix(strings.Join(ls[:min(a.Head, len(ls))], ""), "\n")
@@ -104,6 +111,7 @@ func fakeBench(t *testing.T, mode string) *bench {
 	t.Setenv("MCPBENCH_FAKE", mode)
 	c := short
 	c.smallEdits, c.bigMB, c.bigEdits, c.readMB, c.batches, c.reverts, c.logEdits = 5, 1, 2, []int{1}, 2, 2, 3
+	c.writeKB, c.writes, c.wbatchFiles, c.wbatchKB, c.wbatches, c.memMB = []int{10}, 2, 3, 8, 2, []int{1}
 	c.timeout = 20 * time.Second
 	b := &bench{cfg: c, targets: []string{report.Ref}, workdir: t.TempDir(), log: io.Discard,
 		fixtures: map[int]fixture{}, infos: map[string]string{}}
@@ -199,7 +207,7 @@ func TestWorkloadIDs(t *testing.T) {
 	for _, w := range b.workloads() {
 		ids = append(ids, w.id)
 	}
-	if got := fmt.Sprint(ids); got != "[small_edits big_edits read_50mb read_1024mb batch revert log]" {
+	if got := fmt.Sprint(ids); got != "[small_edits big_edits read_50mb read_1024mb batch revert log write_10kb write_100kb write_1mb write_10mb write_batch mem_50mb mem_200mb mem_1024mb]" {
 		t.Fatalf("ids = %s", got)
 	}
 }

@@ -347,6 +347,17 @@ func (b *bench) setup(workdir, journalBin, refEntry string) error {
 	return nil
 }
 
+// fixtureCopy copies the shared file of mb megabytes into the workspace ws
+// as big.txt and returns its path and model.
+func (b *bench) fixtureCopy(mb int, ws string) (string, *lines, error) {
+	src, m, err := b.fixture(mb)
+	if err != nil {
+		return "", nil, err
+	}
+	path := filepath.Join(ws, "big.txt")
+	return path, m, copyFile(src, path)
+}
+
 // fixture returns the shared read-only file of mb megabytes, making it once.
 func (b *bench) fixture(mb int) (string, *lines, error) {
 	if f, ok := b.fixtures[mb]; ok {

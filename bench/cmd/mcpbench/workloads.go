@@ -151,12 +151,8 @@ func (b *bench) readWorkload(mb int, na map[string]string) workload {
 	return workload{
 		id: fmt.Sprintf("read_%dmb", mb), title: fmt.Sprintf("read %d lines mid-file, %s file", c.readSpan, sizeName(mb)), na: na,
 		prepare: func(ws string) (func(*session) error, error) {
-			src, m, err := b.fixture(mb)
+			path, m, err := b.fixtureCopy(mb, ws)
 			if err != nil {
-				return nil, err
-			}
-			path := filepath.Join(ws, "big.txt")
-			if err := copyFile(src, path); err != nil {
 				return nil, err
 			}
 			return func(s *session) error {

@@ -211,12 +211,8 @@ func (b *bench) memWorkload(mb int) workload {
 		id: fmt.Sprintf("mem_%dmb", mb), title: fmt.Sprintf("%d edits and a read, %s file", edits, sizeName(mb)), mutates: true,
 		na: map[string]string{report.RefGit: "the peak memory of the reference's server is the same with a checkpoint"},
 		prepare: func(ws string) (func(*session) error, error) {
-			src, m, err := b.fixture(mb)
+			path, m, err := b.fixtureCopy(mb, ws)
 			if err != nil {
-				return nil, err
-			}
-			path := filepath.Join(ws, "big.txt")
-			if err := copyFile(src, path); err != nil {
 				return nil, err
 			}
 			m = newLines(m.n, m.gen) // this run's edits, not the fixture's
