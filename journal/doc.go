@@ -15,8 +15,9 @@
 //
 // bbolt holds an exclusive flock for as long as a file is open. A Journal
 // therefore holds nothing between calls. Do first takes <journal>.lock with a
-// blocking exclusive flock (waiting up to Options.Timeout, default 2 s, then
-// ErrBusy), then opens the bbolt file, runs one batch — its intent
+// blocking exclusive flock, waiting as long as the holders make progress and
+// giving up with ErrBusy after Options.Timeout (default 2 s) without any
+// (lock_unix.go), then opens the bbolt file, runs one batch — its intent
 // transaction (which also seals the previous batch, whose seal the replay
 // engine defers) and its file writes — closes it and
 // releases the lock; View takes the lock file shared and opens bbolt

@@ -65,8 +65,12 @@ const FileName = "journal.db"
 
 // Options configure Open.
 type Options struct {
-	// Timeout is how long to wait for another process's lock (default 2s).
+	// Timeout is how long to wait for another process's lock without a sign
+	// of its progress (default 2s); see lock_unix.go.
 	Timeout time.Duration
+	// Waiting, if set, is called once when a call has waited a second for
+	// another process's lock (a command says it is waiting).
+	Waiting func()
 	// Create makes the journal if it does not exist.
 	Create bool
 }
@@ -77,6 +81,7 @@ type Options struct {
 type Journal struct {
 	path    string
 	timeout time.Duration
+	waiting func() // Options.Waiting
 	// openFile is the bbolt open seam; tests swap it to inject faults.
 	openFile func(path string, mode os.FileMode, o *bolt.Options) (*bolt.DB, error)
 	// wal is the write-ahead log file (wal.go), opened by the first writer
@@ -110,7 +115,7 @@ func Open(path string, o Options) (*Journal, error) {
 	if o.Timeout <= 0 {
 		o.Timeout = 2 * time.Second
 	}
-	j := &Journal{path: path, timeout: o.Timeout, openFile: bolt.Open}
+	j := &Journal{path: path, timeout: o.Timeout, waiting: o.Waiting, openFile: bolt.Open}
 	_, err := os.Stat(path)
 	switch {
 	case err == nil:

@@ -106,7 +106,7 @@ var codes = []struct {
 	{replay.ErrNothing, CodeNothingToDo, "journal_log shows what can be reverted"},
 	{replay.ErrBadEvent, CodeInvalidInput, "journal_log lists event ids and their status"},
 	{replay.ErrNoSpace, CodeNoSpace, "free disk space and retry; nothing was changed"},
-	{journal.ErrBusy, CodeBusy, "another process holds the journal; retry in a moment"},
+	{journal.ErrBusy, CodeBusy, "a process holds the journal's lock and has made no progress for seconds (a hung journal serve or command?): retry once it is stopped"},
 	{errCancelled, CodeCancelled, "the client cancelled the call before its commit point: nothing was changed"},
 	{journal.ErrDamaged, CodeJournalDamaged, journal.DamageHint},
 	{journal.ErrCorrupt, CodeJournalDamaged, "a journal record is damaged; nothing was changed — `journal verify` names the first damaged record"},

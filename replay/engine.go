@@ -20,8 +20,12 @@ type Options struct {
 	JournalPath string
 	// Actor is recorded on every event this engine appends (unless a Batch names its own).
 	Actor journal.Actor
-	// LockTimeout bounds the wait for another process's batch (default 2s).
+	// LockTimeout bounds the wait for another process's batch without a sign
+	// of its progress (default 2s).
 	LockTimeout time.Duration
+	// LockWaiting, if set, is called once when a batch or read has waited a
+	// second for another process (journal.Options.Waiting).
+	LockWaiting func()
 	// StreamThreshold: files at least this large are streamed rather than held in memory (default DefaultStreamThreshold).
 	StreamThreshold int64
 	// LogLimit bounds the contents (before and after, in bytes) of a batch
@@ -116,7 +120,7 @@ func Open(o Options) (*Engine, error) {
 	if rd, err := filepath.EvalSymlinks(e.journalDir); err == nil {
 		e.journalDir = rd
 	}
-	e.j, err = journal.Open(jp, journal.Options{Create: true, Timeout: o.LockTimeout})
+	e.j, err = journal.Open(jp, journal.Options{Create: true, Timeout: o.LockTimeout, Waiting: o.LockWaiting})
 	if err != nil {
 		e.Close()
 		return nil, err

@@ -170,7 +170,8 @@ func (a *app) report(err error) int {
 
 // errorCode is the code a failure is printed with, as the server's tools
 // give it: JOURNAL_DAMAGED for a damaged journal file or record (not for a
-// damaged export, which is the file checked, not the journal).
+// damaged export, which is the file checked, not the journal), BUSY for a
+// lock held by a process that makes no progress.
 func errorCode(err error) string {
 	var ex exportError
 	switch {
@@ -178,6 +179,8 @@ func errorCode(err error) string {
 		return ""
 	case errors.Is(err, journal.ErrDamaged), errors.Is(err, journal.ErrCorrupt), errors.Is(err, snapshot.ErrCorrupt):
 		return "JOURNAL_DAMAGED"
+	case errors.Is(err, journal.ErrBusy):
+		return "BUSY"
 	}
 	return ""
 }

@@ -111,7 +111,13 @@ func (a *app) journal() (*journal.Journal, error) {
 	if err := a.locate(); err != nil {
 		return nil, err
 	}
-	return journal.Open(a.jpath, journal.Options{})
+	return journal.Open(a.jpath, journal.Options{Waiting: a.sayWaiting})
+}
+
+// sayWaiting tells the user, once a command has waited a second for the
+// journal's lock, why it does not answer yet.
+func (a *app) sayWaiting() {
+	fmt.Fprintln(os.Stderr, "journal: waiting for another process using this journal (a journal serve or another command) to finish its change; it goes next")
 }
 
 // engine opens the replay engine on the located journal (recovering any crashed batch).
@@ -119,7 +125,7 @@ func (a *app) engine() (*replay.Engine, error) {
 	if err := a.locate(); err != nil {
 		return nil, err
 	}
-	return replay.Open(replay.Options{Roots: a.rootD, JournalPath: a.jpath, Actor: replay.CLIActor()})
+	return replay.Open(replay.Options{Roots: a.rootD, JournalPath: a.jpath, Actor: replay.CLIActor(), LockWaiting: a.sayWaiting})
 }
 
 // key maps a path given on the command line (relative to the current
@@ -240,7 +246,7 @@ func hintFor(err error) string {
 	case errors.As(err, &pe) && pe.Hint != "":
 		return pe.Hint
 	case errors.Is(err, journal.ErrBusy):
-		return "another process is writing the journal; try again in a moment"
+		return "a process holds the journal's lock and has made no progress for seconds: if it is stuck (a hung journal serve), stop it and run the command again"
 	case errors.Is(err, journal.ErrDamaged):
 		return journal.DamageHint
 	case errors.Is(err, journal.ErrCorrupt):

@@ -127,8 +127,14 @@ func run(args []string, stderr io.Writer) int {
 	parallel := fl.Int("parallel", runtime.NumCPU(), "cases run at once, each with its own server (-robustness)")
 	history := fl.Bool("history", false, "instead of the workloads, measure years of history (issue #23): N one-line edits through our server, the CLI on that journal, and git's packed size of the same history; -md replaces the \"History at scale (issue #23)\" section")
 	events := fl.String("events", "10000,100000", "edit counts of -history")
+	conc := fl.Bool("concurrency", false, "instead of the workloads, measure several agents on one workspace (issue #17): 1, 2, 4 stdio servers editing their own files, with the CLI running in the last run; -md replaces the \"Several agents on one workspace (issue #17)\" section")
+	servers := fl.String("servers", "1,2,4", "server counts of -concurrency")
+	concSeconds := fl.Float64("seconds", 5, "length of each -concurrency run")
 	if err := fl.Parse(args); err != nil {
 		return 2
+	}
+	if *conc {
+		return runConcurrency(args, stderr, *journalBin, *workdir, *keep, *servers, *concSeconds, *jsonOut, *mdOut)
 	}
 	if *history {
 		return runHistory(args, stderr, *journalBin, *workdir, *keep, *events, *jsonOut, *mdOut)

@@ -1,0 +1,363 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/journalfs/journal/bench/report"
+	"github.com/journalfs/journal/bench/stats"
+)
+
+// ConcurrencyHeading is the BENCHMARKS.md section -concurrency replaces.
+const ConcurrencyHeading = "## Several agents on one workspace (issue #17)"
+
+// ConcurrencyReport is the result of -concurrency.
+type ConcurrencyReport struct {
+	Date     time.Time      `json:"date"`
+	Commit   string         `json:"commit"`
+	Machine  report.Machine `json:"machine"`
+	Seconds  float64        `json:"seconds_per_run"`
+	Runs     []ConcRun      `json:"runs"`
+	CLI      []CLIRun       `json:"cli"`
+	Commands []string       `json:"commands"`
+}
+
+// ConcRun is n stdio servers editing one file each for a while.
+type ConcRun struct {
+	Servers     int     `json:"servers"`
+	Edits       int     `json:"edits"`
+	Seconds     float64 `json:"seconds"`
+	EditsPerSec float64 `json:"edits_per_second"`
+	Lost        int     `json:"lost_edits"`
+	Verified    bool    `json:"verified"`
+	Events      int     `json:"events"`
+}
+
+// CLIRun is one CLI command run again and again while the writers run.
+type CLIRun struct {
+	Command  string  `json:"command"`
+	Runs     int     `json:"runs"`
+	MedianMS float64 `json:"median_ms"`
+	P95MS    float64 `json:"p95_ms"`
+	MaxMS    float64 `json:"max_ms"`
+	Failed   int     `json:"failed"`
+	Busy     int     `json:"busy"`
+	Waiting  int     `json:"said_waiting"`
+}
+
+// concLines is the size of each writer's file.
+const concLines = 300
+
+func runConcurrency(args []string, stderr io.Writer, journalBin, workdir string, keep bool, counts string, seconds float64, jsonOut, mdOut string) int {
+	b := &bench{cfg: full, log: stderr, fixtures: map[int]fixture{}, infos: map[string]string{}, keep: keep, targets: []string{report.Ours}}
+	b.sv.timeout = time.Minute
+	b.sv.oursArgs = []string{"--lsp=false"}
+	if err := b.setup(workdir, journalBin, ""); err != nil {
+		fmt.Fprintf(stderr, "mcpbench: %v\n", err)
+		return 2
+	}
+	if !b.keep {
+		defer os.RemoveAll(b.workdir)
+	}
+	rep := &ConcurrencyReport{Date: time.Now().UTC(), Commit: commitOf(), Machine: machine(b.workdir), Seconds: seconds,
+		Commands: []string{"go run ./bench/cmd/mcpbench " + strings.Join(args, " ")}}
+	ns := strings.Split(counts, ",")
+	for i, f := range ns {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			fmt.Fprintf(stderr, "mcpbench: -servers: %q is not a count\n", f)
+			return 2
+		}
+		run, cli, err := b.concurrency(n, time.Duration(seconds*float64(time.Second)), i == len(ns)-1)
+		if err != nil {
+			fmt.Fprintf(stderr, "mcpbench: %d servers: %v\n", n, err)
+			return 1
+		}
+		b.logf("%d servers: %d edits in %.1f s (%.0f/s), lost %d, verified %v", n, run.Edits, run.Seconds, run.EditsPerSec, run.Lost, run.Verified)
+		rep.Runs = append(rep.Runs, run)
+		rep.CLI = append(rep.CLI, cli...)
+	}
+	if jsonOut != "" {
+		data, _ := json.MarshalIndent(rep, "", "  ")
+		err := os.MkdirAll(filepath.Dir(jsonOut), 0o755)
+		if err == nil {
+			err = os.WriteFile(jsonOut, append(data, '\n'), 0o644)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "mcpbench: %v\n", err)
+			return 2
+		}
+	}
+	md := rep.Markdown()
+	if mdOut != "" {
+		doc, err := os.ReadFile(mdOut)
+		if err != nil && !os.IsNotExist(err) {
+			fmt.Fprintf(stderr, "mcpbench: %v\n", err)
+			return 2
+		}
+		if err := os.WriteFile(mdOut, []byte(report.ReplaceSection(string(doc), ConcurrencyHeading, md)), 0o644); err != nil {
+			fmt.Fprintf(stderr, "mcpbench: %v\n", err)
+			return 2
+		}
+	} else {
+		fmt.Fprint(os.Stdout, md)
+	}
+	bad := false
+	for _, r := range rep.Runs {
+		bad = bad || r.Lost > 0 || !r.Verified
+	}
+	for _, c := range rep.CLI {
+		bad = bad || c.Failed > 0
+	}
+	if bad {
+		fmt.Fprintln(stderr, "mcpbench: FAILED: lost edits, a journal that does not verify, or a CLI command that failed")
+		return 1
+	}
+	return 0
+}
+
+// concurrency runs n servers on one workspace, each editing its own file
+// for d; with cli, the CLI runs `log` and `revert` meanwhile.
+func (b *bench) concurrency(n int, d time.Duration, cli bool) (ConcRun, []CLIRun, error) {
+	ws := filepath.Join(b.workdir, fmt.Sprintf("conc-%d", n))
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		return ConcRun{}, nil, err
+	}
+	ws, _ = filepath.EvalSymlinks(ws)
+	paths := make([]string, n)
+	models := make([]*lines, n)
+	for i := range paths {
+		paths[i] = filepath.Join(ws, fmt.Sprintf("agent%d.txt", i))
+		models[i] = newLines(concLines, smallLine)
+		if err := models[i].write(paths[i]); err != nil {
+			return ConcRun{}, nil, err
+		}
+	}
+	// the file the CLI reverts back and forth: one edit made before the run
+	side := filepath.Join(ws, "side.txt")
+	sm := newLines(concLines, smallLine)
+	if err := sm.write(side); err != nil {
+		return ConcRun{}, nil, err
+	}
+	s0, err := b.sv.start(report.Ours, ws)
+	if err != nil {
+		return ConcRun{}, nil, err
+	}
+	if _, err := s0.editLine(side, 0, sm.line(0), "side edit"); err != nil {
+		s0.close()
+		return ConcRun{}, nil, err
+	}
+	s0.close()
+	sessions := make([]*session, n)
+	for i := range sessions {
+		if sessions[i], err = b.sv.start(report.Ours, ws); err != nil {
+			return ConcRun{}, nil, err
+		}
+	}
+	defer func() {
+		for _, s := range sessions {
+			s.close()
+		}
+	}()
+
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		total int
+		errs  []error
+	)
+	stop := make(chan struct{})
+	t0 := time.Now()
+	for i, s := range sessions {
+		wg.Go(func() {
+			rng := newRNG(uint64(i + 1))
+			done := 0
+			defer func() { mu.Lock(); total += done; mu.Unlock() }()
+			for k := 0; ; k++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				line := k * 7 % concLines
+				nw := replacement(rng, fmt.Sprintf("agent %d", i), k, line)
+				if _, err := s.editLine(paths[i], line, models[i].line(line), nw); err != nil {
+					mu.Lock()
+					errs = append(errs, fmt.Errorf("server %d edit %d: %w", i, k, err))
+					mu.Unlock()
+					return
+				}
+				models[i].set(line, nw)
+				done++
+			}
+		})
+	}
+	var clis []CLIRun
+	if cli {
+		clis = b.cliWhileWriting(ws, d)
+	} else {
+		time.Sleep(d)
+	}
+	close(stop)
+	wg.Wait()
+	elapsed := time.Since(t0).Seconds()
+	if len(errs) > 0 {
+		return ConcRun{}, nil, errs[0]
+	}
+	run := ConcRun{Servers: n, Edits: total, Seconds: elapsed, EditsPerSec: float64(total) / elapsed}
+	for i := range paths {
+		if err := models[i].check(paths[i]); err != nil {
+			run.Lost++
+			b.logf("%d servers: %v", n, err)
+		}
+	}
+	for _, s := range sessions {
+		s.close()
+	}
+	if _, _, err := b.journalCLI(ws, 5*time.Minute, "verify"); err != nil {
+		b.logf("%d servers: %v", n, err)
+	} else {
+		run.Verified = true
+	}
+	if out, _, err := b.journalCLI(ws, time.Minute, "log", "-n", "1", "--no-pager", "--json"); err == nil {
+		var ev struct {
+			Seq int `json:"seq"`
+		}
+		if json.Unmarshal(out, &ev) == nil {
+			run.Events = ev.Seq
+		}
+	}
+	return run, clis, nil
+}
+
+var (
+	waitingRE = regexp.MustCompile(`(?i)waiting`)
+	asEventRE = regexp.MustCompile(`as event (\d+)`)
+)
+
+// cliWhileWriting runs `journal log -n 20` and `journal revert` (of the
+// side file's edit, then of that revert, and so on) one after the other
+// for d, timing each.
+func (b *bench) cliWhileWriting(ws string, d time.Duration) []CLIRun {
+	type sample struct {
+		dur          time.Duration
+		failed, busy bool
+		saidWaiting  bool
+	}
+	byCmd := map[string][]sample{}
+	target := 0 // the event the next revert reverts: found from log
+	end := time.Now().Add(d)
+	for time.Now().Before(end) {
+		t0 := time.Now()
+		out, _, err := b.journalCLI(ws, time.Minute, "log", "-n", "20", "--no-pager", "--json")
+		s := sample{dur: time.Since(t0)}
+		if err != nil {
+			s.failed, s.busy, s.saidWaiting = true, strings.Contains(err.Error(), "BUSY"), waitingRE.MatchString(err.Error())
+		}
+		byCmd["log -n 20"] = append(byCmd["log -n 20"], s)
+		if target == 0 {
+			target = sideEvent(out)
+		}
+		if target == 0 {
+			continue
+		}
+		t0 = time.Now()
+		rout, _, err := b.journalCLI(ws, time.Minute, "revert", strconv.Itoa(target))
+		s = sample{dur: time.Since(t0)}
+		if err != nil {
+			s.failed, s.busy, s.saidWaiting = true, strings.Contains(err.Error(), "BUSY"), waitingRE.MatchString(err.Error())
+			b.logf("revert: %v", err)
+		} else if m := asEventRE.FindSubmatch(rout); m != nil {
+			target, _ = strconv.Atoi(string(m[1]))
+		}
+		byCmd["revert N"] = append(byCmd["revert N"], s)
+	}
+	var out []CLIRun
+	for _, name := range []string{"log -n 20", "revert N"} {
+		ss := byCmd[name]
+		r := CLIRun{Command: "journal " + name, Runs: len(ss)}
+		var ds []time.Duration
+		for _, s := range ss {
+			ds = append(ds, s.dur)
+			if s.failed {
+				r.Failed++
+			}
+			if s.busy {
+				r.Busy++
+			}
+			if s.saidWaiting {
+				r.Waiting++
+			}
+		}
+		sum := stats.Of(ds)
+		r.MedianMS, r.P95MS, r.MaxMS = sum.Median, sum.P95, sum.Max
+		out = append(out, r)
+	}
+	return out
+}
+
+// sideEvent finds, in `journal log --json` output (JSON lines, newest
+// first), the newest event that changed side.txt.
+func sideEvent(out []byte) int {
+	for _, line := range strings.Split(string(out), "\n") {
+		var e struct {
+			Seq   int `json:"seq"`
+			Files []struct {
+				Path string `json:"path"`
+			} `json:"files"`
+		}
+		if json.Unmarshal([]byte(line), &e) != nil {
+			continue
+		}
+		for _, f := range e.Files {
+			if f.Path == "side.txt" {
+				return e.Seq
+			}
+		}
+	}
+	return 0
+}
+
+// Markdown renders the report as the section ConcurrencyHeading.
+func (r *ConcurrencyReport) Markdown() string {
+	var b strings.Builder
+	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	p("%s\n\n", ConcurrencyHeading)
+	p("<!-- Generated by bench/cmd/mcpbench -concurrency; do not edit by hand. -->\n\n")
+	p("N `journal serve` processes (stdio, the harness's client each) on one workspace, each making one-line `edit_content` calls on its own %d-line file, back to back, for %.0f s; then every file is checked line by line (a lost edit is a line that differs) and `journal verify` runs. In the last run the CLI runs meanwhile, one command after the other: `journal log -n 20` and `journal revert N` (of a side file's edit, then of that revert, and so on).\n\n", concLines, r.Seconds)
+	m := r.Machine
+	p("- **Date:** %s; **commit:** %s\n", r.Date.Format("2006-01-02 15:04 UTC"), r.Commit)
+	p("- **Machine:** %s, %d cores, %d GiB RAM, Linux %s, work dir on %s; %s\n", m.CPU, m.Cores, m.MemoryGiB, m.Kernel, m.Disk, m.Go)
+	p("- **Reproduce:**\n\n```sh\n%s\n```\n\n", strings.Join(r.Commands, "\n"))
+	p("| servers | edits | edits/s | vs one server | lost edits | verify | events in the journal |\n|--:|--:|--:|--:|--:|---|--:|\n")
+	var one float64
+	for _, run := range r.Runs {
+		if run.Servers == 1 {
+			one = run.EditsPerSec
+		}
+		ratio := "—"
+		if one > 0 {
+			ratio = fmt.Sprintf("%.2f×", run.EditsPerSec/one)
+		}
+		v := "fails"
+		if run.Verified {
+			v = "ok"
+		}
+		p("| %d | %d | %.0f | %s | %d | %s | %d |\n", run.Servers, run.Edits, run.EditsPerSec, ratio, run.Lost, v, run.Events)
+	}
+	if len(r.CLI) > 0 {
+		p("\n| CLI command while %d servers write | runs | median (ms) | p95 (ms) | max (ms) | failed | BUSY |\n|---|--:|--:|--:|--:|--:|--:|\n", r.Runs[len(r.Runs)-1].Servers)
+		for _, c := range r.CLI {
+			p("| `%s` | %d | %.1f | %.1f | %.1f | %d | %d |\n", c.Command, c.Runs, c.MedianMS, c.P95MS, c.MaxMS, c.Failed, c.Busy)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,132 @@
+package journal_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/journalfs/journal/journal"
+)
+
+// holdLock takes the journal's lock file exclusively, as another process's
+// batch would, until the returned function is called.
+func holdLock(t *testing.T, j *journal.Journal) (release func()) {
+	t.Helper()
+	f, err := os.OpenFile(j.Path()+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }
+}
+
+// TestLock_TurnsUnderASteadyWriter: a writer that takes the lock again the
+// moment it lets go (a server making edit after edit) never makes another
+// handle wait more than the batch in flight and the one it had started:
+// each of 50 writes and reads of the other handle gets the lock while the
+// writer completes at most two batches, and none fails with ErrBusy.
+func TestLock_TurnsUnderASteadyWriter(t *testing.T) {
+	j := create(t)
+	appendN(t, j, 1, "s")
+	other, err := journal.Open(j.Path(), journal.Options{Timeout: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var batches atomic.Int64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if err := j.Do(func(db *journal.DB) error { time.Sleep(time.Millisecond); return nil }); err != nil {
+				t.Error(err)
+				return
+			}
+			batches.Add(1)
+		}
+	})
+	defer func() { close(stop); wg.Wait() }()
+	for batches.Load() < 5 {
+		time.Sleep(time.Millisecond)
+	}
+	for i := 0; i < 50; i++ {
+		before := batches.Load()
+		var err error
+		if i%2 == 0 {
+			err = other.Do(func(db *journal.DB) error { return nil })
+		} else {
+			err = other.View(func(tx *journal.Tx) error { return nil })
+		}
+		if err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		if n := batches.Load() - before; n > 2 {
+			t.Fatalf("call %d waited while the writer completed %d batches", i, n)
+		}
+	}
+}
+
+// TestLock_SaysItWaitsAndWaitsForProgress: a call that waits a second says
+// so (Options.Waiting, once) and gets the lock when it is released; one
+// whose holder shows progress (its write-ahead log changes) waits past the
+// timeout; one whose holder shows none gives up with ErrBusy after it.
+func TestLock_SaysItWaitsAndWaitsForProgress(t *testing.T) {
+	j := create(t)
+	appendN(t, j, 1, "s")
+	var said atomic.Int64
+	waiter, err := journal.Open(j.Path(), journal.Options{Timeout: 3 * time.Second, Waiting: func() { said.Add(1) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := holdLock(t, j)
+	go func() { time.Sleep(1500 * time.Millisecond); release() }()
+	if err := waiter.View(func(tx *journal.Tx) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if said.Load() != 1 {
+		t.Fatalf("Waiting called %d times, want once", said.Load())
+	}
+
+	// a holder making progress for 1.2 s, with a timeout of 300 ms
+	busy, err := journal.Open(j.Path(), journal.Options{Timeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	release = holdLock(t, j)
+	wal := j.Path() + ".wal"
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for k := 0; k < 24; k++ {
+			time.Sleep(50 * time.Millisecond)
+			os.WriteFile(wal+".progress", nil, 0o600)
+			os.Rename(wal+".progress", filepath.Join(filepath.Dir(wal), filepath.Base(wal)))
+		}
+		release()
+	}()
+	if err := busy.Do(func(db *journal.DB) error { return nil }); err != nil {
+		t.Fatalf("waiting behind a holder that makes progress: %v", err)
+	}
+	<-done
+	os.Remove(wal)
+
+	// a holder that makes none
+	release = holdLock(t, j)
+	defer release()
+	t0 := time.Now()
+	err = busy.Do(func(db *journal.DB) error { return nil })
+	if !errors.Is(err, journal.ErrBusy) || time.Since(t0) < 300*time.Millisecond {
+		t.Fatalf("behind a stuck holder: %v after %v", err, time.Since(t0))
+	}
+}
