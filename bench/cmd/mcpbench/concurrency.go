@@ -1,17 +1,21 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/journalfs/journal/bench/mcpclient"
 	"github.com/journalfs/journal/bench/report"
 	"github.com/journalfs/journal/bench/stats"
 )
@@ -30,8 +34,10 @@ type ConcurrencyReport struct {
 	Commands []string       `json:"commands"`
 }
 
-// ConcRun is n stdio servers editing one file each for a while.
+// ConcRun is n stdio servers (or n sessions of one HTTP server) editing
+// one file each for a while.
 type ConcRun struct {
+	Transport   string  `json:"transport"` // "stdio" (n servers) or "http" (n sessions of one)
 	Servers     int     `json:"servers"`
 	Edits       int     `json:"edits"`
 	Seconds     float64 `json:"seconds"`
@@ -69,6 +75,15 @@ func runConcurrency(args []string, stderr io.Writer, journalBin, workdir string,
 	}
 	rep := &ConcurrencyReport{Date: time.Now().UTC(), Commit: commitOf(), Machine: machine(b.workdir), Seconds: seconds,
 		Commands: []string{"go run ./bench/cmd/mcpbench " + strings.Join(args, " ")}}
+	for _, k := range []int{1, 2, 4, 8} {
+		run, err := b.concurrencyHTTP(k, time.Duration(seconds*float64(time.Second)))
+		if err != nil {
+			fmt.Fprintf(stderr, "mcpbench: %d HTTP sessions: %v\n", k, err)
+			return 1
+		}
+		b.logf("%d HTTP sessions: %d edits in %.1f s (%.0f/s), lost %d, verified %v", k, run.Edits, run.Seconds, run.EditsPerSec, run.Lost, run.Verified)
+		rep.Runs = append(rep.Runs, run)
+	}
 	ns := strings.Split(counts, ",")
 	for i, f := range ns {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -132,14 +147,9 @@ func (b *bench) concurrency(n int, d time.Duration, cli bool) (ConcRun, []CLIRun
 		return ConcRun{}, nil, err
 	}
 	ws, _ = filepath.EvalSymlinks(ws)
-	paths := make([]string, n)
-	models := make([]*lines, n)
-	for i := range paths {
-		paths[i] = filepath.Join(ws, fmt.Sprintf("agent%d.txt", i))
-		models[i] = newLines(concLines, smallLine)
-		if err := models[i].write(paths[i]); err != nil {
-			return ConcRun{}, nil, err
-		}
+	paths, models, err := writerFiles(ws, n)
+	if err != nil {
+		return ConcRun{}, nil, err
 	}
 	// the file the CLI reverts back and forth: one edit made before the run
 	side := filepath.Join(ws, "side.txt")
@@ -157,30 +167,53 @@ func (b *bench) concurrency(n int, d time.Duration, cli bool) (ConcRun, []CLIRun
 	}
 	s0.close()
 	sessions := make([]*session, n)
+	callers := make([]caller, n)
 	for i := range sessions {
 		if sessions[i], err = b.sv.start(report.Ours, ws); err != nil {
 			return ConcRun{}, nil, err
 		}
+		callers[i] = sessions[i].p.Client
 	}
 	defer func() {
 		for _, s := range sessions {
 			s.close()
 		}
 	}()
-
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		total int
-		errs  []error
-	)
 	stop := make(chan struct{})
 	t0 := time.Now()
-	for i, s := range sessions {
+	_, wait := runWriters(callers, paths, models, stop)
+	var clis []CLIRun
+	if cli {
+		clis = b.cliWhileWriting(ws, d)
+	} else {
+		time.Sleep(d)
+	}
+	close(stop)
+	edits, err := wait()
+	elapsed := time.Since(t0).Seconds()
+	if err != nil {
+		return ConcRun{}, nil, err
+	}
+	run := ConcRun{Transport: "stdio", Servers: n, Edits: edits, Seconds: elapsed, EditsPerSec: float64(edits) / elapsed}
+	for _, s := range sessions {
+		s.close()
+	}
+	b.checkRun(ws, paths, models, &run)
+	return run, clis, nil
+}
+
+// runWriters starts one goroutine per caller, each making one-line
+// edit_content calls on its own file (paths[i], modelled by models[i])
+// until stop is closed; wait returns the number of edits made, or the
+// first error.
+func runWriters(callers []caller, paths []string, models []*lines, stop chan struct{}) (total *atomic.Int64, wait func() (int, error)) {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var errs []error
+	total = new(atomic.Int64)
+	for i, c := range callers {
 		wg.Go(func() {
 			rng := newRNG(uint64(i + 1))
-			done := 0
-			defer func() { mu.Lock(); total += done; mu.Unlock() }()
 			for k := 0; ; k++ {
 				select {
 				case <-stop:
@@ -189,41 +222,114 @@ func (b *bench) concurrency(n int, d time.Duration, cli bool) (ConcRun, []CLIRun
 				}
 				line := k * 7 % concLines
 				nw := replacement(rng, fmt.Sprintf("agent %d", i), k, line)
-				if _, err := s.editLine(paths[i], line, models[i].line(line), nw); err != nil {
+				args := map[string]any{"absolute_file_path": paths[i], "search_text": models[i].line(line), "replace_text": nw, "preview": false, "fuzzy": false}
+				if _, err := c.CallTool("edit_content", args); err != nil {
 					mu.Lock()
-					errs = append(errs, fmt.Errorf("server %d edit %d: %w", i, k, err))
+					errs = append(errs, fmt.Errorf("writer %d edit %d: %w", i, k, err))
 					mu.Unlock()
 					return
 				}
 				models[i].set(line, nw)
-				done++
+				total.Add(1)
 			}
 		})
 	}
-	var clis []CLIRun
-	if cli {
-		clis = b.cliWhileWriting(ws, d)
-	} else {
-		time.Sleep(d)
+	return total, func() (int, error) {
+		wg.Wait()
+		if len(errs) > 0 {
+			return int(total.Load()), errs[0]
+		}
+		return int(total.Load()), nil
 	}
+}
+
+// concurrencyHTTP runs k sessions of one `journal serve --http` on one
+// workspace, each editing its own file for d.
+func (b *bench) concurrencyHTTP(k int, d time.Duration) (ConcRun, error) {
+	ws := filepath.Join(b.workdir, fmt.Sprintf("conc-http-%d", k))
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		return ConcRun{}, err
+	}
+	ws, _ = filepath.EvalSymlinks(ws)
+	paths, models, err := writerFiles(ws, k)
+	if err != nil {
+		return ConcRun{}, err
+	}
+	addrFile := filepath.Join(b.workdir, fmt.Sprintf("conc-http-%d.addr", k))
+	cmd := exec.Command(b.sv.journalBin, "serve", "--root", ws, "--http", "127.0.0.1:0", "--lsp=false")
+	cmd.Dir = ws
+	cmd.Env = append(os.Environ(), "JOURNAL_PATH=", "JOURNAL_ADDR_FILE="+addrFile)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return ConcRun{}, err
+	}
+	stopped := false
+	stopServer := func() {
+		if !stopped {
+			stopped = true
+			cmd.Process.Signal(os.Interrupt)
+			cmd.Wait()
+		}
+	}
+	defer stopServer()
+	var addr []byte
+	for deadline := time.Now().Add(20 * time.Second); len(addr) == 0; {
+		if time.Now().After(deadline) {
+			return ConcRun{}, fmt.Errorf("the HTTP server did not start: %s", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+		addr, _ = os.ReadFile(addrFile)
+	}
+	callers := make([]caller, k)
+	for i := range callers {
+		c := mcpclient.DialHTTP("http://"+string(addr)+"/mcp", b.sv.timeout)
+		if _, err := c.Initialize(fmt.Sprintf("mcpbench-%d", i)); err != nil {
+			return ConcRun{}, fmt.Errorf("initialize session %d: %w", i, err)
+		}
+		callers[i] = c
+	}
+	stop := make(chan struct{})
+	t0 := time.Now()
+	_, wait := runWriters(callers, paths, models, stop)
+	time.Sleep(d)
 	close(stop)
-	wg.Wait()
+	edits, err := wait()
 	elapsed := time.Since(t0).Seconds()
-	if len(errs) > 0 {
-		return ConcRun{}, nil, errs[0]
+	if err != nil {
+		return ConcRun{}, err
 	}
-	run := ConcRun{Servers: n, Edits: total, Seconds: elapsed, EditsPerSec: float64(total) / elapsed}
+	stopServer()
+	run := ConcRun{Transport: "http", Servers: k, Edits: edits, Seconds: elapsed, EditsPerSec: float64(edits) / elapsed}
+	b.checkRun(ws, paths, models, &run)
+	return run, nil
+}
+
+// writerFiles writes n files of concLines lines into ws, one per writer.
+func writerFiles(ws string, n int) ([]string, []*lines, error) {
+	paths := make([]string, n)
+	models := make([]*lines, n)
+	for i := range paths {
+		paths[i] = filepath.Join(ws, fmt.Sprintf("agent%d.txt", i))
+		models[i] = newLines(concLines, smallLine)
+		if err := models[i].write(paths[i]); err != nil {
+			return nil, nil, err
+		}
+	}
+	return paths, models, nil
+}
+
+// checkRun checks every writer's file line by line (a file that differs
+// counts as lost edits), verifies the journal and reads its last event.
+func (b *bench) checkRun(ws string, paths []string, models []*lines, run *ConcRun) {
 	for i := range paths {
 		if err := models[i].check(paths[i]); err != nil {
 			run.Lost++
-			b.logf("%d servers: %v", n, err)
+			b.logf("%s %d: %v", run.Transport, run.Servers, err)
 		}
 	}
-	for _, s := range sessions {
-		s.close()
-	}
 	if _, _, err := b.journalCLI(ws, 5*time.Minute, "verify"); err != nil {
-		b.logf("%d servers: %v", n, err)
+		b.logf("%s %d: %v", run.Transport, run.Servers, err)
 	} else {
 		run.Verified = true
 	}
@@ -235,7 +341,6 @@ func (b *bench) concurrency(n int, d time.Duration, cli bool) (ConcRun, []CLIRun
 			run.Events = ev.Seq
 		}
 	}
-	return run, clis, nil
 }
 
 var (
@@ -332,32 +437,43 @@ func (r *ConcurrencyReport) Markdown() string {
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	p("%s\n\n", ConcurrencyHeading)
 	p("<!-- Generated by bench/cmd/mcpbench -concurrency; do not edit by hand. -->\n\n")
-	p("N `journal serve` processes (stdio, the harness's client each) on one workspace, each making one-line `edit_content` calls on its own %d-line file, back to back, for %.0f s; then every file is checked line by line (a lost edit is a line that differs) and `journal verify` runs. In the last run the CLI runs meanwhile, one command after the other: `journal log -n 20` and `journal revert N` (of a side file's edit, then of that revert, and so on).\n\n", concLines, r.Seconds)
+	p("Writers on one workspace, each making one-line `edit_content` calls on its own %d-line file, back to back, for %.0f s: N `journal serve` processes (stdio, the harness's client each), or N sessions of one `journal serve --http` (a Streamable HTTP client each); then every file is checked line by line (a lost edit is a line that differs) and `journal verify` runs. In the last stdio run the CLI runs meanwhile, one command after the other: `journal log -n 20` and `journal revert N` (of a side file's edit, then of that revert, and so on).\n\n", concLines, r.Seconds)
 	m := r.Machine
 	p("- **Date:** %s; **commit:** %s\n", r.Date.Format("2006-01-02 15:04 UTC"), r.Commit)
 	p("- **Machine:** %s, %d cores, %d GiB RAM, Linux %s, work dir on %s; %s\n", m.CPU, m.Cores, m.MemoryGiB, m.Kernel, m.Disk, m.Go)
 	p("- **Reproduce:**\n\n```sh\n%s\n```\n\n", strings.Join(r.Commands, "\n"))
-	p("| servers | edits | edits/s | vs one server | lost edits | verify | events in the journal |\n|--:|--:|--:|--:|--:|---|--:|\n")
-	var one float64
+	p("| transport | writers | edits | edits/s | vs one writer | lost edits | verify | events in the journal |\n|---|--:|--:|--:|--:|--:|---|--:|\n")
+	one := map[string]float64{}
 	for _, run := range r.Runs {
 		if run.Servers == 1 {
-			one = run.EditsPerSec
+			one[run.Transport] = run.EditsPerSec
 		}
 		ratio := "—"
-		if one > 0 {
-			ratio = fmt.Sprintf("%.2f×", run.EditsPerSec/one)
+		if o := one[run.Transport]; o > 0 {
+			ratio = fmt.Sprintf("%.2f×", run.EditsPerSec/o)
 		}
 		v := "fails"
 		if run.Verified {
 			v = "ok"
 		}
-		p("| %d | %d | %.0f | %s | %d | %s | %d |\n", run.Servers, run.Edits, run.EditsPerSec, ratio, run.Lost, v, run.Events)
+		what := plural(run.Servers, "stdio server")
+		if run.Transport == "http" {
+			what = "1 HTTP server, " + plural(run.Servers, "session")
+		}
+		p("| %s | %s | %d | %.0f | %s | %d | %s | %d |\n", run.Transport, what, run.Edits, run.EditsPerSec, ratio, run.Lost, v, run.Events)
 	}
 	if len(r.CLI) > 0 {
-		p("\n| CLI command while %d servers write | runs | median (ms) | p95 (ms) | max (ms) | failed | BUSY |\n|---|--:|--:|--:|--:|--:|--:|\n", r.Runs[len(r.Runs)-1].Servers)
+		p("\n| CLI command while %d stdio servers write | runs | median (ms) | p95 (ms) | max (ms) | failed | BUSY |\n|---|--:|--:|--:|--:|--:|--:|\n", r.Runs[len(r.Runs)-1].Servers)
 		for _, c := range r.CLI {
 			p("| `%s` | %d | %.1f | %.1f | %.1f | %d | %d |\n", c.Command, c.Runs, c.MedianMS, c.P95MS, c.MaxMS, c.Failed, c.Busy)
 		}
 	}
 	return b.String()
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }

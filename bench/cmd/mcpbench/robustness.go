@@ -156,7 +156,8 @@ func refCase(c corpus.Case) (setup []corpus.Call, call corpus.Call, why string) 
 	return setup, call, ""
 }
 
-// caller is what a case needs of a server (an *mcpclient.Process).
+// caller is what a case or a writer needs of a server: a connected MCP
+// client (an *mcpclient.Process, or an *mcpclient.Client over HTTP).
 type caller interface {
 	CallTool(name string, args any) (*mcpclient.CallResult, error)
 }
