@@ -65,9 +65,6 @@ func (s *stdio) raw(line []byte) map[string]any {
 		if err := json.Unmarshal(b, &m); err != nil {
 			s.t.Fatalf("reply %q: %v", b, err)
 		}
-		if os.Getenv("WIRE_DEBUG") != "" {
-			fmt.Printf("reply %.300s\n", b)
-		}
 		if id, ok := m["id"].(float64); ok && int(id) == s.id {
 			return m
 		}
@@ -132,7 +129,7 @@ func wireText(n int) string {
 func TestWire_LongArgumentsDecodedOnce(t *testing.T) {
 	dir, eng, srv := wireEnv(t)
 	s := newStdio(t, srv)
-	for _, n := range []int{100, 8 << 10, 64 << 10, 3 << 20} {
+	for _, n := range []int{100, 8 << 10, 64 << 10, 3 << 20, 17 << 20} { // 17 MiB: over the stream threshold
 		want := wireText(n)
 		path := filepath.Join(dir, fmt.Sprintf("w%d.txt", n))
 		res := s.tool("file_create_new", map[string]any{"ops": []map[string]any{{"path": path, "content": want}}})
@@ -166,39 +163,85 @@ func TestWire_LongArgumentsDecodedOnce(t *testing.T) {
 }
 
 // TestWire_RefusalRetryCarriesTheContent: a refused call with a long
-// argument offers a retry whose arguments are the ones sent, not the
-// transport's placeholders.
+// argument offers a retry whose arguments are the ones sent (corrected), not
+// the transport's placeholders, and the retry, sent as it is, applies.
 func TestWire_RefusalRetryCarriesTheContent(t *testing.T) {
 	dir, _, srv := wireEnv(t)
-	path := filepath.Join(dir, "f.txt")
-	old := wireText(20 << 10)
+	path := filepath.Join(dir, "load.js")
+	old := "function load(userId) {\n  const row = db.get(userId);\n  console.log(row);\n  return row;\n}\n"
 	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	s := newStdio(t, srv)
-	read := s.tool("read_content", map[string]any{"absolute_file_path": path, "target": 1, "mode": "lines", "max_lines": 3})
-	if read["isError"] == true {
-		t.Fatal(resultText(read))
+	// the name misremembered (UserId) in the search text only: refused, with
+	// the corrected call, whose replacement is the long one sent
+	var long strings.Builder
+	long.WriteString("  const row = db.get(userId);\n")
+	for i := 0; long.Len() < 20<<10; i++ {
+		fmt.Fprintf(&long, "  // note %d: \"quoted\" naïve\n", i)
 	}
-	// lines 1-2 replaced by a long text, with a stale expected version that
-	// is not a version at all: refused with a code, nothing written
-	long := wireText(30 << 10)
-	res := s.tool("file_replace", map[string]any{"ops": []map[string]any{{"path": path, "content": long, "start_line": 1, "end_line": 2}},
-		"expected_versions": map[string]string{path: strings.Repeat("0", 64)}})
+	long.WriteString("  console.log(row);\n")
+	res := s.tool("edit_content", map[string]any{"absolute_file_path": path, "preview": false,
+		"search_text": "  const row = db.get(UserId);\n  console.log(row);\n", "replace_text": long.String()})
 	if res["isError"] != true {
 		t.Fatalf("not refused: %s", resultText(res))
 	}
-	text := resultText(res)
-	if strings.Contains(text, "journal-spill") {
-		t.Fatalf("the refusal shows a placeholder: %.500s", text)
+	te, ok := jmcp.ParseToolError(resultText(res))
+	if !ok || te.Retry == nil {
+		t.Fatalf("no retry in the refusal: %.800s", resultText(res))
 	}
-	if sc, ok := res["structuredContent"].(map[string]any); ok {
-		if b, _ := json.Marshal(sc); strings.Contains(string(b), "journal-spill") {
-			t.Fatalf("the structured refusal shows a placeholder: %.500s", b)
-		}
+	b, _ := json.Marshal(te.Retry)
+	if strings.Contains(string(b), "journal-spill") || !strings.Contains(string(b), "note 400: \\\"quoted\\\" naïve") {
+		t.Fatalf("the retry does not carry the content sent: %.600s", b)
 	}
 	if got, _ := os.ReadFile(path); string(got) != old {
 		t.Fatal("a refused call changed the file")
+	}
+	if r := s.tool(te.Retry.Tool, te.Retry.Arguments); r["isError"] == true {
+		t.Fatalf("the retry as sent: %s", resultText(r))
+	}
+	got, _ := os.ReadFile(path)
+	if !strings.Contains(string(got), "note 400: \"quoted\" naïve") || strings.Contains(string(got), "UserId") {
+		t.Fatalf("after the retry:\n%.300s", got)
+	}
+}
+
+// TestWire_StaleLinesRetryCarriesTheContent: a call by stale line numbers
+// with a long code block, refused as ambiguous (the session's own insert
+// moved the lines), offers a retry built from the call as sent — its code
+// block whole, no placeholder — which applies when sent.
+func TestWire_StaleLinesRetryCarriesTheContent(t *testing.T) {
+	dir, _, srv := wireEnv(t)
+	path := filepath.Join(dir, "main.go")
+	src := "package main\n\nfunc run() error {\n\tif err := a(); err != nil {\n\t\treturn err\n\t}\n\tif err := b(); err != nil {\n\t\treturn err\n\t}\n\treturn nil\n}\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := newStdio(t, srv)
+	if r := s.tool("read_content", map[string]any{"absolute_file_path": path}); r["isError"] == true {
+		t.Fatal(resultText(r))
+	}
+	if r := s.tool("file_insert_text", map[string]any{"ops": []map[string]any{{"path": "main.go", "at": "after_line", "line": 3, "content": "\tdefer trace()()"}}}); r["isError"] == true {
+		t.Fatal(resultText(r))
+	}
+	var block strings.Builder
+	for i := 0; block.Len() < 20<<10; i++ {
+		fmt.Fprintf(&block, "\t\t// step %d: \"quoted\" naïve\n", i)
+	}
+	block.WriteString("\t\treturn fmt.Errorf(\"b: %w\", err)\n")
+	res := s.tool("ai_code_editing.edit_file", map[string]any{"target_file": "main.go", "edit_instruction": "wrap b", "start_line": 8, "end_line": 8, "code_block": block.String()})
+	te, ok := jmcp.ParseToolError(resultText(res))
+	if res["isError"] != true || !ok || te.Retry == nil {
+		t.Fatalf("not refused with a retry: %.800s", resultText(res))
+	}
+	if cb, _ := te.Retry.Arguments["code_block"].(string); cb != block.String() {
+		t.Fatalf("the retry's code block is not the one sent (%d bytes, want %d): %.200s", len(cb), block.Len(), cb)
+	}
+	if r := s.tool(te.Retry.Tool, te.Retry.Arguments); r["isError"] == true {
+		t.Fatalf("the retry as sent: %s", resultText(r))
+	}
+	if got, _ := os.ReadFile(path); !strings.Contains(string(got), "step 400: \"quoted\" naïve") || !strings.Contains(string(got), "\tdefer trace()()") {
+		t.Fatalf("after the retry:\n%.300s", got)
 	}
 }
 
