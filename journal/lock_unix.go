@@ -78,7 +78,10 @@ func (j *Journal) lock(exclusive bool) (lf *os.File, release func(), err error) 
 		time.Sleep(yieldPause)
 	}
 	if q != nil {
-		syscall.Flock(int(q.Fd()), syscall.LOCK_SH) // waiting: say so (a failure only loses the turn)
+		// waiting: say so, without waiting for it (a process stopped in the
+		// middle of its check holds the queue file exclusively): a failure
+		// only loses the turn
+		syscall.Flock(int(q.Fd()), syscall.LOCK_SH|syscall.LOCK_NB)
 	}
 	if err := j.newWait().block(f, how); err != nil {
 		return nil, nil, err // f is closed (at once, or once the lock comes and is let go)
