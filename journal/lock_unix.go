@@ -16,9 +16,8 @@ import (
 // poller can starve under steady contention). bbolt's flock on the database
 // is still taken after this one, so it never waits.
 //
-// Waiting in turn. Waiters block in the kernel, which wakes them when the
-// lock is released; no process polls. But a blocking flock is no queue: a
-// holder that comes straight back (a server making edit after edit) often
+// Waiting in turn. A blocking flock is no queue: a holder that comes
+// straight back (a server making edit after edit) often
 // takes the lock again before the woken waiter runs — in
 // TestLock_TurnsUnderASteadyWriter a waiter was passed over by up to 28
 // batches. So a process that has to wait says so: it holds
@@ -83,7 +82,7 @@ func (j *Journal) lock(exclusive bool) (lf *os.File, release func(), err error) 
 		// only loses the turn
 		syscall.Flock(int(q.Fd()), syscall.LOCK_SH|syscall.LOCK_NB)
 	}
-	if err := j.newWait().block(f, how); err != nil {
+	if err := j.wait(f, how); err != nil {
 		return nil, nil, err // f is closed (at once, or once the lock comes and is let go)
 	}
 	return f, release, nil
@@ -104,57 +103,45 @@ func waiting(q *os.File) bool {
 	return false
 }
 
-// lockWait is one call's wait for the lock: when it began, the holders'
-// last progress and whether the user was told.
-type lockWait struct {
-	j        *Journal
-	start    time.Time
-	deadline time.Time
-	mark     string
-	noticed  bool
-}
-
-func (j *Journal) newWait() *lockWait {
-	now := time.Now()
-	return &lockWait{j: j, start: now, deadline: now.Add(j.timeout), mark: j.progressMark()}
-}
-
-// block takes flock how on f, waiting while the holders make progress. On
+// wait takes flock how on f, waiting while the holders make progress. On
 // an error f is closed; on ErrBusy, once the flock, if it comes later, is
 // let go.
-func (w *lockWait) block(f *os.File, how int) error {
+func (j *Journal) wait(f *os.File, how int) error {
 	fd := int(f.Fd())
 	if err := syscall.Flock(fd, how|syscall.LOCK_NB); err == nil {
 		return nil
 	} else if !errors.Is(err, syscall.EWOULDBLOCK) {
 		f.Close()
-		return fmt.Errorf("journal: lock %s: %w", w.j.path, err)
+		return fmt.Errorf("journal: lock %s: %w", j.path, err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- syscall.Flock(fd, how) }()
 	tick := time.NewTicker(progressEvery)
 	defer tick.Stop()
+	start := time.Now()
+	deadline, mark := start.Add(j.timeout), j.progressMark()
+	noticed := false
 	for {
 		select {
 		case err := <-done:
 			if err != nil {
 				f.Close()
-				return fmt.Errorf("journal: lock %s: %w", w.j.path, err)
+				return fmt.Errorf("journal: lock %s: %w", j.path, err)
 			}
 			return nil
 		case now := <-tick.C:
-			if m := w.j.progressMark(); m != w.mark {
-				w.mark, w.deadline = m, now.Add(w.j.timeout)
+			if m := j.progressMark(); m != mark {
+				mark, deadline = m, now.Add(j.timeout)
 			}
-			if !w.noticed && now.Sub(w.start) >= waitNotice && w.j.waiting != nil {
-				w.noticed = true
-				w.j.waiting()
+			if !noticed && now.Sub(start) >= waitNotice && j.waiting != nil {
+				noticed = true
+				j.waiting()
 			}
-			if now.Before(w.deadline) {
+			if now.Before(deadline) {
 				continue
 			}
 			go func() { <-done; f.Close() }() // the lock, if it comes, is released at once
-			return fmt.Errorf("journal: %s is held by another process that has made no progress for %v: %w", w.j.path, w.j.timeout, ErrBusy)
+			return fmt.Errorf("journal: %s is held by another process that has made no progress for %v: %w", j.path, j.timeout, ErrBusy)
 		}
 	}
 }

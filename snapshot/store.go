@@ -118,39 +118,50 @@ func (w *writer) rebind(tx *bolt.Tx) error {
 func (w *writer) addChunk(data []byte) (ID, error) {
 	id := Sum(data)
 	if w.chunks.Get(id[:]) == nil {
-		rec, err := w.encode(data)
+		rec, delta, err := w.encode(data)
 		if err != nil {
 			return id, fmt.Errorf("snapshot: chunk %s: %w", id.Short(), err)
 		}
-		if err := w.chunks.Put(id[:], rec); err != nil {
-			return id, fmt.Errorf("snapshot: put chunk %s: %w", id.Short(), err)
+		var st Stats
+		if err := w.putNew(id, rec, delta, &st); err != nil {
+			return id, err
 		}
-		w.newBytes += int64(len(rec))
-		if err := count(w.tx, Stats{Chunks: 1, StoredBytes: int64(len(rec))}); err != nil {
+		if err := count(w.tx, st); err != nil {
 			return id, err
 		}
 	}
 	return id, w.addStored(id, len(data))
 }
 
-// encode returns the record of a new chunk: a delta against the base chunks
-// its bytes replace when that is smallest, else zstd, else raw. The record
-// is encoded into scratch and returned in a buffer of its exact size: bbolt
-// holds every value until the transaction commits, and a transaction is
-// bounded by the bytes it stores, so a record must not hold more memory than
-// it stores.
-func (w *writer) encode(data []byte) ([]byte, error) {
+// putNew stores the record of a new chunk, notes it in the writer's totals
+// and adds it to st, which the caller counts (count) in the transaction.
+func (w *writer) putNew(id ID, rec []byte, delta bool, st *Stats) error {
+	if err := w.chunks.Put(id[:], rec); err != nil {
+		return fmt.Errorf("snapshot: put chunk %s: %w", id.Short(), err)
+	}
+	w.newBytes += int64(len(rec))
+	st.Chunks++
+	st.StoredBytes += int64(len(rec))
+	if delta {
+		w.deltas++
+	}
+	return nil
+}
+
+// encode returns the record of a new chunk, and whether it is a delta: a
+// delta against the base chunks its bytes replace when that is smallest,
+// else zstd, else raw (encodeChunk). The record is encoded into scratch and
+// returned in a buffer of its exact size: bbolt holds every value until the
+// transaction commits, and a transaction is bounded by the bytes it stores,
+// so a record must not hold more memory than it stores.
+func (w *writer) encode(data []byte) (rec []byte, delta bool, err error) {
 	var bases []baseChunk
 	depth := 0
 	if w.delta != nil {
 		bases, depth, _ = deltaBases(w.chunks, w.delta.bases(w.size, w.size+int64(len(data))))
 	}
-	rec, delta, _, scratch, err := encodeChunk(data, bases, depth, w.scratch)
-	w.scratch = scratch
-	if delta {
-		w.deltas++
-	}
-	return rec, err
+	rec, delta, _, w.scratch, err = encodeChunk(data, bases, depth, w.scratch)
+	return rec, delta, err
 }
 
 // encodeChunk is encode without the writer: bases (with the chain depth a
@@ -249,14 +260,8 @@ func (w *writer) addAll(data []byte) error {
 			if j.err != nil {
 				return fmt.Errorf("snapshot: chunk %s: %w", j.id.Short(), j.err)
 			}
-			if err := w.chunks.Put(j.id[:], j.rec); err != nil {
-				return fmt.Errorf("snapshot: put chunk %s: %w", j.id.Short(), err)
-			}
-			w.newBytes += int64(len(j.rec))
-			st.Chunks++
-			st.StoredBytes += int64(len(j.rec))
-			if j.delta {
-				w.deltas++
+			if err := w.putNew(j.id, j.rec, j.delta, &st); err != nil {
+				return err
 			}
 		}
 		if err := w.addStored(j.id, j.n); err != nil {

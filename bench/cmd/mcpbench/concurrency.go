@@ -56,7 +56,6 @@ type CLIRun struct {
 	MaxMS    float64 `json:"max_ms"`
 	Failed   int     `json:"failed"`
 	Busy     int     `json:"busy"`
-	Waiting  int     `json:"said_waiting"`
 }
 
 // concLines is the size of each writer's file.
@@ -100,30 +99,9 @@ func runConcurrency(args []string, stderr io.Writer, journalBin, workdir string,
 		rep.Runs = append(rep.Runs, run)
 		rep.CLI = append(rep.CLI, cli...)
 	}
-	if jsonOut != "" {
-		data, _ := json.MarshalIndent(rep, "", "  ")
-		err := os.MkdirAll(filepath.Dir(jsonOut), 0o755)
-		if err == nil {
-			err = os.WriteFile(jsonOut, append(data, '\n'), 0o644)
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "mcpbench: %v\n", err)
-			return 2
-		}
-	}
-	md := rep.Markdown()
-	if mdOut != "" {
-		doc, err := os.ReadFile(mdOut)
-		if err != nil && !os.IsNotExist(err) {
-			fmt.Fprintf(stderr, "mcpbench: %v\n", err)
-			return 2
-		}
-		if err := os.WriteFile(mdOut, []byte(report.ReplaceSection(string(doc), ConcurrencyHeading, md)), 0o644); err != nil {
-			fmt.Fprintf(stderr, "mcpbench: %v\n", err)
-			return 2
-		}
-	} else {
-		fmt.Fprint(os.Stdout, md)
+	if err := saveReport(rep, jsonOut, mdOut, ConcurrencyHeading, rep.Markdown()); err != nil {
+		fmt.Fprintf(stderr, "mcpbench: %v\n", err)
+		return 2
 	}
 	bad := false
 	for _, r := range rep.Runs {
@@ -343,70 +321,49 @@ func (b *bench) checkRun(ws string, paths []string, models []*lines, run *ConcRu
 	}
 }
 
-var (
-	waitingRE = regexp.MustCompile(`(?i)waiting`)
-	asEventRE = regexp.MustCompile(`as event (\d+)`)
-)
+var asEventRE = regexp.MustCompile(`as event (\d+)`)
 
 // cliWhileWriting runs `journal log -n 20` and `journal revert` (of the
 // side file's edit, then of that revert, and so on) one after the other
 // for d, timing each.
 func (b *bench) cliWhileWriting(ws string, d time.Duration) []CLIRun {
-	type sample struct {
-		dur          time.Duration
-		failed, busy bool
-		saidWaiting  bool
-	}
-	byCmd := map[string][]sample{}
-	target := 0 // the event the next revert reverts: found from log
-	end := time.Now().Add(d)
-	for time.Now().Before(end) {
+	names := []string{"log -n 20", "revert N"}
+	durs := make([][]time.Duration, len(names))
+	runs := make([]CLIRun, len(names))
+	// timed runs the CLI as command k and records its time and failure.
+	timed := func(k int, args ...string) ([]byte, error) {
 		t0 := time.Now()
-		out, _, err := b.journalCLI(ws, time.Minute, "log", "-n", "20", "--no-pager", "--json")
-		s := sample{dur: time.Since(t0)}
+		out, _, err := b.journalCLI(ws, time.Minute, args...)
+		durs[k] = append(durs[k], time.Since(t0))
 		if err != nil {
-			s.failed, s.busy, s.saidWaiting = true, strings.Contains(err.Error(), "BUSY"), waitingRE.MatchString(err.Error())
+			runs[k].Failed++
+			if strings.Contains(err.Error(), "BUSY") {
+				runs[k].Busy++
+			}
+			b.logf("%v", err)
 		}
-		byCmd["log -n 20"] = append(byCmd["log -n 20"], s)
-		if target == 0 {
-			target = sideEvent(out)
-		}
-		if target == 0 {
-			continue
-		}
-		t0 = time.Now()
-		rout, _, err := b.journalCLI(ws, time.Minute, "revert", strconv.Itoa(target))
-		s = sample{dur: time.Since(t0)}
-		if err != nil {
-			s.failed, s.busy, s.saidWaiting = true, strings.Contains(err.Error(), "BUSY"), waitingRE.MatchString(err.Error())
-			b.logf("revert: %v", err)
-		} else if m := asEventRE.FindSubmatch(rout); m != nil {
-			target, _ = strconv.Atoi(string(m[1]))
-		}
-		byCmd["revert N"] = append(byCmd["revert N"], s)
+		return out, err
 	}
-	var out []CLIRun
-	for _, name := range []string{"log -n 20", "revert N"} {
-		ss := byCmd[name]
-		r := CLIRun{Command: "journal " + name, Runs: len(ss)}
-		var ds []time.Duration
-		for _, s := range ss {
-			ds = append(ds, s.dur)
-			if s.failed {
-				r.Failed++
-			}
-			if s.busy {
-				r.Busy++
-			}
-			if s.saidWaiting {
-				r.Waiting++
+	target := 0 // the event the next revert reverts: found from log
+	for end := time.Now().Add(d); time.Now().Before(end); {
+		out, _ := timed(0, "log", "-n", "20", "--no-pager", "--json")
+		if target == 0 {
+			if target = sideEvent(out); target == 0 {
+				continue
 			}
 		}
-		sum := stats.Of(ds)
-		r.MedianMS, r.P95MS, r.MaxMS = sum.Median, sum.P95, sum.Max
-		out = append(out, r)
+		if rout, err := timed(1, "revert", strconv.Itoa(target)); err == nil {
+			if m := asEventRE.FindSubmatch(rout); m != nil {
+				target, _ = strconv.Atoi(string(m[1]))
+			}
+		}
 	}
-	return out
+	for k := range runs {
+		sum := stats.Of(durs[k])
+		runs[k].Command, runs[k].Runs = "journal "+names[k], len(durs[k])
+		runs[k].MedianMS, runs[k].P95MS, runs[k].MaxMS = sum.Median, sum.P95, sum.Max
+	}
+	return runs
 }
 
 // sideEvent finds, in `journal log --json` output (JSON lines, newest

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -93,30 +92,9 @@ func runHistory(args []string, stderr io.Writer, journalBin, workdir string, kee
 		}
 		rep.Runs = append(rep.Runs, run)
 	}
-	if jsonOut != "" {
-		data, _ := json.MarshalIndent(rep, "", "  ")
-		err := os.MkdirAll(filepath.Dir(jsonOut), 0o755)
-		if err == nil {
-			err = os.WriteFile(jsonOut, append(data, '\n'), 0o644)
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "mcpbench: %v\n", err)
-			return 2
-		}
-	}
-	md := rep.Markdown()
-	if mdOut != "" {
-		doc, err := os.ReadFile(mdOut)
-		if err != nil && !os.IsNotExist(err) {
-			fmt.Fprintf(stderr, "mcpbench: %v\n", err)
-			return 2
-		}
-		if err := os.WriteFile(mdOut, []byte(report.ReplaceSection(string(doc), HistoryHeading, md)), 0o644); err != nil {
-			fmt.Fprintf(stderr, "mcpbench: %v\n", err)
-			return 2
-		}
-	} else {
-		fmt.Fprint(os.Stdout, md)
+	if err := saveReport(rep, jsonOut, mdOut, HistoryHeading, rep.Markdown()); err != nil {
+		fmt.Fprintf(stderr, "mcpbench: %v\n", err)
+		return 2
 	}
 	return 0
 }

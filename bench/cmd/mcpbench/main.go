@@ -211,29 +211,9 @@ func run(args []string, stderr io.Writer) int {
 	rep.Machine.Load = load0 + " → " + loadAvg()
 	rep.ComputeRatios()
 
-	if *jsonOut != "" {
-		data, _ := json.MarshalIndent(rep, "", "  ")
-		if err := os.MkdirAll(filepath.Dir(*jsonOut), 0o755); err == nil {
-			err = os.WriteFile(*jsonOut, append(data, '\n'), 0o644)
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "mcpbench: %v\n", err)
-			return 2
-		}
-	}
-	md := rep.Markdown(displayPath(*jsonOut))
-	if *mdOut != "" {
-		old, err := os.ReadFile(*mdOut)
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			fmt.Fprintf(stderr, "mcpbench: %v\n", err)
-			return 2
-		}
-		if err := os.WriteFile(*mdOut, []byte(report.ReplaceSection(string(old), report.Heading, md)), 0o644); err != nil {
-			fmt.Fprintf(stderr, "mcpbench: %v\n", err)
-			return 2
-		}
-	} else {
-		fmt.Fprintln(os.Stdout, md)
+	if err := saveReport(rep, *jsonOut, *mdOut, report.Heading, rep.Markdown(displayPath(*jsonOut))); err != nil {
+		fmt.Fprintf(stderr, "mcpbench: %v\n", err)
+		return 2
 	}
 	b.logf("done in %.0f s", rep.Duration)
 	for _, f := range rep.Failed {
@@ -351,6 +331,33 @@ func (b *bench) setup(workdir, journalBin, refEntry string) error {
 		}
 	}
 	return nil
+}
+
+// saveReport writes rep as indented JSON to jsonOut (if set, making its
+// directory) and md, a Markdown section under heading, into the file mdOut
+// (replacing that section, or appending it), or on standard output.
+func saveReport(rep any, jsonOut, mdOut, heading, md string) error {
+	if jsonOut != "" {
+		data, err := json.MarshalIndent(rep, "", "  ")
+		if err == nil {
+			err = os.MkdirAll(filepath.Dir(jsonOut), 0o755)
+		}
+		if err == nil {
+			err = os.WriteFile(jsonOut, append(data, '\n'), 0o644)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if mdOut == "" {
+		_, err := fmt.Fprint(os.Stdout, strings.TrimRight(md, "\n")+"\n")
+		return err
+	}
+	old, err := os.ReadFile(mdOut)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return os.WriteFile(mdOut, []byte(report.ReplaceSection(string(old), heading, md)), 0o644)
 }
 
 // fixtureCopy copies the shared file of mb megabytes into the workspace ws

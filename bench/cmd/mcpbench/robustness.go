@@ -508,29 +508,9 @@ func (b *bench) robustness(corpusDir string, parallel int, jsonOut, mdOut string
 		b.logf("robustness %-9s %d cases in %.1f s: %s", t, len(rs), time.Since(t0).Seconds(), tallyLine(rs))
 	}
 	rep.Duration = time.Since(start).Seconds()
-	if jsonOut != "" {
-		data, _ := json.MarshalIndent(rep, "", "  ")
-		if err := os.MkdirAll(filepath.Dir(jsonOut), 0o755); err == nil {
-			err = os.WriteFile(jsonOut, append(data, '\n'), 0o644)
-		}
-		if err != nil {
-			b.logf("%v", err)
-			return 2
-		}
-	}
-	md := rep.Markdown()
-	if mdOut != "" {
-		old, err := os.ReadFile(mdOut)
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			b.logf("%v", err)
-			return 2
-		}
-		if err := os.WriteFile(mdOut, []byte(report.ReplaceSection(string(old), RobustHeading, md)), 0o644); err != nil {
-			b.logf("%v", err)
-			return 2
-		}
-	} else {
-		fmt.Fprintln(os.Stdout, md)
+	if err := saveReport(rep, jsonOut, mdOut, RobustHeading, rep.Markdown()); err != nil {
+		b.logf("%v", err)
+		return 2
 	}
 	status := 0
 	for _, r := range rep.Results[report.Ours] {

@@ -248,16 +248,12 @@ func runBatch(s *session, paths []string, models []*lines, n int) error {
 		}
 		var d time.Duration
 		if s.target == report.Ours {
-			tool, err := s.need("file_replace")
-			if err != nil {
-				return err
-			}
 			ops := make([]map[string]any, len(paths))
 			for f, p := range paths {
 				ops[f] = map[string]any{"path": p, "content": news[f], "start_line": k + 1, "end_line": k + 1}
 			}
-			_, d, err = s.call(tool, map[string]any{"ops": ops})
-			if err != nil {
+			var err error
+			if d, err = s.fileReplace(ops); err != nil {
 				return fmt.Errorf("batch %d: %w", b, err)
 			}
 			s.used["batch"] = "file_replace {ops: [one line range per file]}"

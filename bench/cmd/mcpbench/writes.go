@@ -36,40 +36,56 @@ func writeContent(kb, file, v int) []byte {
 	return b.Bytes()
 }
 
-// writeFile sends one whole-file write of content to path and records its time.
-func (s *session) writeFile(path string, content []byte) error {
+// writeFiles writes every file of paths whole with its content, timed as
+// op: on ours one file_replace call (all-or-nothing), on the reference one
+// write_file call per file, plus a checkpoint for reference+git.
+func (s *session) writeFiles(op string, paths []string, contents [][]byte) error {
+	var d time.Duration
 	if s.target == report.Ours {
-		tool, err := s.need("file_replace")
-		if err != nil {
+		ops := make([]map[string]any, len(paths))
+		for f, p := range paths {
+			ops[f] = map[string]any{"path": p, "content": string(contents[f])}
+		}
+		var err error
+		if d, err = s.fileReplace(ops); err != nil {
 			return err
 		}
-		_, d, err := s.call(tool, map[string]any{"ops": []map[string]any{{"path": path, "content": string(content)}}})
-		if err != nil {
-			return err
+		s.used[op] = "file_replace {ops: [{path, content}]}"
+		if len(paths) > 1 {
+			s.used[op] = "file_replace {ops: [{path, content} per file]}"
 		}
-		s.used["write"] = "file_replace {ops: [{path, content}]}"
-		s.record("write", d)
-		return nil
-	}
-	d, err := s.refWrite(path, content)
-	if err != nil {
-		return err
-	}
-	if s.target == report.RefGit {
-		dc, err := s.timedCheckpoint("write")
-		if err != nil {
-			return err
+	} else {
+		for f, p := range paths {
+			_, df, err := s.call("write_file", map[string]any{"path": p, "content": string(contents[f])})
+			if err != nil {
+				return fmt.Errorf("file %d: %w", f, err)
+			}
+			d += df
 		}
-		d += dc
+		if s.target == report.RefGit {
+			t0 := time.Now()
+			if err := s.checkpoint(op); err != nil {
+				return err
+			}
+			d += time.Since(t0)
+		}
+		s.used[op] = "write_file {path, content}"
+		if len(paths) > 1 {
+			s.used[op] = fmt.Sprintf("%d × write_file", len(paths))
+		}
 	}
-	s.used["write"] = "write_file {path, content}"
-	s.record("write", d)
+	s.edits += len(paths)
+	s.record(op, d)
 	return nil
 }
 
-// refWrite is one write_file call of the reference.
-func (s *session) refWrite(path string, content []byte) (time.Duration, error) {
-	_, d, err := s.call("write_file", map[string]any{"path": path, "content": string(content)})
+// fileReplace is one file_replace call of ours with ops, and its time.
+func (s *session) fileReplace(ops []map[string]any) (time.Duration, error) {
+	tool, err := s.need("file_replace")
+	if err != nil {
+		return 0, err
+	}
+	_, d, err := s.call(tool, map[string]any{"ops": ops})
 	return d, err
 }
 
@@ -88,10 +104,9 @@ func (b *bench) writeWorkload(kb int) workload {
 				var last []byte
 				for v := 1; v <= c.writes; v++ {
 					last = writeContent(kb, 0, v)
-					if err := s.writeFile(path, last); err != nil {
+					if err := s.writeFiles("write", []string{path}, [][]byte{last}); err != nil {
 						return fmt.Errorf("write %d: %w", v, err)
 					}
-					s.edits++
 				}
 				return sameFile(path, last)
 			}, os.WriteFile(path, writeContent(kb, 0, 0), 0o644)
@@ -130,39 +145,9 @@ func runWriteBatch(s *session, paths []string, kb, n int) error {
 		for f := range paths {
 			last[f] = writeContent(kb, f, v)
 		}
-		var d time.Duration
-		if s.target == report.Ours {
-			tool, err := s.need("file_replace")
-			if err != nil {
-				return err
-			}
-			ops := make([]map[string]any, len(paths))
-			for f, p := range paths {
-				ops[f] = map[string]any{"path": p, "content": string(last[f])}
-			}
-			if _, d, err = s.call(tool, map[string]any{"ops": ops}); err != nil {
-				return fmt.Errorf("batch %d: %w", v, err)
-			}
-			s.used["batch"] = "file_replace {ops: [{path, content} per file]}"
-		} else {
-			for f, p := range paths {
-				df, err := s.refWrite(p, last[f])
-				if err != nil {
-					return fmt.Errorf("batch %d file %d: %w", v, f, err)
-				}
-				d += df
-			}
-			if s.target == report.RefGit {
-				dc, err := s.timedCheckpoint("batch")
-				if err != nil {
-					return err
-				}
-				d += dc
-			}
-			s.used["batch"] = fmt.Sprintf("%d × write_file", len(paths))
+		if err := s.writeFiles("batch", paths, last); err != nil {
+			return fmt.Errorf("batch %d: %w", v, err)
 		}
-		s.edits += len(paths)
-		s.record("batch", d)
 	}
 	for f, p := range paths {
 		if err := sameFile(p, last[f]); err != nil {
@@ -193,13 +178,6 @@ func sizeID(kb int) string {
 		return fmt.Sprintf("%dmb", kb/1000)
 	}
 	return fmt.Sprintf("%dkb", kb)
-}
-
-// timedCheckpoint commits the shadow repository and returns how long it took.
-func (s *session) timedCheckpoint(msg string) (time.Duration, error) {
-	t0 := time.Now()
-	err := s.checkpoint(msg)
-	return time.Since(t0), err
 }
 
 // memWorkload edits and reads a file of mb megabytes: what a server's peak
