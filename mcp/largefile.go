@@ -165,7 +165,7 @@ func (s *Server) registerLargefile() {
 			return s.overview(c, in)
 		})
 	addTool(s, def{name: "search_content", toolset: ToolsetLargefile, title: "Search a file",
-		desc:     "Find lines matching a pattern (exact; regex opt-in; fuzzy with similarity scores when nothing matches exactly), with context lines, the enclosing symbol as semantic_context, submatches, and long lines cut around the match. Paged with start_line.",
+		desc:     "Find lines matching a pattern (exact; regex opt-in; fuzzy with similarity scores when nothing matches exactly, in files up to 64 MiB), with context lines, the enclosing symbol as semantic_context, submatches, and long lines cut around the match. Paged with start_line.",
 		readOnly: true, idempotent: true},
 		func(ctx context.Context, c *call, in *SearchIn) (*SearchOut, string, error) {
 			return s.searchContent(c, in)
