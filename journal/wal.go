@@ -305,31 +305,50 @@ func (d *DB) LogVoid(off int64) error {
 // returns nothing, having read no more than that record's header (the usual
 // case).
 func (d *DB) LogRead(after uint64) ([]*LogRecord, error) {
+	recs, _, err := d.readRun(0, 0, after)
+	return recs, err
+}
+
+// LogTail returns the records of the log's current run from offset off on
+// — the first numbered next, each numbered right after the one before —
+// and the offset after the last of them (off when there are none): the
+// records other processes appended to a run the caller knows up to off. A
+// torn or voided record, or one of an earlier run, ends them, as in LogRead;
+// a damaged one followed by others sets LogLost.
+func (d *DB) LogTail(off int64, next uint64) ([]*LogRecord, int64, error) {
+	return d.readRun(off, next, 0)
+}
+
+// readRun reads records from off on: the first numbered next (any number,
+// if next is 0, but then nothing when it ends at or below after), each
+// numbered right after the one before. It returns them and the offset after
+// the last.
+func (d *DB) readRun(off int64, next, after uint64) ([]*LogRecord, int64, error) {
 	if _, err := os.Stat(d.j.path + ".wal"); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, off, nil
 	}
 	f, err := d.j.walFile(0)
 	if err != nil {
-		return nil, err
+		return nil, off, err
 	}
 	var recs []*LogRecord
-	for off := int64(0); off+walHeader <= WALSize; {
+	for off+walHeader <= WALSize {
 		h, ok, err := readLogHeader(f, off)
 		if err != nil {
-			return nil, err
+			return nil, off, err
 		}
-		if !ok || (len(recs) > 0 && h.first != recs[len(recs)-1].Last()+1) {
+		if !ok || (next != 0 && h.first != next) {
 			break // the end of the run, or a record of an earlier run
 		}
-		if off == 0 && h.last() <= after {
-			return nil, nil // a run the bbolt file has
+		if next == 0 && h.last() <= after {
+			return nil, off, nil // a run the bbolt file has
 		}
 		p := make([]byte, h.n)
 		if _, err := f.ReadAt(p, off+walHeader); err != nil {
 			if errors.Is(err, io.EOF) {
 				break
 			}
-			return nil, fmt.Errorf("journal: read log at %d: %w", off, err)
+			return nil, off, fmt.Errorf("journal: read log at %d: %w", off, err)
 		}
 		if crc32.Checksum(p, castagnoli) != h.crc {
 			// torn (never acknowledged) when it is the run's last record;
@@ -342,12 +361,13 @@ func (d *DB) LogRead(after uint64) ([]*LogRecord, error) {
 		}
 		r, err := decodeLogPayload(p, h.first, h.count)
 		if err != nil {
-			return nil, err
+			return nil, off, err
 		}
 		recs = append(recs, r)
+		next = h.last() + 1
 		off += walHeader + h.n
 	}
-	return recs, nil
+	return recs, off, nil
 }
 
 // runAfter follows the headers of the records from off on while each is

@@ -558,6 +558,10 @@ type notedTemps struct {
 	// one, and the batches logged after it may change its files before it
 	// is sealed, so that recovery could not tell from the files (inPlace).
 	Complete uint64 `json:"complete,omitempty"`
+	// Boot is the machine's boot time (Unix seconds) when a logged batch
+	// noted Done: a note from an earlier boot says nothing of the files
+	// (a power failure may have lost what the batch wrote).
+	Boot int64 `json:"boot,omitempty"`
 }
 
 // tempNote is the note of a batch writing its temps ahead of its intent.

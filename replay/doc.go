@@ -163,6 +163,22 @@
 //     the bbolt file lacks. A revert right after an edit costs one bbolt
 //     commit for it, not two fsyncs and a commit.
 //
+// Several processes share one run (adopt, wal.go). A process that takes
+// the lock and finds records past the bbolt file's last event — another
+// server's batches, logged and renamed, or a stopped process's — takes them
+// over instead of ending the run: it rolls them forward (below; a running
+// engine skips reading the files when the last batch's note says it finished
+// since the machine booted: every batch before it was taken over, in turn,
+// by the process that logged the next), keeps them as its own logged batches
+// (their heads, their contents, their numbers), and appends after them. Any
+// process's checkpoint ends the run for all; the others find their batches in
+// the bbolt file and forget them. Before this, every turn of the lock between
+// two servers ended the run (fsync of the other's files and directories, a
+// bbolt commit): two servers made 450 edits/s together where one made 813;
+// now 2 servers make what one does (bench -concurrency, BENCHMARKS.md).
+// Open's own recovery, which more often than not follows a crash, reads the
+// files and checkpoints what it took over.
+//
 // The record is the commit: a logged batch is never rolled back by
 // recovery, it is rolled forward. Recovery (any process that takes the
 // journal) reads the log's records numbered past the bbolt file's last event
@@ -217,9 +233,9 @@
 // it. The write-ahead log is read and written only under that lock; a
 // process that takes it and finds records past the bbolt file's last event
 // that are not its own logged batches (a crashed process's, or a running
-// server's last few, when the CLI reads) completes them (recoverLog), and the
-// engine that logged them finds them in the bbolt file at its next batch and
-// forgets them. A second process waits its turn (the lock passes to the next
+// server's last few) takes them over (see "Logged batches"); a reader that
+// needs them in the bbolt file (the CLI) checkpoints them, and the engine
+// that logged them finds them there at its next batch and forgets them. A second process waits its turn (the lock passes to the next
 // waiter as soon as it is released, and a waiter is not passed over by one
 // that came later) and gives up with journal.ErrBusy only after LockTimeout
 // without any progress of the holders. Inside one process a mutex orders batches

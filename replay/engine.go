@@ -79,6 +79,11 @@ type Engine struct {
 	// that were moved into the bbolt file for a reader before their files
 	// were synced (appendForReaders); the checkpoint syncs them. Guarded by mu.
 	appended []*logged
+	// trustNotes says Open's recovery is done: from then on a run of the
+	// log whose last batch noted it finished is taken over without reading
+	// its files (adopt). Open itself reads them: it follows a crash more
+	// often than not, and does it once.
+	trustNotes bool
 }
 
 // DefaultJournalPath returns the journal location for a first root.
@@ -135,6 +140,9 @@ func Open(o Options) (*Engine, error) {
 		e.Close()
 		return nil, err
 	}
+	e.mu.Lock()
+	e.trustNotes = true
+	e.mu.Unlock()
 	return e, nil
 }
 

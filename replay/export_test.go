@@ -27,3 +27,12 @@ func SetBootTime(t time.Time) func() {
 	bootTime = func() time.Time { return t }
 	return func() { bootTime = saved }
 }
+
+// SetLogDelays sets the deferred seal's delay and the age at which logged
+// batches are checkpointed (seal.go, wal.go) until the returned func
+// restores them: an hour each keeps every run of the log whole.
+func SetLogDelays(seal, age time.Duration) func() {
+	s, a := sealDelay, maxLogAge
+	sealDelay, maxLogAge = seal, age
+	return func() { sealDelay, maxLogAge = s, a }
+}

@@ -26,8 +26,10 @@ func (e *Engine) Recover() ([]uint64, error) {
 			return err
 		}
 		var err error
-		done, err = e.recover(db)
-		return err
+		if done, err = e.recover(db); err != nil {
+			return err
+		}
+		return e.flushLocked(db, true) // the log's run, if recover adopted it (wal.go)
 	})
 	return done, err
 }

@@ -16,8 +16,9 @@ import (
 // not by a commit of its own before the batch returns. See doc.go, "The
 // apply protocol".
 
-// sealDelay is how long an event may stay unsealed when no batch follows.
-const sealDelay = 20 * time.Millisecond
+// sealDelay is how long an event may stay unsealed when no batch follows
+// (a variable for tests only).
+var sealDelay = 20 * time.Millisecond
 
 // sealRetry is the wait before sealing again after a failed attempt (the
 // journal busy in another process, a failing disk).
@@ -162,6 +163,28 @@ func (e *Engine) unsealedHeads(tx *journal.Tx) map[string]journal.Head {
 func noteDone(db *journal.DB, seq uint64) error {
 	b, _ := json.Marshal(notedTemps{Seq: seq, Done: true})
 	return db.SetNote(b)
+}
+
+// doneNote is the note of a logged batch whose files are all in place
+// (event seq, the last of its record): it keeps naming the engine's
+// unsealed event as complete (tempNote), and says since which boot. e.mu is
+// held.
+func (e *Engine) doneNote(seq uint64) []byte {
+	n := notedTemps{Seq: seq, Done: true, Boot: bootStamp()}
+	if e.unsealed != nil {
+		n.Complete = e.unsealed.Seq
+	}
+	b, _ := json.Marshal(n)
+	return b
+}
+
+// bootStamp returns the machine's boot time in Unix seconds, or 0 where it
+// is not known.
+func bootStamp() int64 {
+	if t := bootTime(); !t.IsZero() {
+		return t.Unix()
+	}
+	return 0
 }
 
 // inPlace reports whether every file of a pending event already holds its

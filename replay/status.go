@@ -87,6 +87,9 @@ func (e *Engine) GC(o journal.GCOptions) (*journal.GCReport, error) {
 		if _, err := e.recover(db); err != nil {
 			return err
 		}
+		if err := e.flushLocked(db, true); err != nil { // a run recover adopted
+			return err
+		}
 		var err error
 		rep, err = db.GC(o)
 		return err

@@ -29,7 +29,7 @@ const maxLogged = 64
 // maxLogAge bounds how long a logged batch's files may stay unsynced while
 // batches keep coming (the timer checkpoints sealDelay after the last one):
 // a batch that finds the oldest logged batch older checkpoints first.
-const maxLogAge = 100 * time.Millisecond
+var maxLogAge = 100 * time.Millisecond // a variable for tests only
 
 // logSlack is room for a record's events (JSON) beside its contents when
 // deciding whether a batch fits in the log.
@@ -120,12 +120,8 @@ func (e *Engine) loggedHeads(heads map[string]journal.Head) {
 
 // loggedHas reports whether a logged record carries content id.
 func (e *Engine) loggedHas(id snapshot.ID) bool {
-	for _, l := range e.logged {
-		if _, ok := l.rec.Content(id); ok {
-			return true
-		}
-	}
-	return false
+	_, ok := e.loggedContent(id)
+	return ok
 }
 
 // applyLogged applies a loggable batch (see the top of this file). ev and
@@ -184,6 +180,9 @@ func (e *Engine) applyLogged(db *journal.DB, ops []*fileOp, ev *journal.Event, o
 			return nil, e.rollbackLogged(db, rec, off, ops, ops[:i], err)
 		}
 	}
+	// Done: a process that takes the run over need not read its files
+	// (adopt). Best effort: without the note it reads them.
+	_ = db.SetNote(e.doneNote(rec.Last()))
 	l := &logged{rec: rec, at: time.Now()}
 	for _, op := range ops {
 		l.paths = append(l.paths, op.p)
@@ -458,9 +457,17 @@ func (e *Engine) appendDisplaced(db *journal.DB) error {
 // are fsynced and the events appended, committed. The records of the run
 // that the bbolt file has already (moved in for a reader before their files
 // were synced: journal.Tx.LogUnsynced) are rolled forward the same way, in
-// order, and not appended again. This engine's own logged batches, intact,
-// are left to its checkpoint. e.mu and the journal are held; pending events
-// are recovered already.
+// order, and not appended again.
+//
+// This engine's own logged batches, intact, are left to its checkpoint, and
+// so are the records other processes appended after them, and a run of
+// records past the bbolt file's last event when nothing of the run is in
+// the bbolt file (journal.Tx.LogUnsynced is 0): those are taken over
+// (adopt), rolled forward as above but neither synced nor appended. Only a
+// run that cannot be taken over as it is (a damaged record, a temp out of
+// reach, a run a reader moved in part into the bbolt file, this engine's
+// orphaned record) is completed and ended here (recoverRun). e.mu and the
+// journal are held; pending events are recovered already.
 func (e *Engine) recoverLog(db *journal.DB) error {
 	var last, unsynced uint64
 	if err := db.View(func(tx *journal.Tx) error { last, unsynced = tx.Last(), tx.LogUnsynced(); return nil }); err != nil {
@@ -475,7 +482,19 @@ func (e *Engine) recoverLog(db *journal.DB) error {
 	if len(e.logged) > 0 && !e.orphaned {
 		first := e.logged[0].rec.Events[0]
 		if first.Seq > last {
-			return nil // ours, intact: a process that took them over would have appended them
+			// Ours, intact (a process that took them over would have
+			// appended them), perhaps followed by other processes' records.
+			tail, end, err := db.LogTail(e.walEnd, e.loggedLast()+1)
+			if err != nil {
+				return err
+			}
+			if ok, err := e.adopt(db, tail, end); err != nil || ok {
+				return err
+			}
+			// A damaged record, or a temp out of reach: the whole run is
+			// recovered, ours with it, as below.
+			e.logged, e.appended, e.walEnd = nil, nil, 0
+			return e.recoverRun(db, last, unsynced)
 		}
 		// Another process's recovery appended them — unless a writer that
 		// does not read the log took their numbers (journal.Journal.GC
@@ -501,6 +520,129 @@ func (e *Engine) recoverLog(db *journal.DB) error {
 		}
 		e.logged, e.appended, e.walEnd = nil, nil, 0
 	}
+	if len(e.appended) == 0 && unsynced == 0 && !e.orphaned {
+		// Another process's run, its files unsynced (or a stopped
+		// process's): taken over, not ended.
+		recs, end, err := db.LogTail(0, last+1)
+		if err != nil {
+			return err
+		}
+		if ok, err := e.adopt(db, recs, end); err != nil || ok {
+			return err
+		}
+	}
+	return e.recoverRun(db, last, unsynced)
+}
+
+// adopt takes over recs, the records of the log's current run from where
+// this engine's run ends (or from its start, when it has none) to end: each
+// is rolled forward (a record is its batch's commit, whether its process is
+// running or stopped, so its files get their after-contents if they lack
+// them) and becomes one of this engine's logged batches, which its next
+// batch numbers after, its heads and contents count, and its checkpoint
+// (or that of any other process running the run) moves into the bbolt file
+// with its files synced. So a process taking the lock from another one that
+// logged batches appends to the same run instead of ending it — no fsync of
+// files, no bbolt commit at every turn — and several servers on one
+// workspace share the log as one server does. It reports false, having
+// adopted nothing, when the run cannot be adopted as it is and must be
+// recovered whole (recoverRun): a damaged record, or a temp out of reach.
+// With no records it reports true. e.mu and the journal are held.
+func (e *Engine) adopt(db *journal.DB, recs []*journal.LogRecord, end int64) (bool, error) {
+	if first, _ := db.LogLost(); first != 0 {
+		return false, nil
+	}
+	if len(recs) == 0 {
+		return true, nil
+	}
+	// The last record's batch noted that it finished (its files renamed)
+	// since the machine booted: so did every batch before it in the run,
+	// each adopted by the next before it logged, and their files need not
+	// be read again.
+	n := readNote(db)
+	done := e.trustNotes && n.Done && n.Seq == recs[len(recs)-1].Last() && n.Boot != 0 && n.Boot == bootStamp()
+	var adopted []*logged
+	for _, r := range recs {
+		var paths []Path
+		if done {
+			paths = e.recordPaths(r)
+		} else {
+			var stage []string
+			var err error
+			if paths, stage, err = e.rollForward(db, r); err != nil {
+				return false, fmt.Errorf("replay: recover logged event %d: %w", r.Last(), err)
+			}
+			if len(stage) > 0 {
+				return false, nil
+			}
+		}
+		adopted = append(adopted, &logged{rec: r, paths: paths, at: r.Events[len(r.Events)-1].Time})
+	}
+	e.logged = append(e.logged, adopted...)
+	for _, l := range adopted {
+		e.setBases(l.rec)
+	}
+	e.walEnd = end
+	e.armSeal(sealDelay) // their process may have stopped: the run is ended here then
+	return true, nil
+}
+
+// recordPaths returns the files a logged record's batch changed (not those
+// of its observe events), in a root this engine has.
+func (e *Engine) recordPaths(r *journal.LogRecord) []Path {
+	var paths []Path
+	for _, ev := range r.Events {
+		if ev.Kind == journal.KindObserve {
+			continue
+		}
+		for _, f := range ev.Files {
+			if p, err := e.Resolve(f.Path); err == nil {
+				paths = append(paths, p)
+			}
+		}
+	}
+	return paths
+}
+
+// setBases gives each content of an adopted record the bytes of its file's
+// previous version as its Base, where the run holds them (the record
+// itself, or an earlier one), so that the checkpoint stores it as deltas,
+// as it does the record of the process that logged it.
+func (e *Engine) setBases(r *journal.LogRecord) {
+	for _, ev := range r.Events {
+		for _, f := range ev.Files {
+			if f.Before.IsZero() {
+				continue
+			}
+			for i := range r.Contents {
+				c := &r.Contents[i]
+				if c.ID != f.After || c.Base != nil {
+					continue
+				}
+				if b, ok := r.Content(f.Before); ok {
+					c.Base = b
+				} else if b, ok := e.loggedContent(f.Before); ok {
+					c.Base = b
+				}
+			}
+		}
+	}
+}
+
+// loggedContent returns a content a logged record carries.
+func (e *Engine) loggedContent(id snapshot.ID) ([]byte, bool) {
+	for _, l := range e.logged {
+		if b, ok := l.rec.Content(id); ok {
+			return b, true
+		}
+	}
+	return nil, false
+}
+
+// recoverRun rolls forward and appends to the bbolt file, as recoverLog
+// says, the log's run past the journal's last event (or from its first
+// unsynced event), and ends it.
+func (e *Engine) recoverRun(db *journal.DB, last, unsynced uint64) error {
 	after := last // records past it are rolled forward
 	if unsynced > 0 && unsynced-1 < after {
 		after = unsynced - 1

@@ -44,6 +44,19 @@ func TestLoggedChild(t *testing.T) {
 			os.Exit(6)
 		}
 	}
+	if os.Getenv("JOURNAL_LOGGED_ADOPT") != "" { // a second engine takes the run over and appends to it; then e takes it back
+		defer replay.SetLogDelays(time.Hour, time.Hour)()
+		b, err := replay.Open(replay.Options{Roots: []string{dir}})
+		if err != nil {
+			os.Exit(3)
+		}
+		if _, err := e.Apply(ctx, &replay.Batch{Tool: "a1", Changes: []replay.Change{{Path: "one.txt", Data: []byte("one, a1\n")}}}); err != nil {
+			os.Exit(5)
+		}
+		if _, err := b.Apply(ctx, &replay.Batch{Tool: "b1", Changes: []replay.Change{{Path: "sub/two.txt", Data: []byte("two, b1\n")}}}); err != nil {
+			os.Exit(5)
+		}
+	}
 	if _, err := e.Apply(ctx, &replay.Batch{Tool: "crash", Changes: []replay.Change{
 		{Path: "one.txt", Data: []byte("one, edited\n")}, {Path: "sub/two.txt", Data: []byte("two, edited\n")}}}); err != nil {
 		os.Exit(5)
@@ -68,6 +81,7 @@ func TestLogged_KilledAfterAck(t *testing.T) {
 		name   string
 		mixed  bool
 		soft   bool   // a batch before it was moved into the bbolt file for a reader, its files unsynced
+		adopt  bool   // two batches before it, by two engines, each taking over the other's run
 		damage string // what one.txt holds before recovery ("" = as the child left it)
 		two    string // what sub/two.txt holds before recovery ("" = as the child left it)
 		reboot bool   // the machine "booted" after the damage
@@ -81,6 +95,8 @@ func TestLogged_KilledAfterAck(t *testing.T) {
 		{name: "changed-since", damage: "someone else\n", want: "someone else\n"},
 		{name: "torn", damage: "\x00\x00\x00\x00", reboot: true, want: "one, edited\n"},
 		{name: "mixed", mixed: true, want: "one, edited\n"},
+		{name: "adopted", adopt: true, want: "one, edited\n"},
+		{name: "adopted-renames-lost", adopt: true, damage: "one, a1\n", two: "two\n", want: "one, edited\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -92,6 +108,9 @@ func TestLogged_KilledAfterAck(t *testing.T) {
 			}
 			if c.soft {
 				env = append(env, "JOURNAL_LOGGED_SOFT=1")
+			}
+			if c.adopt {
+				env = append(env, "JOURNAL_LOGGED_ADOPT=1")
 			}
 			runKilled(t, "TestLoggedChild", env...)
 			if k, ok := equalMaps(edited, onlyFiles(snapshotDir(t, dir), "one.txt", "sub/two.txt")); !ok {
@@ -120,6 +139,11 @@ func TestLogged_KilledAfterAck(t *testing.T) {
 			ev := lastEvent(t, e)
 			if ev.Status != journal.StatusCommitted || ev.Tool != "crash" || ev.Files[0].After != snapshot.Sum([]byte("one, edited\n")) {
 				t.Fatalf("last event %+v", ev)
+			}
+			if c.adopt {
+				if tools := eventTools(t, e); !slices.Equal(tools, []string{"a1", "b1", "crash"}) {
+					t.Fatalf("events %v", tools)
+				}
 			}
 			if c.mixed || c.soft {
 				prev, err := e.Event(ev.Seq - 1)
@@ -667,4 +691,119 @@ func TestLogged_JournalRecreated(t *testing.T) {
 		t.Fatalf("f.txt %q", got)
 	}
 	verifyChain(t, e)
+}
+
+// TestLogged_Adopted: two engines on one journal (two servers on one
+// workspace) take turns: each takes over the log's run the other left and
+// appends to it, instead of ending it (fsync of the other's files, a bbolt
+// commit) at every turn. One run holds every batch until a checkpoint, a
+// batch on a file the other engine changed sees that change as the file's
+// head (no outside change), and the checkpoint moves them all into the
+// bbolt file in order.
+func TestLogged_Adopted(t *testing.T) {
+	defer replay.SetLogDelays(time.Hour, time.Hour)()
+	dir := t.TempDir()
+	write(t, dir, "a.txt", "a0\n")
+	write(t, dir, "b.txt", "b0\n")
+	a, b := open(t, dir), open(t, dir)
+	edit := func(e *replay.Engine, tool, path, data string) *replay.Result {
+		t.Helper()
+		res, err := e.Apply(ctx, &replay.Batch{Tool: tool, Changes: []replay.Change{{Path: path, Data: []byte(data)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	for i := 1; i <= 3; i++ {
+		edit(a, "a", "a.txt", fmt.Sprintf("a%d\n", i))
+		edit(b, "b", "b.txt", fmt.Sprintf("b%d\n", i))
+	}
+	j, err := journal.Open(replay.DefaultJournalPath(dir), journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	runOf := func() (last uint64, run []uint64) {
+		t.Helper()
+		err := j.Do(func(db *journal.DB) error {
+			if err := db.View(func(tx *journal.Tx) error { last = tx.Last(); return nil }); err != nil {
+				return err
+			}
+			recs, err := db.LogRead(0)
+			for _, r := range recs {
+				run = append(run, r.First())
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return last, run
+	}
+	if last, run := runOf(); last != 0 || !slices.Equal(run, []uint64{1, 2, 3, 4, 5, 6}) {
+		t.Fatalf("after six turns: %d events in the bbolt file, the log's run holds %v", last, run)
+	}
+	if res := edit(b, "b-on-a", "a.txt", "b on a\n"); len(res.Observed) != 0 {
+		t.Fatalf("a's batch seen as an outside change: %+v", res.Observed)
+	}
+	if err := a.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	if last, _ := runOf(); last != 7 {
+		t.Fatalf("after a's checkpoint the bbolt file holds %d events", last)
+	}
+	edit(b, "b", "b.txt", "b4\n") // b finds its batches in the bbolt file: a new run
+	if err := b.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	if tools, want := eventTools(t, a), []string{"a", "b", "a", "b", "a", "b", "b-on-a", "b"}; !slices.Equal(tools, want) {
+		t.Fatalf("events %v, want %v", tools, want)
+	}
+	verifyChain(t, a)
+	if k, ok := equalMaps(map[string]string{"a.txt": "b on a\n", "b.txt": "b4\n"}, snapshotDir(t, dir)); !ok {
+		t.Fatalf("disk differs at %s", k)
+	}
+	for _, e := range []*replay.Engine{a, b} {
+		if st, err := e.Status(); err != nil || len(st.Changed) != 0 || len(st.Pending) != 0 {
+			t.Fatalf("status %+v %v", st, err)
+		}
+	}
+}
+
+// TestLogged_AdoptKeepsOutsideChange: a running engine takes over another
+// one's run on that batch's note (it finished: its files were renamed)
+// without reading the files again, so a file someone changed since — here
+// put back as it was before the batch — stays as they left it (a recovery
+// that read it would have rolled the batch forward over their change), and
+// the next batch on it records the change as an outside one.
+func TestLogged_AdoptKeepsOutsideChange(t *testing.T) {
+	defer replay.SetLogDelays(time.Hour, time.Hour)()
+	dir := t.TempDir()
+	write(t, dir, "one.txt", "1\n")
+	write(t, dir, "two.txt", "two\n")
+	a, b := open(t, dir), open(t, dir)
+	if _, err := a.Apply(ctx, &replay.Batch{Tool: "a", Changes: []replay.Change{{Path: "one.txt", Data: []byte("2\n")}}}); err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "one.txt", "1\n")
+	if _, err := b.Apply(ctx, &replay.Batch{Tool: "b", Changes: []replay.Change{{Path: "two.txt", Data: []byte("two, b\n")}}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustRead(t, dir, "one.txt"); got != "1\n" {
+		t.Fatalf("one.txt %q: the outside change was overwritten", got)
+	}
+	res, err := b.Apply(ctx, &replay.Batch{Tool: "b", Changes: []replay.Change{{Path: "one.txt", Data: []byte("3\n")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Observed) != 1 {
+		t.Fatalf("observed %+v, want the outside change to one.txt", res.Observed)
+	}
+	if err := b.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	if tools, want := eventTools(t, a), []string{"a", "b", "", "b"}; !slices.Equal(tools, want) {
+		t.Fatalf("events %v, want %v", tools, want)
+	}
+	verifyChain(t, a)
 }

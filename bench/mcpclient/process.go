@@ -73,6 +73,15 @@ func (p *Process) PID() int { return p.Cmd.Process.Pid }
 // /proc/PID/status).
 func (p *Process) PeakRSS() (int64, error) { return VmHWM(p.PID()) }
 
+// CPU returns the user and system CPU time the process used, once it has
+// ended (Close), else 0.
+func (p *Process) CPU() time.Duration {
+	if !p.Exited() || p.Cmd.ProcessState == nil {
+		return 0
+	}
+	return p.Cmd.ProcessState.UserTime() + p.Cmd.ProcessState.SystemTime()
+}
+
 // Stderr returns the last 256 KiB the process wrote to stderr.
 func (p *Process) Stderr() string { return p.stderr.String() }
 

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -191,7 +192,79 @@ func seeded(t *testing.T) (*rand.Rand, int64) {
 // no torn file, no partly applied batch, every acknowledged batch on disk, no
 // temporary file, `journal verify` clean.
 func TestCrash_KillServeDuringBatches(t *testing.T) {
-	kills := scale("KILLS", 100, 1000)
+	killServe(t, scale("KILLS", 100, 1000), false)
+}
+
+// TestCrash_KillServeBesideAnother is TestCrash_KillServeDuringBatches with
+// a second `journal serve` on the same workspace that keeps rewriting a file
+// of its own and is never killed: the two take over each other's runs of
+// the write-ahead log (replay/wal.go, adopt), so the killed server's last
+// batches are completed by the running one — or by the restarted one — and
+// the running one's batches survive the other's recoveries. Checked as well:
+// its file holds its last acknowledged content at every check, and the
+// journal's committed events count its batches.
+func TestCrash_KillServeBesideAnother(t *testing.T) {
+	killServe(t, scale("KILLS", 40, 400), true)
+}
+
+// bystander is the second server of TestCrash_KillServeBesideAnother.
+type bystander struct {
+	s     *server
+	mu    sync.Mutex // held during each call; the checks hold it meanwhile
+	path  string
+	last  []byte // the content last acknowledged
+	acked int
+	err   error
+	stop  chan struct{}
+	done  chan struct{}
+}
+
+func startBystander(t *testing.T, root string) *bystander {
+	b := &bystander{s: mustStart(t, root, "bystander"), path: "bystander.txt", stop: make(chan struct{}), done: make(chan struct{})}
+	b.last = []byte(strings.Repeat("bystander 0\n", 40))
+	res, err := b.s.call("file_create_new", map[string]any{"ops": []map[string]any{{"path": b.path, "content": string(b.last)}}})
+	if err != nil || res.IsError {
+		t.Fatalf("bystander: create: %v %+v", err, res)
+	}
+	b.acked++
+	go func() {
+		defer close(b.done)
+		for i := 1; ; i++ {
+			select {
+			case <-b.stop:
+				return
+			default:
+			}
+			c := []byte(strings.Repeat(fmt.Sprintf("bystander %d\n", i), 40))
+			b.mu.Lock()
+			res, err := b.s.call("file_replace", map[string]any{"ops": []map[string]any{{"path": b.path, "content": string(c)}}})
+			if err == nil && (res.IsError || res.Protocol != nil) {
+				err = fmt.Errorf("%s %v", res.Text, res.Protocol)
+			}
+			if err != nil {
+				b.err = err
+				b.mu.Unlock()
+				return
+			}
+			b.last = c
+			b.acked++
+			b.mu.Unlock()
+		}
+	}()
+	return b
+}
+
+// close stops the bystander's calls and its server.
+func (b *bystander) close(t *testing.T) {
+	close(b.stop)
+	<-b.done
+	b.s.close()
+	if b.err != nil {
+		t.Fatalf("bystander: %v", b.err)
+	}
+}
+
+func killServe(t *testing.T, kills int, beside bool) {
 	maxBytes := 4 << 20
 	rng, seed := seeded(t)
 	root := t.TempDir()
@@ -199,6 +272,10 @@ func TestCrash_KillServeDuringBatches(t *testing.T) {
 	st := crashStats{byTool: map[string]int{}, byFiles: map[int]int{}}
 	began := time.Now()
 
+	var by *bystander
+	if beside {
+		by = startBystander(t, root)
+	}
 	s := mustStart(t, root, "crash")
 	for st.kills < kills {
 		// Kill after a random delay: sometimes right away (mid-batch of the
@@ -262,6 +339,12 @@ func TestCrash_KillServeDuringBatches(t *testing.T) {
 			t.Fatalf("restart after kill %d: %v", st.kills, err)
 		}
 
+		if by != nil { // its calls wait while the checks run
+			by.mu.Lock()
+			if by.err != nil {
+				t.Fatalf("kill %d: bystander: %v", st.kills, by.err)
+			}
+		}
 		// Check: the in-flight batch is all applied or not at all; every other file is as acknowledged.
 		if inflight != nil {
 			st.inflight++
@@ -315,6 +398,12 @@ func TestCrash_KillServeDuringBatches(t *testing.T) {
 			delete(onDisk, p)
 			st.filesChecked++
 		}
+		if by != nil {
+			if got, err := os.ReadFile(filepath.Join(root, by.path)); err != nil || !bytes.Equal(got, by.last) {
+				t.Fatalf("kill %d: the bystander's acknowledged content lost (err %v, %.20q, want %.20q)", st.kills, err, got, by.last)
+			}
+			delete(onDisk, by.path)
+		}
 		for p := range onDisk {
 			if !strings.Contains(p, ".jtmp-") {
 				t.Fatalf("kill %d: unexpected file %s", st.kills, p)
@@ -327,8 +416,16 @@ func TestCrash_KillServeDuringBatches(t *testing.T) {
 			t.Fatalf("kill %d: journal verify: %v\n%s", st.kills, err, out)
 		}
 		st.verifies++
+		if by != nil {
+			by.mu.Unlock()
+		}
 	}
 	s.close()
+	byAcked := 0
+	if by != nil {
+		by.close(t)
+		byAcked = by.acked
+	}
 
 	// The journal's own account: every batch is committed or rolled back, none pending.
 	var committed, rolledBack, pending int
@@ -352,8 +449,8 @@ func TestCrash_KillServeDuringBatches(t *testing.T) {
 	if err != nil || pending > 0 {
 		t.Fatalf("journal: %d pending events: %v", pending, err)
 	}
-	if committed != st.acked+st.inflightApplied {
-		t.Errorf("journal has %d committed events, the client saw %d acknowledged + %d applied in flight", committed, st.acked, st.inflightApplied)
+	if committed != st.acked+st.inflightApplied+byAcked {
+		t.Errorf("journal has %d committed events, the clients saw %d acknowledged + %d applied in flight + %d of the bystander", committed, st.acked, st.inflightApplied, byAcked)
 	}
 	fi, _ := os.Stat(j.Path())
 	figures(t, map[string]any{"seed": seed, "kills": st.kills, "kills_during_recovery": st.earlyKills, "journal_log_reads": st.reads,
@@ -361,7 +458,7 @@ func TestCrash_KillServeDuringBatches(t *testing.T) {
 		"in_flight_committed": st.inflightApplied, "in_flight_rolled_back_or_not_started": st.inflightRolledBack,
 		"events_committed": committed, "events_rolled_back": rolledBack, "file_checks": st.filesChecked,
 		"verify_runs": st.verifies, "torn_files": 0, "partial_batches": 0, "lost_acknowledged": 0, "temp_files_left": 0,
-		"mib_sent": st.bytesSent >> 20, "files": len(m.files), "journal_mib": fi.Size() >> 20,
+		"mib_sent": st.bytesSent >> 20, "files": len(m.files), "journal_mib": fi.Size() >> 20, "bystander_batches": byAcked,
 		"by_tool": st.byTool, "by_batch_files": st.byFiles, "seconds": int(time.Since(began).Seconds())})
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -45,6 +46,12 @@ type ConcRun struct {
 	Lost        int     `json:"lost_edits"`
 	Verified    bool    `json:"verified"`
 	Events      int     `json:"events"`
+	// CLI says the CLI ran meanwhile (cliWhileWriting).
+	CLI bool `json:"cli,omitempty"`
+	// CPUPerEdit is the CPU time (user and system) of the server
+	// processes divided by the edits, in milliseconds: what one edit costs
+	// the machine, whatever the number of processes.
+	CPUPerEdit float64 `json:"server_cpu_ms_per_edit"`
 }
 
 // CLIRun is one CLI command run again and again while the writers run.
@@ -61,7 +68,7 @@ type CLIRun struct {
 // concLines is the size of each writer's file.
 const concLines = 300
 
-func runConcurrency(args []string, stderr io.Writer, journalBin, workdir string, keep bool, counts string, seconds float64, jsonOut, mdOut string) int {
+func runConcurrency(args []string, stderr io.Writer, journalBin, workdir string, keep bool, counts, sessions string, seconds float64, jsonOut, mdOut string) int {
 	b := &bench{cfg: full, log: stderr, fixtures: map[int]fixture{}, infos: map[string]string{}, keep: keep, targets: []string{report.Ours}}
 	b.sv.timeout = time.Minute
 	b.sv.oursArgs = []string{"--lsp=false"}
@@ -74,7 +81,20 @@ func runConcurrency(args []string, stderr io.Writer, journalBin, workdir string,
 	}
 	rep := &ConcurrencyReport{Date: time.Now().UTC(), Commit: commitOf(), Machine: machine(b.workdir), Seconds: seconds,
 		Commands: []string{"go run ./bench/cmd/mcpbench " + strings.Join(args, " ")}}
-	for _, k := range []int{1, 2, 4, 8} {
+	ks, err := parseCounts(sessions)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpbench: -sessions: %v\n", err)
+		return 2
+	}
+	ns, err := parseCounts(counts)
+	if err == nil && len(ns) == 0 {
+		err = errors.New("no server count")
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpbench: -servers: %v\n", err)
+		return 2
+	}
+	for _, k := range ks {
 		run, err := b.concurrencyHTTP(k, time.Duration(seconds*float64(time.Second)))
 		if err != nil {
 			fmt.Fprintf(stderr, "mcpbench: %d HTTP sessions: %v\n", k, err)
@@ -83,19 +103,15 @@ func runConcurrency(args []string, stderr io.Writer, journalBin, workdir string,
 		b.logf("%d HTTP sessions: %d edits in %.1f s (%.0f/s), lost %d, verified %v", k, run.Edits, run.Seconds, run.EditsPerSec, run.Lost, run.Verified)
 		rep.Runs = append(rep.Runs, run)
 	}
-	ns := strings.Split(counts, ",")
-	for i, f := range ns {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 {
-			fmt.Fprintf(stderr, "mcpbench: -servers: %q is not a count\n", f)
-			return 2
-		}
-		run, cli, err := b.concurrency(n, time.Duration(seconds*float64(time.Second)), i == len(ns)-1)
+	// Each count alone, then the last one again with the CLI running.
+	for i, n := range append(ns, ns[len(ns)-1]) {
+		withCLI := i == len(ns)
+		run, cli, err := b.concurrency(n, time.Duration(seconds*float64(time.Second)), withCLI)
 		if err != nil {
 			fmt.Fprintf(stderr, "mcpbench: %d servers: %v\n", n, err)
 			return 1
 		}
-		b.logf("%d servers: %d edits in %.1f s (%.0f/s), lost %d, verified %v", n, run.Edits, run.Seconds, run.EditsPerSec, run.Lost, run.Verified)
+		b.logf("%d servers (CLI %v): %d edits in %.1f s (%.0f/s, %.2f ms CPU each), lost %d, verified %v", n, withCLI, run.Edits, run.Seconds, run.EditsPerSec, run.CPUPerEdit, run.Lost, run.Verified)
 		rep.Runs = append(rep.Runs, run)
 		rep.CLI = append(rep.CLI, cli...)
 	}
@@ -172,10 +188,14 @@ func (b *bench) concurrency(n int, d time.Duration, cli bool) (ConcRun, []CLIRun
 	if err != nil {
 		return ConcRun{}, nil, err
 	}
-	run := ConcRun{Transport: "stdio", Servers: n, Edits: edits, Seconds: elapsed, EditsPerSec: float64(edits) / elapsed}
+	run := ConcRun{Transport: "stdio", Servers: n, Edits: edits, Seconds: elapsed, EditsPerSec: float64(edits) / elapsed, CLI: cli}
+	var cpu time.Duration
 	for _, s := range sessions {
+		p := s.p
 		s.close()
+		cpu += p.CPU()
 	}
+	run.CPUPerEdit = cpuPerEdit(cpu, edits)
 	b.checkRun(ws, paths, models, &run)
 	return run, clis, nil
 }
@@ -279,8 +299,35 @@ func (b *bench) concurrencyHTTP(k int, d time.Duration) (ConcRun, error) {
 	}
 	stopServer()
 	run := ConcRun{Transport: "http", Servers: k, Edits: edits, Seconds: elapsed, EditsPerSec: float64(edits) / elapsed}
+	if ps := cmd.ProcessState; ps != nil {
+		run.CPUPerEdit = cpuPerEdit(ps.UserTime()+ps.SystemTime(), edits)
+	}
 	b.checkRun(ws, paths, models, &run)
 	return run, nil
+}
+
+// counts2 parses a comma-separated list of counts.
+func parseCounts(list string) ([]int, error) {
+	var ns []int
+	for _, f := range strings.Split(list, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%q is not a count", f)
+		}
+		ns = append(ns, n)
+	}
+	return ns, nil
+}
+
+// cpuPerEdit returns cpu per edit in milliseconds.
+func cpuPerEdit(cpu time.Duration, edits int) float64 {
+	if edits == 0 {
+		return 0
+	}
+	return cpu.Seconds() * 1000 / float64(edits)
 }
 
 // writerFiles writes n files of concLines lines into ws, one per writer.
@@ -394,15 +441,15 @@ func (r *ConcurrencyReport) Markdown() string {
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	p("%s\n\n", ConcurrencyHeading)
 	p("<!-- Generated by bench/cmd/mcpbench -concurrency; do not edit by hand. -->\n\n")
-	p("Writers on one workspace, each making one-line `edit_content` calls on its own %d-line file, back to back, for %.0f s: N `journal serve` processes (stdio, the harness's client each), or N sessions of one `journal serve --http` (a Streamable HTTP client each); then every file is checked line by line (a lost edit is a line that differs) and `journal verify` runs. In the last stdio run the CLI runs meanwhile, one command after the other: `journal log -n 20` and `journal revert N` (of a side file's edit, then of that revert, and so on).\n\n", concLines, r.Seconds)
+	p("Writers on one workspace, each making one-line `edit_content` calls on its own %d-line file, back to back, for %.0f s: N `journal serve` processes (stdio, the harness's client each), or N sessions of one `journal serve --http` (a Streamable HTTP client each); then every file is checked line by line (a lost edit is a line that differs) and `journal verify` runs. In the last stdio run (\"+ CLI\") the CLI runs meanwhile, one command after the other: `journal log -n 20` and `journal revert N` (of a side file's edit, then of that revert, and so on). CPU per edit is the servers' user and system time divided by the edits: on this 2-core machine the harness's clients share the cores with the servers, so edits/s can only grow with the writers where CPU per edit does not.\n\n", concLines, r.Seconds)
 	m := r.Machine
 	p("- **Date:** %s; **commit:** %s\n", r.Date.Format("2006-01-02 15:04 UTC"), r.Commit)
 	p("- **Machine:** %s, %d cores, %d GiB RAM, Linux %s, work dir on %s; %s\n", m.CPU, m.Cores, m.MemoryGiB, m.Kernel, m.Disk, m.Go)
 	p("- **Reproduce:**\n\n```sh\n%s\n```\n\n", strings.Join(r.Commands, "\n"))
-	p("| transport | writers | edits | edits/s | vs one writer | lost edits | verify | events in the journal |\n|---|--:|--:|--:|--:|--:|---|--:|\n")
+	p("| transport | writers | edits | edits/s | vs one writer | server CPU per edit (ms) | lost edits | verify | events in the journal |\n|---|--:|--:|--:|--:|--:|--:|---|--:|\n")
 	one := map[string]float64{}
 	for _, run := range r.Runs {
-		if run.Servers == 1 {
+		if run.Servers == 1 && !run.CLI {
 			one[run.Transport] = run.EditsPerSec
 		}
 		ratio := "—"
@@ -417,7 +464,10 @@ func (r *ConcurrencyReport) Markdown() string {
 		if run.Transport == "http" {
 			what = "1 HTTP server, " + plural(run.Servers, "session")
 		}
-		p("| %s | %s | %d | %.0f | %s | %d | %s | %d |\n", run.Transport, what, run.Edits, run.EditsPerSec, ratio, run.Lost, v, run.Events)
+		if run.CLI {
+			what += " + CLI"
+		}
+		p("| %s | %s | %d | %.0f | %s | %.2f | %d | %s | %d |\n", run.Transport, what, run.Edits, run.EditsPerSec, ratio, run.CPUPerEdit, run.Lost, v, run.Events)
 	}
 	if len(r.CLI) > 0 {
 		p("\n| CLI command while %d stdio servers write | runs | median (ms) | p95 (ms) | max (ms) | failed | BUSY |\n|---|--:|--:|--:|--:|--:|--:|\n", r.Runs[len(r.Runs)-1].Servers)

@@ -129,12 +129,13 @@ func run(args []string, stderr io.Writer) int {
 	events := fl.String("events", "10000,100000", "edit counts of -history")
 	conc := fl.Bool("concurrency", false, "instead of the workloads, measure several agents on one workspace (issue #17): 1, 2, 4 stdio servers editing their own files, with the CLI running in the last run; -md replaces the \"Several agents on one workspace (issue #17)\" section")
 	servers := fl.String("servers", "1,2,4", "server counts of -concurrency")
+	sessions := fl.String("sessions", "1,2,4,8", "HTTP session counts of -concurrency (\"\" for none)")
 	concSeconds := fl.Float64("seconds", 5, "length of each -concurrency run")
 	if err := fl.Parse(args); err != nil {
 		return 2
 	}
 	if *conc {
-		return runConcurrency(args, stderr, *journalBin, *workdir, *keep, *servers, *concSeconds, *jsonOut, *mdOut)
+		return runConcurrency(args, stderr, *journalBin, *workdir, *keep, *servers, *sessions, *concSeconds, *jsonOut, *mdOut)
 	}
 	if *history {
 		return runHistory(args, stderr, *journalBin, *workdir, *keep, *events, *jsonOut, *mdOut)
