@@ -40,14 +40,16 @@ var (
 // be stored as deltas against other chunks (snapshot's delta.go), which a
 // reader of format 3 cannot decode and whose gc would delete; 5
 // (FormatCompact), event records may be compact (record.go) and contents'
-// manifests inline (snapshot's manifest version 2). A journal is
-// marked 5 in the transaction that appends its first event from this
-// version (Tx.MarkFormat), which covers 2, 3 and 4; a journal a version
-// before wrote stays as it was marked: 2 once its first logged events
-// reached the bbolt file, 3 when repair wrote it, 4 when it stored its first
-// delta. Do and View refuse a journal of a newer format
-// (ErrFormat).
-const Format = FormatCompact
+// manifests inline (snapshot's manifest version 2); 6 (FormatSplice),
+// chunks may be stored as splices of their bases (snapshot's delta.go),
+// which a reader of format 5 cannot decode. A journal is marked 6 in the
+// transaction that appends its first event from this version
+// (Tx.MarkFormat), which covers 2 to 5; a journal a version before wrote
+// stays as it was marked: 2 once its first logged events reached the bbolt
+// file, 3 when repair wrote it, 4 when it stored its first delta, 5 when it
+// appended its first event with the version before this one. Do and View
+// refuse a journal of a newer format (ErrFormat).
+const Format = FormatSplice
 
 // The formats that need a newer reader than the one before.
 const (
@@ -55,6 +57,7 @@ const (
 	FormatRepaired = 3
 	FormatDeltas   = 4
 	FormatCompact  = 5
+	FormatSplice   = 6
 )
 
 // DirName is the directory, inside the first workspace root, that holds the journal.

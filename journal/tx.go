@@ -83,9 +83,10 @@ func (t *Tx) put(e *Event) error {
 	if err != nil {
 		return err
 	}
-	// every event this version writes may be compact and may name
-	// contents with inline manifests (snapshot): format 5
-	if err := t.MarkFormat(FormatCompact); err != nil {
+	// every event this version writes may be compact, may name contents
+	// with inline manifests and whose chunks may be splices (snapshot):
+	// format 6
+	if err := t.MarkFormat(Format); err != nil {
 		return err
 	}
 	b := t.tx.Bucket(bucketEvents)

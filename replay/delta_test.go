@@ -66,7 +66,7 @@ func TestDeltas_EditsGCAndUndo(t *testing.T) {
 			err = e.Journal().View(func(tx *journal.Tx) error {
 				format = bytes.Clone(tx.Bolt().Bucket([]byte("meta")).Get([]byte("format")))
 				return tx.Bolt().Bucket(snapshot.BucketChunks).ForEach(func(_, v []byte) error {
-					if v[1] == 2 {
+					if v[1] == 2 || v[1] == 3 { // a delta or a splice
 						deltas++
 					} else {
 						whole++

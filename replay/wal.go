@@ -527,8 +527,10 @@ func (e *Engine) recoverLog(db *journal.DB) error {
 		if err != nil {
 			return err
 		}
-		if ok, err := e.adopt(db, recs, end); err != nil || ok {
-			return err
+		if len(recs) > 0 { // else recoverRun says what the log holds: nothing past the journal, or a run that does not follow it
+			if ok, err := e.adopt(db, recs, end); err != nil || ok {
+				return err
+			}
 		}
 	}
 	return e.recoverRun(db, last, unsynced)

@@ -3,6 +3,8 @@ package snapshot
 import (
 	"bytes"
 	"container/list"
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -38,12 +40,28 @@ import (
 // tables are rebuilt for every chunk, which costs ~37 µs per chunk at the
 // fastest level and ~240 µs at the default one, for ~10 % smaller deltas.
 //
+// Splices. Most new chunks of an agent's edits differ from their base by a
+// few lines in one place: the common prefix and suffix of the chunk and its
+// bases cover all but a short middle. Such a chunk is stored as a splice —
+// the same header with codec 3, then the lengths of the prefix and the
+// suffix (taken from the start and the end of the bases' bytes, in order)
+// and of the middle (uvarints), and the middle's bytes as they are — when the middle is at most
+// spliceMax bytes. Finding it costs two comparisons of the chunk with its
+// bases, where zstd costs a dictionary's tables (~70 µs) and a compression
+// without one (~50 µs) per chunk; it reads back with two copies, where a
+// zstd delta rebuilds its tables again; and a one-line edit's splice is
+// about as small as its zstd delta (~90 bytes: the header, the base's ID,
+// the line). A splice is a delta in every other way: depth, bases, gc.
+//
 // Garbage collection keeps every base of a kept chunk (MarkBases). A journal
 // holding deltas is marked format 4 by the journal, so an older binary, whose
-// gc would delete bases, refuses it.
+// gc would delete bases, refuses it; one holding splices, format 6.
 
 const (
-	codecDelta = 2
+	codecDelta  = 2
+	codecSplice = 3
+	// spliceMax bounds the middle of a splice (see above).
+	spliceMax = 256
 	// maxDepth bounds a delta chain (see above).
 	maxDepth = 32
 	// maxBases bounds the base chunks a delta is compressed against.
@@ -102,9 +120,69 @@ func encodeDelta(data []byte, bases []baseChunk, depth int, dst []byte) ([]byte,
 	return e.EncodeAll(data, dst), nil
 }
 
-// parseDelta splits a delta record.
+// encodeSplice appends the splice record of data against bases to dst, or
+// reports false when their common prefix and suffix leave a middle longer
+// than spliceMax.
+func encodeSplice(data []byte, bases []baseChunk, depth int, dst []byte) ([]byte, bool) {
+	dict := bases[0].data
+	if len(bases) > 1 {
+		dict = nil
+		for _, b := range bases {
+			dict = append(dict, b.data...)
+		}
+	}
+	pre := commonPrefix(dict, data)
+	suf := commonSuffix(dict[pre:], data[pre:])
+	mid := data[pre : len(data)-suf]
+	if len(mid) > spliceMax {
+		return dst, false
+	}
+	dst = append(dst, formatV1, codecSplice, byte(depth), byte(len(bases)))
+	for _, b := range bases {
+		dst = append(dst, b.id[:]...)
+	}
+	dst = binary.AppendUvarint(dst, uint64(pre))
+	dst = binary.AppendUvarint(dst, uint64(suf))
+	dst = binary.AppendUvarint(dst, uint64(len(mid)))
+	return append(dst, mid...), true
+}
+
+// decodeSplice decodes a splice's payload (after its bases) against dict,
+// its bases' bytes in order. Bytes after the middle are damage, unless
+// trailing (salvage reads records whose end it does not know).
+func decodeSplice(p, dict []byte, trailing bool) ([]byte, error) {
+	var v [3]uint64 // prefix, suffix, middle
+	for i := range v {
+		x, n := binary.Uvarint(p)
+		if n <= 0 {
+			return nil, errors.New("a damaged splice")
+		}
+		v[i], p = x, p[n:]
+	}
+	pre, suf, m := v[0], v[1], v[2]
+	if pre > uint64(len(dict)) || suf > uint64(len(dict))-pre || m > uint64(len(p)) || (!trailing && m != uint64(len(p))) || pre+suf+m > maxChunk {
+		return nil, errors.New("a damaged splice")
+	}
+	mid := p[:m]
+	out := make([]byte, 0, int(pre+m+suf))
+	out = append(out, dict[:pre]...)
+	out = append(out, mid...)
+	return append(out, dict[uint64(len(dict))-suf:]...), nil
+}
+
+// decodeChain decodes the payload of a delta or splice record (codec)
+// against dict, its bases' bytes in order.
+func decodeChain(codec byte, p, dict []byte) ([]byte, error) {
+	if codec == codecSplice {
+		return decodeSplice(p, dict, false)
+	}
+	return decodeDelta(p, dict, nil)
+}
+
+// parseDelta splits a delta or splice record: its depth, its bases and
+// what follows them.
 func parseDelta(rec []byte) (depth int, bases []ID, frame []byte, ok bool) {
-	if len(rec) < 4 || rec[1] != codecDelta {
+	if len(rec) < 4 || (rec[1] != codecDelta && rec[1] != codecSplice) {
 		return 0, nil, nil, false
 	}
 	depth, n := int(rec[2]), int(rec[3])
@@ -120,7 +198,7 @@ func parseDelta(rec []byte) (depth int, bases []ID, frame []byte, ok bool) {
 
 // recordDepth is the chain depth of a stored chunk record (0: whole).
 func recordDepth(rec []byte) int {
-	if len(rec) >= 3 && rec[1] == codecDelta {
+	if len(rec) >= 3 && (rec[1] == codecDelta || rec[1] == codecSplice) {
 		return int(rec[2])
 	}
 	return 0

@@ -107,7 +107,7 @@ func TestPutDelta_OneLineEdits(t *testing.T) {
 		}
 		n++
 		size += len(rec)
-		if rec[1] == 2 {
+		if rec[1] == 2 || rec[1] == 3 { // a delta or a splice
 			maxD = max(maxD, int(rec[2]))
 		}
 	}
@@ -198,7 +198,7 @@ func TestPutDelta_DamagedBase(t *testing.T) {
 			db.Update(func(tx *bolt.Tx) error {
 				b := tx.Bucket(snapshot.BucketChunks)
 				for cid, rec := range baseRecs {
-					if rec[1] == 2 {
+					if rec[1] == 2 || rec[1] == 3 {
 						continue
 					}
 					if how == "deleted" {

@@ -91,7 +91,7 @@ func readChunk(chunks *bolt.Bucket, id ID, dst []byte) ([]byte, error) {
 		if out, err = decoder.DecodeAll(rec[2:], dst); err != nil {
 			return nil, fmt.Errorf("snapshot: chunk %s: %v: %w", id.Short(), err, ErrCorrupt)
 		}
-	case codecDelta:
+	case codecDelta, codecSplice:
 		b, err := chainChunk(chunks, id, rec, maxDepth)
 		if err != nil {
 			return nil, err
@@ -126,7 +126,7 @@ func chainChunk(chunks *bolt.Bucket, id ID, rec []byte, limit int) ([]byte, erro
 		}
 		dict = append(dict, bb...)
 	}
-	out, err := decodeDelta(frame, dict, nil)
+	out, err := decodeChain(rec[1], frame, dict)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: chunk %s: %v: %w", id.Short(), err, ErrCorrupt)
 	}

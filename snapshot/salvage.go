@@ -172,7 +172,7 @@ func salvageChunk(raw []byte, id ID, left int64, have func(ID) ([]byte, bool), l
 			data = p[2:min(len(p), 2+maxChunk)]
 		case codecZstd:
 			data = firstFrame(p[2:min(len(p), 2+2*maxChunk)], nil)
-		case codecDelta:
+		case codecDelta, codecSplice:
 			depth, bases, frame, ok := parseDelta(p[:min(len(p), 4+32*maxBases+2*maxChunk)])
 			if !ok || depth > limit {
 				continue
@@ -192,7 +192,11 @@ func salvageChunk(raw []byte, id ID, left int64, have func(ID) ([]byte, bool), l
 			if dict == nil {
 				continue
 			}
-			data = firstFrame(frame, dict)
+			if p[1] == codecSplice {
+				data, _ = decodeSplice(frame, dict, true)
+			} else {
+				data = firstFrame(frame, dict)
+			}
 		default:
 			continue
 		}

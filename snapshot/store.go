@@ -177,6 +177,12 @@ func (w *writer) encode(data []byte) (rec []byte, delta bool, err error) {
 // chunk that compresses that well alone (generated or repetitive text)
 // gains little from one.
 func encodeChunk(data []byte, bases []baseChunk, depth int, scratch []byte) (rec []byte, delta, paid bool, _ []byte, err error) {
+	if len(bases) > 0 {
+		var ok bool
+		if scratch, ok = encodeSplice(data, bases, depth, scratch[:0]); ok && len(scratch) < len(data) {
+			return bytes.Clone(scratch), true, true, scratch, nil
+		}
+	}
 	scratch = encoder.EncodeAll(data, append(scratch[:0], formatV1, codecZstd))
 	pl := len(scratch)
 	if len(bases) > 0 && pl > len(data)/16 {

@@ -485,7 +485,7 @@ func TestRepair_SampleTakesEdits(t *testing.T) {
 		t.Fatal(err)
 	}
 	var format byte
-	var records, deltas [3]int
+	var records, deltas [4]int
 	err = j.View(func(tx *journal.Tx) error {
 		format = tx.Bolt().Bucket([]byte("meta")).Get([]byte("format"))[0]
 		tx.Bolt().Bucket([]byte("events")).ForEach(func(_, v []byte) error { records[v[0]]++; return nil })
@@ -495,7 +495,7 @@ func TestRepair_SampleTakesEdits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if format != journal.FormatCompact || records[1] != 12 || records[2] != 5 || deltas[2] < 4 {
+	if format != journal.Format || records[1] != 12 || records[2] != 5 || deltas[2]+deltas[3] < 4 { // deltas and splices
 		t.Fatalf("format %d; records by version %v; chunks by codec %v", format, records, deltas)
 	}
 	ok(t, dir, "verify")
@@ -601,7 +601,7 @@ func TestRepair_LostContent(t *testing.T) {
 		bases := map[string]bool{}
 		b := tx.Bucket(snapshot.BucketChunks)
 		b.ForEach(func(_, v []byte) error {
-			if len(v) > 4 && v[1] == 2 {
+			if len(v) > 4 && (v[1] == 2 || v[1] == 3) { // a delta or a splice
 				for i := 0; i < int(v[3]) && 4+32*(i+1) <= len(v); i++ {
 					bases[string(v[4+32*i:4+32*(i+1)])] = true
 				}

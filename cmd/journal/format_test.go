@@ -14,24 +14,45 @@ import (
 	"github.com/journalfs/journal/snapshot"
 )
 
-// compactSample is a journal in format 5, as this version writes it: compact
-// event records (with compressed arguments), delta chunks, inline manifests,
-// and a prefix dropped by the copying gc. It is kept so that later binaries
-// are held to reading it (go test ./cmd/journal -run TestFormat5Sample
-// -update rewrites it).
-var compactSample = filepath.Join(repoRoot, "testdata", "journals", "compact-format5.db")
+// The kept journals of the formats this version reads and an earlier one
+// wrote, and of the format it writes: each was written by the version of its
+// format, so later binaries are held to reading them (go test ./cmd/journal
+// -run TestFormatSamples -update rewrites the current one only).
+//
+//   - compact-format5.db, format 5: compact event records (with compressed
+//     arguments), delta chunks, inline manifests, and a prefix dropped by
+//     the copying gc;
+//   - splice-format6.db, format 6: the same history, written by this
+//     version, whose one-line edits are splice chunks.
+var formatSamples = []struct {
+	file   string
+	format byte
+	codec  int // a chunk codec the sample must hold: 2 delta, 3 splice
+}{
+	{"compact-format5.db", journal.FormatCompact, 2},
+	{"splice-format6.db", journal.FormatSplice, 3},
+}
 
-// TestFormat5Sample: the kept format-5 journal verifies, lists its events
-// (the gc event first among the kept ones), exports an audit trail that
-// verifies, holds what format 5 means (compact records, deltas, inline
+// TestFormatSamples: each kept journal verifies, lists its events (the gc
+// event first among the kept ones), exports an audit trail that verifies,
+// holds what its format means (compact records, deltas or splices, inline
 // manifests), and takes new edits.
-func TestFormat5Sample(t *testing.T) {
-	if *update {
-		writeCompactSample(t)
+func TestFormatSamples(t *testing.T) {
+	for _, sm := range formatSamples {
+		t.Run(sm.file, func(t *testing.T) {
+			sample := filepath.Join(repoRoot, "testdata", "journals", sm.file)
+			if *update && sm.format == journal.Format {
+				writeSample(t, sample)
+			}
+			formatSample(t, sample, sm.format, sm.codec)
+		})
 	}
+}
+
+func formatSample(t *testing.T, sample string, wantFormat byte, codec int) {
 	dir := t.TempDir()
 	jp := filepath.Join(dir, journal.DirName, journal.FileName)
-	copyFile(t, compactSample, jp)
+	copyFile(t, sample, jp)
 	ok(t, dir, "verify")
 	log := ok(t, dir, "log", "--oneline")
 	if !strings.Contains(log, " gc") || strings.Count(log, "\n") != 22 { // 20 kept edits, the gc event, the newest
@@ -55,7 +76,7 @@ func TestFormat5Sample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if format != 5 || records[2] == 0 || codecs[2] == 0 || manifests[2] == 0 {
+	if format != wantFormat || records[2] == 0 || codecs[codec] == 0 || manifests[2] == 0 {
 		t.Fatalf("format %d; records by version %v; chunks by codec %v; manifests by version %v", format, records, codecs, manifests)
 	}
 	e := engine(t, dir)
@@ -64,10 +85,10 @@ func TestFormat5Sample(t *testing.T) {
 	ok(t, dir, "verify")
 }
 
-// writeCompactSample writes compactSample: 40 one-line edit_content calls on
-// a 300-line file (arguments long enough to be compressed), a gc that drops
-// the first half, then one more edit.
-func writeCompactSample(t *testing.T) {
+// writeSample writes a sample of the current format to path: 40 one-line
+// edit_content calls on a 300-line file (arguments long enough to be
+// compressed), a gc that drops the first half, then one more edit.
+func writeSample(t *testing.T, path string) {
 	dir := t.TempDir()
 	e := engine(t, dir)
 	lines := make([]string, 300)
@@ -102,6 +123,6 @@ func writeCompactSample(t *testing.T) {
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
-	copyFile(t, filepath.Join(dir, journal.DirName, journal.FileName), compactSample)
-	os.Remove(compactSample + ".checked")
+	copyFile(t, filepath.Join(dir, journal.DirName, journal.FileName), path)
+	os.Remove(path + ".checked")
 }
