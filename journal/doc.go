@@ -116,12 +116,12 @@
 // # Size and memory
 //
 // What keeps a year of history small and its walks bounded (issue #23):
-// compact event records (record.go), the store's delta chunks and inline
-// manifests (package snapshot), the events bucket filled to 1.0 (appendFill),
+// compact event records (record.go), the store's delta and splice chunks
+// and inline manifests (package snapshot), the events bucket filled to 1.0 (appendFill),
 // running store totals (snapshot/stats.go), a gc that copies what it keeps
 // into a fresh file (gccopy.go) and compacts (compact.go), and walks that let
 // go of bbolt's mapped pages past a budget of resident memory (release.go).
-// A journal holding any of these is marked format 4 or 5 (Format), so an
+// A journal holding any of these is marked format 4, 5 or 6 (Format), so an
 // older binary refuses it instead of misreading it.
 //
 // # Hash chain

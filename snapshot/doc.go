@@ -18,16 +18,21 @@
 // Bucket "chunks": chunk ID (32 bytes) → record
 //
 //	byte 0     format version (1)
-//	byte 1     codec: 0 = stored raw, 1 = zstd, 2 = zstd delta (delta.go)
+//	byte 1     codec: 0 = stored raw, 1 = zstd, 2 = zstd delta, 3 = splice
+//	           (delta.go)
 //	bytes 2..  the chunk, raw or as one zstd frame; for a delta, its depth,
-//	           its base chunks' IDs and a frame compressed against them
+//	           its base chunks' IDs and a frame compressed against them; for
+//	           a splice, the same header, then the lengths of the prefix and
+//	           suffix it takes from its bases and the bytes between them
 //
 // A chunk is re-hashed after it is decompressed; a mismatch is ErrCorrupt.
 // Raw storage is used when zstd does not shrink the chunk (random or
 // compressed data). A new chunk of a content stored with its previous
 // version as a base (PutDelta, StreamOptions.Base) is stored as a delta
 // against the chunks it replaces when that is smaller: ~150 bytes instead of
-// ~1.5 KB for a one-line edit of a source file (delta.go).
+// ~1.5 KB for a one-line edit of a source file; and when it differs from them
+// by at most 256 bytes in one place, as a splice of them, which is found and
+// read back without zstd (delta.go).
 //
 // Bucket "lists": list ID (32 bytes) → record
 //
