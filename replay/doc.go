@@ -226,6 +226,17 @@
 // revert makes the original live again). Restore(path, N) sets a file to its
 // content right after N.
 //
+// # Blame
+//
+// BlameTx (blame.go) names, for every line of a file after an event, the
+// event that last changed it, replaying the file's versions from the path
+// index oldest first and diffing each against the one before. It reads
+// through one bbolt read transaction: snapshot.Versions serves the chunks a
+// version shares with the one before from memory, and three goroutines
+// share the work (read, hash each version whole, split and diff): a
+// 2,000-line file with 1,000 events on it in ~150 ms (BenchmarkBlame; the
+// CLI's, ~180 ms with the process).
+//
 // # Several processes
 //
 // Writers serialize on the journal's lock (see package journal): a blocking

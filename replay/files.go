@@ -364,7 +364,7 @@ func countLines(s []byte) int {
 
 // splitLines splits s after each '\n', keeping terminators.
 func splitLines(s string) []string {
-	var out []string
+	out := make([]string, 0, strings.Count(s, "\n")+1)
 	for len(s) > 0 {
 		i := strings.IndexByte(s, '\n')
 		if i < 0 {

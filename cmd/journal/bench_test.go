@@ -125,3 +125,10 @@ func BenchmarkCheck100k(b *testing.B) {
 	b.ReportMetric(float64(r.Pages), "pages")
 	b.ReportMetric(float64(fi.Size())/1e6, "MB-file")
 }
+
+// BenchmarkBlame: `journal blame` of a 2,000-line file with 1,000 events on
+// it (issue #18: at most 200 ms).
+func BenchmarkBlame(b *testing.B) {
+	dir := blameWorkspace(b)
+	wall(b, dir, "blame", "--porcelain", "big.go")
+}

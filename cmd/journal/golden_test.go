@@ -20,6 +20,10 @@ func TestGolden(t *testing.T) {
 		{"show_3.txt", []string{"show", "3"}},
 		{"diff_range.txt", []string{"diff", "a.txt", "--from", "2", "--to", "5"}},
 		{"status.txt", []string{"status"}},
+		{"blame_a.txt", []string{"blame", "a.txt"}},
+		{"blame_a_at_2.txt", []string{"blame", "a.txt", "--at", "2"}},
+		{"blame_porcelain.txt", []string{"blame", "--porcelain", "a.txt"}},
+		{"blame_json.json", []string{"blame", "--json", "a.txt"}},
 		{"export.jsonl", []string{"export"}},
 		{"export.csv", []string{"export", "--format", "csv"}},
 	} {

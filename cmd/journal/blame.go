@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/replay"
+	"github.com/spf13/cobra"
+)
+
+func newBlameCmd(a *app) *cobra.Command {
+	var at uint64
+	var jsonOut, porcelain bool
+	cmd := &cobra.Command{
+		Use:   "blame PATH",
+		Short: "Show, for every line of a file, the event that last changed it",
+		Long: `blame prints every line of PATH as it is after the newest event (or after event N with --at N),
+each with the event that last changed it: its number, who made it (the MCP client and session, a
+person at the CLI, or "external" for a change made outside any tool, which the journal recorded when
+it next saw the file), the tool and the time. A revert, undo or restore owns the lines it put back;
+a move carries the lines over from the old path; lines older than the history the journal keeps
+(a file that existed before it was first journaled, or events a gc dropped) show event 0.
+
+--porcelain prints, for each line, "<event> <line>" and then the line itself after a tab; the
+first line of each event is preceded by its details, one per line: "time <RFC 3339>",
+"kind <kind>", "tool <tool>", "actor <who>".
+--json prints one object: {"path", "at", "content", "lines": [{"line", "event", "text"}],
+"events": [the events, as journal log --json prints them]}.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if jsonOut && porcelain {
+				return usageError{errors.New("--json and --porcelain are alternatives")}
+			}
+			if err := a.locate(); err != nil {
+				return err
+			}
+			key := a.key(args[0])
+			return a.view(func(tx *journal.Tx) error {
+				if at > tx.Last() {
+					return withHint(fmt.Errorf("event %d does not exist (the newest is %d)", at, tx.Last()), "`journal log "+args[0]+"` lists its events")
+				}
+				b, err := replay.BlameTx(tx, key, at)
+				switch {
+				case errors.Is(err, replay.ErrBinary):
+					return withHint(fmt.Errorf("%s: %w: it has no lines to blame", args[0], err), "`journal log "+args[0]+"` lists the events that changed it")
+				case errors.Is(err, journal.ErrNotFound) && !knownPath(tx, key):
+					return errNeverJournaled(args[0])
+				case errors.Is(err, journal.ErrNotFound):
+					return withHint(err, "`journal log "+args[0]+"` lists its events; blame it --at one that left it in place")
+				case err != nil:
+					return err
+				}
+				switch {
+				case jsonOut:
+					return printBlameJSON(a.out, b)
+				case porcelain:
+					return printBlamePorcelain(a.out, b)
+				}
+				a.startPager()
+				return printBlame(a.out, b)
+			})
+		},
+	}
+	cmd.Flags().Uint64Var(&at, "at", 0, "blame the file as it was right after this event")
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "one JSON object (see above)")
+	cmd.Flags().BoolVar(&porcelain, "porcelain", false, "a line-oriented format for scripts (see above)")
+	return cmd
+}
+
+// blameWho is who made an event, for blame's columns.
+func blameWho(e *journal.Event) string {
+	if e == nil {
+		return "(before the journal)"
+	}
+	return actorString(e.Actor)
+}
+
+// printBlame prints the blame as columns: event, who, tool, time, line
+// number, then the line.
+func printBlame(out io.Writer, b *replay.Blame) error {
+	w := bufio.NewWriter(out)
+	seqW, whoW, toolW := 1, 1, 1
+	for _, l := range b.Lines {
+		e := b.Events[l.Seq]
+		seqW = max(seqW, len(fmt.Sprint(l.Seq)))
+		whoW = max(whoW, min(len(blameWho(e)), 28))
+		if e != nil {
+			toolW = max(toolW, min(len(e.Tool), 20))
+		}
+	}
+	numW := len(fmt.Sprint(len(b.Lines)))
+	for i, l := range b.Lines {
+		e := b.Events[l.Seq]
+		tool, when := "", strings.Repeat(" ", 19)
+		if e != nil {
+			tool, when = e.Tool, e.Time.In(zone()).Format("2006-01-02 15:04:05")
+		}
+		text := strings.TrimRight(string(l.Text), "\r\n")
+		fmt.Fprintf(w, "%s %s %s %s %*d) %s\n", cSeq(fmt.Sprintf("%*d", seqW, l.Seq)),
+			cDim(pad(blameWho(e), whoW)), pad(tool, toolW), cDim(when), numW, i+1, text)
+	}
+	return w.Flush()
+}
+
+// pad cuts s to n bytes (marking the cut) or pads it with spaces to n.
+func pad(s string, n int) string {
+	if len(s) > n {
+		return s[:n-1] + "…"
+	}
+	return s + strings.Repeat(" ", n-len(s))
+}
+
+func printBlamePorcelain(out io.Writer, b *replay.Blame) error {
+	w := bufio.NewWriter(out)
+	seen := map[uint64]bool{}
+	for i, l := range b.Lines {
+		fmt.Fprintf(w, "%d %d\n", l.Seq, i+1)
+		if e := b.Events[l.Seq]; e != nil && !seen[l.Seq] {
+			seen[l.Seq] = true
+			fmt.Fprintf(w, "time %s\nkind %s\ntool %s\nactor %s\n", e.Time.UTC().Format(time.RFC3339Nano), e.Kind, e.Tool, actorString(e.Actor))
+		}
+		fmt.Fprintf(w, "\t%s\n", strings.TrimRight(string(l.Text), "\r\n"))
+	}
+	return w.Flush()
+}
+
+// blameJSON is the blame as --json prints it.
+type blameJSON struct {
+	Path    string           `json:"path"`
+	At      uint64           `json:"at"`
+	Content string           `json:"content"`
+	Lines   []blameLineJSON  `json:"lines"`
+	Events  []*journal.Event `json:"events"`
+}
+
+type blameLineJSON struct {
+	Line  int    `json:"line"`
+	Event uint64 `json:"event"`
+	Text  string `json:"text"`
+}
+
+func printBlameJSON(out io.Writer, b *replay.Blame) error {
+	j := blameJSON{Path: b.Path, At: b.At, Content: b.Content.String(), Lines: make([]blameLineJSON, len(b.Lines)), Events: []*journal.Event{}}
+	for i, l := range b.Lines {
+		j.Lines[i] = blameLineJSON{Line: i + 1, Event: l.Seq, Text: string(l.Text)}
+	}
+	for _, e := range b.Events {
+		j.Events = append(j.Events, e)
+	}
+	slices.SortFunc(j.Events, func(x, y *journal.Event) int { return cmp.Compare(x.Seq, y.Seq) })
+	enc := json.NewEncoder(out)
+	return enc.Encode(j)
+}
