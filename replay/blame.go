@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/aymanbagabas/go-udiff/lcs"
 	"github.com/journalfs/journal/journal"
@@ -59,8 +60,8 @@ type blameStep struct {
 
 // BlameTx blames the file key (a journal path key) as it was right after
 // event at (0: the newest event), reading through tx. A file that did not
-// exist then, or was never journaled, is ErrNotFound; one with a NUL byte is
-// ErrBinary; a version over MaxBlameBytes is refused.
+// exist then, or was never journaled, is ErrNotFound; one that was binary
+// then (a NUL byte) is ErrBinary; a version over MaxBlameBytes is refused.
 func BlameTx(tx *journal.Tx, key string, at uint64) (*Blame, error) {
 	if at == 0 {
 		at = tx.Last()
@@ -74,20 +75,27 @@ func BlameTx(tx *journal.Tx, key string, at uint64) (*Blame, error) {
 	// another, and split and diffed on this one: each of the three takes
 	// about a third of the time.
 	type version struct {
-		data []byte
-		err  error
+		data   []byte
+		binary bool
+		err    error
 	}
 	vch, stop := make(chan version, 8), make(chan struct{})
 	hch, bad := make(chan version, 8), make(chan error, 1)
+	// The reader reads through tx: BlameTx returns (and its caller may end
+	// tx) only once it has stopped.
+	var reading sync.WaitGroup
+	defer reading.Wait()
 	defer close(stop)
+	reading.Add(1)
 	go func() { // the reader
+		defer reading.Done()
 		defer close(vch)
 		defer close(hch)
 		vs := snapshot.NewVersions(tx.Bolt())
 		send := func(id snapshot.ID) bool {
-			data, err := blameBytes(vs, id)
+			data, binary, err := blameBytes(vs, id)
 			select {
-			case vch <- version{data, err}:
+			case vch <- version{data, binary, err}:
 			case <-stop:
 				return false
 			}
@@ -132,12 +140,13 @@ func BlameTx(tx *journal.Tx, key string, at uint64) (*Blame, error) {
 		}
 		bad <- err
 	}()
+	binary := false // the last version read is binary: it has no lines
 	next := func() ([]string, error) {
 		v, ok := <-vch
 		if !ok {
 			return nil, errors.New("replay: blame: a version went missing")
 		}
-		if v.err != nil {
+		if binary = v.binary; v.err != nil || binary {
 			return nil, v.err
 		}
 		return splitLines(string(v.data)), nil
@@ -164,6 +173,9 @@ func BlameTx(tx *journal.Tx, key string, at uint64) (*Blame, error) {
 	}
 	if err := <-bad; err != nil {
 		return nil, err
+	}
+	if binary {
+		return nil, fmt.Errorf("%s after event %d: %w", key, at, ErrBinary)
 	}
 	b.Content = cur
 	b.Lines = make([]BlameLine, len(text))
@@ -264,24 +276,23 @@ func blameDiff(owners []uint64, a, b []string, seq uint64) []uint64 {
 }
 
 // blameBytes returns a stored version (none for the zero ID), its chunks
-// verified, not the whole (BlameTx hashes it beside).
-func blameBytes(vs *snapshot.Versions, id snapshot.ID) ([]byte, error) {
+// verified, not the whole (BlameTx hashes it beside), and whether it is
+// binary (a NUL byte): a binary version has no lines, and the lines of the
+// text version after it are all that version's event's.
+func blameBytes(vs *snapshot.Versions, id snapshot.ID) ([]byte, bool, error) {
 	if id.IsZero() {
-		return nil, nil
+		return nil, false, nil
 	}
 	n, err := vs.Size(id)
 	if err != nil {
-		return nil, fmt.Errorf("version %s: %w", id.Short(), err)
+		return nil, false, fmt.Errorf("version %s: %w", id.Short(), err)
 	}
 	if n > MaxBlameBytes {
-		return nil, fmt.Errorf("version %s is %d bytes, over the %d bytes blame reads", id.Short(), n, MaxBlameBytes)
+		return nil, false, fmt.Errorf("version %s is %d bytes, over the %d bytes blame reads", id.Short(), n, MaxBlameBytes)
 	}
 	data, err := vs.Assemble(id)
 	if err != nil {
-		return nil, fmt.Errorf("version %s: %w", id.Short(), err)
+		return nil, false, fmt.Errorf("version %s: %w", id.Short(), err)
 	}
-	if bytes.IndexByte(data, 0) >= 0 {
-		return nil, fmt.Errorf("version %s: %w", id.Short(), ErrBinary)
-	}
-	return data, nil
+	return data, bytes.IndexByte(data, 0) >= 0, nil
 }

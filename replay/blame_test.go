@@ -106,9 +106,15 @@ func TestBlame(t *testing.T) {
 	w2 := apply("crlf", put("w.txt", "a\r\nB\r\nc"))
 	check("w.txt", 0, []uint64{w1, w2, w1}, "a\r\nB\r\nc")
 
-	apply("binary", put("bin.dat", "x\x00y\n"))
+	b1 := apply("binary", put("bin.dat", "x\x00y\n"))
 	if _, _, err := blameOf(t, e, "bin.dat", 0); !errors.Is(err, replay.ErrBinary) {
 		t.Fatalf("blame of a binary file: %v", err)
+	}
+	// a file that was binary for a while: its text after owns every line
+	b2 := apply("text again", put("bin.dat", "x\ny\n"))
+	check("bin.dat", 0, []uint64{b2, b2}, "x\ny\n")
+	if _, _, err := blameOf(t, e, "bin.dat", b1); !errors.Is(err, replay.ErrBinary) {
+		t.Fatalf("blame of a binary version: %v", err)
 	}
 }
 
