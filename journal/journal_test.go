@@ -380,3 +380,43 @@ func appendEach(t *testing.T, j *journal.Journal, n int) {
 		}
 	}
 }
+
+// TestVerify_FirstBadRecordWins: verify checks contents on workers of its
+// own, beside the chain; what it reports is still the first bad record in
+// the order of the events — a content of event 10 that was deleted beats a
+// broken link at event 300, and the other way round.
+func TestVerify_FirstBadRecordWins(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		content, link uint64 // the event whose content goes, whose record is broken
+		want          string
+	}{
+		{"content first", 10, 300, "event 10: f0.txt"},
+		{"link first", 300, 10, "event 10"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			j := create(t)
+			appendN(t, j, 400, "s1")
+			err := j.Do(func(db *journal.DB) error {
+				return db.Update(func(tx *journal.Tx) error {
+					ev, err := tx.Event(c.content)
+					if err != nil {
+						return err
+					}
+					if err := tx.Bolt().Bucket(snapshot.BucketContents).Delete(ev.Files[0].After[:]); err != nil {
+						return err
+					}
+					k := binary.BigEndian.AppendUint64(nil, c.link)
+					return tx.Bolt().Bucket([]byte("events")).Delete(k)
+				})
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = j.View(func(tx *journal.Tx) error { _, err := tx.Verify(true, nil); return err })
+			if !errors.Is(err, journal.ErrCorrupt) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("verify: %v, want %q", err, c.want)
+			}
+		})
+	}
+}

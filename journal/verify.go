@@ -3,8 +3,14 @@ package journal
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
 
 	"github.com/journalfs/journal/snapshot"
+	bolt "go.etcd.io/bbolt"
 )
 
 // VerifyReport is what Verify found.
@@ -22,15 +28,30 @@ type VerifyReport struct {
 // gaps. The first bad record is named in the error (wrapping ErrCorrupt). With
 // contents set, every content an event names is re-read and re-hashed too.
 // progress, if not nil, is called after each event.
-func (t *Tx) Verify(contents bool, progress func(seq uint64)) (*VerifyReport, error) {
-	r := &VerifyReport{}
+func (t *Tx) Verify(contents bool, progress func(seq uint64)) (r *VerifyReport, err error) {
+	r = &VerifyReport{}
 	seen := map[snapshot.ID]bool{}
+	var cv *contentVerifier
+	var at uint64 // the event being checked
+	if contents {
+		if cv, err = t.newContentVerifier(); err != nil {
+			return r, err
+		}
+		defer func() {
+			// a record found bad here, at event at, is reported unless a
+			// content of an event before it was found bad first
+			if cerr := cv.wait(r); err != nil && cerr != nil && cv.errSeq < at {
+				err = cerr
+			}
+		}()
+	}
 	base, prev := t.Base() // after gc, the chain starts at the first retained event
 	want := base + 1
 	c := t.tx.Bucket(bucketEvents).Cursor()
 	lost := t.lostContents()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
 		seq := keySeq(k)
+		at = seq
 		e, err := Decode(v)
 		if err != nil {
 			return r, fmt.Errorf("journal: verify: event %d: %w", seq, err)
@@ -62,16 +83,9 @@ func (t *Tx) Verify(contents bool, progress func(seq uint64)) (*VerifyReport, er
 						continue
 					}
 					seen[id] = true
-					n, err := snapshot.Verify(t.tx, id)
-					if errors.Is(err, snapshot.ErrNotFound) {
-						// an event names it: lost, not never stored
-						return r, fmt.Errorf("journal: verify: event %d: %s: %w: %w", seq, f.Path, err, ErrCorrupt)
+					if !cv.submit(contentJob{seq: seq, path: f.Path, id: id}) {
+						break // a worker failed: its error is returned below
 					}
-					if err != nil {
-						return r, fmt.Errorf("journal: verify: event %d: %s: %w", seq, f.Path, err)
-					}
-					r.Contents++
-					r.Bytes += n
 				}
 			}
 		}
@@ -90,11 +104,158 @@ func (t *Tx) Verify(contents bool, progress func(seq uint64)) (*VerifyReport, er
 			progress(seq)
 		}
 	}
+	if cv != nil {
+		if err := cv.wait(r); err != nil {
+			return r, err
+		}
+	}
+	at = ^uint64(0)
 	if t.damage != nil {
 		return r, fmt.Errorf("journal: verify: every event reads and links, but %w", t.damage)
 	}
 	return r, nil
 }
+
+// contentVerifier re-reads and re-hashes the contents Verify names on
+// workers of their own (one per core, up to four), each in a read
+// transaction of its own on the same snapshot (bbolt's transactions are not
+// shared between goroutines): content checks are most of verify's work. A
+// file's contents go to one worker, which keeps that file's last version's
+// chunks (snapshot.Versions, up to versionsBudget bytes in all), so that a
+// chunk its next version shares is not read and hashed again. The first
+// failure (the lowest event) is returned; a worker that meets a damaged page
+// hands the damage to Verify's goroutine, which raises it as its own reads
+// do (protect).
+type contentVerifier struct {
+	t       *Tx
+	jobs    []chan contentJob
+	wg      sync.WaitGroup
+	failed  atomic.Bool
+	mu      sync.Mutex // guards what follows
+	err     error
+	errSeq  uint64
+	damage  *DamageError
+	n       int
+	bytes   int64
+	stopped bool
+}
+
+// contentJob is one content to check: id, named by event seq for path.
+type contentJob struct {
+	seq  uint64
+	path string
+	id   snapshot.ID
+}
+
+func (t *Tx) newContentVerifier() (*contentVerifier, error) {
+	cv := &contentVerifier{t: t}
+	for range min(runtime.GOMAXPROCS(0), 4) {
+		tx, err := t.tx.DB().Begin(false)
+		if err != nil {
+			cv.stop()
+			return nil, fmt.Errorf("journal: verify: %w", err)
+		}
+		ch := make(chan contentJob, 64)
+		cv.jobs = append(cv.jobs, ch)
+		cv.wg.Add(1)
+		go cv.work(tx, ch)
+	}
+	return cv, nil
+}
+
+// submit hands j to the worker of its file; false once a worker failed.
+func (cv *contentVerifier) submit(j contentJob) bool {
+	if cv.failed.Load() {
+		return false
+	}
+	h := fnv.New32a()
+	h.Write([]byte(j.path))
+	cv.jobs[int(h.Sum32()%uint32(len(cv.jobs)))] <- j
+	return true
+}
+
+func (cv *contentVerifier) work(tx *bolt.Tx, jobs chan contentJob) {
+	defer cv.wg.Done()
+	defer tx.Rollback()
+	defer func() {
+		if r := recover(); r != nil {
+			if !storePanic(r) {
+				panic(r)
+			}
+			cv.mu.Lock()
+			cv.damage = cv.t.j.asDamage(r)
+			cv.mu.Unlock()
+			cv.failed.Store(true)
+			for range jobs { // let Verify's goroutine go on
+			}
+		}
+	}()
+	debug.SetPanicOnFault(true) // a damaged mapping faults: a panic recovered above
+	vers, held := map[string]*snapshot.Versions{}, int64(0)
+	for j := range jobs {
+		if cv.failed.Load() {
+			continue
+		}
+		n, err := snapshot.Size(tx, j.id)
+		if err == nil && n <= versionMax {
+			v := vers[j.path]
+			if v == nil {
+				if held += versionMax; held > versionsBudget {
+					vers, held = map[string]*snapshot.Versions{}, versionMax
+				}
+				v = snapshot.NewVersions(tx)
+				vers[j.path] = v
+			}
+			_, err = v.Bytes(j.id)
+		} else if err == nil {
+			n, err = snapshot.Verify(tx, j.id)
+		}
+		cv.mu.Lock()
+		if err != nil && (cv.err == nil || j.seq < cv.errSeq) {
+			if errors.Is(err, snapshot.ErrNotFound) { // an event names it: lost, not never stored
+				err = fmt.Errorf("%w: %w", err, ErrCorrupt)
+			}
+			cv.err, cv.errSeq = fmt.Errorf("journal: verify: event %d: %s: %w", j.seq, j.path, err), j.seq
+			cv.failed.Store(true)
+		} else if err == nil {
+			cv.n++
+			cv.bytes += n
+		}
+		cv.mu.Unlock()
+	}
+}
+
+// wait waits for the workers, adds what they checked to r and returns the
+// first failure.
+func (cv *contentVerifier) wait(r *VerifyReport) error {
+	first := !cv.stopped
+	cv.stop()
+	r.Contents, r.Bytes = cv.n, cv.bytes
+	if cv.damage != nil && first {
+		panic(cv.damage) // as Verify's own reads raise it: protect reports it
+	}
+	return cv.err
+}
+
+// stop lets the workers finish and waits for them (once).
+func (cv *contentVerifier) stop() {
+	if cv.stopped {
+		return
+	}
+	cv.stopped = true
+	for _, ch := range cv.jobs {
+		close(ch)
+	}
+	cv.wg.Wait()
+}
+
+// versionMax and versionsBudget bound what Verify keeps of files' last
+// versions: versions of at most versionMax bytes, versionsBudget in all
+// (counted as versionMax each).
+const (
+	versionMax     = 1 << 20
+	versionsBudget = 64 << 20
+)
 
 // metaLostContents lists, as concatenated IDs, the contents repair could not
 // salvage (the damaged events name them too): verify does not re-hash them.
