@@ -227,7 +227,9 @@ func (b *bench) history(n int) (HistoryRun, error) {
 	if _, _, err := b.timed(dir, "verify"); err != nil {
 		return run, fmt.Errorf("verify after gc: %w", err)
 	}
-	os.RemoveAll(dir)
+	if !b.keep { // -keep keeps the workspace, its journal as the gc left it
+		os.RemoveAll(dir)
+	}
 	return run, nil
 }
 
