@@ -38,8 +38,12 @@ var ErrBinary = errors.New("binary file")
 // BlameLine is one line of the file and the event that last changed it.
 type BlameLine struct {
 	Text []byte // the line, with its end (\n or \r\n) if it has one
-	Seq  uint64 // 0: older than the journal's history of the file
+	Seq  uint64 // 0: older than the journal's history of the file; Unjournaled
 }
+
+// Unjournaled is the Seq of a line changed on disk since the journal last
+// saw the file (Blame.OnDisk): no event has recorded it yet.
+const Unjournaled = ^uint64(0)
 
 // Blame is a file's blame.
 type Blame struct {
@@ -192,6 +196,32 @@ func BlameTx(tx *journal.Tx, key string, at uint64) (*Blame, error) {
 		}
 	}
 	return b, nil
+}
+
+// OnDisk returns the blame of the file as it is on disk (data), from b, the
+// blame of the journal's newest version of it: lines the file shares with
+// that version keep their events, the others are Unjournaled — as git blame
+// shows a working copy's lines "Not Committed Yet". data with a NUL byte is
+// ErrBinary.
+func (b *Blame) OnDisk(data []byte) (*Blame, error) {
+	if bytes.IndexByte(data, 0) >= 0 {
+		return nil, fmt.Errorf("%s on disk: %w", b.Path, ErrBinary)
+	}
+	a := make([]string, len(b.Lines))
+	owners := make([]uint64, len(b.Lines))
+	for i, l := range b.Lines {
+		a[i], owners[i] = string(l.Text), l.Seq
+	}
+	text := splitLines(string(data))
+	owners = blameDiff(owners, a, text, Unjournaled)
+	d := &Blame{Path: b.Path, At: b.At, Content: snapshot.Sum(data), Lines: make([]BlameLine, len(text)), Events: map[uint64]*journal.Event{}}
+	for i, t := range text {
+		d.Lines[i] = BlameLine{Text: []byte(t), Seq: owners[i]}
+		if e := b.Events[owners[i]]; e != nil {
+			d.Events[owners[i]] = e
+		}
+	}
+	return d, nil
 }
 
 // blameHistory returns the committed changes that made the file key what it

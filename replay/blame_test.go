@@ -213,3 +213,34 @@ func TestBlame_Tampered(t *testing.T) {
 		t.Fatalf("blame over a swapped manifest: %v", err)
 	}
 }
+
+// TestBlame_OnDisk: the file as it is on disk keeps the events of the lines
+// it shares with the journal's newest version; the lines changed since are
+// not journaled yet.
+func TestBlame_OnDisk(t *testing.T) {
+	dir := t.TempDir()
+	e := open(t, dir)
+	res, err := e.Apply(ctx, &replay.Batch{Tool: "create", Changes: []replay.Change{{Path: "f.txt", Data: []byte("a\nb\nc\n")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b *replay.Blame
+	if err := e.Journal().View(func(tx *journal.Tx) (err error) { b, err = replay.BlameTx(tx, "f.txt", 0); return }); err != nil {
+		t.Fatal(err)
+	}
+	d, err := b.OnDisk([]byte("a\nB\nc\nd\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []uint64
+	for _, l := range d.Lines {
+		got = append(got, l.Seq)
+	}
+	u := replay.Unjournaled
+	if want := []uint64{res.Seq, u, res.Seq, u}; !slices.Equal(got, want) || d.Events[res.Seq] == nil {
+		t.Fatalf("on disk: %v, want %v", got, want)
+	}
+	if _, err := b.OnDisk([]byte("a\x00")); !errors.Is(err, replay.ErrBinary) {
+		t.Fatalf("binary on disk: %v", err)
+	}
+}

@@ -7,12 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/replay"
+	"github.com/journalfs/journal/snapshot"
 	"github.com/spf13/cobra"
 )
 
@@ -22,17 +24,20 @@ func newBlameCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "blame PATH",
 		Short: "Show, for every line of a file, the event that last changed it",
-		Long: `blame prints every line of PATH as it is after the newest event (or after event N with --at N),
+		Long: `blame prints every line of PATH as it is on disk (or as it was right after event N with --at N),
 each with the event that last changed it: its number, who made it (the MCP client and session, a
 person at the CLI, or "external" for a change made outside any tool, which the journal recorded when
 it next saw the file), the tool and the time. A revert, undo or restore owns the lines it put back;
 a move carries the lines over from the old path; lines older than the history the journal keeps
-(a file that existed before it was first journaled, or events a gc dropped) show event 0.
+(a file that existed before it was first journaled, or events a gc dropped) show event 0, and lines
+changed on disk since the journal last saw the file show "*" (not journaled yet: the next edit of
+the file records the change as an outside one).
 
---porcelain prints, for each line, "<event> <line>" and then the line itself after a tab; the
+--porcelain prints, for each line, "<event> <line>" (the event "*" when not journaled yet) and then
+the line itself after a tab; the
 first line of each event is preceded by its details, one per line: "time <RFC 3339>",
 "kind <kind>", "tool <tool>", "actor <who>".
---json prints one object: {"path", "at", "content", "lines": [{"line", "event", "text"}],
+--json prints one object: {"path", "at", "content", "lines": [{"line", "event", "unjournaled", "text"}],
 "events": [the events, as journal log --json prints them]}.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -58,6 +63,13 @@ first line of each event is preceded by its details, one per line: "time <RFC 33
 				case err != nil:
 					return err
 				}
+				if at == 0 { // the file as it is: lines changed since the journal saw it are not journaled yet
+					if data, rerr := readBounded(args[0], replay.MaxBlameBytes); rerr == nil && snapshot.Sum(data) != b.Content {
+						if b, err = b.OnDisk(data); err != nil {
+							return withHint(fmt.Errorf("%s: %w", args[0], err), "`journal blame "+args[0]+" --at N` blames a journaled version")
+						}
+					}
+				}
 				switch {
 				case jsonOut:
 					return printBlameJSON(a.out, b)
@@ -75,12 +87,38 @@ first line of each event is preceded by its details, one per line: "time <RFC 33
 	return cmd
 }
 
-// blameWho is who made an event, for blame's columns.
-func blameWho(e *journal.Event) string {
-	if e == nil {
+// blameWho is who made the event owning line l, for blame's columns.
+func blameWho(l replay.BlameLine, e *journal.Event) string {
+	switch {
+	case l.Seq == replay.Unjournaled:
+		return "(not journaled yet)"
+	case e == nil:
 		return "(before the journal)"
 	}
 	return actorString(e.Actor)
+}
+
+// blameSeq is the event column of line l: its number, or "*" for a line
+// not journaled yet.
+func blameSeq(l replay.BlameLine) string {
+	if l.Seq == replay.Unjournaled {
+		return "*"
+	}
+	return fmt.Sprint(l.Seq)
+}
+
+// readBounded reads the file at p if it is at most limit bytes.
+func readBounded(p string, limit int64) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err == nil && int64(len(data)) > limit {
+		err = fmt.Errorf("%s is over %d bytes", p, limit)
+	}
+	return data, err
 }
 
 // printBlame prints the blame as columns: event, who, tool, time, line
@@ -90,8 +128,8 @@ func printBlame(out io.Writer, b *replay.Blame) error {
 	seqW, whoW, toolW := 1, 1, 1
 	for _, l := range b.Lines {
 		e := b.Events[l.Seq]
-		seqW = max(seqW, len(fmt.Sprint(l.Seq)))
-		whoW = max(whoW, min(len(blameWho(e)), 28))
+		seqW = max(seqW, len(blameSeq(l)))
+		whoW = max(whoW, min(len(blameWho(l, e)), 28))
 		if e != nil {
 			toolW = max(toolW, min(len(e.Tool), 20))
 		}
@@ -104,8 +142,8 @@ func printBlame(out io.Writer, b *replay.Blame) error {
 			tool, when = e.Tool, e.Time.In(zone()).Format("2006-01-02 15:04:05")
 		}
 		text := strings.TrimRight(string(l.Text), "\r\n")
-		fmt.Fprintf(w, "%s %s %s %s %*d) %s\n", cSeq(fmt.Sprintf("%*d", seqW, l.Seq)),
-			cDim(pad(blameWho(e), whoW)), pad(tool, toolW), cDim(when), numW, i+1, text)
+		fmt.Fprintf(w, "%s %s %s %s %*d) %s\n", cSeq(fmt.Sprintf("%*s", seqW, blameSeq(l))),
+			cDim(pad(blameWho(l, e), whoW)), pad(tool, toolW), cDim(when), numW, i+1, text)
 	}
 	return w.Flush()
 }
@@ -122,7 +160,7 @@ func printBlamePorcelain(out io.Writer, b *replay.Blame) error {
 	w := bufio.NewWriter(out)
 	seen := map[uint64]bool{}
 	for i, l := range b.Lines {
-		fmt.Fprintf(w, "%d %d\n", l.Seq, i+1)
+		fmt.Fprintf(w, "%s %d\n", blameSeq(l), i+1)
 		if e := b.Events[l.Seq]; e != nil && !seen[l.Seq] {
 			seen[l.Seq] = true
 			fmt.Fprintf(w, "time %s\nkind %s\ntool %s\nactor %s\n", e.Time.UTC().Format(time.RFC3339Nano), e.Kind, e.Tool, actorString(e.Actor))
@@ -142,15 +180,19 @@ type blameJSON struct {
 }
 
 type blameLineJSON struct {
-	Line  int    `json:"line"`
-	Event uint64 `json:"event"`
-	Text  string `json:"text"`
+	Line        int    `json:"line"`
+	Event       uint64 `json:"event"`
+	Unjournaled bool   `json:"unjournaled,omitempty"`
+	Text        string `json:"text"`
 }
 
 func printBlameJSON(out io.Writer, b *replay.Blame) error {
 	j := blameJSON{Path: b.Path, At: b.At, Content: b.Content.String(), Lines: make([]blameLineJSON, len(b.Lines)), Events: []*journal.Event{}}
 	for i, l := range b.Lines {
 		j.Lines[i] = blameLineJSON{Line: i + 1, Event: l.Seq, Text: string(l.Text)}
+		if l.Seq == replay.Unjournaled {
+			j.Lines[i].Event, j.Lines[i].Unjournaled = 0, true
+		}
 	}
 	for _, e := range b.Events {
 		j.Events = append(j.Events, e)

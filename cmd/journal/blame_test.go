@@ -3,6 +3,8 @@ package main_test
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -61,6 +63,19 @@ func TestBlame_CLI(t *testing.T) {
 		if r.code != c.code || !strings.Contains(r.stderr, c.msg) || (c.hint != "" && !strings.Contains(r.stderr, "hint: ")) || !strings.Contains(r.stderr, c.hint) {
 			t.Errorf("journal %s: exit %d\n%s", strings.Join(c.args, " "), r.code, r.stderr)
 		}
+	}
+	// a line changed on disk since the journal saw the file: not journaled yet
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\ntwo, by hand\nthree\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := ok(t, dir, "blame", "a.txt"); !strings.Contains(out, "* (not journaled yet)") || strings.Count(out, "\n") != 3 {
+		t.Fatalf("blame of a file changed on disk:\n%s", out)
+	}
+	if out := ok(t, dir, "blame", "--porcelain", "a.txt"); !strings.Contains(out, "* 2\n\ttwo, by hand\n") {
+		t.Fatalf("porcelain blame of a file changed on disk:\n%s", out)
+	}
+	if out := ok(t, dir, "blame", "a.txt", "--at", "5"); strings.Contains(out, "by hand") {
+		t.Fatalf("--at shows the journaled version, not the disk:\n%s", out)
 	}
 	// blame of a file deleted and looked at before its delete
 	if out := ok(t, dir, "blame", "src/b.go", "--at", "1"); !strings.Contains(out, "package b") {
