@@ -112,6 +112,20 @@ func (e *Event) NextLink() snapshot.ID {
 	return e.Hash
 }
 
+// What says what the change did to its file: "moved" (here from
+// MovedFrom), "created", "deleted" or "modified".
+func (f FileChange) What() string {
+	switch {
+	case f.MovedFrom != "":
+		return "moved"
+	case f.Before.IsZero():
+		return "created"
+	case f.After.IsZero():
+		return "deleted"
+	}
+	return "modified"
+}
+
 // File returns the change to path, if the event touched it.
 func (e *Event) File(path string) (FileChange, bool) {
 	for _, f := range e.Files {

@@ -146,17 +146,9 @@ func actorString(a journal.Actor) string {
 }
 
 // changeLetter is A (created), D (deleted), R (moved), M (modified).
-func changeLetter(f journal.FileChange) string {
-	switch {
-	case f.MovedFrom != "":
-		return "R"
-	case f.Before.IsZero():
-		return "A"
-	case f.After.IsZero():
-		return "D"
-	}
-	return "M"
-}
+func changeLetter(f journal.FileChange) string { return changeLetters[f.What()] }
+
+var changeLetters = map[string]string{"moved": "R", "created": "A", "deleted": "D", "modified": "M"}
 
 // lineCounts is "+a -r" (coloured), or "" when both are zero.
 func lineCounts(f journal.FileChange) string {

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"syscall"
+
+	"github.com/journalfs/journal/cmd/journal/web"
+	"github.com/journalfs/journal/replay"
+	"github.com/spf13/cobra"
+)
+
+func newWebCmd(a *app) *cobra.Command {
+	var addr string
+	var open bool
+	cmd := &cobra.Command{
+		Use:   "web",
+		Short: "Browse the journal in a web app on this machine: timeline, diffs, blame, revert",
+		Long: `web serves a local web app over the journal: the events newest first (filter by file, session, tool
+or text), each event's diffs, a file's blame, and the revert of an event — shown first as the diff it
+would make, applied as a new event on confirmation. New events appear as they are committed, by any
+process. It listens on a loopback address only (default 127.0.0.1 with a free port) and prints its URL;
+--open opens it in the default browser. Ctrl-C stops it.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			e, err := a.engine()
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			actor := replay.CLIActor()
+			actor.Origin = "web"
+			s, err := web.New(e, actor)
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return s.Listen(ctx, addr, func(url string) {
+				fmt.Fprintf(a.out, "journal web: %s\n", url)
+				if f, ok := a.out.(*os.File); ok {
+					f.Sync()
+				}
+				if open {
+					openBrowser(url)
+				}
+			})
+		},
+	}
+	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:0", "loopback address to listen on (port 0: a free one)")
+	cmd.Flags().BoolVar(&open, "open", false, "open the app in the default browser")
+	return cmd
+}
+
+// openBrowser opens url in the desktop's browser, if there is one.
+func openBrowser(url string) {
+	name := "xdg-open"
+	if runtime.GOOS == "darwin" {
+		name = "open"
+	}
+	_ = exec.Command(name, url).Start()
+}

@@ -1,0 +1,60 @@
+// Keyboard navigation (j/k select, enter opens, u opens the revert page) and
+// live updates (a server-sent event per new journal event).
+(function () {
+  "use strict";
+  var rows = [];
+  var at = -1;
+  function bind() {
+    rows = Array.prototype.slice.call(document.querySelectorAll(".ev[data-href]"));
+    at = -1;
+    rows.forEach(function (r) {
+      r.addEventListener("click", function (e) {
+        if (e.target.tagName !== "A") location.href = r.dataset.href;
+      });
+    });
+  }
+  bind();
+  function select(i) {
+    if (!rows.length) return;
+    if (at >= 0) rows[at].classList.remove("sel");
+    at = Math.max(0, Math.min(rows.length - 1, i));
+    rows[at].classList.add("sel");
+    rows[at].scrollIntoView({ block: "nearest" });
+  }
+  document.addEventListener("keydown", function (e) {
+    if (e.target.tagName === "INPUT" || e.metaKey || e.ctrlKey || e.altKey) return;
+    if (e.key === "j") select(at + 1);
+    else if (e.key === "k") select(at - 1);
+    else if (e.key === "Enter" && at >= 0) location.href = rows[at].dataset.href;
+    else if (e.key === "u") {
+      var href = at >= 0 ? rows[at].dataset.href : null;
+      var rv = document.getElementById("revert");
+      if (href) location.href = href + "/revert";
+      else if (rv) location.href = rv.getAttribute("href");
+    }
+  });
+  // The first page of the timeline takes new events in as they come: the
+  // page is fetched again and its list swapped in, without a reload.
+  var live = document.getElementById("live");
+  var list = document.querySelector("ol.events");
+  if (live && list && live.dataset.last !== undefined && window.EventSource) {
+    var shown = Number(live.dataset.last);
+    var es = new EventSource("/live");
+    es.addEventListener("last", function (e) {
+      var n = Number(e.data);
+      if (n <= shown) return;
+      fetch(location.href, { headers: { "Accept": "text/html" } }).then(function (r) { return r.text(); }).then(function (html) {
+        var doc = new DOMParser().parseFromString(html, "text/html");
+        var fresh = doc.querySelector("ol.events");
+        var h1 = doc.querySelector("h1");
+        if (!fresh) return;
+        list.innerHTML = fresh.innerHTML;
+        if (h1) document.querySelector("h1").innerHTML = h1.innerHTML;
+        live.textContent = (n - shown) + " new event" + (n - shown === 1 ? "" : "s");
+        live.hidden = false;
+        shown = n;
+        bind();
+      });
+    });
+  }
+})();

@@ -1,0 +1,402 @@
+package web
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"html/template"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	udiff "github.com/aymanbagabas/go-udiff"
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/replay"
+	"github.com/journalfs/journal/snapshot"
+)
+
+// pageSize is how many events a timeline page shows.
+const pageSize = 50
+
+// maxDiffBytes bounds the contents an event page diffs; larger files are
+// summarised.
+const maxDiffBytes = 2 << 20
+
+var funcs = template.FuncMap{
+	"who":   who,
+	"short": func(id snapshot.ID) string { return id.Short() },
+	"when":  func(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05") },
+	"ago":   ago,
+	"kind":  journal.FileChange.What,
+	"lineSeq": func(l replay.BlameLine) string {
+		if l.Seq == replay.Unjournaled {
+			return "*"
+		}
+		return strconv.FormatUint(l.Seq, 10)
+	},
+	"text": func(b []byte) string { return strings.TrimRight(string(b), "\r\n") },
+	"inc":  func(i int) int { return i + 1 },
+}
+
+// who is the short form of who made an event.
+func who(a journal.Actor) string {
+	switch a.Kind {
+	case "cli":
+		if a.Origin == "web" {
+			return "web:" + a.User
+		}
+		return "cli:" + a.User
+	case "mcp":
+		s := a.Name
+		if a.Version != "" {
+			s += " " + a.Version
+		}
+		if a.Session != "" {
+			s += " /" + a.Session
+		}
+		return s
+	}
+	return a.Kind
+}
+
+// ago is a short relative time.
+func ago(t time.Time) string {
+	d := time.Since(t)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds ago", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+}
+
+// row is an event in the timeline.
+type row struct {
+	*journal.Event
+	Added, Removed int
+	RevertedBy     uint64
+}
+
+// timeline lists events newest first, filtered by ?path, ?session, ?tool and
+// ?q (text in the tool, the paths or the arguments), a page at a time
+// (?before=N: events numbered below N).
+func (s *Server) timeline(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	path, session, tool, text := q.Get("path"), q.Get("session"), q.Get("tool"), q.Get("q")
+	var before uint64
+	if v := q.Get("before"); v != "" {
+		if n, err := strconv.ParseUint(v, 10, 64); err == nil {
+			before = n
+		}
+	}
+	var rows []row
+	var last uint64
+	more := false
+	keep := func(tx *journal.Tx) func(*journal.Event) error {
+		return func(e *journal.Event) error {
+			if before != 0 && e.Seq >= before {
+				return nil
+			}
+			if tool != "" && e.Tool != tool || session != "" && e.Actor.Session != session || text != "" && !matches(e, text) {
+				return nil
+			}
+			if len(rows) == pageSize {
+				more = true
+				return journal.ErrStop
+			}
+			rw := row{Event: e, RevertedBy: tx.RevertedBy(e.Seq)}
+			for _, f := range e.Files {
+				rw.Added += f.Added
+				rw.Removed += f.Removed
+			}
+			rows = append(rows, rw)
+			return nil
+		}
+	}
+	err := s.e.Journal().View(func(tx *journal.Tx) error {
+		last = tx.Last()
+		switch {
+		case path != "":
+			return tx.EachIndexed("path", path, keep(tx))
+		case session != "":
+			return tx.EachIndexed("session", session, keep(tx))
+		}
+		from := last
+		if before != 0 && before-1 < from {
+			from = before - 1
+		}
+		if from == 0 {
+			return nil
+		}
+		err := tx.Scan(from, true, keep(tx), nil)
+		if errors.Is(err, journal.ErrStop) {
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		s.fail(w, http.StatusInternalServerError, err, "`journal verify` checks the journal")
+		return
+	}
+	next := ""
+	if more && len(rows) > 0 {
+		v := r.URL.Query()
+		v.Set("before", strconv.FormatUint(rows[len(rows)-1].Seq, 10))
+		next = "/?" + v.Encode()
+	}
+	s.render(w, "timeline.html", map[string]any{"Title": "Timeline", "Rows": rows, "Last": last, "Next": next,
+		"Path": path, "Session": session, "Tool": tool, "Q": text, "Live": before == 0})
+}
+
+// matches reports whether text is in e's tool, paths or arguments.
+func matches(e *journal.Event, text string) bool {
+	if strings.Contains(e.Tool, text) || bytes.Contains(e.Args, []byte(text)) {
+		return true
+	}
+	for _, f := range e.Files {
+		if strings.Contains(f.Path, text) {
+			return true
+		}
+	}
+	return false
+}
+
+// fileDiff is one file of an event page.
+type fileDiff struct {
+	journal.FileChange
+	Lines   []diffLine
+	Summary string // instead of lines: binary, too large, unchanged
+	Open    bool   // shown unfolded (small diffs)
+}
+
+// diffLine is one line of a unified diff.
+type diffLine struct {
+	Class, Text string
+}
+
+// event shows an event and a diff per file.
+func (s *Server) event(w http.ResponseWriter, r *http.Request) {
+	seq, err := seqParam(r)
+	if err != nil {
+		s.fail(w, http.StatusBadRequest, err, "")
+		return
+	}
+	var ev *journal.Event
+	var files []fileDiff
+	var revertedBy uint64
+	err = s.e.Journal().View(func(tx *journal.Tx) error {
+		if ev, err = tx.Event(seq); err != nil {
+			return err
+		}
+		revertedBy = tx.RevertedBy(seq)
+		for _, f := range ev.Files {
+			files = append(files, diffFile(tx, f))
+		}
+		return nil
+	})
+	if errors.Is(err, journal.ErrNotFound) {
+		s.fail(w, http.StatusNotFound, fmt.Errorf("event %d does not exist", seq), "the timeline lists the events")
+		return
+	}
+	if err != nil {
+		s.fail(w, http.StatusInternalServerError, err, "")
+		return
+	}
+	s.render(w, "event.html", map[string]any{"Title": fmt.Sprintf("Event %d", seq), "E": ev, "Files": files, "RevertedBy": revertedBy,
+		"Revertable": ev.Kind != journal.KindGC && ev.Kind != journal.KindDamaged && ev.Status == journal.StatusCommitted && len(ev.Files) > 0})
+}
+
+// diffFile diffs one file change's before and after contents.
+func diffFile(tx *journal.Tx, f journal.FileChange) fileDiff {
+	d := fileDiff{FileChange: f}
+	load := func(id snapshot.ID) ([]byte, string) {
+		if id.IsZero() {
+			return nil, ""
+		}
+		n, err := snapshot.Size(tx.Bolt(), id)
+		if err != nil {
+			return nil, err.Error()
+		}
+		if n > maxDiffBytes {
+			return nil, fmt.Sprintf("%d bytes: too large to diff here (`journal diff` shows it)", n)
+		}
+		b, err := snapshot.Bytes(tx.Bolt(), id)
+		if err != nil {
+			return nil, err.Error()
+		}
+		if bytes.IndexByte(b, 0) >= 0 {
+			return nil, fmt.Sprintf("binary, %d bytes", n)
+		}
+		return b, ""
+	}
+	a, why := load(f.Before)
+	if why == "" {
+		var b []byte
+		if b, why = load(f.After); why == "" {
+			if d.Lines = diffLines(f.Path, a, b); len(d.Lines) == 0 {
+				d.Summary = "no change in content (mode only, or recorded as is)"
+			}
+		}
+	}
+	if why != "" {
+		d.Summary = why
+	}
+	d.Open = len(d.Lines) <= 400
+	return d
+}
+
+// diffLines is the unified diff of a and b, a line at a time with its class.
+func diffLines(path string, a, b []byte) []diffLine {
+	text := udiff.Unified("a/"+path, "b/"+path, string(a), string(b))
+	if text == "" {
+		return nil
+	}
+	var out []diffLine
+	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		c := "ctx"
+		switch {
+		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
+			c = "hdr"
+		case strings.HasPrefix(l, "@@"):
+			c = "hunk"
+		case strings.HasPrefix(l, "+"):
+			c = "add"
+		case strings.HasPrefix(l, "-"):
+			c = "del"
+		}
+		out = append(out, diffLine{Class: c, Text: l})
+	}
+	return out
+}
+
+// revertPreview shows what reverting an event would do (a dry run), and the
+// form that does it.
+func (s *Server) revertPreview(w http.ResponseWriter, r *http.Request) {
+	seq, err := seqParam(r)
+	if err != nil {
+		s.fail(w, http.StatusBadRequest, err, "")
+		return
+	}
+	res, err := s.e.Revert(r.Context(), seq, replay.RevertOptions{DryRun: true, Actor: &s.actor})
+	var ce *replay.ConflictError
+	data := map[string]any{"Title": fmt.Sprintf("Revert event %d", seq), "Seq": seq, "Token": s.token("revert", seq)}
+	switch {
+	case errors.As(err, &ce):
+		data["Conflict"] = ce
+	case err != nil:
+		s.fail(w, http.StatusConflict, err, "")
+		return
+	default:
+		var files []fileDiff
+		err := s.e.Journal().View(func(tx *journal.Tx) error {
+			for i, f := range res.Files {
+				d := fileDiff{FileChange: f}
+				cur, _ := snapshot.Bytes(tx.Bolt(), f.Before)
+				var next []byte
+				if i < len(res.Planned) {
+					next = res.Planned[i].Data
+				}
+				d.Lines, d.Open = diffLines(f.Path, cur, next), true
+				files = append(files, d)
+			}
+			return nil
+		})
+		if err != nil {
+			s.fail(w, http.StatusInternalServerError, err, "")
+			return
+		}
+		data["Files"] = files
+		if len(files) == 0 {
+			data["Nothing"] = true
+		}
+	}
+	s.render(w, "revert.html", data)
+}
+
+// revert applies the revert the preview offered, as a new event.
+func (s *Server) revert(w http.ResponseWriter, r *http.Request) {
+	seq, err := seqParam(r)
+	if err != nil {
+		s.fail(w, http.StatusBadRequest, err, "")
+		return
+	}
+	if !hmacEqual(r.PostFormValue("token"), s.token("revert", seq)) {
+		s.fail(w, http.StatusForbidden, errors.New("this form is not one this app offered (missing or wrong token)"), "open the event's revert page again and confirm there")
+		return
+	}
+	res, err := s.e.Revert(r.Context(), seq, replay.RevertOptions{Actor: &s.actor})
+	var ce *replay.ConflictError
+	switch {
+	case errors.As(err, &ce):
+		s.fail(w, http.StatusConflict, err, "a later change overlaps it: open the revert page again to see the lines")
+		return
+	case err != nil:
+		s.fail(w, http.StatusConflict, err, "")
+		return
+	case res.Seq == 0:
+		http.Redirect(w, r, fmt.Sprintf("/event/%d", seq), http.StatusSeeOther)
+		return
+	}
+	http.Redirect(w, r, fmt.Sprintf("/event/%d", res.Seq), http.StatusSeeOther)
+}
+
+// hmacEqual compares two tokens in constant time.
+func hmacEqual(a, b string) bool {
+	x, err1 := hex.DecodeString(a)
+	y, err2 := hex.DecodeString(b)
+	return err1 == nil && err2 == nil && len(x) > 0 && hmac.Equal(x, y)
+}
+
+// blame shows ?path's blame (as journaled at ?at, default the newest).
+func (s *Server) blame(w http.ResponseWriter, r *http.Request) {
+	path := r.URL.Query().Get("path")
+	var at uint64
+	if v := r.URL.Query().Get("at"); v != "" {
+		at, _ = strconv.ParseUint(v, 10, 64)
+	}
+	var b *replay.Blame
+	err := s.e.Journal().View(func(tx *journal.Tx) (err error) { b, err = replay.BlameTx(tx, path, at); return })
+	if errors.Is(err, journal.ErrNotFound) {
+		s.fail(w, http.StatusNotFound, err, "the timeline lists the files the journal knows")
+		return
+	}
+	if err != nil {
+		s.fail(w, http.StatusUnprocessableEntity, err, "")
+		return
+	}
+	s.render(w, "blame.html", map[string]any{"Title": "Blame " + path, "B": b})
+}
+
+// live streams the journal's newest event number (server-sent events) each
+// time it changes, whichever process committed it.
+func (s *Server) live(w http.ResponseWriter, r *http.Request) {
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	var sent uint64
+	tick := time.NewTicker(s.Poll)
+	defer tick.Stop()
+	for {
+		var last uint64
+		if err := s.e.Journal().View(func(tx *journal.Tx) error { last = tx.Last(); return nil }); err == nil && last != sent {
+			fmt.Fprintf(w, "event: last\ndata: %d\n\n", last)
+			fl.Flush()
+			sent = last
+		}
+		select {
+		case <-r.Context().Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
