@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/journalfs/journal/cmd/journal/web"
 	"github.com/journalfs/journal/journal"
 	jmcp "github.com/journalfs/journal/mcp"
 	"github.com/journalfs/journal/replay"
@@ -46,6 +47,7 @@ func newServeCmd() *cobra.Command {
 		readOnly bool
 		syncAll  bool
 		httpAddr string
+		withWeb  bool
 		token    string
 		useLSP   bool
 		servers  []string
@@ -106,7 +108,15 @@ Every mutating tool call becomes one journal event in <first root>/.journal/jour
 				if token == "" {
 					token = os.Getenv("JOURNAL_HTTP_TOKEN")
 				}
-				return serveHTTP(cmd.Context(), srv, httpAddr, token)
+				var app http.Handler
+				if withWeb {
+					actor := replay.CLIActor()
+					actor.Origin = "web"
+					if app, err = web.New(eng, actor); err != nil {
+						return err
+					}
+				}
+				return serveHTTP(cmd.Context(), srv, httpAddr, token, app)
 			}
 			if term.IsTerminal(int(os.Stdin.Fd())) {
 				fmt.Fprintf(os.Stderr, `journal serve: MCP server on stdio, waiting for a client (JSON-RPC on stdin).
@@ -127,6 +137,7 @@ Press Ctrl-D to exit.
 	cmd.Flags().BoolVar(&readOnly, "read-only", false, "hide every mutating tool")
 	cmd.Flags().BoolVar(&syncAll, "sync-files", false, "fsync every changed file and its directory before a tool replies; by default a small edit replies once its write-ahead log record is synced, and its files are synced at the checkpoint (within 100 ms): the edit is never lost, but after a power failure the file itself may be stale until the journal is next opened")
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve Streamable HTTP on ADDR (e.g. 127.0.0.1:8765) at /mcp instead of stdio")
+	cmd.Flags().BoolVar(&withWeb, "web", false, "with --http on a loopback address: serve the web app (journal web) at / beside /mcp")
 	cmd.Flags().BoolVar(&useLSP, "lsp", true, "run language servers found on PATH (gopls, pyright-langserver, typescript-language-server, rust-analyzer, clangd) for rename propagation, type diagnostics and quick fixes")
 	cmd.Flags().StringArrayVar(&servers, "lsp-server", nil, "language server for a language, replacing the default: LANG=COMMAND [ARGS] (e.g. python=\"pyright-langserver --stdio\"); repeatable")
 	cmd.Flags().DurationVar(&lspWait, "lsp-timeout", 15*time.Second, "bound on one consultation of the language servers; past it an edit goes on without them and says so")
@@ -166,17 +177,7 @@ func flagString(cmd *cobra.Command, name string) string {
 	return ""
 }
 
-func isLoopback(host string) bool {
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	host = strings.Trim(host, "[]")
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
+func isLoopback(host string) bool { return web.LoopbackHost(host) }
 
 // guard validates Host and Origin (DNS-rebinding protection) and the bearer token.
 func guard(next http.Handler, loopback bool, token string) http.Handler {
@@ -204,7 +205,9 @@ func guard(next http.Handler, loopback bool, token string) http.Handler {
 	})
 }
 
-func serveHTTP(ctx context.Context, srv *jmcp.Server, addr, token string) error {
+// serveHTTP serves MCP at /mcp on addr, and app (the web app, if not nil)
+// at /.
+func serveHTTP(ctx context.Context, srv *jmcp.Server, addr, token string, app http.Handler) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", addr, err)
@@ -214,9 +217,17 @@ func serveHTTP(ctx context.Context, srv *jmcp.Server, addr, token string) error 
 		ln.Close()
 		return errors.New("refusing to serve a non-loopback address without --token (or JOURNAL_HTTP_TOKEN)")
 	}
+	if !loopback && app != nil {
+		ln.Close()
+		return errors.New("--web serves on a loopback address only: the web app has no login yet")
+	}
 	httpSrv := server.NewStreamableHTTPServer(srv.MCP(), server.WithEndpointPath("/mcp"))
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", guard(srv.Lighten(httpSrv), loopback, token))
+	if app != nil {
+		mux.Handle("/", app)
+		fmt.Fprintf(os.Stderr, "journal serve: web app on http://%s/\n", ln.Addr())
+	}
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(os.Stderr, "journal serve: MCP Streamable HTTP on http://%s/mcp\n", ln.Addr())
 	if f := os.Getenv("JOURNAL_ADDR_FILE"); f != "" { // lets tests find a :0 port

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -61,5 +62,53 @@ func TestWeb_CLI(t *testing.T) {
 	r := run(t, dir, "web", "--addr", "0.0.0.0:0")
 	if r.code == 0 || !strings.Contains(r.stderr, "not a loopback address") {
 		t.Fatalf("web --addr 0.0.0.0:0: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// TestWeb_BesideMCP: `journal serve --http ADDR --web` serves the web app at
+// / and MCP at /mcp on one port; on a non-loopback address --web is refused.
+func TestWeb_BesideMCP(t *testing.T) {
+	dir := basicWorkspace(t)
+	addrFile := filepath.Join(t.TempDir(), "addr")
+	cmd := exec.Command(bin, "serve", "--http", "127.0.0.1:0", "--web", "--lsp=false")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "JOURNAL_ADDR_FILE="+addrFile)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }()
+	var addr []byte
+	for deadline := time.Now().Add(20 * time.Second); len(addr) == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("journal serve --http --web did not start")
+		}
+		addr, _ = os.ReadFile(addrFile)
+	}
+	resp, err := http.Get("http://" + string(addr) + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `href="/event/5"`) {
+		t.Fatalf("GET /: %d\n%s", resp.StatusCode, body)
+	}
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	req, _ := http.NewRequest("POST", "http://"+string(addr)+"/mcp", strings.NewReader(init))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), "serverInfo") {
+		t.Fatalf("POST /mcp initialize: %d\n%s", resp.StatusCode, body)
+	}
+
+	r := run(t, dir, "serve", "--http", "0.0.0.0:0", "--web", "--token", "x", "--lsp=false")
+	if r.code == 0 || !strings.Contains(r.stderr, "--web serves on a loopback address only") {
+		t.Fatalf("serve --web on 0.0.0.0: exit %d\n%s", r.code, r.stderr)
 	}
 }

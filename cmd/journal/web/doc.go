@@ -17,8 +17,10 @@
 // POST carrying the CSRF token of the page that offered it (an HMAC, keyed
 // per server start).
 //
+// `journal serve --http ADDR --web` mounts it at / beside /mcp (loopback
+// addresses only).
+//
 // Not built yet (issue #18): session pages and undo of a session, restore of
 // a file at an event from the UI, side-by-side diffs and syntax
-// highlighting, the `journal serve --http --web` mount, and --token for
-// non-loopback use.
+// highlighting, and --token for non-loopback use.
 package web

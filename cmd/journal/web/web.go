@@ -74,7 +74,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
-// loopbackHost reports whether a Host header names this machine's loopback.
+// LoopbackHost reports whether a host, or a host:port (a Host header, a
+// listening address), names this machine's loopback: localhost or a
+// loopback IP.
+func LoopbackHost(host string) bool { return loopbackHost(host) }
+
 func loopbackHost(host string) bool {
 	h, _, err := net.SplitHostPort(host)
 	if err != nil {
