@@ -1,7 +1,9 @@
 // Package web is `journal web`: a local web app over a workspace's journal —
-// the timeline of events, an event's diffs, a file's blame, the revert of an
-// event (previewed, then applied as a new event on confirmation), and live
-// updates as other processes (a running `journal serve`) commit.
+// the timeline of events, an event's diffs, a file's blame at any event, the
+// revert of an event and the restore of a file to its state after an event
+// (each previewed as the diff it makes, then applied as a new event on
+// confirmation), and live updates as other processes (a running `journal
+// serve`) commit.
 //
 // Server-rendered HTML (html/template) and a few lines of plain JavaScript
 // (keyboard navigation, the live reload), embedded with go:embed: no build
@@ -20,7 +22,7 @@
 // `journal serve --http ADDR --web` mounts it at / beside /mcp (loopback
 // addresses only).
 //
-// Not built yet (issue #18): session pages and undo of a session, restore of
-// a file at an event from the UI, side-by-side diffs and syntax
-// highlighting, and --token for non-loopback use.
+// Not built yet (issue #18): session pages and undo of a session,
+// side-by-side diffs and syntax highlighting, and --token for non-loopback
+// use.
 package web

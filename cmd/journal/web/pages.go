@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -170,6 +171,7 @@ func matches(e *journal.Event, text string) bool {
 // fileDiff is one file of an event page.
 type fileDiff struct {
 	journal.FileChange
+	Seq     uint64 // the event, on an event page (for the file's actions)
 	Lines   []diffLine
 	Summary string // instead of lines: binary, too large, unchanged
 	Open    bool   // shown unfolded (small diffs)
@@ -196,7 +198,9 @@ func (s *Server) event(w http.ResponseWriter, r *http.Request) {
 		}
 		revertedBy = tx.RevertedBy(seq)
 		for _, f := range ev.Files {
-			files = append(files, diffFile(tx, f))
+			d := diffFile(tx, f)
+			d.Seq = seq
+			files = append(files, d)
 		}
 		return nil
 	})
@@ -344,6 +348,76 @@ func (s *Server) revert(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.Redirect(w, r, fmt.Sprintf("/event/%d", res.Seq), http.StatusSeeOther)
+}
+
+// restorePreview shows what restoring ?path to its state right after event
+// ?at would change (a dry run), and the form that does it.
+func (s *Server) restorePreview(w http.ResponseWriter, r *http.Request) {
+	path, at, err := restoreParams(r)
+	if err != nil {
+		s.fail(w, http.StatusBadRequest, err, "")
+		return
+	}
+	data := map[string]any{"Title": fmt.Sprintf("Restore %s", path), "Path": path, "At": at, "Token": s.token("restore "+path, at)}
+	res, err := s.e.Restore(r.Context(), path, at, replay.RevertOptions{DryRun: true, Actor: &s.actor})
+	switch {
+	case errors.Is(err, replay.ErrNothing):
+		data["Nothing"] = true
+	case err != nil:
+		s.fail(w, http.StatusConflict, err, "the file's history lists the events it can be restored to")
+		return
+	default:
+		var files []fileDiff
+		err := s.e.Journal().View(func(tx *journal.Tx) error {
+			for i, f := range res.Files {
+				cur, _ := snapshot.Bytes(tx.Bolt(), f.Before)
+				var next []byte
+				if i < len(res.Planned) {
+					next = res.Planned[i].Data
+				}
+				files = append(files, fileDiff{FileChange: f, Lines: diffLines(f.Path, cur, next), Open: true})
+			}
+			return nil
+		})
+		if err != nil {
+			s.fail(w, http.StatusInternalServerError, err, "")
+			return
+		}
+		data["Files"] = files
+	}
+	s.render(w, "restore.html", data)
+}
+
+// restore applies the restore the preview offered, as a new event.
+func (s *Server) restore(w http.ResponseWriter, r *http.Request) {
+	path, at, err := restoreParams(r)
+	if err != nil {
+		s.fail(w, http.StatusBadRequest, err, "")
+		return
+	}
+	if !hmacEqual(r.PostFormValue("token"), s.token("restore "+path, at)) {
+		s.fail(w, http.StatusForbidden, errors.New("this form is not one this app offered (missing or wrong token)"), "open the restore page again and confirm there")
+		return
+	}
+	res, err := s.e.Restore(r.Context(), path, at, replay.RevertOptions{Actor: &s.actor})
+	switch {
+	case errors.Is(err, replay.ErrNothing):
+		http.Redirect(w, r, "/blame?path="+url.QueryEscape(path), http.StatusSeeOther)
+	case err != nil:
+		s.fail(w, http.StatusConflict, err, "")
+	default:
+		http.Redirect(w, r, fmt.Sprintf("/event/%d", res.Seq), http.StatusSeeOther)
+	}
+}
+
+// restoreParams reads ?path and ?at (or the form's).
+func restoreParams(r *http.Request) (string, uint64, error) {
+	path := r.FormValue("path")
+	at, err := strconv.ParseUint(r.FormValue("at"), 10, 64)
+	if path == "" || err != nil || at == 0 {
+		return "", 0, errors.New("a restore needs a file (path) and an event number (at)")
+	}
+	return path, at, nil
 }
 
 // hmacEqual compares two tokens in constant time.

@@ -54,6 +54,8 @@ func New(e *replay.Engine, actor journal.Actor) (*Server, error) {
 	s.mux.HandleFunc("GET /event/{seq}/revert", s.revertPreview)
 	s.mux.HandleFunc("POST /event/{seq}/revert", s.revert)
 	s.mux.HandleFunc("GET /blame", s.blame)
+	s.mux.HandleFunc("GET /restore", s.restorePreview)
+	s.mux.HandleFunc("POST /restore", s.restore)
 	s.mux.HandleFunc("GET /live", s.live)
 	return s, nil
 }

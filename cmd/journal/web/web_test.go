@@ -169,6 +169,19 @@ func TestWeb_Browser(t *testing.T) {
 	if strings.Join(seqs, ",") != "1,4,1" {
 		t.Fatalf("blame rows %v", seqs)
 	}
+
+	// the file at an event: restore a.txt to its state after event 2
+	do(t, ctx, chromedp.Navigate(base+"/event/2"), chromedp.Click(chromedp.CSS("a.restore")), chromedp.WaitVisible(chromedp.CSS("#confirm")))
+	if preview := text(t, ctx, "pre.diff"); !strings.Contains(preview, "+TWO") {
+		t.Fatalf("restore preview:\n%s", preview)
+	}
+	do(t, ctx, chromedp.Click(chromedp.CSS("#confirm")), chromedp.WaitVisible(chromedp.CSS("dl.meta")))
+	if h1 := text(t, ctx, "h1"); !strings.Contains(h1, "#6") || !strings.Contains(h1, "restore") {
+		t.Fatalf("after the restore: %q", h1)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(got) != "one\nTWO\nthree\n" {
+		t.Fatalf("a.txt after the restore: %q", got)
+	}
 }
 
 // TestWeb_RefusesForeignRequests: a POST without the form's token, a
@@ -183,6 +196,11 @@ func TestWeb_RefusesForeignRequests(t *testing.T) {
 	}{
 		{"no token", func() *http.Request {
 			r, _ := http.NewRequest("POST", base+"/event/2/revert", strings.NewReader(url.Values{"token": {"00"}}.Encode()))
+			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			return r
+		}, http.StatusForbidden},
+		{"restore without the token", func() *http.Request {
+			r, _ := http.NewRequest("POST", base+"/restore", strings.NewReader(url.Values{"path": {"a.txt"}, "at": {"1"}}.Encode()))
 			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 			return r
 		}, http.StatusForbidden},
