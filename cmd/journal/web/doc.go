@@ -1,5 +1,5 @@
 // Package web is `journal web`: a local web app over a workspace's journal —
-// the timeline of events, an event's diffs, a file's blame at any event, the
+// the timeline of events, an event's diffs, a session's combined diff, a file's blame at any event, the
 // revert of an event and the restore of a file to its state after an event
 // (each previewed as the diff it makes, then applied as a new event on
 // confirmation), and live updates as other processes (a running `journal
@@ -22,7 +22,7 @@
 // `journal serve --http ADDR --web` mounts it at / beside /mcp (loopback
 // addresses only).
 //
-// Not built yet (issue #18): session pages and undo of a session,
+// Not built yet (issue #18): undo of a whole session,
 // side-by-side diffs and syntax highlighting, and --token for non-loopback
 // use.
 package web

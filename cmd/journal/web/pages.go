@@ -9,6 +9,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -253,6 +254,82 @@ func diffFile(tx *journal.Tx, f journal.FileChange) fileDiff {
 	}
 	d.Open = len(d.Lines) <= 400
 	return d
+}
+
+// sessionFile is one file of a session page: its diff from before the
+// session's first change to it to after its last, and how many changes by
+// others that span holds.
+type sessionFile struct {
+	Diff   fileDiff
+	Others int
+}
+
+// session shows what one session (an MCP client's connection, or a CLI
+// user's commands) did: its events and a combined diff per file.
+func (s *Server) session(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	var evs []*journal.Event
+	var files []sessionFile
+	err := s.e.Journal().View(func(tx *journal.Tx) error {
+		err := tx.EachIndexed("session", id, func(e *journal.Event) error {
+			evs = append(evs, e)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		slices.Reverse(evs) // oldest first
+		type span struct {
+			first, last uint64
+			f           journal.FileChange
+		}
+		spans := map[string]*span{}
+		var order []string
+		for _, e := range evs {
+			if e.Status != journal.StatusCommitted {
+				continue
+			}
+			for _, f := range e.Files {
+				sp := spans[f.Path]
+				if sp == nil {
+					sp = &span{first: e.Seq, f: f}
+					spans[f.Path] = sp
+					order = append(order, f.Path)
+				}
+				sp.last, sp.f.After, sp.f.AfterMode = e.Seq, f.After, f.AfterMode
+				if f.MovedFrom != "" {
+					sp.f.MovedFrom = f.MovedFrom
+				}
+			}
+		}
+		for _, p := range order {
+			sp := spans[p]
+			sf := sessionFile{Diff: diffFile(tx, sp.f)}
+			err := tx.EachIndexed("path", p, func(e *journal.Event) error {
+				if e.Seq < sp.first {
+					return journal.ErrStop
+				}
+				if e.Seq < sp.last && e.Actor.Session != id {
+					sf.Others++
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			files = append(files, sf)
+		}
+		return nil
+	})
+	if err != nil {
+		s.fail(w, http.StatusInternalServerError, err, "")
+		return
+	}
+	if len(evs) == 0 {
+		s.fail(w, http.StatusNotFound, fmt.Errorf("no events of session %q", id), "the timeline names each event's session")
+		return
+	}
+	s.render(w, "session.html", map[string]any{"Title": "Session " + id, "ID": id, "Events": evs, "First": evs[0], "Last": evs[len(evs)-1], "Files": files})
 }
 
 // diffLines is the unified diff of a and b, a line at a time with its class.

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
@@ -54,6 +55,7 @@ func New(e *replay.Engine, actor journal.Actor) (*Server, error) {
 	s.mux.HandleFunc("GET /event/{seq}/revert", s.revertPreview)
 	s.mux.HandleFunc("POST /event/{seq}/revert", s.revert)
 	s.mux.HandleFunc("GET /blame", s.blame)
+	s.mux.HandleFunc("GET /session/{id}", s.session)
 	s.mux.HandleFunc("GET /restore", s.restorePreview)
 	s.mux.HandleFunc("POST /restore", s.restore)
 	s.mux.HandleFunc("GET /live", s.live)
@@ -128,18 +130,27 @@ func (s *Server) Listen(ctx context.Context, addr string, ready func(url string)
 	return nil
 }
 
-// render executes template name with data, or answers 500.
+// render executes template name with data and answers 200 with the page.
 func (s *Server) render(w http.ResponseWriter, name string, data any) {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	if err := s.tmpl.ExecuteTemplate(w, name, data); err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
+	s.renderCode(w, http.StatusOK, name, data)
+}
+
+// renderCode executes template name into a buffer first, so that a template
+// error answers a clean 500 instead of half a page.
+func (s *Server) renderCode(w http.ResponseWriter, code int, name string, data any) {
+	var buf bytes.Buffer
+	if err := s.tmpl.ExecuteTemplate(&buf, name, data); err != nil {
+		http.Error(w, "web: rendering "+name+": "+err.Error(), http.StatusInternalServerError)
+		return
 	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(code)
+	w.Write(buf.Bytes())
 }
 
 // fail answers a request the app cannot serve, in words.
 func (s *Server) fail(w http.ResponseWriter, code int, err error, hint string) {
-	w.WriteHeader(code)
-	s.render(w, "error.html", map[string]any{"Title": http.StatusText(code), "Err": err.Error(), "Hint": hint})
+	s.renderCode(w, code, "error.html", map[string]any{"Title": http.StatusText(code), "Err": err.Error(), "Hint": hint})
 }
 
 // seqParam parses the {seq} path value.

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -182,6 +183,15 @@ func TestWeb_Browser(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(got) != "one\nTWO\nthree\n" {
 		t.Fatalf("a.txt after the restore: %q", got)
 	}
+
+	// the agent's session: its events and everything it changed, as one diff per file
+	do(t, ctx, chromedp.Navigate(base+"/event/5"), chromedp.Click(chromedp.CSS(`a[href="/session/s1"]`)), chromedp.WaitVisible(chromedp.CSS("pre.diff")))
+	page := text(t, ctx, "main")
+	for _, want := range []string{"claude-code 2.0 /s1", "4 —", "+TWO", "+bee, again"} {
+		if !strings.Contains(page, want) {
+			t.Fatalf("session page lacks %q:\n%s", want, page)
+		}
+	}
 }
 
 // TestWeb_RefusesForeignRequests: a POST without the form's token, a
@@ -226,5 +236,17 @@ func TestWeb_RefusesForeignRequests(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(got) != "one\nTWO\nthree\n" {
 		t.Fatalf("a refused request changed a.txt: %q", got)
+	}
+	// a page for what does not exist answers 404 with the reason in words
+	for _, p := range []string{"/session/nobody", "/event/999"} {
+		resp, err := http.Get(base + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound || !strings.Contains(string(body), "999") && !strings.Contains(string(body), "nobody") {
+			t.Errorf("GET %s: %d\n%s", p, resp.StatusCode, body)
+		}
 	}
 }
