@@ -75,11 +75,14 @@ type Event struct {
 	Args    json.RawMessage `json:"args,omitempty"`
 	Files   []FileChange    `json:"files"`
 	Reverts uint64          `json:"reverts,omitempty"` // for revert/undo/redo: the event taken back
-	Status  Status          `json:"status"`
-	Error   string          `json:"error,omitempty"` // why it was rolled back
-	Lost    *Lost           `json:"lost,omitempty"`  // for damaged: what it stands for
-	Prev    snapshot.ID     `json:"prev"`
-	Hash    snapshot.ID     `json:"hash"`
+	// Undone is, for the undo of a whole session (KindUndo, Reverts 0), every
+	// event it took back, newest first; each is linked to it as Reverts is.
+	Undone []uint64    `json:"undone,omitempty"`
+	Status Status      `json:"status"`
+	Error  string      `json:"error,omitempty"` // why it was rolled back
+	Lost   *Lost       `json:"lost,omitempty"`  // for damaged: what it stands for
+	Prev   snapshot.ID `json:"prev"`
+	Hash   snapshot.ID `json:"hash"`
 }
 
 // Lost is what a damaged event (KindDamaged, written by repair) stands for.
@@ -193,4 +196,13 @@ func Decode(rec []byte) (*Event, error) {
 		return nil, fmt.Errorf("journal: record body: %v: %w", err, ErrCorrupt)
 	}
 	return e, nil
+}
+
+// Targets returns the events e takes back: Reverts for a revert, undo or
+// redo, Undone for the undo of a session, none for other events.
+func (e *Event) Targets() []uint64 {
+	if e.Reverts != 0 {
+		return append([]uint64{e.Reverts}, e.Undone...)
+	}
+	return e.Undone
 }

@@ -61,6 +61,7 @@ type ExportWhat struct {
 	Args    json.RawMessage `json:"args,omitempty"` // large text is stored as content hashes by the recorder
 	Files   []ExportFile    `json:"files"`
 	Reverts uint64          `json:"reverts,omitempty"`
+	Undone  []uint64        `json:"undone,omitempty"` // a session undo's events (Event.Undone)
 }
 
 // ExportRecord is one event line of a jsonl export.
@@ -117,7 +118,7 @@ func NewExportRecord(e *Event, raw []byte) *ExportRecord {
 	r := &ExportRecord{Type: "event", Seq: e.Seq, Time: e.Time.UTC().Format(time.RFC3339Nano),
 		Who: ExportWho{Actor: e.Actor.Kind, User: e.Actor.User, Host: e.Actor.Host, Client: e.Actor.Name,
 			ClientVersion: e.Actor.Version, Session: e.Actor.Session},
-		What:    ExportWhat{Tool: e.Tool, Kind: e.Kind, Args: e.Args, Files: []ExportFile{}, Reverts: e.Reverts},
+		What:    ExportWhat{Tool: e.Tool, Kind: e.Kind, Args: e.Args, Files: []ExportFile{}, Reverts: e.Reverts, Undone: e.Undone},
 		Outcome: string(e.Status), Error: e.Error, Origin: origin(e.Actor), Prev: e.Prev, Hash: e.Hash, Event: raw}
 	for _, f := range e.Files {
 		r.What.Files = append(r.What.Files, ExportFile{Path: f.Path, Before: f.Before, After: f.After,
@@ -258,10 +259,11 @@ var csvHeader = []string{"type", "seq", "time", "actor", "client", "client_versi
 
 func csvRow(e *Event) []string {
 	files, _ := json.Marshal(NewExportRecord(e, nil).What.Files)
-	rev := ""
-	if e.Reverts != 0 {
-		rev = strconv.FormatUint(e.Reverts, 10)
+	var revs []string
+	for _, seq := range e.Targets() {
+		revs = append(revs, strconv.FormatUint(seq, 10))
 	}
+	rev := strings.Join(revs, " ")
 	return []string{"event", strconv.FormatUint(e.Seq, 10), e.Time.UTC().Format(time.RFC3339Nano), e.Actor.Kind,
 		e.Actor.Name, e.Actor.Version, e.Actor.Session, e.Actor.User, e.Actor.Host, origin(e.Actor), e.Tool,
 		string(e.Kind), string(e.Args), string(files), rev, string(e.Status), e.Error, hexID(e.Prev), hexID(e.Hash)}

@@ -42,14 +42,17 @@ var (
 // (FormatCompact), event records may be compact (record.go) and contents'
 // manifests inline (snapshot's manifest version 2); 6 (FormatSplice),
 // chunks may be stored as splices of their bases (snapshot's delta.go),
-// which a reader of format 5 cannot decode. A journal is marked 6 in the
-// transaction that appends its first event from this version
-// (Tx.MarkFormat), which covers 2 to 5; a journal a version before wrote
-// stays as it was marked: 2 once its first logged events reached the bbolt
-// file, 3 when repair wrote it, 4 when it stored its first delta, 5 when it
-// appended its first event with the version before this one. Do and View
-// refuse a journal of a newer format (ErrFormat).
-const Format = FormatSplice
+// which a reader of format 5 cannot decode; 7 (FormatUndone), an event may
+// take back several events (Event.Undone: the undo of a session), a field
+// a reader of format 6 does not know and would take the event's hash, which
+// covers it, for tampering. A journal is marked 7 in the transaction that
+// appends its first event from this version (Tx.MarkFormat), which covers 2
+// to 6; a journal a version before wrote stays as it was marked: 2 once its
+// first logged events reached the bbolt file, 3 when repair wrote it, 4 when
+// it stored its first delta, 5 or 6 when it appended its first event with
+// the versions before this one. Do and View refuse a journal of a newer
+// format (ErrFormat).
+const Format = FormatUndone
 
 // The formats that need a newer reader than the one before.
 const (
@@ -58,6 +61,7 @@ const (
 	FormatDeltas   = 4
 	FormatCompact  = 5
 	FormatSplice   = 6
+	FormatUndone   = 7
 )
 
 // DirName is the directory, inside the first workspace root, that holds the journal.

@@ -207,9 +207,9 @@ func (t *Tx) committed(e *Event) error {
 			return err
 		}
 	}
-	if e.Reverts != 0 {
-		if err := t.tx.Bucket(bucketLinks).Put(u64(e.Reverts), u64(e.Seq)); err != nil {
-			return fmt.Errorf("journal: link %d→%d: %w", e.Reverts, e.Seq, err)
+	for _, seq := range e.Targets() {
+		if err := t.tx.Bucket(bucketLinks).Put(u64(seq), u64(e.Seq)); err != nil {
+			return fmt.Errorf("journal: link %d→%d: %w", seq, e.Seq, err)
 		}
 	}
 	return nil
@@ -300,6 +300,17 @@ func (t *Tx) touchSession(e *Event) error {
 	s.Last, s.Count = e.Seq, s.Count+1
 	v, _ := json.Marshal(&s)
 	return b.Put([]byte(e.Actor.Session), v)
+}
+
+// Session returns the record of session id (its actor, first and last
+// events, and how many it made), and whether there is one.
+func (t *Tx) Session(id string) (Session, bool) {
+	var s Session
+	v := t.tx.Bucket(bucketSessions).Get([]byte(id))
+	if v == nil || json.Unmarshal(v, &s) != nil {
+		return s, false
+	}
+	return s, true
 }
 
 // Sessions calls fn for every session.

@@ -4,8 +4,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/aymanbagabas/go-udiff"
 )
 
 // ContextLines is how many unchanged lines results show around a changed
@@ -56,7 +54,7 @@ func headTail(d *Doc, h, t int) []string {
 // UTF-16 or Latin-1 file diffs as text; a side that does not decode (binary)
 // is diffed as raw bytes.
 func Diff(oldLabel, newLabel string, before, after []byte) string {
-	return udiff.Unified(oldLabel, newLabel, diffText(before), diffText(after))
+	return Unified(oldLabel, newLabel, diffText(before), diffText(after))
 }
 
 func diffText(b []byte) string {

@@ -37,6 +37,7 @@ type Batch struct {
 	Args    json.RawMessage
 	Kind    journal.Kind // default apply
 	Reverts uint64
+	Undone  []uint64       // the undo of a session: the events it takes back (journal.Event.Undone)
 	Actor   *journal.Actor // default: the engine's actor
 	Changes []Change
 	// DryRun computes and checks the changes but writes nothing.
@@ -272,7 +273,7 @@ func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, erro
 		return nil, err
 	}
 
-	ev := &journal.Event{Time: time.Now().UTC(), Kind: kind, Actor: actor, Tool: b.Tool, Args: b.Args, Reverts: b.Reverts}
+	ev := &journal.Event{Time: time.Now().UTC(), Kind: kind, Actor: actor, Tool: b.Tool, Args: b.Args, Reverts: b.Reverts, Undone: b.Undone}
 	for _, op := range ops {
 		op.fc = journal.FileChange{Path: op.p.Key, Before: op.cur.id, After: op.after,
 			BeforeMode: uint32(op.cur.mode), MovedFrom: op.change.MovedFrom}

@@ -57,14 +57,18 @@ func (e *PathError) Unwrap() []error {
 
 // ConflictError is a refused revert: the lines where later changes overlap.
 type ConflictError struct {
-	Event uint64
-	Path  string
-	Lines [][2]int // 1-based inclusive line ranges in the current file
-	Msg   string
+	Event   uint64
+	Session string // the undo of this whole session met the conflict (UndoSession)
+	Path    string
+	Lines   [][2]int // 1-based inclusive line ranges in the current file
+	Msg     string
 }
 
 // Error implements error.
 func (e *ConflictError) Error() string {
+	if e.Session != "" {
+		return fmt.Sprintf("undo of session %s: its event %d conflicts in %s: %s", e.Session, e.Event, e.Path, e.Msg)
+	}
 	return fmt.Sprintf("revert of event %d conflicts in %s: %s", e.Event, e.Path, e.Msg)
 }
 

@@ -19,6 +19,7 @@ type RevertOptions struct {
 	Force   bool           // restore the before-content exactly even when the file changed since (still a new event)
 	DryRun  bool           // plan and check, write nothing
 	Session string         // Undo/Redo: only this session's events ("" = anyone's)
+	Through uint64         // UndoSession: only the session's events up to this one (0 = all), as a preview saw them
 	Actor   *journal.Actor // default: the engine's actor
 }
 

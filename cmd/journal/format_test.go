@@ -22,15 +22,20 @@ import (
 //   - compact-format5.db, format 5: compact event records (with compressed
 //     arguments), delta chunks, inline manifests, and a prefix dropped by
 //     the copying gc;
-//   - splice-format6.db, format 6: the same history, written by this
-//     version, whose one-line edits are splice chunks.
+//   - splice-format6.db, format 6: the same history, whose one-line edits
+//     are splice chunks;
+//   - undone-format7.db, format 7: the same history and, before the last
+//     edit, a second session's two edits and the undo of that session (an
+//     event with Undone).
 var formatSamples = []struct {
 	file   string
 	format byte
 	codec  int // a chunk codec the sample must hold: 2 delta, 3 splice
+	events int // the kept events
 }{
-	{"compact-format5.db", journal.FormatCompact, 2},
-	{"splice-format6.db", journal.FormatSplice, 3},
+	{"compact-format5.db", journal.FormatCompact, 2, 22},
+	{"splice-format6.db", journal.FormatSplice, 3, 22},
+	{"undone-format7.db", journal.FormatUndone, 3, 26},
 }
 
 // TestFormatSamples: each kept journal verifies, lists its events (the gc
@@ -44,19 +49,27 @@ func TestFormatSamples(t *testing.T) {
 			if *update && sm.format == journal.Format {
 				writeSample(t, sample)
 			}
-			formatSample(t, sample, sm.format, sm.codec)
+			formatSample(t, sample, sm.format, sm.codec, sm.events)
 		})
 	}
 }
 
-func formatSample(t *testing.T, sample string, wantFormat byte, codec int) {
+func formatSample(t *testing.T, sample string, wantFormat byte, codec, events int) {
 	dir := t.TempDir()
 	jp := filepath.Join(dir, journal.DirName, journal.FileName)
 	copyFile(t, sample, jp)
 	ok(t, dir, "verify")
 	log := ok(t, dir, "log", "--oneline")
-	if !strings.Contains(log, " gc") || strings.Count(log, "\n") != 22 { // 20 kept edits, the gc event, the newest
+	if !strings.Contains(log, " gc") || strings.Count(log, "\n") != events { // 20 kept edits, the gc event, ..., the newest
 		t.Fatalf("log of the sample:\n%s", log)
+	}
+	if wantFormat >= journal.FormatUndone {
+		if !strings.Contains(log, "undo of session s2 (2 events)") {
+			t.Fatalf("log of the sample has no session undo:\n%s", log)
+		}
+		if show := ok(t, dir, "show", "45"); !strings.Contains(show, "events 44, 43") {
+			t.Fatalf("show of the session undo:\n%s", show)
+		}
 	}
 	ok(t, dir, "export", "-o", filepath.Join(dir, "a.jsonl"))
 	ok(t, dir, "verify", "--export", filepath.Join(dir, "a.jsonl"))
@@ -118,6 +131,21 @@ func writeSample(t *testing.T, path string) {
 	rep, err := e.GC(journal.GCOptions{Keep: time.Since(cutoff), Actor: journal.Actor{Kind: "cli"}})
 	if err != nil || rep.Dropped != 20 {
 		t.Fatalf("gc: %+v %v", rep, err)
+	}
+	// a second session edits another file twice; its undo takes both back
+	s2 := agent
+	s2.Session = "s2"
+	for _, data := range []string{"b\n", "b, s2\n", "b, s2 again\n"} {
+		b := &replay.Batch{Tool: "file_replace", Actor: &s2, Changes: []replay.Change{{Path: "src/b.txt", Data: []byte(data)}}}
+		if data == "b\n" {
+			b.Actor = nil
+		}
+		if _, err := e.Apply(context.Background(), b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.UndoSession(context.Background(), "s2", replay.RevertOptions{}); err != nil {
+		t.Fatal(err)
 	}
 	edit(40)
 	if err := e.Close(); err != nil {

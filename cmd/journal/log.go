@@ -177,6 +177,11 @@ func lostText(l *journal.Lost) string {
 func what(e *journal.Event) string {
 	switch e.Kind {
 	case journal.KindRevert, journal.KindUndo, journal.KindRedo:
+		if len(e.Undone) > 0 {
+			var a struct{ Session string }
+			json.Unmarshal(e.Args, &a)
+			return fmt.Sprintf("undo of session %s (%d events)", a.Session, len(e.Undone))
+		}
 		return fmt.Sprintf("%s of %d", e.Kind, e.Reverts)
 	case journal.KindObserve:
 		return "outside change"

@@ -76,6 +76,57 @@ func TestUndoRedoRestore(t *testing.T) {
 	}
 }
 
+// TestUndoSession_CLI: `journal undo --session S --all` previews, then takes
+// back everything session S did as one event (log, show and the export
+// name it); an overlap later refuses it with a hint that works when re-run.
+func TestUndoSession_CLI(t *testing.T) {
+	dir := t.TempDir()
+	e := engine(t, dir)
+	apply(t, e, "write_file", "a.txt", "1\n2\n3\n")
+	other := journal.Actor{Kind: "mcp", Name: "cursor", Session: "s9"}
+	for _, c := range []replay.Change{{Path: "a.txt", Data: []byte("1\nTWO\n3\n")}, {Path: "b.txt", Data: []byte("b\n")}} {
+		if _, err := e.Apply(context.Background(), &replay.Batch{Tool: "file_replace", Actor: &other, Changes: []replay.Change{c}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := run(t, dir, "undo", "--all"); r.code != 2 || !strings.Contains(r.stderr, "--session") {
+		t.Fatalf("--all without a session: %+v", r)
+	}
+	if out := ok(t, dir, "undo", "--session", "s9", "--all", "--dry-run"); !strings.Contains(out, "would have undone session s9") ||
+		!strings.Contains(out, "a.txt") || !strings.Contains(out, "b.txt") || readFile(t, dir, "a.txt") != "1\nTWO\n3\n" {
+		t.Fatalf("dry run: %s", out)
+	}
+	if out := ok(t, dir, "undo", "--session", "s9", "--all"); !strings.Contains(out, "undid session s9 as event 4") || readFile(t, dir, "a.txt") != "1\n2\n3\n" {
+		t.Fatalf("undo of s9: %s / %q", out, readFile(t, dir, "a.txt"))
+	}
+	if _, err := os.Stat(filepath.Join(dir, "b.txt")); !os.IsNotExist(err) {
+		t.Fatalf("b.txt, made by s9, is still there: %v", err)
+	}
+	if out := ok(t, dir, "log", "--oneline"); !strings.Contains(out, "undo of session s9 (2 events)") || strings.Count(out, "reverted by 4") != 2 {
+		t.Fatalf("log:\n%s", out)
+	}
+	if out := ok(t, dir, "show", "4"); !strings.Contains(out, "events 3, 2") {
+		t.Fatalf("show:\n%s", out)
+	}
+	ok(t, dir, "export", "-o", filepath.Join(dir, "audit.jsonl"))
+	ok(t, dir, "verify", "--export", filepath.Join(dir, "audit.jsonl"))
+	if b, _ := os.ReadFile(filepath.Join(dir, "audit.jsonl")); !strings.Contains(string(b), `"undone":[3,2]`) {
+		t.Fatalf("the export does not name the undone events:\n%s", b)
+	}
+
+	// redo it (revert the undo), then s1 changes the line s9 changed: the undo refuses
+	ok(t, dir, "revert", "4")
+	apply(t, e, "edit_file", "a.txt", "1\nTWO, then s1\n3\n")
+	r := run(t, dir, "undo", "--session", "s9", "--all")
+	if r.code == 0 || !strings.Contains(r.stderr, "undo of session s9: its event 2 conflicts in a.txt") || !strings.Contains(r.stderr, "--session s9 --all --force") {
+		t.Fatalf("conflicting undo: %+v", r)
+	}
+	if out := ok(t, dir, "undo", "--session", "s9", "--all", "--force"); !strings.Contains(out, "as event 7") || readFile(t, dir, "a.txt") != "1\n2\n3\n" {
+		t.Fatalf("forced undo: %s / %q", out, readFile(t, dir, "a.txt"))
+	}
+	ok(t, dir, "verify")
+}
+
 func TestRevert_ConflictPrintsLinesAndChangesNothing(t *testing.T) {
 	dir := t.TempDir()
 	e := engine(t, dir)

@@ -39,17 +39,42 @@ print the lines; --force restores N's before-content exactly (still as a new eve
 
 func newUndoCmd(a *app) *cobra.Command {
 	var o replay.RevertOptions
+	var all bool
 	cmd := &cobra.Command{
 		Use:   "undo",
-		Short: "Revert the newest change not yet undone (of anyone, or of --session)",
-		Args:  cobra.NoArgs,
+		Short: "Revert the newest change not yet undone (of anyone, or of --session); --all: the whole session",
+		Long: `Revert the newest change not yet undone, of anyone or of --session S, as a new event.
+
+With --session S --all, take back everything session S did that still stands, as one new event: its changes
+are reversed newest first, three-way merged around later changes by others; an overlap refuses the whole
+undo (nothing is written) and names the event and lines; --force puts each file back exactly as it was
+before the session's first change to it. Revert the new event to redo the session.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if all {
+				if o.Session == "" {
+					return usageError{errors.New("undo --all needs --session S (the session to take back)")}
+				}
+				verb := "undid session " + o.Session
+				if o.DryRun {
+					verb = "undone session " + o.Session
+				}
+				return a.mutate(verb, o.DryRun, func(e *replay.Engine) (*replay.Result, error) {
+					return e.UndoSession(context.Background(), o.Session, o)
+				})
+			}
+			if o.DryRun || o.Force {
+				return usageError{errors.New("--dry-run and --force go with --session S --all")}
+			}
 			return a.mutate("undid", false, func(e *replay.Engine) (*replay.Result, error) {
 				return e.Undo(context.Background(), o)
 			})
 		},
 	}
 	cmd.Flags().StringVar(&o.Session, "session", "", "only undo changes of MCP session S")
+	cmd.Flags().BoolVar(&all, "all", false, "with --session: undo everything the session did, as one event")
+	cmd.Flags().BoolVar(&o.DryRun, "dry-run", false, "with --all: show what would change, change nothing")
+	cmd.Flags().BoolVar(&o.Force, "force", false, "with --all: put files back exactly as before the session, over later changes")
 	return cmd
 }
 
@@ -159,6 +184,9 @@ func (a *app) explain(err error) error {
 				d.lines = append(d.lines, fmt.Sprintf("  %5d | %s", n, cur[n-1]))
 			}
 		}
+	}
+	if ce.Session != "" {
+		return withHint(d, fmt.Sprintf("nothing was changed; `journal undo --session %s --all --force` puts every file back exactly as before the session (as a new event)", ce.Session))
 	}
 	return withHint(d, fmt.Sprintf("nothing was changed; `journal revert %d --force` restores its before-content exactly (as a new event)", ce.Event))
 }

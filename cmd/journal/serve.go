@@ -137,7 +137,7 @@ Press Ctrl-D to exit.
 	cmd.Flags().BoolVar(&readOnly, "read-only", false, "hide every mutating tool")
 	cmd.Flags().BoolVar(&syncAll, "sync-files", false, "fsync every changed file and its directory before a tool replies; by default a small edit replies once its write-ahead log record is synced, and its files are synced at the checkpoint (within 100 ms): the edit is never lost, but after a power failure the file itself may be stale until the journal is next opened")
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve Streamable HTTP on ADDR (e.g. 127.0.0.1:8765) at /mcp instead of stdio")
-	cmd.Flags().BoolVar(&withWeb, "web", false, "with --http on a loopback address: serve the web app (journal web) at / beside /mcp")
+	cmd.Flags().BoolVar(&withWeb, "web", false, "with --http: serve the web app (journal web) at / beside /mcp (beyond loopback, behind the same --token)")
 	cmd.Flags().BoolVar(&useLSP, "lsp", true, "run language servers found on PATH (gopls, pyright-langserver, typescript-language-server, rust-analyzer, clangd) for rename propagation, type diagnostics and quick fixes")
 	cmd.Flags().StringArrayVar(&servers, "lsp-server", nil, "language server for a language, replacing the default: LANG=COMMAND [ARGS] (e.g. python=\"pyright-langserver --stdio\"); repeatable")
 	cmd.Flags().DurationVar(&lspWait, "lsp-timeout", 15*time.Second, "bound on one consultation of the language servers; past it an edit goes on without them and says so")
@@ -217,16 +217,19 @@ func serveHTTP(ctx context.Context, srv *jmcp.Server, addr, token string, app ht
 		ln.Close()
 		return errors.New("refusing to serve a non-loopback address without --token (or JOURNAL_HTTP_TOKEN)")
 	}
-	if !loopback && app != nil {
-		ln.Close()
-		return errors.New("--web serves on a loopback address only: the web app has no login yet")
+	if w, ok := app.(*web.Server); ok && !loopback {
+		w.Token = token // beyond loopback the app asks for the same token as /mcp
 	}
 	httpSrv := server.NewStreamableHTTPServer(srv.MCP(), server.WithEndpointPath("/mcp"))
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", guard(srv.Lighten(httpSrv), loopback, token))
 	if app != nil {
 		mux.Handle("/", app)
-		fmt.Fprintf(os.Stderr, "journal serve: web app on http://%s/\n", ln.Addr())
+		if loopback {
+			fmt.Fprintf(os.Stderr, "journal serve: web app on http://%s/\n", ln.Addr())
+		} else {
+			fmt.Fprintf(os.Stderr, "journal serve: web app on http://%s/?token=<the --token>\n", ln.Addr())
+		}
 	}
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(os.Stderr, "journal serve: MCP Streamable HTTP on http://%s/mcp\n", ln.Addr())

@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
-	udiff "github.com/aymanbagabas/go-udiff"
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/ops"
 	"github.com/journalfs/journal/snapshot"
 	"github.com/spf13/cobra"
 )
@@ -123,6 +124,13 @@ func (a *app) printEvent(w io.Writer, tx *journal.Tx, e *journal.Event) {
 	if e.Reverts != 0 {
 		row("reverts", fmt.Sprintf("event %d", e.Reverts))
 	}
+	if len(e.Undone) > 0 {
+		seqs := make([]string, len(e.Undone))
+		for i, s := range e.Undone {
+			seqs[i] = strconv.FormatUint(s, 10)
+		}
+		row("undoes", "events "+strings.Join(seqs, ", "))
+	}
 	row("error", e.Error)
 	row("prev", e.Prev.String())
 	row("hash", e.Hash.String())
@@ -181,7 +189,7 @@ func (a *app) printDiff(w io.Writer, tx *journal.Tx, oldName, newName string, be
 		fmt.Fprintf(w, "Binary files %s and %s differ\n", oldName, newName)
 		return nil
 	}
-	d := udiff.Unified(oldName, newName, string(old), string(cur))
+	d := ops.Unified(oldName, newName, string(old), string(cur))
 	for _, l := range strings.SplitAfter(d, "\n") {
 		switch {
 		case l == "":

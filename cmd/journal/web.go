@@ -15,7 +15,7 @@ import (
 )
 
 func newWebCmd(a *app) *cobra.Command {
-	var addr string
+	var addr, token string
 	var open bool
 	cmd := &cobra.Command{
 		Use:   "web",
@@ -23,8 +23,12 @@ func newWebCmd(a *app) *cobra.Command {
 		Long: `web serves a local web app over the journal: the events newest first (filter by file, session, tool
 or text), each event's diffs, a file's blame, and the revert of an event — shown first as the diff it
 would make, applied as a new event on confirmation. New events appear as they are committed, by any
-process. It listens on a loopback address only (default 127.0.0.1 with a free port) and prints its URL;
---open opens it in the default browser. Ctrl-C stops it.`,
+process. It listens on a loopback address (default 127.0.0.1 with a free port) and prints its URL;
+--open opens it in the default browser. Ctrl-C stops it.
+
+To serve it beyond this machine, give --token T (or JOURNAL_WEB_TOKEN) and a non-loopback --addr: every
+request must then carry the token — the printed URL does (?token=T, swapped for a cookie on first use),
+scripts send Authorization: Bearer T. Put TLS in front of it (a reverse proxy) on an untrusted network.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			e, err := a.engine()
@@ -38,6 +42,10 @@ process. It listens on a loopback address only (default 127.0.0.1 with a free po
 			if err != nil {
 				return err
 			}
+			if token == "" {
+				token = os.Getenv("JOURNAL_WEB_TOKEN")
+			}
+			s.Token = token
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return s.Listen(ctx, addr, func(url string) {
@@ -51,7 +59,8 @@ process. It listens on a loopback address only (default 127.0.0.1 with a free po
 			})
 		},
 	}
-	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:0", "loopback address to listen on (port 0: a free one)")
+	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:0", "address to listen on (port 0: a free one); loopback only unless --token")
+	cmd.Flags().StringVar(&token, "token", "", "require this token of every request (or JOURNAL_WEB_TOKEN); needed for a non-loopback --addr")
 	cmd.Flags().BoolVar(&open, "open", false, "open the app in the default browser")
 	return cmd
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/aymanbagabas/go-udiff"
 	"github.com/journalfs/journal/ops"
 )
 
@@ -161,7 +160,7 @@ func visible(s string) string {
 // shortDiff is a unified diff search→candidate without headers, cut to a few lines.
 func shortDiff(search, candidate string) string {
 	const maxLines = 12
-	d := udiff.Unified("search", "file", search+"\n", candidate+"\n")
+	d := ops.Unified("search", "file", search+"\n", candidate+"\n")
 	ls := strings.Split(strings.TrimSuffix(d, "\n"), "\n")
 	var out []string
 	for _, l := range ls {

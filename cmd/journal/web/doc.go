@@ -1,28 +1,38 @@
 // Package web is `journal web`: a local web app over a workspace's journal —
-// the timeline of events, an event's diffs, a session's combined diff, a file's blame at any event, the
-// revert of an event and the restore of a file to its state after an event
-// (each previewed as the diff it makes, then applied as a new event on
-// confirmation), and live updates as other processes (a running `journal
-// serve`) commit.
+// the timeline of events grouped by session (filters by file, session,
+// tool, text and time; paging), an event's diffs, a session's combined
+// diff, a file's blame at any event, and three actions — revert an event,
+// undo a whole session, restore a file to its state after an event — each
+// previewed as the diff it makes (or the conflict that blocks it, in words),
+// then applied as one new event on confirmation; new events appear live as
+// any process (a running `journal serve`) commits them.
 //
 // Server-rendered HTML (html/template) and a few lines of plain JavaScript
-// (keyboard navigation, the live reload), embedded with go:embed: no build
+// (keyboard navigation, the live list), embedded with go:embed: no build
 // step, no CDN, works offline. htmx would add a dependency for what three
 // event listeners do here.
+//
+// Diffs (diff.go) are unified or side by side (a cookie set by /view, so
+// it works without JavaScript), highlighted server-side by chroma v2 with
+// GitHub's light and dark colours, and computed only over the part of a
+// file between its common first and last lines: a one-line edit of a 50 MB
+// file diffs a few lines. A highlighted line is used only if the lexer gave
+// the text back exactly; otherwise the line is shown plain. Hunk numbers
+// come from ops.Unified, which corrects go-udiff's.
 //
 // It reads only through the engine's public read paths (replay.Engine,
 // journal.Tx, replay.BlameTx); it never reads the bbolt format itself.
 //
-// Safety: it listens on loopback only; every request's Host must be a
-// loopback name (a DNS rebinding page cannot reach it), a request with an
-// Origin must come from the app's own origin, and a mutating request is a
-// POST carrying the CSRF token of the page that offered it (an HMAC, keyed
-// per server start).
+// Safety: without a token it answers on loopback only, and every request's
+// Host must be a loopback name (a DNS rebinding page cannot reach it); with
+// Server.Token (--token) it answers on any address to requests carrying the
+// token (?token= once, exchanged for an HttpOnly SameSite=Strict cookie, or
+// Authorization: Bearer). Either way a request with an Origin must come
+// from the app's own origin, and a mutating request is a POST carrying the
+// CSRF token of the page that offered it (an HMAC, keyed per server start;
+// a session undo's token also binds the newest event the preview saw, so
+// it never takes back more than was shown).
 //
-// `journal serve --http ADDR --web` mounts it at / beside /mcp (loopback
-// addresses only).
-//
-// Not built yet (issue #18): undo of a whole session,
-// side-by-side diffs and syntax highlighting, and --token for non-loopback
-// use.
+// `journal serve --http ADDR --web` mounts it at / beside /mcp (beyond
+// loopback, behind serve's --token).
 package web

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/hmac"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
@@ -14,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	udiff "github.com/aymanbagabas/go-udiff"
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/replay"
 	"github.com/journalfs/journal/snapshot"
@@ -22,10 +22,6 @@ import (
 
 // pageSize is how many events a timeline page shows.
 const pageSize = 50
-
-// maxDiffBytes bounds the contents an event page diffs; larger files are
-// summarised.
-const maxDiffBytes = 2 << 20
 
 var funcs = template.FuncMap{
 	"who":   who,
@@ -39,8 +35,9 @@ var funcs = template.FuncMap{
 		}
 		return strconv.FormatUint(l.Seq, 10)
 	},
-	"text": func(b []byte) string { return strings.TrimRight(string(b), "\r\n") },
-	"inc":  func(i int) int { return i + 1 },
+	"text":        func(b []byte) string { return strings.TrimRight(string(b), "\r\n") },
+	"instruction": instruction,
+	"inc":         func(i int) int { return i + 1 },
 }
 
 // who is the short form of who made an event.
@@ -64,6 +61,29 @@ func who(a journal.Actor) string {
 	return a.Kind
 }
 
+// instruction is what the agent said it was doing, where its tool call
+// carries it (file_edit's edit_instruction and the like), cut to a line.
+func instruction(e *journal.Event) string {
+	if len(e.Args) == 0 || e.Args[0] != '{' {
+		return ""
+	}
+	var args map[string]json.RawMessage
+	if json.Unmarshal(e.Args, &args) != nil {
+		return ""
+	}
+	for _, k := range []string{"edit_instruction", "instruction", "description", "explanation"} {
+		var v string
+		if json.Unmarshal(args[k], &v) == nil && strings.TrimSpace(v) != "" {
+			v = strings.Join(strings.Fields(v), " ")
+			if r := []rune(v); len(r) > 120 {
+				v = string(r[:119]) + "…"
+			}
+			return v
+		}
+	}
+	return ""
+}
+
 // ago is a short relative time.
 func ago(t time.Time) string {
 	d := time.Since(t)
@@ -85,9 +105,24 @@ type row struct {
 	RevertedBy     uint64
 }
 
-// timeline lists events newest first, filtered by ?path, ?session, ?tool and
-// ?q (text in the tool, the paths or the arguments), a page at a time
-// (?before=N: events numbered below N).
+// group is a run of consecutive timeline events by one session, with the
+// session's record (all its events, not only those on the page).
+type group struct {
+	Session     journal.Session
+	Known       bool // Session is the journal's record
+	Start, Stop time.Time
+	Span        bool // Start and Stop differ
+	Rows        []row
+}
+
+// timeFormat is the form of the timeline's time filters (an
+// <input type="datetime-local">), in the server's local time.
+const timeFormat = "2006-01-02T15:04"
+
+// timeline lists events newest first, grouped by session, filtered by
+// ?path, ?session, ?tool, ?q (text in the tool, the paths or the arguments)
+// and ?since/?until (local times), a page at a time (?before=N: events
+// numbered below N).
 func (s *Server) timeline(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	path, session, tool, text := q.Get("path"), q.Get("session"), q.Get("tool"), q.Get("q")
@@ -97,12 +132,35 @@ func (s *Server) timeline(w http.ResponseWriter, r *http.Request) {
 			before = n
 		}
 	}
+	var since, until time.Time
+	for _, tf := range []struct {
+		name string
+		t    *time.Time
+	}{{"since", &since}, {"until", &until}} {
+		if v := q.Get(tf.name); v != "" {
+			t, err := time.ParseInLocation(timeFormat, v, time.Local)
+			if err != nil {
+				s.fail(w, r, http.StatusBadRequest, fmt.Errorf("%s=%q is not a time", tf.name, v), "give it as 2026-11-26T14:30 (local time)")
+				return
+			}
+			*tf.t = t
+		}
+	}
+	if !until.IsZero() {
+		until = until.Add(time.Minute) // the whole minute named
+	}
 	var rows []row
 	var last uint64
 	more := false
 	keep := func(tx *journal.Tx) func(*journal.Event) error {
 		return func(e *journal.Event) error {
 			if before != 0 && e.Seq >= before {
+				return nil
+			}
+			if !since.IsZero() && e.Time.Before(since) {
+				return journal.ErrStop // newest first: the rest are older
+			}
+			if !until.IsZero() && !e.Time.Before(until) {
 				return nil
 			}
 			if tool != "" && e.Tool != tool || session != "" && e.Actor.Session != session || text != "" && !matches(e, text) {
@@ -121,29 +179,48 @@ func (s *Server) timeline(w http.ResponseWriter, r *http.Request) {
 			return nil
 		}
 	}
+	var groups []*group
 	err := s.e.Journal().View(func(tx *journal.Tx) error {
 		last = tx.Last()
+		var err error
 		switch {
 		case path != "":
-			return tx.EachIndexed("path", path, keep(tx))
+			err = tx.EachIndexed("path", path, keep(tx))
 		case session != "":
-			return tx.EachIndexed("session", session, keep(tx))
+			err = tx.EachIndexed("session", session, keep(tx))
+		default:
+			from := last
+			if before != 0 && before-1 < from {
+				from = before - 1
+			}
+			if from != 0 {
+				err = tx.Scan(from, true, keep(tx), nil)
+			}
 		}
-		from := last
-		if before != 0 && before-1 < from {
-			from = before - 1
+		if err != nil && !errors.Is(err, journal.ErrStop) {
+			return err
 		}
-		if from == 0 {
-			return nil
+		for _, rw := range rows {
+			g := groups[max(len(groups)-1, 0):]
+			if len(g) == 0 || g[0].Rows[0].Actor.Session != rw.Actor.Session || g[0].Rows[0].Actor.Kind != rw.Actor.Kind {
+				ng := &group{Session: journal.Session{ID: rw.Actor.Session, Actor: rw.Actor}, Stop: rw.Time}
+				if rw.Actor.Session != "" {
+					ng.Session, ng.Known = tx.Session(rw.Actor.Session)
+					if !ng.Known {
+						ng.Session = journal.Session{ID: rw.Actor.Session, Actor: rw.Actor}
+					}
+				}
+				groups = append(groups, ng)
+			}
+			cur := groups[len(groups)-1]
+			cur.Rows = append(cur.Rows, rw)
+			cur.Start = rw.Time
+			cur.Span = !cur.Start.Truncate(time.Second).Equal(cur.Stop.Truncate(time.Second))
 		}
-		err := tx.Scan(from, true, keep(tx), nil)
-		if errors.Is(err, journal.ErrStop) {
-			return nil
-		}
-		return err
+		return nil
 	})
 	if err != nil {
-		s.fail(w, http.StatusInternalServerError, err, "`journal verify` checks the journal")
+		s.fail(w, r, http.StatusInternalServerError, err, "`journal verify` checks the journal")
 		return
 	}
 	next := ""
@@ -152,8 +229,10 @@ func (s *Server) timeline(w http.ResponseWriter, r *http.Request) {
 		v.Set("before", strconv.FormatUint(rows[len(rows)-1].Seq, 10))
 		next = "/?" + v.Encode()
 	}
-	s.render(w, "timeline.html", map[string]any{"Title": "Timeline", "Rows": rows, "Last": last, "Next": next,
-		"Path": path, "Session": session, "Tool": tool, "Q": text, "Live": before == 0})
+	s.render(w, r, "timeline.html", map[string]any{"Title": "Timeline", "Groups": groups, "Last": last, "Next": next,
+		"Path": path, "Session": session, "Tool": tool, "Q": text, "Since": q.Get("since"), "Until": q.Get("until"),
+		"Filtered": path != "" || session != "" || tool != "" || text != "" || !since.IsZero() || !until.IsZero(),
+		"Live":     before == 0})
 }
 
 // matches reports whether text is in e's tool, paths or arguments.
@@ -169,25 +248,11 @@ func matches(e *journal.Event, text string) bool {
 	return false
 }
 
-// fileDiff is one file of an event page.
-type fileDiff struct {
-	journal.FileChange
-	Seq     uint64 // the event, on an event page (for the file's actions)
-	Lines   []diffLine
-	Summary string // instead of lines: binary, too large, unchanged
-	Open    bool   // shown unfolded (small diffs)
-}
-
-// diffLine is one line of a unified diff.
-type diffLine struct {
-	Class, Text string
-}
-
 // event shows an event and a diff per file.
 func (s *Server) event(w http.ResponseWriter, r *http.Request) {
 	seq, err := seqParam(r)
 	if err != nil {
-		s.fail(w, http.StatusBadRequest, err, "")
+		s.fail(w, r, http.StatusBadRequest, err, "")
 		return
 	}
 	var ev *journal.Event
@@ -206,54 +271,15 @@ func (s *Server) event(w http.ResponseWriter, r *http.Request) {
 		return nil
 	})
 	if errors.Is(err, journal.ErrNotFound) {
-		s.fail(w, http.StatusNotFound, fmt.Errorf("event %d does not exist", seq), "the timeline lists the events")
+		s.fail(w, r, http.StatusNotFound, fmt.Errorf("event %d does not exist", seq), "the timeline lists the events")
 		return
 	}
 	if err != nil {
-		s.fail(w, http.StatusInternalServerError, err, "")
+		s.fail(w, r, http.StatusInternalServerError, err, "")
 		return
 	}
-	s.render(w, "event.html", map[string]any{"Title": fmt.Sprintf("Event %d", seq), "E": ev, "Files": files, "RevertedBy": revertedBy,
+	s.render(w, r, "event.html", map[string]any{"Title": fmt.Sprintf("Event %d", seq), "E": ev, "Files": files, "RevertedBy": revertedBy,
 		"Revertable": ev.Kind != journal.KindGC && ev.Kind != journal.KindDamaged && ev.Status == journal.StatusCommitted && len(ev.Files) > 0})
-}
-
-// diffFile diffs one file change's before and after contents.
-func diffFile(tx *journal.Tx, f journal.FileChange) fileDiff {
-	d := fileDiff{FileChange: f}
-	load := func(id snapshot.ID) ([]byte, string) {
-		if id.IsZero() {
-			return nil, ""
-		}
-		n, err := snapshot.Size(tx.Bolt(), id)
-		if err != nil {
-			return nil, err.Error()
-		}
-		if n > maxDiffBytes {
-			return nil, fmt.Sprintf("%d bytes: too large to diff here (`journal diff` shows it)", n)
-		}
-		b, err := snapshot.Bytes(tx.Bolt(), id)
-		if err != nil {
-			return nil, err.Error()
-		}
-		if bytes.IndexByte(b, 0) >= 0 {
-			return nil, fmt.Sprintf("binary, %d bytes", n)
-		}
-		return b, ""
-	}
-	a, why := load(f.Before)
-	if why == "" {
-		var b []byte
-		if b, why = load(f.After); why == "" {
-			if d.Lines = diffLines(f.Path, a, b); len(d.Lines) == 0 {
-				d.Summary = "no change in content (mode only, or recorded as is)"
-			}
-		}
-	}
-	if why != "" {
-		d.Summary = why
-	}
-	d.Open = len(d.Lines) <= 400
-	return d
 }
 
 // sessionFile is one file of a session page: its diff from before the
@@ -322,38 +348,14 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 		return nil
 	})
 	if err != nil {
-		s.fail(w, http.StatusInternalServerError, err, "")
+		s.fail(w, r, http.StatusInternalServerError, err, "")
 		return
 	}
 	if len(evs) == 0 {
-		s.fail(w, http.StatusNotFound, fmt.Errorf("no events of session %q", id), "the timeline names each event's session")
+		s.fail(w, r, http.StatusNotFound, fmt.Errorf("no events of session %q", id), "the timeline names each event's session")
 		return
 	}
-	s.render(w, "session.html", map[string]any{"Title": "Session " + id, "ID": id, "Events": evs, "First": evs[0], "Last": evs[len(evs)-1], "Files": files})
-}
-
-// diffLines is the unified diff of a and b, a line at a time with its class.
-func diffLines(path string, a, b []byte) []diffLine {
-	text := udiff.Unified("a/"+path, "b/"+path, string(a), string(b))
-	if text == "" {
-		return nil
-	}
-	var out []diffLine
-	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
-		c := "ctx"
-		switch {
-		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
-			c = "hdr"
-		case strings.HasPrefix(l, "@@"):
-			c = "hunk"
-		case strings.HasPrefix(l, "+"):
-			c = "add"
-		case strings.HasPrefix(l, "-"):
-			c = "del"
-		}
-		out = append(out, diffLine{Class: c, Text: l})
-	}
-	return out
+	s.render(w, r, "session.html", map[string]any{"Title": "Session " + id, "ID": id, "Events": evs, "First": evs[0], "Last": evs[len(evs)-1], "Files": files})
 }
 
 // revertPreview shows what reverting an event would do (a dry run), and the
@@ -361,64 +363,60 @@ func diffLines(path string, a, b []byte) []diffLine {
 func (s *Server) revertPreview(w http.ResponseWriter, r *http.Request) {
 	seq, err := seqParam(r)
 	if err != nil {
-		s.fail(w, http.StatusBadRequest, err, "")
+		s.fail(w, r, http.StatusBadRequest, err, "")
 		return
 	}
 	res, err := s.e.Revert(r.Context(), seq, replay.RevertOptions{DryRun: true, Actor: &s.actor})
-	var ce *replay.ConflictError
 	data := map[string]any{"Title": fmt.Sprintf("Revert event %d", seq), "Seq": seq, "Token": s.token("revert", seq)}
+	s.preview(w, r, "revert.html", data, res, err, "")
+}
+
+// preview renders page with a dry run's outcome: its planned changes as
+// diffs (Files), the conflict that blocks it (Conflict), or why it would
+// change nothing (Nothing); another error fails the page with hint.
+func (s *Server) preview(w http.ResponseWriter, r *http.Request, page string, data map[string]any, res *replay.Result, err error, hint string) {
+	var ce *replay.ConflictError
 	switch {
 	case errors.As(err, &ce):
 		data["Conflict"] = ce
+	case errors.Is(err, replay.ErrNothing):
+		data["Nothing"] = strings.TrimSuffix(err.Error(), ": "+replay.ErrNothing.Error()) // the reason, in words
+	case errors.Is(err, replay.ErrBadEvent):
+		s.fail(w, r, http.StatusNotFound, err, hint)
+		return
 	case err != nil:
-		s.fail(w, http.StatusConflict, err, "")
+		s.fail(w, r, http.StatusConflict, err, hint)
 		return
 	default:
-		var files []fileDiff
-		err := s.e.Journal().View(func(tx *journal.Tx) error {
-			for i, f := range res.Files {
-				d := fileDiff{FileChange: f}
-				cur, _ := snapshot.Bytes(tx.Bolt(), f.Before)
-				var next []byte
-				if i < len(res.Planned) {
-					next = res.Planned[i].Data
-				}
-				d.Lines, d.Open = diffLines(f.Path, cur, next), true
-				files = append(files, d)
-			}
-			return nil
-		})
+		files, err := s.planned(res)
 		if err != nil {
-			s.fail(w, http.StatusInternalServerError, err, "")
+			s.fail(w, r, http.StatusInternalServerError, err, "")
 			return
 		}
 		data["Files"] = files
-		if len(files) == 0 {
-			data["Nothing"] = true
-		}
 	}
-	s.render(w, "revert.html", data)
+	s.render(w, r, page, data)
 }
 
 // revert applies the revert the preview offered, as a new event.
 func (s *Server) revert(w http.ResponseWriter, r *http.Request) {
 	seq, err := seqParam(r)
 	if err != nil {
-		s.fail(w, http.StatusBadRequest, err, "")
+		s.fail(w, r, http.StatusBadRequest, err, "")
 		return
 	}
 	if !hmacEqual(r.PostFormValue("token"), s.token("revert", seq)) {
-		s.fail(w, http.StatusForbidden, errors.New("this form is not one this app offered (missing or wrong token)"), "open the event's revert page again and confirm there")
+		s.fail(w, r, http.StatusForbidden, errors.New("this form is not one this app offered (missing or wrong token)"), "open the event's revert page again and confirm there")
 		return
 	}
 	res, err := s.e.Revert(r.Context(), seq, replay.RevertOptions{Actor: &s.actor})
 	var ce *replay.ConflictError
 	switch {
 	case errors.As(err, &ce):
-		s.fail(w, http.StatusConflict, err, "a later change overlaps it: open the revert page again to see the lines")
+		s.fail(w, r, http.StatusConflict, err, "a later change overlaps it: open the revert page again to see the lines")
 		return
 	case err != nil:
-		s.fail(w, http.StatusConflict, err, "")
+		s.fail(w, r, http.StatusConflict, err, "")
 		return
 	case res.Seq == 0:
 		http.Redirect(w, r, fmt.Sprintf("/event/%d", seq), http.StatusSeeOther)
@@ -432,48 +430,23 @@ func (s *Server) revert(w http.ResponseWriter, r *http.Request) {
 func (s *Server) restorePreview(w http.ResponseWriter, r *http.Request) {
 	path, at, err := restoreParams(r)
 	if err != nil {
-		s.fail(w, http.StatusBadRequest, err, "")
+		s.fail(w, r, http.StatusBadRequest, err, "")
 		return
 	}
 	data := map[string]any{"Title": fmt.Sprintf("Restore %s", path), "Path": path, "At": at, "Token": s.token("restore "+path, at)}
 	res, err := s.e.Restore(r.Context(), path, at, replay.RevertOptions{DryRun: true, Actor: &s.actor})
-	switch {
-	case errors.Is(err, replay.ErrNothing):
-		data["Nothing"] = true
-	case err != nil:
-		s.fail(w, http.StatusConflict, err, "the file's history lists the events it can be restored to")
-		return
-	default:
-		var files []fileDiff
-		err := s.e.Journal().View(func(tx *journal.Tx) error {
-			for i, f := range res.Files {
-				cur, _ := snapshot.Bytes(tx.Bolt(), f.Before)
-				var next []byte
-				if i < len(res.Planned) {
-					next = res.Planned[i].Data
-				}
-				files = append(files, fileDiff{FileChange: f, Lines: diffLines(f.Path, cur, next), Open: true})
-			}
-			return nil
-		})
-		if err != nil {
-			s.fail(w, http.StatusInternalServerError, err, "")
-			return
-		}
-		data["Files"] = files
-	}
-	s.render(w, "restore.html", data)
+	s.preview(w, r, "restore.html", data, res, err, "the file's history lists the events it can be restored to")
 }
 
 // restore applies the restore the preview offered, as a new event.
 func (s *Server) restore(w http.ResponseWriter, r *http.Request) {
 	path, at, err := restoreParams(r)
 	if err != nil {
-		s.fail(w, http.StatusBadRequest, err, "")
+		s.fail(w, r, http.StatusBadRequest, err, "")
 		return
 	}
 	if !hmacEqual(r.PostFormValue("token"), s.token("restore "+path, at)) {
-		s.fail(w, http.StatusForbidden, errors.New("this form is not one this app offered (missing or wrong token)"), "open the restore page again and confirm there")
+		s.fail(w, r, http.StatusForbidden, errors.New("this form is not one this app offered (missing or wrong token)"), "open the restore page again and confirm there")
 		return
 	}
 	res, err := s.e.Restore(r.Context(), path, at, replay.RevertOptions{Actor: &s.actor})
@@ -481,7 +454,7 @@ func (s *Server) restore(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, replay.ErrNothing):
 		http.Redirect(w, r, "/blame?path="+url.QueryEscape(path), http.StatusSeeOther)
 	case err != nil:
-		s.fail(w, http.StatusConflict, err, "")
+		s.fail(w, r, http.StatusConflict, err, "")
 	default:
 		http.Redirect(w, r, fmt.Sprintf("/event/%d", res.Seq), http.StatusSeeOther)
 	}
@@ -514,14 +487,14 @@ func (s *Server) blame(w http.ResponseWriter, r *http.Request) {
 	var b *replay.Blame
 	err := s.e.Journal().View(func(tx *journal.Tx) (err error) { b, err = replay.BlameTx(tx, path, at); return })
 	if errors.Is(err, journal.ErrNotFound) {
-		s.fail(w, http.StatusNotFound, err, "the timeline lists the files the journal knows")
+		s.fail(w, r, http.StatusNotFound, err, "the timeline lists the files the journal knows")
 		return
 	}
 	if err != nil {
-		s.fail(w, http.StatusUnprocessableEntity, err, "")
+		s.fail(w, r, http.StatusUnprocessableEntity, err, "")
 		return
 	}
-	s.render(w, "blame.html", map[string]any{"Title": "Blame " + path, "B": b})
+	s.render(w, r, "blame.html", map[string]any{"Title": "Blame " + path, "B": b})
 }
 
 // live streams the journal's newest event number (server-sent events) each
@@ -550,4 +523,70 @@ func (s *Server) live(w http.ResponseWriter, r *http.Request) {
 		case <-tick.C:
 		}
 	}
+}
+
+// sessionUndoPreview shows what undoing a whole session would do (a dry
+// run), or what blocks it, and the form that does it.
+func (s *Server) sessionUndoPreview(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	var through uint64
+	if err := s.e.Journal().View(func(tx *journal.Tx) error { through = tx.Last(); return nil }); err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err, "")
+		return
+	}
+	data := map[string]any{"Title": "Undo session " + id, "ID": id, "Through": through, "Token": s.token("undo-session "+id, through)}
+	res, err := s.e.UndoSession(r.Context(), id, replay.RevertOptions{DryRun: true, Through: through, Actor: &s.actor})
+	s.preview(w, r, "undo.html", data, res, err, "the timeline names each event's session")
+}
+
+// sessionUndo applies the undo the preview offered, as one new event.
+func (s *Server) sessionUndo(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	through, err := strconv.ParseUint(r.PostFormValue("through"), 10, 64)
+	if err != nil || !hmacEqual(r.PostFormValue("token"), s.token("undo-session "+id, through)) {
+		s.fail(w, r, http.StatusForbidden, errors.New("this form is not one this app offered (missing or wrong token)"), "open the session's undo page again and confirm there")
+		return
+	}
+	// what the preview showed: the session's events up to then, not any it made since
+	res, err := s.e.UndoSession(r.Context(), id, replay.RevertOptions{Through: through, Actor: &s.actor})
+	var ce *replay.ConflictError
+	switch {
+	case errors.As(err, &ce):
+		s.fail(w, r, http.StatusConflict, err, "a later change overlaps it: open the undo page again to see where")
+	case err != nil:
+		s.fail(w, r, http.StatusConflict, err, "")
+	default:
+		http.Redirect(w, r, fmt.Sprintf("/event/%d", res.Seq), http.StatusSeeOther)
+	}
+}
+
+// planned diffs a dry run's planned changes: each file as it is now against
+// what the change would make it.
+func (s *Server) planned(res *replay.Result) ([]fileDiff, error) {
+	var files []fileDiff
+	err := s.e.Journal().View(func(tx *journal.Tx) error {
+		for i, f := range res.Files {
+			cur, why := version(tx, f.Before)
+			var next []byte
+			if why == "" && i < len(res.Planned) {
+				switch c := res.Planned[i]; {
+				case c.Delete:
+				case c.Data != nil:
+					next = c.Data
+				case c.Source != nil:
+					next, why = source(c.Source)
+				default:
+					next = []byte{} // an empty file
+				}
+			}
+			d := summarised(f, why)
+			if why == "" {
+				d = makeDiff(f, cur, next)
+			}
+			d.Open = true
+			files = append(files, d)
+		}
+		return nil
+	})
+	return files, err
 }

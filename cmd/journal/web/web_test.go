@@ -63,6 +63,19 @@ func text(t *testing.T, ctx context.Context, sel string) string {
 	return s
 }
 
+// shot saves a screenshot of the whole page as name.png in the test's
+// artefact folder (go test -artifacts keeps it; scripts/test.sh does).
+func shot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(t.ArtifactDir(), name+".png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // eval evaluates a JavaScript expression in the page.
 func eval[T any](t *testing.T, ctx context.Context, expr string) T {
 	t.Helper()
@@ -121,12 +134,26 @@ func TestWeb_Browser(t *testing.T) {
 	base, dir, agentEngine := workspace(t)
 	ctx := browser(t)
 
-	do(t, ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("ol.events li.ev")))
-	list := text(t, ctx, "ol.events")
+	do(t, ctx, chromedp.EmulateViewport(1280, 800), chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("ol.events li.ev")))
+	list := text(t, ctx, "div.events")
 	for _, want := range []string{"#3", "#2", "#1", "edit_content", "claude-code 2.0 /s1", "a.txt", "b.txt"} {
 		if !strings.Contains(list, want) {
 			t.Fatalf("timeline lacks %q:\n%s", want, list)
 		}
+	}
+	if h := text(t, ctx, "h2.session"); !strings.Contains(h, "claude-code 2.0 /s1") || !strings.Contains(h, "3 events in all, #1–#3") {
+		t.Fatalf("the session's heading: %q", h)
+	}
+	// time filters: events from a minute that has not come yet, and up to one long gone
+	for _, f := range []string{"since=" + time.Now().Add(2*time.Minute).Format("2006-01-02T15:04"), "until=2020-01-01T00:00"} {
+		do(t, ctx, chromedp.Navigate(base+"/?"+f), chromedp.WaitVisible(chromedp.CSS("p.empty")))
+		if msg := text(t, ctx, "p.empty"); msg != "No events match these filters." {
+			t.Fatalf("%s: %q", f, msg)
+		}
+	}
+	do(t, ctx, chromedp.Navigate(base+"/?since="+time.Now().Add(-time.Hour).Format("2006-01-02T15:04")), chromedp.WaitVisible(chromedp.CSS("ol.events li.ev")))
+	if n := eval[int](t, ctx, `document.querySelectorAll("ol.events li.ev").length`); n != 3 {
+		t.Fatalf("the last hour shows %d events, want 3", n)
 	}
 	do(t, ctx, chromedp.Navigate(base+"/?path=a.txt"), chromedp.WaitVisible(chromedp.CSS("ol.events li.ev")))
 	if n := eval[int](t, ctx, `document.querySelectorAll("ol.events li.ev").length`); n != 2 {
@@ -134,12 +161,12 @@ func TestWeb_Browser(t *testing.T) {
 	}
 
 	// event 2's diff, then its revert
-	do(t, ctx, chromedp.Click(chromedp.CSS(`a[href="/event/2"]`)), chromedp.WaitVisible(chromedp.CSS("pre.diff span.add")))
-	if added := text(t, ctx, "pre.diff span.add"); added != "+TWO" {
+	do(t, ctx, chromedp.Click(chromedp.CSS(`a[href="/event/2"]`)), chromedp.WaitVisible(chromedp.CSS("table.diff tr.add td.code")))
+	if added := text(t, ctx, "table.diff tr.add td.code"); added != "+TWO" {
 		t.Fatalf("added line %q", added)
 	}
 	do(t, ctx, chromedp.Click(chromedp.CSS("#revert")), chromedp.WaitVisible(chromedp.CSS("#confirm")))
-	if preview := text(t, ctx, "pre.diff"); !strings.Contains(preview, "-TWO") || !strings.Contains(preview, "+two") {
+	if preview := text(t, ctx, "table.diff"); !strings.Contains(preview, "-TWO") || !strings.Contains(preview, "+two") {
 		t.Fatalf("revert preview:\n%s", preview)
 	}
 	if got, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(got) != "one\nTWO\nthree\n" {
@@ -173,7 +200,7 @@ func TestWeb_Browser(t *testing.T) {
 
 	// the file at an event: restore a.txt to its state after event 2
 	do(t, ctx, chromedp.Navigate(base+"/event/2"), chromedp.Click(chromedp.CSS("a.restore")), chromedp.WaitVisible(chromedp.CSS("#confirm")))
-	if preview := text(t, ctx, "pre.diff"); !strings.Contains(preview, "+TWO") {
+	if preview := text(t, ctx, "table.diff"); !strings.Contains(preview, "+TWO") {
 		t.Fatalf("restore preview:\n%s", preview)
 	}
 	do(t, ctx, chromedp.Click(chromedp.CSS("#confirm")), chromedp.WaitVisible(chromedp.CSS("dl.meta")))
@@ -185,13 +212,90 @@ func TestWeb_Browser(t *testing.T) {
 	}
 
 	// the agent's session: its events and everything it changed, as one diff per file
-	do(t, ctx, chromedp.Navigate(base+"/event/5"), chromedp.Click(chromedp.CSS(`a[href="/session/s1"]`)), chromedp.WaitVisible(chromedp.CSS("pre.diff")))
+	do(t, ctx, chromedp.Navigate(base+"/event/5"), chromedp.Click(chromedp.CSS(`a[href="/session/s1"]`)), chromedp.WaitVisible(chromedp.CSS("table.diff")))
 	page := text(t, ctx, "main")
 	for _, want := range []string{"claude-code 2.0 /s1", "4 —", "+TWO", "+bee, again"} {
 		if !strings.Contains(page, want) {
 			t.Fatalf("session page lacks %q:\n%s", want, page)
 		}
 	}
+
+	// Go code: highlighted diff lines, unified and side by side
+	s2 := agent
+	s2.Session = "s2"
+	for _, b := range []*replay.Batch{
+		{Tool: "file_create_new", Changes: []replay.Change{{Path: "main.go", Data: []byte("package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n")}}},
+		{Tool: "file_edit", Actor: &s2, Args: []byte(`{"target_file":"main.go","edit_instruction":"Document main and greet with hello"}`), Changes: []replay.Change{{Path: "main.go", Data: []byte("package main\n\n// main greets.\nfunc main() {\n\tprintln(\"hello\")\n}\n")}}},
+		{Tool: "file_replace", Actor: &s2, Changes: []replay.Change{{Path: "b.txt", Data: []byte("bee, by s2\n")}}},
+	} {
+		if _, err := agentEngine.Apply(context.Background(), b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	do(t, ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(`a[href="/event/9"]`)))
+	if instr := text(t, ctx, "li.ev .instr"); instr != "Document main and greet with hello" {
+		t.Fatalf("the edit instruction on the timeline: %q", instr)
+	}
+	// grouped by session: s2 (9, 8), s1 (7), the app (6), s1 (5), the app (4), s1 (3, 2, 1)
+	groups := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("section.group")).map(g => Array.from(g.querySelectorAll("a.seq")).map(a => a.textContent).join(" "))`)
+	if strings.Join(groups, ",") != "#9 #8,#7,#6,#5,#4,#3 #2 #1" {
+		t.Fatalf("groups %q", groups)
+	}
+	if h := text(t, ctx, "h2.session"); !strings.Contains(h, "/s2") || !strings.Contains(h, "2 events in all, #8–#9") {
+		t.Fatalf("s2's heading: %q", h)
+	}
+	shot(t, ctx, "timeline")
+	do(t, ctx, chromedp.Navigate(base+"/event/8"), chromedp.WaitVisible(chromedp.CSS("table.diff tr.add")))
+	if n := eval[int](t, ctx, `document.querySelectorAll("table.diff.hl tr.add td.code span.c1, table.diff.hl tr.add td.code span.s").length`); n != 2 {
+		t.Fatalf("the added comment and string are not highlighted (%d spans):\n%s", n, eval[string](t, ctx, `document.querySelector("table.diff").outerHTML`))
+	}
+	if rows := text(t, ctx, "table.diff"); !strings.Contains(rows, "+// main greets.") || !strings.Contains(rows, "-\tprintln(\"hi\")") {
+		t.Fatalf("event 8's diff:\n%s", rows)
+	}
+	shot(t, ctx, "event")
+	do(t, ctx, chromedp.Click(chromedp.CSS("#view")), chromedp.WaitVisible(chromedp.CSS("table.diff.split")))
+	pairs := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("table.diff.split tr")).filter(r => r.querySelector("td.del")).map(r => r.querySelector("td.del").textContent + " | " + r.querySelector("td.add").textContent)`)
+	if len(pairs) != 1 || pairs[0] != "\tprintln(\"hi\") | \tprintln(\"hello\")" {
+		t.Fatalf("side by side, the changed line pairs: %q", pairs)
+	}
+	shot(t, ctx, "event-split")
+	do(t, ctx, chromedp.Click(chromedp.CSS("#view")), chromedp.WaitVisible(chromedp.CSS("table.diff:not(.split)")))
+
+	// undo of session s1 is blocked: main.go, which it created (event 7), changed since; nothing is offered
+	do(t, ctx, chromedp.Navigate(base+"/session/s1/undo"), chromedp.WaitVisible(chromedp.CSS("p.error")))
+	if msg := text(t, ctx, "p.error"); !strings.Contains(msg, "#7") || !strings.Contains(msg, "main.go") || !strings.Contains(msg, "created the file") {
+		t.Fatalf("blocked session undo: %s", msg)
+	}
+	if n := eval[int](t, ctx, `document.querySelectorAll("#confirm").length`); n != 0 {
+		t.Fatal("a blocked undo offers to confirm")
+	}
+	// undo of session s2: previewed, then one new event; the files on disk are as before s2
+	do(t, ctx, chromedp.Navigate(base+"/session/s2"), chromedp.Click(chromedp.CSS("#undo")), chromedp.WaitVisible(chromedp.CSS("#confirm")))
+	if preview := text(t, ctx, "main"); !strings.Contains(preview, "-// main greets.") || !strings.Contains(preview, "+bee, again") {
+		t.Fatalf("session undo preview:\n%s", preview)
+	}
+	shot(t, ctx, "session-undo")
+	do(t, ctx, chromedp.Click(chromedp.CSS("#confirm")), chromedp.WaitVisible(chromedp.CSS("dl.meta")))
+	if h1 := text(t, ctx, "h1"); !strings.Contains(h1, "#10") || !strings.Contains(h1, "undo_session") {
+		t.Fatalf("after the session undo: %q", h1)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "main.go")); string(got) != "package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n" {
+		t.Fatalf("main.go after the undo of s2: %q", got)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "b.txt")); string(got) != "bee, again\n" {
+		t.Fatalf("b.txt after the undo of s2: %q", got)
+	}
+	if page := text(t, ctx, "main"); !strings.Contains(page, "#9") || !strings.Contains(page, "#8") {
+		t.Fatalf("the undo event does not name what it took back:\n%s", page)
+	}
+	do(t, ctx, chromedp.Navigate(base+"/blame?path=main.go"), chromedp.WaitVisible(chromedp.CSS("table.blame")))
+	shot(t, ctx, "blame")
+	// a phone's screen: the timeline still reads
+	do(t, ctx, chromedp.EmulateViewport(390, 844), chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("ol.events li.ev")))
+	if w := eval[int](t, ctx, `document.documentElement.scrollWidth`); w > 390 {
+		t.Fatalf("the timeline is %d px wide on a 390 px screen", w)
+	}
+	shot(t, ctx, "timeline-phone")
 }
 
 // TestWeb_RefusesForeignRequests: a POST without the form's token, a
@@ -237,6 +341,16 @@ func TestWeb_RefusesForeignRequests(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(got) != "one\nTWO\nthree\n" {
 		t.Fatalf("a refused request changed a.txt: %q", got)
 	}
+	// a preview that would change nothing says why, and offers nothing to confirm
+	resp, err := http.Get(base + "/restore?path=b.txt&at=3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), "Restoring it would change nothing: b.txt is already as it was after event 3.") || strings.Contains(string(body), `id="confirm"`) {
+		t.Fatalf("restore to the current state:\n%s", body)
+	}
 	// a page for what does not exist answers 404 with the reason in words
 	for _, p := range []string{"/session/nobody", "/event/999"} {
 		resp, err := http.Get(base + p)
@@ -248,5 +362,85 @@ func TestWeb_RefusesForeignRequests(t *testing.T) {
 		if resp.StatusCode != http.StatusNotFound || !strings.Contains(string(body), "999") && !strings.Contains(string(body), "nobody") {
 			t.Errorf("GET %s: %d\n%s", p, resp.StatusCode, body)
 		}
+	}
+}
+
+// TestWeb_Token: with a token the app answers on any Host, to requests
+// that carry it (once as ?token=, which becomes a cookie, or as a bearer
+// token); without it, or with a wrong one, 401; the CSRF token and the
+// Origin check still hold for the authorised.
+func TestWeb_Token(t *testing.T) {
+	dir := t.TempDir()
+	e, err := replay.Open(replay.Options{Roots: []string{dir}, Actor: agent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	if _, err := e.Apply(context.Background(), &replay.Batch{Tool: "file_replace", Changes: []replay.Change{{Path: "a.txt", Data: []byte("a\n")}}}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := web.New(e, replay.CLIActor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Token = "s3cret"
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	get := func(path string, h map[string]string, cookies []*http.Cookie) *http.Response {
+		t.Helper()
+		r, _ := http.NewRequest("GET", srv.URL+path, nil)
+		r.Host = "build-box.example:8080" // not loopback: allowed with a token
+		for k, v := range h {
+			r.Header.Set(k, v)
+		}
+		for _, c := range cookies {
+			r.AddCookie(c)
+		}
+		resp, err := http.DefaultTransport.RoundTrip(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	if c := get("/", nil, nil).StatusCode; c != http.StatusUnauthorized {
+		t.Fatalf("no token: %d", c)
+	}
+	if c := get("/?token=wrong", nil, nil).StatusCode; c != http.StatusUnauthorized {
+		t.Fatalf("a wrong token: %d", c)
+	}
+	resp := get("/event/1?token=s3cret", nil, nil)
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/event/1" || len(resp.Cookies()) != 1 || !resp.Cookies()[0].HttpOnly {
+		t.Fatalf("the token: %d %v %v", resp.StatusCode, resp.Header, resp.Cookies())
+	}
+	cookies := resp.Cookies()
+	if c := get("/event/1", nil, cookies).StatusCode; c != 200 {
+		t.Fatalf("the cookie: %d", c)
+	}
+	if c := get("/event/1", map[string]string{"Authorization": "Bearer s3cret"}, nil).StatusCode; c != 200 {
+		t.Fatalf("a bearer token: %d", c)
+	}
+	if c := get("/", map[string]string{"Authorization": "Bearer nope"}, nil).StatusCode; c != http.StatusUnauthorized {
+		t.Fatalf("a wrong bearer token: %d", c)
+	}
+	// authorised, but without the form's CSRF token, or from another origin
+	for _, origin := range []string{"", "http://evil.example"} {
+		r, _ := http.NewRequest("POST", srv.URL+"/event/1/revert", strings.NewReader("token=00"))
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		r.Header.Set("Authorization", "Bearer s3cret")
+		if origin != "" {
+			r.Header.Set("Origin", origin)
+		}
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Fatalf("POST (origin %q): %d", origin, resp.StatusCode)
+		}
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(got) != "a\n" {
+		t.Fatalf("a refused request changed a.txt: %q", got)
 	}
 }

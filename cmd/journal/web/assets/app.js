@@ -36,7 +36,7 @@
   // The first page of the timeline takes new events in as they come: the
   // page is fetched again and its list swapped in, without a reload.
   var live = document.getElementById("live");
-  var list = document.querySelector("ol.events");
+  var list = document.querySelector("div.events");
   if (live && list && live.dataset.last !== undefined && window.EventSource) {
     var shown = Number(live.dataset.last);
     var es = new EventSource("/live");
@@ -45,7 +45,7 @@
       if (n <= shown) return;
       fetch(location.href, { headers: { "Accept": "text/html" } }).then(function (r) { return r.text(); }).then(function (html) {
         var doc = new DOMParser().parseFromString(html, "text/html");
-        var fresh = doc.querySelector("ol.events");
+        var fresh = doc.querySelector("div.events");
         var h1 = doc.querySelector("h1");
         if (!fresh) return;
         list.innerHTML = fresh.innerHTML;

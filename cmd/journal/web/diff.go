@@ -1,0 +1,399 @@
+package web
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"html/template"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/alecthomas/chroma/v2"
+	"github.com/alecthomas/chroma/v2/lexers"
+	"github.com/alecthomas/chroma/v2/styles"
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/ops"
+	"github.com/journalfs/journal/snapshot"
+)
+
+const (
+	// maxLoad bounds a version a page loads to diff; larger files are
+	// summarised.
+	maxLoad = 256 << 20
+	// maxDiffBytes bounds the changed part of a file (what lies between
+	// its common first and last lines) a page diffs: a one-line edit of a
+	// 50 MB file diffs a few lines; a rewrite of one is summarised.
+	maxDiffBytes = 2 << 20
+	// maxHighlight bounds the text of one hunk side that is highlighted;
+	// larger hunks are shown plain.
+	maxHighlight = 256 << 10
+	// contextLines is the number of unchanged lines shown around a change.
+	contextLines = 3
+)
+
+// fileDiff is one file's diff on a page.
+type fileDiff struct {
+	journal.FileChange
+	Seq     uint64 // the event, on an event page (for the file's actions)
+	Rows    []diffRow
+	Summary string // instead of rows: binary, too large, unchanged
+	Open    bool   // shown unfolded (small diffs)
+	Split   bool   // side by side
+}
+
+// diffRow is one row of a unified diff: a hunk header, a line as it was
+// (del), as it is (add), or both (ctx), with its line numbers.
+type diffRow struct {
+	Kind     string // hunk, ctx, del, add, meta
+	Old, New int
+	HTML     template.HTML // the line, highlighted
+}
+
+// splitRow is one row of a side-by-side diff.
+type splitRow struct {
+	Hunk         template.HTML // a hunk header row
+	Old, New     int
+	L, R         template.HTML
+	LKind, RKind string // ctx, del, add, or "" for an empty cell
+}
+
+// SplitRows pairs the diff's removed and added lines side by side.
+func (d fileDiff) SplitRows() []splitRow {
+	var out []splitRow
+	var dels, adds []diffRow
+	flush := func() {
+		for i := 0; i < len(dels) || i < len(adds); i++ {
+			var r splitRow
+			if i < len(dels) {
+				r.Old, r.L, r.LKind = dels[i].Old, dels[i].HTML, "del"
+			}
+			if i < len(adds) {
+				r.New, r.R, r.RKind = adds[i].New, adds[i].HTML, "add"
+			}
+			out = append(out, r)
+		}
+		dels, adds = dels[:0], adds[:0]
+	}
+	for _, r := range d.Rows {
+		switch r.Kind {
+		case "del":
+			dels = append(dels, r)
+		case "add":
+			adds = append(adds, r)
+		default:
+			flush()
+			if r.Kind == "hunk" || r.Kind == "meta" {
+				out = append(out, splitRow{Hunk: r.HTML})
+				continue
+			}
+			out = append(out, splitRow{Old: r.Old, New: r.New, L: r.HTML, R: r.HTML, LKind: "ctx", RKind: "ctx"})
+		}
+	}
+	flush()
+	return out
+}
+
+// version loads a stored content to diff, or says why it is not shown.
+func version(tx *journal.Tx, id snapshot.ID) ([]byte, string) {
+	if id.IsZero() {
+		return nil, ""
+	}
+	n, err := snapshot.Size(tx.Bolt(), id)
+	if err != nil {
+		return nil, err.Error()
+	}
+	if n > maxLoad {
+		return nil, fmt.Sprintf("%d bytes: too large to diff here (`journal diff` shows it)", n)
+	}
+	b, err := snapshot.Bytes(tx.Bolt(), id)
+	if err != nil {
+		return nil, err.Error()
+	}
+	return b, ""
+}
+
+// source reads a planned change's streamed content (a preview's "after").
+func source(fn func(io.Writer) error) ([]byte, string) {
+	var buf bytes.Buffer
+	if err := fn(&limitWriter{w: &buf, n: maxLoad}); err != nil {
+		return nil, "too large to diff here"
+	}
+	return buf.Bytes(), ""
+}
+
+// limitWriter fails once more than n bytes are written.
+type limitWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (l *limitWriter) Write(p []byte) (int, error) {
+	if int64(len(p)) > l.n {
+		return 0, io.ErrShortWrite
+	}
+	l.n -= int64(len(p))
+	return l.w.Write(p)
+}
+
+// diffFile diffs one file change's stored before and after contents.
+func diffFile(tx *journal.Tx, f journal.FileChange) fileDiff {
+	a, why := version(tx, f.Before)
+	if why != "" {
+		return summarised(f, why)
+	}
+	b, why := version(tx, f.After)
+	if why != "" {
+		return summarised(f, why)
+	}
+	return makeDiff(f, a, b)
+}
+
+func summarised(f journal.FileChange, why string) fileDiff {
+	return fileDiff{FileChange: f, Summary: why}
+}
+
+// makeDiff diffs a and b (nil: the file does not exist) as f's diff.
+func makeDiff(f journal.FileChange, a, b []byte) fileDiff {
+	d := fileDiff{FileChange: f}
+	if bytes.IndexByte(a, 0) >= 0 || bytes.IndexByte(b, 0) >= 0 {
+		d.Summary = fmt.Sprintf("binary: %d bytes before, %d after", len(a), len(b))
+		return d
+	}
+	d.Rows, d.Summary = lineDiff(f.Path, a, b)
+	if d.Summary == "" && len(d.Rows) == 0 {
+		d.Summary = "no change in content (mode only, or recorded as is)"
+	}
+	d.Open = len(d.Rows) <= 400
+	return d
+}
+
+// lineDiff is the unified diff of a and b with line numbers and
+// highlighting. Only the part between their common first and last lines is
+// diffed (with context lines around it), so a small edit of a huge file
+// costs what the edit costs.
+func lineDiff(path string, a, b []byte) ([]diffRow, string) {
+	p := 0
+	for p < len(a) && p < len(b) && a[p] == b[p] {
+		p++
+	}
+	p = bytes.LastIndexByte(a[:p], '\n') + 1 // a line start in both
+	s := 0
+	for s < len(a)-p && s < len(b)-p && a[len(a)-1-s] == b[len(b)-1-s] {
+		s++
+	}
+	lineStart := func(x []byte, i int) bool { return i == p || x[i-1] == '\n' }
+	if s > 0 && (!lineStart(a, len(a)-s) || !lineStart(b, len(b)-s)) {
+		if i := bytes.IndexByte(a[len(a)-s:], '\n'); i < 0 {
+			s = 0
+		} else {
+			s -= i + 1 // the common tail from its first whole line
+		}
+	}
+	if p == len(a) && p == len(b) {
+		return nil, ""
+	}
+	// context lines before and after the changed part
+	p0 := p
+	for k := 0; k < contextLines && p0 > 0; k++ {
+		p0 = bytes.LastIndexByte(a[:p0-1], '\n') + 1
+	}
+	e := 0
+	for k := 0; k < contextLines && e < s; k++ {
+		if i := bytes.IndexByte(a[len(a)-s+e:], '\n'); i < 0 {
+			e = s
+		} else {
+			e += i + 1
+		}
+	}
+	midA, midB := a[p0:len(a)-s+e], b[p0:len(b)-s+e]
+	if len(midA)+len(midB) > maxDiffBytes {
+		return nil, fmt.Sprintf("%d bytes changed: too large to diff here (`journal diff` shows it)", len(midA)+len(midB))
+	}
+	off := bytes.Count(a[:p0], []byte{'\n'})
+	text := ops.Unified("a/"+path, "b/"+path, string(midA), string(midB))
+	if text == "" {
+		return nil, ""
+	}
+	var rows []diffRow
+	old, nw := 0, 0
+	for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		switch {
+		case strings.HasPrefix(l, "---"), strings.HasPrefix(l, "+++"):
+			continue
+		case strings.HasPrefix(l, "@@"):
+			var oc, nc string
+			old, oc, nw, nc = hunkHeader(l)
+			old += off
+			nw += off
+			h := fmt.Sprintf("@@ -%d%s +%d%s @@", old, oc, nw, nc)
+			rows = append(rows, diffRow{Kind: "hunk", HTML: template.HTML(html.EscapeString(h))})
+			if strings.HasSuffix(oc, ",0") {
+				old++ // an empty side names the line before
+			}
+			if strings.HasSuffix(nc, ",0") {
+				nw++
+			}
+		case strings.HasPrefix(l, "\\"):
+			rows = append(rows, diffRow{Kind: "meta", HTML: template.HTML(html.EscapeString(l))})
+		case strings.HasPrefix(l, "+"):
+			rows = append(rows, diffRow{Kind: "add", New: nw, HTML: template.HTML(html.EscapeString(trimCR(l[1:])))})
+			nw++
+		case strings.HasPrefix(l, "-"):
+			rows = append(rows, diffRow{Kind: "del", Old: old, HTML: template.HTML(html.EscapeString(trimCR(l[1:])))})
+			old++
+		default:
+			rows = append(rows, diffRow{Kind: "ctx", Old: old, New: nw, HTML: template.HTML(html.EscapeString(trimCR(strings.TrimPrefix(l, " "))))})
+			old++
+			nw++
+		}
+	}
+	highlightRows(path, rows)
+	return rows, ""
+}
+
+// hunkHeader parses "@@ -a[,b] +c[,d] @@" into a, ",b", c, ",d".
+func hunkHeader(l string) (int, string, int, string) {
+	f := strings.Fields(l)
+	if len(f) < 3 {
+		return 1, "", 1, ""
+	}
+	side := func(s string) (int, string) {
+		s = s[1:]
+		n, rest, _ := strings.Cut(s, ",")
+		v, _ := strconv.Atoi(n)
+		if rest != "" {
+			return v, "," + rest
+		}
+		return v, ""
+	}
+	o, oc := side(f[1])
+	n, nc := side(f[2])
+	return o, oc, n, nc
+}
+
+func trimCR(s string) string { return strings.TrimSuffix(s, "\r") }
+
+// highlightRows highlights each hunk's old side (its context and removed
+// lines) and new side (context and added lines) with the lexer of the
+// file's name; rows keep their plain text where there is none, where a
+// side is too large, or where the lexer would not give the text back
+// exactly.
+func highlightRows(path string, rows []diffRow) {
+	lx := lexers.Match(path)
+	if lx == nil {
+		return
+	}
+	lx = chroma.Coalesce(lx)
+	for start := 0; start < len(rows); {
+		end := start + 1
+		for end < len(rows) && rows[end].Kind != "hunk" {
+			end++
+		}
+		for _, side := range []string{"del", "add"} {
+			var idx []int
+			var lines []string
+			for i := start; i < end; i++ {
+				if k := rows[i].Kind; k == "ctx" || k == side {
+					idx = append(idx, i)
+					lines = append(lines, html.UnescapeString(string(rows[i].HTML)))
+				}
+			}
+			out := highlight(lx, lines)
+			for j, i := range idx {
+				if out == nil {
+					break
+				}
+				if rows[i].Kind == "ctx" && side == "add" {
+					continue // the old side's highlighting stands
+				}
+				rows[i].HTML = out[j]
+			}
+		}
+		start = end
+	}
+}
+
+// highlight returns lines highlighted by lx (one HTML string per line), or
+// nil when it cannot be done faithfully.
+func highlight(lx chroma.Lexer, lines []string) []template.HTML {
+	text := strings.Join(lines, "\n") + "\n"
+	if len(lines) == 0 || len(text) > maxHighlight {
+		return nil
+	}
+	it, err := lx.Tokenise(nil, text)
+	if err != nil {
+		return nil
+	}
+	out := make([]template.HTML, 0, len(lines))
+	var cur, seen strings.Builder
+	for t := it(); t != chroma.EOF; t = it() {
+		seen.WriteString(t.Value)
+		cls := tokenClass(t.Type)
+		for i, part := range strings.Split(t.Value, "\n") {
+			if i > 0 {
+				out = append(out, template.HTML(cur.String()))
+				cur.Reset()
+			}
+			if part == "" {
+				continue
+			}
+			if cls == "" {
+				cur.WriteString(html.EscapeString(part))
+			} else {
+				fmt.Fprintf(&cur, `<span class="%s">%s</span>`, cls, html.EscapeString(part))
+			}
+		}
+	}
+	if seen.String() != text || len(out) != len(lines) {
+		return nil // the lexer changed the text: show it plain
+	}
+	return out
+}
+
+// tokenClass is chroma's short CSS class of a token type ("" for text).
+func tokenClass(t chroma.TokenType) string {
+	for _, tt := range []chroma.TokenType{t, t.SubCategory(), t.Category()} {
+		if c, ok := chroma.StandardTypes[tt]; ok && c != "" && tt != chroma.Text {
+			return c
+		}
+	}
+	return ""
+}
+
+// highlightCSS is the stylesheet of the highlighting classes: GitHub's
+// colours, light, and dark where the system asks for it.
+func highlightCSS() []byte {
+	var b bytes.Buffer
+	types := slices.Sorted(maps.Keys(chroma.StandardTypes))
+	rules := func(st *chroma.Style, indent string) {
+		text := st.Get(chroma.Text)
+		for _, tt := range types {
+			cls := chroma.StandardTypes[tt]
+			if cls == "" || tt == chroma.Text || tt == chroma.Background {
+				continue
+			}
+			e := st.Get(tt)
+			var decl []string
+			if e.Colour.IsSet() && e.Colour != text.Colour {
+				decl = append(decl, "color:"+e.Colour.String())
+			}
+			if e.Bold == chroma.Yes {
+				decl = append(decl, "font-weight:600")
+			}
+			if e.Italic == chroma.Yes {
+				decl = append(decl, "font-style:italic")
+			}
+			if len(decl) > 0 {
+				fmt.Fprintf(&b, "%s.hl .%s{%s}\n", indent, cls, strings.Join(decl, ";"))
+			}
+		}
+	}
+	rules(styles.Get("github"), "")
+	b.WriteString("@media (prefers-color-scheme: dark) {\n")
+	rules(styles.Get("github-dark"), "  ")
+	b.WriteString("}\n")
+	return b.Bytes()
+}

@@ -1,0 +1,76 @@
+package ops
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	udiff "github.com/aymanbagabas/go-udiff"
+)
+
+// Unified returns the unified diff from old to new (labelled oldLabel and
+// newLabel), or "" when they are equal: go-udiff's, with every hunk's
+// new-side line number computed from its old-side one and the lines the
+// hunks before it added and removed. go-udiff v0.4.1 (the newest) leaves
+// the unchanged lines inside a hunk that joins several changes out of the
+// new-side numbering of the next hunk, so every hunk after such a one
+// named wrong lines of the new text (TestUnified_HunkNumbers). Everything
+// that shows a diff goes through here.
+func Unified(oldLabel, newLabel, old, new string) string {
+	text := udiff.Unified(oldLabel, newLabel, old, new)
+	if strings.Count(text, "\n@@ ") < 2 {
+		return text // one hunk: go-udiff numbers it right
+	}
+	var b strings.Builder
+	b.Grow(len(text))
+	delta := 0 // lines added minus lines removed by the hunks so far
+	for _, l := range strings.SplitAfter(text, "\n") {
+		switch {
+		case strings.HasPrefix(l, "@@ "):
+			b.WriteString(hunkHeader(l, delta))
+			continue
+		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
+		case strings.HasPrefix(l, "+"):
+			delta++
+		case strings.HasPrefix(l, "-"):
+			delta--
+		}
+		b.WriteString(l)
+	}
+	return b.String()
+}
+
+// hunkHeader rewrites "@@ -a[,b] +c[,d] @@" with c computed from a and delta.
+func hunkHeader(l string, delta int) string {
+	f := strings.Fields(l)
+	if len(f) < 4 || !strings.HasPrefix(f[1], "-") || !strings.HasPrefix(f[2], "+") {
+		return l
+	}
+	side := func(s string) (start, count int, ok bool) {
+		n, c, has := strings.Cut(s[1:], ",")
+		start, err := strconv.Atoi(n)
+		count = 1
+		if has {
+			count, err = strconv.Atoi(c)
+		}
+		return start, count, err == nil
+	}
+	a, oc, ok1 := side(f[1])
+	_, nc, ok2 := side(f[2])
+	if !ok1 || !ok2 {
+		return l
+	}
+	first := a // the first old line the hunk shows, or the one before an empty side
+	if oc == 0 {
+		first = a + 1
+	}
+	c := first + delta
+	if nc == 0 {
+		c--
+	}
+	to := fmt.Sprintf("+%d", c)
+	if nc != 1 {
+		to += "," + strconv.Itoa(nc)
+	}
+	return fmt.Sprintf("@@ %s %s @@\n", f[1], to)
+}
