@@ -244,3 +244,51 @@ func TestBlame_OnDisk(t *testing.T) {
 		t.Fatalf("binary on disk: %v", err)
 	}
 }
+
+// TestBlame_UndoRedoRestore: a line put back by an undo, a redo, a restore
+// or the undo of a whole session is owned by that event; the lines it did
+// not touch keep their owners.
+func TestBlame_UndoRedoRestore(t *testing.T) {
+	dir := t.TempDir()
+	e := open(t, dir)
+	put := func(actor *journal.Actor, data string) uint64 {
+		t.Helper()
+		res, err := e.Apply(ctx, &replay.Batch{Tool: "edit", Actor: actor, Changes: []replay.Change{{Path: "a.txt", Data: []byte(data)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Seq
+	}
+	check := func(want ...uint64) {
+		t.Helper()
+		got, _, err := blameOf(t, e, "a.txt", 0)
+		if err != nil || !slices.Equal(got, want) {
+			t.Fatalf("blame %v (%v), want %v", got, err, want)
+		}
+	}
+	c1 := put(nil, "1\n2\n3\n")
+	put(nil, "1\nTWO\n3\n")
+	u, err := e.Undo(ctx, replay.RevertOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(c1, u.Seq, c1)
+	r, err := e.Redo(ctx, replay.RevertOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(c1, r.Seq, c1)
+	rs, err := e.Restore(ctx, "a.txt", c1, replay.RevertOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(c1, rs.Seq, c1)
+	s2 := &journal.Actor{Kind: "mcp", Name: "other", Session: "s2"}
+	e3 := put(s2, "1\n2\nTHREE\n")
+	check(c1, rs.Seq, e3)
+	us, err := e.UndoSession(ctx, "s2", replay.RevertOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(c1, rs.Seq, us.Seq)
+}
