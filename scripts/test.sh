@@ -11,4 +11,9 @@ cd "$(dirname "$0")/.."
 ./scripts/setup-browser.sh
 lsp_path=$(./scripts/setup-lsp.sh)
 export "${lsp_path?}"
-go test -count=1 -timeout 25m ./...
+# Tests keep what they save for people to look at (the browser test's
+# screenshots of every page) under .test-artifacts/_artifacts/<run>/.
+artifacts=${JOURNAL_TEST_ARTIFACTS:-$PWD/.test-artifacts}
+mkdir -p "$artifacts"
+go test -count=1 -timeout 25m -artifacts -outputdir "$artifacts" ./...
+echo "test artefacts (screenshots of the web app): $artifacts/_artifacts" >&2
