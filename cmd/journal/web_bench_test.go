@@ -67,7 +67,8 @@ func BenchmarkWeb100k(b *testing.B) {
 }
 
 // BenchmarkWeb_EventPage50MB: the event page of a one-line edit of a 50 MB
-// file: both versions read from the store, the changed lines diffed.
+// file (the large file's diff is loaded when opened), and that diff: both
+// versions read from the store, the changed lines diffed.
 func BenchmarkWeb_EventPage50MB(b *testing.B) {
 	dir := b.TempDir()
 	e := engine(b, dir)
@@ -84,5 +85,7 @@ func BenchmarkWeb_EventPage50MB(b *testing.B) {
 	if fi, err := os.Stat(filepath.Join(dir, "big.go")); err != nil || fi.Size() < 50<<20 {
 		b.Fatal(fi, err)
 	}
-	page(b, webApp(b, dir)+"/event/2", "one line an agent added")
+	base := webApp(b, dir)
+	b.Run("event", func(b *testing.B) { page(b, base+"/event/2", "Show the diff") })
+	b.Run("diff", func(b *testing.B) { page(b, base+"/event/2/diff?path=big.go", "one line an agent added") })
 }

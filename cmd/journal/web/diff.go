@@ -30,6 +30,9 @@ const (
 	// maxHighlight bounds the text of one hunk side that is highlighted;
 	// larger hunks are shown plain.
 	maxHighlight = 256 << 10
+	// lazyBytes is the size from which an event page loads a file's diff
+	// only when it is opened.
+	lazyBytes = 256 << 10
 	// contextLines is the number of unchanged lines shown around a change.
 	contextLines = 3
 )
@@ -40,6 +43,7 @@ type fileDiff struct {
 	Seq     uint64 // the event, on an event page (for the file's actions)
 	Rows    []diffRow
 	Summary string // instead of rows: binary, too large, unchanged
+	Lazy    string // instead of rows: the address of the diff, loaded when opened
 	Open    bool   // shown unfolded (small diffs)
 	Split   bool   // side by side
 }

@@ -264,8 +264,13 @@ func (s *Server) event(w http.ResponseWriter, r *http.Request) {
 		}
 		revertedBy = tx.RevertedBy(seq)
 		for _, f := range ev.Files {
-			d := diffFile(tx, f)
-			d.Seq = seq
+			d := fileDiff{FileChange: f, Seq: seq}
+			if large(tx, f) {
+				d.Lazy = fmt.Sprintf("/event/%d/diff?path=%s", seq, url.QueryEscape(f.Path))
+			} else {
+				d = diffFile(tx, f)
+				d.Seq = seq
+			}
 			files = append(files, d)
 		}
 		return nil
@@ -280,6 +285,51 @@ func (s *Server) event(w http.ResponseWriter, r *http.Request) {
 	}
 	s.render(w, r, "event.html", map[string]any{"Title": fmt.Sprintf("Event %d", seq), "E": ev, "Files": files, "RevertedBy": revertedBy,
 		"Revertable": ev.Kind != journal.KindGC && ev.Kind != journal.KindDamaged && ev.Status == journal.StatusCommitted && len(ev.Files) > 0})
+}
+
+// large reports whether a side of f is larger than an event page diffs
+// in place: its diff is then loaded when the reader opens it.
+func large(tx *journal.Tx, f journal.FileChange) bool {
+	for _, id := range []snapshot.ID{f.Before, f.After} {
+		if n, err := snapshot.Size(tx.Bolt(), id); err == nil && !id.IsZero() && n > lazyBytes {
+			return true
+		}
+	}
+	return false
+}
+
+// eventDiff is one file's diff of an event (?path), alone on a page: what
+// an event page loads when a large file's diff is opened.
+func (s *Server) eventDiff(w http.ResponseWriter, r *http.Request) {
+	seq, err := seqParam(r)
+	if err != nil {
+		s.fail(w, r, http.StatusBadRequest, err, "")
+		return
+	}
+	path := r.URL.Query().Get("path")
+	var d *fileDiff
+	err = s.e.Journal().View(func(tx *journal.Tx) error {
+		ev, err := tx.Event(seq)
+		if err != nil {
+			return err
+		}
+		if f, ok := ev.File(path); ok {
+			fd := diffFile(tx, f)
+			fd.Seq, fd.Open = seq, true
+			d = &fd
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, journal.ErrNotFound):
+		s.fail(w, r, http.StatusNotFound, fmt.Errorf("event %d does not exist", seq), "the timeline lists the events")
+	case err != nil:
+		s.fail(w, r, http.StatusInternalServerError, err, "")
+	case d == nil:
+		s.fail(w, r, http.StatusNotFound, fmt.Errorf("event %d did not change %q", seq, path), fmt.Sprintf("/event/%d lists its files", seq))
+	default:
+		s.render(w, r, "filediff.html", map[string]any{"Title": fmt.Sprintf("%s in event %d", path, seq), "Seq": seq, "Files": []fileDiff{*d}})
+	}
 }
 
 // sessionFile is one file of a session page: its diff from before the

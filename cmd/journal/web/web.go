@@ -58,6 +58,7 @@ func New(e *replay.Engine, actor journal.Actor) (*Server, error) {
 	s.mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
 	s.mux.HandleFunc("GET /{$}", s.timeline)
 	s.mux.HandleFunc("GET /event/{seq}", s.event)
+	s.mux.HandleFunc("GET /event/{seq}/diff", s.eventDiff)
 	s.mux.HandleFunc("GET /event/{seq}/revert", s.revertPreview)
 	s.mux.HandleFunc("POST /event/{seq}/revert", s.revert)
 	s.mux.HandleFunc("GET /blame", s.blame)

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +16,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/journalfs/journal/cmd/journal/web"
+	jmcp "github.com/journalfs/journal/mcp"
+	"github.com/mark3labs/mcp-go/client"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/replay"
 )
@@ -442,5 +446,89 @@ func TestWeb_Token(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(got) != "a\n" {
 		t.Fatalf("a refused request changed a.txt: %q", got)
+	}
+}
+
+// TestWeb_BrowserMCP: a real MCP session (mcp-go's in-process client, as
+// an agent's client connects) creates a 600 KB file and edits one line of
+// it while the timeline is open: both events appear without a reload under
+// the client's name; the edit's page loads the large file's diff when it
+// is opened; the session's undo, confirmed, removes the file it made.
+func TestWeb_BrowserMCP(t *testing.T) {
+	dir := t.TempDir()
+	eng, err := replay.Open(replay.Options{Roots: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	mc, err := client.NewInProcessClient(jmcp.New(eng, jmcp.Options{}).MCP())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mc.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	init := mcpgo.InitializeRequest{}
+	init.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcpgo.Implementation{Name: "claude-code", Version: "2.1"}
+	if _, err := mc.Initialize(context.Background(), init); err != nil {
+		t.Fatal(err)
+	}
+	call := func(name string, args map[string]any) {
+		t.Helper()
+		req := mcpgo.CallToolRequest{}
+		req.Params.Name, req.Params.Arguments = name, args
+		res, err := mc.CallTool(context.Background(), req)
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %+v", name, err, res)
+		}
+	}
+
+	// the app, on its own engine as `journal web` opens it
+	w, err := replay.Open(replay.Options{Roots: []string{dir}, Actor: replay.CLIActor()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	s, err := web.New(w, replay.CLIActor())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Poll = 100 * time.Millisecond
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	ctx := browser(t)
+	do(t, ctx, chromedp.EmulateViewport(1280, 800), chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS("p.empty")))
+
+	var big strings.Builder
+	for i := 1; big.Len() < 600<<10; i++ {
+		fmt.Fprintf(&big, "line %d of a large generated file\n", i)
+	}
+	call("file_create_new", map[string]any{"ops": []map[string]any{{"path": "big.txt", "content": big.String()}}})
+	call("edit_content", map[string]any{"absolute_file_path": filepath.Join(dir, "big.txt"),
+		"search_text": "line 5000 of a large generated file", "replace_text": "line 5000, edited by the agent", "preview": false})
+	do(t, ctx, chromedp.WaitVisible(chromedp.CSS(`a[href="/event/2"]`)))
+	if h := text(t, ctx, "h2.session"); !strings.Contains(h, "claude-code 2.1") || !strings.Contains(h, "2 events in all") {
+		t.Fatalf("the MCP session's heading: %q", h)
+	}
+
+	do(t, ctx, chromedp.Navigate(srv.URL+"/event/2"), chromedp.WaitVisible(chromedp.CSS("p.lazy")))
+	do(t, ctx, chromedp.Click(chromedp.CSS("details.file summary")), chromedp.WaitVisible(chromedp.CSS("table.diff tr.add")))
+	if rows := text(t, ctx, "table.diff"); !strings.Contains(rows, "+line 5000, edited by the agent") || !strings.Contains(rows, "-line 5000 of a large generated file") {
+		t.Fatalf("the large file's diff:\n%s", rows)
+	}
+	if nums := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("table.diff tr.add td.num")).map(td => td.textContent)`); strings.Join(nums, ",") != ",5000" {
+		t.Fatalf("the added line's numbers: %q", nums)
+	}
+
+	sess := eval[string](t, ctx, `document.querySelector('dd a[href^="/session/"]').getAttribute("href")`)
+	do(t, ctx, chromedp.Navigate(srv.URL+sess), chromedp.WaitVisible(chromedp.CSS("#undo")))
+	do(t, ctx, chromedp.Click(chromedp.CSS("#undo")), chromedp.WaitVisible(chromedp.CSS("#confirm")))
+	do(t, ctx, chromedp.Click(chromedp.CSS("#confirm")), chromedp.WaitVisible(chromedp.CSS("dl.meta")))
+	if h1 := text(t, ctx, "h1"); !strings.Contains(h1, "#3") || !strings.Contains(h1, "undo_session") {
+		t.Fatalf("after the session undo: %q", h1)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "big.txt")); !os.IsNotExist(err) {
+		t.Fatalf("big.txt, made by the session, is still there: %v", err)
 	}
 }

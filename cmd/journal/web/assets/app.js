@@ -33,6 +33,21 @@
       else if (rv) location.href = rv.getAttribute("href");
     }
   });
+  // A large file's diff is loaded when its section is opened: the page
+  // that shows it alone is fetched and its diff moved in.
+  Array.prototype.forEach.call(document.querySelectorAll("details.file"), function (d) {
+    var lazy = d.querySelector(".lazy[data-src]");
+    if (!lazy) return;
+    d.addEventListener("toggle", function () {
+      if (!d.open || !lazy.parentNode) return;
+      lazy.textContent = "Loading the diff…";
+      fetch(lazy.dataset.src, { headers: { "Accept": "text/html" } }).then(function (r) { return r.text(); }).then(function (html) {
+        var doc = new DOMParser().parseFromString(html, "text/html");
+        var body = doc.querySelector("details.file .scroll") || doc.querySelector("details.file .summary") || doc.querySelector("main");
+        if (body && lazy.parentNode) lazy.parentNode.replaceChild(document.importNode(body, true), lazy);
+      });
+    });
+  });
   // The first page of the timeline takes new events in as they come: the
   // page is fetched again and its list swapped in, without a reload.
   var live = document.getElementById("live");
