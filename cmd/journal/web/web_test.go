@@ -16,11 +16,11 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/journalfs/journal/cmd/journal/web"
+	"github.com/journalfs/journal/journal"
 	jmcp "github.com/journalfs/journal/mcp"
+	"github.com/journalfs/journal/replay"
 	"github.com/mark3labs/mcp-go/client"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
-	"github.com/journalfs/journal/journal"
-	"github.com/journalfs/journal/replay"
 )
 
 var agent = journal.Actor{Kind: "mcp", Name: "claude-code", Version: "2.0", Session: "s1", Origin: "stdio"}
