@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/alecthomas/chroma/v2"
+	"github.com/alecthomas/chroma/v2/lexers"
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/replay"
 	"github.com/journalfs/journal/snapshot"
@@ -35,7 +37,6 @@ var funcs = template.FuncMap{
 		}
 		return strconv.FormatUint(l.Seq, 10)
 	},
-	"text":        func(b []byte) string { return strings.TrimRight(string(b), "\r\n") },
 	"instruction": instruction,
 	"inc":         func(i int) int { return i + 1 },
 }
@@ -544,7 +545,22 @@ func (s *Server) blame(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusUnprocessableEntity, err, "")
 		return
 	}
-	s.render(w, r, "blame.html", map[string]any{"Title": "Blame " + path, "B": b})
+	// the code, highlighted as a whole where it is not too large
+	lines := make([]string, len(b.Lines))
+	for i, l := range b.Lines {
+		lines[i] = strings.TrimRight(string(l.Text), "\r\n")
+	}
+	var code []template.HTML
+	if lx := lexers.Match(b.Path); lx != nil {
+		code = highlight(chroma.Coalesce(lx), lines)
+	}
+	if code == nil {
+		code = make([]template.HTML, len(lines))
+		for i, l := range lines {
+			code[i] = template.HTML(template.HTMLEscapeString(l))
+		}
+	}
+	s.render(w, r, "blame.html", map[string]any{"Title": "Blame " + path, "B": b, "Code": code, "AtGiven": at != 0})
 }
 
 // live streams the journal's newest event number (server-sent events) each
