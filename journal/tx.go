@@ -148,6 +148,21 @@ func (t *Tx) Append(e *Event) error {
 	if e.Status == "" {
 		e.Status = StatusPending
 	}
+	if err := t.index(e); err != nil {
+		return err
+	}
+	if e.Status == StatusPending {
+		if err := t.tx.Bucket(bucketPending).Put(u64(e.Seq), nil); err != nil {
+			return fmt.Errorf("journal: append %d: %w", e.Seq, err)
+		}
+		return t.put(e)
+	}
+	return t.seal(e)
+}
+
+// index adds e to the by-path and by-session indexes and its session's
+// record.
+func (t *Tx) index(e *Event) error {
 	for _, f := range e.Files {
 		if err := putIndex(t.tx.Bucket(bucketByPath), indexKey(f.Path, e.Seq)); err != nil {
 			return fmt.Errorf("journal: append %d: index %s: %w", e.Seq, f.Path, err)
@@ -161,13 +176,7 @@ func (t *Tx) Append(e *Event) error {
 			return err
 		}
 	}
-	if e.Status == StatusPending {
-		if err := t.tx.Bucket(bucketPending).Put(u64(e.Seq), nil); err != nil {
-			return fmt.Errorf("journal: append %d: %w", e.Seq, err)
-		}
-		return t.put(e)
-	}
-	return t.seal(e)
+	return nil
 }
 
 // Seal finishes a pending event: its status becomes st (committed or

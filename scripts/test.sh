@@ -2,13 +2,15 @@
 # The project's test command (README: "Run the tests"). Installs the real MCP
 # clients for the end-to-end tests and the real language servers for the
 # language-server bridge tests (gopls v0.23.0, pyright, typescript-language-
-# server) and headless Chromium for the web app's browser tests, then runs
+# server), headless Chromium for the web app's browser tests and the S3
+# server (versitygw) for the remote-replication tests, then runs
 # every package's tests in the default mode (well under 15 minutes). Long
 # modes: see README.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup-e2e.sh
 ./scripts/setup-browser.sh
+./scripts/setup-s3.sh
 lsp_path=$(./scripts/setup-lsp.sh)
 export "${lsp_path?}"
 # Tests keep what they save for people to look at (the browser test's

@@ -11,7 +11,7 @@ import (
 )
 
 func newVerifyCmd(a *app) *cobra.Command {
-	var anchor, export string
+	var anchor, export, remoteName, ws string
 	cmd := &cobra.Command{
 		Use:   "verify [--anchor HASH] [--export FILE]",
 		Short: "Recompute the hash chain and re-hash every stored content (or check an export on its own)",
@@ -19,7 +19,8 @@ func newVerifyCmd(a *app) *cobra.Command {
 numbers without gaps — and re-reads and re-hashes every content an event names. With --export FILE it
 checks a jsonl export instead, without the database. --anchor HASH (a head hash recorded elsewhere earlier)
 must be in the chain: this catches a truncated tail, which a chain alone cannot. The first bad record is
-named; the exit status is non-zero on any failure.`,
+named; the exit status is non-zero on any failure. With --remote NAME it checks a remote instead: each workspace's
+head, segments and chain, and every content and chunk re-hashed; every missing or altered object is named.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var id snapshot.ID
@@ -32,11 +33,19 @@ named; the exit status is non-zero on any failure.`,
 			if export != "" {
 				return a.verifyExport(export, id)
 			}
+			if remoteName != "" {
+				return a.verifyRemote(remoteName, ws)
+			}
+			if ws != "" {
+				return usageError{fmt.Errorf("--workspace goes with --remote NAME")}
+			}
 			return a.verifyJournal(id)
 		},
 	}
 	cmd.Flags().StringVar(&anchor, "anchor", "", "a head hash recorded earlier that must be in the chain")
 	cmd.Flags().StringVar(&export, "export", "", "check this jsonl export instead of the journal")
+	cmd.Flags().StringVar(&remoteName, "remote", "", "check a remote instead: every workspace's chain, every content and chunk")
+	cmd.Flags().StringVar(&ws, "workspace", "", "with --remote: only this workspace")
 	return cmd
 }
 

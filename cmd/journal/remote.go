@@ -1,0 +1,245 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+
+	"github.com/journalfs/journal/journal/remote"
+	"github.com/spf13/cobra"
+)
+
+func newRemoteCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "remote",
+		Short: "Name the S3 locations journals are pushed to and cloned from",
+		Long: `remote keeps this user's remotes (in ` + "`os.UserConfigDir()/journal/remotes.json`" + `): a name, an s3://bucket/prefix URL, an
+optional endpoint (MinIO, Ceph, R2, versitygw...) and region. Credentials are never stored: they come from the
+standard AWS chain (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE and ~/.aws, web identity, instance
+roles). Every workspace replicating to one bucket and prefix shares its contents, stored once.`,
+	}
+	var endpoint, region string
+	add := &cobra.Command{
+		Use:   "add NAME s3://bucket/prefix",
+		Short: "Add (or replace) a remote",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r := remote.Remote{Name: args[0], URL: args[1], Endpoint: endpoint, Region: region}
+			if err := remote.Add(r); err != nil {
+				return remoteErr(err)
+			}
+			fmt.Fprintf(a.out, "remote %s: %s%s\n", r.Name, r.URL, describeEndpoint(r))
+			return nil
+		},
+	}
+	add.Flags().StringVar(&endpoint, "endpoint", "", "the S3 endpoint URL (default: AWS)")
+	add.Flags().StringVar(&region, "region", "", "the region (default: the AWS chain's, else us-east-1)")
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List the remotes",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rs, err := remote.List()
+			if err != nil {
+				return remoteErr(err)
+			}
+			if len(rs) == 0 {
+				fmt.Fprintln(a.out, "no remotes (journal remote add NAME s3://bucket/prefix)")
+				return nil
+			}
+			tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
+			for _, r := range rs {
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Name, r.URL, strings.TrimPrefix(describeEndpoint(r), " "))
+			}
+			return tw.Flush()
+		},
+	}
+	rm := &cobra.Command{
+		Use:   "remove NAME",
+		Short: "Forget a remote (its objects stay where they are)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return remoteErr(remote.Remove(args[0]))
+		},
+	}
+	cmd.AddCommand(add, list, rm)
+	return cmd
+}
+
+func describeEndpoint(r remote.Remote) string {
+	var s string
+	if r.Endpoint != "" {
+		s += " (endpoint " + r.Endpoint + ")"
+	}
+	if r.Region != "" {
+		s += " (region " + r.Region + ")"
+	}
+	return s
+}
+
+// remoteErr adds the next step to a remote's errors.
+func remoteErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, remote.ErrUsage):
+		return usageError{err}
+	case errors.Is(err, remote.ErrAuth):
+		return withHint(err, "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) for this storage")
+	case errors.Is(err, remote.ErrNoBucket):
+		return withHint(err, "`journal remote list` shows the URL and endpoint in use")
+	case errors.Is(err, remote.ErrUnreachable):
+		return withHint(err, "nothing was lost: run the command again once the storage answers")
+	case errors.Is(err, remote.ErrConflict):
+		return withHint(err, "one workspace, one writer: push from the workspace that owns it (a clone takes over once the original stops)")
+	}
+	return err
+}
+
+// openRemote opens the remote named name (or the only one, when name is "").
+func openRemote(ctx context.Context, name string) (*remote.Store, error) {
+	if name == "" {
+		rs, err := remote.List()
+		if err != nil {
+			return nil, err
+		}
+		if len(rs) != 1 {
+			return nil, fmt.Errorf("remote: name the remote (%d are configured; journal remote list): %w", len(rs), remote.ErrUsage)
+		}
+		name = rs[0].Name
+	}
+	r, err := remote.Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	return remote.Open(ctx, r)
+}
+
+func newPushCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "push [REMOTE]",
+		Short: "Send a remote the events and contents it lacks",
+		Long: `push sends the remote what it lacks of this journal: the contents its new events name (chunks another
+workspace sent already are not sent again), then the events, as segments that continue the hash chain, moving the
+workspace's head with a conditional write. An interrupted push resumes where it stopped; a push to an up-to-date
+remote sends nothing. A second writer for one workspace (a copy of it pushing too) is refused.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			name := ""
+			if len(args) == 1 {
+				name = args[0]
+			}
+			s, err := openRemote(ctx, name)
+			if err != nil {
+				return remoteErr(err)
+			}
+			e, err := a.engine() // finishes what a crash left and what the write-ahead log holds
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			var b *bar
+			rep, err := remote.Push(ctx, s, e.Journal(), remote.PushOptions{Progress: func(done, total uint64) {
+				if b == nil {
+					b = a.progress(int64(total), "push", false)
+				}
+				b.Set(int64(done))
+			}})
+			if b != nil {
+				b.Done()
+			}
+			if err != nil {
+				return remoteErr(err)
+			}
+			r := s.Remote()
+			if rep.From == 0 {
+				fmt.Fprintf(a.out, "%s is up to date (workspace %s)\n", r.Name, rep.Workspace)
+				return nil
+			}
+			fmt.Fprintf(a.out, "pushed events %d-%d to %s (workspace %s): %d segment(s), %d content(s) and %d chunk(s) sent, %s; %d content(s) and %d chunk(s) were there already\n",
+				rep.From, rep.To, r.Name, rep.Workspace, rep.Segments, rep.Contents, rep.Chunks, humanBytes(rep.Bytes), rep.ContentsThere, rep.ChunksThere)
+			if rep.MissingContents > 0 {
+				fmt.Fprintf(a.out, "note: %d content(s) the events name are not in this journal (dropped by gc or lost to damage) and were not sent\n", rep.MissingContents)
+			}
+			return nil
+		},
+	}
+}
+
+func newCloneCmd(a *app) *cobra.Command {
+	var ws string
+	var at uint64
+	cmd := &cobra.Command{
+		Use:   "clone REMOTE --workspace ID DIR",
+		Short: "Rebuild a workspace and its journal from a remote, in a new directory",
+		Long: `clone rebuilds workspace ID from the remote in DIR: a journal holding its events (each checked against
+its hash and the chain, each content against its ID) and its files as they were after the newest event, or
+after event N with --at N. ` + "`journal verify --remote REMOTE`" + ` lists the workspaces. The clone keeps the
+workspace's ID: push from it to carry the workspace on once the original has stopped.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if ws == "" {
+				return usageError{errors.New("clone needs --workspace ID (journal verify --remote " + args[0] + " lists them)")}
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			s, err := openRemote(ctx, args[0])
+			if err != nil {
+				return remoteErr(err)
+			}
+			var b *bar
+			rep, err := remote.Clone(ctx, s, ws, args[1], remote.CloneOptions{At: at, Progress: func(done, total uint64) {
+				if b == nil {
+					b = a.progress(int64(total), "clone", false)
+				}
+				b.Set(int64(done))
+			}})
+			if b != nil {
+				b.Done()
+			}
+			if err != nil {
+				return remoteErr(err)
+			}
+			fmt.Fprintf(a.out, "cloned workspace %s from %s into %s: %d events (to %d), %d contents fetched, %d files written\n",
+				ws, s.Remote().Name, args[1], rep.Events, rep.Last, rep.Contents, rep.Files)
+			if len(rep.Skipped) > 0 {
+				fmt.Fprintf(a.out, "note: %d file(s) of other workspace roots were not written: %s\n", len(rep.Skipped), strings.Join(rep.Skipped, ", "))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&ws, "workspace", "", "the workspace to clone")
+	cmd.Flags().Uint64Var(&at, "at", 0, "only the events up to this one, and the files as they were after it")
+	return cmd
+}
+
+// verifyRemote checks a remote's workspaces (or one) and names every
+// missing or altered object.
+func (a *app) verifyRemote(name, ws string) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	s, err := openRemote(ctx, name)
+	if err != nil {
+		return remoteErr(err)
+	}
+	rep, err := remote.Verify(ctx, s, ws)
+	if err != nil {
+		return remoteErr(err)
+	}
+	for _, p := range rep.Problems {
+		fmt.Fprintf(a.out, "bad: %s\n", p)
+	}
+	if !rep.OK() {
+		return fmt.Errorf("verify --remote %s: %d object(s) missing or altered (listed above)", s.Remote().Name, len(rep.Problems))
+	}
+	fmt.Fprintf(a.out, "ok: %d workspace(s) %s, %d events, chains intact; %d contents and %d chunks re-hashed\n",
+		len(rep.Workspaces), strings.Join(rep.Workspaces, " "), rep.Events, rep.Contents, rep.Chunks)
+	return nil
+}

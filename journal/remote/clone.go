@@ -1,0 +1,224 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/snapshot"
+)
+
+// CloneReport says what a clone did.
+type CloneReport struct {
+	Workspace string
+	Last      uint64 // the newest event imported
+	Events    int
+	Contents  int // contents fetched
+	Files     int // files written
+	Skipped   []string
+}
+
+// CloneOptions tune Clone.
+type CloneOptions struct {
+	At       uint64 // import events up to this one (0: all) and write the files as they were after it
+	Progress func(done, total uint64)
+}
+
+// Clone rebuilds workspace ws from the store in dir: a new journal in
+// dir/.journal holding the workspace's events (up to o.At), every one
+// checked against its hash and chain and every content against its ID, and
+// the workspace's files as they were after the last of them. dir must not
+// hold a journal yet. The new journal keeps the workspace's ID, so it can
+// carry the workspace on (push from it once the old one stops).
+func Clone(ctx context.Context, s *Store, ws, dir string, o CloneOptions) (*CloneReport, error) {
+	head, _, err := s.readHead(ctx, ws)
+	if errors.Is(err, ErrNotFound) {
+		return nil, fail(ErrUsage, "remote %s: no workspace %s there (journal verify --remote %s lists them)", s.r.Name, ws, s.r.Name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if o.At != 0 && (o.At <= head.BaseSeq || o.At > head.Last) {
+		return nil, fail(ErrUsage, "remote %s: --at %d: workspace %s holds events %d to %d", s.r.Name, o.At, ws, head.BaseSeq+1, head.Last)
+	}
+	jp := filepath.Join(dir, journal.DirName, journal.FileName)
+	if _, err := os.Stat(jp); err == nil {
+		return nil, fail(ErrUsage, "remote: %s holds a journal already: clone into an empty directory", dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("remote: %w", err)
+	}
+	j, err := journal.Open(jp, journal.Options{Create: true})
+	if err != nil {
+		return nil, err
+	}
+	defer j.Close()
+	rep := &CloneReport{Workspace: ws}
+	err = j.Do(func(db *journal.DB) error {
+		if err := db.Update(func(tx *journal.Tx) error { return tx.SetWorkspace(ws) }); err != nil {
+			return err
+		}
+		total := head.Last - head.BaseSeq
+		if o.At != 0 {
+			total = o.At - head.BaseSeq
+		}
+		prevSeq, prev := head.BaseSeq, head.BaseHash
+		for _, sg := range head.Segments {
+			evs, err := s.segment(ctx, sg, prevSeq, prev)
+			if err != nil {
+				return err
+			}
+			prevSeq, prev = sg.Last, evs[len(evs)-1].Hash
+			if o.At != 0 {
+				for len(evs) > 0 && evs[len(evs)-1].Seq > o.At {
+					evs = evs[:len(evs)-1]
+				}
+			}
+			for _, e := range evs {
+				for _, id := range contentIDs(e) {
+					n, err := fetchContent(ctx, s, db, id)
+					if err != nil {
+						return err
+					}
+					rep.Contents += n
+				}
+			}
+			err = db.Update(func(tx *journal.Tx) error {
+				for _, e := range evs {
+					if err := tx.Import(e, head.BaseHash); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			if len(evs) > 0 {
+				rep.Events += len(evs)
+				rep.Last = evs[len(evs)-1].Seq
+				if o.Progress != nil {
+					o.Progress(rep.Last-head.BaseSeq, total)
+				}
+			}
+			if o.At != 0 && rep.Last >= o.At {
+				break
+			}
+		}
+		if rep.Last == 0 && head.Last > head.BaseSeq {
+			return fail(ErrDamaged, "remote %s: workspace %s's head names no segment", s.r.Name, ws)
+		}
+		if o.At == 0 && prev != head.Hash {
+			return fail(ErrDamaged, "remote %s: workspace %s's head names event %d with a hash its segments do not end in", s.r.Name, ws, head.Last)
+		}
+		return nil
+	})
+	if err != nil {
+		return rep, err
+	}
+	return rep, writeFiles(j, dir, rep)
+}
+
+// fetchContent stores content id in the clone's journal unless it holds it:
+// its manifest, then its chunks streamed into the store, the whole checked
+// against id. It returns 1 if it fetched it.
+func fetchContent(ctx context.Context, s *Store, db *journal.DB, id snapshot.ID) (int, error) {
+	have := false
+	db.View(func(tx *journal.Tx) error {
+		_, err := snapshot.Size(tx.Bolt(), id)
+		have = err == nil
+		return nil
+	})
+	if have {
+		return 0, nil
+	}
+	m, _, err := s.get(ctx, contentKey(id))
+	if err != nil {
+		return 0, err
+	}
+	size, chunks, err := parseManifest(m)
+	if err != nil {
+		return 0, fail(ErrDamaged, "remote %s: %s is not a manifest", s.r.Name, contentKey(id))
+	}
+	pr, pw := io.Pipe()
+	go func() {
+		for _, c := range chunks {
+			b, err := s.chunk(ctx, c)
+			if err != nil {
+				pw.CloseWithError(err)
+				return
+			}
+			if _, err := pw.Write(b); err != nil {
+				return
+			}
+		}
+		pw.Close()
+	}()
+	got, n, err := snapshot.PutStream(db.UpdateRaw, pr, 0)
+	pr.CloseWithError(errStop)
+	if err != nil {
+		return 0, err
+	}
+	if got != id || n != size {
+		return 0, fail(ErrDamaged, "remote %s: the chunks %s names make another content (%s, %d bytes)", s.r.Name, contentKey(id), got.Short(), n)
+	}
+	return 1, nil
+}
+
+// writeFiles writes the files the journal's heads name into dir (through
+// os.Root: nothing lands outside it), each from the store, verified.
+func writeFiles(j *journal.Journal, dir string, rep *CloneReport) error {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return fmt.Errorf("remote: %w", err)
+	}
+	defer root.Close()
+	return j.View(func(tx *journal.Tx) error {
+		return tx.Heads(func(p string, h journal.Head) error {
+			if h.ID.IsZero() {
+				return nil
+			}
+			if path.IsAbs(p) || strings.HasPrefix(p, "../") || p == ".." || strings.HasPrefix(p, journal.DirName+"/") || path.Clean(p) != p {
+				rep.Skipped = append(rep.Skipped, p) // a file of another root
+				return nil
+			}
+			if d := path.Dir(p); d != "." {
+				if err := root.MkdirAll(d, 0o755); err != nil {
+					return fmt.Errorf("remote: %s: %w", p, err)
+				}
+			}
+			mode := fs.FileMode(h.Mode).Perm()
+			if mode == 0 {
+				mode = 0o644
+			}
+			f, err := root.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, mode)
+			if err != nil {
+				return fmt.Errorf("remote: %s: %w", p, err)
+			}
+			if err := f.Chmod(mode); err != nil { // exactly, whatever the umask
+				f.Close()
+				return fmt.Errorf("remote: %s: %w", p, err)
+			}
+			if err := snapshot.Get(tx.Bolt(), h.ID, f); err != nil {
+				f.Close()
+				return fmt.Errorf("remote: %s: %w", p, err)
+			}
+			if err := f.Sync(); err != nil {
+				f.Close()
+				return fmt.Errorf("remote: %s: %w", p, err)
+			}
+			if err := f.Close(); err != nil {
+				return fmt.Errorf("remote: %s: %w", p, err)
+			}
+			rep.Files++
+			return nil
+		})
+	})
+}

@@ -1,0 +1,174 @@
+package remote
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/snapshot"
+	"github.com/klauspost/compress/zstd"
+)
+
+// Head is a workspace's head object (workspaces/<ws>/head.json).
+type Head struct {
+	Version   int         `json:"version"` // 1
+	Workspace string      `json:"workspace"`
+	BaseSeq   uint64      `json:"base_seq"`  // the event before the first segment's first
+	BaseHash  snapshot.ID `json:"base_hash"` // its hash (zero: the chain starts there)
+	Last      uint64      `json:"last"`      // the newest event pushed
+	Hash      snapshot.ID `json:"hash"`      // its hash
+	Segments  []Segment   `json:"segments"`
+	Updated   time.Time   `json:"updated"`
+}
+
+// Segment is one immutable segment object of events First..Last.
+type Segment struct {
+	Key   string      `json:"key"` // relative to the remote's prefix
+	First uint64      `json:"first"`
+	Last  uint64      `json:"last"`
+	Sum   snapshot.ID `json:"sum"` // blake3 of the object's bytes
+}
+
+func headKey(ws string) string { return "workspaces/" + ws + "/head.json" }
+
+func segmentKey(ws string, first, last uint64) string {
+	return fmt.Sprintf("workspaces/%s/segments/%020d-%020d.jsonl.zst", ws, first, last)
+}
+
+func chunkKey(id snapshot.ID) string {
+	s := id.String()
+	return "chunks/" + s[:2] + "/" + s
+}
+
+func contentKey(id snapshot.ID) string { return "contents/" + id.String() }
+
+var (
+	zenc, _ = zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
+	zdec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(1<<30))
+)
+
+// readHead returns workspace ws's head and its ETag (ErrNotFound: none).
+func (s *Store) readHead(ctx context.Context, ws string) (*Head, string, error) {
+	b, etag, err := s.get(ctx, headKey(ws))
+	if err != nil {
+		return nil, "", err
+	}
+	var h Head
+	if err := json.Unmarshal(b, &h); err != nil || h.Version != 1 || h.Workspace != ws {
+		return nil, "", fail(ErrDamaged, "remote %s: %s is not a workspace head", s.r.Name, headKey(ws))
+	}
+	return &h, etag, nil
+}
+
+// manifest is a content's manifest object: "JRM1", its size, its chunks.
+func manifest(size int64, chunks []snapshot.ID) []byte {
+	b := append([]byte("JRM1"), binary.AppendUvarint(nil, uint64(size))...)
+	b = binary.AppendUvarint(b, uint64(len(chunks)))
+	for _, c := range chunks {
+		b = append(b, c[:]...)
+	}
+	return b
+}
+
+func parseManifest(b []byte) (int64, []snapshot.ID, error) {
+	if !bytes.HasPrefix(b, []byte("JRM1")) {
+		return 0, nil, ErrDamaged
+	}
+	b = b[4:]
+	size, n1 := binary.Uvarint(b)
+	if n1 <= 0 {
+		return 0, nil, ErrDamaged
+	}
+	b = b[n1:]
+	n, n2 := binary.Uvarint(b)
+	if n2 <= 0 || uint64(len(b)-n2) != n*32 {
+		return 0, nil, ErrDamaged
+	}
+	b = b[n2:]
+	ids := make([]snapshot.ID, n)
+	for i := range ids {
+		copy(ids[i][:], b[i*32:])
+	}
+	return int64(size), ids, nil
+}
+
+// chunk returns a chunk's verified bytes.
+func (s *Store) chunk(ctx context.Context, id snapshot.ID) ([]byte, error) {
+	z, _, err := s.get(ctx, chunkKey(id))
+	if err != nil {
+		return nil, err
+	}
+	b, err := zdec.DecodeAll(z, nil)
+	if err != nil || snapshot.Sum(b) != id {
+		return nil, fail(ErrDamaged, "remote %s: %s does not hold chunk %s", s.r.Name, chunkKey(id), id.Short())
+	}
+	return b, nil
+}
+
+// segment returns a segment's events, each checked against its hash and its
+// predecessor's (prev: the hash before the segment's first event).
+func (s *Store) segment(ctx context.Context, sg Segment, prevSeq uint64, prev snapshot.ID) ([]*journal.Event, error) {
+	z, _, err := s.get(ctx, sg.Key)
+	if err != nil {
+		return nil, err
+	}
+	if snapshot.Sum(z) != sg.Sum {
+		return nil, fail(ErrDamaged, "remote %s: %s is not the segment its head names (altered or replaced)", s.r.Name, sg.Key)
+	}
+	raw, err := zdec.DecodeAll(z, nil)
+	if err != nil {
+		return nil, fail(ErrDamaged, "remote %s: %s: %v", s.r.Name, sg.Key, err)
+	}
+	var evs []*journal.Event
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	sc.Buffer(nil, 1<<30)
+	for sc.Scan() {
+		var rec journal.ExportRecord
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil || rec.Type != "event" {
+			return nil, fail(ErrDamaged, "remote %s: %s: a line that is not an event", s.r.Name, sg.Key)
+		}
+		e := &journal.Event{}
+		if err := json.Unmarshal(rec.Event, e); err != nil {
+			return nil, fail(ErrDamaged, "remote %s: %s: event %d: %v", s.r.Name, sg.Key, rec.Seq, err)
+		}
+		e.Hash = rec.Hash
+		switch {
+		case e.Seq != prevSeq+1:
+			return nil, fail(ErrDamaged, "remote %s: %s: event %d where %d was due", s.r.Name, sg.Key, e.Seq, prevSeq+1)
+		case e.Prev != prev:
+			return nil, fail(ErrDamaged, "remote %s: %s: event %d does not link to event %d", s.r.Name, sg.Key, e.Seq, prevSeq)
+		case journal.ComputeHash(e) != e.Hash:
+			return nil, fail(ErrDamaged, "remote %s: %s: event %d is not the event its hash names (altered)", s.r.Name, sg.Key, e.Seq)
+		}
+		evs = append(evs, e)
+		prevSeq, prev = e.Seq, e.Hash
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fail(ErrDamaged, "remote %s: %s: %v", s.r.Name, sg.Key, err)
+	}
+	if len(evs) == 0 || evs[0].Seq != sg.First || evs[len(evs)-1].Seq != sg.Last {
+		return nil, fail(ErrDamaged, "remote %s: %s does not hold events %d to %d", s.r.Name, sg.Key, sg.First, sg.Last)
+	}
+	return evs, nil
+}
+
+// contentIDs are the contents an event names.
+func contentIDs(e *journal.Event) []snapshot.ID {
+	var ids []snapshot.ID
+	for _, f := range e.Files {
+		for _, id := range []snapshot.ID{f.Before, f.After} {
+			if !id.IsZero() {
+				ids = append(ids, id)
+			}
+		}
+	}
+	return ids
+}
+
+var errStop = errors.New("stop")

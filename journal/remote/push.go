@@ -1,0 +1,309 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/snapshot"
+)
+
+// segmentEvents is the most events one segment holds.
+const segmentEvents = 10000
+
+// uploaders is how many objects a push sends at once.
+const uploaders = 8
+
+// PushReport says what a push did.
+type PushReport struct {
+	Workspace       string
+	From, To        uint64 // the events pushed (0, 0: none: the remote was up to date)
+	Segments        int
+	Contents        int // contents sent
+	ContentsThere   int // contents the remote had (this or another workspace's)
+	Chunks          int // chunks sent
+	ChunksThere     int
+	Bytes           int64 // bytes sent
+	MissingContents int   // contents events name that the journal no longer holds (gc, repair)
+}
+
+// PushOptions tune Push.
+type PushOptions struct {
+	// Progress, if set, is called as events are pushed (done of total).
+	Progress func(done, total uint64)
+	// SegmentEvents is the most events a segment holds (0: 10,000).
+	SegmentEvents uint64
+}
+
+// Push sends the store what it lacks of journal j: the contents its new
+// events name, then those events as segments, moving the workspace's head
+// after each segment with a conditional write. It resumes an interrupted
+// push and is a no-op when the remote is up to date; it refuses (ErrConflict)
+// when the remote's head is not an event of this journal (another writer)
+// or moves while it pushes.
+func Push(ctx context.Context, s *Store, j *journal.Journal, o PushOptions) (*PushReport, error) {
+	var ws string
+	err := j.Do(func(db *journal.DB) error {
+		return db.Update(func(tx *journal.Tx) (err error) { ws, err = tx.MakeWorkspace(); return })
+	})
+	if err != nil {
+		return nil, err
+	}
+	rep := &PushReport{Workspace: ws}
+	head, etag, err := s.readHead(ctx, ws)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return nil, err
+	}
+	var from, upTo uint64
+	var base snapshot.ID
+	var baseSeq uint64
+	err = j.View(func(tx *journal.Tx) error {
+		baseSeq, base = tx.Base()
+		upTo = tx.Last()
+		for _, p := range tx.Pending() { // an apply in flight: push up to it
+			if p <= upTo {
+				upTo = p - 1
+			}
+		}
+		if head == nil {
+			from = baseSeq + 1
+			return nil
+		}
+		from = head.Last + 1
+		switch {
+		case head.Last > upTo:
+			return fail(ErrConflict, "remote %s: workspace %s has events up to %d there and this journal only to %d: another writer (a copy of this workspace?) pushed to it", s.r.Name, ws, head.Last, upTo)
+		case head.Last != 0 && head.Last <= baseSeq:
+			if head.Last == baseSeq && head.Hash == base {
+				return nil
+			}
+			return fail(ErrConflict, "remote %s: events %d to %d were dropped by gc before they were pushed; the remote chain cannot continue", s.r.Name, head.Last+1, baseSeq)
+		case head.Last != 0:
+			e, err := tx.Event(head.Last)
+			if err != nil {
+				return err
+			}
+			if e.Hash != head.Hash {
+				return fail(ErrConflict, "remote %s: workspace %s's event %d there is not this journal's: another writer pushed to it", s.r.Name, ws, head.Last)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return rep, err
+	}
+	if head == nil {
+		head = &Head{Version: 1, Workspace: ws, BaseSeq: baseSeq, BaseHash: base, Last: baseSeq, Hash: base}
+	}
+	if from > upTo {
+		return rep, nil
+	}
+	per := o.SegmentEvents
+	if per == 0 {
+		per = segmentEvents
+	}
+	p := &pusher{s: s, j: j, rep: rep, sent: map[snapshot.ID]bool{}}
+	for first := from; first <= upTo; first += per {
+		last := min(first+per-1, upTo)
+		var lines bytes.Buffer
+		var ids []snapshot.ID
+		var lastHash snapshot.ID
+		err := j.View(func(tx *journal.Tx) error {
+			return tx.Scan(first, false, func(e *journal.Event) error {
+				if e.Seq > last {
+					return journal.ErrStop
+				}
+				l, err := journal.ExportLine(e)
+				if err != nil {
+					return err
+				}
+				lines.Write(l)
+				ids = append(ids, contentIDs(e)...)
+				lastHash = e.Hash
+				return nil
+			}, nil)
+		})
+		if err != nil && !errors.Is(err, journal.ErrStop) {
+			return rep, err
+		}
+		if err := p.contents(ctx, ids); err != nil {
+			return rep, err
+		}
+		z := zenc.EncodeAll(lines.Bytes(), nil)
+		sg := Segment{Key: segmentKey(ws, first, last), First: first, Last: last, Sum: snapshot.Sum(z)}
+		if err := s.put(ctx, sg.Key, z, "", false); err != nil {
+			return rep, err
+		}
+		rep.Bytes += int64(len(z))
+		head.Segments = append(head.Segments, sg)
+		head.Last, head.Hash, head.Updated = last, lastHash, time.Now().UTC()
+		hb, _ := json.MarshalIndent(head, "", " ")
+		if etag, err = s.putHead(ctx, ws, hb, etag); err != nil {
+			return rep, err
+		}
+		if rep.From == 0 {
+			rep.From = first
+		}
+		rep.To = last
+		rep.Segments++
+		if o.Progress != nil {
+			o.Progress(last-from+1, upTo-from+1)
+		}
+	}
+	return rep, nil
+}
+
+// putHead writes a workspace's head: over the one with ETag etag, or as a
+// new object when etag is "". It returns the new ETag.
+func (s *Store) putHead(ctx context.Context, ws string, b []byte, etag string) (string, error) {
+	err := s.put(ctx, headKey(ws), b, etag, etag == "")
+	if errors.Is(err, ErrConflict) {
+		return "", fail(ErrConflict, "remote %s: workspace %s's head moved while this push ran: another writer is pushing to it; nothing of this push is lost (run push again once it is the only writer)", s.r.Name, ws)
+	}
+	if err != nil {
+		return "", err
+	}
+	_, etag, err = s.get(ctx, headKey(ws)) // the ETag to write over next
+	return etag, err
+}
+
+// pusher sends contents, several objects at once.
+type pusher struct {
+	s    *Store
+	j    *journal.Journal
+	rep  *PushReport
+	mu   sync.Mutex
+	sent map[snapshot.ID]bool // contents and chunks known to be there
+}
+
+// contents sends the contents ids that the remote lacks: their chunks
+// first, then their manifests.
+func (p *pusher) contents(ctx context.Context, ids []snapshot.ID) error {
+	work := make(chan snapshot.ID)
+	errc := make(chan error, uploaders)
+	var wg sync.WaitGroup
+	for range uploaders {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for id := range work {
+				if err := p.content(ctx, id); err != nil {
+					errc <- err
+					for range work {
+					}
+					return
+				}
+			}
+		}()
+	}
+	seen := map[snapshot.ID]bool{}
+	var err error
+feed:
+	for _, id := range ids {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		select {
+		case work <- id:
+		case err = <-errc:
+			break feed
+		}
+	}
+	close(work)
+	wg.Wait()
+	if err == nil {
+		select {
+		case err = <-errc:
+		default:
+		}
+	}
+	return err
+}
+
+func (p *pusher) known(id snapshot.ID) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sent[id]
+}
+
+func (p *pusher) mark(id snapshot.ID) {
+	p.mu.Lock()
+	p.sent[id] = true
+	p.mu.Unlock()
+}
+
+func (p *pusher) count(f func(r *PushReport)) {
+	p.mu.Lock()
+	f(p.rep)
+	p.mu.Unlock()
+}
+
+func (p *pusher) content(ctx context.Context, id snapshot.ID) error {
+	if p.known(id) {
+		return nil
+	}
+	there, err := p.s.exists(ctx, contentKey(id))
+	if err != nil {
+		return err
+	}
+	if there {
+		p.mark(id)
+		p.count(func(r *PushReport) { r.ContentsThere++ })
+		return nil
+	}
+	var size int64
+	var chunks []snapshot.ID
+	err = p.j.View(func(tx *journal.Tx) error {
+		var err error
+		if size, err = snapshot.Size(tx.Bolt(), id); err != nil {
+			return err
+		}
+		return snapshot.Refs(tx.Bolt(), id, func(b []byte, ref snapshot.ID) {
+			if bytes.Equal(b, snapshot.BucketChunks) {
+				chunks = append(chunks, ref)
+			}
+		})
+	})
+	if errors.Is(err, snapshot.ErrNotFound) {
+		p.count(func(r *PushReport) { r.MissingContents++ })
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, c := range chunks {
+		if p.known(c) {
+			continue
+		}
+		there, err := p.s.exists(ctx, chunkKey(c))
+		if err != nil {
+			return err
+		}
+		if !there {
+			var data []byte
+			if err := p.j.View(func(tx *journal.Tx) (err error) { data, err = snapshot.ReadChunk(tx.Bolt(), c); return }); err != nil {
+				return err
+			}
+			z := zenc.EncodeAll(data, nil)
+			if err := p.s.put(ctx, chunkKey(c), z, "", false); err != nil {
+				return err
+			}
+			p.count(func(r *PushReport) { r.Chunks++; r.Bytes += int64(len(z)) })
+		} else {
+			p.count(func(r *PushReport) { r.ChunksThere++ })
+		}
+		p.mark(c)
+	}
+	m := manifest(size, chunks)
+	if err := p.s.put(ctx, contentKey(id), m, "", false); err != nil {
+		return err
+	}
+	p.mark(id)
+	p.count(func(r *PushReport) { r.Contents++; r.Bytes += int64(len(m)) })
+	return nil
+}

@@ -1,0 +1,468 @@
+package remote_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/remote"
+	"github.com/journalfs/journal/journal/remote/s3test"
+	"github.com/journalfs/journal/replay"
+	"github.com/journalfs/journal/snapshot"
+)
+
+var ctx = context.Background()
+
+// store opens the remote "team" (s3://bucket/team) on srv.
+func store(t testing.TB, srv *s3test.Server) *remote.Store {
+	t.Helper()
+	s, err := remote.Open(ctx, remote.Remote{Name: "team", URL: "s3://" + s3test.Bucket + "/team", Endpoint: srv.Endpoint()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// agent is the actor of a workspace's edits.
+func agent(ws string) journal.Actor {
+	return journal.Actor{Kind: "mcp", Name: "claude-code", Version: "2.1", Session: "s-" + ws, Origin: "stdio"}
+}
+
+// files reads every file of a workspace (not .journal) into a map.
+func files(t testing.TB, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == journal.DirName {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(dir, p)
+			out[filepath.ToSlash(rel)] = string(b)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// repo is the starting tree of every workspace: the same files, as clones
+// of one repository are.
+func repo() map[string]string {
+	out := map[string]string{}
+	for f := range 10 {
+		var b strings.Builder
+		for l := range 300 {
+			fmt.Fprintf(&b, "// file %d, line %d: as long as the lines of source files are, more or less\n", f, l)
+		}
+		out[fmt.Sprintf("src/f%d.go", f)] = b.String()
+	}
+	return out
+}
+
+// workspace makes a workspace with the repository's files and n one-line
+// edits by an agent; at records the files after the events named in it.
+func workspace(t testing.TB, name string, n int, at map[uint64]map[string]string) (string, *replay.Engine) {
+	t.Helper()
+	dir := t.TempDir()
+	e, err := replay.Open(replay.Options{Roots: []string{dir}, Actor: agent(name)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	tree := repo()
+	b := &replay.Batch{Tool: "file_create_new"}
+	for p, c := range tree {
+		b.Changes = append(b.Changes, replay.Change{Path: p, Data: []byte(c)})
+	}
+	if _, err := e.Apply(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		p := fmt.Sprintf("src/f%d.go", i%10)
+		lines := strings.SplitAfter(tree[p], "\n")
+		lines[(i*7)%300] = fmt.Sprintf("// %s edit %d\n", name, i)
+		tree[p] = strings.Join(lines, "")
+		res, err := e.Apply(ctx, &replay.Batch{Tool: "edit_content", Args: []byte(fmt.Sprintf(`{"path":%q,"n":%d}`, p, i)),
+			Changes: []replay.Change{{Path: p, Data: []byte(tree[p])}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want, ok := at[res.Seq]; ok && want == nil {
+			at[res.Seq] = files(t, dir)
+		}
+	}
+	return dir, e
+}
+
+// events lists a journal's events as "seq hash" lines.
+func events(t testing.TB, dir string) []string {
+	t.Helper()
+	j, err := journal.Open(filepath.Join(dir, journal.DirName, journal.FileName), journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	var out []string
+	err = j.View(func(tx *journal.Tx) error {
+		return tx.Each(0, false, func(e *journal.Event) error {
+			out = append(out, fmt.Sprintf("%d %s %s", e.Seq, e.Hash, e.Tool))
+			return nil
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func workspaceID(t testing.TB, dir string) string {
+	t.Helper()
+	j, err := journal.Open(filepath.Join(dir, journal.DirName, journal.FileName), journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	var ws string
+	j.View(func(tx *journal.Tx) error { ws = tx.Workspace(); return nil })
+	return ws
+}
+
+// TestPushClone: three workspaces cloned from one repository push 1,000
+// events to one remote; the repository's files are stored once; each
+// workspace clones into a fresh directory with every file byte-identical,
+// the same events (numbers and hashes), and at an earlier event the files
+// as they were then; a second push sends nothing; a later one only what is
+// new.
+func TestPushClone(t *testing.T) {
+	srv := s3test.Start(t)
+	s := store(t, srv)
+	type ws struct {
+		dir string
+		e   *replay.Engine
+		at  map[uint64]map[string]string
+	}
+	var all []ws
+	for i, n := range []int{400, 300, 297} {
+		at := map[uint64]map[string]string{50: nil, 200: nil}
+		dir, e := workspace(t, fmt.Sprintf("w%d", i), n, at)
+		all = append(all, ws{dir, e, at})
+	}
+	var reps []*remote.PushReport
+	for _, w := range all {
+		j := w.e.Journal()
+		rep, err := remote.Push(ctx, s, j, remote.PushOptions{SegmentEvents: 128})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reps = append(reps, rep)
+	}
+	if reps[0].From != 1 || reps[0].To != 401 || reps[0].Segments != 4 || reps[0].ContentsThere != 0 {
+		t.Fatalf("first push: %+v", reps[0])
+	}
+	if reps[1].ContentsThere < 10 { // the repository's ten files, sent by the first workspace
+		t.Fatalf("second push: %+v", reps[1])
+	}
+	again, err := remote.Push(ctx, s, all[0].e.Journal(), remote.PushOptions{})
+	if err != nil || again.From != 0 || again.Chunks != 0 {
+		t.Fatalf("push of an up-to-date journal: %+v %v", again, err)
+	}
+	for i, w := range all {
+		id := workspaceID(t, w.dir)
+		clone := filepath.Join(t.TempDir(), "clone")
+		rep, err := remote.Clone(ctx, s, id, clone, remote.CloneOptions{})
+		if err != nil {
+			t.Fatalf("clone %d: %v", i, err)
+		}
+		if rep.Files != 10 || len(rep.Skipped) != 0 {
+			t.Fatalf("clone %d: %+v", i, rep)
+		}
+		want, got := files(t, w.dir), files(t, clone)
+		if fmt.Sprint(want) != fmt.Sprint(got) {
+			t.Fatalf("clone %d: files differ", i)
+		}
+		if a, b := events(t, w.dir), events(t, clone); strings.Join(a, "\n") != strings.Join(b, "\n") {
+			t.Fatalf("clone %d: events differ: %d vs %d", i, len(a), len(b))
+		}
+		if workspaceID(t, clone) != id {
+			t.Fatalf("clone %d has workspace %q, want %q", i, workspaceID(t, clone), id)
+		}
+		for seq, tree := range w.at {
+			past := filepath.Join(t.TempDir(), "past")
+			if _, err := remote.Clone(ctx, s, id, past, remote.CloneOptions{At: seq}); err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(files(t, past)) != fmt.Sprint(tree) {
+				t.Fatalf("clone %d --at %d: files differ", i, seq)
+			}
+			if n := len(events(t, past)); n != int(seq) {
+				t.Fatalf("clone %d --at %d holds %d events", i, seq, n)
+			}
+		}
+	}
+	// a later push sends only what is new
+	if _, err := all[0].e.Apply(ctx, &replay.Batch{Tool: "file_create_new", Changes: []replay.Change{{Path: "NEW.md", Data: []byte("new\n")}}}); err != nil {
+		t.Fatal(err)
+	}
+	more, err := remote.Push(ctx, s, all[0].e.Journal(), remote.PushOptions{})
+	if err != nil || more.From != 402 || more.To != 402 || more.Contents != 1 {
+		t.Fatalf("incremental push: %+v %v", more, err)
+	}
+	vr, err := remote.Verify(ctx, s, "")
+	if err != nil || !vr.OK() || len(vr.Workspaces) != 3 || vr.Events != 1001 {
+		t.Fatalf("verify: %+v %v", vr, err)
+	}
+}
+
+// TestOpen_Errors: wrong credentials, a missing bucket and a server that is
+// down each give one clear error.
+func TestOpen_Errors(t *testing.T) {
+	srv := s3test.Start(t)
+	_, err := remote.Open(ctx, remote.Remote{Name: "team", URL: "s3://no-such-bucket/x", Endpoint: srv.Endpoint()})
+	if !errors.Is(err, remote.ErrNoBucket) || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), `bucket "no-such-bucket" does not exist`) {
+		t.Fatalf("missing bucket: %v", err)
+	}
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "wrong")
+	_, err = remote.Open(ctx, remote.Remote{Name: "team", URL: "s3://" + s3test.Bucket + "/x", Endpoint: srv.Endpoint()})
+	if !errors.Is(err, remote.ErrAuth) || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "refused the credentials") {
+		t.Fatalf("wrong credentials: %v", err)
+	}
+	t.Setenv("AWS_SECRET_ACCESS_KEY", s3test.Secret)
+	srv.Kill()
+	c, cancel := context.WithTimeout(ctx, 20e9)
+	defer cancel()
+	_, err = remote.Open(c, remote.Remote{Name: "team", URL: "s3://" + s3test.Bucket + "/x", Endpoint: srv.Endpoint()})
+	if !errors.Is(err, remote.ErrUnreachable) {
+		t.Fatalf("server down: %v", err)
+	}
+}
+
+// copyDir copies a workspace, journal included (cp -a).
+func copyDir(t testing.TB, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		to := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(to, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(to, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPush_SecondWriter: a copy of a workspace (same journal, same
+// workspace ID) that goes its own way is refused when it pushes after the
+// original, and the remote keeps the original's history.
+func TestPush_SecondWriter(t *testing.T) {
+	srv := s3test.Start(t)
+	s := store(t, srv)
+	dir, e := workspace(t, "a", 10, nil)
+	if _, err := remote.Push(ctx, s, e.Journal(), remote.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	copyDir(t, dir, filepath.Join(t.TempDir(), "copy"))
+	twin := filepath.Join(t.TempDir(), "twin")
+	copyDir(t, dir, twin)
+	a, err := replay.Open(replay.Options{Roots: []string{dir}, Actor: agent("a")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := replay.Open(replay.Options{Roots: []string{twin}, Actor: agent("b")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	for _, x := range []*replay.Engine{a, b} {
+		if _, err := x.Apply(ctx, &replay.Batch{Tool: "file_create_new", Changes: []replay.Change{{Path: "who.txt", Data: []byte(fmt.Sprintf("%p\n", x))}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := remote.Push(ctx, s, a.Journal(), remote.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = remote.Push(ctx, s, b.Journal(), remote.PushOptions{})
+	if !errors.Is(err, remote.ErrConflict) || !strings.Contains(err.Error(), "another writer") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("the twin's push: %v", err)
+	}
+	if vr, err := remote.Verify(ctx, s, ""); err != nil || !vr.OK() || vr.Events != 12 {
+		t.Fatalf("verify: %+v %v", vr, err)
+	}
+	clone := filepath.Join(t.TempDir(), "clone")
+	if _, err := remote.Clone(ctx, s, workspaceID(t, dir), clone, remote.CloneOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(files(t, clone)) != fmt.Sprint(files(t, dir)) {
+		t.Fatal("the remote does not hold the original's files")
+	}
+}
+
+// TestPush_ResumesAfterServerKilled: the S3 server is killed in the middle
+// of a push of 40 files of 256 KB; the push fails; once the server is back
+// the push resumes: every object once, verify clean, the clone identical.
+func TestPush_ResumesAfterServerKilled(t *testing.T) {
+	srv := s3test.Start(t)
+	s := store(t, srv)
+	dir := t.TempDir()
+	e, err := replay.Open(replay.Options{Roots: []string{dir}, Actor: agent("big")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	for i := range 40 {
+		var b strings.Builder
+		for l := 0; b.Len() < 256<<10; l++ {
+			fmt.Fprintf(&b, "file %d line %d: %x\n", i, l, uint64(l*2654435761+i*40503))
+		}
+		if _, err := e.Apply(ctx, &replay.Batch{Tool: "file_create_new", Changes: []replay.Change{{Path: fmt.Sprintf("data/%02d.txt", i), Data: []byte(b.String())}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	chunksDir := srv.Object("team/chunks")
+	killed := make(chan struct{})
+	go func() {
+		defer close(killed)
+		for {
+			n := 0
+			filepath.WalkDir(chunksDir, func(_ string, d fs.DirEntry, _ error) error {
+				if d != nil && !d.IsDir() {
+					n++
+				}
+				return nil
+			})
+			if n >= 150 {
+				srv.Kill()
+				return
+			}
+		}
+	}()
+	c, cancel := context.WithTimeout(ctx, 60e9)
+	defer cancel()
+	_, err = remote.Push(c, s, e.Journal(), remote.PushOptions{SegmentEvents: 10})
+	<-killed
+	if err == nil {
+		t.Fatal("the push went through though the server was killed")
+	}
+	srv.Restart()
+	rep, err := remote.Push(ctx, s, e.Journal(), remote.PushOptions{SegmentEvents: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.ChunksThere == 0 || rep.Chunks == 0 {
+		t.Fatalf("the second push did not resume: %+v", rep)
+	}
+	// every chunk once: as many chunk objects as the journal has chunks
+	var objects int
+	filepath.WalkDir(chunksDir, func(_ string, d fs.DirEntry, _ error) error {
+		if d != nil && !d.IsDir() {
+			objects++
+		}
+		return nil
+	})
+	var stored int
+	e.Journal().View(func(tx *journal.Tx) error {
+		st, err := snapshotStats(tx)
+		stored = st
+		return err
+	})
+	if objects != stored {
+		t.Fatalf("%d chunk objects for %d chunks", objects, stored)
+	}
+	if vr, err := remote.Verify(ctx, s, ""); err != nil || !vr.OK() || vr.Events != 40 {
+		t.Fatalf("verify: %+v %v", vr, err)
+	}
+	clone := filepath.Join(t.TempDir(), "clone")
+	if _, err := remote.Clone(ctx, s, workspaceID(t, dir), clone, remote.CloneOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(files(t, clone)) != fmt.Sprint(files(t, dir)) {
+		t.Fatal("the clone's files differ")
+	}
+}
+
+// TestVerify_NamesDamage: an altered chunk, a deleted manifest and two
+// segments swapped are each named by the object's key; a clone refuses.
+func TestVerify_NamesDamage(t *testing.T) {
+	srv := s3test.Start(t)
+	s := store(t, srv)
+	dir, e := workspace(t, "v", 299, nil)
+	if _, err := remote.Push(ctx, s, e.Journal(), remote.PushOptions{SegmentEvents: 100}); err != nil {
+		t.Fatal(err)
+	}
+	ws := workspaceID(t, dir)
+	var chunk, content string
+	filepath.WalkDir(srv.Object("team/chunks"), func(p string, d fs.DirEntry, _ error) error {
+		if d != nil && !d.IsDir() && chunk == "" {
+			chunk = p
+		}
+		return nil
+	})
+	ents, _ := os.ReadDir(srv.Object("team/contents"))
+	content = filepath.Join(srv.Object("team/contents"), ents[len(ents)-1].Name())
+	b, _ := os.ReadFile(chunk)
+	b[len(b)/2] ^= 0xff
+	if err := os.WriteFile(chunk, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(content); err != nil {
+		t.Fatal(err)
+	}
+	seg := func(first, last int) string {
+		return srv.Object(fmt.Sprintf("team/workspaces/%s/segments/%020d-%020d.jsonl.zst", ws, first, last))
+	}
+	s1, _ := os.ReadFile(seg(101, 200))
+	s2, _ := os.ReadFile(seg(201, 300))
+	os.WriteFile(seg(101, 200), s2, 0o644)
+	os.WriteFile(seg(201, 300), s1, 0o644)
+
+	vr, err := remote.Verify(ctx, s, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := strings.Join(vr.Problems, "\n")
+	for _, want := range []string{
+		"chunks/" + filepath.Base(filepath.Dir(chunk)) + "/" + filepath.Base(chunk) + ": altered",
+		"contents/" + filepath.Base(content) + ": missing",
+		fmt.Sprintf("workspaces/%s/segments/%020d-%020d.jsonl.zst: ", ws, 101, 200),
+		fmt.Sprintf("workspaces/%s/segments/%020d-%020d.jsonl.zst: ", ws, 201, 300),
+	} {
+		if !strings.Contains(report, want) {
+			t.Errorf("verify does not name %q:\n%s", want, report)
+		}
+	}
+	// a clone refuses the damage instead of rebuilding a wrong workspace
+	if _, err := remote.Clone(ctx, s, ws, filepath.Join(t.TempDir(), "c"), remote.CloneOptions{}); !errors.Is(err, remote.ErrDamaged) && !errors.Is(err, remote.ErrNotFound) {
+		t.Fatalf("clone of a damaged remote: %v", err)
+	}
+}
+
+func snapshotStats(tx *journal.Tx) (int, error) {
+	st, err := snapshot.ReadStats(tx.Bolt())
+	return st.Chunks, err
+}

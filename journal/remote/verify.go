@@ -1,0 +1,204 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/journalfs/journal/snapshot"
+)
+
+// VerifyReport is what Verify found.
+type VerifyReport struct {
+	Workspaces []string // checked
+	Events     int
+	Contents   int
+	Chunks     int
+	Problems   []string // each names an object missing or altered, and how
+}
+
+// OK reports whether nothing was wrong.
+func (r *VerifyReport) OK() bool { return len(r.Problems) == 0 }
+
+// Workspaces lists the workspaces on the store.
+func (s *Store) Workspaces(ctx context.Context) ([]string, error) {
+	keys, err := s.list(ctx, "workspaces/")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, k := range keys {
+		if ws, ok := strings.CutSuffix(strings.TrimPrefix(k, "workspaces/"), "/head.json"); ok && !strings.Contains(ws, "/") {
+			out = append(out, ws)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// Verify checks workspace ws on the store (every workspace when ws is ""):
+// its head, every segment against the sum the head names, the chain of
+// events through them to the head's hash, every content the events name
+// and every chunk of it against its ID. Each missing or altered object is
+// named in the report; an error is returned only when the store cannot be
+// read at all.
+func Verify(ctx context.Context, s *Store, ws string) (*VerifyReport, error) {
+	rep := &VerifyReport{}
+	wss := []string{ws}
+	if ws == "" {
+		var err error
+		if wss, err = s.Workspaces(ctx); err != nil {
+			return nil, err
+		}
+	}
+	checked := map[snapshot.ID]bool{}
+	problem := func(format string, a ...any) { rep.Problems = append(rep.Problems, fmt.Sprintf(format, a...)) }
+	for _, ws := range wss {
+		rep.Workspaces = append(rep.Workspaces, ws)
+		head, _, err := s.readHead(ctx, ws)
+		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrDamaged) {
+			problem("%s", cause(err))
+			continue
+		}
+		if err != nil {
+			return rep, err
+		}
+		prevSeq, prev := head.BaseSeq, head.BaseHash
+		intact := true
+		for _, sg := range head.Segments {
+			if sg.First != prevSeq+1 {
+				problem("%s: the head names it for events %d to %d where %d was due (a segment missing from the head)", sg.Key, sg.First, sg.Last, prevSeq+1)
+				intact = false
+			}
+			evs, err := s.segment(ctx, sg, prevSeq, prev)
+			if err != nil {
+				if !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrDamaged) {
+					return rep, err
+				}
+				problem("%s", cause(err))
+				intact = false
+				prevSeq, prev = sg.Last, snapshot.ID{}
+				continue
+			}
+			rep.Events += len(evs)
+			prevSeq, prev = sg.Last, evs[len(evs)-1].Hash
+			for _, e := range evs {
+				for _, id := range contentIDs(e) {
+					if checked[id] {
+						continue
+					}
+					checked[id] = true
+					rep.Contents++
+					if err := verifyContent(ctx, s, id, rep, checked, problem); err != nil {
+						return rep, err
+					}
+				}
+			}
+		}
+		if intact && (prevSeq != head.Last || prev != head.Hash) {
+			problem("%s: it names event %d as the newest, but its segments end at event %d (or in another hash)", headKey(ws), head.Last, prevSeq)
+		}
+	}
+	if ws != "" {
+		return rep, nil
+	}
+	// every workspace: also the objects no readable event names
+	keys, err := s.list(ctx, "contents/")
+	if err != nil {
+		return rep, err
+	}
+	for _, k := range keys {
+		id, err := snapshot.ParseID(strings.TrimPrefix(k, "contents/"))
+		if err != nil {
+			problem("%s: not a content's name", k)
+			continue
+		}
+		if !checked[id] {
+			checked[id] = true
+			rep.Contents++
+			if err := verifyContent(ctx, s, id, rep, checked, problem); err != nil {
+				return rep, err
+			}
+		}
+	}
+	if keys, err = s.list(ctx, "chunks/"); err != nil {
+		return rep, err
+	}
+	for _, k := range keys {
+		id, err := snapshot.ParseID(k[strings.LastIndexByte(k, '/')+1:])
+		if err != nil || chunkKey(id) != k {
+			problem("%s: not a chunk's name", k)
+			continue
+		}
+		if checked[id] {
+			continue
+		}
+		checked[id] = true
+		rep.Chunks++
+		if _, err := s.chunk(ctx, id); errors.Is(err, ErrDamaged) {
+			problem("%s: altered: its bytes are not chunk %s", k, id.Short())
+		} else if err != nil {
+			return rep, err
+		}
+	}
+	return rep, nil
+}
+
+// verifyContent checks a content's manifest and chunks, and that they make
+// the content.
+func verifyContent(ctx context.Context, s *Store, id snapshot.ID, rep *VerifyReport, checked map[snapshot.ID]bool, problem func(string, ...any)) error {
+	m, _, err := s.get(ctx, contentKey(id))
+	if errors.Is(err, ErrNotFound) {
+		problem("%s: missing", contentKey(id))
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	size, chunks, err := parseManifest(m)
+	if err != nil {
+		problem("%s: not a manifest (altered)", contentKey(id))
+		return nil
+	}
+	h := snapshot.NewHasher()
+	var n int64
+	whole := true
+	for _, c := range chunks {
+		rep.Chunks++
+		checked[c] = true
+		b, err := s.chunk(ctx, c)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			problem("%s: missing (chunk of %s)", chunkKey(c), contentKey(id))
+			whole = false
+			continue
+		case errors.Is(err, ErrDamaged):
+			problem("%s: altered: its bytes are not chunk %s", chunkKey(c), c.Short())
+			whole = false
+			continue
+		case err != nil:
+			return err
+		}
+		h.Write(b)
+		n += int64(len(b))
+	}
+	if whole && (h.ID() != id || n != size) {
+		problem("%s: altered: its chunks make another content", contentKey(id))
+	}
+	return nil
+}
+
+// cause is err's message without the remote's name and the sentinel's
+// words: the object's key, then what is wrong with it.
+func cause(err error) string {
+	msg := err.Error()
+	if i := strings.Index(msg, ": "); i >= 0 && strings.HasPrefix(msg, "remote ") {
+		msg = msg[i+2:]
+	}
+	if errors.Is(err, ErrNotFound) {
+		msg += ": missing"
+	}
+	return msg
+}
