@@ -91,6 +91,19 @@ type StatusOut struct {
 	// LanguageServers are the configured language servers (none when they
 	// are off: serve --lsp=false).
 	LanguageServers []LanguageServer `json:"language_servers"`
+	// Replication is each continuous replication of the journal to a remote
+	// (journal serve --replicate): how far behind it is and its last error.
+	Replication []Replication `json:"replication,omitempty"`
+}
+
+// Replication is where one continuous replication stands.
+type Replication struct {
+	Remote    string  `json:"remote"`
+	Workspace string  `json:"workspace"`
+	Pushed    uint64  `json:"pushed"`          // the newest event the remote holds
+	Behind    uint64  `json:"behind"`          // events not on it yet
+	LagMS     float64 `json:"lag_ms"`          // the age of the oldest of them
+	Error     string  `json:"error,omitempty"` // while the remote fails
 }
 
 func init() { registrars = append(registrars, (*Server).registerHistory) }
@@ -192,6 +205,18 @@ func (s *Server) registerHistory() {
 			}
 			for _, p := range out.Pending {
 				text += fmt.Sprintf("pending recovery: event %d\n", p)
+			}
+			for _, r := range st.Replication {
+				out.Replication = append(out.Replication, Replication{Remote: r.Remote, Workspace: r.Workspace, Pushed: r.Pushed,
+					Behind: r.Behind, LagMS: float64(r.Lag.Microseconds()) / 1000, Error: r.Error})
+				line := fmt.Sprintf("replication to %s: up to date (event %d)\n", r.Remote, r.Pushed)
+				if r.Behind > 0 {
+					line = fmt.Sprintf("replication to %s: %d event(s) behind, lag %s\n", r.Remote, r.Behind, r.Lag.Round(time.Millisecond))
+				}
+				if r.Error != "" {
+					line = strings.TrimSuffix(line, "\n") + "; failing: " + r.Error + "\n"
+				}
+				text += line
 			}
 			out.LanguageServers = s.languageServers()
 			if s.opts.LSP == nil {

@@ -25,6 +25,9 @@ type Status struct {
 	Pending      []uint64       `json:"pending"` // batches a crashed process left (recovered on the next write)
 	JournalBytes int64          `json:"journal_bytes"`
 	Store        snapshot.Stats `json:"store"`
+	// Replication is each continuous replication's state (journal serve
+	// --replicate), as last recorded, and how far behind it is.
+	Replication []journal.Replication `json:"replication,omitempty"`
 }
 
 // Status hashes every file the journal knows and compares it with its head.
@@ -54,6 +57,9 @@ func (e *Engine) Status() (*Status, error) {
 	}
 	if fi, err := os.Stat(e.j.Path()); err == nil {
 		st.JournalBytes = fi.Size()
+	}
+	if st.Replication, err = e.j.Replications(); err != nil {
+		return nil, err
 	}
 	for _, h := range heads {
 		d := Drift{Path: h.path, Head: h.h.ID, HeadSeq: h.h.Seq}

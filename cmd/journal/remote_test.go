@@ -1,11 +1,15 @@
 package main_test
 
 import (
+	"bytes"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/journalfs/journal/journal/remote/s3test"
 )
@@ -79,4 +83,43 @@ func TestRemote_CLI(t *testing.T) {
 		t.Fatalf("push with wrong credentials: %+v", r)
 	}
 	t.Logf("wrong credentials:\n%s", r.stderr)
+}
+
+// TestServe_Replicate: `journal serve --replicate team` pushes what any
+// process commits to the journal, in the background; `journal status` says
+// where it stands.
+func TestServe_Replicate(t *testing.T) {
+	srv := s3test.Start(t)
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	dir := t.TempDir()
+	e := engine(t, dir)
+	apply(t, e, "write_file", "a.txt", "1\n")
+	ok(t, dir, "remote", "add", "team", "s3://"+s3test.Bucket+"/serve", "--endpoint", srv.Endpoint())
+	addrFile := filepath.Join(t.TempDir(), "addr")
+	cmd := exec.Command(bin, "serve", "--http", "127.0.0.1:0", "--replicate", "team", "--lsp=false")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "JOURNAL_ADDR_FILE="+addrFile)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }()
+	for i := 2; i <= 20; i++ { // another process edits; the server replicates
+		apply(t, e, "edit_file", "a.txt", fmt.Sprintf("%d\n", i))
+	}
+	e.Close()
+	var out string
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(out, "up to date (event 20)"); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("status never showed the replication up to date:\n%s\nserve: %s", out, stderr.String())
+		}
+		out = ok(t, dir, "status")
+	}
+	if !regexp.MustCompile(`replicate to team \(workspace [0-9a-f]{32}\): up to date \(event 20\)`).MatchString(out) {
+		t.Fatalf("status:\n%s", out)
+	}
+	if out := ok(t, dir, "verify", "--remote", "team"); !strings.Contains(out, "20 events") {
+		t.Fatalf("verify --remote:\n%s", out)
+	}
 }

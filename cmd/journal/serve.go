@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 
 	"github.com/journalfs/journal/cmd/journal/web"
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/remote"
 	jmcp "github.com/journalfs/journal/mcp"
 	"github.com/journalfs/journal/replay"
 	"github.com/journalfs/journal/replay/lsp"
@@ -49,6 +51,7 @@ func newServeCmd() *cobra.Command {
 		httpAddr string
 		withWeb  bool
 		token    string
+		replicas []string
 		useLSP   bool
 		servers  []string
 		lspFile  string
@@ -84,6 +87,30 @@ Every mutating tool call becomes one journal event in <first root>/.journal/jour
 				return err
 			}
 			defer eng.Close()
+			// continuous replication: in the background, never in an edit's way
+			var rs []remote.Remote
+			for _, name := range replicas {
+				r, err := remote.Lookup(name)
+				if err != nil {
+					return remoteErr(err)
+				}
+				rs = append(rs, r)
+			}
+			if len(rs) > 0 {
+				rctx, stopReplicas := context.WithCancel(context.Background())
+				var wg sync.WaitGroup
+				defer func() { stopReplicas(); wg.Wait() }()
+				for _, r := range rs {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						if err := remote.Replicate(rctx, r, eng.Journal(), remote.ReplicateOptions{}); err != nil {
+							fmt.Fprintf(os.Stderr, "journal serve: replication to %s stopped: %v\n", r.Name, err)
+						}
+					}()
+					fmt.Fprintf(os.Stderr, "journal serve: replicating to %s (%s)\n", r.Name, r.URL)
+				}
+			}
 			var sets []string
 			if toolsets != "" && toolsets != "all" {
 				for _, t := range strings.Split(toolsets, ",") {
@@ -142,6 +169,7 @@ Press Ctrl-D to exit.
 	cmd.Flags().StringArrayVar(&servers, "lsp-server", nil, "language server for a language, replacing the default: LANG=COMMAND [ARGS] (e.g. python=\"pyright-langserver --stdio\"); repeatable")
 	cmd.Flags().DurationVar(&lspWait, "lsp-timeout", 15*time.Second, "bound on one consultation of the language servers; past it an edit goes on without them and says so")
 	cmd.Flags().StringVar(&lspFile, "lsp-config", "", "JSON file configuring the language servers: {\"servers\": [{\"language\", \"command\", \"extensions\", \"settings\", \"init_options\"}], \"disable\": [languages], \"quiet_ms\", \"max_ms\", \"load_ms\"} (see replay/lsp/config_file.go)")
+	cmd.Flags().StringArrayVar(&replicas, "replicate", nil, "replicate the journal continuously to this remote (journal remote add; repeatable)")
 	cmd.Flags().StringVar(&token, "token", "", "bearer token required on HTTP requests (or JOURNAL_HTTP_TOKEN); required when binding a non-loopback address")
 	return cmd
 }

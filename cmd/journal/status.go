@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/journalfs/journal/journal"
 	"github.com/spf13/cobra"
@@ -118,6 +119,9 @@ func (a *app) runStatus() error {
 		}
 		fmt.Fprintf(w, "pending   %d batch(es) a stopped process left: %s\n", len(pending), strings.Join(ns, ", "))
 	}
+	for _, r := range st.Replication {
+		fmt.Fprintf(w, "replicate %s\n", describeReplication(r))
+	}
 	if logged && st.Events > last {
 		fmt.Fprintf(w, "logged    events %d–%d were committed through the write-ahead log and not yet in the journal file (a running server's last batches, or a stopped one's): moved into it now\n", last+1, st.Events)
 	}
@@ -139,4 +143,21 @@ func (a *app) runStatus() error {
 		fmt.Fprintf(w, "    %s  %s  %s\n", cDel(letter), d.Path, cDim(detail))
 	}
 	return nil
+}
+
+// describeReplication says where a continuous replication stands.
+func describeReplication(r journal.Replication) string {
+	s := fmt.Sprintf("to %s (workspace %s): ", r.Remote, r.Workspace)
+	if r.Behind == 0 {
+		s += fmt.Sprintf("up to date (event %d)", r.Pushed)
+	} else {
+		s += fmt.Sprintf("%d event(s) behind, lag %s (the remote holds events to %d)", r.Behind, r.Lag.Round(time.Millisecond), r.Pushed)
+	}
+	if r.Error != "" {
+		s += fmt.Sprintf("; failing since %s: %s", r.ErrorAt.Local().Format("15:04:05"), r.Error)
+	}
+	if time.Since(r.Updated) > time.Minute && r.Behind > 0 {
+		s += fmt.Sprintf("; not updated since %s (is journal serve --replicate %s running?)", r.Updated.Local().Format("2006-01-02 15:04:05"), r.Remote)
+	}
+	return s
 }

@@ -22,6 +22,8 @@ const uploaders = 8
 type PushReport struct {
 	Workspace       string
 	From, To        uint64 // the events pushed (0, 0: none: the remote was up to date)
+	Head            uint64 // the newest event the remote holds after the push
+	Rolled          int    // small segments rolled into one
 	Segments        int
 	Contents        int // contents sent
 	ContentsThere   int // contents the remote had (this or another workspace's)
@@ -47,9 +49,12 @@ type PushOptions struct {
 // or moves while it pushes.
 func Push(ctx context.Context, s *Store, j *journal.Journal, o PushOptions) (*PushReport, error) {
 	var ws string
-	err := j.Do(func(db *journal.DB) error {
-		return db.Update(func(tx *journal.Tx) (err error) { ws, err = tx.MakeWorkspace(); return })
-	})
+	err := j.View(func(tx *journal.Tx) error { ws = tx.Workspace(); return nil })
+	if err == nil && ws == "" { // the first push: a write
+		err = j.Do(func(db *journal.DB) error {
+			return db.Update(func(tx *journal.Tx) (err error) { ws, err = tx.MakeWorkspace(); return })
+		})
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -99,6 +104,7 @@ func Push(ctx context.Context, s *Store, j *journal.Journal, o PushOptions) (*Pu
 	if head == nil {
 		head = &Head{Version: 1, Workspace: ws, BaseSeq: baseSeq, BaseHash: base, Last: baseSeq, Hash: base}
 	}
+	rep.Head = head.Last
 	if from > upTo {
 		return rep, nil
 	}
@@ -109,41 +115,42 @@ func Push(ctx context.Context, s *Store, j *journal.Journal, o PushOptions) (*Pu
 	p := &pusher{s: s, j: j, rep: rep, sent: map[snapshot.ID]bool{}}
 	for first := from; first <= upTo; first += per {
 		last := min(first+per-1, upTo)
-		var lines bytes.Buffer
-		var ids []snapshot.ID
-		var lastHash snapshot.ID
-		err := j.View(func(tx *journal.Tx) error {
-			return tx.Scan(first, false, func(e *journal.Event) error {
-				if e.Seq > last {
-					return journal.ErrStop
-				}
-				l, err := journal.ExportLine(e)
-				if err != nil {
-					return err
-				}
-				lines.Write(l)
-				ids = append(ids, contentIDs(e)...)
-				lastHash = e.Hash
-				return nil
-			}, nil)
-		})
-		if err != nil && !errors.Is(err, journal.ErrStop) {
+		z, sg, ids, lastHash, err := buildSegment(j, ws, first, last)
+		if err != nil {
 			return rep, err
 		}
-		if err := p.contents(ctx, ids); err != nil {
+		if err := p.contents(ctx, ids); err != nil { // contents before the events that name them
 			return rep, err
 		}
-		z := zenc.EncodeAll(lines.Bytes(), nil)
-		sg := Segment{Key: segmentKey(ws, first, last), First: first, Last: last, Sum: snapshot.Sum(z)}
-		if err := s.put(ctx, sg.Key, z, "", false); err != nil {
+		if _, err := s.put(ctx, sg.Key, z, "", false); err != nil {
 			return rep, err
 		}
 		rep.Bytes += int64(len(z))
 		head.Segments = append(head.Segments, sg)
 		head.Last, head.Hash, head.Updated = last, lastHash, time.Now().UTC()
+		// the small segments continuous pushes leave are rolled into one
+		// once there are rollAt of them: the head stays small
+		var drop []Segment
+		if k := smallTail(head.Segments, per); k >= rollAt {
+			run := head.Segments[len(head.Segments)-k:]
+			zb, big, _, _, err := buildSegment(j, ws, run[0].First, run[k-1].Last)
+			if err != nil {
+				return rep, err
+			}
+			if _, err := s.put(ctx, big.Key, zb, "", false); err != nil {
+				return rep, err
+			}
+			drop = append(drop, run...)
+			head.Segments = append(head.Segments[:len(head.Segments)-k], big)
+			rep.Rolled += k
+		}
 		hb, _ := json.MarshalIndent(head, "", " ")
 		if etag, err = s.putHead(ctx, ws, hb, etag); err != nil {
 			return rep, err
+		}
+		rep.Head = last
+		for _, d := range drop { // no head names them now; one left behind is only garbage
+			s.remove(ctx, d.Key)
 		}
 		if rep.From == 0 {
 			rep.From = first
@@ -157,17 +164,60 @@ func Push(ctx context.Context, s *Store, j *journal.Journal, o PushOptions) (*Pu
 	return rep, nil
 }
 
+// rollAt is how many small segments (of fewer events than a segment holds)
+// a head may end with before a push rolls them into one.
+const rollAt = 32
+
+// smallTail counts the segments at the end of segs that hold, together,
+// at most per events.
+func smallTail(segs []Segment, per uint64) int {
+	k, n := 0, uint64(0)
+	for k < len(segs) {
+		sg := segs[len(segs)-1-k]
+		if n += sg.Last - sg.First + 1; n > per {
+			break
+		}
+		k++
+	}
+	return k
+}
+
+// buildSegment makes the segment object of events first..last of j: its
+// bytes, its entry in the head, the contents its events name and the last
+// event's hash.
+func buildSegment(j *journal.Journal, ws string, first, last uint64) ([]byte, Segment, []snapshot.ID, snapshot.ID, error) {
+	var lines bytes.Buffer
+	var ids []snapshot.ID
+	var lastHash snapshot.ID
+	err := j.View(func(tx *journal.Tx) error {
+		return tx.Scan(first, false, func(e *journal.Event) error {
+			if e.Seq > last {
+				return journal.ErrStop
+			}
+			l, err := journal.ExportLine(e)
+			if err != nil {
+				return err
+			}
+			lines.Write(l)
+			ids = append(ids, contentIDs(e)...)
+			lastHash = e.Hash
+			return nil
+		}, nil)
+	})
+	if err != nil && !errors.Is(err, journal.ErrStop) {
+		return nil, Segment{}, nil, lastHash, err
+	}
+	z := zenc.EncodeAll(lines.Bytes(), nil)
+	return z, Segment{Key: segmentKey(ws, first, last), First: first, Last: last, Sum: snapshot.Sum(z)}, ids, lastHash, nil
+}
+
 // putHead writes a workspace's head: over the one with ETag etag, or as a
 // new object when etag is "". It returns the new ETag.
 func (s *Store) putHead(ctx context.Context, ws string, b []byte, etag string) (string, error) {
-	err := s.put(ctx, headKey(ws), b, etag, etag == "")
+	etag, err := s.put(ctx, headKey(ws), b, etag, etag == "")
 	if errors.Is(err, ErrConflict) {
 		return "", fail(ErrConflict, "remote %s: workspace %s's head moved while this push ran: another writer is pushing to it; nothing of this push is lost (run push again once it is the only writer)", s.r.Name, ws)
 	}
-	if err != nil {
-		return "", err
-	}
-	_, etag, err = s.get(ctx, headKey(ws)) // the ETag to write over next
 	return etag, err
 }
 
@@ -290,7 +340,7 @@ func (p *pusher) content(ctx context.Context, id snapshot.ID) error {
 				return err
 			}
 			z := zenc.EncodeAll(data, nil)
-			if err := p.s.put(ctx, chunkKey(c), z, "", false); err != nil {
+			if _, err := p.s.put(ctx, chunkKey(c), z, "", false); err != nil {
 				return err
 			}
 			p.count(func(r *PushReport) { r.Chunks++; r.Bytes += int64(len(z)) })
@@ -300,7 +350,7 @@ func (p *pusher) content(ctx context.Context, id snapshot.ID) error {
 		p.mark(c)
 	}
 	m := manifest(size, chunks)
-	if err := p.s.put(ctx, contentKey(id), m, "", false); err != nil {
+	if _, err := p.s.put(ctx, contentKey(id), m, "", false); err != nil {
 		return err
 	}
 	p.mark(id)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/journal/remote"
@@ -465,4 +466,110 @@ func TestVerify_NamesDamage(t *testing.T) {
 func snapshotStats(tx *journal.Tx) (int, error) {
 	st, err := snapshot.ReadStats(tx.Bolt())
 	return st.Chunks, err
+}
+
+// TestReplicate: continuous replication while an agent edits at about 50
+// edits a second: every event reaches the remote; with the S3 server
+// killed, every edit still succeeds, the recorded state shows the error and
+// a growing lag, and the remote catches up once the server is back; a
+// replication started again resumes; the small segments it leaves are
+// rolled up; the remote verifies and clones identical.
+func TestReplicate(t *testing.T) {
+	srv := s3test.Start(t)
+	r := remote.Remote{Name: "team", URL: "s3://" + s3test.Bucket + "/team", Endpoint: srv.Endpoint()}
+	dir, e := workspace(t, "r", 0, nil)
+	j := e.Journal()
+	start := func() (stop func()) {
+		c, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			if err := remote.Replicate(c, r, j, remote.ReplicateOptions{Poll: 20e6, MaxBackoff: 300e6}); err != nil {
+				t.Error(err)
+			}
+		}()
+		return func() { cancel(); <-done }
+	}
+	edit := func(i int) {
+		t.Helper()
+		if _, err := e.Apply(ctx, &replay.Batch{Tool: "edit_content", Changes: []replay.Change{{Path: fmt.Sprintf("notes/%d.txt", i%5), Data: []byte(fmt.Sprintf("edit %d\n", i))}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	state := func() journal.Replication {
+		t.Helper()
+		rs, err := j.Replications()
+		if err != nil || len(rs) != 1 {
+			t.Fatalf("replications: %+v %v", rs, err)
+		}
+		return rs[0]
+	}
+	waitFor := func(what string, ok func(journal.Replication) bool) journal.Replication {
+		t.Helper()
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			if rs, _ := j.Replications(); len(rs) == 1 && ok(rs[0]) {
+				return rs[0]
+			}
+			if time.Now().After(deadline) {
+				rs, _ := j.Replications()
+				t.Fatalf("waited 30 s for %s: %+v", what, rs)
+			}
+		}
+	}
+	upToDate := func(r journal.Replication) bool {
+		var last uint64
+		j.View(func(tx *journal.Tx) error { last = tx.Last(); return nil })
+		return r.Error == "" && r.Pushed == last && r.Behind == 0
+	}
+	stop := start()
+	for i := range 100 {
+		edit(i)
+		time.Sleep(20 * time.Millisecond)
+	}
+	waitFor("the first 100 edits", upToDate)
+
+	srv.Kill()
+	for i := 100; i < 120; i++ {
+		edit(i) // succeeds: an edit never waits for the remote
+	}
+	down := waitFor("the outage to show", func(r journal.Replication) bool { return r.Error != "" && r.Behind > 0 })
+	if !strings.Contains(down.Error, "does not answer") || down.Lag <= 0 {
+		t.Fatalf("state during the outage: %+v", down)
+	}
+	srv.Restart()
+	waitFor("the catch-up after the outage", upToDate)
+	stop()
+
+	for i := 120; i < 130; i++ {
+		edit(i)
+	}
+	if err := e.Checkpoint(); err != nil { // the write-ahead log into the journal file, as status does
+		t.Fatal(err)
+	}
+	if st := state(); st.Behind != 10 || st.Lag <= 0 {
+		t.Fatalf("stopped replication: %+v", st)
+	}
+	stop = start()
+	waitFor("the restarted replication", upToDate)
+	stop()
+
+	s := store(t, srv)
+	vr, err := remote.Verify(ctx, s, "")
+	if err != nil || !vr.OK() || vr.Events != 131 {
+		t.Fatalf("verify: %+v %v", vr, err)
+	}
+	hb, err := os.ReadFile(srv.Object("team/workspaces/" + workspaceID(t, dir) + "/head.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(hb), `"key"`); n > 40 {
+		t.Fatalf("the head names %d segments: the small ones were not rolled up", n)
+	}
+	clone := filepath.Join(t.TempDir(), "clone")
+	if _, err := remote.Clone(ctx, s, workspaceID(t, dir), clone, remote.CloneOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(files(t, clone)) != fmt.Sprint(files(t, dir)) {
+		t.Fatal("the clone's files differ")
+	}
 }

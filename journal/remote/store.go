@@ -162,9 +162,10 @@ func (s *Store) exists(ctx context.Context, name string) (bool, error) {
 	return err == nil, err
 }
 
-// put writes an object. ifMatch, if set, is the ETag the object must still
-// have; create asks that it not exist yet (If-None-Match: *).
-func (s *Store) put(ctx context.Context, name string, data []byte, ifMatch string, create bool) error {
+// put writes an object and returns its new ETag. ifMatch, if set, is the
+// ETag the object must still have; create asks that it not exist yet
+// (If-None-Match: *).
+func (s *Store) put(ctx context.Context, name string, data []byte, ifMatch string, create bool) (string, error) {
 	in := &s3.PutObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(s.key(name)), Body: bytes.NewReader(data),
 		ContentLength: aws.Int64(int64(len(data)))}
 	if ifMatch != "" {
@@ -173,8 +174,20 @@ func (s *Store) put(ctx context.Context, name string, data []byte, ifMatch strin
 	if create {
 		in.IfNoneMatch = aws.String("*")
 	}
-	_, err := s.c.PutObject(ctx, in)
-	return s.wrap(err, name)
+	out, err := s.c.PutObject(ctx, in)
+	if err != nil {
+		return "", s.wrap(err, name)
+	}
+	return aws.ToString(out.ETag), nil
+}
+
+// remove deletes an object (gone already is fine).
+func (s *Store) remove(ctx context.Context, name string) error {
+	_, err := s.c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(s.key(name))})
+	if err = s.wrap(err, name); errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	return err
 }
 
 // list returns the names under dir (relative to the prefix).
