@@ -38,6 +38,9 @@ func (j *Journal) replicationFile(name string) string {
 // state or the new one). It is a report, not history: nothing is lost if it
 // is.
 func (j *Journal) WriteReplication(r Replication) error {
+	if r.Remote == "" || strings.ContainsAny(r.Remote, `/\:`) || strings.HasPrefix(r.Remote, ".") {
+		return fmt.Errorf("journal: replication state: %q is not a remote's name", r.Remote)
+	}
 	r.Updated = time.Now().UTC()
 	r.Behind, r.Lag = 0, 0
 	b, _ := json.Marshal(r)

@@ -2,19 +2,24 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/remote"
 	"github.com/spf13/cobra"
 )
 
 type exportFlags struct {
 	format, since, until, out string
 	paths                     []string
+	remote, workspace         string
 }
 
 func newExportCmd(a *app) *cobra.Command {
@@ -36,6 +41,8 @@ the file on its own. With -o the file appears only once complete.`,
 	fl.StringVar(&f.until, "until", "", "only events at or before T")
 	fl.StringArrayVar(&f.paths, "path", nil, "only events touching P (a file or directory; repeatable)")
 	fl.StringVarP(&f.out, "output", "o", "", "write to FILE instead of standard output")
+	fl.StringVar(&f.remote, "remote", "", "export a workspace from this remote instead of the local journal (with --workspace)")
+	fl.StringVar(&f.workspace, "workspace", "", "with --remote: the workspace (journal verify --remote NAME lists them)")
 	return cmd
 }
 
@@ -51,7 +58,14 @@ func (a *app) runExport(f exportFlags) error {
 	if filter.Until, err = parseTime(f.until); err != nil {
 		return err
 	}
-	if err := a.locate(); err != nil {
+	if f.remote != "" || f.workspace != "" {
+		switch {
+		case f.remote == "" || f.workspace == "":
+			return usageError{errors.New("--remote NAME and --workspace ID go together")}
+		case f.format != "jsonl" || f.since != "" || f.until != "" || len(f.paths) > 0:
+			return usageError{errors.New("an export from a remote is the whole workspace, as jsonl (filters and csv are for the local journal)")}
+		}
+	} else if err := a.locate(); err != nil {
 		return err
 	}
 	for _, p := range f.paths {
@@ -74,21 +88,25 @@ func (a *app) runExport(f exportFlags) error {
 	}
 	bw := bufio.NewWriterSize(w, 1<<20)
 	var head *journal.ExportHead
-	err = a.view(func(tx *journal.Tx) error {
-		b := a.progress(int64(tx.Last()), "export", false)
-		defer b.Done()
-		for _, k := range filter.Paths {
-			if !knownPath(tx, k) {
-				return errNeverJournaled(k)
+	if f.remote != "" {
+		err = a.exportRemote(bw, f.remote, f.workspace, &head)
+	} else {
+		err = a.view(func(tx *journal.Tx) error {
+			b := a.progress(int64(tx.Last()), "export", false)
+			defer b.Done()
+			for _, k := range filter.Paths {
+				if !knownPath(tx, k) {
+					return errNeverJournaled(k)
+				}
 			}
-		}
-		head, err = tx.Export(bw, f.format, filter, func(seq uint64) {
-			if seq%256 == 0 {
-				b.Set(int64(seq))
-			}
+			head, err = tx.Export(bw, f.format, filter, func(seq uint64) {
+				if seq%256 == 0 {
+					b.Set(int64(seq))
+				}
+			})
+			return err
 		})
-		return err
-	})
+	}
 	if err == nil {
 		err = bw.Flush()
 	}
@@ -109,5 +127,21 @@ func (a *app) runExport(f exportFlags) error {
 	}
 	tmp = nil
 	fmt.Fprintf(a.errOut, "exported %d events to %s; head %s\n", head.Events, f.out, head.Head)
+	return nil
+}
+
+// exportRemote writes a remote workspace's audit trail to w.
+func (a *app) exportRemote(w io.Writer, name, ws string, head **journal.ExportHead) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	s, err := openRemote(ctx, name)
+	if err != nil {
+		return remoteErr(err)
+	}
+	h, err := remote.Export(ctx, s, ws, w)
+	if err != nil {
+		return remoteErr(err)
+	}
+	*head = h
 	return nil
 }

@@ -12,7 +12,7 @@ import (
 
 func newGCCmd(a *app) *cobra.Command {
 	var keep string
-	var dryRun bool
+	var dryRun, unpushed bool
 	cmd := &cobra.Command{
 		Use:   "gc --keep DURATION [--dry-run]",
 		Short: "Drop events older than a window and contents nothing references",
@@ -32,20 +32,41 @@ Nothing is dropped without --keep. Durations: 36h, 30d, 2w.`,
 			if d <= 0 {
 				return usageError{errors.New("--keep must be positive")}
 			}
-			return a.runGC(d, dryRun)
+			return a.runGC(d, dryRun, unpushed)
 		},
 	}
 	cmd.Flags().StringVar(&keep, "keep", "", "keep events newer than this (required)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "report what would be dropped, drop nothing")
+	cmd.Flags().BoolVar(&unpushed, "unpushed", false, "drop events a remote does not hold yet (its chain then cannot continue from this journal)")
 	return cmd
 }
 
-func (a *app) runGC(keep time.Duration, dryRun bool) error {
+func (a *app) runGC(keep time.Duration, dryRun, unpushed bool) error {
 	e, err := a.engine() // recovers crashed batches first, so the chain ends sealed
 	if err != nil {
 		return err
 	}
 	defer e.Close()
+	if !dryRun && !unpushed {
+		// events a remote has not received yet are not dropped: its chain
+		// could never continue from this journal
+		rs, err := e.Journal().Replications()
+		if err != nil {
+			return err
+		}
+		if len(rs) > 0 {
+			plan, err := e.GC(journal.GCOptions{Keep: keep, Now: now(), DryRun: true, Actor: replay.CLIActor()})
+			if err != nil {
+				return err
+			}
+			for _, r := range rs {
+				if plan.Dropped > 0 && r.Pushed < plan.FirstKept-1 {
+					return withHint(fmt.Errorf("gc would drop events %d to %d, and remote %s holds events only to %d", r.Pushed+1, plan.FirstKept-1, r.Remote, r.Pushed),
+						fmt.Sprintf("run `journal push %s` first (or gc --unpushed to drop them anyway: that remote's copy then cannot continue from this journal)", r.Remote))
+				}
+			}
+		}
+	}
 	b := &bar{}
 	var step string
 	rep, err := e.GC(journal.GCOptions{Keep: keep, Now: now(), DryRun: dryRun, Actor: replay.CLIActor(),

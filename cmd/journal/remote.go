@@ -9,7 +9,9 @@ import (
 	"strings"
 	"syscall"
 	"text/tabwriter"
+	"time"
 
+	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/journal/remote"
 	"github.com/spf13/cobra"
 )
@@ -159,6 +161,9 @@ remote sends nothing. A second writer for one workspace (a copy of it pushing to
 				return remoteErr(err)
 			}
 			r := s.Remote()
+			// where the remote stands, for journal status and gc
+			e.Journal().WriteReplication(journal.Replication{Remote: r.Name, Workspace: rep.Workspace, Pushed: rep.Head,
+				PushedAt: time.Now().UTC(), PID: os.Getpid()})
 			if rep.From == 0 {
 				fmt.Fprintf(a.out, "%s is up to date (workspace %s)\n", r.Name, rep.Workspace)
 				return nil

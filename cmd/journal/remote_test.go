@@ -46,6 +46,21 @@ func TestRemote_CLI(t *testing.T) {
 		t.Fatalf("verify --remote:\n%s", out)
 	}
 
+	// the audit trail from the remote: the local export's, line for line
+	audit := filepath.Join(t.TempDir(), "remote.jsonl")
+	ok(t, t.TempDir(), "export", "--remote", "team", "--workspace", ws, "-o", audit)
+	ok(t, dir, "verify", "--export", audit)
+	local := filepath.Join(t.TempDir(), "local.jsonl")
+	ok(t, dir, "export", "-o", local)
+	ra, _ := os.ReadFile(audit)
+	la, _ := os.ReadFile(local)
+	if rl, ll := strings.Split(string(ra), "\n"), strings.Split(string(la), "\n"); len(rl) != len(ll) || strings.Join(rl[:len(rl)-2], "\n") != strings.Join(ll[:len(ll)-2], "\n") {
+		t.Fatalf("the remote's audit trail differs from the journal's:\n%s\n---\n%s", ra, la)
+	}
+	if r := run(t, dir, "export", "--remote", "team"); r.code != 2 || !strings.Contains(r.stderr, "go together") {
+		t.Fatalf("export --remote without --workspace: %+v", r)
+	}
+
 	elsewhere := t.TempDir()
 	clone := filepath.Join(elsewhere, "clone")
 	if out := ok(t, elsewhere, "clone", "team", "--workspace", ws, "clone"); !strings.Contains(out, "4 events (to 4)") || !strings.Contains(out, "2 files written") {
@@ -120,6 +135,53 @@ func TestServe_Replicate(t *testing.T) {
 		t.Fatalf("status:\n%s", out)
 	}
 	if out := ok(t, dir, "verify", "--remote", "team"); !strings.Contains(out, "20 events") {
+		t.Fatalf("verify --remote:\n%s", out)
+	}
+}
+
+// TestGC_KeepsUnpushed: gc does not drop events a remote has not received
+// (it says which and how to go on); after a push it does, and the remote's
+// chain continues past the gc.
+func TestGC_KeepsUnpushed(t *testing.T) {
+	srv := s3test.Start(t)
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	dir := t.TempDir()
+	e := engine(t, dir)
+	apply(t, e, "write_file", "a.txt", "1\n")
+	ok(t, dir, "remote", "add", "team", "s3://"+s3test.Bucket+"/gc", "--endpoint", srv.Endpoint())
+	ok(t, dir, "push")
+	apply(t, e, "write_file", "a.txt", "2\n")
+	apply(t, e, "write_file", "a.txt", "3\n")
+	e.Close()
+	gc := func() result {
+		t.Helper()
+		cmd := exec.Command(bin, "gc", "--keep", "1m")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "JOURNAL_NOW="+time.Now().Add(time.Hour).Format(time.RFC3339))
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		r := result{stdout: out.String(), stderr: errb.String()}
+		if ee, isExit := err.(*exec.ExitError); isExit {
+			r.code = ee.ExitCode()
+		}
+		return r
+	}
+	r := gc()
+	if r.code == 0 || !strings.Contains(r.stderr, "gc would drop events 2 to 2, and remote team holds events only to 1") || !strings.Contains(r.stderr, "journal push team") {
+		t.Fatalf("gc of unpushed events: %+v", r)
+	}
+	if out := ok(t, dir, "log", "--oneline"); strings.Count(out, "\n") != 3 {
+		t.Fatalf("a refused gc dropped events:\n%s", out)
+	}
+	ok(t, dir, "push")
+	if r := gc(); r.code != 0 || !strings.Contains(r.stdout, "dropped 2 events") {
+		t.Fatalf("gc after the push: %+v", r)
+	}
+	if out := ok(t, dir, "push"); !strings.Contains(out, "pushed events 4-4") {
+		t.Fatalf("push of the gc event:\n%s", out)
+	}
+	if out := ok(t, dir, "verify", "--remote", "team"); !strings.Contains(out, "4 events") {
 		t.Fatalf("verify --remote:\n%s", out)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 	"time"
 
@@ -112,7 +113,7 @@ func Push(ctx context.Context, s *Store, j *journal.Journal, o PushOptions) (*Pu
 	if per == 0 {
 		per = segmentEvents
 	}
-	p := &pusher{s: s, j: j, rep: rep, sent: map[snapshot.ID]bool{}}
+	p := &pusher{s: s, j: j, rep: rep, sent: map[snapshot.ID]bool{}, there: map[snapshot.ID]bool{}}
 	for first := from; first <= upTo; first += per {
 		last := min(first+per-1, upTo)
 		z, sg, ids, lastHash, err := buildSegment(j, ws, first, last)
@@ -226,13 +227,32 @@ type pusher struct {
 	s    *Store
 	j    *journal.Journal
 	rep  *PushReport
-	mu   sync.Mutex
-	sent map[snapshot.ID]bool // contents and chunks known to be there
+	mu     sync.Mutex
+	sent   map[snapshot.ID]bool // contents and chunks known to be there
+	there  map[snapshot.ID]bool // contents found by listing (counted as there when met)
+	listed bool
 }
+
+// listAt is the number of contents a push checks from which it lists the
+// remote's contents once instead of asking about each.
+const listAt = 2000
 
 // contents sends the contents ids that the remote lacks: their chunks
 // first, then their manifests.
 func (p *pusher) contents(ctx context.Context, ids []snapshot.ID) error {
+	if len(ids) >= listAt && !p.listed {
+		p.listed = true
+		keys, err := p.s.list(ctx, "contents/")
+		if err != nil {
+			return err
+		}
+		for _, k := range keys {
+			if id, err := snapshot.ParseID(strings.TrimPrefix(k, "contents/")); err == nil {
+				p.mark(id)
+				p.there[id] = true
+			}
+		}
+	}
 	work := make(chan snapshot.ID)
 	errc := make(chan error, uploaders)
 	var wg sync.WaitGroup
@@ -295,6 +315,12 @@ func (p *pusher) count(f func(r *PushReport)) {
 
 func (p *pusher) content(ctx context.Context, id snapshot.ID) error {
 	if p.known(id) {
+		p.mu.Lock()
+		if p.there[id] {
+			p.rep.ContentsThere++
+			delete(p.there, id)
+		}
+		p.mu.Unlock()
 		return nil
 	}
 	there, err := p.s.exists(ctx, contentKey(id))
@@ -330,22 +356,22 @@ func (p *pusher) content(ctx context.Context, id snapshot.ID) error {
 		if p.known(c) {
 			continue
 		}
-		there, err := p.s.exists(ctx, chunkKey(c))
-		if err != nil {
+		var data []byte
+		if err := p.j.View(func(tx *journal.Tx) (err error) { data, err = snapshot.ReadChunk(tx.Bolt(), c); return }); err != nil {
 			return err
 		}
-		if !there {
-			var data []byte
-			if err := p.j.View(func(tx *journal.Tx) (err error) { data, err = snapshot.ReadChunk(tx.Bolt(), c); return }); err != nil {
-				return err
-			}
-			z := zenc.EncodeAll(data, nil)
-			if _, err := p.s.put(ctx, chunkKey(c), z, "", false); err != nil {
-				return err
-			}
-			p.count(func(r *PushReport) { r.Chunks++; r.Bytes += int64(len(z)) })
-		} else {
+		// one request: created, or there already (another workspace's, or
+		// an interrupted push's); a store without conditional writes
+		// overwrites it with the same bytes
+		z := zenc.EncodeAll(data, nil)
+		_, err := p.s.put(ctx, chunkKey(c), z, "", true)
+		switch {
+		case errors.Is(err, ErrConflict):
 			p.count(func(r *PushReport) { r.ChunksThere++ })
+		case err != nil:
+			return err
+		default:
+			p.count(func(r *PushReport) { r.Chunks++; r.Bytes += int64(len(z)) })
 		}
 		p.mark(c)
 	}
