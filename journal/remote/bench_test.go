@@ -228,5 +228,3 @@ func BenchmarkDedup5Workspaces(b *testing.B) {
 	b.ReportMetric(float64(sharedBytes)/float64(5*size), "shared/5×repo")
 	b.ReportMetric(float64(sharedBytes)/float64(aloneBytes), "shared/per-workspace")
 }
-
-

@@ -224,9 +224,9 @@ func (s *Store) putHead(ctx context.Context, ws string, b []byte, etag string) (
 
 // pusher sends contents, several objects at once.
 type pusher struct {
-	s    *Store
-	j    *journal.Journal
-	rep  *PushReport
+	s      *Store
+	j      *journal.Journal
+	rep    *PushReport
 	mu     sync.Mutex
 	sent   map[snapshot.ID]bool // contents and chunks known to be there
 	there  map[snapshot.ID]bool // contents found by listing (counted as there when met)
