@@ -25,13 +25,13 @@ optional endpoint (MinIO, Ceph, R2, versitygw...) and region. Credentials are ne
 standard AWS chain (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE and ~/.aws, web identity, instance
 roles). Every workspace replicating to one bucket and prefix shares its contents, stored once.`,
 	}
-	var endpoint, region string
+	var endpoint, region, retain string
 	add := &cobra.Command{
 		Use:   "add NAME s3://bucket/prefix",
 		Short: "Add (or replace) a remote",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r := remote.Remote{Name: args[0], URL: args[1], Endpoint: endpoint, Region: region}
+			r := remote.Remote{Name: args[0], URL: args[1], Endpoint: endpoint, Region: region, Retain: retain}
 			if err := remote.Add(r); err != nil {
 				return remoteErr(err)
 			}
@@ -41,6 +41,7 @@ roles). Every workspace replicating to one bucket and prefix shares its contents
 	}
 	add.Flags().StringVar(&endpoint, "endpoint", "", "the S3 endpoint URL (default: AWS)")
 	add.Flags().StringVar(&region, "region", "", "the region (default: the AWS chain's, else us-east-1)")
+	add.Flags().StringVar(&retain, "retain", "", "keep every object a push writes under Object Lock (compliance) this long: 90d, 7y (the bucket must have Object Lock)")
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List the remotes",
@@ -80,6 +81,9 @@ func describeEndpoint(r remote.Remote) string {
 	}
 	if r.Region != "" {
 		s += " (region " + r.Region + ")"
+	}
+	if r.Retain != "" {
+		s += " (retain " + r.Retain + ", Object Lock)"
 	}
 	return s
 }

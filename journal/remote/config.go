@@ -10,7 +10,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // Remote is a named S3 location: where to push and clone from. It holds no
@@ -20,6 +22,32 @@ type Remote struct {
 	URL      string `json:"url"`                // s3://bucket/prefix
 	Endpoint string `json:"endpoint,omitempty"` // e.g. http://127.0.0.1:7070; empty: AWS
 	Region   string `json:"region,omitempty"`   // empty: the AWS chain's, else us-east-1
+	// Retain, if set (e.g. "7y", "90d"), puts every chunk, content and
+	// segment a push writes under Object Lock (compliance mode) for that
+	// long; the bucket must have Object Lock enabled.
+	Retain string `json:"retain,omitempty"`
+}
+
+// Retention parses r.Retain: a number of days (d), weeks (w) or years (y,
+// 365 days), or a Go duration; 0 when unset.
+func (r Remote) Retention() (time.Duration, error) {
+	if r.Retain == "" {
+		return 0, nil
+	}
+	s := r.Retain
+	unit := map[byte]time.Duration{'d': 24 * time.Hour, 'w': 7 * 24 * time.Hour, 'y': 365 * 24 * time.Hour}[s[len(s)-1]]
+	if unit != 0 {
+		n, err := strconv.Atoi(s[:len(s)-1])
+		if err != nil || n <= 0 {
+			return 0, fail(ErrUsage, "remote: --retain %q: want a positive number of days, weeks or years (90d, 12w, 7y)", s)
+		}
+		return time.Duration(n) * unit, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fail(ErrUsage, "remote: --retain %q: want a positive number of days, weeks or years (90d, 12w, 7y)", s)
+	}
+	return d, nil
 }
 
 // Bucket and Prefix split the remote's URL.
@@ -80,6 +108,9 @@ func Add(r Remote) error {
 		return fail(ErrUsage, "remote: %q is not a remote name (letters, digits, . _ -)", r.Name)
 	}
 	if _, _, err := splitURL(r.URL); err != nil {
+		return err
+	}
+	if _, err := r.Retention(); err != nil {
 		return err
 	}
 	if r.Endpoint != "" {

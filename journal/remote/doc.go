@@ -50,7 +50,25 @@
 // against its hash and its predecessor's, every chunk and content against
 // its ID. Verify names every missing or altered object.
 //
-// Not built yet (issue #19): continuous replication (serve --replicate) and
-// its lag in status, export from a remote, Object Lock retention, a
-// progress bar.
+// With a retention (remote add --retain 7y), every chunk, content and
+// segment is written under Object Lock in compliance mode until then; a
+// head, which moves, is not. An object a push finds there already keeps
+// the retention it was written with.
+//
+// Continuous replication (Replicate, `journal serve --replicate`) pushes
+// after every commit it sees (polling the journal every 100 ms), so it
+// leaves many small segments: a push rolls the small segments a head ends
+// with into one once there are 32 of them, then deletes them (under Object
+// Lock the delete leaves the locked versions; verify reads only what heads
+// name). Its state — where the remote stands, the last error — is kept
+// beside the journal for status (journal.Replication); `journal push`
+// records it too, and gc keeps the events a remote has not received.
+//
+// Nothing deletes chunks or contents on a remote: local gc never touches
+// it, so no workspace's history loses what it shares with another.
+//
+// Not built yet (issue #19): a remote gc (retention on the remote, by
+// reference counting across every workspace's segments); packing small
+// chunks into pack objects (a first push of 100,000 small edits sends
+// 200,000 objects).
 package remote

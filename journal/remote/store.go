@@ -8,10 +8,12 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
@@ -54,7 +56,8 @@ type Store struct {
 	r      Remote
 	c      *s3.Client
 	bucket string
-	prefix string // "" or ending in "/"
+	prefix string        // "" or ending in "/"
+	retain time.Duration // Object Lock retention of immutable objects (0: none)
 }
 
 // Open connects to the remote (credentials from the AWS chain) and checks
@@ -88,6 +91,15 @@ func Open(ctx context.Context, r Remote) (*Store, error) {
 	}
 	if _, err := c.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(bucket)}); err != nil {
 		return nil, s.wrap(err, "bucket "+bucket)
+	}
+	if s.retain, err = r.Retention(); err != nil {
+		return nil, err
+	}
+	if s.retain > 0 {
+		lc, err := c.GetObjectLockConfiguration(ctx, &s3.GetObjectLockConfigurationInput{Bucket: aws.String(bucket)})
+		if err != nil || lc.ObjectLockConfiguration == nil || lc.ObjectLockConfiguration.ObjectLockEnabled != types.ObjectLockEnabledEnabled {
+			return nil, fail(ErrUsage, "remote %s: --retain %s needs Object Lock, and bucket %q does not have it enabled (it is chosen when the bucket is created)", r.Name, r.Retain, bucket)
+		}
 	}
 	return s, nil
 }
@@ -173,6 +185,10 @@ func (s *Store) put(ctx context.Context, name string, data []byte, ifMatch strin
 	}
 	if create {
 		in.IfNoneMatch = aws.String("*")
+	}
+	if s.retain > 0 && !strings.HasSuffix(name, "/head.json") { // immutable objects only: a head moves
+		in.ObjectLockMode = types.ObjectLockModeCompliance
+		in.ObjectLockRetainUntilDate = aws.Time(time.Now().Add(s.retain).UTC())
 	}
 	out, err := s.c.PutObject(ctx, in)
 	if err != nil {

@@ -5,6 +5,7 @@
 package s3test
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -13,6 +14,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 )
 
 // Access and Secret are the server's root credentials.
@@ -20,6 +25,8 @@ const (
 	Access = "AKIAJOURNALTEST"
 	Secret = "journal-test-secret-key"
 	Bucket = "journal-test"
+	// LockedBucket is a bucket with Object Lock enabled (StartLocked).
+	LockedBucket = "journal-locked"
 )
 
 // Server is a running versitygw.
@@ -29,6 +36,7 @@ type Server struct {
 	Root string // the posix backend's directory: Root/Bucket holds the objects
 	Addr string // host:port
 	cmd  *exec.Cmd
+	ver  string // the versioning directory, when versioning is on
 }
 
 // Binary returns versitygw's path, failing the test when it is missing.
@@ -50,9 +58,30 @@ func Binary(t testing.TB) string {
 
 // Start starts a server with an empty bucket and points the AWS chain of
 // this test at it: its credentials in the environment, no shared files.
-func Start(t testing.TB) *Server {
+func Start(t testing.TB) *Server { return start(t, false) }
+
+// StartLocked is Start with bucket versioning on and a second bucket,
+// LockedBucket, created with Object Lock enabled.
+func StartLocked(t testing.TB) *Server {
+	t.Helper()
+	s := start(t, true)
+	cfg, err := config.LoadDefaultConfig(context.Background(), config.WithRegion("us-east-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := s3.NewFromConfig(cfg, func(o *s3.Options) { o.BaseEndpoint = aws.String(s.Endpoint()); o.UsePathStyle = true })
+	if _, err := c.CreateBucket(context.Background(), &s3.CreateBucketInput{Bucket: aws.String(LockedBucket), ObjectLockEnabledForBucket: aws.Bool(true)}); err != nil {
+		t.Fatalf("create a bucket with Object Lock: %v", err)
+	}
+	return s
+}
+
+func start(t testing.TB, versioning bool) *Server {
 	t.Helper()
 	s := &Server{t: t, bin: Binary(t), Root: t.TempDir()}
+	if versioning {
+		s.ver = t.TempDir()
+	}
 	if err := os.Mkdir(filepath.Join(s.Root, Bucket), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +111,11 @@ func (s *Server) Endpoint() string { return "http://" + s.Addr }
 // waits until it answers.
 func (s *Server) Restart() {
 	s.t.Helper()
-	s.cmd = exec.Command(s.bin, "--port", s.Addr, "--access", Access, "--secret", Secret, "posix", s.Root)
+	args := []string{"--port", s.Addr, "--access", Access, "--secret", Secret, "posix"}
+	if s.ver != "" {
+		args = append(args, "--versioning-dir", s.ver)
+	}
+	s.cmd = exec.Command(s.bin, append(args, s.Root)...)
 	s.cmd.Stdout, s.cmd.Stderr = nil, nil
 	if err := s.cmd.Start(); err != nil {
 		s.t.Fatalf("start versitygw: %v", err)
