@@ -151,6 +151,26 @@ func BenchmarkReplicationLag(b *testing.B) {
 			b.Fatalf("the remote reached only event %d of %d", top, n)
 		}
 	}
+	// an edit never waits for the remote: its latency with the server up,
+	// then killed (the replication failing and retrying meanwhile)
+	latency := func() float64 {
+		var ms []float64
+		for i := range 50 {
+			t0 := time.Now()
+			if _, err := e.Apply(ctx, &replay.Batch{Tool: "edit_content", Changes: []replay.Change{{Path: fmt.Sprintf("src/%d.go", i%20), Data: []byte(fmt.Sprintf("package src\n\n// timed %d %v\n", i, t0.UnixNano()))}}}); err != nil {
+				b.Fatal(err)
+			}
+			ms = append(ms, float64(time.Since(t0).Microseconds())/1000)
+			time.Sleep(20 * time.Millisecond)
+		}
+		slices.Sort(ms)
+		return ms[len(ms)/2]
+	}
+	up := latency()
+	srv.Kill()
+	down := latency()
+	b.ReportMetric(up, "ms-edit-server-up")
+	b.ReportMetric(down, "ms-edit-server-down")
 	cancel()
 	<-stopped
 	var heads []uint64

@@ -203,6 +203,11 @@ func TestPushClone(t *testing.T) {
 		if workspaceID(t, clone) != id {
 			t.Fatalf("clone %d has workspace %q, want %q", i, workspaceID(t, clone), id)
 		}
+		for _, f := range []string{"src/f0.go", "src/f7.go"} {
+			if a, b := blame(t, w.dir, f), blame(t, clone, f); a != b {
+				t.Fatalf("clone %d: the blame of %s differs", i, f)
+			}
+		}
 		for seq, tree := range w.at {
 			past := filepath.Join(t.TempDir(), "past")
 			if _, err := remote.Clone(ctx, s, id, past, remote.CloneOptions{At: seq}); err != nil {
@@ -572,4 +577,31 @@ func TestReplicate(t *testing.T) {
 	if fmt.Sprint(files(t, clone)) != fmt.Sprint(files(t, dir)) {
 		t.Fatal("the clone's files differ")
 	}
+}
+
+// blame is a file's blame in the journal in dir: each line's event and
+// who made it.
+func blame(t testing.TB, dir, path string) string {
+	t.Helper()
+	j, err := journal.Open(filepath.Join(dir, journal.DirName, journal.FileName), journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	var out strings.Builder
+	err = j.View(func(tx *journal.Tx) error {
+		b, err := replay.BlameTx(tx, path, 0)
+		if err != nil {
+			return err
+		}
+		for _, l := range b.Lines {
+			e := b.Events[l.Seq]
+			fmt.Fprintf(&out, "%d %s %s %s", l.Seq, e.Actor.Session, e.Time.UTC().Format(time.RFC3339Nano), l.Text)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
 }
