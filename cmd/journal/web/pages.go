@@ -110,7 +110,8 @@ type row struct {
 // session's record (all its events, not only those on the page).
 type group struct {
 	Session     journal.Session
-	Known       bool // Session is the journal's record
+	Known       bool      // Session is the journal's record
+	From, To    time.Time // the session's first and last events' times (Known)
 	Start, Stop time.Time
 	Span        bool // Start and Stop differ
 	Rows        []row
@@ -209,6 +210,12 @@ func (s *Server) timeline(w http.ResponseWriter, r *http.Request) {
 					ng.Session, ng.Known = tx.Session(rw.Actor.Session)
 					if !ng.Known {
 						ng.Session = journal.Session{ID: rw.Actor.Session, Actor: rw.Actor}
+					}
+					if e, err := tx.Event(ng.Session.First); err == nil {
+						ng.From = e.Time
+					}
+					if e, err := tx.Event(ng.Session.Last); err == nil {
+						ng.To = e.Time
 					}
 				}
 				groups = append(groups, ng)

@@ -145,7 +145,7 @@ func TestWeb_Browser(t *testing.T) {
 			t.Fatalf("timeline lacks %q:\n%s", want, list)
 		}
 	}
-	if h := text(t, ctx, "h2.session"); !strings.Contains(h, "claude-code 2.0 /s1") || !strings.Contains(h, "3 events in all, #1–#3") {
+	if h := text(t, ctx, "h2.session"); !strings.Contains(h, "claude-code 2.0 /s1") || !strings.Contains(h, "3 events in all, #1–#3 (") || !strings.Contains(h, " to ") {
 		t.Fatalf("the session's heading: %q", h)
 	}
 	// time filters: events from a minute that has not come yet, and up to one long gone
