@@ -8,10 +8,18 @@
 # modes: see README.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/setup-e2e.sh
-./scripts/setup-browser.sh
-./scripts/setup-s3.sh
+# The installs run side by side (npm, apt-get, go install); any failure
+# stops the run.
+./scripts/setup-e2e.sh &
+e2e=$!
+./scripts/setup-browser.sh &
+browser=$!
+./scripts/setup-s3.sh &
+s3=$!
 lsp_path=$(./scripts/setup-lsp.sh)
+for job in "e2e:$e2e" "browser:$browser" "s3:$s3"; do
+	wait "${job#*:}" || { echo "FATAL: scripts/setup-${job%%:*}.sh failed (see above)" >&2; exit 1; }
+done
 export "${lsp_path?}"
 # Tests keep what they save for people to look at (the browser test's
 # screenshots of every page) under .test-artifacts/_artifacts/<run>/.
