@@ -16,8 +16,10 @@ import (
 // segmentEvents is the most events one segment holds.
 const segmentEvents = 10000
 
-// uploaders is how many objects a push sends at once.
-const uploaders = 8
+// uploaders is how many contents a push sends at once: on a real network
+// each request waits a round trip (tens of milliseconds to a cloud
+// region), so requests in flight, not CPU, bound a push.
+const uploaders = 32
 
 // PushReport says what a push did.
 type PushReport struct {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
@@ -78,6 +79,10 @@ func Open(ctx context.Context, r Remote) (*Store, error) {
 	if cfg.Region == "" {
 		cfg.Region = "us-east-1"
 	}
+	// as many idle connections as a push keeps requests in flight
+	cfg.HTTPClient = awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
+		t.MaxIdleConnsPerHost = 2 * uploaders
+	})
 	c := s3.NewFromConfig(cfg, func(o *s3.Options) {
 		if r.Endpoint != "" {
 			o.BaseEndpoint = aws.String(r.Endpoint)
