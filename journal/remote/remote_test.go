@@ -605,3 +605,62 @@ func blame(t testing.TB, dir, path string) string {
 	}
 	return out.String()
 }
+
+// TestPushClone_AfterGC: a journal whose first events a gc dropped before
+// its first push: the remote's chain starts at the gc's base, and the clone
+// rebuilds the journal from there — it verifies, lists the same events,
+// holds the same files, and takes edits.
+func TestPushClone_AfterGC(t *testing.T) {
+	srv := s3test.Start(t)
+	s := store(t, srv)
+	dir, e := workspace(t, "g", 40, nil)
+	if err := e.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := e.GC(journal.GCOptions{Keep: time.Minute, Now: time.Now().Add(time.Hour), Actor: journal.Actor{Kind: "cli"}})
+	if err != nil || rep.Dropped == 0 {
+		t.Fatalf("gc: %+v %v", rep, err)
+	}
+	for i := range 5 {
+		if _, err := e.Apply(ctx, &replay.Batch{Tool: "file_create_new", Changes: []replay.Change{{Path: fmt.Sprintf("after/%d.txt", i), Data: []byte("after gc\n")}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pr, err := remote.Push(ctx, s, e.Journal(), remote.PushOptions{})
+	if err != nil || pr.From != rep.FirstKept {
+		t.Fatalf("push after gc: %+v %v (first kept %d)", pr, err, rep.FirstKept)
+	}
+	clone := filepath.Join(t.TempDir(), "clone")
+	if _, err := remote.Clone(ctx, s, workspaceID(t, dir), clone, remote.CloneOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := events(t, dir), events(t, clone); strings.Join(a, "\n") != strings.Join(b, "\n") {
+		t.Fatalf("events differ:\n%v\n%v", a, b)
+	}
+	if fmt.Sprint(files(t, clone)) != fmt.Sprint(files(t, dir)) {
+		t.Fatal("files differ")
+	}
+	c, err := replay.Open(replay.Options{Roots: []string{clone}, Actor: agent("clone")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Apply(ctx, &replay.Batch{Tool: "file_create_new", Changes: []replay.Change{{Path: "on-the-clone.txt", Data: []byte("x\n")}}}); err != nil {
+		t.Fatal(err)
+	}
+	err = c.Journal().View(func(tx *journal.Tx) error {
+		base, _ := tx.Base()
+		if base != rep.FirstKept-1 {
+			t.Errorf("the clone's base is %d, want %d", base, rep.FirstKept-1)
+		}
+		_, err := tx.Verify(true, nil)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("the clone does not verify: %v", err)
+	}
+	// and the clone carries the workspace on: its push continues the chain
+	if pr, err := remote.Push(ctx, s, c.Journal(), remote.PushOptions{}); err != nil || pr.To != pr.From {
+		t.Fatalf("push from the clone: %+v %v", pr, err)
+	}
+}
