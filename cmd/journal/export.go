@@ -42,7 +42,7 @@ the file on its own. With -o the file appears only once complete.`,
 	fl.StringArrayVar(&f.paths, "path", nil, "only events touching P (a file or directory; repeatable)")
 	fl.StringVarP(&f.out, "output", "o", "", "write to FILE instead of standard output")
 	fl.StringVar(&f.remote, "remote", "", "export a workspace from this remote instead of the local journal (with --workspace)")
-	fl.StringVar(&f.workspace, "workspace", "", "with --remote: the workspace (journal verify --remote NAME lists them)")
+	fl.StringVar(&f.workspace, "workspace", "", "with --remote: the workspace (journal remote show NAME lists them)")
 	return cmd
 }
 

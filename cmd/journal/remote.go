@@ -70,7 +70,42 @@ roles). Every workspace replicating to one bucket and prefix shares its contents
 			return remoteErr(remote.Remove(args[0]))
 		},
 	}
-	cmd.AddCommand(add, list, rm)
+	show := &cobra.Command{
+		Use:   "show NAME",
+		Short: "List the workspaces on a remote: their IDs (for clone), events, last push",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			s, err := openRemote(ctx, args[0])
+			if err != nil {
+				return remoteErr(err)
+			}
+			heads, err := remote.Heads(ctx, s)
+			if err != nil {
+				return remoteErr(err)
+			}
+			if len(heads) == 0 {
+				fmt.Fprintf(a.out, "no workspace on %s yet (journal push %s)\n", args[0], args[0])
+				return nil
+			}
+			mine := ""
+			if a.locate() == nil {
+				a.view(func(tx *journal.Tx) error { mine = tx.Workspace(); return nil })
+			}
+			tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "WORKSPACE\tEVENTS\tLAST PUSH\t")
+			for _, h := range heads {
+				note := ""
+				if h.Workspace == mine {
+					note = "(this workspace)"
+				}
+				fmt.Fprintf(tw, "%s\t%d-%d\t%s\t%s\n", h.Workspace, h.BaseSeq+1, h.Last, h.Updated.Local().Format("2006-01-02 15:04:05"), note)
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.AddCommand(add, list, rm, show)
 	return cmd
 }
 
@@ -190,12 +225,12 @@ func newCloneCmd(a *app) *cobra.Command {
 		Short: "Rebuild a workspace and its journal from a remote, in a new directory",
 		Long: `clone rebuilds workspace ID from the remote in DIR: a journal holding its events (each checked against
 its hash and the chain, each content against its ID) and its files as they were after the newest event, or
-after event N with --at N. ` + "`journal verify --remote REMOTE`" + ` lists the workspaces. The clone keeps the
+after event N with --at N. ` + "`journal remote show REMOTE`" + ` lists the workspaces. The clone keeps the
 workspace's ID: push from it to carry the workspace on once the original has stopped.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if ws == "" {
-				return usageError{errors.New("clone needs --workspace ID (journal verify --remote " + args[0] + " lists them)")}
+				return usageError{errors.New("clone needs --workspace ID (journal remote show " + args[0] + " lists them)")}
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()

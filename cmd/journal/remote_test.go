@@ -39,6 +39,9 @@ func TestRemote_CLI(t *testing.T) {
 		t.Fatalf("push:\n%s", out)
 	}
 	ws := m[1]
+	if out := ok(t, dir, "remote", "show", "team"); !regexp.MustCompile(ws + `\s+1-4\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+\(this workspace\)`).MatchString(out) {
+		t.Fatalf("remote show:\n%s", out)
+	}
 	if out := ok(t, dir, "push", "team"); !strings.Contains(out, "team is up to date") {
 		t.Fatalf("second push:\n%s", out)
 	}

@@ -40,7 +40,7 @@ type CloneOptions struct {
 func Clone(ctx context.Context, s *Store, ws, dir string, o CloneOptions) (*CloneReport, error) {
 	head, _, err := s.readHead(ctx, ws)
 	if errors.Is(err, ErrNotFound) {
-		return nil, fail(ErrUsage, "remote %s: no workspace %s there (journal verify --remote %s lists them)", s.r.Name, ws, s.r.Name)
+		return nil, fail(ErrUsage, "remote %s: no workspace %s there (journal remote show %s lists them)", s.r.Name, ws, s.r.Name)
 	}
 	if err != nil {
 		return nil, err

@@ -214,7 +214,7 @@ func cause(err error) string {
 func Export(ctx context.Context, s *Store, ws string, w io.Writer) (*journal.ExportHead, error) {
 	head, _, err := s.readHead(ctx, ws)
 	if errors.Is(err, ErrNotFound) {
-		return nil, fail(ErrUsage, "remote %s: no workspace %s there (journal verify --remote %s lists them)", s.r.Name, ws, s.r.Name)
+		return nil, fail(ErrUsage, "remote %s: no workspace %s there (journal remote show %s lists them)", s.r.Name, ws, s.r.Name)
 	}
 	if err != nil {
 		return nil, err
@@ -251,4 +251,25 @@ func Export(ctx context.Context, s *Store, ws string, w io.Writer) (*journal.Exp
 		return nil, fmt.Errorf("remote: export: %w", err)
 	}
 	return h, nil
+}
+
+// Heads returns the head of every workspace on the store (those whose
+// head cannot be read are left out; Verify names them).
+func Heads(ctx context.Context, s *Store) ([]*Head, error) {
+	wss, err := s.Workspaces(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Head
+	for _, ws := range wss {
+		h, _, err := s.readHead(ctx, ws)
+		if errors.Is(err, ErrDamaged) || errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, h)
+	}
+	return out, nil
 }
