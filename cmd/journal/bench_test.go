@@ -1,12 +1,14 @@
 package main_test
 
 import (
+	"fmt"
 	"github.com/journalfs/journal/journal"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -131,4 +133,25 @@ func BenchmarkCheck100k(b *testing.B) {
 func BenchmarkBlame(b *testing.B) {
 	dir := blameWorkspace(b)
 	wall(b, dir, "blame", "--porcelain", "big.go")
+}
+
+// BenchmarkStatus100k: `journal status` on a 100,000-event journal whose
+// 200 files are on disk as the journal last saw them (issue #23: ≤ 20 ms).
+func BenchmarkStatus100k(b *testing.B) {
+	dir := b.TempDir()
+	bigJournal(b, dir, 100000)
+	// the files as their last events left them
+	for f := 0; f < 200; f++ {
+		last := 100000 - 200 + f
+		p := filepath.Join(dir, "src", fmt.Sprintf("f%03d.go", f))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, fmt.Appendf(nil, "package f\n\n// version %d\nfunc F() int { return %d }\n", last, last), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	time.Sleep(1100 * time.Millisecond) // past the structural check stamp's margin
+	if out, err := exec.Command(bin, "--journal", filepath.Join(dir, ".journal", "journal.db"), "status").CombinedOutput(); err != nil || !strings.Contains(string(out), "no file changed outside the journal") {
+		b.Fatalf("%v %s", err, out)
+	}
+	wall(b, dir, "status")
 }
