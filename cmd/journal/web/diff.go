@@ -6,14 +6,11 @@ import (
 	"html"
 	"html/template"
 	"io"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/alecthomas/chroma/v2"
-	"github.com/alecthomas/chroma/v2/lexers"
-	"github.com/alecthomas/chroma/v2/styles"
+	"github.com/journalfs/journal/cmd/journal/web/hl"
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/ops"
 	"github.com/journalfs/journal/snapshot"
@@ -286,11 +283,10 @@ func trimCR(s string) string { return strings.TrimSuffix(s, "\r") }
 // side is too large, or where the lexer would not give the text back
 // exactly.
 func highlightRows(path string, rows []diffRow) {
-	lx := lexers.Match(path)
+	lx := hl.Match(path)
 	if lx == nil {
 		return
 	}
-	lx = chroma.Coalesce(lx)
 	for start := 0; start < len(rows); {
 		end := start + 1
 		for end < len(rows) && rows[end].Kind != "hunk" {
@@ -322,7 +318,12 @@ func highlightRows(path string, rows []diffRow) {
 
 // highlight returns lines highlighted by lx (one HTML string per line), or
 // nil when it cannot be done faithfully.
-func highlight(lx chroma.Lexer, lines []string) []template.HTML {
+func highlight(lx chroma.Lexer, lines []string) (out []template.HTML) {
+	defer func() {
+		if recover() != nil { // a lexer's bug: the lines stay plain
+			out = nil
+		}
+	}()
 	text := strings.Join(lines, "\n") + "\n"
 	if len(lines) == 0 || len(text) > maxHighlight {
 		return nil
@@ -331,7 +332,7 @@ func highlight(lx chroma.Lexer, lines []string) []template.HTML {
 	if err != nil {
 		return nil
 	}
-	out := make([]template.HTML, 0, len(lines))
+	out = make([]template.HTML, 0, len(lines))
 	var cur, seen strings.Builder
 	for t := it(); t != chroma.EOF; t = it() {
 		seen.WriteString(t.Value)
@@ -367,37 +368,3 @@ func tokenClass(t chroma.TokenType) string {
 	return ""
 }
 
-// highlightCSS is the stylesheet of the highlighting classes: GitHub's
-// colours, light, and dark where the system asks for it.
-func highlightCSS() []byte {
-	var b bytes.Buffer
-	types := slices.Sorted(maps.Keys(chroma.StandardTypes))
-	rules := func(st *chroma.Style, indent string) {
-		text := st.Get(chroma.Text)
-		for _, tt := range types {
-			cls := chroma.StandardTypes[tt]
-			if cls == "" || tt == chroma.Text || tt == chroma.Background {
-				continue
-			}
-			e := st.Get(tt)
-			var decl []string
-			if e.Colour.IsSet() && e.Colour != text.Colour {
-				decl = append(decl, "color:"+e.Colour.String())
-			}
-			if e.Bold == chroma.Yes {
-				decl = append(decl, "font-weight:600")
-			}
-			if e.Italic == chroma.Yes {
-				decl = append(decl, "font-style:italic")
-			}
-			if len(decl) > 0 {
-				fmt.Fprintf(&b, "%s.hl .%s{%s}\n", indent, cls, strings.Join(decl, ";"))
-			}
-		}
-	}
-	rules(styles.Get("github"), "")
-	b.WriteString("@media (prefers-color-scheme: dark) {\n")
-	rules(styles.Get("github-dark"), "  ")
-	b.WriteString("}\n")
-	return b.Bytes()
-}

@@ -15,8 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/alecthomas/chroma/v2"
-	"github.com/alecthomas/chroma/v2/lexers"
+	"github.com/journalfs/journal/cmd/journal/web/hl"
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/replay"
 	"github.com/journalfs/journal/snapshot"
@@ -558,8 +557,8 @@ func (s *Server) blame(w http.ResponseWriter, r *http.Request) {
 		lines[i] = strings.TrimRight(string(l.Text), "\r\n")
 	}
 	var code []template.HTML
-	if lx := lexers.Match(b.Path); lx != nil {
-		code = highlight(chroma.Coalesce(lx), lines)
+	if lx := hl.Match(b.Path); lx != nil {
+		code = highlight(lx, lines)
 	}
 	if code == nil {
 		code = make([]template.HTML, len(lines))

@@ -69,11 +69,6 @@ func New(e *replay.Engine, actor journal.Actor) (*Server, error) {
 	s.mux.HandleFunc("POST /restore", s.restore)
 	s.mux.HandleFunc("GET /live", s.live)
 	s.mux.HandleFunc("GET /view", s.view)
-	css := highlightCSS()
-	s.mux.HandleFunc("GET /static/hl.css", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/css; charset=utf-8")
-		w.Write(css)
-	})
 	return s, nil
 }
 
