@@ -367,4 +367,3 @@ func tokenClass(t chroma.TokenType) string {
 	}
 	return ""
 }
-
