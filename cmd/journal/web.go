@@ -20,11 +20,12 @@ func newWebCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "web",
 		Short: "Browse the journal in a web app on this machine: timeline, diffs, blame, revert",
-		Long: `web serves a local web app over the journal: the events newest first (filter by file, session, tool
-or text), each event's diffs, a file's blame, and the revert of an event — shown first as the diff it
-would make, applied as a new event on confirmation. New events appear as they are committed, by any
-process. It listens on a loopback address (default 127.0.0.1 with a free port) and prints its URL;
---open opens it in the default browser. Ctrl-C stops it.
+		Long: `web serves a local web app over the journal: the events newest first, grouped by session (filter by
+file, session, tool, text or time), each event's diffs (unified or side by side, highlighted), each session's
+combined diff, a file's blame and history, and three actions — revert an event, undo a whole session, restore a
+file to an event — each shown first as the diff it would make (or the lines that block it), applied as one new
+event on confirmation. New events appear as they are committed, by any process. It listens on a loopback address
+(default 127.0.0.1 with a free port) and prints its URL; --open opens it in the default browser. Ctrl-C stops it.
 
 To serve it beyond this machine, give --token T (or JOURNAL_WEB_TOKEN) and a non-loopback --addr: every
 request must then carry the token — the printed URL does (?token=T, swapped for a cookie on first use),
