@@ -88,6 +88,15 @@ func TestRemote_CLI(t *testing.T) {
 	if r := run(t, elsewhere, "clone", "team", "--workspace", ws, "clone"); r.code == 0 || !strings.Contains(r.stderr, "holds a journal already") {
 		t.Fatalf("clone into a journal: %+v", r)
 	}
+	busy := filepath.Join(elsewhere, "busy")
+	os.MkdirAll(busy, 0o755)
+	os.WriteFile(filepath.Join(busy, "a.txt"), []byte("mine\n"), 0o644)
+	if r := run(t, elsewhere, "clone", "team", "--workspace", ws, "busy"); r.code == 0 || !strings.Contains(r.stderr, "is not empty") {
+		t.Fatalf("clone into a directory with files: %+v", r)
+	}
+	if b, _ := os.ReadFile(filepath.Join(busy, "a.txt")); string(b) != "mine\n" {
+		t.Fatalf("a refused clone overwrote a file: %q", b)
+	}
 
 	// one line each: a missing bucket, wrong credentials
 	ok(t, dir, "remote", "add", "nobucket", "s3://no-such-bucket/x", "--endpoint", srv.Endpoint())

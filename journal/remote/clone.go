@@ -37,7 +37,7 @@ type CloneOptions struct {
 // the workspace's files as they were after the last of them. dir must not
 // hold a journal yet. The new journal keeps the workspace's ID, so it can
 // carry the workspace on (push from it once the old one stops).
-func Clone(ctx context.Context, s *Store, ws, dir string, o CloneOptions) (*CloneReport, error) {
+func Clone(ctx context.Context, s *Store, ws, dir string, o CloneOptions) (rep *CloneReport, err error) {
 	head, _, err := s.readHead(ctx, ws)
 	if errors.Is(err, ErrNotFound) {
 		return nil, fail(ErrUsage, "remote %s: no workspace %s there (journal remote show %s lists them)", s.r.Name, ws, s.r.Name)
@@ -52,15 +52,34 @@ func Clone(ctx context.Context, s *Store, ws, dir string, o CloneOptions) (*Clon
 	if _, err := os.Stat(jp); err == nil {
 		return nil, fail(ErrUsage, "remote: %s holds a journal already: clone into an empty directory", dir)
 	}
+	if ents, err := os.ReadDir(dir); err == nil && len(ents) > 0 {
+		return nil, fail(ErrUsage, "remote: %s is not empty: clone into an empty or new directory (nothing there is overwritten)", dir)
+	}
+	_, statErr := os.Stat(dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("remote: %w", err)
 	}
+	// a clone that fails leaves nothing behind: not half a journal, not
+	// some of the files
+	defer func() {
+		if err == nil {
+			return
+		}
+		if statErr != nil {
+			os.RemoveAll(dir)
+			return
+		}
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
+	}()
 	j, err := journal.Open(jp, journal.Options{Create: true})
 	if err != nil {
 		return nil, err
 	}
 	defer j.Close()
-	rep := &CloneReport{Workspace: ws}
+	rep = &CloneReport{Workspace: ws}
 	err = j.Do(func(db *journal.DB) error {
 		if err := db.Update(func(tx *journal.Tx) error { return tx.SetWorkspace(ws) }); err != nil {
 			return err

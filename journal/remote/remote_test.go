@@ -462,9 +462,14 @@ func TestVerify_NamesDamage(t *testing.T) {
 			t.Errorf("verify does not name %q:\n%s", want, report)
 		}
 	}
-	// a clone refuses the damage instead of rebuilding a wrong workspace
-	if _, err := remote.Clone(ctx, s, ws, filepath.Join(t.TempDir(), "c"), remote.CloneOptions{}); !errors.Is(err, remote.ErrDamaged) && !errors.Is(err, remote.ErrNotFound) {
+	// a clone refuses the damage instead of rebuilding a wrong workspace,
+	// and leaves nothing behind
+	c := filepath.Join(t.TempDir(), "c")
+	if _, err := remote.Clone(ctx, s, ws, c, remote.CloneOptions{}); !errors.Is(err, remote.ErrDamaged) && !errors.Is(err, remote.ErrNotFound) {
 		t.Fatalf("clone of a damaged remote: %v", err)
+	}
+	if _, err := os.Stat(c); !os.IsNotExist(err) {
+		t.Fatalf("a failed clone left %s behind: %v", c, err)
 	}
 }
 
