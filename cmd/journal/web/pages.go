@@ -37,6 +37,7 @@ var funcs = template.FuncMap{
 		return strconv.FormatUint(l.Seq, 10)
 	},
 	"instruction": instruction,
+	"span":        span,
 	"inc":         func(i int) int { return i + 1 },
 }
 
@@ -59,6 +60,21 @@ func who(a journal.Actor) string {
 		return s
 	}
 	return a.Kind
+}
+
+// span is a time range in few words: "2026-11-26 14:02:11 – 14:09:40",
+// the second date only when it differs, one time when they are the same
+// second.
+func span(from, to time.Time) string {
+	from, to = from.Local(), to.Local()
+	a := from.Format("2006-01-02 15:04:05")
+	switch {
+	case to.Truncate(time.Second).Equal(from.Truncate(time.Second)):
+		return a
+	case to.Format("2006-01-02") == from.Format("2006-01-02"):
+		return a + " – " + to.Format("15:04:05")
+	}
+	return a + " – " + to.Format("2006-01-02 15:04:05")
 }
 
 // instruction is what the agent said it was doing, where its tool call
@@ -112,7 +128,6 @@ type group struct {
 	Known       bool      // Session is the journal's record
 	From, To    time.Time // the session's first and last events' times (Known)
 	Start, Stop time.Time
-	Span        bool // Start and Stop differ
 	Rows        []row
 }
 
@@ -222,7 +237,6 @@ func (s *Server) timeline(w http.ResponseWriter, r *http.Request) {
 			cur := groups[len(groups)-1]
 			cur.Rows = append(cur.Rows, rw)
 			cur.Start = rw.Time
-			cur.Span = !cur.Start.Truncate(time.Second).Equal(cur.Stop.Truncate(time.Second))
 		}
 		return nil
 	})
