@@ -95,7 +95,14 @@ type bar struct{ pb *progressbar.ProgressBar }
 
 // progress starts a bar for total units (bytes if inBytes).
 func (a *app) progress(total int64, desc string, inBytes bool) *bar {
-	if total < 2000 || !isTTY(a.errOut) {
+	return a.progressFrom(total, desc, inBytes, 2000)
+}
+
+// progressFrom is progress for work of at least least units (a push or a
+// clone shows its bar whatever its size: each unit may be a network round
+// trip).
+func (a *app) progressFrom(total int64, desc string, inBytes bool, least int64) *bar {
+	if total < least || !isTTY(a.errOut) {
 		return &bar{}
 	}
 	opts := []progressbar.Option{progressbar.OptionSetWriter(a.errOut), progressbar.OptionSetDescription(desc),

@@ -189,7 +189,7 @@ remote sends nothing. A second writer for one workspace (a copy of it pushing to
 			var b *bar
 			rep, err := remote.Push(ctx, s, e.Journal(), remote.PushOptions{Progress: func(done, total uint64) {
 				if b == nil {
-					b = a.progress(int64(total), "push", false)
+					b = a.progressFrom(int64(total), "push", false, 1)
 				}
 				b.Set(int64(done))
 			}})
@@ -241,7 +241,7 @@ workspace's ID: push from it to carry the workspace on once the original has sto
 			var b *bar
 			rep, err := remote.Clone(ctx, s, ws, args[1], remote.CloneOptions{At: at, Progress: func(done, total uint64) {
 				if b == nil {
-					b = a.progress(int64(total), "clone", false)
+					b = a.progressFrom(int64(total), "clone", false, 1)
 				}
 				b.Set(int64(done))
 			}})

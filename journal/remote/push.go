@@ -122,6 +122,10 @@ func Push(ctx context.Context, s *Store, j *journal.Journal, o PushOptions) (*Pu
 		if err != nil {
 			return rep, err
 		}
+		if o.Progress != nil { // within a segment, the contents sent so far
+			seg, done, total := last-first+1, first-from, upTo-from+1
+			p.onContent = func(k, n int) { o.Progress(done+uint64(k)*seg/uint64(n+1), total) }
+		}
 		if err := p.contents(ctx, ids); err != nil { // contents before the events that name them
 			return rep, err
 		}
@@ -233,6 +237,9 @@ type pusher struct {
 	sent   map[snapshot.ID]bool // contents and chunks known to be there
 	there  map[snapshot.ID]bool // contents found by listing (counted as there when met)
 	listed bool
+	// onContent, if set, is told of each content done (k of n)
+	onContent func(k, n int)
+	doneN     int
 }
 
 // listAt is the number of contents a push checks from which it lists the
@@ -255,6 +262,8 @@ func (p *pusher) contents(ctx context.Context, ids []snapshot.ID) error {
 			}
 		}
 	}
+	p.doneN = 0
+	unique := len(distinct(ids))
 	work := make(chan snapshot.ID)
 	errc := make(chan error, uploaders)
 	var wg sync.WaitGroup
@@ -268,6 +277,12 @@ func (p *pusher) contents(ctx context.Context, ids []snapshot.ID) error {
 					for range work {
 					}
 					return
+				}
+				if p.onContent != nil {
+					p.mu.Lock()
+					p.doneN++
+					p.onContent(p.doneN, unique)
+					p.mu.Unlock()
 				}
 			}
 		}()
@@ -384,4 +399,13 @@ func (p *pusher) content(ctx context.Context, id snapshot.ID) error {
 	p.mark(id)
 	p.count(func(r *PushReport) { r.Contents++; r.Bytes += int64(len(m)) })
 	return nil
+}
+
+// distinct is ids without repeats.
+func distinct(ids []snapshot.ID) map[snapshot.ID]bool {
+	m := make(map[snapshot.ID]bool, len(ids))
+	for _, id := range ids {
+		m[id] = true
+	}
+	return m
 }

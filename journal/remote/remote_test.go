@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -667,5 +668,25 @@ func TestPushClone_AfterGC(t *testing.T) {
 	// and the clone carries the workspace on: its push continues the chain
 	if pr, err := remote.Push(ctx, s, c.Journal(), remote.PushOptions{}); err != nil || pr.To != pr.From {
 		t.Fatalf("push from the clone: %+v %v", pr, err)
+	}
+}
+
+// TestPush_Progress: a push reports its progress as it sends contents, not
+// only when a segment is done, and ends at the total.
+func TestPush_Progress(t *testing.T) {
+	srv := s3test.Start(t)
+	s := store(t, srv)
+	_, e := workspace(t, "p", 30, nil)
+	var calls []uint64
+	var total uint64
+	rep, err := remote.Push(ctx, s, e.Journal(), remote.PushOptions{Progress: func(done, tot uint64) {
+		calls = append(calls, done)
+		total = tot
+	}})
+	if err != nil || rep.To != 31 {
+		t.Fatal(rep, err)
+	}
+	if total != 31 || len(calls) < 5 || calls[len(calls)-1] != 31 || !slices.IsSorted(calls) {
+		t.Fatalf("progress %v of %d", calls, total)
 	}
 }
