@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -688,5 +689,50 @@ func TestPush_Progress(t *testing.T) {
 	}
 	if total != 31 || len(calls) < 5 || calls[len(calls)-1] != 31 || !slices.IsSorted(calls) {
 		t.Fatalf("progress %v of %d", calls, total)
+	}
+}
+
+// TestReplicate_TwoServers: two replications of one journal (two servers
+// on one workspace, each with --replicate) race on the head; the remote
+// stays whole and up to date, and neither is left failing.
+func TestReplicate_TwoServers(t *testing.T) {
+	srv := s3test.Start(t)
+	r := remote.Remote{Name: "team", URL: "s3://" + s3test.Bucket + "/two", Endpoint: srv.Endpoint()}
+	dir, e := workspace(t, "two", 0, nil)
+	j := e.Journal()
+	c, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			remote.Replicate(c, r, j, remote.ReplicateOptions{Poll: 5 * time.Millisecond, MaxBackoff: 200 * time.Millisecond})
+		}()
+	}
+	for i := range 100 {
+		if _, err := e.Apply(ctx, &replay.Batch{Tool: "edit_content", Changes: []replay.Change{{Path: fmt.Sprintf("n/%d.txt", i%7), Data: []byte(fmt.Sprint(i))}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.Checkpoint()
+	var last uint64
+	j.View(func(tx *journal.Tx) error { last = tx.Last(); return nil })
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		rs, _ := j.Replications()
+		if len(rs) == 1 && rs[0].Pushed == last && rs[0].Error == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the replications did not settle: %+v", rs)
+		}
+	}
+	cancel()
+	wg.Wait()
+	s, err := remote.Open(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vr, err := remote.Verify(ctx, s, workspaceID(t, dir)); err != nil || !vr.OK() || vr.Events != int(last) {
+		t.Fatalf("verify: %+v %v", vr, err)
 	}
 }

@@ -2,7 +2,6 @@ package remote
 
 import (
 	"context"
-	"errors"
 	"os"
 	"time"
 
@@ -82,12 +81,13 @@ func Replicate(ctx context.Context, r Remote, j *journal.Journal, o ReplicateOpt
 		}
 		if err != nil {
 			st.Error, st.ErrorAt = err.Error(), time.Now().UTC()
+			// the wait doubles while it keeps failing: a push that met
+			// another replication of this same journal (two servers on one
+			// workspace) goes through at the next try; a true second
+			// writer keeps failing and is tried less and less often
 			if wait < o.Poll {
 				wait = o.Poll
 			} else if wait *= 2; wait > o.MaxBackoff {
-				wait = o.MaxBackoff
-			}
-			if errors.Is(err, ErrConflict) { // another writer: no point hurrying
 				wait = o.MaxBackoff
 			}
 		} else {
