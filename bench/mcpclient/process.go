@@ -27,7 +27,8 @@ type Process struct {
 // connects a client to it. timeout bounds each request; on expiry the
 // process gets SIGQUIT (a Go server then prints every goroutine's stack to
 // stderr, which Stderr keeps for the report of the hang) and, if it has not
-// ended two seconds later, SIGKILL.
+// ended ten seconds later, SIGKILL (on a loaded machine a dump of many
+// goroutines takes seconds).
 func Start(argv []string, dir string, env []string, timeout time.Duration) (*Process, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("mcpclient: empty command")
@@ -55,7 +56,7 @@ func Start(argv []string, dir string, env []string, timeout time.Duration) (*Pro
 		_ = cmd.Process.Signal(syscall.SIGQUIT)
 		select {
 		case <-p.done:
-		case <-time.After(2 * time.Second):
+		case <-time.After(10 * time.Second):
 			_ = cmd.Process.Kill()
 		}
 	}
