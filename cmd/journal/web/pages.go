@@ -38,6 +38,7 @@ var funcs = template.FuncMap{
 	},
 	"instruction": instruction,
 	"span":        span,
+	"lag":         func(d time.Duration) string { return d.Round(100 * time.Millisecond).String() },
 	"inc":         func(i int) int { return i + 1 },
 }
 
@@ -250,7 +251,8 @@ func (s *Server) timeline(w http.ResponseWriter, r *http.Request) {
 		v.Set("before", strconv.FormatUint(rows[len(rows)-1].Seq, 10))
 		next = "/?" + v.Encode()
 	}
-	s.render(w, r, "timeline.html", map[string]any{"Title": "Timeline", "Groups": groups, "Last": last, "Next": next,
+	reps, _ := s.e.Journal().Replications() // where each remote stands (journal serve --replicate, journal push)
+	s.render(w, r, "timeline.html", map[string]any{"Title": "Timeline", "Groups": groups, "Last": last, "Next": next, "Replication": reps,
 		"Path": path, "Session": session, "Tool": tool, "Q": text, "Since": q.Get("since"), "Until": q.Get("until"),
 		"Filtered": path != "" || session != "" || tool != "" || text != "" || !since.IsZero() || !until.IsZero(),
 		"Live":     before == 0})

@@ -532,3 +532,34 @@ func TestWeb_BrowserMCP(t *testing.T) {
 		t.Fatalf("big.txt, made by the session, is still there: %v", err)
 	}
 }
+
+// TestWeb_Replication: the timeline says where each remote stands, as the
+// replication recorded it: up to date, or behind with its error.
+func TestWeb_Replication(t *testing.T) {
+	base, _, e := workspace(t)
+	get := func() string {
+		t.Helper()
+		resp, err := http.Get(base + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return string(b)
+	}
+	if page := get(); strings.Contains(page, "replication") && strings.Contains(page, "Remote <strong>") {
+		t.Fatal("a remote shown where there is none")
+	}
+	if err := e.Journal().WriteReplication(journal.Replication{Remote: "team", Workspace: "w", Pushed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if page := get(); !strings.Contains(page, "Remote <strong>team</strong>: up to date (event 3)") {
+		t.Fatalf("up to date:\n%s", page)
+	}
+	if err := e.Journal().WriteReplication(journal.Replication{Remote: "team", Workspace: "w", Pushed: 1, Error: "remote team: the storage does not answer"}); err != nil {
+		t.Fatal(err)
+	}
+	if page := get(); !strings.Contains(page, "2 events behind, the oldest") || !strings.Contains(page, "failing: remote team: the storage does not answer") {
+		t.Fatalf("behind:\n%s", page)
+	}
+}
