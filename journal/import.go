@@ -56,28 +56,32 @@ func (t *Tx) Import(e *Event, base snapshot.ID) error {
 		return fmt.Errorf("journal: import %d: its hash is not its own: %w", e.Seq, ErrCorrupt)
 	}
 	last := t.Last()
+	first := e.Seq // the first number it stands for: a damaged event (repair) stands for a run
+	if e.Lost != nil && e.Lost.First != 0 && e.Spans(e.Lost.First) {
+		first = e.Lost.First
+	}
 	switch {
 	case last == 0:
 		if e.Prev != base {
 			return fmt.Errorf("journal: import %d: it does not follow the chain's base: %w", e.Seq, ErrCorrupt)
 		}
-		if e.Seq > 1 {
+		if first > 1 {
 			m := t.tx.Bucket(bucketMeta)
-			if err := m.Put(metaBaseSeq, binary.BigEndian.AppendUint64(nil, e.Seq-1)); err != nil {
+			if err := m.Put(metaBaseSeq, binary.BigEndian.AppendUint64(nil, first-1)); err != nil {
 				return fmt.Errorf("journal: import: %w", err)
 			}
 			if err := m.Put(metaBaseHash, base[:]); err != nil {
 				return fmt.Errorf("journal: import: %w", err)
 			}
 		}
-	case e.Seq != last+1:
+	case first != last+1:
 		return fmt.Errorf("journal: import %d after %d: %w", e.Seq, last, ErrState)
 	default:
 		prev, err := t.Event(last)
 		if err != nil {
 			return fmt.Errorf("journal: import %d: %w", e.Seq, err)
 		}
-		if e.Prev != prev.Hash {
+		if e.Prev != prev.NextLink() {
 			return fmt.Errorf("journal: import %d: it does not link to event %d: %w", e.Seq, last, ErrCorrupt)
 		}
 	}

@@ -88,13 +88,13 @@ func Clone(ctx context.Context, s *Store, ws, dir string, o CloneOptions) (rep *
 		if o.At != 0 {
 			total = o.At - head.BaseSeq
 		}
-		prevSeq, prev := head.BaseSeq, head.BaseHash
+		prevSeq, prev, lastHash := head.BaseSeq, head.BaseHash, head.BaseHash
 		for _, sg := range head.Segments {
 			evs, err := s.segment(ctx, sg, prevSeq, prev)
 			if err != nil {
 				return err
 			}
-			prevSeq, prev = sg.Last, evs[len(evs)-1].Hash
+			prevSeq, prev, lastHash = sg.Last, evs[len(evs)-1].NextLink(), evs[len(evs)-1].Hash
 			if o.At != 0 {
 				for len(evs) > 0 && evs[len(evs)-1].Seq > o.At {
 					evs = evs[:len(evs)-1]
@@ -134,7 +134,7 @@ func Clone(ctx context.Context, s *Store, ws, dir string, o CloneOptions) (rep *
 		if rep.Last == 0 && head.Last > head.BaseSeq {
 			return fail(ErrDamaged, "remote %s: workspace %s's head names no segment", s.r.Name, ws)
 		}
-		if o.At == 0 && prev != head.Hash {
+		if o.At == 0 && lastHash != head.Hash {
 			return fail(ErrDamaged, "remote %s: workspace %s's head names event %d with a hash its segments do not end in", s.r.Name, ws, head.Last)
 		}
 		return nil

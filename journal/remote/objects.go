@@ -139,7 +139,7 @@ func (s *Store) segment(ctx context.Context, sg Segment, prevSeq uint64, prev sn
 		}
 		e.Hash = rec.Hash
 		switch {
-		case e.Seq != prevSeq+1:
+		case e.Seq != prevSeq+1 && !e.Spans(prevSeq+1): // a damaged event (repair) stands for a run of numbers
 			return nil, fail(ErrDamaged, "remote %s: %s: event %d where %d was due", s.r.Name, sg.Key, e.Seq, prevSeq+1)
 		case e.Prev != prev:
 			return nil, fail(ErrDamaged, "remote %s: %s: event %d does not link to event %d", s.r.Name, sg.Key, e.Seq, prevSeq)
@@ -147,12 +147,12 @@ func (s *Store) segment(ctx context.Context, sg Segment, prevSeq uint64, prev sn
 			return nil, fail(ErrDamaged, "remote %s: %s: event %d is not the event its hash names (altered)", s.r.Name, sg.Key, e.Seq)
 		}
 		evs = append(evs, e)
-		prevSeq, prev = e.Seq, e.Hash
+		prevSeq, prev = e.Seq, e.NextLink()
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fail(ErrDamaged, "remote %s: %s: %v", s.r.Name, sg.Key, err)
 	}
-	if len(evs) == 0 || evs[0].Seq != sg.First || evs[len(evs)-1].Seq != sg.Last {
+	if len(evs) == 0 || evs[0].Seq != sg.First && !evs[0].Spans(sg.First) || evs[len(evs)-1].Seq != sg.Last {
 		return nil, fail(ErrDamaged, "remote %s: %s does not hold events %d to %d", s.r.Name, sg.Key, sg.First, sg.Last)
 	}
 	return evs, nil

@@ -68,7 +68,7 @@ func Verify(ctx context.Context, s *Store, ws string) (*VerifyReport, error) {
 		if err != nil {
 			return rep, err
 		}
-		prevSeq, prev := head.BaseSeq, head.BaseHash
+		prevSeq, prev, lastHash := head.BaseSeq, head.BaseHash, head.BaseHash
 		intact := true
 		for _, sg := range head.Segments {
 			if sg.First != prevSeq+1 {
@@ -82,11 +82,11 @@ func Verify(ctx context.Context, s *Store, ws string) (*VerifyReport, error) {
 				}
 				problem("%s", cause(err))
 				intact = false
-				prevSeq, prev = sg.Last, snapshot.ID{}
+				prevSeq, prev, lastHash = sg.Last, snapshot.ID{}, snapshot.ID{}
 				continue
 			}
 			rep.Events += len(evs)
-			prevSeq, prev = sg.Last, evs[len(evs)-1].Hash
+			prevSeq, prev, lastHash = sg.Last, evs[len(evs)-1].NextLink(), evs[len(evs)-1].Hash
 			for _, e := range evs {
 				for _, id := range contentIDs(e) {
 					if checked[id] {
@@ -100,7 +100,7 @@ func Verify(ctx context.Context, s *Store, ws string) (*VerifyReport, error) {
 				}
 			}
 		}
-		if intact && (prevSeq != head.Last || prev != head.Hash) {
+		if intact && (prevSeq != head.Last || lastHash != head.Hash) {
 			problem("%s: it names event %d as the newest, but its segments end at event %d (or in another hash)", headKey(ws), head.Last, prevSeq)
 		}
 	}
@@ -237,11 +237,14 @@ func Export(ctx context.Context, s *Store, ws string, w io.Writer) (*journal.Exp
 			}
 			if h.First == 0 {
 				h.First = e.Seq
+				if e.Lost != nil && e.Lost.First != 0 && e.Spans(e.Lost.First) {
+					h.First = e.Lost.First // a damaged event first: its span is the chain's start
+				}
 			}
 			h.Last, h.Head = e.Seq, e.Hash
 			h.Events++
 		}
-		prevSeq, prev = sg.Last, evs[len(evs)-1].Hash
+		prevSeq, prev = sg.Last, evs[len(evs)-1].NextLink()
 	}
 	if h.Head != head.Hash {
 		return nil, fail(ErrDamaged, "remote %s: workspace %s's head names event %d with a hash its segments do not end in", s.r.Name, ws, head.Last)
