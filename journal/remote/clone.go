@@ -159,12 +159,17 @@ func fetchContent(ctx context.Context, s *Store, db *journal.DB, id snapshot.ID)
 		return 0, nil
 	}
 	m, _, err := s.get(ctx, contentKey(id))
-	if err != nil {
+	var size int64
+	var chunks []snapshot.ID
+	switch {
+	case errors.Is(err, ErrNotFound): // a content of one chunk is that chunk
+		size, chunks = -1, []snapshot.ID{id}
+	case err != nil:
 		return 0, err
-	}
-	size, chunks, err := parseManifest(m)
-	if err != nil {
-		return 0, fail(ErrDamaged, "remote %s: %s is not a manifest", s.r.Name, contentKey(id))
+	default:
+		if size, chunks, err = parseManifest(m); err != nil {
+			return 0, fail(ErrDamaged, "remote %s: %s is not a manifest", s.r.Name, contentKey(id))
+		}
 	}
 	pr, pw := io.Pipe()
 	go func() {
@@ -185,7 +190,7 @@ func fetchContent(ctx context.Context, s *Store, db *journal.DB, id snapshot.ID)
 	if err != nil {
 		return 0, err
 	}
-	if got != id || n != size {
+	if got != id || size >= 0 && n != size {
 		return 0, fail(ErrDamaged, "remote %s: the chunks %s names make another content (%s, %d bytes)", s.r.Name, contentKey(id), got.Short(), n)
 	}
 	return 1, nil

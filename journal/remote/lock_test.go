@@ -71,7 +71,7 @@ func TestPush_Retain(t *testing.T) {
 		}
 		locked++
 	}
-	if locked < 7 || rep.To != 3 { // 3 chunks, 3 contents, 1 segment
+	if locked < 4 || rep.To != 3 { // 3 chunks (each file is one chunk: no manifest), 1 segment
 		t.Fatalf("%d objects locked; push %+v", locked, rep)
 	}
 	// the head still moves; the clone is whole

@@ -114,6 +114,12 @@ func (s *Store) chunk(ctx context.Context, id snapshot.ID) ([]byte, error) {
 // segment returns a segment's events, each checked against its hash and its
 // predecessor's (prev: the hash before the segment's first event).
 func (s *Store) segment(ctx context.Context, sg Segment, prevSeq uint64, prev snapshot.ID) ([]*journal.Event, error) {
+	return s.segmentAfter(ctx, sg, prevSeq, prev, true)
+}
+
+// segmentAfter is segment; without linked, the first event's link is not
+// checked (the segment before it could not be read: verify goes on).
+func (s *Store) segmentAfter(ctx context.Context, sg Segment, prevSeq uint64, prev snapshot.ID, linked bool) ([]*journal.Event, error) {
 	z, _, err := s.get(ctx, sg.Key)
 	if err != nil {
 		return nil, err
@@ -141,7 +147,7 @@ func (s *Store) segment(ctx context.Context, sg Segment, prevSeq uint64, prev sn
 		switch {
 		case e.Seq != prevSeq+1 && !e.Spans(prevSeq+1): // a damaged event (repair) stands for a run of numbers
 			return nil, fail(ErrDamaged, "remote %s: %s: event %d where %d was due", s.r.Name, sg.Key, e.Seq, prevSeq+1)
-		case e.Prev != prev:
+		case e.Prev != prev && (linked || len(evs) > 0):
 			return nil, fail(ErrDamaged, "remote %s: %s: event %d does not link to event %d", s.r.Name, sg.Key, e.Seq, prevSeq)
 		case journal.ComputeHash(e) != e.Hash:
 			return nil, fail(ErrDamaged, "remote %s: %s: event %d is not the event its hash names (altered)", s.r.Name, sg.Key, e.Seq)

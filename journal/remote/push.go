@@ -340,18 +340,9 @@ func (p *pusher) content(ctx context.Context, id snapshot.ID) error {
 		p.mu.Unlock()
 		return nil
 	}
-	there, err := p.s.exists(ctx, contentKey(id))
-	if err != nil {
-		return err
-	}
-	if there {
-		p.mark(id)
-		p.count(func(r *PushReport) { r.ContentsThere++ })
-		return nil
-	}
 	var size int64
 	var chunks []snapshot.ID
-	err = p.j.View(func(tx *journal.Tx) error {
+	err := p.j.View(func(tx *journal.Tx) error {
 		var err error
 		if size, err = snapshot.Size(tx.Bolt(), id); err != nil {
 			return err
@@ -369,6 +360,20 @@ func (p *pusher) content(ctx context.Context, id snapshot.ID) error {
 	if err != nil {
 		return err
 	}
+	// a content of one chunk is that chunk (same bytes, same ID): it needs
+	// no manifest, and one request sends it
+	single := len(chunks) == 1 && chunks[0] == id
+	if !single {
+		there, err := p.s.exists(ctx, contentKey(id))
+		if err != nil {
+			return err
+		}
+		if there {
+			p.mark(id)
+			p.count(func(r *PushReport) { r.ContentsThere++ })
+			return nil
+		}
+	}
 	for _, c := range chunks {
 		if p.known(c) {
 			continue
@@ -383,14 +388,21 @@ func (p *pusher) content(ctx context.Context, id snapshot.ID) error {
 		z := zenc.EncodeAll(data, nil)
 		_, err := p.s.put(ctx, chunkKey(c), z, "", true)
 		switch {
+		case errors.Is(err, ErrConflict) && single:
+			p.count(func(r *PushReport) { r.ChunksThere++; r.ContentsThere++ })
 		case errors.Is(err, ErrConflict):
 			p.count(func(r *PushReport) { r.ChunksThere++ })
 		case err != nil:
 			return err
+		case single:
+			p.count(func(r *PushReport) { r.Chunks++; r.Contents++; r.Bytes += int64(len(z)) })
 		default:
 			p.count(func(r *PushReport) { r.Chunks++; r.Bytes += int64(len(z)) })
 		}
 		p.mark(c)
+	}
+	if single {
+		return nil
 	}
 	m := manifest(size, chunks)
 	if _, err := p.s.put(ctx, contentKey(id), m, "", false); err != nil {

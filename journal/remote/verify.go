@@ -69,22 +69,23 @@ func Verify(ctx context.Context, s *Store, ws string) (*VerifyReport, error) {
 			return rep, err
 		}
 		prevSeq, prev, lastHash := head.BaseSeq, head.BaseHash, head.BaseHash
-		intact := true
+		intact, linked := true, true
 		for _, sg := range head.Segments {
 			if sg.First != prevSeq+1 {
 				problem("%s: the head names it for events %d to %d where %d was due (a segment missing from the head)", sg.Key, sg.First, sg.Last, prevSeq+1)
 				intact = false
 			}
-			evs, err := s.segment(ctx, sg, prevSeq, prev)
+			evs, err := s.segmentAfter(ctx, sg, prevSeq, prev, linked)
 			if err != nil {
 				if !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrDamaged) {
 					return rep, err
 				}
 				problem("%s", cause(err))
-				intact = false
+				intact, linked = false, false // the next segment is checked on its own
 				prevSeq, prev, lastHash = sg.Last, snapshot.ID{}, snapshot.ID{}
 				continue
 			}
+			linked = true
 			rep.Events += len(evs)
 			prevSeq, prev, lastHash = sg.Last, evs[len(evs)-1].NextLink(), evs[len(evs)-1].Hash
 			for _, e := range evs {
@@ -153,8 +154,18 @@ func Verify(ctx context.Context, s *Store, ws string) (*VerifyReport, error) {
 // the content.
 func verifyContent(ctx context.Context, s *Store, id snapshot.ID, rep *VerifyReport, checked map[snapshot.ID]bool, problem func(string, ...any)) error {
 	m, _, err := s.get(ctx, contentKey(id))
-	if errors.Is(err, ErrNotFound) {
-		problem("%s: missing", contentKey(id))
+	if errors.Is(err, ErrNotFound) { // a content of one chunk is that chunk, without a manifest
+		rep.Chunks++
+		checked[id] = true
+		_, err := s.chunk(ctx, id)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			problem("%s: missing (and no chunk %s stands for it)", contentKey(id), chunkKey(id))
+		case errors.Is(err, ErrDamaged):
+			problem("%s: altered: its bytes are not content %s", chunkKey(id), id.Short())
+		case err != nil:
+			return err
+		}
 		return nil
 	}
 	if err != nil {
