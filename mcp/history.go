@@ -35,6 +35,12 @@ type ChangeOut struct {
 // SessionIn is the input of undo and redo.
 type SessionIn struct{}
 
+// UndoIn is undo's input.
+type UndoIn struct {
+	All   bool `json:"all,omitempty" jsonschema:"undo everything this session did that still stands, as one event (redo brings it all back)"`
+	Force bool `json:"force,omitempty" jsonschema:"with all: put every file back exactly as it was before the session, over later changes by others"`
+}
+
 // LogIn is journal_log's input.
 type LogIn struct {
 	Path        string `json:"path,omitempty" jsonschema:"only events that touched this file"`
@@ -142,9 +148,29 @@ func (s *Server) registerHistory() {
 			return s.changeOut(c, res, seq, "reverted")
 		})
 	addTool(s, def{name: "undo", toolset: ToolsetHistory, title: "Undo",
-		desc:        "Undo this session's newest change that is not yet undone, as a new event. Repeat to go further back.",
+		desc:        "Undo this session's newest change that is not yet undone, as a new event. Repeat to go further back. With all: undo everything this session did that still stands, as one event; later changes by others are kept (merged three-way), and overlapping ones refuse the whole undo with REVERT_CONFLICT.",
 		destructive: true},
-		func(ctx context.Context, c *call, in *SessionIn) (*ChangeOut, string, error) {
+		func(ctx context.Context, c *call, in *UndoIn) (*ChangeOut, string, error) {
+			if in.Force && !in.All {
+				return nil, "", invalid("force goes with all (a single undo is revert_edit with force)", "force without all")
+			}
+			if in.All {
+				res, err := s.eng.UndoSession(ctx, c.session, replay.RevertOptions{Force: in.Force, Actor: &c.actor})
+				var ce *replay.ConflictError
+				if errors.As(err, &ce) {
+					return nil, "", withRetry(err, map[string]any{"all": true, "force": true},
+						"puts every file back exactly as it was before this session, over the later changes (as one new event)")
+				}
+				if err != nil {
+					return nil, "", err
+				}
+				out, _, err := s.changeOut(c, res, 0, "undid")
+				if err == nil {
+					ev, _ := s.eng.Event(res.Seq)
+					out.Message = fmt.Sprintf("undid this session's %d change(s) as event %d: %s", len(ev.Undone), res.Seq, strings.Join(out.Files, ", "))
+				}
+				return out, out.Message, err
+			}
 			res, err := s.eng.Undo(ctx, replay.RevertOptions{Session: c.session, Actor: &c.actor})
 			if err != nil {
 				return nil, "", err

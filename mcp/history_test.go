@@ -97,3 +97,39 @@ func TestAuditArgs_LargeTextHashed(t *testing.T) {
 		t.Fatalf("args %s actor %+v", ev.Args, ev.Actor)
 	}
 }
+
+// TestHistory_UndoAll: undo with all takes back everything this session
+// did that still stands, as one event — another session's later change to
+// the same file stays; redo brings it all back; an overlap refuses the
+// whole undo with a retry (all and force) that works when sent as it is.
+func TestHistory_UndoAll(t *testing.T) {
+	e := newEnv(t, jmcp.Options{Origin: "http"}, "f.txt", "a\nb\nc\nd\n") // a session per client, as over HTTP
+	other := connect(t, e.srv, nil)
+	e.ok("file_replace", map[string]any{"ops": []map[string]any{{"path": "f.txt", "content": "B\n", "start_line": 2, "end_line": 2}}}, nil)
+	e.ok("file_create_new", map[string]any{"ops": []map[string]any{{"path": "g.txt", "content": "made here\n"}}}, nil)
+	if res := e.call(other, "file_replace", map[string]any{"ops": []map[string]any{{"path": "f.txt", "content": "D\n", "start_line": 4, "end_line": 4}}}); res.IsError {
+		t.Fatal(text(res))
+	}
+	e.fail("undo", map[string]any{"force": true}, jmcp.CodeInvalidInput)
+	var out jmcp.ChangeOut
+	txt := e.ok("undo", map[string]any{"all": true}, &out)
+	if !strings.Contains(txt, "undid this session's 2 change(s)") || e.read("f.txt") != "a\nb\nc\nD\n" || e.exists("g.txt") {
+		t.Fatalf("undo all: %s / %q", txt, e.read("f.txt"))
+	}
+	e.ok("redo", map[string]any{}, nil)
+	if e.read("f.txt") != "a\nB\nc\nD\n" || e.read("g.txt") != "made here\n" {
+		t.Fatalf("redo of the session undo: %q", e.read("f.txt"))
+	}
+	// the other session changes the line this one changed: refused, nothing written
+	if res := e.call(other, "file_replace", map[string]any{"ops": []map[string]any{{"path": "f.txt", "content": "B, then other\n", "start_line": 2, "end_line": 2}}}); res.IsError {
+		t.Fatal(text(res))
+	}
+	te := e.fail("undo", map[string]any{"all": true}, jmcp.CodeRevertConflict)
+	if te.Retry == nil || te.Retry.Tool != "undo" || te.Retry.Arguments["force"] != true || e.read("f.txt") != "a\nB, then other\nc\nD\n" {
+		t.Fatalf("conflict: %+v / %q", te, e.read("f.txt"))
+	}
+	e.ok(te.Retry.Tool, te.Retry.Arguments, nil)
+	if e.read("f.txt") != "a\nb\nc\nd\n" || e.exists("g.txt") {
+		t.Fatalf("forced undo all: %q", e.read("f.txt"))
+	}
+}
