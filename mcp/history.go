@@ -58,6 +58,7 @@ type LogEntry struct {
 	Status     string   `json:"status"`
 	Files      []string `json:"files"`
 	Reverts    uint64   `json:"reverts,omitempty"`
+	Undone     []uint64 `json:"undone,omitempty"` // an undo of a whole session: the events it took back
 	RevertedBy uint64   `json:"reverted_by,omitempty"`
 }
 
@@ -277,7 +278,7 @@ func (s *Server) changeOut(c *call, res *replay.Result, reverted uint64, verb st
 
 func entry(tx *journal.Tx, ev *journal.Event) LogEntry {
 	e := LogEntry{Seq: ev.Seq, Time: ev.Time.UTC().Format(time.RFC3339), Kind: string(ev.Kind), Tool: ev.Tool,
-		Status: string(ev.Status), Reverts: ev.Reverts, RevertedBy: tx.RevertedBy(ev.Seq), Files: []string{}}
+		Status: string(ev.Status), Reverts: ev.Reverts, Undone: ev.Undone, RevertedBy: tx.RevertedBy(ev.Seq), Files: []string{}}
 	e.Actor = ev.Actor.Kind
 	if ev.Actor.Name != "" {
 		e.Actor += ":" + ev.Actor.Name

@@ -116,6 +116,11 @@ func TestHistory_UndoAll(t *testing.T) {
 	if !strings.Contains(txt, "undid this session's 2 change(s)") || e.read("f.txt") != "a\nb\nc\nD\n" || e.exists("g.txt") {
 		t.Fatalf("undo all: %s / %q", txt, e.read("f.txt"))
 	}
+	var log jmcp.LogOut
+	e.ok("journal_log", map[string]any{"limit": 1}, &log)
+	if len(log.Events) != 1 || len(log.Events[0].Undone) != 2 || log.Events[0].Seq != out.Event {
+		t.Fatalf("journal_log of the session undo: %+v", log.Events)
+	}
 	e.ok("redo", map[string]any{}, nil)
 	if e.read("f.txt") != "a\nB\nc\nD\n" || e.read("g.txt") != "made here\n" {
 		t.Fatalf("redo of the session undo: %q", e.read("f.txt"))
