@@ -149,7 +149,11 @@ func openRemote(ctx context.Context, name string) (*remote.Store, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(rs) != 1 {
+		switch len(rs) {
+		case 0:
+			return nil, fmt.Errorf("remote: no remote is configured (journal remote add NAME s3://bucket/prefix): %w", remote.ErrUsage)
+		case 1:
+		default:
 			return nil, fmt.Errorf("remote: name the remote (%d are configured; journal remote list): %w", len(rs), remote.ErrUsage)
 		}
 		name = rs[0].Name

@@ -29,6 +29,9 @@ func TestRemote_CLI(t *testing.T) {
 	apply(t, e, "write_file", "notes.md", "# notes\n")
 	e.Close()
 
+	if r := run(t, dir, "push"); r.code != 2 || !strings.Contains(r.stderr, "no remote is configured (journal remote add NAME s3://bucket/prefix)") {
+		t.Fatalf("push without a remote: %+v", r)
+	}
 	ok(t, dir, "remote", "add", "team", "s3://"+s3test.Bucket+"/cli", "--endpoint", srv.Endpoint())
 	if out := ok(t, dir, "remote", "list"); !strings.Contains(out, "team") || !strings.Contains(out, srv.Endpoint()) {
 		t.Fatalf("remote list:\n%s", out)
