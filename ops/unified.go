@@ -42,22 +42,8 @@ func Unified(oldLabel, newLabel, old, new string) string {
 
 // hunkHeader rewrites "@@ -a[,b] +c[,d] @@" with c computed from a and delta.
 func hunkHeader(l string, delta int) string {
-	f := strings.Fields(l)
-	if len(f) < 4 || !strings.HasPrefix(f[1], "-") || !strings.HasPrefix(f[2], "+") {
-		return l
-	}
-	side := func(s string) (start, count int, ok bool) {
-		n, c, has := strings.Cut(s[1:], ",")
-		start, err := strconv.Atoi(n)
-		count = 1
-		if has {
-			count, err = strconv.Atoi(c)
-		}
-		return start, count, err == nil
-	}
-	a, oc, ok1 := side(f[1])
-	_, nc, ok2 := side(f[2])
-	if !ok1 || !ok2 {
+	a, oc, _, nc, ok := ParseHunk(l)
+	if !ok {
 		return l
 	}
 	first := a // the first old line the hunk shows, or the one before an empty side
@@ -68,9 +54,35 @@ func hunkHeader(l string, delta int) string {
 	if nc == 0 {
 		c--
 	}
-	to := fmt.Sprintf("+%d", c)
-	if nc != 1 {
-		to += "," + strconv.Itoa(nc)
+	return fmt.Sprintf("@@ %s %s @@\n", HunkSide('-', a, oc), HunkSide('+', c, nc))
+}
+
+// ParseHunk reads a unified diff's hunk header "@@ -a[,b] +c[,d] @@": the
+// old side's start and count, the new side's (a count left out is 1).
+func ParseHunk(l string) (oldStart, oldCount, newStart, newCount int, ok bool) {
+	f := strings.Fields(l)
+	if len(f) < 4 || f[0] != "@@" || !strings.HasPrefix(f[1], "-") || !strings.HasPrefix(f[2], "+") {
+		return 0, 0, 0, 0, false
 	}
-	return fmt.Sprintf("@@ %s %s @@\n", f[1], to)
+	side := func(s string) (start, count int, ok bool) {
+		n, c, has := strings.Cut(s[1:], ",")
+		start, err := strconv.Atoi(n)
+		count = 1
+		if has {
+			count, err = strconv.Atoi(c)
+		}
+		return start, count, err == nil
+	}
+	oldStart, oldCount, ok1 := side(f[1])
+	newStart, newCount, ok2 := side(f[2])
+	return oldStart, oldCount, newStart, newCount, ok1 && ok2
+}
+
+// HunkSide writes one side of a hunk header: sign, start, and the count
+// unless it is 1.
+func HunkSide(sign byte, start, count int) string {
+	if count == 1 {
+		return fmt.Sprintf("%c%d", sign, start)
+	}
+	return fmt.Sprintf("%c%d,%d", sign, start, count)
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sync"
 
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/snapshot"
@@ -30,9 +29,6 @@ type Status struct {
 	// --replicate), as last recorded, and how far behind it is.
 	Replication []journal.Replication `json:"replication,omitempty"`
 }
-
-// statusWorkers is how many files Status reads at once.
-const statusWorkers = 8
 
 // Status hashes every file the journal knows and compares it with its head.
 // It only reads: pending batches are listed, not recovered.
@@ -65,42 +61,20 @@ func (e *Engine) Status() (*Status, error) {
 	if st.Replication, err = e.j.Replications(); err != nil {
 		return nil, err
 	}
-	// every file hashed, several at once: a status of many small files
-	// waits on system calls, not on the CPU
-	drifts := make([]*Drift, len(heads))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(statusWorkers, len(heads)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				h := heads[i]
-				d := Drift{Path: h.path, Head: h.h.ID, HeadSeq: h.h.Seq}
-				p, err := e.Resolve(h.path)
-				if err != nil {
-					continue // a root not configured in this process
-				}
-				cur, err := e.readState(p, false)
-				if err != nil {
-					d.Err = err.Error()
-				} else {
-					d.Disk = cur.id
-				}
-				if d.Err != "" || d.Disk != d.Head {
-					drifts[i] = &d
-				}
-			}
-		}()
-	}
-	for i := range heads {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for _, d := range drifts {
-		if d != nil {
-			st.Changed = append(st.Changed, *d)
+	for _, h := range heads {
+		d := Drift{Path: h.path, Head: h.h.ID, HeadSeq: h.h.Seq}
+		p, err := e.Resolve(h.path)
+		if err != nil {
+			continue // a root not configured in this process
+		}
+		cur, err := e.readState(p, false)
+		if err != nil {
+			d.Err = err.Error()
+		} else {
+			d.Disk = cur.id
+		}
+		if d.Err != "" || d.Disk != d.Head {
+			st.Changed = append(st.Changed, d)
 		}
 	}
 	return st, nil

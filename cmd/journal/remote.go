@@ -190,16 +190,9 @@ remote sends nothing. A second writer for one workspace (a copy of it pushing to
 				return err
 			}
 			defer e.Close()
-			var b *bar
-			rep, err := remote.Push(ctx, s, e.Journal(), remote.PushOptions{Progress: func(done, total uint64) {
-				if b == nil {
-					b = a.progressFrom(int64(total), "push", false, 1)
-				}
-				b.Set(int64(done))
-			}})
-			if b != nil {
-				b.Done()
-			}
+			progress, done := a.remoteProgress("push")
+			rep, err := remote.Push(ctx, s, e.Journal(), remote.PushOptions{Progress: progress})
+			done()
 			if err != nil {
 				return remoteErr(err)
 			}
@@ -242,16 +235,9 @@ workspace's ID: push from it to carry the workspace on once the original has sto
 			if err != nil {
 				return remoteErr(err)
 			}
-			var b *bar
-			rep, err := remote.Clone(ctx, s, ws, args[1], remote.CloneOptions{At: at, Progress: func(done, total uint64) {
-				if b == nil {
-					b = a.progressFrom(int64(total), "clone", false, 1)
-				}
-				b.Set(int64(done))
-			}})
-			if b != nil {
-				b.Done()
-			}
+			progress, done := a.remoteProgress("clone")
+			rep, err := remote.Clone(ctx, s, ws, args[1], remote.CloneOptions{At: at, Progress: progress})
+			done()
 			if err != nil {
 				return remoteErr(err)
 			}
@@ -266,6 +252,22 @@ workspace's ID: push from it to carry the workspace on once the original has sto
 	cmd.Flags().StringVar(&ws, "workspace", "", "the workspace to clone")
 	cmd.Flags().Uint64Var(&at, "at", 0, "only the events up to this one, and the files as they were after it")
 	return cmd
+}
+
+// remoteProgress is a push's or a clone's progress on a TTY: a bar made
+// when the total is first known, and its removal.
+func (a *app) remoteProgress(desc string) (func(done, total uint64), func()) {
+	var b *bar
+	return func(done, total uint64) {
+			if b == nil {
+				b = a.progressFrom(int64(total), desc, false, 1)
+			}
+			b.Set(int64(done))
+		}, func() {
+			if b != nil {
+				b.Done()
+			}
+		}
 }
 
 // verifyRemote checks a remote's workspaces (or one) and names every

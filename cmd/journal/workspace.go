@@ -195,18 +195,9 @@ func zone() *time.Location {
 
 // parseDuration accepts Go durations plus days (d) and weeks (w): "90d", "2w", "36h".
 func parseDuration(s string) (time.Duration, error) {
-	for suf, unit := range map[string]time.Duration{"d": 24 * time.Hour, "w": 7 * 24 * time.Hour} {
-		if n, ok := strings.CutSuffix(s, suf); ok {
-			f, err := strconv.ParseFloat(n, 64)
-			if err != nil || f < 0 {
-				break
-			}
-			return time.Duration(f * float64(unit)), nil
-		}
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return 0, usageError{fmt.Errorf("duration %q: want e.g. 36h, 30d or 2w", s)}
+	d, err := journal.ParseDuration(s)
+	if err != nil {
+		return 0, usageError{err}
 	}
 	return d, nil
 }

@@ -38,10 +38,7 @@ type CloneOptions struct {
 // hold a journal yet. The new journal keeps the workspace's ID, so it can
 // carry the workspace on (push from it once the old one stops).
 func Clone(ctx context.Context, s *Store, ws, dir string, o CloneOptions) (rep *CloneReport, err error) {
-	head, _, err := s.readHead(ctx, ws)
-	if errors.Is(err, ErrNotFound) {
-		return nil, fail(ErrUsage, "remote %s: no workspace %s there (journal remote show %s lists them)", s.r.Name, ws, s.r.Name)
-	}
+	head, err := s.workspaceHead(ctx, ws)
 	if err != nil {
 		return nil, err
 	}
@@ -88,13 +85,7 @@ func Clone(ctx context.Context, s *Store, ws, dir string, o CloneOptions) (rep *
 		if o.At != 0 {
 			total = o.At - head.BaseSeq
 		}
-		prevSeq, prev, lastHash := head.BaseSeq, head.BaseHash, head.BaseHash
-		for _, sg := range head.Segments {
-			evs, err := s.segment(ctx, sg, prevSeq, prev)
-			if err != nil {
-				return err
-			}
-			prevSeq, prev, lastHash = sg.Last, evs[len(evs)-1].NextLink(), evs[len(evs)-1].Hash
+		return s.walk(ctx, head, func(evs []*journal.Event) error {
 			if o.At != 0 {
 				for len(evs) > 0 && evs[len(evs)-1].Seq > o.At {
 					evs = evs[:len(evs)-1]
@@ -109,7 +100,7 @@ func Clone(ctx context.Context, s *Store, ws, dir string, o CloneOptions) (rep *
 					rep.Contents += n
 				}
 			}
-			err = db.Update(func(tx *journal.Tx) error {
+			err := db.Update(func(tx *journal.Tx) error {
 				for _, e := range evs {
 					if err := tx.Import(e, head.BaseHash); err != nil {
 						return err
@@ -128,16 +119,10 @@ func Clone(ctx context.Context, s *Store, ws, dir string, o CloneOptions) (rep *
 				}
 			}
 			if o.At != 0 && rep.Last >= o.At {
-				break
+				return errStop
 			}
-		}
-		if rep.Last == 0 && head.Last > head.BaseSeq {
-			return fail(ErrDamaged, "remote %s: workspace %s's head names no segment", s.r.Name, ws)
-		}
-		if o.At == 0 && lastHash != head.Hash {
-			return fail(ErrDamaged, "remote %s: workspace %s's head names event %d with a hash its segments do not end in", s.r.Name, ws, head.Last)
-		}
-		return nil
+			return nil
+		})
 	})
 	if err != nil {
 		return rep, err

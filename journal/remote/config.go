@@ -10,9 +10,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/journalfs/journal/journal"
 )
 
 // Remote is a named S3 location: where to push and clone from. It holds no
@@ -28,24 +29,14 @@ type Remote struct {
 	Retain string `json:"retain,omitempty"`
 }
 
-// Retention parses r.Retain: a number of days (d), weeks (w) or years (y,
-// 365 days), or a Go duration; 0 when unset.
+// Retention parses r.Retain (journal.ParseDuration); 0 when unset.
 func (r Remote) Retention() (time.Duration, error) {
 	if r.Retain == "" {
 		return 0, nil
 	}
-	s := r.Retain
-	unit := map[byte]time.Duration{'d': 24 * time.Hour, 'w': 7 * 24 * time.Hour, 'y': 365 * 24 * time.Hour}[s[len(s)-1]]
-	if unit != 0 {
-		n, err := strconv.Atoi(s[:len(s)-1])
-		if err != nil || n <= 0 {
-			return 0, fail(ErrUsage, "remote: --retain %q: want a positive number of days, weeks or years (90d, 12w, 7y)", s)
-		}
-		return time.Duration(n) * unit, nil
-	}
-	d, err := time.ParseDuration(s)
+	d, err := journal.ParseDuration(r.Retain)
 	if err != nil || d <= 0 {
-		return 0, fail(ErrUsage, "remote: --retain %q: want a positive number of days, weeks or years (90d, 12w, 7y)", s)
+		return 0, fail(ErrUsage, "remote: --retain %q: want a positive number of days, weeks or years (90d, 12w, 7y)", r.Retain)
 	}
 	return d, nil
 }

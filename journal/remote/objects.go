@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/journalfs/journal/journal"
@@ -48,9 +49,17 @@ func chunkKey(id snapshot.ID) string {
 
 func contentKey(id snapshot.ID) string { return "contents/" + id.String() }
 
+// The zstd encoder and decoder of chunks and segments, made on first use
+// (not at the start of every command of the binary).
 var (
-	zenc, _ = zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
-	zdec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(1<<30))
+	zenc = sync.OnceValue(func() *zstd.Encoder {
+		e, _ := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
+		return e
+	})
+	zdec = sync.OnceValue(func() *zstd.Decoder {
+		d, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(1<<30))
+		return d
+	})
 )
 
 // readHead returns workspace ws's head and its ETag (ErrNotFound: none).
@@ -64,6 +73,40 @@ func (s *Store) readHead(ctx context.Context, ws string) (*Head, string, error) 
 		return nil, "", fail(ErrDamaged, "remote %s: %s is not a workspace head", s.r.Name, headKey(ws))
 	}
 	return &h, etag, nil
+}
+
+// workspaceHead is readHead for a workspace named by a user: one that is
+// not there is a usage error saying where the IDs are listed.
+func (s *Store) workspaceHead(ctx context.Context, ws string) (*Head, error) {
+	head, _, err := s.readHead(ctx, ws)
+	if errors.Is(err, ErrNotFound) {
+		return nil, fail(ErrUsage, "remote %s: no workspace %s there (journal remote show %s lists them)", s.r.Name, ws, s.r.Name)
+	}
+	return head, err
+}
+
+// walk reads head's segments in order, each checked against the head and
+// the chain from the head's base, and calls fn with each segment's events.
+// fn may return errStop to end the walk there; otherwise the segments must
+// end in the event the head names.
+func (s *Store) walk(ctx context.Context, head *Head, fn func(evs []*journal.Event) error) error {
+	prevSeq, prev, last := head.BaseSeq, head.BaseHash, head.BaseHash
+	for _, sg := range head.Segments {
+		evs, err := s.segment(ctx, sg, prevSeq, prev)
+		if err != nil {
+			return err
+		}
+		prevSeq, prev, last = sg.Last, evs[len(evs)-1].NextLink(), evs[len(evs)-1].Hash
+		if err := fn(evs); errors.Is(err, errStop) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+	}
+	if prevSeq != head.Last || last != head.Hash {
+		return fail(ErrDamaged, "remote %s: workspace %s's head names event %d, but its segments end at event %d (or in another hash)", s.r.Name, head.Workspace, head.Last, prevSeq)
+	}
+	return nil
 }
 
 // manifest is a content's manifest object: "JRM1", its size, its chunks.
@@ -104,7 +147,7 @@ func (s *Store) chunk(ctx context.Context, id snapshot.ID) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := zdec.DecodeAll(z, nil)
+	b, err := zdec().DecodeAll(z, nil)
 	if err != nil || snapshot.Sum(b) != id {
 		return nil, fail(ErrDamaged, "remote %s: %s does not hold chunk %s", s.r.Name, chunkKey(id), id.Short())
 	}
@@ -127,7 +170,7 @@ func (s *Store) segmentAfter(ctx context.Context, sg Segment, prevSeq uint64, pr
 	if snapshot.Sum(z) != sg.Sum {
 		return nil, fail(ErrDamaged, "remote %s: %s is not the segment its head names (altered or replaced)", s.r.Name, sg.Key)
 	}
-	raw, err := zdec.DecodeAll(z, nil)
+	raw, err := zdec().DecodeAll(z, nil)
 	if err != nil {
 		return nil, fail(ErrDamaged, "remote %s: %s: %v", s.r.Name, sg.Key, err)
 	}

@@ -214,7 +214,7 @@ func buildSegment(j *journal.Journal, ws string, first, last uint64) ([]byte, Se
 	if err != nil && !errors.Is(err, journal.ErrStop) {
 		return nil, Segment{}, nil, lastHash, err
 	}
-	z := zenc.EncodeAll(lines.Bytes(), nil)
+	z := zenc().EncodeAll(lines.Bytes(), nil)
 	return z, Segment{Key: segmentKey(ws, first, last), First: first, Last: last, Sum: snapshot.Sum(z)}, ids, lastHash, nil
 }
 
@@ -262,8 +262,8 @@ func (p *pusher) contents(ctx context.Context, ids []snapshot.ID) error {
 			}
 		}
 	}
+	uniq := distinct(ids)
 	p.doneN = 0
-	unique := len(distinct(ids))
 	work := make(chan snapshot.ID)
 	errc := make(chan error, uploaders)
 	var wg sync.WaitGroup
@@ -281,20 +281,15 @@ func (p *pusher) contents(ctx context.Context, ids []snapshot.ID) error {
 				if p.onContent != nil {
 					p.mu.Lock()
 					p.doneN++
-					p.onContent(p.doneN, unique)
+					p.onContent(p.doneN, len(uniq))
 					p.mu.Unlock()
 				}
 			}
 		}()
 	}
-	seen := map[snapshot.ID]bool{}
 	var err error
 feed:
-	for _, id := range ids {
-		if seen[id] {
-			continue
-		}
-		seen[id] = true
+	for _, id := range uniq {
 		select {
 		case work <- id:
 		case err = <-errc:
@@ -385,7 +380,7 @@ func (p *pusher) content(ctx context.Context, id snapshot.ID) error {
 		// one request: created, or there already (another workspace's, or
 		// an interrupted push's); a store without conditional writes
 		// overwrites it with the same bytes
-		z := zenc.EncodeAll(data, nil)
+		z := zenc().EncodeAll(data, nil)
 		_, err := p.s.put(ctx, chunkKey(c), z, "", true)
 		switch {
 		case errors.Is(err, ErrConflict) && single:
@@ -413,11 +408,15 @@ func (p *pusher) content(ctx context.Context, id snapshot.ID) error {
 	return nil
 }
 
-// distinct is ids without repeats.
-func distinct(ids []snapshot.ID) map[snapshot.ID]bool {
-	m := make(map[snapshot.ID]bool, len(ids))
+// distinct is ids without repeats, in their order.
+func distinct(ids []snapshot.ID) []snapshot.ID {
+	seen := make(map[snapshot.ID]bool, len(ids))
+	out := ids[:0:0]
 	for _, id := range ids {
-		m[id] = true
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
 	}
-	return m
+	return out
 }

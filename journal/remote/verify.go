@@ -223,28 +223,20 @@ func cause(err error) string {
 // hash and its predecessor, so `journal verify --export` checks the file
 // on its own and a head hash anchored earlier still matches.
 func Export(ctx context.Context, s *Store, ws string, w io.Writer) (*journal.ExportHead, error) {
-	head, _, err := s.readHead(ctx, ws)
-	if errors.Is(err, ErrNotFound) {
-		return nil, fail(ErrUsage, "remote %s: no workspace %s there (journal remote show %s lists them)", s.r.Name, ws, s.r.Name)
-	}
+	head, err := s.workspaceHead(ctx, ws)
 	if err != nil {
 		return nil, err
 	}
 	h := &journal.ExportHead{Type: "head", Version: journal.ExportVersion, BaseSeq: head.BaseSeq, Base: head.BaseHash, Head: head.BaseHash,
 		Producer: "journal " + journal.BuildVersion() + " from remote " + s.r.Name}
-	prevSeq, prev := head.BaseSeq, head.BaseHash
-	for _, sg := range head.Segments {
-		evs, err := s.segment(ctx, sg, prevSeq, prev)
-		if err != nil {
-			return nil, err
-		}
+	err = s.walk(ctx, head, func(evs []*journal.Event) error {
 		for _, e := range evs {
 			line, err := journal.ExportLine(e)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			if _, err := w.Write(line); err != nil {
-				return nil, fmt.Errorf("remote: export: %w", err)
+				return fmt.Errorf("remote: export: %w", err)
 			}
 			if h.First == 0 {
 				h.First = e.Seq
@@ -255,10 +247,10 @@ func Export(ctx context.Context, s *Store, ws string, w io.Writer) (*journal.Exp
 			h.Last, h.Head = e.Seq, e.Hash
 			h.Events++
 		}
-		prevSeq, prev = sg.Last, evs[len(evs)-1].NextLink()
-	}
-	if h.Head != head.Hash {
-		return nil, fail(ErrDamaged, "remote %s: workspace %s's head names event %d with a hash its segments do not end in", s.r.Name, ws, head.Last)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	b, _ := json.Marshal(h)
 	if _, err := w.Write(append(b, '\n')); err != nil {

@@ -6,7 +6,6 @@ import (
 	"html"
 	"html/template"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/alecthomas/chroma/v2"
@@ -51,6 +50,7 @@ type diffRow struct {
 	Kind     string // hunk, ctx, del, add, meta
 	Old, New int
 	HTML     template.HTML // the line, highlighted
+	text     string        // the line as it is
 }
 
 // splitRow is one row of a side-by-side diff.
@@ -225,28 +225,27 @@ func lineDiff(path string, a, b []byte) ([]diffRow, string) {
 		case strings.HasPrefix(l, "---"), strings.HasPrefix(l, "+++"):
 			continue
 		case strings.HasPrefix(l, "@@"):
-			var oc, nc string
-			old, oc, nw, nc = hunkHeader(l)
+			var oc, nc int
+			old, oc, nw, nc, _ = ops.ParseHunk(l)
 			old += off
 			nw += off
-			h := fmt.Sprintf("@@ -%d%s +%d%s @@", old, oc, nw, nc)
-			rows = append(rows, diffRow{Kind: "hunk", HTML: template.HTML(html.EscapeString(h))})
-			if strings.HasSuffix(oc, ",0") {
+			rows = append(rows, diffRow{Kind: "hunk", text: "@@ " + ops.HunkSide('-', old, oc) + " " + ops.HunkSide('+', nw, nc) + " @@"})
+			if oc == 0 {
 				old++ // an empty side names the line before
 			}
-			if strings.HasSuffix(nc, ",0") {
+			if nc == 0 {
 				nw++
 			}
 		case strings.HasPrefix(l, "\\"):
-			rows = append(rows, diffRow{Kind: "meta", HTML: template.HTML(html.EscapeString(l))})
+			rows = append(rows, diffRow{Kind: "meta", text: l})
 		case strings.HasPrefix(l, "+"):
-			rows = append(rows, diffRow{Kind: "add", New: nw, HTML: template.HTML(html.EscapeString(trimCR(l[1:])))})
+			rows = append(rows, diffRow{Kind: "add", New: nw, text: trimCR(l[1:])})
 			nw++
 		case strings.HasPrefix(l, "-"):
-			rows = append(rows, diffRow{Kind: "del", Old: old, HTML: template.HTML(html.EscapeString(trimCR(l[1:])))})
+			rows = append(rows, diffRow{Kind: "del", Old: old, text: trimCR(l[1:])})
 			old++
 		default:
-			rows = append(rows, diffRow{Kind: "ctx", Old: old, New: nw, HTML: template.HTML(html.EscapeString(trimCR(strings.TrimPrefix(l, " "))))})
+			rows = append(rows, diffRow{Kind: "ctx", Old: old, New: nw, text: trimCR(strings.TrimPrefix(l, " "))})
 			old++
 			nw++
 		}
@@ -255,34 +254,17 @@ func lineDiff(path string, a, b []byte) ([]diffRow, string) {
 	return rows, ""
 }
 
-// hunkHeader parses "@@ -a[,b] +c[,d] @@" into a, ",b", c, ",d".
-func hunkHeader(l string) (int, string, int, string) {
-	f := strings.Fields(l)
-	if len(f) < 3 {
-		return 1, "", 1, ""
-	}
-	side := func(s string) (int, string) {
-		s = s[1:]
-		n, rest, _ := strings.Cut(s, ",")
-		v, _ := strconv.Atoi(n)
-		if rest != "" {
-			return v, "," + rest
-		}
-		return v, ""
-	}
-	o, oc := side(f[1])
-	n, nc := side(f[2])
-	return o, oc, n, nc
-}
-
 func trimCR(s string) string { return strings.TrimSuffix(s, "\r") }
 
-// highlightRows highlights each hunk's old side (its context and removed
-// lines) and new side (context and added lines) with the lexer of the
-// file's name; rows keep their plain text where there is none, where a
-// side is too large, or where the lexer would not give the text back
-// exactly.
+// highlightRows sets every row's HTML: each hunk's old side (its context
+// and removed lines) and new side (context and added lines) highlighted
+// with the lexer of the file's name, or the plain text where there is none,
+// where a side is too large, or where the lexer would not give the text
+// back exactly.
 func highlightRows(path string, rows []diffRow) {
+	for i := range rows {
+		rows[i].HTML = template.HTML(html.EscapeString(rows[i].text))
+	}
 	lx := hl.Match(path)
 	if lx == nil {
 		return
@@ -298,7 +280,7 @@ func highlightRows(path string, rows []diffRow) {
 			for i := start; i < end; i++ {
 				if k := rows[i].Kind; k == "ctx" || k == side {
 					idx = append(idx, i)
-					lines = append(lines, html.UnescapeString(string(rows[i].HTML)))
+					lines = append(lines, rows[i].text)
 				}
 			}
 			out := highlight(lx, lines)

@@ -478,8 +478,7 @@ func (s *Server) revert(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusBadRequest, err, "")
 		return
 	}
-	if !hmacEqual(r.PostFormValue("token"), s.token("revert", seq)) {
-		s.fail(w, r, http.StatusForbidden, errors.New("this form is not one this app offered (missing or wrong token)"), "open the event's revert page again and confirm there")
+	if !s.confirmed(w, r, "revert", seq, "the event's revert page") {
 		return
 	}
 	res, err := s.e.Revert(r.Context(), seq, replay.RevertOptions{Actor: &s.actor})
@@ -518,8 +517,7 @@ func (s *Server) restore(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusBadRequest, err, "")
 		return
 	}
-	if !hmacEqual(r.PostFormValue("token"), s.token("restore "+path, at)) {
-		s.fail(w, r, http.StatusForbidden, errors.New("this form is not one this app offered (missing or wrong token)"), "open the restore page again and confirm there")
+	if !s.confirmed(w, r, "restore "+path, at, "the restore page") {
 		return
 	}
 	res, err := s.e.Restore(r.Context(), path, at, replay.RevertOptions{Actor: &s.actor})
@@ -541,6 +539,16 @@ func restoreParams(r *http.Request) (string, uint64, error) {
 		return "", 0, errors.New("a restore needs a file (path) and an event number (at)")
 	}
 	return path, at, nil
+}
+
+// confirmed checks that a POST carries the CSRF token of the page that
+// offered action (page names it in the hint), and answers 403 if not.
+func (s *Server) confirmed(w http.ResponseWriter, r *http.Request, action string, seq uint64, page string) bool {
+	if hmacEqual(r.PostFormValue("token"), s.token(action, seq)) {
+		return true
+	}
+	s.fail(w, r, http.StatusForbidden, errors.New("this form is not one this app offered (missing or wrong token)"), "open "+page+" again and confirm there")
+	return false
 }
 
 // hmacEqual compares two tokens in constant time.
@@ -630,9 +638,8 @@ func (s *Server) sessionUndoPreview(w http.ResponseWriter, r *http.Request) {
 // sessionUndo applies the undo the preview offered, as one new event.
 func (s *Server) sessionUndo(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	through, err := strconv.ParseUint(r.PostFormValue("through"), 10, 64)
-	if err != nil || !hmacEqual(r.PostFormValue("token"), s.token("undo-session "+id, through)) {
-		s.fail(w, r, http.StatusForbidden, errors.New("this form is not one this app offered (missing or wrong token)"), "open the session's undo page again and confirm there")
+	through, _ := strconv.ParseUint(r.PostFormValue("through"), 10, 64) // a wrong one fails the token
+	if !s.confirmed(w, r, "undo-session "+id, through, "the session's undo page") {
 		return
 	}
 	// what the preview showed: the session's events up to then, not any it made since
