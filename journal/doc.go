@@ -60,11 +60,12 @@
 //
 // # Buckets
 //
-//	meta        "format" → 1 to 5, the newest feature the file holds (Format); after gc, "gc_base_seq", "gc_base_hash" (see gc.go);
-//	            "log_unsynced" → the first event of the log's run whose files may not be synced yet (Tx.LogUnsynced)
+//	meta        "format" → 1 to 8, the newest feature the file holds (Format); after gc, "gc_base_seq", "gc_base_hash" (see gc.go);
+//	            "log_unsynced" → the first event of the log's run whose files may not be synced yet (Tx.LogUnsynced);
+//	            "log_trimmed" → the last event when the log was last emptied (DB.LogTrim)
 //	events      seq (8 bytes, big endian) → event record
-//	by_path     path 0x00 seq → ∅           (events touching a path)
-//	by_session  session 0x00 seq → ∅        (events of a session)
+//	by_path     path 0x00 seq → block       (events touching a path: seq and the block's later ones, index.go)
+//	by_session  session 0x00 seq → block    (events of a session)
 //	heads       path → content ID (32) | mode (4) | seq (8)
 //	pending     seq → ∅                     (events appended but not sealed)
 //	links       seq → seq of the event that reverted it
@@ -73,7 +74,14 @@
 //	chunks, lists, contents                 (package snapshot)
 //
 // Paths never contain NUL, so "path 0x00 seq" keys sort each path's events
-// together, oldest first.
+// together, oldest first. A block's value lists the events after its key's
+// in the block as uvarint differences (empty: the key's event alone, as
+// every entry was before format 8), ~2 bytes per event instead of a key each.
+//
+// The log file keeps the longest run's size in zeros while it is written;
+// the replay engine empties it when it closes (DB.LogTrim), once the bbolt
+// file holds every event of it, after one more commit so that either meta
+// page still names a file holding the run.
 //
 // # Damage
 //
@@ -116,12 +124,13 @@
 // # Size and memory
 //
 // What keeps a year of history small and its walks bounded (issue #23):
-// compact event records (record.go), the store's delta and splice chunks
-// and inline manifests (package snapshot), the events bucket filled to 1.0 (appendFill),
+// compact event records (record.go), the store's delta and splice chunks,
+// inline manifests and contents of one chunk without any (package snapshot),
+// index blocks (index.go), the log emptied when unused, the events bucket filled to 1.0 (appendFill),
 // running store totals (snapshot/stats.go), a gc that copies what it keeps
 // into a fresh file (gccopy.go) and compacts (compact.go), and walks that let
 // go of bbolt's mapped pages past a budget of resident memory (release.go).
-// A journal holding any of these is marked format 4, 5 or 6 (Format), so an
+// A journal holding any of these is marked format 4 to 8 (Format), so an
 // older binary refuses it instead of misreading it.
 //
 // # Hash chain

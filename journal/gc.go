@@ -256,21 +256,32 @@ func (t *Tx) dropPrefix(p *gcPlan, o GCOptions) error {
 	b := p.rep.FirstKept
 	base, _ := t.Base()
 	var keys [][2][]byte // bucket, key
+	paths, sessions := map[string]bool{}, map[string]bool{}
 	err := t.Each(base+1, false, func(e *Event) error {
 		if e.Seq >= b {
 			return ErrStop
 		}
 		for _, f := range e.Files {
-			keys = append(keys, [2][]byte{bucketByPath, indexKey(f.Path, e.Seq)})
+			paths[f.Path] = true
 		}
 		if s := e.Actor.Session; s != "" {
-			keys = append(keys, [2][]byte{bucketBySession, indexKey(s, e.Seq)})
+			sessions[s] = true
 		}
 		keys = append(keys, [2][]byte{bucketLinks, u64(e.Seq)}, [2][]byte{bucketEvents, u64(e.Seq)})
 		return nil
 	})
 	if err != nil {
 		return err
+	}
+	for _, ix := range []struct {
+		bucket []byte
+		names  map[string]bool
+	}{{bucketByPath, paths}, {bucketBySession, sessions}} {
+		for name := range ix.names {
+			if err := dropIndexBelow(t.tx.Bucket(ix.bucket), name, b); err != nil {
+				return fmt.Errorf("journal: gc: %s: %w", ix.bucket, err)
+			}
+		}
 	}
 	t.Sessions(func(s Session) error {
 		if s.Last < b {

@@ -2,7 +2,6 @@ package journal
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -135,12 +134,13 @@ func (d *DB) copyKept(dst *bolt.DB, o GCOptions, plan *gcPlan) error {
 	// every bucket but the store's, filtered by the rule
 	err = stx.ForEach(func(name []byte, bk *bolt.Bucket) error {
 		keep := func(k, v []byte) bool { return true }
+		trim := false // index blocks: without the dropped events (index.go)
 		switch string(name) {
 		case string(snapshot.BucketChunks), string(snapshot.BucketLists), string(snapshot.BucketContents), string(snapshot.BucketStats):
 			_, err := c.tx.CreateBucketIfNotExists(name)
 			return err
 		case string(bucketByPath), string(bucketBySession):
-			keep = func(k, _ []byte) bool { return len(k) >= 9 && binary.BigEndian.Uint64(k[len(k)-8:]) >= b }
+			trim = true
 		case string(bucketSessions):
 			keep = func(_, v []byte) bool {
 				var s Session
@@ -163,6 +163,13 @@ func (d *DB) copyKept(dst *bolt.DB, o GCOptions, plan *gcPlan) error {
 			}
 			if !keep(k, v) {
 				continue
+			}
+			if trim {
+				nk, nv, ok := trimBlock(k, v, b)
+				if !ok {
+					continue
+				}
+				k, v = nk, nv
 			}
 			if err := c.put(name, k, v); err != nil {
 				return err

@@ -45,14 +45,22 @@ var (
 // which a reader of format 5 cannot decode; 7 (FormatUndone), an event may
 // take back several events (Event.Undone: the undo of a session), a field
 // a reader of format 6 does not know and would take the event's hash, which
-// covers it, for tampering. A journal is marked 7 in the transaction that
-// appends its first event from this version (Tx.MarkFormat), which covers 2
-// to 6; a journal a version before wrote stays as it was marked: 2 once its
-// first logged events reached the bbolt file, 3 when repair wrote it, 4 when
-// it stored its first delta, 5 or 6 when it appended its first event with
-// the versions before this one. Do and View refuse a journal of a newer
-// format (ErrFormat).
-const Format = FormatUndone
+// covers it, for tampering; 8 (FormatWhole), a content of one chunk may
+// have no manifest, its chunk being marked whole instead, and splices may
+// chain 128 deep (snapshot's store.go and delta.go), which a reader of
+// format 7 would take for missing contents and damaged chunks. A journal is
+// marked 8 in the transaction that appends its first event from this
+// version (Tx.MarkFormat), which covers 2 to 7; a journal a version before
+// wrote stays as it was marked: 2 once its first logged events reached the
+// bbolt file, 3 when repair wrote it, 4 when it stored its first delta, 5
+// to 7 when it appended its first event with the versions before this one.
+// Do and View refuse a journal of a newer format (ErrFormat).
+//
+// A content stored before its event is appended (a large one, streamed in
+// transactions of its own) may be of format 8 in a journal still marked 7
+// until the event lands; a reader of format 7 does not see it, as no event
+// it reads names it.
+const Format = FormatWhole
 
 // The formats that need a newer reader than the one before.
 const (
@@ -62,6 +70,7 @@ const (
 	FormatCompact  = 5
 	FormatSplice   = 6
 	FormatUndone   = 7
+	FormatWhole    = 8
 )
 
 // DirName is the directory, inside the first workspace root, that holds the journal.

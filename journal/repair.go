@@ -573,12 +573,12 @@ func (j *Journal) RecordLostContents(ids []snapshot.ID, actor Actor) error {
 // would have left them.
 func (t *Tx) restore(e *Event) error {
 	for _, f := range e.Files {
-		if err := t.tx.Bucket(bucketByPath).Put(indexKey(f.Path, e.Seq), nil); err != nil {
+		if err := putIndex(t.tx.Bucket(bucketByPath), f.Path, e.Seq); err != nil {
 			return fmt.Errorf("journal: restore %d: %w", e.Seq, err)
 		}
 	}
 	if s := e.Actor.Session; s != "" {
-		if err := t.tx.Bucket(bucketBySession).Put(indexKey(s, e.Seq), nil); err != nil {
+		if err := putIndex(t.tx.Bucket(bucketBySession), s, e.Seq); err != nil {
 			return fmt.Errorf("journal: restore %d: %w", e.Seq, err)
 		}
 		if err := t.touchSession(e); err != nil {

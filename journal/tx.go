@@ -97,21 +97,6 @@ func (t *Tx) put(e *Event) error {
 	return nil
 }
 
-// putIndex puts an index entry. An entry past the bucket's last key (one
-// session's events, one file edited again and again) is an append: the
-// bucket's pages are then filled whole (appendFill), which halved what
-// by_session took on disk for a server's single session; an entry into the
-// middle keeps bbolt's default split, which suits keys that arrive
-// interleaved. bbolt applies the fill when the transaction commits, so the
-// last entry of a transaction decides for its bucket.
-func putIndex(b *bolt.Bucket, k []byte) error {
-	b.FillPercent = bolt.DefaultFillPercent
-	if last, _ := b.Cursor().Last(); last == nil || bytes.Compare(k, last) > 0 {
-		b.FillPercent = appendFill
-	}
-	return b.Put(k, nil)
-}
-
 // appendFill is how full bbolt fills the pages of the events bucket, whose
 // keys (event numbers) only ever grow: bbolt's default, half, suits keys
 // that arrive in any order; appended keys never come back to a page, so its
@@ -164,12 +149,12 @@ func (t *Tx) Append(e *Event) error {
 // record.
 func (t *Tx) index(e *Event) error {
 	for _, f := range e.Files {
-		if err := putIndex(t.tx.Bucket(bucketByPath), indexKey(f.Path, e.Seq)); err != nil {
+		if err := putIndex(t.tx.Bucket(bucketByPath), f.Path, e.Seq); err != nil {
 			return fmt.Errorf("journal: append %d: index %s: %w", e.Seq, f.Path, err)
 		}
 	}
 	if s := e.Actor.Session; s != "" {
-		if err := putIndex(t.tx.Bucket(bucketBySession), indexKey(s, e.Seq)); err != nil {
+		if err := putIndex(t.tx.Bucket(bucketBySession), s, e.Seq); err != nil {
 			return fmt.Errorf("journal: append %d: index session: %w", e.Seq, err)
 		}
 		if err := t.touchSession(e); err != nil {
@@ -616,25 +601,11 @@ func (t *Tx) EachIndexed(index, key string, fn func(*Event) error) error {
 	if index == "session" {
 		b = t.tx.Bucket(bucketBySession)
 	}
-	prefix := append([]byte(key), 0)
-	c := b.Cursor()
-	k, _ := c.Seek(indexKey(key, ^uint64(0)))
-	if k == nil {
-		k, _ = c.Last()
-	} else if !bytes.Equal(k, indexKey(key, ^uint64(0))) {
-		k, _ = c.Prev()
-	}
-	for ; k != nil && bytes.HasPrefix(k, prefix) && len(k) == len(prefix)+8; k, _ = c.Prev() {
-		e, err := t.Event(binary.BigEndian.Uint64(k[len(prefix):]))
+	return eachIndexed(b, key, func(seq uint64) error {
+		e, err := t.Event(seq)
 		if err != nil {
 			return err
 		}
-		if err := fn(e); err != nil {
-			if err == ErrStop {
-				return nil
-			}
-			return err
-		}
-	}
-	return nil
+		return fn(e)
+	})
 }

@@ -202,8 +202,13 @@ func TestBlame_Tampered(t *testing.T) {
 	}
 	err := e.Journal().Do(func(db *journal.DB) error {
 		return db.Update(func(tx *journal.Tx) error {
-			c := tx.Bolt().Bucket(snapshot.BucketContents)
-			return c.Put(ids[1][:], bytes.Clone(c.Get(ids[0][:])))
+			// the manifest, or the chunk of a content of one chunk
+			for _, name := range [][]byte{snapshot.BucketContents, snapshot.BucketChunks} {
+				if c := tx.Bolt().Bucket(name); c.Get(ids[0][:]) != nil {
+					return c.Put(ids[1][:], bytes.Clone(c.Get(ids[0][:])))
+				}
+			}
+			return errors.New("no record of the content")
 		})
 	})
 	if err != nil {

@@ -39,14 +39,16 @@ func TestDeltas_EditsGCAndUndo(t *testing.T) {
 			data := lines300()
 			versions := [][]byte{}
 			var cutoff time.Time
-			for i := range 120 {
+			// 300 edits: past a chain of splices' longest (128), so that
+			// the gc has old chains to drop
+			for i := range 300 {
 				if i > 0 {
 					lines := bytes.SplitAfter(data, []byte("\n"))
 					k := (i * 37) % 300
 					lines[k] = fmt.Appendf(nil, "\tfmt.Println(\"line %d edited\") // edit %d\n", k, i)
 					data = bytes.Join(lines, nil)
 				}
-				if i == 100 {
+				if i == 280 {
 					time.Sleep(20 * time.Millisecond)
 					cutoff = time.Now()
 					time.Sleep(20 * time.Millisecond)
@@ -81,18 +83,20 @@ func TestDeltas_EditsGCAndUndo(t *testing.T) {
 				t.Errorf("format %v, want %d", format, journal.FormatDeltas)
 			}
 			// a streamed edit has a base when the engine still holds the
-			// file's layout from its own last write (about half of these)
-			if deltas < 100 && (mode != "streamed" || deltas < 50) {
-				t.Errorf("%d delta chunks, %d whole, after 119 one-line edits", deltas, whole)
+			// file's layout from its own last write (about 40 % of these:
+			// the file system's clock must show the temp's change after
+			// its last write)
+			if deltas < 250 && (mode != "streamed" || deltas < 80) {
+				t.Errorf("%d delta chunks, %d whole, after 299 one-line edits", deltas, whole)
 			}
-			if r := verifyChain(t, e); r.Contents < 120 {
+			if r := verifyChain(t, e); r.Contents < 300 {
 				t.Errorf("verify re-hashed %d contents", r.Contents)
 			}
 			rep, err := e.GC(journal.GCOptions{Keep: time.Since(cutoff)})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if rep.Dropped < 100 || rep.Chunks == 0 {
+			if rep.Dropped < 250 || rep.Chunks == 0 {
 				t.Fatalf("gc dropped %d events, %d chunks", rep.Dropped, rep.Chunks)
 			}
 			verifyChain(t, e)

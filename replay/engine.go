@@ -75,6 +75,9 @@ type Engine struct {
 	logged   []*logged
 	walEnd   int64
 	orphaned bool
+	// wroteLog says this engine wrote to the log: Close empties it
+	// (journal.DB.LogTrim). Guarded by mu.
+	wroteLog bool
 	// appended are this engine's logged batches of the log's current run
 	// that were moved into the bbolt file for a reader before their files
 	// were synced (appendForReaders); the checkpoint syncs them. Guarded by mu.
@@ -176,7 +179,13 @@ func (e *Engine) Actor() journal.Actor { return e.actor }
 func (e *Engine) Close() error {
 	var err error
 	if e.j != nil {
-		err = e.Checkpoint()
+		e.mu.Lock()
+		wrote := e.wroteLog
+		e.mu.Unlock()
+		if err = e.Checkpoint(); err == nil && wrote {
+			// a journal nobody writes keeps no log of zeros (journal.DB.LogTrim)
+			err = e.do(func(db *journal.DB) error { return db.LogTrim() })
+		}
 	}
 	e.mu.Lock()
 	if e.sealTimer != nil {

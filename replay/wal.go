@@ -160,6 +160,7 @@ func (e *Engine) applyLogged(db *journal.DB, ops []*fileOp, ev *journal.Event, o
 	tempsDone := make(chan error, 1)
 	go func() { tempsDone <- e.writeTemps(ops, false) }()
 	off := e.walEnd
+	e.wroteLog = true
 	end, err := db.LogAppend(off, rec)
 	terr := <-tempsDone
 	if err != nil {

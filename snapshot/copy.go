@@ -32,10 +32,18 @@ func CopyContent(src, dst *bolt.Tx, id ID) (int64, error) {
 		return 0, nil
 	}
 	rec := sc[2].Get(id[:])
-	if rec == nil {
-		return 0, fmt.Errorf("snapshot: copy content %s: %w", id.Short(), ErrNotFound)
-	}
 	var n int64
+	if rec == nil {
+		if c := sc[0].Get(id[:]); len(c) == 0 || c[0] != chunkWhole {
+			return 0, fmt.Errorf("snapshot: copy content %s: %w", id.Short(), ErrNotFound)
+		}
+		// one chunk, without a manifest (store.go: finish); dst may hold it
+		// already as a part of another content
+		if err := copyChunk(sc[0], dc[0], id, readDepth, &n); err != nil {
+			return n, fmt.Errorf("snapshot: copy content %s: %w", id.Short(), err)
+		}
+		return n, markWhole(dc[0], id)
+	}
 	if m, ok := parseManifest(rec); ok && len(rec) == manifestLen(m) {
 		err = m.parts(func(l ID) ([]ID, error) {
 			lrec := sc[1].Get(l[:])
@@ -62,7 +70,7 @@ func CopyContent(src, dst *bolt.Tx, id ID) (int64, error) {
 // copyChunks copies chunks ids (and their bases) unless dst has them.
 func copyChunks(src, dst *bolt.Bucket, ids []ID, n *int64) error {
 	for _, c := range ids {
-		if err := copyChunk(src, dst, c, maxDepth, n); err != nil {
+		if err := copyChunk(src, dst, c, readDepth, n); err != nil {
 			return err
 		}
 	}

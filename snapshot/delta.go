@@ -29,10 +29,16 @@ import (
 //	           as a raw dictionary (ID 1)
 //
 // A read decodes the bases first (each verified by its hash, so a damaged
-// base is named), then the delta. The depth bounds that work: a chunk whose
-// bases have depth maxDepth is stored whole, starting a new chain, so a read
-// never decodes more than maxDepth+1 frames; and a base's depth must be less
-// than its delta's, so damaged records cannot make a read loop. Decoded chunks
+// base is named), then the delta. The depth bounds that work: a zstd delta
+// is made only against bases of depth below maxDepth, so a read never
+// decodes more than maxDepth+1 frames; a splice, which reads back without
+// zstd, against bases of depth below maxSpliceDepth; a chunk whose bases
+// are deeper is stored whole, starting a new chain; and a base's depth must
+// be less than its delta's, so damaged records cannot make a read loop.
+// (Until format 8 splices too stopped at maxDepth: a file edited line by
+// line then stored one whole chunk every 32 edits of it, ~2 KB, as much as
+// the 32 splices together. Measured on 20,000 one-line edits of 50 files
+// of 14 KB: whole chunks 65 B per edit at 32, see BENCHMARKS.md.) Decoded chunks
 // of chains are kept in a small cache (chunkCache): a walk of the contents in
 // the order they were written (verify) decodes each chunk once.
 //
@@ -62,8 +68,17 @@ const (
 	codecSplice = 3
 	// spliceMax bounds the middle of a splice (see above).
 	spliceMax = 256
-	// maxDepth bounds a delta chain (see above).
+	// maxDepth bounds a chain holding zstd deltas (see above): a zstd
+	// delta's depth is at most maxDepth.
 	maxDepth = 32
+	// maxSpliceDepth bounds a chain of splices: a splice reads back with
+	// two copies and a hash, ~4 µs for 8 KiB, where a zstd delta rebuilds a
+	// dictionary's tables, so splices chain further (see above).
+	maxSpliceDepth = 128
+	// readDepth is the deepest chain a read follows: the largest depth a
+	// record can hold. Journals of format 6 and before hold chains of at
+	// most maxDepth.
+	readDepth = 255
 	// maxBases bounds the base chunks a delta is compressed against.
 	maxBases = 3
 	dictID   = 1
@@ -186,7 +201,7 @@ func parseDelta(rec []byte) (depth int, bases []ID, frame []byte, ok bool) {
 		return 0, nil, nil, false
 	}
 	depth, n := int(rec[2]), int(rec[3])
-	if depth < 1 || depth > maxDepth || n < 1 || n > maxBases || len(rec) < 4+32*n {
+	if depth < 1 || depth > readDepth || n < 1 || n > maxBases || len(rec) < 4+32*n {
 		return 0, nil, nil, false
 	}
 	bases = make([]ID, n)
@@ -230,7 +245,7 @@ func deltaBases(chunks *bolt.Bucket, cands []baseChunk) (bases []baseChunk, dept
 		depth = max(depth, recordDepth(rec))
 		bases = append(bases, c)
 	}
-	if len(bases) == 0 || depth >= maxDepth {
+	if len(bases) == 0 || depth >= maxSpliceDepth {
 		return nil, 0, false
 	}
 	return bases, depth + 1, true

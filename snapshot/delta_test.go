@@ -115,7 +115,7 @@ func TestPutDelta_OneLineEdits(t *testing.T) {
 	if size/300 > 400 {
 		t.Errorf("%d bytes of chunks per one-line edit", size/300)
 	}
-	if maxD < 2 || maxD > 32 {
+	if maxD < 2 || maxD > 128 {
 		t.Errorf("deepest chain %d", maxD)
 	}
 }
@@ -242,15 +242,19 @@ func TestDelta_ForgedChains(t *testing.T) {
 		chunk = c
 	}
 	other := snapshot.Sum([]byte("other"))
+	// byte 0: 3, the chunk is the whole content (format 8)
 	rec := func(depth byte, base snapshot.ID) []byte {
-		return append(append([]byte{1, 2, depth, 1}, base[:]...), 0x28, 0xb5, 0x2f, 0xfd, 0, 0, 0)
+		return append(append([]byte{3, 2, depth, 1}, base[:]...), 0x28, 0xb5, 0x2f, 0xfd, 0, 0, 0)
 	}
 	for name, recs := range map[string]map[snapshot.ID][]byte{
-		"itself":         {chunk: rec(1, chunk)},
-		"itself deep":    {chunk: rec(32, chunk)},
-		"each other":     {chunk: rec(2, other), other: rec(1, chunk)},
-		"depth too deep": {chunk: rec(200, other)},
-		"no bases":       {chunk: {1, 2, 1, 0}},
+		"itself":            {chunk: rec(1, chunk)},
+		"itself deep":       {chunk: rec(32, chunk)},
+		"itself deepest":    {chunk: rec(255, chunk)},
+		"each other":        {chunk: rec(2, other), other: rec(1, chunk)},
+		"base deeper":       {chunk: rec(200, other), other: rec(250, chunk)},
+		"no bases":          {chunk: {3, 2, 1, 0}},
+		"unknown record":    {chunk: {4, 2, 1, 0}},
+		"depth zero splice": {chunk: {3, 3, 0, 1}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			db.Update(func(tx *bolt.Tx) error {
@@ -274,7 +278,8 @@ func TestMarkBases(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 9))
 	cur := lineFile(100)
 	db.Update(func(tx *bolt.Tx) error { _, err := snapshot.PutTx(tx, cur); return err })
-	for i := range 40 {
+	for i := range 140 { // past a chain's longest (128), so that a chain starts anew
+
 		next := editLine(r, cur, i)
 		db.Update(func(tx *bolt.Tx) error { _, err := snapshot.PutDelta(tx, snapshot.Sum(next), next, cur); return err })
 		cur = next

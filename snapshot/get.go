@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/klauspost/compress/zstd"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -43,13 +44,82 @@ func readManifest(tx *bolt.Tx, id ID) (manifest, error) {
 	}
 	rec := b.Get(id[:])
 	if rec == nil {
-		return m, fmt.Errorf("snapshot: content %s: %w", id.Short(), ErrNotFound)
+		return singleManifest(tx, id)
 	}
 	m, ok := parseManifest(rec)
 	if !ok || len(rec) != manifestLen(m) {
 		return m, fmt.Errorf("snapshot: content %s: a damaged manifest: %w", id.Short(), ErrCorrupt)
 	}
 	return m, nil
+}
+
+// singleManifest is the manifest of a content stored as one chunk, which
+// has no contents record (store.go): the chunk whose ID is the content's.
+func singleManifest(tx *bolt.Tx, id ID) (manifest, error) {
+	chunks, err := bucket(tx, BucketChunks)
+	if err != nil {
+		return manifest{}, err
+	}
+	rec := chunks.Get(id[:])
+	if len(rec) > 0 && !isChunk(rec[0]) {
+		return manifest{}, fmt.Errorf("snapshot: content %s: its chunk: unknown format: %w", id.Short(), ErrCorrupt)
+	}
+	if len(rec) == 0 || rec[0] != chunkWhole {
+		return manifest{}, fmt.Errorf("snapshot: content %s: %w", id.Short(), ErrNotFound)
+	}
+	size, ok := chunkSize(rec)
+	if !ok {
+		b, err := readChunk(chunks, id, nil)
+		if err != nil {
+			return manifest{}, fmt.Errorf("snapshot: content %s: %w", id.Short(), err)
+		}
+		size = int64(len(b))
+	}
+	return manifest{size: size, chunks: []ID{id}, inline: true}, nil
+}
+
+// chunkSize is the size of the chunk a record holds, read from the record
+// without decoding it where the record says (raw bytes, a splice's
+// lengths, a zstd frame's content size); a read of the chunk checks it.
+func chunkSize(rec []byte) (int64, bool) {
+	if len(rec) < 2 || !isChunk(rec[0]) {
+		return 0, false
+	}
+	var frame []byte
+	switch rec[1] {
+	case codecRaw:
+		return int64(len(rec) - 2), true
+	case codecZstd:
+		frame = rec[2:]
+	case codecDelta, codecSplice:
+		_, _, p, ok := parseDelta(rec)
+		if !ok {
+			return 0, false
+		}
+		if rec[1] == codecDelta {
+			frame = p
+			break
+		}
+		var v [3]uint64 // prefix, suffix, middle
+		for i := range v {
+			x, n := binary.Uvarint(p)
+			if n <= 0 {
+				return 0, false
+			}
+			v[i], p = x, p[n:]
+		}
+		if n := v[0] + v[1] + v[2]; n <= maxChunk {
+			return int64(n), true
+		}
+		return 0, false
+	default:
+		return 0, false
+	}
+	var h zstd.Header
+	if h.Decode(frame) != nil || !h.HasFCS || h.FrameContentSize > maxChunk {
+		return 0, false
+	}
+	return int64(h.FrameContentSize), true
 }
 
 func readList(lists *bolt.Bucket, id ID) ([]ID, error) {
@@ -79,7 +149,7 @@ func readChunk(chunks *bolt.Bucket, id ID, dst []byte) ([]byte, error) {
 	if rec == nil {
 		return nil, fmt.Errorf("snapshot: chunk %s: %w", id.Short(), ErrNotFound)
 	}
-	if len(rec) < 2 || rec[0] != formatV1 {
+	if len(rec) < 2 || !isChunk(rec[0]) {
 		return nil, fmt.Errorf("snapshot: chunk %s: unknown format: %w", id.Short(), ErrCorrupt)
 	}
 	var out []byte
@@ -92,7 +162,7 @@ func readChunk(chunks *bolt.Bucket, id ID, dst []byte) ([]byte, error) {
 			return nil, fmt.Errorf("snapshot: chunk %s: %v: %w", id.Short(), err, ErrCorrupt)
 		}
 	case codecDelta, codecSplice:
-		b, err := chainChunk(chunks, id, rec, maxDepth)
+		b, err := chainChunk(chunks, id, rec, readDepth)
 		if err != nil {
 			return nil, err
 		}
@@ -360,6 +430,20 @@ func walkStats(tx *bolt.Tx) (Stats, error) {
 				}
 			case string(BucketChunks):
 				s.Chunks++
+				if len(v) > 0 && v[0] == chunkWhole { // a content without a manifest
+					s.Contents++
+					sz, ok := chunkSize(v)
+					if !ok {
+						var id ID
+						copy(id[:], k)
+						b, err := readChunk(tx.Bucket(BucketChunks), id, nil)
+						if err != nil {
+							return nil // verify reports it
+						}
+						sz = int64(len(b))
+					}
+					s.LogicalBytes += sz
+				}
 			}
 			return nil
 		})

@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/zeebo/blake3"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -50,6 +51,13 @@ func Salvage(raw []byte, id ID, have func(ID) ([]byte, bool)) ([]byte, error) {
 		if out, ok := salvageFrom(raw, m, have); ok && Sum(out) == id {
 			return out, nil
 		}
+	}
+	// a content of one chunk has no manifest (store.go: finish)
+	if b, ok := have(id); ok {
+		return b, nil
+	}
+	if b, ok := salvageChunk(raw, id, -1, have, readDepth); ok {
+		return b, nil
 	}
 	return nil, fmt.Errorf("snapshot: content %s: no whole copy in the file: %w", id.Short(), ErrNotFound)
 }
@@ -124,7 +132,7 @@ func salvageFrom(raw []byte, m manifest, have func(ID) ([]byte, bool)) ([]byte, 
 				out = append(out, b...)
 				continue
 			}
-			b, ok := salvageChunk(raw, c, m.size-int64(len(out)), have, maxDepth)
+			b, ok := salvageChunk(raw, c, m.size-int64(len(out)), have, readDepth)
 			if !ok {
 				return ErrNotFound
 			}
@@ -158,12 +166,27 @@ func salvageList(raw []byte, id ID) ([]ID, bool) {
 	return nil, false
 }
 
+// prefixHashing returns the length of the prefix of data that hashes to
+// id (~0.1 µs a byte: salvage only).
+func prefixHashing(data []byte, id ID) (int, bool) {
+	h := blake3.New()
+	var sum [32]byte
+	for n := range data {
+		h.Write(data[n : n+1])
+		if ID(h.Sum(sum[:0])) == id {
+			return n + 1, true
+		}
+	}
+	return 0, false
+}
+
 // salvageChunk finds chunk id's bytes, left being what the content still
-// lacks (the last chunk ends there, not at a cut). A delta's bases, of depth
+// lacks (the last chunk ends there, not at a cut; -1 for a content of one
+// chunk without a manifest, whose size no record gives). A delta's bases, of depth
 // below limit, come from have or are salvaged in turn.
 func salvageChunk(raw []byte, id ID, left int64, have func(ID) ([]byte, bool), limit int) ([]byte, bool) {
 	for _, p := range after(raw, id) {
-		if len(p) < 2 || p[0] != formatV1 {
+		if len(p) < 2 || !isChunk(p[0]) {
 			continue
 		}
 		var data []byte
@@ -200,8 +223,18 @@ func salvageChunk(raw []byte, id ID, left int64, have func(ID) ([]byte, bool), l
 		default:
 			continue
 		}
-		for _, n := range []int{cut(data, gearPairs()), int(min(left, int64(len(data))))} {
+		ends := []int{cut(data, gearPairs()), int(min(left, int64(len(data))))}
+		if left < 0 { // a content of this chunk alone, of a size no record says
+			ends[1] = len(data)
+		}
+		for _, n := range ends {
 			if n > 0 && n <= len(data) && Sum(data[:n]) == id {
+				return data[:n], true
+			}
+		}
+		if left < 0 && p[1] == codecRaw {
+			// raw bytes end nowhere the record says: try every length
+			if n, ok := prefixHashing(data, id); ok {
 				return data[:n], true
 			}
 		}

@@ -32,8 +32,11 @@ var (
 const (
 	formatV1       = 1
 	manifestInline = 2 // a contents record naming its chunks, not lists
-	codecRaw       = 0
-	codecZstd      = 1
+	// chunkWhole is byte 0 of the record of a chunk that is also a whole
+	// content, which then has no manifest (format 8, finish).
+	chunkWhole = 3
+	codecRaw   = 0
+	codecZstd  = 1
 
 	minChunk = 2 << 10
 	avgChunk = 8 << 10
@@ -73,10 +76,37 @@ func bucket(tx *bolt.Tx, name []byte) (*bolt.Bucket, error) {
 	return b, nil
 }
 
-// Has reports whether the content id is stored. The zero ID (no content) is never stored.
+// Has reports whether the content id is stored: it has a manifest, or it
+// is one chunk (finish). The zero ID (no content) is never stored.
 func Has(tx *bolt.Tx, id ID) bool {
-	b := tx.Bucket(BucketContents)
-	return b != nil && b.Get(id[:]) != nil
+	if b := tx.Bucket(BucketContents); b != nil && b.Get(id[:]) != nil {
+		return true
+	}
+	b := tx.Bucket(BucketChunks)
+	if b == nil {
+		return false
+	}
+	rec := b.Get(id[:])
+	return len(rec) > 0 && rec[0] == chunkWhole
+}
+
+// isChunk reports whether b, byte 0 of a record, is that of a chunk record.
+func isChunk(b byte) bool { return b == formatV1 || b == chunkWhole }
+
+// markWhole marks the stored chunk id as a whole content (chunkWhole), if
+// it is not yet: a chunk first stored as a part of a larger content may
+// later be a content of its own.
+func markWhole(chunks *bolt.Bucket, id ID) error {
+	rec := chunks.Get(id[:])
+	if len(rec) == 0 || rec[0] != formatV1 {
+		return nil // marked already, or damaged: a read reports it
+	}
+	rec = bytes.Clone(rec)
+	rec[0] = chunkWhole
+	if err := chunks.Put(id[:], rec); err != nil {
+		return fmt.Errorf("snapshot: put chunk %s: %w", id.Short(), err)
+	}
+	return nil
 }
 
 // writer accumulates one content's chunks and lists into a bucket set.
@@ -185,7 +215,7 @@ func encodeChunk(data []byte, bases []baseChunk, depth int, scratch []byte) (rec
 	}
 	scratch = encoder.EncodeAll(data, append(scratch[:0], formatV1, codecZstd))
 	pl := len(scratch)
-	if len(bases) > 0 && pl > len(data)/16 {
+	if len(bases) > 0 && depth <= maxDepth && pl > len(data)/16 {
 		if scratch, err = encodeDelta(data, bases, depth, scratch); err != nil {
 			return nil, false, false, scratch, err
 		}
@@ -351,7 +381,11 @@ func (w *writer) flushList() error {
 // when all its chunks are in the list being built — most contents, a list
 // being cut about every 1,024 chunks — else the last list and a manifest of
 // its lists (version 1). An inline manifest saves a list record per version
-// of a small file (~100 bytes with its key).
+// of a small file (~100 bytes with its key). A content of one chunk (a file
+// under ~8 KiB, or up to 64 KiB as the cuts fall), whose chunk's ID is the
+// content's own, gets no manifest at all (format 8): readManifest finds the
+// chunk instead, which saves ~90 bytes per version of a small file (its key,
+// its size and its chunk's ID) — half of what a one-line edit of one stored.
 func (w *writer) finish(tx *bolt.Tx, id ID) error {
 	contents, err := bucket(tx, BucketContents)
 	if err != nil {
@@ -359,6 +393,13 @@ func (w *writer) finish(tx *bolt.Tx, id ID) error {
 	}
 	if contents.Get(id[:]) != nil {
 		return nil
+	}
+	if len(w.listIDs) == 0 && len(w.pending) == 1 && w.pending[0] == id {
+		// one chunk, whose ID is the content's: no manifest (format 8)
+		if err := markWhole(w.chunks, id); err != nil {
+			return err
+		}
+		return count(tx, Stats{Contents: 1, LogicalBytes: w.size})
 	}
 	version, ids := byte(manifestInline), w.pending
 	if len(w.listIDs) > 0 {

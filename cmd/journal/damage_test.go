@@ -617,15 +617,16 @@ func TestRepair_LostContent(t *testing.T) {
 		return b.Delete(key)
 	})
 	// and no copy of it left in the file's bytes (a freed page keeps one):
-	// every record stored under its ID (version byte 1 after the key), not
-	// the events that name the ID (a compact record holds it raw)
+	// every record stored under its ID (version byte 1 after the key, or 3
+	// for a chunk that is a whole content), not the events that name the
+	// ID (a compact record holds it raw)
 	damageFile(t, p, func(b []byte) []byte {
 		for off := 0; ; {
 			i := bytes.Index(b[off:], key)
 			if i < 0 {
 				return b
 			}
-			if at := off + i; at+32 < len(b) && b[at+32] == 1 {
+			if at := off + i; at+32 < len(b) && (b[at+32] == 1 || b[at+32] == 3) {
 				b[at] ^= 0xFF
 			}
 			off += i + 1
@@ -679,7 +680,7 @@ func TestRepair_SalvagesContent(t *testing.T) {
 		}
 		off += i
 		at := off / ps
-		if binary.LittleEndian.Uint16(b[at*ps+8:]) == 0x02 && b[off+32] == 1 && !slices.Contains(pages, at) {
+		if binary.LittleEndian.Uint16(b[at*ps+8:]) == 0x02 && (b[off+32] == 1 || b[off+32] == 3) && !slices.Contains(pages, at) {
 			pages = append(pages, at)
 		}
 	}

@@ -26,7 +26,9 @@ import (
 //     are splice chunks;
 //   - undone-format7.db, format 7: the same history and, before the last
 //     edit, a second session's two edits and the undo of that session (an
-//     event with Undone).
+//     event with Undone);
+//   - whole-format8.db, format 8: the same history, whose contents of one
+//     chunk have no manifest (their chunk is marked whole).
 var formatSamples = []struct {
 	file   string
 	format byte
@@ -36,6 +38,7 @@ var formatSamples = []struct {
 	{"compact-format5.db", journal.FormatCompact, 2, 22},
 	{"splice-format6.db", journal.FormatSplice, 3, 22},
 	{"undone-format7.db", journal.FormatUndone, 3, 26},
+	{"whole-format8.db", journal.FormatWhole, 3, 26},
 }
 
 // TestFormatSamples: each kept journal verifies, lists its events (the gc
@@ -78,19 +81,25 @@ func formatSample(t *testing.T, sample string, wantFormat byte, codec, events in
 		t.Fatal(err)
 	}
 	var format byte
-	var records, codecs, manifests [4]int
+	var records, codecs, manifests, chunkFormats [4]int
 	err = j.View(func(tx *journal.Tx) error {
 		format = tx.Bolt().Bucket([]byte("meta")).Get([]byte("format"))[0]
 		tx.Bolt().Bucket([]byte("events")).ForEach(func(_, v []byte) error { records[v[0]&3]++; return nil })
-		tx.Bolt().Bucket(snapshot.BucketChunks).ForEach(func(_, v []byte) error { codecs[v[1]&3]++; return nil })
+		tx.Bolt().Bucket(snapshot.BucketChunks).ForEach(func(_, v []byte) error { codecs[v[1]&3]++; chunkFormats[v[0]&3]++; return nil })
 		return tx.Bolt().Bucket(snapshot.BucketContents).ForEach(func(_, v []byte) error { manifests[v[0]&3]++; return nil })
 	})
 	j.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if format != wantFormat || records[2] == 0 || codecs[codec] == 0 || manifests[2] == 0 {
-		t.Fatalf("format %d; records by version %v; chunks by codec %v; manifests by version %v", format, records, codecs, manifests)
+	// inline manifests (format 5 to 7), or contents of one chunk marked
+	// whole instead (8: byte 0 of the chunk record is 3)
+	small := manifests[2]
+	if wantFormat >= journal.FormatWhole {
+		small = chunkFormats[3]
+	}
+	if format != wantFormat || records[2] == 0 || codecs[codec] == 0 || small == 0 {
+		t.Fatalf("format %d; records by version %v; chunks by codec %v; manifests by version %v; chunks by format %v", format, records, codecs, manifests, chunkFormats)
 	}
 	e := engine(t, dir)
 	apply(t, e, "file_create_new", "src/new.txt", "written by a later binary\n")

@@ -204,6 +204,11 @@ func (b *bench) history(n int) (HistoryRun, error) {
 	run.GitBytes = du(gitDir)
 	b.logf("history %d: journal %d B (%d B/edit), git packed %d B (%d B/edit)", n, run.JournalBytes, run.JournalBytes/int64(n), run.GitBytes, run.GitBytes/int64(n))
 
+	if b.keep { // -keep keeps the journal as the edits left it too, beside the one gc leaves
+		if err := exec.Command("cp", "-a", filepath.Join(dir, ".journal"), filepath.Join(dir, "journal-before-gc")).Run(); err != nil {
+			return run, fmt.Errorf("keeping the journal before gc: %w", err)
+		}
+	}
 	time.Sleep(1100 * time.Millisecond) // past the structural check's stamp margin, as a user would be
 	for _, c := range [][]string{{"status"}, {"log", "-n", "20", "--no-pager"}, {"verify"}, {"export", "-o", filepath.Join(b.workdir, "history.jsonl")},
 		{"gc", "--keep", ""}} {
