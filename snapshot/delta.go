@@ -431,6 +431,23 @@ func (c *chunkCache) get(k cacheKey) ([]byte, bool) {
 	return el.Value.(*cacheEntry).data, true
 }
 
+// touch marks the entry of k, if the cache holds it, as just used; else it
+// keeps data (as put does). A reader that serves a chunk from a copy of its
+// own (Versions) touches it, so that the chunk stays cached for as long as
+// it is in use: it is the base the chunk's next version is decoded against,
+// and a chunk evicted meanwhile costs its whole chain again (up to
+// maxSpliceDepth levels).
+func (c *chunkCache) touch(k cacheKey, data []byte) {
+	c.mu.Lock()
+	if el, ok := c.byKey[k]; ok {
+		c.order.MoveToFront(el)
+		c.mu.Unlock()
+		return
+	}
+	c.mu.Unlock()
+	c.put(k, data)
+}
+
 // put keeps data (which the cache now owns and nobody may change).
 func (c *chunkCache) put(k cacheKey, data []byte) {
 	c.mu.Lock()

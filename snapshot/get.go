@@ -336,6 +336,8 @@ func (v *Versions) Assemble(id ID) ([]byte, error) {
 					if b, err = readChunk(chunks, c, nil); err != nil {
 						return err
 					}
+				} else {
+					chains.touch(keyOf(v.tx, c), b) // the base of c's next version
 				}
 				next[c] = b
 			}
