@@ -154,12 +154,16 @@ func ComputeHash(e *Event) snapshot.ID {
 // Encode returns the stored record of e: compact (record.go) when it stands
 // for exactly the same canonical JSON, else version byte, CRC-32C of the
 // body, JSON body.
-func Encode(e *Event) ([]byte, error) {
+func Encode(e *Event) ([]byte, error) { return encode(e, 0) }
+
+// encode is Encode, naming the event's actor by number actor (v3) unless
+// it is 0.
+func encode(e *Event, actor uint64) ([]byte, error) {
 	body, err := json.Marshal(e)
 	if err != nil {
 		return nil, fmt.Errorf("journal: encode event %d: %w", e.Seq, err)
 	}
-	if rec, ok := encodeV2(e, body); ok {
+	if rec, ok := encodeCompact(e, body, actor); ok {
 		return rec, nil
 	}
 	rec := make([]byte, 5, 5+len(body))
@@ -168,20 +172,25 @@ func Encode(e *Event) ([]byte, error) {
 	return append(rec, body...), nil
 }
 
-// Decode parses a stored record. A short, unknown or checksum-failing record wraps ErrCorrupt.
-func Decode(rec []byte) (*Event, error) {
+// Decode parses a stored record. A short, unknown or checksum-failing record
+// wraps ErrCorrupt, and so does a record that names its actor by number
+// (v3, which only a transaction resolves: Tx.Event).
+func Decode(rec []byte) (*Event, error) { return decode(rec, nil) }
+
+// decode is Decode, with actors resolving a v3 record's actor.
+func decode(rec []byte, actors actorResolver) (*Event, error) {
 	if len(rec) < 5 {
 		return nil, fmt.Errorf("journal: record of %d bytes is torn: %w", len(rec), ErrCorrupt)
 	}
 	switch rec[0] {
 	case recordV1:
-	case recordV2:
-		e, n, err := decodeV2(rec)
+	case recordV2, recordV3:
+		e, n, err := decodeCompact(rec, actors)
 		if err == nil && n != len(rec) {
 			err = fmt.Errorf("%d bytes past its end", len(rec)-n)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("journal: record: %v: %w", err, ErrCorrupt)
+			return nil, fmt.Errorf("journal: record: %w: %w", err, ErrCorrupt)
 		}
 		return e, nil
 	default:

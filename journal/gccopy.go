@@ -149,7 +149,11 @@ func (d *DB) copyKept(dst *bolt.DB, o GCOptions, plan *gcPlan) error {
 		case string(bucketMeta):
 			keep = func(k, _ []byte) bool { return string(k) != string(metaBaseSeq) && string(k) != string(metaBaseHash) }
 		}
-		if _, err := c.tx.CreateBucketIfNotExists(name); err != nil {
+		nb, err := c.tx.CreateBucketIfNotExists(name)
+		if err != nil {
+			return fmt.Errorf("journal: gc: bucket %s: %w", name, err)
+		}
+		if err := nb.SetSequence(bk.Sequence()); err != nil { // a bucket's counter goes with it
 			return fmt.Errorf("journal: gc: bucket %s: %w", name, err)
 		}
 		cur := bk.Cursor()

@@ -48,19 +48,21 @@ var (
 // covers it, for tampering; 8 (FormatWhole), a content of one chunk may
 // have no manifest, its chunk being marked whole instead, and splices may
 // chain 128 deep (snapshot's store.go and delta.go), which a reader of
-// format 7 would take for missing contents and damaged chunks. A journal is
-// marked 8 in the transaction that appends its first event from this
-// version (Tx.MarkFormat), which covers 2 to 7; a journal a version before
-// wrote stays as it was marked: 2 once its first logged events reached the
-// bbolt file, 3 when repair wrote it, 4 when it stored its first delta, 5
-// to 7 when it appended its first event with the versions before this one.
-// Do and View refuse a journal of a newer format (ErrFormat).
+// format 7 would take for missing contents and damaged chunks; 9
+// (FormatActors), event records may name their actor by number (record.go,
+// actors.go), which a reader of format 8 cannot decode. A journal is marked
+// 9 in the transaction that appends its first event from this version
+// (Tx.MarkFormat), which covers 2 to 8; a journal a version before wrote
+// stays as it was marked: 2 once its first logged events reached the bbolt
+// file, 3 when repair wrote it, 4 when it stored its first delta, 5 to 8
+// when it appended its first event with the versions before this one. Do
+// and View refuse a journal of a newer format (ErrFormat).
 //
 // A content stored before its event is appended (a large one, streamed in
 // transactions of its own) may be of format 8 in a journal still marked 7
 // until the event lands; a reader of format 7 does not see it, as no event
 // it reads names it.
-const Format = FormatWhole
+const Format = FormatActors
 
 // The formats that need a newer reader than the one before.
 const (
@@ -71,6 +73,7 @@ const (
 	FormatSplice   = 6
 	FormatUndone   = 7
 	FormatWhole    = 8
+	FormatActors   = 9
 )
 
 // DirName is the directory, inside the first workspace root, that holds the journal.
@@ -100,6 +103,8 @@ type Journal struct {
 	waiting func() // Options.Waiting
 	// openFile is the bbolt open seam; tests swap it to inject faults.
 	openFile func(path string, mode os.FileMode, o *bolt.Options) (*bolt.DB, error)
+	// actors caches the actors records name (actors.go).
+	actors actorCache
 	// wal is the write-ahead log file (wal.go), opened by the first writer
 	// that needs it and kept open (it is only read or written under the
 	// exclusive lock); Close releases it.

@@ -35,7 +35,7 @@ import (
 
 // rootBuckets are names the journal's root bucket holds.
 var rootBuckets = map[string]bool{"meta": true, "events": true, "by_path": true, "by_session": true, "heads": true,
-	"pending": true, "links": true, "sessions": true, "staging": true, "chunks": true, "lists": true, "contents": true, "store_stats": true}
+	"pending": true, "links": true, "sessions": true, "staging": true, "chunks": true, "lists": true, "contents": true, "store_stats": true, "actors": true}
 
 // rebuildCandidates bounds the root pages tried when both meta pages are
 // damaged.

@@ -43,6 +43,12 @@ import (
 
 const recordV2 = 2
 
+// recordV3 is recordV2 with the actor as its number in the actors bucket
+// (actors.go: one uvarint, ≥ 1, instead of seven strings), written since
+// format 9 (FormatActors) by a transaction (Tx.put); Encode, which has no
+// journal, writes v2.
+const recordV3 = 3
+
 // argsCompressMin is the size from which a call's arguments are compressed.
 const argsCompressMin = 48
 
@@ -90,23 +96,31 @@ var recordIndex = func() map[string]uint64 {
 	return m
 }()
 
-// encodeV2 returns e's v2 record, or false when e has what it does not
-// hold (Lost) or would not decode to the same canonical JSON.
-func encodeV2(e *Event, canon []byte) ([]byte, bool) {
+// encodeCompact returns e's compact record — v3 naming its actor by
+// number actor when that is not 0, else v2 — or false when e has what it
+// does not hold (Lost) or would not decode to the same canonical JSON.
+func encodeCompact(e *Event, canon []byte, actor uint64) ([]byte, bool) {
 	if e.Lost != nil {
 		return nil, false
 	}
 	w := recWriter{b: make([]byte, 5, 5+256+len(e.Args))}
 	w.b[0] = recordV2
+	if actor != 0 {
+		w.b[0] = recordV3
+	}
 	w.uvarint(e.Seq)
 	_, offset := e.Time.Zone()
 	w.varint(e.Time.UnixNano())
 	w.varint(int64(offset))
 	w.str(string(e.Kind))
 	w.str(string(e.Status))
-	a := &e.Actor
-	for _, s := range []string{a.Kind, a.Name, a.Version, a.Session, a.User, a.Host, a.Origin} {
-		w.str(s)
+	if actor != 0 {
+		w.uvarint(actor)
+	} else {
+		a := &e.Actor
+		for _, s := range []string{a.Kind, a.Name, a.Version, a.Session, a.User, a.Host, a.Origin} {
+			w.str(s)
+		}
 	}
 	w.str(e.Tool)
 	w.args(e.Args)
@@ -139,7 +153,7 @@ func encodeV2(e *Event, canon []byte) ([]byte, bool) {
 	w.id(e.Hash)
 	binary.BigEndian.PutUint32(w.b[1:], crc32.Checksum(w.b[5:], castagnoli))
 	// the record must stand for exactly the same event
-	d, _, err := parseV2(w.b) // its checksum was computed just now
+	d, _, err := parseCompact(w.b, func(uint64) (Actor, error) { return e.Actor, nil }) // its checksum was computed just now
 	if err != nil {
 		return nil, false
 	}
@@ -191,11 +205,15 @@ func (w *recWriter) id(id snapshot.ID) {
 
 var errShort = errors.New("record ends early")
 
-// decodeV2 parses the v2 record at the start of rec and returns the event
-// and the record's length (rec may go on past it, in a damaged file's raw
-// bytes).
-func decodeV2(rec []byte) (*Event, int, error) {
-	e, n, err := parseV2(rec)
+// actorResolver returns the actor of a number (a v3 record's); nil: none
+// can be resolved.
+type actorResolver func(id uint64) (Actor, error)
+
+// decodeCompact parses the v2 or v3 record at the start of rec and returns
+// the event and the record's length (rec may go on past it, in a damaged
+// file's raw bytes); actors resolves a v3 record's actor.
+func decodeCompact(rec []byte, actors actorResolver) (*Event, int, error) {
+	e, n, err := parseCompact(rec, actors)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -205,9 +223,9 @@ func decodeV2(rec []byte) (*Event, int, error) {
 	return e, n, nil
 }
 
-// parseV2 is decodeV2 without the checksum.
-func parseV2(rec []byte) (*Event, int, error) {
-	if len(rec) < 5 || rec[0] != recordV2 {
+// parseCompact is decodeCompact without the checksum.
+func parseCompact(rec []byte, actors actorResolver) (*Event, int, error) {
+	if len(rec) < 5 || (rec[0] != recordV2 && rec[0] != recordV3) {
 		return nil, 0, errShort
 	}
 	r := recReader{b: rec, i: 5}
@@ -224,9 +242,24 @@ func parseV2(rec []byte) (*Event, int, error) {
 	e.Time = time.Unix(0, nanos).In(loc)
 	e.Kind = Kind(r.str())
 	e.Status = Status(r.str())
-	a := &e.Actor
-	for _, s := range []*string{&a.Kind, &a.Name, &a.Version, &a.Session, &a.User, &a.Host, &a.Origin} {
-		*s = r.str()
+	if rec[0] == recordV3 {
+		id := r.uvarint()
+		switch {
+		case r.err != nil:
+		case actors == nil || id == 0:
+			return nil, 0, fmt.Errorf("actor %d: not known here", id)
+		default:
+			a, err := actors(id)
+			if err != nil {
+				return nil, 0, err
+			}
+			e.Actor = a
+		}
+	} else {
+		a := &e.Actor
+		for _, s := range []*string{&a.Kind, &a.Name, &a.Version, &a.Session, &a.User, &a.Host, &a.Origin} {
+			*s = r.str()
+		}
 	}
 	e.Tool = r.str()
 	if args := r.args(); len(args) > 0 {

@@ -121,7 +121,7 @@ func (j *Journal) Repair(apply bool, actor Actor) (*RepairReport, error) {
 				return err
 			}
 			rep.logGap(j, events)
-			events = rep.findLost(events, baseHash)
+			events = rep.findLost(events, baseHash, tx.actor)
 			for _, e := range events {
 				rep.Last = max(rep.Last, e.Seq)
 			}
@@ -168,13 +168,28 @@ const rawFindMax = 1 << 30
 // taken. Older copies of a record (a pending version in a freed page) fail
 // those links. It returns the events, sorted, with the ones found, and
 // shrinks rep.LostEvents to what is still lost.
-func (rep *RepairReport) findLost(events []*Event, baseHash snapshot.ID) []*Event {
+func (rep *RepairReport) findLost(events []*Event, baseHash snapshot.ID, actors actorResolver) []*Event {
 	if len(rep.LostEvents) == 0 {
 		return events
 	}
 	raw := rep.rawBytes()
 	if len(raw) == 0 {
 		return events
+	}
+	// a record's actor: from the readable actors bucket, else from the
+	// actor records found in the file's bytes (actors.go)
+	var salvaged map[uint64]Actor
+	resolve := func(id uint64) (Actor, error) {
+		if a, err := actors(id); err == nil {
+			return a, nil
+		}
+		if salvaged == nil {
+			salvaged = salvageActors(raw)
+		}
+		if a, ok := salvaged[id]; ok {
+			return a, nil
+		}
+		return Actor{}, fmt.Errorf("actor %d: lost", id)
 	}
 	bySeq := map[uint64]*Event{}
 	for _, e := range events {
@@ -188,7 +203,7 @@ func (rep *RepairReport) findLost(events []*Event, baseHash snapshot.ID) []*Even
 		}
 		var found []*Event
 		for seq := r[0]; seq <= r[1]; seq++ {
-			e := rawRecord(raw, seq, prev)
+			e := rawRecord(raw, seq, prev, resolve)
 			if e == nil {
 				break
 			}
@@ -214,8 +229,9 @@ func (rep *RepairReport) findLost(events []*Event, baseHash snapshot.ID) []*Even
 
 // rawRecord finds in raw a whole, sealed record of event seq that links to
 // prev: after the key (the event number), a JSON record (v1) or a compact
-// one (v2), which ends where its fields end.
-func rawRecord(raw []byte, seq uint64, prev snapshot.ID) *Event {
+// one (v2, or v3 whose actor actors resolves), which ends where its fields
+// end.
+func rawRecord(raw []byte, seq uint64, prev snapshot.ID, actors actorResolver) *Event {
 	key := u64(seq)
 	for off := 0; ; {
 		i := bytes.Index(raw[off:], key)
@@ -236,8 +252,8 @@ func rawRecord(raw []byte, seq uint64, prev snapshot.ID) *Event {
 				continue
 			}
 			e, _ = Decode(raw[at : at+5+int(dec.InputOffset())])
-		case recordV2:
-			e, _, _ = decodeV2(raw[at:])
+		case recordV2, recordV3:
+			e, _, _ = decodeCompact(raw[at:], actors)
 		}
 		if e == nil || e.Seq != seq || e.Prev != prev || e.Status == StatusPending || ComputeHash(e) != e.Hash {
 			continue

@@ -68,7 +68,7 @@ func (t *Tx) Event(seq uint64) (*Event, error) {
 	if rec == nil {
 		return nil, fmt.Errorf("journal: event %d: %w", seq, ErrNotFound)
 	}
-	e, err := Decode(rec)
+	e, err := t.decode(rec)
 	if err != nil {
 		return nil, fmt.Errorf("journal: event %d: %w", seq, err)
 	}
@@ -79,7 +79,7 @@ func (t *Tx) Event(seq uint64) (*Event, error) {
 }
 
 func (t *Tx) put(e *Event) error {
-	rec, err := Encode(e)
+	rec, err := t.encode(e)
 	if err != nil {
 		return err
 	}
@@ -408,7 +408,7 @@ func (t *Tx) scan(from uint64, backward bool, fn func(*Event) error, damaged fun
 		}
 		for k != nil {
 			seq := keySeq(k)
-			e, err := Decode(v)
+			e, err := t.decode(v)
 			switch {
 			case err != nil && damaged == nil:
 				return fmt.Errorf("journal: event %d: %w", seq, err)

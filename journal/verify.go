@@ -52,7 +52,7 @@ func (t *Tx) Verify(contents bool, progress func(seq uint64)) (r *VerifyReport, 
 	for k, v := c.First(); k != nil; k, v = c.Next() {
 		seq := keySeq(k)
 		at = seq
-		e, err := Decode(v)
+		e, err := t.decode(v)
 		if err != nil {
 			return r, fmt.Errorf("journal: verify: event %d: %w", seq, err)
 		}

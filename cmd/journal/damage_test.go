@@ -299,7 +299,7 @@ func TestDamage_LogSeesAround(t *testing.T) {
 }
 
 // recordAt returns the offset, at or after from, of event seq's key followed
-// by a record (version 1, JSON, or 2, compact), or -1.
+// by a record (version 1, JSON, or 2 and 3, compact), or -1.
 func recordAt(b []byte, seq uint64, from int) int {
 	k := key(seq)
 	for off := from; ; {
@@ -308,7 +308,7 @@ func recordAt(b []byte, seq uint64, from int) int {
 			return -1
 		}
 		at := off + i
-		if at+8 < len(b) && (b[at+8] == 1 || b[at+8] == 2) {
+		if at+8 < len(b) && (b[at+8] == 1 || b[at+8] == 2 || b[at+8] == 3) {
 			return at
 		}
 		off = at + 1
@@ -495,7 +495,7 @@ func TestRepair_SampleTakesEdits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if format != journal.Format || records[1] != 12 || records[2] != 5 || deltas[2]+deltas[3] < 4 { // deltas and splices
+	if format != journal.Format || records[1] != 12 || records[3] != 5 || deltas[2]+deltas[3] < 4 { // v3 records; deltas and splices
 		t.Fatalf("format %d; records by version %v; chunks by codec %v", format, records, deltas)
 	}
 	ok(t, dir, "verify")
@@ -704,6 +704,52 @@ func TestRepair_SalvagesContent(t *testing.T) {
 	ok(t, src, "verify")
 	if log := ok(t, src, "log", "--oneline"); strings.Contains(log, "lost") {
 		t.Fatalf("log after the repair:\n%s", log)
+	}
+}
+
+// TestRepair_ActorsRotted: every copy in the file of the actor record
+// under its number (the live one and those in freed pages) is damaged; the
+// events that name the actor no longer read, and repair rebuilds them from
+// the record's mirror, each with its actor and hash.
+func TestRepair_ActorsRotted(t *testing.T) {
+	src := damageWorkspace(t, 40)
+	before, _ := eventHashes(t, src)
+	jp := filepath.Join(src, journal.DirName, journal.FileName)
+	n := 0
+	damageFile(t, jp, func(b []byte) []byte {
+		for off := 8; ; {
+			i := bytes.Index(b[off:], []byte("JACT"))
+			if i < 0 {
+				return b
+			}
+			at := off + i
+			off = at + 1
+			// a leaf holds a key (8 bytes: the number, top bit set for the
+			// mirror) followed by its value
+			if binary.BigEndian.Uint64(b[at-8:])>>63 == 0 && at+20 < len(b) {
+				b[at+18] ^= 0x40 // in the body: its checksum fails
+				n++
+			}
+		}
+	})
+	if n == 0 {
+		t.Fatal("no actor record in the file")
+	}
+	if r := run(t, src, "verify"); r.code == 0 || !strings.Contains(r.stderr, "JOURNAL_DAMAGED") {
+		t.Fatalf("verify: exit %d %s", r.code, r.stderr)
+	} else {
+		t.Logf("verify: %s", r.stderr)
+	}
+	t.Logf("journal repair --apply:\n%s", ok(t, src, "repair", "--apply"))
+	ok(t, src, "verify")
+	after, lost := eventHashes(t, src)
+	if len(lost) != 0 || len(after) != len(before) {
+		t.Fatalf("after the repair: %d events, lost %v; before: %d", len(after), lost, len(before))
+	}
+	for seq, h := range before {
+		if after[seq] != h {
+			t.Errorf("event %d: %q, before the damage %q", seq, after[seq], h)
+		}
 	}
 }
 

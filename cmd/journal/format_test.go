@@ -28,7 +28,9 @@ import (
 //     edit, a second session's two edits and the undo of that session (an
 //     event with Undone);
 //   - whole-format8.db, format 8: the same history, whose contents of one
-//     chunk have no manifest (their chunk is marked whole).
+//     chunk have no manifest (their chunk is marked whole);
+//   - actors-format9.db, format 9: the same history, whose event records
+//     name their actor by number (the actors bucket).
 var formatSamples = []struct {
 	file   string
 	format byte
@@ -39,6 +41,7 @@ var formatSamples = []struct {
 	{"splice-format6.db", journal.FormatSplice, 3, 22},
 	{"undone-format7.db", journal.FormatUndone, 3, 26},
 	{"whole-format8.db", journal.FormatWhole, 3, 26},
+	{"actors-format9.db", journal.FormatActors, 3, 26},
 }
 
 // TestFormatSamples: each kept journal verifies, lists its events (the gc
@@ -98,7 +101,12 @@ func formatSample(t *testing.T, sample string, wantFormat byte, codec, events in
 	if wantFormat >= journal.FormatWhole {
 		small = chunkFormats[3]
 	}
-	if format != wantFormat || records[2] == 0 || codecs[codec] == 0 || small == 0 {
+	// compact records: v2 (format 5 to 8), v3 naming the actor by number (9)
+	compact := records[2]
+	if wantFormat >= journal.FormatActors {
+		compact = records[3]
+	}
+	if format != wantFormat || compact == 0 || codecs[codec] == 0 || small == 0 {
 		t.Fatalf("format %d; records by version %v; chunks by codec %v; manifests by version %v; chunks by format %v", format, records, codecs, manifests, chunkFormats)
 	}
 	e := engine(t, dir)
