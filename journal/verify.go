@@ -196,16 +196,16 @@ func (cv *contentVerifier) work(tx *bolt.Tx, jobs chan contentJob) {
 		if cv.failed.Load() {
 			continue
 		}
-		n, err := snapshot.Size(tx, j.id)
-		if err == nil && n <= versionMax {
-			v := vers[j.path]
-			if v == nil {
-				if held += versionMax; held > versionsBudget {
-					vers, held = map[string]*snapshot.Versions{}, versionMax
-				}
-				v = snapshot.NewVersions(tx)
-				vers[j.path] = v
+		v := vers[j.path]
+		if v == nil {
+			if held += versionMax; held > versionsBudget {
+				vers, held = map[string]*snapshot.Versions{}, versionMax
 			}
+			v = snapshot.NewVersions(tx)
+			vers[j.path] = v
+		}
+		n, err := v.Size(j.id)
+		if err == nil && n <= versionMax {
 			_, err = v.Bytes(j.id)
 		} else if err == nil {
 			n, err = snapshot.Verify(tx, j.id)

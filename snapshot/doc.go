@@ -17,7 +17,8 @@
 //
 // Bucket "chunks": chunk ID (32 bytes) → record
 //
-//	byte 0     format version (1)
+//	byte 0     format version: 1, or 3 for a chunk that is also a whole
+//	           content (which then has no manifest: see below)
 //	byte 1     codec: 0 = stored raw, 1 = zstd, 2 = zstd delta, 3 = splice
 //	           (delta.go)
 //	bytes 2..  the chunk, raw or as one zstd frame; for a delta, its depth,
@@ -57,7 +58,12 @@
 // end: most contents under ~8 MiB) is written inline (version 2), without a
 // list record: one record fewer per version of a small file. Manifests of
 // version 1, and those of larger contents, read as before. The empty
-// content has a manifest with size 0 and no IDs.
+// content has a manifest with size 0 and no IDs. Since format 8 a content
+// of one chunk — whose chunk ID is the content's own — has no manifest at
+// all: its chunk record is marked whole (byte 0 = 3), and its size is read
+// from the record (raw length, splice lengths, zstd frame header) or, where
+// the record does not say, by decoding it. Journals before kept a manifest
+// for it, which reads as before.
 //
 // # Writing and reading
 //
