@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/journalfs/journal/bench/report"
+	bolt "go.etcd.io/bbolt"
 )
 
 // -history (issue #23): years of history in little space. For each count N
@@ -45,6 +46,29 @@ type HistoryRun struct {
 	Commands     []HistoryCommand `json:"commands"`
 	AfterGCBytes int64            `json:"after_gc_bytes"`
 	GCDropped    string           `json:"gc_dropped"`
+	// Buckets is what each of the journal file's buckets takes (bbolt's
+	// pages allocated to it), after the edits.
+	Buckets map[string]int64 `json:"buckets,omitempty"`
+}
+
+// bucketBytes returns the pages bbolt allocates to each bucket of the
+// journal file at path (a bucket small enough to live inline in its
+// parent's page counts its bytes in use).
+func bucketBytes(path string) (map[string]int64, error) {
+	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: 5 * time.Second})
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	out := map[string]int64{}
+	err = db.View(func(tx *bolt.Tx) error {
+		return tx.ForEach(func(name []byte, b *bolt.Bucket) error {
+			st := b.Stats()
+			out[string(name)] = int64(st.LeafAlloc + st.BranchAlloc + st.InlineBucketInuse)
+			return nil
+		})
+	})
+	return out, err
 }
 
 // HistoryCommand is one CLI command's time and peak RSS.
@@ -177,32 +201,14 @@ func (b *bench) history(n int) (HistoryRun, error) {
 		}
 	}
 	run.JournalBytes = du(filepath.Join(dir, ".journal"))
+	if run.Buckets, err = bucketBytes(filepath.Join(dir, ".journal", "journal.db")); err != nil {
+		return run, fmt.Errorf("bucket sizes: %w", err)
+	}
+	b.logf("history %d: journal %d B (%d B/edit); by bucket %v", n, run.JournalBytes, run.JournalBytes/int64(n), run.Buckets)
 	if err := fi.Flush(); err != nil {
 		return run, err
 	}
 	stream.Close()
-
-	gitDir := filepath.Join(b.workdir, fmt.Sprintf("history-%d.git", n))
-	defer os.RemoveAll(gitDir)
-	t0 := time.Now()
-	if err := gitRun(gitDir, nil, "init", "-q", "--bare"); err != nil {
-		return run, err
-	}
-	in, err := os.Open(stream.Name())
-	if err != nil {
-		return run, err
-	}
-	err = gitRun(gitDir, in, "fast-import", "--quiet")
-	in.Close()
-	if err != nil {
-		return run, err
-	}
-	if err := gitRun(gitDir, nil, "gc", "--aggressive", "--prune=now", "--quiet"); err != nil {
-		return run, err
-	}
-	run.GitSeconds = time.Since(t0).Seconds()
-	run.GitBytes = du(gitDir)
-	b.logf("history %d: journal %d B (%d B/edit), git packed %d B (%d B/edit)", n, run.JournalBytes, run.JournalBytes/int64(n), run.GitBytes, run.GitBytes/int64(n))
 
 	if b.keep { // -keep keeps the journal as the edits left it too, beside the one gc leaves
 		if err := exec.Command("cp", "-a", filepath.Join(dir, ".journal"), filepath.Join(dir, "journal-before-gc")).Run(); err != nil {
@@ -232,6 +238,31 @@ func (b *bench) history(n int) (HistoryRun, error) {
 	if _, _, err := b.timed(dir, "verify"); err != nil {
 		return run, fmt.Errorf("verify after gc: %w", err)
 	}
+	// git's copy of the same history, built after the CLI ran on the
+	// journal as a user would find it (git's gc, run first, would evict the
+	// journal's pages from the page cache)
+	gitDir := filepath.Join(b.workdir, fmt.Sprintf("history-%d.git", n))
+	defer os.RemoveAll(gitDir)
+	t0 := time.Now()
+	if err := gitRun(gitDir, nil, "init", "-q", "--bare"); err != nil {
+		return run, err
+	}
+	in, err := os.Open(stream.Name())
+	if err != nil {
+		return run, err
+	}
+	err = gitRun(gitDir, in, "fast-import", "--quiet")
+	in.Close()
+	if err != nil {
+		return run, err
+	}
+	if err := gitRun(gitDir, nil, "gc", "--aggressive", "--prune=now", "--quiet"); err != nil {
+		return run, err
+	}
+	run.GitSeconds = time.Since(t0).Seconds()
+	run.GitBytes = du(gitDir)
+	b.logf("history %d: journal %d B (%d B/edit), git packed %d B (%d B/edit)", n, run.JournalBytes, run.JournalBytes/int64(n), run.GitBytes, run.GitBytes/int64(n))
+
 	if !b.keep { // -keep keeps the workspace, its journal as the gc left it
 		os.RemoveAll(dir)
 	}
@@ -292,6 +323,25 @@ func (r *HistoryReport) Markdown() string {
 		}
 		p("| %d | %s | %d B | %s | %d B | %s | %.0f | %.0f | %.0f |\n", run.Events, mib(run.JournalBytes), run.JournalBytes/int64(run.Events),
 			mib(run.GitBytes), run.GitBytes/int64(run.Events), ratio, run.EditSeconds, run.GitSeconds, run.ServerRSSMiB)
+	}
+	if len(r.Runs) > 0 && r.Runs[0].Buckets != nil {
+		p("\nWhat each part of the journal file takes per edit (bbolt's pages allocated to each bucket, after the edits):\n\n")
+		p("| events | event records | chunks | manifests | indexes (by path, by session) | the rest | file |\n|--:|--:|--:|--:|--:|--:|--:|\n")
+		for _, run := range r.Runs {
+			var rest, total int64
+			for name, n := range run.Buckets {
+				total += n
+				switch name {
+				case "events", "chunks", "contents", "by_path", "by_session":
+				default:
+					rest += n
+				}
+			}
+			per := func(n int64) string { return fmt.Sprintf("%d B", n/int64(run.Events)) }
+			bk := run.Buckets
+			p("| %d | %s | %s | %s | %s | %s | %s |\n", run.Events, per(bk["events"]), per(bk["chunks"]), per(bk["contents"]),
+				per(bk["by_path"]+bk["by_session"]), per(rest), per(total))
+		}
 	}
 	p("\n| events | command | time (s) | peak RSS (MiB) |\n|--:|---|--:|--:|\n")
 	for _, run := range r.Runs {
