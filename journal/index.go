@@ -68,7 +68,12 @@ func putIndex(b *bolt.Bucket, name string, seq uint64) error {
 	if bytes.Equal(k, key) {
 		return nil // there already
 	}
-	k, v := c.Prev()
+	var v []byte
+	if k == nil { // past the bucket's last key
+		k, v = c.Last()
+	} else {
+		k, v = c.Prev()
+	}
 	var seqs []uint64
 	if k != nil && len(k) == len(key) && bytes.HasPrefix(k, prefix) {
 		seqs = decodeBlock(binary.BigEndian.Uint64(k[len(prefix):]), v, nil)
