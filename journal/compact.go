@@ -21,7 +21,7 @@ import (
 // none does (see Journal).
 
 // compactTx bounds the bytes copied per transaction of a compaction.
-const compactTx = 16 << 20
+const compactTx = 4 << 20
 
 // compactSuffix names a compaction's temporary file.
 const compactSuffix = ".compact"

@@ -158,3 +158,31 @@ func TestIndexBlocks(t *testing.T) {
 	}
 	check(2500)
 }
+
+// TestRecentSet: the set verify remembers checked contents in answers
+// "new" once per ID while it is among the last n to 2n added, and holds at
+// most 2n.
+func TestRecentSet(t *testing.T) {
+	s := newRecentSet(4)
+	id := func(i int) (x [32]byte) { x[0], x[1] = byte(i), byte(i>>8); return }
+	for i := range 4 {
+		if !s.add(id(i)) || s.add(id(i)) {
+			t.Fatalf("id %d", i)
+		}
+	}
+	for i := 4; i < 8; i++ { // the first four move to the older generation
+		s.add(id(i))
+	}
+	if s.add(id(0)) || s.add(id(7)) {
+		t.Error("an id among the last 2n added was new again")
+	}
+	for i := 8; i < 20; i++ {
+		s.add(id(i))
+	}
+	if !s.add(id(1)) {
+		t.Error("an id added 2n and more adds ago is still remembered")
+	}
+	if n := len(s.cur) + len(s.prev); n > 8 {
+		t.Errorf("%d ids held", n)
+	}
+}
