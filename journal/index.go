@@ -63,16 +63,9 @@ func encodeBlock(seqs []uint64) []byte {
 func putIndex(b *bolt.Bucket, name string, seq uint64) error {
 	key := indexKey(name, seq)
 	prefix := key[:len(key)-8]
-	c := b.Cursor()
-	k, _ := c.Seek(key)
+	k, v := seekBefore(b.Cursor(), key)
 	if bytes.Equal(k, key) {
 		return nil // there already
-	}
-	var v []byte
-	if k == nil { // past the bucket's last key
-		k, v = c.Last()
-	} else {
-		k, v = c.Prev()
 	}
 	var seqs []uint64
 	if k != nil && len(k) == len(key) && bytes.HasPrefix(k, prefix) {
@@ -104,6 +97,19 @@ func putIndex(b *bolt.Bucket, name string, seq uint64) error {
 	return putIndexEntry(b, key, nil)
 }
 
+// seekBefore positions c at key, if the bucket holds it, else at the last
+// key before it, and returns that entry (none: nil).
+func seekBefore(c *bolt.Cursor, key []byte) (k, v []byte) {
+	k, v = c.Seek(key)
+	switch {
+	case k == nil: // past the bucket's last key
+		return c.Last()
+	case !bytes.Equal(k, key):
+		return c.Prev()
+	}
+	return k, v
+}
+
 func putIndexEntry(b *bolt.Bucket, k, v []byte) error {
 	b.FillPercent = bolt.DefaultFillPercent
 	if last, _ := b.Cursor().Last(); last == nil || bytes.Compare(k, last) >= 0 {
@@ -121,12 +127,7 @@ func eachIndexed(b *bolt.Bucket, name string, fn func(seq uint64) error) error {
 	end := indexKey(name, ^uint64(0))
 	prefix := end[:len(end)-8]
 	c := b.Cursor()
-	k, v := c.Seek(end)
-	if k == nil {
-		k, v = c.Last()
-	} else if !bytes.Equal(k, end) {
-		k, v = c.Prev()
-	}
+	k, v := seekBefore(c, end)
 	var seqs []uint64
 	for ; k != nil && bytes.HasPrefix(k, prefix) && len(k) == len(end); k, v = c.Prev() {
 		seqs = decodeBlock(binary.BigEndian.Uint64(k[len(prefix):]), v, seqs[:0])

@@ -22,6 +22,18 @@ type VerifyReport struct {
 	Pending  []uint64    // events not yet sealed
 }
 
+// NamedContent reports the failure to read a content an event names: a
+// content the store does not hold (snapshot.ErrNotFound) is then damage —
+// lost, not never stored — and wraps ErrCorrupt, which the CLI and the
+// tools report as JOURNAL_DAMAGED with the way to repair. Other errors are
+// returned as they are.
+func NamedContent(err error) error {
+	if errors.Is(err, snapshot.ErrNotFound) && !errors.Is(err, ErrCorrupt) {
+		return fmt.Errorf("%w: the journal names it but does not hold it (%w)", err, ErrCorrupt)
+	}
+	return err
+}
+
 // verifySeen bounds the contents Verify remembers having checked (a
 // content is named by its event's After and the next event's Before, and
 // again by any revert to it): a set of all of them grew with the journal,
@@ -245,10 +257,7 @@ func (cv *contentVerifier) work(tx *bolt.Tx, jobs chan contentJob) {
 		}
 		cv.mu.Lock()
 		if err != nil && (cv.err == nil || j.seq < cv.errSeq) {
-			if errors.Is(err, snapshot.ErrNotFound) { // an event names it: lost, not never stored
-				err = fmt.Errorf("%w: %w", err, ErrCorrupt)
-			}
-			cv.err, cv.errSeq = fmt.Errorf("journal: verify: event %d: %s: %w", j.seq, j.path, err), j.seq
+			cv.err, cv.errSeq = fmt.Errorf("journal: verify: event %d: %s: %w", j.seq, j.path, NamedContent(err)), j.seq
 			cv.failed.Store(true)
 		} else if err == nil {
 			cv.n++

@@ -283,9 +283,6 @@ func (d *DB) LogTrim() error {
 		}
 		defer f.Close()
 	}
-	if fi, err := f.Stat(); err != nil || fi.Size() == 0 {
-		return err
-	}
 	if err := f.Truncate(0); err != nil {
 		return fmt.Errorf("journal: empty log %s: %w", path, err)
 	}

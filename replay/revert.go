@@ -234,11 +234,11 @@ func (e *Engine) contentChange(r *Reader, path string, id snapshot.ID, mode uint
 	var size int64
 	err := r.db.View(func(tx *journal.Tx) (err error) { size, err = snapshot.Size(tx.Bolt(), id); return })
 	if err != nil {
-		return c, named(err)
+		return c, journal.NamedContent(err)
 	}
 	if size < e.streamMin {
 		err = r.db.View(func(tx *journal.Tx) (err error) { c.Data, err = snapshot.Bytes(tx.Bolt(), id); return })
-		return c, named(err)
+		return c, journal.NamedContent(err)
 	}
 	c.Source = func(w io.Writer) error {
 		return r.db.View(func(tx *journal.Tx) error { return snapshot.Get(tx.Bolt(), id, w) })
@@ -247,17 +247,6 @@ func (e *Engine) contentChange(r *Reader, path string, id snapshot.ID, mode uint
 }
 
 func modeOf(m uint32) fs.FileMode { return fs.FileMode(m).Perm() }
-
-// named reports a content an event names that the store does not hold as
-// the damage it is (journal.ErrCorrupt, which the CLI and the tools report
-// as JOURNAL_DAMAGED with the way to repair), not as a content that is
-// merely unknown.
-func named(err error) error {
-	if errors.Is(err, snapshot.ErrNotFound) && !errors.Is(err, journal.ErrCorrupt) {
-		return fmt.Errorf("%w: the journal names it but does not hold it (%w)", err, journal.ErrCorrupt)
-	}
-	return err
-}
 
 // mergeChange reverses f's change onto a file that changed since, by diff3.
 func (e *Engine) mergeChange(r *Reader, ev *journal.Event, f journal.FileChange, cur *File) (Change, error) {
@@ -283,7 +272,7 @@ func (e *Engine) mergeChange(r *Reader, ev *journal.Event, f journal.FileChange,
 		return err
 	})
 	if err != nil {
-		return Change{}, named(err)
+		return Change{}, journal.NamedContent(err)
 	}
 	if bytes.IndexByte(base, 0) >= 0 || bytes.IndexByte(theirs, 0) >= 0 || bytes.IndexByte(cur.Data, 0) >= 0 {
 		return conflict("the file is binary and changed since the event; it cannot be merged (use force to restore the old content exactly)")

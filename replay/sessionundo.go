@@ -120,7 +120,7 @@ func (e *Engine) planSessionUndo(r *Reader, session string, evs []*journal.Event
 				if at.Exists && at.Data == nil && p.id != p.cur.ID {
 					err := r.db.View(func(tx *journal.Tx) (err error) { at.Data, err = snapshot.Bytes(tx.Bolt(), p.id); return })
 					if err != nil {
-						return nil, named(err)
+						return nil, journal.NamedContent(err)
 					}
 				}
 				c, err := e.mergeChange(r, ev, f, &at)

@@ -166,15 +166,10 @@ func encodeSplice(data []byte, bases []baseChunk, depth int, dst []byte) ([]byte
 // its bases' bytes in order. Bytes after the middle are damage, unless
 // trailing (salvage reads records whose end it does not know).
 func decodeSplice(p, dict []byte, trailing bool) ([]byte, error) {
-	var v [3]uint64 // prefix, suffix, middle
-	for i := range v {
-		x, n := binary.Uvarint(p)
-		if n <= 0 {
-			return nil, errors.New("a damaged splice")
-		}
-		v[i], p = x, p[n:]
+	pre, suf, m, p, ok := spliceLengths(p)
+	if !ok {
+		return nil, errors.New("a damaged splice")
 	}
-	pre, suf, m := v[0], v[1], v[2]
 	if pre > uint64(len(dict)) || suf > uint64(len(dict))-pre || m > uint64(len(p)) || (!trailing && m != uint64(len(p))) || pre+suf+m > maxChunk {
 		return nil, errors.New("a damaged splice")
 	}
@@ -183,6 +178,21 @@ func decodeSplice(p, dict []byte, trailing bool) ([]byte, error) {
 	out = append(out, dict[:pre]...)
 	out = append(out, mid...)
 	return append(out, dict[uint64(len(dict))-suf:]...), nil
+}
+
+// spliceLengths reads the lengths at the start of a splice's payload (after
+// its bases): of the prefix, the suffix and the middle, and returns the
+// bytes after them.
+func spliceLengths(p []byte) (pre, suf, mid uint64, rest []byte, ok bool) {
+	var v [3]uint64
+	for i := range v {
+		x, n := binary.Uvarint(p)
+		if n <= 0 {
+			return 0, 0, 0, nil, false
+		}
+		v[i], p = x, p[n:]
+	}
+	return v[0], v[1], v[2], p, true
 }
 
 // decodeChain decodes the payload of a delta or splice record (codec)

@@ -67,15 +67,21 @@ func singleManifest(tx *bolt.Tx, id ID) (manifest, error) {
 	if len(rec) == 0 || rec[0] != chunkWhole {
 		return manifest{}, fmt.Errorf("snapshot: content %s: %w", id.Short(), ErrNotFound)
 	}
-	size, ok := chunkSize(rec)
-	if !ok {
-		b, err := readChunk(chunks, id, nil)
-		if err != nil {
-			return manifest{}, fmt.Errorf("snapshot: content %s: %w", id.Short(), err)
-		}
-		size = int64(len(b))
+	size, err := wholeSize(chunks, id, rec)
+	if err != nil {
+		return manifest{}, fmt.Errorf("snapshot: content %s: %w", id.Short(), err)
 	}
 	return manifest{size: size, chunks: []ID{id}, inline: true}, nil
+}
+
+// wholeSize is the size of the chunk id, whose record is rec: as the
+// record says (chunkSize), else decoded.
+func wholeSize(chunks *bolt.Bucket, id ID, rec []byte) (int64, error) {
+	if size, ok := chunkSize(rec); ok {
+		return size, nil
+	}
+	b, err := readChunk(chunks, id, nil)
+	return int64(len(b)), err
 }
 
 // chunkSize is the size of the chunk a record holds, read from the record
@@ -100,15 +106,8 @@ func chunkSize(rec []byte) (int64, bool) {
 			frame = p
 			break
 		}
-		var v [3]uint64 // prefix, suffix, middle
-		for i := range v {
-			x, n := binary.Uvarint(p)
-			if n <= 0 {
-				return 0, false
-			}
-			v[i], p = x, p[n:]
-		}
-		if n := v[0] + v[1] + v[2]; n <= maxChunk {
+		pre, suf, mid, _, ok := spliceLengths(p)
+		if n := pre + suf + mid; ok && n <= maxChunk {
 			return int64(n), true
 		}
 		return 0, false
@@ -460,15 +459,11 @@ func walkStats(tx *bolt.Tx) (Stats, error) {
 				s.Chunks++
 				if len(v) > 0 && v[0] == chunkWhole { // a content without a manifest
 					s.Contents++
-					sz, ok := chunkSize(v)
-					if !ok {
-						var id ID
-						copy(id[:], k)
-						b, err := readChunk(tx.Bucket(BucketChunks), id, nil)
-						if err != nil {
-							return nil // verify reports it
-						}
-						sz = int64(len(b))
+					var id ID
+					copy(id[:], k)
+					sz, err := wholeSize(b, id, v)
+					if err != nil {
+						return nil // verify reports it
 					}
 					s.LogicalBytes += sz
 				}

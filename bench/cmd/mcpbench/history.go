@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -294,18 +293,11 @@ func (b *bench) timed(dir string, args ...string) (HistoryCommand, string, error
 		}
 		f.Close()
 		defer os.Remove(f.Name())
-		ctx, cancel := context.WithTimeout(context.Background(), historyTimeout)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, gnuTime, append([]string{"-f", "%M", "-o", f.Name(), b.sv.journalBin}, args...)...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "JOURNAL_PATH=", "NO_COLOR=1")
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
 		t0 := time.Now()
-		out, err := cmd.Output()
+		out, _, err := b.journalCLIUnder([]string{gnuTime, "-f", "%M", "-o", f.Name()}, dir, historyTimeout, args...)
 		hc.Seconds = time.Since(t0).Seconds()
 		if err != nil {
-			return hc, string(out), fmt.Errorf("journal %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+			return hc, string(out), err
 		}
 		kb, err := os.ReadFile(f.Name())
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -403,9 +404,16 @@ func (b *bench) runLog(s *session, n int) error {
 // at most timeout: its standard output, its process state (for its rusage),
 // and an error that carries its standard error.
 func (b *bench) journalCLI(dir string, timeout time.Duration, args ...string) ([]byte, *os.ProcessState, error) {
+	return b.journalCLIUnder(nil, dir, timeout, args...)
+}
+
+// journalCLIUnder is journalCLI with our binary started by the command
+// wrapper (GNU time, say), if any.
+func (b *bench) journalCLIUnder(wrapper []string, dir string, timeout time.Duration, args ...string) ([]byte, *os.ProcessState, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, b.sv.journalBin, args...)
+	argv := append(append(slices.Clone(wrapper), b.sv.journalBin), args...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "JOURNAL_PATH=", "NO_COLOR=1")
 	var stderr bytes.Buffer
