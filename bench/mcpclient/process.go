@@ -86,6 +86,18 @@ func (p *Process) CPU() time.Duration {
 // Stderr returns the last 256 KiB the process wrote to stderr.
 func (p *Process) Stderr() string { return p.stderr.String() }
 
+// StderrAfterTimeout returns Stderr once the process has ended, as it does
+// after a request timed out (SIGQUIT, then SIGKILL ten seconds later): a
+// request's read fails as soon as the process's stdout closes, before its
+// stderr (the goroutine dump) has been copied in full.
+func (p *Process) StderrAfterTimeout() string {
+	select {
+	case <-p.done:
+	case <-time.After(15 * time.Second):
+	}
+	return p.stderr.String()
+}
+
 // Exited reports whether the process has ended.
 func (p *Process) Exited() bool {
 	select {

@@ -141,7 +141,7 @@ func (s *session) call(tool string, args any) (*mcpclient.CallResult, time.Durat
 	d := time.Since(t0)
 	if err != nil {
 		if errors.Is(err, mcpclient.ErrTimeout) {
-			s.hang = s.p.Stderr()
+			s.hang = s.p.StderrAfterTimeout()
 		}
 		if s.p.Exited() {
 			err = fmt.Errorf("%w; server exited; stderr: %s", err, lastLines(s.p.Stderr(), 5))
