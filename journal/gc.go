@@ -267,7 +267,7 @@ func (t *Tx) dropPrefix(p *gcPlan, o GCOptions) error {
 		if s := e.Actor.Session; s != "" {
 			sessions[s] = true
 		}
-		keys = append(keys, [2][]byte{bucketLinks, u64(e.Seq)}, [2][]byte{bucketEvents, u64(e.Seq)})
+		keys = append(keys, [2][]byte{bucketLinks, u64(e.Seq)})
 		return nil
 	})
 	if err != nil {
@@ -293,6 +293,9 @@ func (t *Tx) dropPrefix(p *gcPlan, o GCOptions) error {
 		if err := t.tx.Bucket(k[0]).Delete(k[1]); err != nil {
 			return fmt.Errorf("journal: gc: %s: %w", k[0], err)
 		}
+	}
+	if err := t.dropEventsBelow(b); err != nil {
+		return err
 	}
 	m := t.tx.Bucket(bucketMeta)
 	if err := m.Put(metaBaseSeq, u64(p.base.seq)); err != nil {

@@ -132,7 +132,7 @@ func (d *DB) copyKept(dst *bolt.DB, o GCOptions, plan *gcPlan) error {
 	src.releaseAll()
 	n := 0
 	// every bucket but the store's, filtered by the rule
-	err = stx.ForEach(func(name []byte, bk *bolt.Bucket) error {
+	err = stx.ForEach(func(name []byte, bk *bolt.Bucket) (err error) {
 		keep := func(k, v []byte) bool { return true }
 		trim := false // index blocks: without the dropped events (index.go)
 		switch string(name) {
@@ -156,10 +156,32 @@ func (d *DB) copyKept(dst *bolt.DB, o GCOptions, plan *gcPlan) error {
 		if err := nb.SetSequence(bk.Sequence()); err != nil { // a bucket's counter goes with it
 			return fmt.Errorf("journal: gc: bucket %s: %w", name, err)
 		}
+		put := func(k, v []byte) error { return c.put(name, k, v) }
 		cur := bk.Cursor()
 		k, v := cur.First()
 		if string(name) == string(bucketEvents) || string(name) == string(bucketLinks) {
 			k, v = cur.Seek(u64(b)) // keyed by event number: those from B on
+		}
+		if string(name) == string(bucketEvents) {
+			// runs of loose records are packed as they are copied, and a
+			// block holding events before B is trimmed (pack.go)
+			p := &packer{put: put}
+			if last := src.Last(); last > packLag {
+				p.upTo = last - packLag
+			}
+			put = p.add
+			defer func() {
+				if err == nil {
+					err = p.flush()
+				}
+			}()
+			if k != nil && len(v) > 0 && v[0] == recordBlock {
+				nv, _, terr := trimEventBlock(keySeq(k), v, b)
+				if terr != nil {
+					return terr
+				}
+				v = nv
+			}
 		}
 		for ; k != nil; k, v = cur.Next() {
 			if v == nil && bk.Bucket(k) != nil {
@@ -175,7 +197,7 @@ func (d *DB) copyKept(dst *bolt.DB, o GCOptions, plan *gcPlan) error {
 				}
 				k, v = nk, nv
 			}
-			if err := c.put(name, k, v); err != nil {
+			if err := put(k, v); err != nil {
 				return err
 			}
 			if n++; n%releaseEvery == 0 {

@@ -50,11 +50,13 @@ var (
 // chain 128 deep (snapshot's store.go and delta.go), which a reader of
 // format 7 would take for missing contents and damaged chunks; 9
 // (FormatActors), event records may name their actor by number (record.go,
-// actors.go), which a reader of format 8 cannot decode. A journal is marked
-// 9 in the transaction that appends its first event from this version
-// (Tx.MarkFormat), which covers 2 to 8; a journal a version before wrote
+// actors.go), which a reader of format 8 cannot decode; 10 (FormatPacked),
+// runs of events may be stored as one compressed block (pack.go), which a
+// reader of format 9 would take for a damaged record. A journal is marked
+// 10 in the transaction that appends its first event from this version
+// (Tx.MarkFormat), which covers 2 to 9; a journal a version before wrote
 // stays as it was marked: 2 once its first logged events reached the bbolt
-// file, 3 when repair wrote it, 4 when it stored its first delta, 5 to 8
+// file, 3 when repair wrote it, 4 when it stored its first delta, 5 to 9
 // when it appended its first event with the versions before this one. Do
 // and View refuse a journal of a newer format (ErrFormat).
 //
@@ -62,7 +64,7 @@ var (
 // transactions of its own) may be of format 8 in a journal still marked 7
 // until the event lands; a reader of format 7 does not see it, as no event
 // it reads names it.
-const Format = FormatActors
+const Format = FormatPacked
 
 // The formats that need a newer reader than the one before.
 const (
@@ -74,6 +76,7 @@ const (
 	FormatUndone   = 7
 	FormatWhole    = 8
 	FormatActors   = 9
+	FormatPacked   = 10
 )
 
 // DirName is the directory, inside the first workspace root, that holds the journal.

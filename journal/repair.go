@@ -196,6 +196,7 @@ func (rep *RepairReport) findLost(events []*Event, baseHash snapshot.ID, actors 
 		bySeq[e.Seq] = e
 	}
 	var still [][2]uint64
+	var packed map[uint64][][]byte // records found in event blocks (pack.go)
 	for _, r := range rep.LostEvents {
 		prev := baseHash
 		if before, ok := bySeq[r[0]-1]; ok {
@@ -204,6 +205,12 @@ func (rep *RepairReport) findLost(events []*Event, baseHash snapshot.ID, actors 
 		var found []*Event
 		for seq := r[0]; seq <= r[1]; seq++ {
 			e := rawRecord(raw, seq, prev, resolve)
+			if e == nil {
+				if packed == nil {
+					packed = rawBlockRecords(raw, rep.LostEvents)
+				}
+				e = linkedRecord(packed[seq], seq, prev, resolve)
+			}
 			if e == nil {
 				break
 			}
@@ -259,6 +266,60 @@ func rawRecord(raw []byte, seq uint64, prev snapshot.ID, actors actorResolver) *
 			continue
 		}
 		return e
+	}
+}
+
+// linkedRecord returns the event of the first of recs (copies of a record
+// of event seq found in blocks) that is sealed and links to prev.
+func linkedRecord(recs [][]byte, seq uint64, prev snapshot.ID, actors actorResolver) *Event {
+	for _, rec := range recs {
+		e, err := decode(rec, actors)
+		if err == nil && e.Seq == seq && e.Prev == prev && e.Status != StatusPending && ComputeHash(e) == e.Hash {
+			return e
+		}
+	}
+	return nil
+}
+
+// rawBlockRecords finds the event blocks (pack.go) in raw, a damaged file's
+// bytes, that hold events of the runs lost: every whole one (a block's value
+// is contiguous in the file: bbolt writes a large value on consecutive
+// pages), by its zstd frame's magic number, the header before it and its
+// checksum. It returns their records by event number (a record can be
+// found in several blocks: an older copy in a freed page).
+func rawBlockRecords(raw []byte, lost [][2]uint64) map[uint64][][]byte {
+	out := map[uint64][][]byte{}
+	magic := []byte{0x28, 0xb5, 0x2f, 0xfd}
+	for off := 0; ; {
+		i := bytes.Index(raw[off:], magic)
+		if i < 0 {
+			return out
+		}
+		at := off + i
+		off = at + 1
+		// the header: byte 4, the checksum and four uvarints (5 + 4..40
+		// bytes) end where the frame begins
+		for start := max(0, at-45); start <= at-9; start++ {
+			h, ok := parseBlockHeader(raw[start:at])
+			if !ok || start+h.size != at || uint64(len(raw)-at) < h.frameLen {
+				continue
+			}
+			wanted := false
+			for _, r := range lost {
+				wanted = wanted || (h.first <= r[1] && h.last() >= r[0])
+			}
+			if !wanted {
+				break
+			}
+			blk, err := decodeEventBlock(h.last(), raw[start:at+int(h.frameLen)])
+			if err != nil {
+				continue
+			}
+			for i, rec := range blk.recs {
+				out[blk.first+uint64(i)] = append(out[blk.first+uint64(i)], rec)
+			}
+			break
+		}
 	}
 }
 

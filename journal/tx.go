@@ -18,6 +18,11 @@ type Tx struct {
 	// damage is what the structural check found before this read (View),
 	// nil when it found nothing.
 	damage *DamageError
+	// blk is the event block last decoded (pack.go), stored under key
+	// blkLast with a value of blkSize bytes.
+	blk     *eventBlock
+	blkLast uint64
+	blkSize int
 }
 
 // Damage returns the damage the structural check found in the journal file
@@ -64,9 +69,9 @@ func keySeq(k []byte) uint64 {
 
 // Event returns event seq.
 func (t *Tx) Event(seq uint64) (*Event, error) {
-	rec := t.tx.Bucket(bucketEvents).Get(u64(seq))
-	if rec == nil {
-		return nil, fmt.Errorf("journal: event %d: %w", seq, ErrNotFound)
+	rec, err := t.record(seq)
+	if err != nil {
+		return nil, fmt.Errorf("journal: event %d: %w", seq, err)
 	}
 	e, err := t.decode(rec)
 	if err != nil {
@@ -142,7 +147,10 @@ func (t *Tx) Append(e *Event) error {
 		}
 		return t.put(e)
 	}
-	return t.seal(e)
+	if err := t.seal(e); err != nil {
+		return err
+	}
+	return t.maybePack(e.Seq)
 }
 
 // index adds e to the by-path and by-session indexes and its session's
@@ -179,7 +187,10 @@ func (t *Tx) Seal(seq uint64, st Status, reason string) (*Event, error) {
 	if err := t.tx.Bucket(bucketPending).Delete(u64(seq)); err != nil {
 		return nil, fmt.Errorf("journal: seal %d: %w", seq, err)
 	}
-	return e, t.seal(e)
+	if err := t.seal(e); err != nil {
+		return nil, err
+	}
+	return e, t.maybePack(seq)
 }
 
 func (t *Tx) seal(e *Event) error {
@@ -389,32 +400,26 @@ func (t *Tx) scan(from uint64, backward bool, fn func(*Event) error, damaged fun
 				}
 			}()
 		}
-		c := t.tx.Bucket(bucketEvents).Cursor()
-		var k, v []byte
+		ec := t.eventCursor()
 		var n int
-		switch {
-		case backward && from == 0:
-			k, v = c.Last()
-		case backward:
-			k, v = c.Seek(u64(from))
-			if k == nil || keySeq(k) > from {
-				k, v = c.Prev()
-				if k == nil { // Seek past the end
-					k, v = c.Last()
+		for it := ec.seek(from, backward); it.seq != 0 || it.err != nil; it = ec.next(backward) {
+			var err error
+			seq := it.seq
+			if it.err != nil {
+				if damaged == nil {
+					return it.err
 				}
-			}
-		default:
-			k, v = c.Seek(u64(from))
-		}
-		for k != nil {
-			seq := keySeq(k)
-			e, err := t.decode(v)
-			switch {
-			case err != nil && damaged == nil:
-				return fmt.Errorf("journal: event %d: %w", seq, err)
-			case err != nil:
-				err = damaged(seq, seq, err)
-			default:
+				first, last := it.lo, it.hi // in the scan's order
+				if backward {
+					first, last = last, first
+				}
+				seq = last
+				err = damaged(first, last, it.err)
+			} else if e, derr := t.decode(it.rec); derr != nil && damaged == nil {
+				return fmt.Errorf("journal: event %d: %w", seq, derr)
+			} else if derr != nil {
+				err = damaged(seq, seq, derr)
+			} else {
 				err = fn(e)
 			}
 			if err != nil {
@@ -423,11 +428,6 @@ func (t *Tx) scan(from uint64, backward bool, fn func(*Event) error, damaged fun
 			done = seq
 			if n++; n%releaseEvery == 0 {
 				t.release()
-			}
-			if backward {
-				k, v = c.Prev()
-			} else {
-				k, v = c.Next()
 			}
 		}
 		return nil
@@ -553,7 +553,7 @@ func (t *Tx) lastKnown() (top uint64) {
 	base, _ := t.safeBase()
 	// a damaged record can name any number: no more events than records
 	// of 64 bytes fit in the file
-	if most := base + uint64(t.tx.Size()/64); top > most {
+	if most := base + uint64(t.tx.Size()/32); top > most {
 		top = most
 	}
 	if top != 0 {

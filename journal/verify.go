@@ -93,12 +93,16 @@ func (t *Tx) Verify(contents bool, progress func(seq uint64)) (r *VerifyReport, 
 	}
 	base, prev := t.Base() // after gc, the chain starts at the first retained event
 	want := base + 1
-	c := t.tx.Bucket(bucketEvents).Cursor()
+	ec := t.eventCursor()
 	lost := t.lostContents()
-	for k, v := c.First(); k != nil; k, v = c.Next() {
-		seq := keySeq(k)
+	for it := ec.seek(0, false); it.seq != 0 || it.err != nil; it = ec.next(false) {
+		if it.err != nil {
+			at = it.lo
+			return r, fmt.Errorf("journal: verify: events %d..%d: %w", it.lo, it.hi, it.err)
+		}
+		seq := it.seq
 		at = seq
-		e, err := t.decode(v)
+		e, err := t.decode(it.rec)
 		if err != nil {
 			return r, fmt.Errorf("journal: verify: event %d: %w", seq, err)
 		}

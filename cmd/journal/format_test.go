@@ -30,7 +30,9 @@ import (
 //   - whole-format8.db, format 8: the same history, whose contents of one
 //     chunk have no manifest (their chunk is marked whole);
 //   - actors-format9.db, format 9: the same history, whose event records
-//     name their actor by number (the actors bucket).
+//     name their actor by number (the actors bucket);
+//   - packed-format10.db, format 10: the same history and 480 more edits,
+//     the oldest kept events packed into a block (journal/pack.go).
 var formatSamples = []struct {
 	file   string
 	format byte
@@ -42,6 +44,7 @@ var formatSamples = []struct {
 	{"undone-format7.db", journal.FormatUndone, 3, 26},
 	{"whole-format8.db", journal.FormatWhole, 3, 26},
 	{"actors-format9.db", journal.FormatActors, 3, 26},
+	{"packed-format10.db", journal.FormatPacked, 3, 506},
 }
 
 // TestFormatSamples: each kept journal verifies, lists its events (the gc
@@ -84,10 +87,11 @@ func formatSample(t *testing.T, sample string, wantFormat byte, codec, events in
 		t.Fatal(err)
 	}
 	var format byte
-	var records, codecs, manifests, chunkFormats [4]int
+	var records [8]int
+	var codecs, manifests, chunkFormats [4]int
 	err = j.View(func(tx *journal.Tx) error {
 		format = tx.Bolt().Bucket([]byte("meta")).Get([]byte("format"))[0]
-		tx.Bolt().Bucket([]byte("events")).ForEach(func(_, v []byte) error { records[v[0]&3]++; return nil })
+		tx.Bolt().Bucket([]byte("events")).ForEach(func(_, v []byte) error { records[v[0]&7]++; return nil })
 		tx.Bolt().Bucket(snapshot.BucketChunks).ForEach(func(_, v []byte) error { codecs[v[1]&3]++; chunkFormats[v[0]&3]++; return nil })
 		return tx.Bolt().Bucket(snapshot.BucketContents).ForEach(func(_, v []byte) error { manifests[v[0]&3]++; return nil })
 	})
@@ -106,7 +110,9 @@ func formatSample(t *testing.T, sample string, wantFormat byte, codec, events in
 	if wantFormat >= journal.FormatActors {
 		compact = records[3]
 	}
-	if format != wantFormat || compact == 0 || codecs[codec] == 0 || small == 0 {
+	// blocks of events (10: byte 0 of the value is 4)
+	packed := wantFormat < journal.FormatPacked || records[4] > 0
+	if format != wantFormat || compact == 0 || codecs[codec] == 0 || small == 0 || !packed {
 		t.Fatalf("format %d; records by version %v; chunks by codec %v; manifests by version %v; chunks by format %v", format, records, codecs, manifests, chunkFormats)
 	}
 	e := engine(t, dir)
@@ -117,7 +123,8 @@ func formatSample(t *testing.T, sample string, wantFormat byte, codec, events in
 
 // writeSample writes a sample of the current format to path: 40 one-line
 // edit_content calls on a 300-line file (arguments long enough to be
-// compressed), a gc that drops the first half, then one more edit.
+// compressed), a gc that drops the first half, a session's edits and their
+// undo, then 481 more edits (enough for a block of events).
 func writeSample(t *testing.T, path string) {
 	dir := t.TempDir()
 	e := engine(t, dir)
@@ -164,7 +171,9 @@ func writeSample(t *testing.T, path string) {
 	if _, err := e.UndoSession(context.Background(), "s2", replay.RevertOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	edit(40)
+	for i := 40; i <= 520; i++ {
+		edit(i)
+	}
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}

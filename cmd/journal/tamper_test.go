@@ -124,42 +124,64 @@ func TestTamper_Journal10k(t *testing.T) {
 	ev := []byte("events")
 	rng := rand.New(rand.NewPCG(1, 2))
 	type trial struct {
-		name, want string
-		anchor     bool
-		fn         func(tx *bolt.Tx) error
+		name   string
+		anchor bool
+		// fn tampers and returns what verify's error must say
+		fn func(tx *bolt.Tx) (string, error)
+	}
+	// entry returns the key and value of the entry holding event seq: its
+	// record, or the block of events it was packed into (journal/pack.go),
+	// keyed by the block's last event — and what verify names for damage to
+	// it.
+	entry := func(tx *bolt.Tx, seq uint64) (k, v []byte, name string) {
+		k, v = tx.Bucket(ev).Cursor().Seek(key(seq))
+		k, v = bytes.Clone(k), bytes.Clone(v)
+		if v[0] == 4 {
+			return k, v, fmt.Sprintf("event block %d", binary.BigEndian.Uint64(k))
+		}
+		return k, v, fmt.Sprintf("event %d", seq)
 	}
 	var trials []trial
-	for i := 0; i < 4; i++ {
+	for i := 0; i < 6; i++ {
 		seq, pos, bit := uint64(rng.IntN(10000)+1), rng.IntN(300), byte(1<<rng.IntN(8))
-		trials = append(trials, trial{fmt.Sprintf("flip byte %d of event %d", pos, seq), fmt.Sprintf("event %d", seq), false, func(tx *bolt.Tx) error {
-			v := append([]byte(nil), tx.Bucket(ev).Get(key(seq))...)
+		if i%2 == 1 {
+			seq = 10000 - uint64(rng.IntN(200)) // a loose record
+		}
+		trials = append(trials, trial{fmt.Sprintf("flip byte %d of event %d", pos, seq), false, func(tx *bolt.Tx) (string, error) {
+			k, v, name := entry(tx, seq)
 			v[pos%len(v)] ^= bit
-			return tx.Bucket(ev).Put(key(seq), v)
+			return name, tx.Bucket(ev).Put(k, v)
 		}})
 	}
 	for _, seq := range []uint64{1, 9999} {
-		trials = append(trials, trial{fmt.Sprintf("delete event %d", seq), fmt.Sprintf("event %d missing", seq), false,
-			func(tx *bolt.Tx) error { return tx.Bucket(ev).Delete(key(seq)) }})
+		trials = append(trials, trial{fmt.Sprintf("delete event %d", seq), false, func(tx *bolt.Tx) (string, error) {
+			k, _, _ := entry(tx, seq)
+			return fmt.Sprintf("event %d missing", seq), tx.Bucket(ev).Delete(k)
+		}})
 	}
 	for _, pair := range [][2]uint64{{2000, 7000}, {9999, 10000}} {
 		a, b := pair[0], pair[1]
-		trials = append(trials, trial{fmt.Sprintf("swap events %d and %d", a, b), fmt.Sprintf("event %d", a), false, func(tx *bolt.Tx) error {
+		trials = append(trials, trial{fmt.Sprintf("swap events %d and %d", a, b), false, func(tx *bolt.Tx) (string, error) {
 			bk := tx.Bucket(ev)
-			va, vb := append([]byte(nil), bk.Get(key(a))...), append([]byte(nil), bk.Get(key(b))...)
-			bk.Put(key(a), vb)
-			return bk.Put(key(b), va)
+			ka, va, name := entry(tx, a)
+			kb, vb, _ := entry(tx, b)
+			if va[0] == 4 {
+				name = fmt.Sprintf("event block keyed %d", binary.BigEndian.Uint64(ka))
+			}
+			bk.Put(ka, vb)
+			return name, bk.Put(kb, va)
 		}})
 	}
 	for _, cut := range []uint64{100} {
-		trials = append(trials, trial{fmt.Sprintf("truncate the last %d events", cut), "anchor", true, func(tx *bolt.Tx) error {
+		trials = append(trials, trial{fmt.Sprintf("truncate the last %d events", cut), true, func(tx *bolt.Tx) (string, error) {
 			for s := uint64(10000); s > 10000-cut; s-- {
 				tx.Bucket(ev).Delete(key(s))
 			}
-			return nil
+			return "anchor", nil
 		}})
 	}
 	skip := rng.IntN(500)
-	trials = append(trials, trial{"flip a byte of a stored chunk", "hash mismatch", false, func(tx *bolt.Tx) error {
+	trials = append(trials, trial{"flip a byte of a stored chunk", false, func(tx *bolt.Tx) (string, error) {
 		c := tx.Bucket(snapshot.BucketChunks).Cursor()
 		k, v := c.First()
 		for i := skip; i > 0; i-- {
@@ -167,13 +189,17 @@ func TestTamper_Journal10k(t *testing.T) {
 		}
 		v = append([]byte(nil), v...)
 		v[len(v)-1] ^= 0x20
-		return tx.Bucket(snapshot.BucketChunks).Put(append([]byte(nil), k...), v)
+		return "hash mismatch", tx.Bucket(snapshot.BucketChunks).Put(append([]byte(nil), k...), v)
 	}})
 	t.Cleanup(func() { ok(t, dir, "verify", "--anchor", head) }) // the original is untouched
 	for _, tr := range trials {
 		t.Run(tr.name, func(t *testing.T) {
 			t.Parallel()
-			p := tamper(t, src, tr.fn)
+			var want string
+			p := tamper(t, src, func(tx *bolt.Tx) (err error) {
+				want, err = tr.fn(tx)
+				return err
+			})
 			args := []string{"--journal", p, "verify"}
 			if tr.anchor {
 				// Without the anchor the shortened chain is consistent: that is what anchoring is for.
@@ -181,7 +207,7 @@ func TestTamper_Journal10k(t *testing.T) {
 				args = append(args, "--anchor", head)
 			}
 			r := run(t, dir, args...)
-			if r.code == 0 || !strings.Contains(r.stderr, tr.want) || !strings.HasPrefix(strings.Replace(r.stderr, "JOURNAL_DAMAGED: ", "", 1), "journal: verify failed") {
+			if r.code == 0 || !strings.Contains(r.stderr, want) || !strings.HasPrefix(strings.Replace(r.stderr, "JOURNAL_DAMAGED: ", "", 1), "journal: verify failed") {
 				t.Fatalf("not caught: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 			}
 		})
