@@ -125,6 +125,19 @@
 // instead of stored (33 bytes), at the cost of hashing every event a
 // listing shows; not done.
 //
+// Since format 10, events packLag (256) behind the newest are kept in
+// blocks of 256: one zstd frame of their records, as they were (pack.go).
+// Compressed together, a record's prev is a repeat of the hash before it,
+// its before a repeat of the path's previous after, its arguments repeats of
+// the paths and shapes before them: 341 → ~164 bytes per one-line edit,
+// which takes the journal under git's packed size for the same history. The
+// price is the other side of the guarantee above: a damaged block costs its
+// run of events where a damaged page of loose records costs the dozen it
+// holds (repair still finds a whole block, or older loose copies of its
+// records, in the file's bytes). Packing happens in Append (and import and
+// repair, which write in order), every 256 events, and in gc's copy, which
+// packs what binaries before format 10 left loose.
+//
 // Fields are added only with omitempty, so events written before a field
 // existed keep their JSON and their hash: FileChange.NewDirs (new_dirs, the
 // directories a change creates for a new file, for crash recovery) came after
@@ -142,10 +155,10 @@
 // inline manifests and contents of one chunk without any (package snapshot),
 // index blocks (index.go), the log emptied when unused, the events bucket filled to 1.0 (appendFill),
 // running store totals (snapshot/stats.go), a gc that copies what it keeps
-// into a fresh file (gccopy.go) and compacts (compact.go), and walks that let
-// go of bbolt's mapped pages past a budget of resident memory (release.go).
-// A journal holding any of these is marked format 4 to 8 (Format), so an
-// older binary refuses it instead of misreading it.
+// into a fresh file (gccopy.go) and compacts (compact.go), walks that let
+// go of bbolt's mapped pages past a budget of resident memory (release.go),
+// event blocks (pack.go). A journal holding any of these is marked format 4
+// to 10 (Format), so an older binary refuses it instead of misreading it.
 //
 // # Hash chain
 //

@@ -91,5 +91,8 @@ func (t *Tx) Import(e *Event, base snapshot.ID) error {
 	if err := t.committed(e); err != nil {
 		return err
 	}
-	return t.put(e)
+	if err := t.put(e); err != nil {
+		return err
+	}
+	return t.maybePack(e.Seq)
 }

@@ -175,6 +175,17 @@ func readChunk(chunks *bolt.Bucket, id ID, dst []byte) ([]byte, error) {
 	return out, nil
 }
 
+// readChunkShared is readChunk into a new slice, but returns a delta or
+// splice chunk's bytes as the chain cache holds them, without a copy: the
+// caller may not change them.
+func readChunkShared(chunks *bolt.Bucket, id ID) ([]byte, error) {
+	rec := chunks.Get(id[:])
+	if len(rec) >= 2 && isChunk(rec[0]) && (rec[1] == codecDelta || rec[1] == codecSplice) {
+		return chainChunk(chunks, id, rec, readDepth)
+	}
+	return readChunk(chunks, id, nil)
+}
+
 // chainChunk returns the verified bytes of the delta chunk id, whose record
 // is rec, and whose depth may be at most limit. The bytes are shared with
 // the cache: nobody may change them.
@@ -358,7 +369,7 @@ func (v *Versions) assemble(id ID) ([]byte, bool, error) {
 			b, ok := next[c]
 			if !ok {
 				if b, ok = v.last[c]; !ok {
-					if b, err = readChunk(chunks, c, nil); err != nil {
+					if b, err = readChunkShared(chunks, c); err != nil { // read only, kept in v.last
 						return err
 					}
 				} else {
