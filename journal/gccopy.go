@@ -16,7 +16,7 @@ import (
 // as a node in memory until it commits, so dropping 95,000 of 100,000
 // events peaked at 231 MiB, and the peak grew with the journal. Now such a
 // gc copies what it keeps into a fresh file, in key order, committing every
-// compactTx bytes, and swaps it in as Compact does:
+// copyTx bytes, and swaps it in as Compact does:
 //
 //   - the events from the first kept one (B) on, and the index entries,
 //     revert links and sessions that reach them; heads, pending, staging and
@@ -35,7 +35,14 @@ import (
 // next compaction) or the new one whole: there is no in-between state to
 // recover. The rule of what is kept is the one above (gc.go).
 
-// copier writes a fresh bbolt file in transactions of about compactTx bytes.
+// copyTx is smaller than a compaction's transaction: contents are copied in
+// the order the kept events name them, so their chunks' keys (hashes) land
+// all over the new file's pages, and bbolt holds every page a transaction
+// touches as a node until it commits (at a million events, 4 MiB
+// transactions touched most of the 40 MiB copy's chunk pages).
+const copyTx = 1 << 20
+
+// copier writes a fresh bbolt file in transactions of about copyTx bytes.
 type copier struct {
 	db    *bolt.DB
 	tx    *bolt.Tx
@@ -71,10 +78,10 @@ func (c *copier) commit(next bool) error {
 
 // grew commits and begins anew once the transaction holds compactTx bytes.
 func (c *copier) grew(n int64) error {
-	if c.bytes += n; c.bytes < compactTx {
+	if c.bytes += n; c.bytes < copyTx {
 		return nil
 	}
-	(&Tx{tx: c.tx}).release()
+	(&Tx{tx: c.tx, budget: copyBudget}).release()
 	return c.commit(true)
 }
 
@@ -114,7 +121,7 @@ func (d *DB) copyKept(dst *bolt.DB, o GCOptions, plan *gcPlan) error {
 		return fmt.Errorf("journal: gc: %w", err)
 	}
 	defer stx.Rollback()
-	src := &Tx{tx: stx, j: d.j}
+	src := &Tx{tx: stx, j: d.j, budget: copyBudget}
 	c := &copier{db: dst, hook: d.commitHook}
 	if err := c.begin(); err != nil {
 		return err
@@ -184,6 +191,9 @@ func (d *DB) copyKept(dst *bolt.DB, o GCOptions, plan *gcPlan) error {
 			}
 		}
 		for ; k != nil; k, v = cur.Next() {
+			if n++; n%releaseRandom == 0 { // kept or not, the entry was read
+				src.release()
+			}
 			if v == nil && bk.Bucket(k) != nil {
 				return fmt.Errorf("journal: gc: bucket %s holds a bucket %q this version does not know (a newer journal binary wrote it: run its gc); nothing was changed: %w", name, k, ErrState)
 			}
@@ -199,9 +209,6 @@ func (d *DB) copyKept(dst *bolt.DB, o GCOptions, plan *gcPlan) error {
 			}
 			if err := put(k, v); err != nil {
 				return err
-			}
-			if n++; n%releaseEvery == 0 {
-				src.release()
 			}
 		}
 		if o.Progress != nil {
@@ -225,16 +232,17 @@ func (d *DB) copyKept(dst *bolt.DB, o GCOptions, plan *gcPlan) error {
 		if id.IsZero() || lost[id] {
 			return nil
 		}
-		k, err := snapshot.CopyContent(stx, c.tx, id)
+		k, err := snapshot.CopyContent(stx, c.tx, id, func() {
+			if n++; n%releaseRandom == 0 {
+				src.release()
+				(&Tx{tx: c.tx, budget: copyBudget}).release()
+			}
+		})
 		if errors.Is(err, snapshot.ErrNotFound) {
 			return nil // verify reports it; gc does not make it worse
 		}
 		if err != nil {
 			return fmt.Errorf("journal: gc: %w", err)
-		}
-		if n++; n%releaseContents == 0 {
-			src.release()
-			(&Tx{tx: c.tx}).release()
 		}
 		return c.grew(k)
 	}

@@ -23,6 +23,8 @@ type Tx struct {
 	blk     *eventBlock
 	blkLast uint64
 	blkSize int
+	// budget is the mapped-page budget of release (0: mappedBudget).
+	budget int64
 }
 
 // Damage returns the damage the structural check found in the journal file

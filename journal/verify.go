@@ -243,9 +243,18 @@ func (cv *contentVerifier) work(tx *bolt.Tx, jobs chan contentJob) {
 	}()
 	debug.SetPanicOnFault(true) // a damaged mapping faults: a panic recovered above
 	vers, held := map[string]*snapshot.Versions{}, int64(0)
+	own := &Tx{tx: tx}
+	n := 0
 	for j := range jobs {
 		if cv.failed.Load() {
 			continue
+		}
+		// a version's chunks, and their delta chains, lie all over the
+		// file: the workers check the mapped pages themselves, as often as
+		// releaseRandom reads (at a million events, the main loop's checks
+		// every releaseContents events let them map 110 MiB over the budget)
+		if n++; n%(releaseRandom/4) == 0 {
+			own.release()
 		}
 		v := vers[j.path]
 		if v == nil {

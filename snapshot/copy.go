@@ -19,7 +19,13 @@ import (
 // whole without following it, and a record that is missing is skipped, so
 // that verify names in the copy what it named in the source. The error is
 // ErrNotFound when the content itself is not stored, else a write's.
-func CopyContent(src, dst *bolt.Tx, id ID) (int64, error) {
+//
+// each, if not nil, is called after every record copied: the records of a
+// content's delta chains lie all over the source file, so a caller that
+// bounds its resident memory checks it there (the first copy of a chain
+// 128 deep reads 128 pages — and the kernel maps up to 16 neighbours of
+// each).
+func CopyContent(src, dst *bolt.Tx, id ID, each func()) (int64, error) {
 	sc, err := buckets(src)
 	if err != nil {
 		return 0, err
@@ -32,17 +38,18 @@ func CopyContent(src, dst *bolt.Tx, id ID) (int64, error) {
 		return 0, nil
 	}
 	rec := sc[2].Get(id[:])
-	var n int64
+	n := &copied{each: each}
 	if rec == nil {
 		if c := sc[0].Get(id[:]); len(c) == 0 || c[0] != chunkWhole {
 			return 0, fmt.Errorf("snapshot: copy content %s: %w", id.Short(), ErrNotFound)
 		}
 		// one chunk, without a manifest (store.go: finish); dst may hold it
 		// already as a part of another content
-		if err := copyChunk(sc[0], dc[0], id, readDepth, &n); err != nil {
-			return n, fmt.Errorf("snapshot: copy content %s: %w", id.Short(), err)
+		if err := copyChunk(sc[0], dc[0], id, readDepth, n); err != nil {
+			return n.bytes, fmt.Errorf("snapshot: copy content %s: %w", id.Short(), err)
 		}
-		return n, markWhole(dc[0], id)
+		err := markWhole(dc[0], id)
+		return n.bytes, err
 	}
 	if m, ok := parseManifest(rec); ok && len(rec) == manifestLen(m) {
 		err = m.parts(func(l ID) ([]ID, error) {
@@ -52,23 +59,30 @@ func CopyContent(src, dst *bolt.Tx, id ID) (int64, error) {
 			}
 			// a list that does not read is copied as it is
 			if ids, err := readList(sc[1], l); err == nil {
-				if err := copyChunks(sc[0], dc[0], ids, &n); err != nil {
+				if err := copyChunks(sc[0], dc[0], ids, n); err != nil {
 					return nil, err
 				}
 			}
-			return nil, put(dc[1], l, lrec, &n)
+			return nil, put(dc[1], l, lrec, n)
 		}, func(ids []ID) error {
-			return copyChunks(sc[0], dc[0], ids, &n) // inline chunks (a list's were copied above)
+			return copyChunks(sc[0], dc[0], ids, n) // inline chunks (a list's were copied above)
 		})
 		if err != nil {
-			return n, fmt.Errorf("snapshot: copy content %s: %w", id.Short(), err)
+			return n.bytes, fmt.Errorf("snapshot: copy content %s: %w", id.Short(), err)
 		}
 	}
-	return n, put(dc[2], id, rec, &n)
+	err = put(dc[2], id, rec, n)
+	return n.bytes, err
+}
+
+// copied counts the bytes a copy wrote, and calls each after every record.
+type copied struct {
+	bytes int64
+	each  func()
 }
 
 // copyChunks copies chunks ids (and their bases) unless dst has them.
-func copyChunks(src, dst *bolt.Bucket, ids []ID, n *int64) error {
+func copyChunks(src, dst *bolt.Bucket, ids []ID, n *copied) error {
 	for _, c := range ids {
 		if err := copyChunk(src, dst, c, readDepth, n); err != nil {
 			return err
@@ -80,7 +94,7 @@ func copyChunks(src, dst *bolt.Bucket, ids []ID, n *int64) error {
 // copyChunk copies chunk id, and the bases it is a delta against (at most
 // limit deep), unless dst has it; a missing chunk is skipped, a delta record
 // that does not parse is copied without its bases.
-func copyChunk(src, dst *bolt.Bucket, id ID, limit int, n *int64) error {
+func copyChunk(src, dst *bolt.Bucket, id ID, limit int, n *copied) error {
 	if dst.Get(id[:]) != nil {
 		return nil
 	}
@@ -103,11 +117,14 @@ func copyChunk(src, dst *bolt.Bucket, id ID, limit int, n *int64) error {
 // put stores a copy of rec (bbolt keeps the slice it is given until the
 // transaction commits, and rec is in the source's mapping, whose pages the
 // caller lets go of as it goes) under id.
-func put(b *bolt.Bucket, id ID, rec []byte, n *int64) error {
+func put(b *bolt.Bucket, id ID, rec []byte, n *copied) error {
 	if err := b.Put(bytes.Clone(id[:]), bytes.Clone(rec)); err != nil {
 		return fmt.Errorf("snapshot: copy %s: %w", id.Short(), err)
 	}
-	*n += int64(len(rec))
+	n.bytes += int64(len(rec))
+	if n.each != nil {
+		n.each()
+	}
 	return nil
 }
 
