@@ -152,9 +152,20 @@ func (s *Server) runBatch(ctx context.Context, c *call, spec batchSpec) (*BatchO
 	if spec.preview {
 		out.Status = "preview"
 	}
+	// the versions the engine hashed as it journaled them; a file the batch
+	// left as it was is hashed here
+	after := map[string]snapshot.ID{}
+	if res != nil && !spec.preview {
+		for i, f := range res.Files {
+			after[res.Paths[i].Key] = f.After
+		}
+	}
 	for _, key := range outcome.Paths() {
 		fr := outcome.Files[key]
-		id := snapshot.Sum(fr.New)
+		id, ok := after[key]
+		if !ok {
+			id = snapshot.Sum(fr.New)
+		}
 		if fr.Deleted {
 			id = snapshot.ID{}
 		}
