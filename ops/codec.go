@@ -201,6 +201,11 @@ func normalizeEOL(s, eol string) string {
 		}
 		return strings.ReplaceAll(s, "\n", eol)
 	}
+	if eol == "\r\n" { // CRLF text for a CRLF file: counted at memchr speed
+		if n := strings.Count(s, "\r\n"); n == strings.Count(s, "\n") && n == strings.Count(s, "\r") {
+			return s
+		}
+	}
 	var b strings.Builder
 	b.Grow(len(s))
 	for i := 0; i < len(s); i++ {
