@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -81,10 +82,10 @@ func packLayout(t *testing.T, j *Journal) (blocks, loose [][2]uint64) {
 	return blocks, loose
 }
 
-// checkEvents reads events 1..n (those from first on kept; after a gc, n
-// is its event) every way there is: one by one, forward and backward from
+// checkEvents reads events 1..n (those from first on kept; gc, if not 0, is
+// a gc's event) every way there is: one by one, forward and backward from
 // several places, by path, and verify.
-func checkEvents(t *testing.T, j *Journal, first, n uint64) {
+func checkEvents(t *testing.T, j *Journal, first, n, gc uint64) {
 	t.Helper()
 	if err := j.View(func(tx *Tx) error {
 		for s := uint64(1); s <= n+1; s++ {
@@ -96,7 +97,7 @@ func checkEvents(t *testing.T, j *Journal, first, n uint64) {
 				}
 			case err != nil || e.Seq != s:
 				t.Fatalf("event %d: %v %v", s, e, err)
-			case s == n && first > 1:
+			case s == gc:
 				if e.Kind != KindGC {
 					t.Fatalf("event %d: %s, want the gc", s, e.Kind)
 				}
@@ -135,7 +136,7 @@ func checkEvents(t *testing.T, j *Journal, first, n uint64) {
 			t.Fatal(err)
 		}
 		for i, s := range byPath {
-			if (s-1)%7 != 3 && s != n || (i > 0 && s >= byPath[i-1]) || s < first {
+			if (s-1)%7 != 3 && s != gc || (i > 0 && s >= byPath[i-1]) || s < first {
 				t.Fatalf("f3's events: %v", byPath)
 			}
 		}
@@ -161,7 +162,7 @@ func TestPack(t *testing.T) {
 	if len(blocks) != 6 || blocks[0] != [2]uint64{1, 256} || blocks[5] != [2]uint64{1281, 1536} || len(loose) != n-1536 {
 		t.Fatalf("blocks %v, %d loose", blocks, len(loose))
 	}
-	checkEvents(t, j, 1, n)
+	checkEvents(t, j, 1, n, 0)
 
 	// gc cuts at event 1000, inside the block 769..1024
 	o := GCOptions{Keep: time.Hour, Now: packT0.Add(time.Hour + 1000*time.Second), Actor: Actor{Kind: "cli"}}
@@ -179,7 +180,7 @@ func TestPack(t *testing.T) {
 	if len(blocks) != 3 || blocks[0] != [2]uint64{1000, 1024} {
 		t.Fatalf("after gc: blocks %v", blocks)
 	}
-	checkEvents(t, j, 1000, n+1)
+	checkEvents(t, j, 1000, n+1, n+1)
 }
 
 // TestPack_OldJournal: a journal of loose records only (as a binary before
@@ -192,7 +193,7 @@ func TestPack_OldJournal(t *testing.T) {
 	if blocks, _ := packLayout(t, j); len(blocks) != 0 {
 		t.Fatalf("blocks %v", blocks)
 	}
-	checkEvents(t, j, 1, 1500)
+	checkEvents(t, j, 1, 1500, 0)
 	// 1501..1800: the packing at 1536 and 1792 packs 1025..1280 and
 	// 1281..1536; 1..1024 stay loose
 	f := j.Path()
@@ -201,7 +202,7 @@ func TestPack_OldJournal(t *testing.T) {
 	if len(blocks) != 2 || blocks[0] != [2]uint64{1025, 1280} {
 		t.Fatalf("blocks %v", blocks)
 	}
-	checkEvents(t, j, 1, 1800)
+	checkEvents(t, j, 1, 1800, 0)
 	// a gc that drops 99 events packs the rest
 	before, _ := os.Stat(f)
 	rep, err := j.GC(GCOptions{Keep: time.Hour, Now: packT0.Add(time.Hour + 100*time.Second), Actor: Actor{Kind: "cli"}})
@@ -216,7 +217,7 @@ func TestPack_OldJournal(t *testing.T) {
 	if len(blocks) != 5 || blocks[0] != [2]uint64{100, 355} || blocks[2] != [2]uint64{612, 867} || len(loose) != 157+8+256+1 {
 		t.Fatalf("after gc: blocks %v", blocks)
 	}
-	checkEvents(t, j, 100, 1801)
+	checkEvents(t, j, 100, 1801, 1801)
 }
 
 // TestPack_Damage: a block whose bytes rotted is a damaged run of events
@@ -323,5 +324,32 @@ func rotLoose(b []byte, seq uint64) {
 			b[at+8+25] ^= 0x01
 		}
 		off = at + 1
+	}
+}
+
+// TestPack_Random: journals of random lengths, packed or not as they were
+// written, gc'd at random cuts (in blocks, between them, in the loose
+// tail) and written on: every event kept reads the same every way.
+func TestPack_Random(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	for round := range 6 {
+		packOnAppend = round%3 != 0
+		n := 300 + r.IntN(1500)
+		j := packJournal(t, n)
+		packOnAppend = true
+		first, gc := uint64(1), uint64(0)
+		if round%2 == 0 {
+			cut := 1 + r.IntN(n-1) // drops events 1..cut-1
+			rep, err := j.GC(GCOptions{Keep: time.Hour, Now: packT0.Add(time.Hour + time.Duration(cut)*time.Second), Actor: Actor{Kind: "cli"}})
+			if err != nil || rep.FirstKept != uint64(cut) {
+				t.Fatalf("round %d: gc at %d of %d: %+v %v", round, cut, n, rep, err)
+			}
+			first, gc, n = uint64(cut), uint64(n+1), n+1
+		}
+		more := r.IntN(700)
+		appendMore(t, j, n, more)
+		checkEvents(t, j, first, uint64(n+more), gc)
+		blocks, loose := packLayout(t, j)
+		t.Logf("round %d: %d events from %d; %d blocks, %d loose", round, n+more, first, len(blocks), len(loose))
 	}
 }
