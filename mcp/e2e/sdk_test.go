@@ -241,7 +241,9 @@ func TestSDK_Live(t *testing.T) {
 		}
 		prev = p.Progress
 	}
-	if r.LargeEdit.IsError || len(r.LargeEdit.Progress) < 3 {
+	// at most ten a second: a machine that writes 200 MiB in under 0.2 s
+	// sees the first and one more
+	if r.LargeEdit.IsError || len(r.LargeEdit.Progress) < 2 {
 		t.Fatalf("the first edit of a 200 MiB file: %+v", r.LargeEdit)
 	}
 	prev = -1
