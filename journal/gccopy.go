@@ -182,12 +182,10 @@ func (d *DB) copyKept(dst *bolt.DB, o GCOptions, plan *gcPlan) error {
 					err = p.flush()
 				}
 			}()
-			if k != nil && len(v) > 0 && v[0] == recordBlock {
-				nv, _, terr := trimEventBlock(keySeq(k), v, b)
-				if terr != nil {
-					return terr
+			if k != nil {
+				if v, _, err = trimEventBlock(keySeq(k), v, b); err != nil {
+					return err
 				}
-				v = nv
 			}
 		}
 		for ; k != nil; k, v = cur.Next() {

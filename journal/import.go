@@ -91,8 +91,5 @@ func (t *Tx) Import(e *Event, base snapshot.ID) error {
 	if err := t.committed(e); err != nil {
 		return err
 	}
-	if err := t.put(e); err != nil {
-		return err
-	}
-	return t.maybePack(e.Seq)
+	return t.put(e)
 }

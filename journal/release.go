@@ -26,14 +26,18 @@ import (
 // releaseEvery is how many events a walk reads between releases;
 // releaseContents, when it reads every event's contents too;
 // releaseRandom, how many records a walk that reads pages all over the file
-// (gc's copy of the indexes, of contents' chunks) copies between checks: the
-// kernel maps up to 16 neighbours of a page a read faults in (fault-around,
-// 64 KiB), so 1,024 random reads could map 64 MiB — at a million events,
-// gc's peak was 220 MiB of mapped pages between two checks.
+// (gc's copy of the indexes, of contents' chunks) reads between checks;
+// releaseVersions, how many versions a worker of verify rebuilds between
+// checks (each reads its new chunks and their delta chains). A page a read
+// faults in maps ~110 KiB of the page cache around it (fault-around, large
+// folios; MADV_RANDOM changes nothing), so 1,024 random reads can map 100
+// MiB: at a million events, gc's peak was 220 MiB of mapped pages between
+// two checks, verify's 137 MiB.
 const (
 	releaseEvery    = 1024
 	releaseContents = 64
 	releaseRandom   = 64
+	releaseVersions = 16
 )
 
 // mappedBudget is the file-backed resident memory (the binary's pages and
@@ -53,8 +57,8 @@ func (t *Tx) release() {
 
 // copyBudget is mappedBudget for gc's copy, which reads the old file and
 // the new one at random (chunks keyed by hash): it re-reads a dropped page
-// at little cost, so it keeps half as many (a million events: 220 → 120
-// MiB of peak RSS, no slower).
+// at little cost, so it keeps half as many (a million events: 330 → 124 MiB
+// of peak RSS with the checks above, for a tenth more time).
 const copyBudget = 32 << 20
 
 // releaseOver drops the pages of the mapping m from the process's resident

@@ -596,9 +596,6 @@ func (rep *RepairReport) writeEvents(dst *Journal, events []*Event, base uint64,
 				if err := t.restore(e); err != nil {
 					return err
 				}
-				if err := t.maybePack(e.Seq); err != nil {
-					return err
-				}
 			}
 			return nil
 		})

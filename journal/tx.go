@@ -101,7 +101,7 @@ func (t *Tx) put(e *Event) error {
 	if err := b.Put(u64(e.Seq), rec); err != nil {
 		return fmt.Errorf("journal: put event %d: %w", e.Seq, err)
 	}
-	return nil
+	return t.maybePack(e.Seq)
 }
 
 // appendFill is how full bbolt fills the pages of the events bucket, whose
@@ -149,10 +149,7 @@ func (t *Tx) Append(e *Event) error {
 		}
 		return t.put(e)
 	}
-	if err := t.seal(e); err != nil {
-		return err
-	}
-	return t.maybePack(e.Seq)
+	return t.seal(e)
 }
 
 // index adds e to the by-path and by-session indexes and its session's
@@ -189,10 +186,7 @@ func (t *Tx) Seal(seq uint64, st Status, reason string) (*Event, error) {
 	if err := t.tx.Bucket(bucketPending).Delete(u64(seq)); err != nil {
 		return nil, fmt.Errorf("journal: seal %d: %w", seq, err)
 	}
-	if err := t.seal(e); err != nil {
-		return nil, err
-	}
-	return e, t.maybePack(seq)
+	return e, t.seal(e)
 }
 
 func (t *Tx) seal(e *Event) error {
@@ -554,7 +548,7 @@ func (t *Tx) lastKnown() (top uint64) {
 	}()
 	base, _ := t.safeBase()
 	// a damaged record can name any number: no more events than records
-	// of 64 bytes fit in the file
+	// of 32 bytes fit in the file (packed, a block's take ~140 each)
 	if most := base + uint64(t.tx.Size()/32); top > most {
 		top = most
 	}

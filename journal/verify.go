@@ -250,10 +250,10 @@ func (cv *contentVerifier) work(tx *bolt.Tx, jobs chan contentJob) {
 			continue
 		}
 		// a version's chunks, and their delta chains, lie all over the
-		// file: the workers check the mapped pages themselves, as often as
-		// releaseRandom reads (at a million events, the main loop's checks
-		// every releaseContents events let them map 110 MiB over the budget)
-		if n++; n%(releaseRandom/4) == 0 {
+		// file: the workers check the mapped pages themselves (at a million
+		// events, the main loop's checks every releaseContents events let
+		// them map 110 MiB over the budget)
+		if n++; n%releaseVersions == 0 {
 			own.release()
 		}
 		v := vers[j.path]

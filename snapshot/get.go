@@ -144,7 +144,11 @@ func readList(lists *bolt.Bucket, id ID) ([]ID, error) {
 
 // readChunk returns the verified bytes of one chunk, appended to dst.
 func readChunk(chunks *bolt.Bucket, id ID, dst []byte) ([]byte, error) {
-	rec := chunks.Get(id[:])
+	return decodeChunk(chunks, id, chunks.Get(id[:]), dst)
+}
+
+// decodeChunk is readChunk of the chunk record rec (nil: not stored).
+func decodeChunk(chunks *bolt.Bucket, id ID, rec, dst []byte) ([]byte, error) {
 	if rec == nil {
 		return nil, fmt.Errorf("snapshot: chunk %s: %w", id.Short(), ErrNotFound)
 	}
@@ -180,10 +184,10 @@ func readChunk(chunks *bolt.Bucket, id ID, dst []byte) ([]byte, error) {
 // caller may not change them.
 func readChunkShared(chunks *bolt.Bucket, id ID) ([]byte, error) {
 	rec := chunks.Get(id[:])
-	if len(rec) >= 2 && isChunk(rec[0]) && (rec[1] == codecDelta || rec[1] == codecSplice) {
+	if recordDepth(rec) > 0 {
 		return chainChunk(chunks, id, rec, readDepth)
 	}
-	return readChunk(chunks, id, nil)
+	return decodeChunk(chunks, id, rec, nil)
 }
 
 // chainChunk returns the verified bytes of the delta chunk id, whose record
@@ -224,21 +228,14 @@ func baseBytes(chunks *bolt.Bucket, id ID, limit int) ([]byte, error) {
 		return b, nil // decoded and verified already, its depth then checked
 	}
 	rec := chunks.Get(id[:])
-	if rec == nil {
-		return nil, fmt.Errorf("snapshot: chunk %s: %w", id.Short(), ErrNotFound)
-	}
 	if recordDepth(rec) > 0 {
 		return chainChunk(chunks, id, rec, limit)
 	}
-	k := keyOf(chunks.Tx(), id)
-	if b, ok := chains.get(k); ok {
-		return b, nil
-	}
-	b, err := readChunk(chunks, id, nil)
+	b, err := decodeChunk(chunks, id, rec, nil)
 	if err != nil {
 		return nil, err
 	}
-	chains.put(k, b)
+	chains.put(keyOf(chunks.Tx(), id), b)
 	return b, nil
 }
 
