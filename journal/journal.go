@@ -52,19 +52,23 @@ var (
 // (FormatActors), event records may name their actor by number (record.go,
 // actors.go), which a reader of format 8 cannot decode; 10 (FormatPacked),
 // runs of events may be stored as one compressed block (pack.go), which a
-// reader of format 9 would take for a damaged record. A journal is marked
-// 10 in the transaction that appends its first event from this version
-// (Tx.MarkFormat), which covers 2 to 9; a journal a version before wrote
-// stays as it was marked: 2 once its first logged events reached the bbolt
-// file, 3 when repair wrote it, 4 when it stored its first delta, 5 to 9
-// when it appended its first event with the versions before this one. Do
-// and View refuse a journal of a newer format (ErrFormat).
+// reader of format 9 would take for a damaged record; 11 (FormatBaseRefs),
+// a delta or splice chunk may name its bases by the first 8 bytes of their
+// IDs (snapshot's delta.go), which a reader of format 10 would take for a
+// damaged record. A journal is marked 11 in the transaction that appends
+// its first event from this version (Tx.MarkFormat), which covers 2 to 10;
+// a journal a version before wrote stays as it was marked: 2 once its
+// first logged events reached the bbolt file, 3 when repair wrote it, 4
+// when it stored its first delta, 5 to 10 when it appended its first event
+// with the versions before this one (10 also when that version's repair or
+// gc packed events). Do and View refuse a journal of a newer format
+// (ErrFormat).
 //
 // A content stored before its event is appended (a large one, streamed in
 // transactions of its own) may be of format 8 in a journal still marked 7
 // until the event lands; a reader of format 7 does not see it, as no event
 // it reads names it.
-const Format = FormatPacked
+const Format = FormatBaseRefs
 
 // The formats that need a newer reader than the one before.
 const (
@@ -77,6 +81,7 @@ const (
 	FormatWhole    = 8
 	FormatActors   = 9
 	FormatPacked   = 10
+	FormatBaseRefs = 11
 )
 
 // DirName is the directory, inside the first workspace root, that holds the journal.

@@ -29,10 +29,14 @@ import (
 //	bytes 1..4 CRC-32C of everything after them (big-endian)
 //	uvarints   first event number, count, decompressed length, frame length
 //	frame      zstd: per event, a uvarint length and its record as it was
-//	           stored loose (v1, v2 or v3, with its own checksum)
+//	           stored loose (v1, v2 or v3, with its own checksum) — since
+//	           format 11 with a compact record's arguments as they are, not
+//	           compressed on their own (rawArgs: 100,000 one-line edits,
+//	           153 → 123 bytes per event), which any reader of compact
+//	           records decodes
 //
-// The records inside are exactly the loose ones, so the hash chain, exports
-// and everything that decodes an event are unchanged. Blocks are written
+// The records inside decode to exactly the events of the loose ones, so the
+// hash chain, exports and everything that decodes an event are unchanged. Blocks are written
 // where an event is (Tx.put, every packBlock events, of loose sealed records
 // — a pending event is always the newest, so never among them: Append,
 // Seal, Import and repair all write through it) and by gc's copy, which
@@ -62,6 +66,7 @@ var (
 func encodeEventBlock(first uint64, recs [][]byte) []byte {
 	var raw []byte
 	for _, r := range recs {
+		r = rawArgs(r)
 		raw = binary.AppendUvarint(raw, uint64(len(r)))
 		raw = append(raw, r...)
 	}

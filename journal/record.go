@@ -384,3 +384,49 @@ func (r *recReader) id() snapshot.ID {
 	}
 	return id
 }
+
+// rawArgs returns the compact record rec (v2 or v3, loose: exactly one
+// record) with its arguments as they are (z = 0) where it holds them
+// compressed, its checksum recomputed; any other record, or one that does
+// not parse or check, is returned as it is. A block of events (pack.go)
+// stores its records so: the block's frame compresses the arguments of 256
+// events together — their keys, paths and the lines they search for repeat
+// from one call to the next — which a frame per call cannot (measured on
+// 100,000 one-line edit_content calls: 153 → 123 bytes per event).
+func rawArgs(rec []byte) []byte {
+	if len(rec) < 5 || (rec[0] != recordV2 && rec[0] != recordV3) ||
+		crc32.Checksum(rec[5:], castagnoli) != binary.BigEndian.Uint32(rec[1:]) {
+		return rec
+	}
+	r := recReader{b: rec, i: 5}
+	r.uvarint() // seq
+	r.varint()  // time
+	r.varint()  // zone
+	r.str()     // kind
+	r.str()     // status
+	if rec[0] == recordV3 {
+		r.uvarint()
+	} else {
+		for range 7 {
+			r.str()
+		}
+	}
+	r.str() // tool
+	at := r.i
+	v := r.uvarint()
+	z := r.take(v >> 1)
+	if r.err != nil || v&1 == 0 {
+		return rec
+	}
+	args, err := argsDecoder.DecodeAll(z, nil)
+	if err != nil {
+		return rec
+	}
+	out := make([]byte, 0, len(rec)+len(args))
+	out = append(out, rec[:at]...)
+	out = binary.AppendUvarint(out, uint64(len(args))<<1)
+	out = append(out, args...)
+	out = append(out, rec[r.i:]...)
+	binary.BigEndian.PutUint32(out[1:], crc32.Checksum(out[5:], castagnoli))
+	return out
+}

@@ -103,10 +103,12 @@ func copyChunk(src, dst *bolt.Bucket, id ID, limit int, n *copied) error {
 		return nil
 	}
 	if recordDepth(rec) > 0 {
-		if depth, bases, _, ok := parseDelta(rec); ok && depth <= limit {
-			for _, b := range bases {
-				if err := copyChunk(src, dst, b, depth-1, n); err != nil {
-					return err
+		if depth, refs, _, ok := parseDelta(rec); ok && depth <= limit {
+			for _, cands := range resolveBases(src, refs, false) {
+				for _, b := range cands {
+					if err := copyChunk(src, dst, b, depth-1, n); err != nil {
+						return err
+					}
 				}
 			}
 		}

@@ -23,8 +23,9 @@ import (
 //	byte 0     format version (1)
 //	byte 1     codec: 2 = zstd delta
 //	byte 2     depth: 1 + the largest depth of its bases (a full chunk has 0)
-//	byte 3     number of bases n (1..maxBases)
-//	n × 32     the base chunks' IDs
+//	byte 3     number of bases n (1..maxBases), | refShort (0x80) when
+//	           they are named short (format 11: below)
+//	n × 32     the base chunks' IDs, or n × 8: their first 8 bytes
 //	bytes ..   one zstd frame, compressed with the bases' bytes, in order,
 //	           as a raw dictionary (ID 1)
 //
@@ -124,10 +125,7 @@ func encodeDelta(data []byte, bases []baseChunk, depth int, dst []byte) ([]byte,
 	if err := e.ResetWithOptions(nil, zstd.WithEncoderDictRaw(dictID, dict)); err != nil {
 		return nil, fmt.Errorf("snapshot: delta encoder: %w", err)
 	}
-	dst = append(dst, formatV1, codecDelta, byte(depth), byte(len(bases)))
-	for _, b := range bases {
-		dst = append(dst, b.id[:]...)
-	}
+	dst = appendBases(append(dst, formatV1, codecDelta, byte(depth)), bases)
 	// The pooled encoder keeps a reference to dict until its next use or
 	// until the pool is emptied at a GC: at most maxBases chunks per
 	// encoder. Dropping it with a second reset cost as much as the first
@@ -152,10 +150,7 @@ func encodeSplice(data []byte, bases []baseChunk, depth int, dst []byte) ([]byte
 	if len(mid) > spliceMax {
 		return dst, false
 	}
-	dst = append(dst, formatV1, codecSplice, byte(depth), byte(len(bases)))
-	for _, b := range bases {
-		dst = append(dst, b.id[:]...)
-	}
+	dst = appendBases(append(dst, formatV1, codecSplice, byte(depth)), bases)
 	dst = binary.AppendUvarint(dst, uint64(pre))
 	dst = binary.AppendUvarint(dst, uint64(suf))
 	dst = binary.AppendUvarint(dst, uint64(len(mid)))
@@ -206,19 +201,144 @@ func decodeChain(codec byte, p, dict []byte) ([]byte, error) {
 
 // parseDelta splits a delta or splice record: its depth, its bases and
 // what follows them.
-func parseDelta(rec []byte) (depth int, bases []ID, frame []byte, ok bool) {
+func parseDelta(rec []byte) (depth int, bases []baseRef, frame []byte, ok bool) {
 	if len(rec) < 4 || (rec[1] != codecDelta && rec[1] != codecSplice) {
 		return 0, nil, nil, false
 	}
-	depth, n := int(rec[2]), int(rec[3])
-	if depth < 1 || depth > readDepth || n < 1 || n > maxBases || len(rec) < 4+32*n {
+	depth, n, width := int(rec[2]), int(rec[3]&^refShort), len(ID{})
+	if rec[3]&refShort != 0 {
+		width = refLen
+	}
+	if depth < 1 || depth > readDepth || n < 1 || n > maxBases || len(rec) < 4+width*n {
 		return 0, nil, nil, false
 	}
-	bases = make([]ID, n)
+	bases = make([]baseRef, n)
 	for i := range bases {
-		copy(bases[i][:], rec[4+32*i:])
+		bases[i].n = copy(bases[i].id[:], rec[4+width*i:4+width*(i+1)])
 	}
-	return depth, bases, rec[4+32*n:], true
+	return depth, bases, rec[4+width*n:], true
+}
+
+// Base references. Since format 11 a delta names each base by the first
+// refLen (8) bytes of its ID, flagged by refShort in its count of bases:
+// the other 24 bytes of a one-line edit's ~90-byte splice were a quarter of
+// the chunks bucket (TestShortRefs, BENCHMARKS.md "Storage"). A short
+// reference names every stored chunk whose ID begins with it — one, but
+// for a collision of 64-bit prefixes, which chance makes about once in
+// 400,000 journals of 10^7 chunks, and which takes ~2^32 hashes to forge.
+// Every reader treats those chunks as candidates: a read tries them in key
+// order and keeps the one the delta decodes against into bytes hashing to
+// the chunk's ID, as it checks every chunk anyway; gc keeps and copies
+// them all; salvage tries each ID that begins with the prefix in the raw
+// bytes. So a collision costs a read a decode, never a wrong byte.
+// Records written before name whole IDs and read as they are.
+const (
+	refShort = 0x80
+	refLen   = 8
+	// maxTries bounds the combinations of candidates a read of one delta
+	// tries (a product over its bases).
+	maxTries = 64
+)
+
+// baseRef names a delta's base: its first n bytes (refLen or all 32).
+type baseRef struct {
+	id ID
+	n  int
+}
+
+// appendBases appends the count of bases and their short references.
+func appendBases(dst []byte, bases []baseChunk) []byte {
+	dst = append(dst, byte(len(bases))|refShort)
+	for _, b := range bases {
+		dst = append(dst, b.id[:refLen]...)
+	}
+	return dst
+}
+
+// candidates returns the IDs r may name: its ID when whole (stored or
+// not: the read says), else each stored chunk's ID beginning with it.
+func (r baseRef) candidates(chunks *bolt.Bucket) []ID {
+	if r.n == len(ID{}) {
+		return []ID{r.id}
+	}
+	var out []ID
+	c := chunks.Cursor()
+	for k, _ := c.Seek(r.id[:r.n]); k != nil && bytes.HasPrefix(k, r.id[:r.n]); k, _ = c.Next() {
+		if len(k) == len(ID{}) {
+			out = append(out, ID(k))
+		}
+	}
+	return out
+}
+
+// first returns the first ID r may name: its ID when whole, else the
+// first stored chunk's ID beginning with it. Unlike candidates it reads no
+// page past that chunk's (a cursor's Next may step into the next leaf): a
+// read of a healthy store, where first is the base, reads the pages a Get
+// of the base's ID would, and a damaged page beside them stays unread.
+func (r baseRef) first(chunks *bolt.Bucket) (ID, bool) {
+	if r.n == len(ID{}) {
+		return r.id, true
+	}
+	k, _ := chunks.Cursor().Seek(r.id[:r.n])
+	if len(k) != len(ID{}) || !bytes.HasPrefix(k, r.id[:r.n]) {
+		return ID{}, false
+	}
+	return ID(k), true
+}
+
+// resolveBases returns each base's candidates in chunks, or with firstOnly
+// its first candidate alone (first).
+func resolveBases(chunks *bolt.Bucket, refs []baseRef, firstOnly bool) [][]ID {
+	out := make([][]ID, len(refs))
+	for i, r := range refs {
+		if !firstOnly {
+			out[i] = r.candidates(chunks)
+		} else if id, ok := r.first(chunks); ok {
+			out[i] = []ID{id}
+		}
+	}
+	return out
+}
+
+// shortRefs reports whether any of refs is short.
+func shortRefs(refs []baseRef) bool {
+	for _, r := range refs {
+		if r.n != len(ID{}) {
+			return true
+		}
+	}
+	return false
+}
+
+// eachCombination calls try with one candidate of each base, in order,
+// until it returns true, for at most maxTries combinations; it reports
+// whether try did.
+func eachCombination(cands [][]ID, try func(ids []ID) bool) bool {
+	ids := make([]ID, len(cands))
+	at := make([]int, len(cands))
+	for range maxTries {
+		for i, c := range cands {
+			if len(c) == 0 {
+				return false
+			}
+			ids[i] = c[at[i]]
+		}
+		if try(ids) {
+			return true
+		}
+		i := len(at) - 1
+		for ; i >= 0; i-- {
+			if at[i]++; at[i] < len(cands[i]) {
+				break
+			}
+			at[i] = 0
+		}
+		if i < 0 {
+			return false
+		}
+	}
+	return false
 }
 
 // recordDepth is the chain depth of a stored chunk record (0: whole).
@@ -279,14 +399,16 @@ func MarkBases(tx *bolt.Tx, live map[ID]bool) error {
 		if rec == nil || recordDepth(rec) == 0 {
 			continue
 		}
-		_, bases, _, ok := parseDelta(rec)
+		_, refs, _, ok := parseDelta(rec)
 		if !ok {
 			continue // verify reports it; gc does not make it worse
 		}
-		for _, b := range bases {
-			if !live[b] {
-				live[b] = true
-				work = append(work, b)
+		for _, cands := range resolveBases(chunks, refs, false) {
+			for _, b := range cands {
+				if !live[b] {
+					live[b] = true
+					work = append(work, b)
+				}
 			}
 		}
 	}

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/journalfs/journal/snapshot"
@@ -398,5 +401,135 @@ func TestPutDelta_EveryLineChanged(t *testing.T) {
 	alone, delta := stored(false), stored(true)
 	if delta*2 > alone {
 		t.Fatalf("every line changed: %d bytes against the base, %d alone", delta, alone)
+	}
+}
+
+// TestShortRefs: a delta names its base by the first 8 bytes of the base's
+// ID (format 11). A chunk whose ID begins with the same 8 bytes — a
+// collision, made here by hand — is a candidate every reader tries: a
+// damaged one and one that decodes to other bytes are passed over, gc
+// keeps and copies both, salvage finds the base among them; and a base
+// that is gone is named as not found.
+func TestShortRefs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.db")
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	cur := lineFile(100) // one chunk
+	next := bytes.Replace(cur, []byte("line 50 of"), []byte("line fifty of"), 1)
+	id := snapshot.Sum(next)
+	if err := db.Update(func(tx *bolt.Tx) error {
+		if err := snapshot.CreateBuckets(tx); err != nil {
+			return err
+		}
+		if _, err := snapshot.PutTx(tx, cur); err != nil {
+			return err
+		}
+		_, err := snapshot.PutDelta(tx, id, next, cur)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	base := snapshot.Sum(cur)
+	rec := chunkRecords(t, db)[id]
+	// version 3 (whole), splice, depth 1, one base named short, its prefix
+	if len(rec) < 12 || !bytes.Equal(rec[:4], []byte{3, 3, 1, 0x81}) || !bytes.Equal(rec[4:12], base[:8]) {
+		t.Fatalf("splice record % x", rec[:min(len(rec), 12)])
+	}
+	if want := 12 + 3 + len("fifty") + 1; len(rec) > want+4 {
+		t.Errorf("splice record of %d bytes, want about %d", len(rec), want)
+	}
+
+	// candidates sharing the base's 8 bytes, tried before it (key order):
+	// one damaged; one whose bytes (served from the chain cache, as a real
+	// collision's verified bytes would be) are another chunk's
+	before, after := base, base
+	for i := 8; i < 32; i++ {
+		before[i], after[i] = 0, 0
+	}
+	after[31] = 1
+	other := bytes.Replace(cur, []byte("line 7 of"), []byte("line seven of"), 1)
+	err = db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(snapshot.BucketChunks)
+		if err := b.Put(before[:], []byte{1, 0, 'x'}); err != nil {
+			return err
+		}
+		if err := b.Put(after[:], append([]byte{1, 0}, other...)); err != nil {
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.View(func(tx *bolt.Tx) error {
+		snapshot.CacheChunk(tx, after, other)
+		got, err := snapshot.Bytes(tx, id)
+		if err != nil || !bytes.Equal(got, next) {
+			t.Errorf("read past the collisions: %v", err)
+		}
+		live := map[snapshot.ID]bool{id: true}
+		if err := snapshot.MarkBases(tx, live); err != nil {
+			return err
+		}
+		if !live[base] || !live[before] || !live[after] || len(live) != 4 {
+			t.Errorf("gc keeps %d chunks, want the chunk and its 3 candidates", len(live))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// gc's copy takes every candidate, and the copy reads
+	dst := openDB(t)
+	err = db.View(func(src *bolt.Tx) error {
+		return dst.Update(func(tx *bolt.Tx) error {
+			_, err := snapshot.CopyContent(src, tx, id, nil)
+			return err
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(chunkRecords(t, dst)); n != 4 {
+		t.Errorf("the copy holds %d chunks, want 4", n)
+	}
+	if err := dst.View(func(tx *bolt.Tx) error {
+		got, err := snapshot.Bytes(tx, id)
+		if err == nil && !bytes.Equal(got, next) {
+			err = errors.New("other bytes")
+		}
+		return err
+	}); err != nil {
+		t.Errorf("copy: %v", err)
+	}
+
+	// salvage from the file's bytes, the store unread
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := snapshot.Salvage(raw, id, nil); err != nil || !bytes.Equal(got, next) {
+		t.Errorf("salvage: %v", err)
+	}
+
+	// the base gone: not found, named by its prefix
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, k := range []snapshot.ID{before, base, after} {
+			if err := tx.Bucket(snapshot.BucketChunks).Delete(k[:]); err != nil {
+				return err
+			}
+		}
+		_, err := snapshot.Bytes(tx, id)
+		if !errors.Is(err, snapshot.ErrNotFound) || !strings.Contains(err.Error(), fmt.Sprintf("its base %x", base[:8])) {
+			t.Errorf("base gone: %v", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -22,7 +22,8 @@
 //	byte 1     codec: 0 = stored raw, 1 = zstd, 2 = zstd delta, 3 = splice
 //	           (delta.go)
 //	bytes 2..  the chunk, raw or as one zstd frame; for a delta, its depth,
-//	           its base chunks' IDs and a frame compressed against them; for
+//	           its base chunks (the first 8 bytes of their IDs since format
+//	           11, whole IDs before) and a frame compressed against them; for
 //	           a splice, the same header, then the lengths of the prefix and
 //	           suffix it takes from its bases and the bytes between them
 //

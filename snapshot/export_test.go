@@ -3,6 +3,8 @@ package snapshot
 import (
 	"errors"
 	"io"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // Cut returns the lengths of the chunks data is cut into in memory (PutTx).
@@ -36,3 +38,7 @@ func StreamCut(r io.Reader) ([]int, error) {
 
 // WalkStats is walkStats: the totals a walk of the store counts.
 var WalkStats = walkStats
+
+// CacheChunk puts data in the chain cache as chunk id's verified bytes in
+// tx, as a chunk whose ID collides with another's would be after a read.
+func CacheChunk(tx *bolt.Tx, id ID, data []byte) { chains.put(keyOf(tx, id), data) }

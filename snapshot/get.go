@@ -198,24 +198,43 @@ func chainChunk(chunks *bolt.Bucket, id ID, rec []byte, limit int) ([]byte, erro
 	if b, ok := chains.get(k); ok {
 		return b, nil
 	}
-	depth, bases, frame, ok := parseDelta(rec)
+	depth, refs, frame, ok := parseDelta(rec)
 	if !ok || depth > limit {
 		return nil, fmt.Errorf("snapshot: chunk %s: a damaged delta record: %w", id.Short(), ErrCorrupt)
 	}
-	var dict []byte
-	for _, b := range bases {
-		bb, err := baseBytes(chunks, b, depth-1)
-		if err != nil {
-			return nil, fmt.Errorf("snapshot: chunk %s: its base: %w", id.Short(), err)
+	var (
+		dict, out []byte
+		err       error
+	)
+	try := func(bases []ID) bool {
+		dict, out = dict[:0], nil
+		for _, b := range bases {
+			bb, berr := baseBytes(chunks, b, depth-1)
+			if berr != nil {
+				err = fmt.Errorf("snapshot: chunk %s: its base: %w", id.Short(), berr)
+				return false
+			}
+			dict = append(dict, bb...)
 		}
-		dict = append(dict, bb...)
+		if out, err = decodeChain(rec[1], frame, dict); err != nil {
+			err = fmt.Errorf("snapshot: chunk %s: %v: %w", id.Short(), err, ErrCorrupt)
+			return false
+		}
+		if Sum(out) != id {
+			err = fmt.Errorf("snapshot: chunk %s: hash mismatch: %w", id.Short(), ErrCorrupt)
+			return false
+		}
+		return true
 	}
-	out, err := decodeChain(rec[1], frame, dict)
-	if err != nil {
-		return nil, fmt.Errorf("snapshot: chunk %s: %v: %w", id.Short(), err, ErrCorrupt)
-	}
-	if Sum(out) != id {
-		return nil, fmt.Errorf("snapshot: chunk %s: hash mismatch: %w", id.Short(), ErrCorrupt)
+	// the first candidates, then (a collision, or damage) every one
+	cands := resolveBases(chunks, refs, true)
+	if !eachCombination(cands, try) && (!shortRefs(refs) || !eachCombination(resolveBases(chunks, refs, false), try)) {
+		for i, c := range cands {
+			if err == nil && len(c) == 0 { // a short reference that names no stored chunk
+				err = fmt.Errorf("snapshot: chunk %s: its base %x…: %w", id.Short(), refs[i].id[:refs[i].n], ErrNotFound)
+			}
+		}
+		return nil, err
 	}
 	chains.put(k, out)
 	return out, nil

@@ -196,50 +196,91 @@ func salvageChunk(raw []byte, id ID, left int64, have func(ID) ([]byte, bool), l
 		case codecZstd:
 			data = firstFrame(p[2:min(len(p), 2+2*maxChunk)], nil)
 		case codecDelta, codecSplice:
-			depth, bases, frame, ok := parseDelta(p[:min(len(p), 4+32*maxBases+2*maxChunk)])
+			depth, refs, frame, ok := parseDelta(p[:min(len(p), 4+32*maxBases+2*maxChunk)])
 			if !ok || depth > limit {
 				continue
 			}
-			var dict []byte
-			for _, b := range bases {
-				bb, ok := have(b)
-				if !ok {
-					bb, ok = salvageChunk(raw, b, maxChunk, have, depth-1)
+			cands := make([][]ID, len(refs))
+			for i, r := range refs {
+				cands[i] = rawCandidates(raw, r)
+			}
+			var dict, out []byte
+			if eachCombination(cands, func(bases []ID) bool {
+				dict = dict[:0]
+				for _, b := range bases {
+					bb, ok := have(b)
+					if !ok {
+						bb, ok = salvageChunk(raw, b, maxChunk, have, depth-1)
+					}
+					if !ok {
+						return false
+					}
+					dict = append(dict, bb...)
 				}
-				if !ok {
-					dict = nil
-					break
+				if p[1] == codecSplice {
+					data, _ = decodeSplice(frame, dict, true)
+				} else {
+					data = firstFrame(frame, dict)
 				}
-				dict = append(dict, bb...)
+				out, ok = chunkOf(data, id, left)
+				return ok
+			}) {
+				return out, true
 			}
-			if dict == nil {
-				continue
-			}
-			if p[1] == codecSplice {
-				data, _ = decodeSplice(frame, dict, true)
-			} else {
-				data = firstFrame(frame, dict)
-			}
+			continue
 		default:
 			continue
 		}
-		ends := []int{cut(data, gearPairs()), int(min(left, int64(len(data))))}
-		if left < 0 { // a content of this chunk alone, of a size no record says
-			ends[1] = len(data)
+		if out, ok := chunkOf(data, id, left); ok {
+			return out, true
 		}
-		for _, n := range ends {
-			if n > 0 && n <= len(data) && Sum(data[:n]) == id {
-				return data[:n], true
-			}
-		}
-		if left < 0 && p[1] == codecRaw {
-			// raw bytes end nowhere the record says: try every length
+		if (left < 0 || p[0] == chunkWhole) && p[1] == codecRaw {
+			// raw bytes of a content of one chunk (a base, too) end
+			// nowhere a record says: try every length
 			if n, ok := prefixHashing(data, id); ok {
 				return data[:n], true
 			}
 		}
 	}
 	return nil, false
+}
+
+// chunkOf returns the chunk id at the start of data: data up to where the
+// chunker cuts it, or up to left (salvageChunk), if that hashes to id.
+func chunkOf(data []byte, id ID, left int64) ([]byte, bool) {
+	ends := []int{cut(data, gearPairs()), int(min(left, int64(len(data))))}
+	if left < 0 { // a content of this chunk alone, of a size no record says
+		ends[1] = len(data)
+	}
+	for _, n := range ends {
+		if n > 0 && n <= len(data) && Sum(data[:n]) == id {
+			return data[:n], true
+		}
+	}
+	return nil, false
+}
+
+// rawCandidates returns the IDs base reference r may name in raw: its ID
+// when whole, else each 32 bytes of raw that begin with it (a key is
+// followed by its record; the prefix found inside other records gives IDs
+// that nothing is stored under, which fail).
+func rawCandidates(raw []byte, r baseRef) []ID {
+	if r.n == len(ID{}) {
+		return []ID{r.id}
+	}
+	seen := map[ID]bool{}
+	var out []ID
+	for off := 0; ; {
+		i := bytes.Index(raw[off:], r.id[:r.n])
+		if i < 0 || off+i+len(ID{}) > len(raw) {
+			return out
+		}
+		if id := ID(raw[off+i : off+i+len(ID{})]); !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+		off += i + 1
+	}
 }
 
 // firstFrame decodes what it can of the zstd frame at the start of p (the

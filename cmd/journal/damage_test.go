@@ -299,7 +299,9 @@ func TestDamage_LogSeesAround(t *testing.T) {
 }
 
 // recordAt returns the offset, at or after from, of event seq's key followed
-// by a record (version 1, JSON, or 2 and 3, compact), or -1.
+// by a record (version 1, JSON, or 2 and 3, compact), or -1: a key of 8
+// bytes that an element of its leaf page points at (the same bytes inside
+// other records, or in a page's element table, are not it).
 func recordAt(b []byte, seq uint64, from int) int {
 	k := key(seq)
 	for off := from; ; {
@@ -308,11 +310,34 @@ func recordAt(b []byte, seq uint64, from int) int {
 			return -1
 		}
 		at := off + i
-		if at+8 < len(b) && (b[at+8] == 1 || b[at+8] == 2 || b[at+8] == 3) {
+		if at+8 < len(b) && (b[at+8] == 1 || b[at+8] == 2 || b[at+8] == 3) && leafKey(b, at, len(k)) {
 			return at
 		}
 		off = at + 1
 	}
+}
+
+// leafKey reports whether the bytes at offset at of the file b are a key of
+// n bytes of the leaf page they lie in (bbolt: a page header of 16 bytes,
+// flags at 8 and the element count at 10; leaf elements of 16 bytes: flags,
+// the key's offset from the element, the key's and the value's sizes).
+func leafKey(b []byte, at, n int) bool {
+	ps := os.Getpagesize()
+	pg := at / ps * ps
+	if binary.LittleEndian.Uint16(b[pg+8:]) != 0x02 {
+		return false
+	}
+	count := int(binary.LittleEndian.Uint16(b[pg+10:]))
+	for i := range count {
+		el := pg + 16 + 16*i
+		if el+16 > len(b) {
+			return false
+		}
+		if el+int(binary.LittleEndian.Uint32(b[el+4:])) == at && int(binary.LittleEndian.Uint32(b[el+8:])) == n {
+			return true
+		}
+	}
+	return false
 }
 
 // leafPageOf returns the page of the journal file that holds event seq's
@@ -597,19 +622,24 @@ func TestRepair_LostContent(t *testing.T) {
 	var key []byte
 	p := tamper(t, jp, func(tx *bolt.Tx) error {
 		// a chunk no delta is decoded against (else every content of its
-		// chain is lost with it)
+		// chain is lost with it): bases are named by their IDs' first 8
+		// bytes (byte 3: 0x80 | count) or, before format 11, whole
 		bases := map[string]bool{}
 		b := tx.Bucket(snapshot.BucketChunks)
 		b.ForEach(func(_, v []byte) error {
 			if len(v) > 4 && (v[1] == 2 || v[1] == 3) { // a delta or a splice
-				for i := 0; i < int(v[3]) && 4+32*(i+1) <= len(v); i++ {
-					bases[string(v[4+32*i:4+32*(i+1)])] = true
+				n, w := int(v[3]&0x7f), 32
+				if v[3]&0x80 != 0 {
+					w = 8
+				}
+				for i := 0; i < n && 4+w*(i+1) <= len(v); i++ {
+					bases[string(v[4+w*i:4+w*i+8])] = true
 				}
 			}
 			return nil
 		})
 		b.ForEach(func(k, _ []byte) error {
-			if key == nil && !bases[string(k)] {
+			if key == nil && !bases[string(k[:8])] {
 				gone, key = fmt.Sprintf("%x", k[:6]), append([]byte(nil), k...)
 			}
 			return nil

@@ -32,7 +32,9 @@ import (
 //   - actors-format9.db, format 9: the same history, whose event records
 //     name their actor by number (the actors bucket);
 //   - packed-format10.db, format 10: the same history and 480 more edits,
-//     the oldest kept events packed into a block (journal/pack.go).
+//     the oldest kept events packed into a block (journal/pack.go);
+//   - baserefs-format11.db, format 11: the same history, whose splices name
+//     their bases by the first 8 bytes of their IDs (snapshot/delta.go).
 var formatSamples = []struct {
 	file   string
 	format byte
@@ -45,6 +47,7 @@ var formatSamples = []struct {
 	{"whole-format8.db", journal.FormatWhole, 3, 26},
 	{"actors-format9.db", journal.FormatActors, 3, 26},
 	{"packed-format10.db", journal.FormatPacked, 3, 506},
+	{"baserefs-format11.db", journal.FormatBaseRefs, 3, 506},
 }
 
 // TestFormatSamples: each kept journal verifies, lists its events (the gc
@@ -89,10 +92,18 @@ func formatSample(t *testing.T, sample string, wantFormat byte, codec, events in
 	var format byte
 	var records [8]int
 	var codecs, manifests, chunkFormats [4]int
+	short := 0 // deltas naming their bases short (byte 3: 0x80 | count)
 	err = j.View(func(tx *journal.Tx) error {
 		format = tx.Bolt().Bucket([]byte("meta")).Get([]byte("format"))[0]
 		tx.Bolt().Bucket([]byte("events")).ForEach(func(_, v []byte) error { records[v[0]&7]++; return nil })
-		tx.Bolt().Bucket(snapshot.BucketChunks).ForEach(func(_, v []byte) error { codecs[v[1]&3]++; chunkFormats[v[0]&3]++; return nil })
+		tx.Bolt().Bucket(snapshot.BucketChunks).ForEach(func(_, v []byte) error {
+			codecs[v[1]&3]++
+			chunkFormats[v[0]&3]++
+			if v[1] >= 2 && v[3]&0x80 != 0 {
+				short++
+			}
+			return nil
+		})
 		return tx.Bolt().Bucket(snapshot.BucketContents).ForEach(func(_, v []byte) error { manifests[v[0]&3]++; return nil })
 	})
 	j.Close()
@@ -112,8 +123,10 @@ func formatSample(t *testing.T, sample string, wantFormat byte, codec, events in
 	}
 	// blocks of events (10: byte 0 of the value is 4)
 	packed := wantFormat < journal.FormatPacked || records[4] > 0
-	if format != wantFormat || compact == 0 || codecs[codec] == 0 || small == 0 || !packed {
-		t.Fatalf("format %d; records by version %v; chunks by codec %v; manifests by version %v; chunks by format %v", format, records, codecs, manifests, chunkFormats)
+	// short base references (11), and none before
+	refs := (wantFormat < journal.FormatBaseRefs) == (short == 0)
+	if format != wantFormat || compact == 0 || codecs[codec] == 0 || small == 0 || !packed || !refs {
+		t.Fatalf("format %d; records by version %v; chunks by codec %v; manifests by version %v; chunks by format %v; short base references %d", format, records, codecs, manifests, chunkFormats, short)
 	}
 	e := engine(t, dir)
 	apply(t, e, "file_create_new", "src/new.txt", "written by a later binary\n")

@@ -215,12 +215,13 @@ func loadContent(tx *journal.Tx, id snapshot.ID) ([]byte, error) {
 	}
 	n, err := snapshot.Size(tx.Bolt(), id)
 	if err != nil {
-		return nil, err
+		return nil, journal.NamedContent(err) // an event names it: lost is damage
 	}
 	if n > maxDiffBytes {
 		return nil, nil
 	}
-	return snapshot.Bytes(tx.Bolt(), id)
+	b, err := snapshot.Bytes(tx.Bolt(), id)
+	return b, journal.NamedContent(err)
 }
 
 // stateAt returns path's content right after event seq: the after-content of
