@@ -220,15 +220,17 @@ func parseDelta(rec []byte) (depth int, bases []baseRef, frame []byte, ok bool) 
 }
 
 // Base references. Since format 11 a delta names each base by the first
-// refLen (8) bytes of its ID, flagged by refShort in its count of bases:
-// the other 24 bytes of a one-line edit's ~90-byte splice were a quarter of
-// the chunks bucket (TestShortRefs, BENCHMARKS.md "Storage"). A short
+// refLen (8) bytes of its ID, flagged by refShort in its count of bases.
+// Dropping the other 24 bytes of a one-line edit's ~90-byte splice took
+// the chunks bucket's pages from 220 to 184 bytes per edit (100,000
+// one-line edits through MCP, BENCHMARKS.md "Storage"). A short
 // reference names every stored chunk whose ID begins with it — one, but
 // for a collision of 64-bit prefixes, which chance makes about once in
 // 400,000 journals of 10^7 chunks, and which takes ~2^32 hashes to forge.
-// Every reader treats those chunks as candidates: a read tries them in key
-// order and keeps the one the delta decodes against into bytes hashing to
-// the chunk's ID, as it checks every chunk anyway; gc keeps and copies
+// Every reader treats those chunks as candidates: a read seeks the first
+// (about the pages a Get of the base would read) and, when the delta does not
+// decode against it into bytes hashing to the chunk's ID — which it checks
+// for every chunk anyway — tries every candidate; gc keeps and copies
 // them all; salvage tries each ID that begins with the prefix in the raw
 // bytes. So a collision costs a read a decode, never a wrong byte.
 // Records written before name whole IDs and read as they are.
