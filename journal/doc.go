@@ -131,7 +131,11 @@
 // its before a repeat of the path's previous after, its arguments repeats of
 // the paths and shapes before them: the events' pages 349 → 143 bytes per
 // one-line edit through MCP, which takes the journal (422 bytes per edit)
-// under git's packed size for the same history (514). The
+// under git's packed size for the same history (514). Since format 11 a
+// block's compact records hold their arguments as they are, not each
+// compressed on its own (record.go rawArgs), so the block's frame finds
+// the repeats between calls too: 143–177 → 128 bytes per edit, the journal
+// 370 bytes per edit at 100,000 (BENCHMARKS.md "Storage"). The
 // price is the other side of the guarantee above: a damaged block costs its
 // run of events where a damaged page of loose records costs the dozen it
 // holds (repair still finds a whole block, or older loose copies of its
