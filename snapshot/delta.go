@@ -277,7 +277,8 @@ func (r baseRef) candidates(chunks *bolt.Bucket) []ID {
 // first stored chunk's ID beginning with it. Unlike candidates it reads no
 // page past that chunk's (a cursor's Next may step into the next leaf): a
 // read of a healthy store, where first is the base, reads the pages a Get
-// of the base's ID would, and a damaged page beside them stays unread.
+// of the base's ID would (and the leaf before, when the base is the first
+// key of its own), and a damaged page after them stays unread.
 func (r baseRef) first(chunks *bolt.Bucket) (ID, bool) {
 	if r.n == len(ID{}) {
 		return r.id, true
