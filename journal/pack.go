@@ -36,11 +36,12 @@ import (
 //	           records decodes
 //
 // The records inside decode to exactly the events of the loose ones, so the
-// hash chain, exports and everything that decodes an event are unchanged. Blocks are written
-// where an event is (Tx.put, every packBlock events, of loose sealed records
-// — a pending event is always the newest, so never among them: Append,
-// Seal, Import and repair all write through it) and by gc's copy, which
-// packs old journals' loose runs; gc trims a block that straddles its cut.
+// hash chain, exports and everything that decodes an event are unchanged.
+// Blocks are written where an event is (Tx.put, every packBlock events, of
+// loose sealed records — a pending event is always the newest, so never
+// among them: Append, Seal, Import and repair all write through it) and by
+// gc's copy, which packs old journals' loose runs; gc trims a block that
+// straddles its cut.
 // A damaged block loses its run of events where a damaged page of loose
 // records loses the ~12 the page holds: repair finds blocks in the file's
 // raw bytes by their frame and checksum (rawBlockRecords).

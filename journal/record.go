@@ -225,17 +225,28 @@ func decodeCompact(rec []byte, actors actorResolver) (*Event, int, error) {
 
 // parseCompact is decodeCompact without the checksum.
 func parseCompact(rec []byte, actors actorResolver) (*Event, int, error) {
-	if len(rec) < 5 || (rec[0] != recordV2 && rec[0] != recordV3) {
-		return nil, 0, errShort
+	var r recReader
+	e, err := r.compact(rec, actors)
+	if err != nil {
+		return nil, 0, err
 	}
-	r := recReader{b: rec, i: 5}
+	return e, r.i, nil
+}
+
+// compact reads the v2 or v3 record at the start of rec (parseCompact),
+// leaving r after it.
+func (r *recReader) compact(rec []byte, actors actorResolver) (*Event, error) {
+	if len(rec) < 5 || (rec[0] != recordV2 && rec[0] != recordV3) {
+		return nil, errShort
+	}
+	*r = recReader{b: rec, i: 5}
 	e := &Event{}
 	e.Seq = r.uvarint()
 	nanos, offset := r.varint(), r.varint()
 	loc := time.UTC
 	if offset != 0 {
 		if offset < -24*3600 || offset > 24*3600 {
-			return nil, 0, fmt.Errorf("zone offset %d", offset)
+			return nil, fmt.Errorf("zone offset %d", offset)
 		}
 		loc = time.FixedZone("", int(offset))
 	}
@@ -247,11 +258,11 @@ func parseCompact(rec []byte, actors actorResolver) (*Event, int, error) {
 		switch {
 		case r.err != nil:
 		case actors == nil || id == 0:
-			return nil, 0, fmt.Errorf("actor %d: not known here", id)
+			return nil, fmt.Errorf("actor %d: not known here", id)
 		default:
 			a, err := actors(id)
 			if err != nil {
-				return nil, 0, err
+				return nil, err
 			}
 			e.Actor = a
 		}
@@ -267,7 +278,7 @@ func parseCompact(rec []byte, actors actorResolver) (*Event, int, error) {
 	}
 	n := r.uvarint()
 	if n > uint64(len(rec)) {
-		return nil, 0, errShort
+		return nil, errShort
 	}
 	if n > 0 {
 		e.Files = make([]FileChange, n-1)
@@ -281,7 +292,7 @@ func parseCompact(rec []byte, actors actorResolver) (*Event, int, error) {
 		f.MovedFrom = r.str()
 		nd := r.uvarint()
 		if nd > uint64(len(rec)) {
-			return nil, 0, errShort
+			return nil, errShort
 		}
 		for range nd {
 			f.NewDirs = append(f.NewDirs, r.str())
@@ -291,15 +302,19 @@ func parseCompact(rec []byte, actors actorResolver) (*Event, int, error) {
 	e.Error = r.str()
 	e.Prev, e.Hash = r.id(), r.id()
 	if r.err != nil {
-		return nil, 0, r.err
+		return nil, r.err
 	}
-	return e, r.i, nil
+	return e, nil
 }
 
 type recReader struct {
 	b   []byte
 	i   int
 	err error
+	// where args read the arguments (rawArgs): from argsAt (their
+	// length) to argsEnd, compressed if argsZ
+	argsAt, argsEnd int
+	argsZ           bool
 }
 
 func (r *recReader) uvarint() uint64 {
@@ -357,8 +372,10 @@ func (r *recReader) str() string {
 
 // args reads what recWriter.args wrote.
 func (r *recReader) args() []byte {
+	r.argsAt = r.i
 	v := r.uvarint()
 	p := r.take(v >> 1)
+	r.argsEnd, r.argsZ = r.i, v&1 == 1
 	if v&1 == 0 || r.err != nil {
 		return bytes.Clone(p)
 	}
@@ -388,45 +405,24 @@ func (r *recReader) id() snapshot.ID {
 // rawArgs returns the compact record rec (v2 or v3, loose: exactly one
 // record) with its arguments as they are (z = 0) where it holds them
 // compressed, its checksum recomputed; any other record, or one that does
-// not parse or check, is returned as it is. A block of events (pack.go)
+// not parse whole (recReader.compact, as every read does) or check, is
+// returned as it is. A block of events (pack.go)
 // stores its records so: the block's frame compresses the arguments of 256
 // events together — their keys, paths and the lines they search for repeat
 // from one call to the next — which a frame per call cannot (measured on
 // 100,000 one-line edit_content calls: 153 → 123 bytes per event).
 func rawArgs(rec []byte) []byte {
-	if len(rec) < 5 || (rec[0] != recordV2 && rec[0] != recordV3) ||
-		crc32.Checksum(rec[5:], castagnoli) != binary.BigEndian.Uint32(rec[1:]) {
+	var r recReader
+	// the actor is not needed: a v3 record's number is kept as it is
+	e, err := r.compact(rec, func(uint64) (Actor, error) { return Actor{}, nil })
+	if err != nil || r.i != len(rec) || !r.argsZ || crc32.Checksum(rec[5:], castagnoli) != binary.BigEndian.Uint32(rec[1:]) {
 		return rec
 	}
-	r := recReader{b: rec, i: 5}
-	r.uvarint() // seq
-	r.varint()  // time
-	r.varint()  // zone
-	r.str()     // kind
-	r.str()     // status
-	if rec[0] == recordV3 {
-		r.uvarint()
-	} else {
-		for range 7 {
-			r.str()
-		}
-	}
-	r.str() // tool
-	at := r.i
-	v := r.uvarint()
-	z := r.take(v >> 1)
-	if r.err != nil || v&1 == 0 {
-		return rec
-	}
-	args, err := argsDecoder.DecodeAll(z, nil)
-	if err != nil {
-		return rec
-	}
-	out := make([]byte, 0, len(rec)+len(args))
-	out = append(out, rec[:at]...)
-	out = binary.AppendUvarint(out, uint64(len(args))<<1)
-	out = append(out, args...)
-	out = append(out, rec[r.i:]...)
+	out := make([]byte, 0, len(rec)+len(e.Args))
+	out = append(out, rec[:r.argsAt]...)
+	out = binary.AppendUvarint(out, uint64(len(e.Args))<<1)
+	out = append(out, e.Args...)
+	out = append(out, rec[r.argsEnd:]...)
 	binary.BigEndian.PutUint32(out[1:], crc32.Checksum(out[5:], castagnoli))
 	return out
 }

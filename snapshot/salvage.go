@@ -43,7 +43,7 @@ func Salvage(raw []byte, id ID, have func(ID) ([]byte, bool)) ([]byte, error) {
 	if have == nil {
 		have = func(ID) ([]byte, bool) { return nil, false }
 	}
-	for _, p := range after(raw, id) {
+	for _, p := range after(raw, id[:]) {
 		m, ok := parseManifest(p)
 		if !ok || m.size > salvageMax {
 			continue
@@ -62,15 +62,15 @@ func Salvage(raw []byte, id ID, have func(ID) ([]byte, bool)) ([]byte, error) {
 	return nil, fmt.Errorf("snapshot: content %s: no whole copy in the file: %w", id.Short(), ErrNotFound)
 }
 
-// after returns the bytes that follow each occurrence of id in raw.
-func after(raw []byte, id ID) [][]byte {
+// after returns the bytes that follow each occurrence of key in raw.
+func after(raw, key []byte) [][]byte {
 	var out [][]byte
 	for off := 0; ; {
-		i := bytes.Index(raw[off:], id[:])
+		i := bytes.Index(raw[off:], key)
 		if i < 0 {
 			return out
 		}
-		out = append(out, raw[off+i+len(id):])
+		out = append(out, raw[off+i+len(key):])
 		off += i + 1
 	}
 }
@@ -145,7 +145,7 @@ func salvageFrom(raw []byte, m manifest, have func(ID) ([]byte, bool)) ([]byte, 
 
 // salvageList finds list id's record and its chunk IDs.
 func salvageList(raw []byte, id ID) ([]ID, bool) {
-	for _, p := range after(raw, id) {
+	for _, p := range after(raw, id[:]) {
 		if len(p) < 2 || p[0] != formatV1 {
 			continue
 		}
@@ -185,7 +185,7 @@ func prefixHashing(data []byte, id ID) (int, bool) {
 // chunk without a manifest, whose size no record gives). A delta's bases, of depth
 // below limit, come from have or are salvaged in turn.
 func salvageChunk(raw []byte, id ID, left int64, have func(ID) ([]byte, bool), limit int) ([]byte, bool) {
-	for _, p := range after(raw, id) {
+	for _, p := range after(raw, id[:]) {
 		if len(p) < 2 || !isChunk(p[0]) {
 			continue
 		}
@@ -270,17 +270,15 @@ func rawCandidates(raw []byte, r baseRef) []ID {
 	}
 	seen := map[ID]bool{}
 	var out []ID
-	for off := 0; ; {
-		i := bytes.Index(raw[off:], r.id[:r.n])
-		if i < 0 || off+i+len(ID{}) > len(raw) {
-			return out
+	for _, p := range after(raw, r.id[:r.n]) {
+		id := r.id
+		if copy(id[r.n:], p) < len(id)-r.n || seen[id] {
+			continue
 		}
-		if id := ID(raw[off+i : off+i+len(ID{})]); !seen[id] {
-			seen[id] = true
-			out = append(out, id)
-		}
-		off += i + 1
+		seen[id] = true
+		out = append(out, id)
 	}
+	return out
 }
 
 // firstFrame decodes what it can of the zstd frame at the start of p (the
