@@ -31,6 +31,9 @@ var (
 	ErrFormat = errors.New("journal: format too new")
 )
 
+// FormatHint is what to do about ErrFormat, for the CLI and the tools.
+const FormatHint = "a newer journal binary has written this journal: run that binary (or a newer one) instead of this one — for an MCP client, restart its journal server with it; nothing was changed"
+
 // Format is the newest journal format this package reads and writes, kept in
 // the meta bucket ("format", one byte): 1, the bbolt file alone; 2
 // (FormatLogged), events may also sit in the write-ahead log (wal.go), which

@@ -12,6 +12,7 @@ import (
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/journal/damagetest"
 	jmcp "github.com/journalfs/journal/mcp"
+	bolt "go.etcd.io/bbolt"
 )
 
 // damagedEnv is a workspace with a few journaled edits of a.txt, whose
@@ -178,4 +179,32 @@ func TestDamage_ServerMatrix(t *testing.T) {
 		t.Fatalf("only %d refusals over %d damaged journals: is the damage reaching the server?", refused, len(ds))
 	}
 	t.Logf("%d damage classes, %d calls refused with JOURNAL_DAMAGED", len(ds), refused)
+}
+
+// TestJournalTooNew: a newer binary (the CLI, upgraded) marks the journal
+// with a format this server does not read; the next edit is refused with
+// JOURNAL_TOO_NEW and a hint that says to run the newer binary, and the file
+// is left as it was.
+func TestJournalTooNew(t *testing.T) {
+	e := newEnv(t, jmcp.Options{}, "a.txt", "one\ntwo\n")
+	a := filepath.Join(e.dir, "a.txt")
+	e.ok("edit_content", map[string]any{"absolute_file_path": a, "search_text": "one", "replace_text": "1", "preview": false}, nil)
+	if err := e.eng.FlushSeal(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := bolt.Open(e.eng.Journal().Path(), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket([]byte("meta")).Put([]byte("format"), []byte{journal.Format + 1})
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	te := e.fail("edit_content", map[string]any{"absolute_file_path": a, "search_text": "two", "replace_text": "2", "preview": false}, jmcp.CodeJournalTooNew)
+	if !strings.Contains(te.Hint, "newer journal binary") || e.read("a.txt") != "1\ntwo\n" {
+		t.Fatalf("edit on a journal of a newer format: %+v, file %q", te, e.read("a.txt"))
+	}
 }

@@ -37,6 +37,7 @@ const (
 	CodeIOError          = "IO_ERROR"
 	CodeNoLanguageServer = "NO_LANGUAGE_SERVER"
 	CodeJournalDamaged   = "JOURNAL_DAMAGED"
+	CodeJournalTooNew    = "JOURNAL_TOO_NEW"
 	CodeCancelled        = "CANCELLED"
 )
 
@@ -109,6 +110,7 @@ var codes = []struct {
 	{journal.ErrBusy, CodeBusy, "a process holds the journal's lock and has made no progress for seconds (a hung journal serve or command?): retry once it is stopped"},
 	{errCancelled, CodeCancelled, "the client cancelled the call before its commit point: nothing was changed"},
 	{journal.ErrDamaged, CodeJournalDamaged, journal.DamageHint},
+	{journal.ErrFormat, CodeJournalTooNew, journal.FormatHint},
 	{journal.ErrCorrupt, CodeJournalDamaged, "a journal record is damaged; nothing was changed — `journal verify` names the first damaged record"},
 	{snapshot.ErrCorrupt, CodeJournalDamaged, "a stored content is damaged; nothing was changed — `journal verify` names the event that needs it"},
 	{syscall.EIO, CodeIOError, "the disk reported an I/O error; nothing was changed — tell the user, the disk may be failing"},

@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/replay"
 	"github.com/journalfs/journal/snapshot"
+	bolt "go.etcd.io/bbolt"
 )
 
 // The kept journals of the formats this version reads and an earlier one
@@ -192,4 +194,26 @@ func writeSample(t *testing.T, path string) {
 	}
 	copyFile(t, filepath.Join(dir, journal.DirName, journal.FileName), path)
 	os.Remove(path + ".checked")
+}
+
+// TestFormat_TooNew: a journal a newer binary marked with a format this one
+// does not read is refused by every command with JOURNAL_TOO_NEW and the
+// way out (run the newer binary) — not taken for damage, and not changed.
+func TestFormat_TooNew(t *testing.T) {
+	dir := t.TempDir()
+	jp := filepath.Join(dir, journal.DirName, journal.FileName)
+	newer := tamper(t, filepath.Join(repoRoot, "testdata", "journals", "baserefs-format11.db"), func(tx *bolt.Tx) error {
+		return tx.Bucket([]byte("meta")).Put([]byte("format"), []byte{journal.Format + 1})
+	})
+	copyFile(t, newer, jp)
+	before, _ := os.ReadFile(jp)
+	for _, args := range [][]string{{"verify"}, {"log"}, {"status"}, {"undo"}} {
+		r := run(t, dir, args...)
+		if r.code == 0 || !strings.Contains(r.stderr, "JOURNAL_TOO_NEW") || !strings.Contains(r.stderr, "newer journal binary") || strings.Contains(r.stderr, "damaged") {
+			t.Errorf("journal %s: exit %d\n%s", strings.Join(args, " "), r.code, r.stderr)
+		}
+	}
+	if after, _ := os.ReadFile(jp); !bytes.Equal(before, after) {
+		t.Error("a refused command changed the journal")
+	}
 }

@@ -172,7 +172,8 @@ func (a *app) report(err error) int {
 // errorCode is the code a failure is printed with, as the server's tools
 // give it: JOURNAL_DAMAGED for a damaged journal file or record (not for a
 // damaged export, which is the file checked, not the journal), BUSY for a
-// lock held by a process that makes no progress.
+// lock held by a process that makes no progress, JOURNAL_TOO_NEW for a
+// journal a newer binary wrote.
 func errorCode(err error) string {
 	var ex exportError
 	switch {
@@ -182,6 +183,8 @@ func errorCode(err error) string {
 		return "JOURNAL_DAMAGED"
 	case errors.Is(err, journal.ErrBusy):
 		return "BUSY"
+	case errors.Is(err, journal.ErrFormat):
+		return "JOURNAL_TOO_NEW"
 	}
 	return ""
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -80,7 +81,11 @@ func (a *app) verifyJournal(anchor snapshot.ID) error {
 		return nil
 	})
 	if err != nil {
-		return withHint(fmt.Errorf("verify failed: %w", err), "the journal has been altered or damaged; keep a copy before changing anything")
+		err = fmt.Errorf("verify failed: %w", err)
+		if errors.Is(err, journal.ErrFormat) || errors.Is(err, journal.ErrBusy) {
+			return err // not the chain's fault: hintFor says what to do
+		}
+		return withHint(err, "the journal has been altered or damaged; keep a copy before changing anything")
 	}
 	el := time.Since(start)
 	w := a.out

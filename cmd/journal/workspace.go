@@ -240,6 +240,8 @@ func hintFor(err error) string {
 		return "a process holds the journal's lock and has made no progress for seconds: if it is stuck (a hung journal serve), stop it and run the command again"
 	case errors.Is(err, journal.ErrDamaged):
 		return journal.DamageHint
+	case errors.Is(err, journal.ErrFormat):
+		return journal.FormatHint
 	case errors.Is(err, journal.ErrCorrupt):
 		return "run `journal verify` to find the first damaged record, `journal repair` to see what can be salvaged"
 	case errors.Is(err, fs.ErrPermission):
