@@ -1,10 +1,14 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // FuzzLighten: whatever the message, the arguments mcp-go sees after
@@ -152,4 +156,63 @@ func BenchmarkLighten(b *testing.B) {
 		out := sp.lighten(msg, tools)
 		sp.claim(out)
 	}
+}
+
+// TestMessage_JoinsPieces: a message read in pieces of any size, short or
+// over many blocks, comes out byte for byte, and the next one after reset
+// starts empty.
+func TestMessage_JoinsPieces(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var m message
+	for _, size := range []int{0, 1, 100, 64 << 10, messageBlock - 1, messageBlock, messageBlock + 1, 3*messageBlock + 12345} {
+		want := make([]byte, size)
+		for i := range want {
+			want[i] = byte(rng.IntN(256))
+		}
+		for rest := want; len(rest) > 0; {
+			k := min(len(rest), 1+rng.IntN(128<<10))
+			m.add(rest[:k])
+			rest = rest[k:]
+		}
+		if got := m.bytes(); !bytes.Equal(got, want) {
+			t.Fatalf("size %d: got %d bytes, not the message", size, len(got))
+		}
+		if got := m.bytes(); !bytes.Equal(got, want) {
+			t.Fatalf("size %d: a second bytes() differs", size)
+		}
+		m.reset()
+		if len(m.bytes()) != 0 {
+			t.Fatalf("size %d: not empty after reset", size)
+		}
+	}
+}
+
+// FuzzUnquote: for every JSON string jsontext reads, unquote returns what
+// jsontext.AppendUnquote does.
+func FuzzUnquote(f *testing.F) {
+	for _, s := range []string{`""`, `"abc"`, `"a\"b\\c\/d\b\f\n\r\t"`, `"\u00e9\u00E9\ud83d\ude00\uD83D\uDE00"`,
+		`"\u0000\u001f x"`, `"naïve 😀 \n"`, `"\ud800"`, `"\udc00\ud800"`, `"\ud83d\u0041"`, `"x\`, `"\u12"`, `"\q"`} {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte(strconvQuote(strings.Repeat("line \"q\" \\ ü\t\n", 50))))
+	f.Fuzz(func(t *testing.T, v []byte) {
+		dec := jsontext.NewDecoder(bytes.NewReader(v))
+		if dec.PeekKind() != '"' {
+			return
+		}
+		raw, err := dec.ReadValue()
+		if err != nil {
+			return
+		}
+		want, werr := jsontext.AppendUnquote(nil, raw)
+		got, gerr := unquote(raw)
+		if (werr == nil) != (gerr == nil) || !bytes.Equal(got, want) {
+			t.Fatalf("unquote(%q) = %q, %v; AppendUnquote: %q, %v", raw, got, gerr, want, werr)
+		}
+	})
+}
+
+func strconvQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/aymanbagabas/go-udiff/lcs"
 	"github.com/journalfs/journal/journal"
@@ -309,7 +310,9 @@ func lineStats(before, after []byte) (added, removed int) {
 	if len(before) == 0 || len(after) == 0 {
 		return countLines(after), countLines(before)
 	}
-	for _, d := range lcs.DiffLines(splitLines(string(before)), splitLines(string(after))) {
+	// the lines are read in place (the texts do not change meanwhile): a
+	// batch's contents can be megabytes
+	for _, d := range lcs.DiffLines(splitLines(unsafe.String(unsafe.SliceData(before), len(before))), splitLines(unsafe.String(unsafe.SliceData(after), len(after)))) {
 		removed += d.End - d.Start
 		added += d.ReplEnd - d.ReplStart
 	}

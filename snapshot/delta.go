@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"runtime"
 	"sort"
 	"sync"
 
@@ -83,15 +84,17 @@ const (
 	// maxBases bounds the base chunks a delta is compressed against.
 	maxBases = 3
 	dictID   = 1
+	// deltaWindow is the delta encoders' window: a power of two at least
+	// (maxBases+1)*maxChunk.
+	deltaWindow = 256 << 10
 )
 
 var (
-	deltaEncoders = sync.Pool{New: func() any {
-		// no CRC: the chunk's blake3 hash is checked
-		e, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1),
-			zstd.WithEncoderCRC(false), zstd.WithEncoderDictRaw(dictID, []byte{0}))
-		return e
-	}}
+	// deltaEncoders keeps the delta encoders between uses, one per core at
+	// most. Not a sync.Pool: a pool is emptied at every GC, and a large
+	// write (whose allocations bring GCs on) then made a new encoder for
+	// most of its deltas.
+	deltaEncoders = make(chan *deltaEncoder, runtime.GOMAXPROCS(0))
 	deltaDecoders = sync.Pool{New: func() any {
 		d, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxChunk))
 		return d
@@ -110,27 +113,48 @@ type deltaSource interface {
 	bases(a, b int64) []baseChunk
 }
 
+// deltaEncoder is a delta encoder and the buffer its dictionary is copied
+// into: the encoder keeps a reference to its dictionary until its next use,
+// which must not keep the caller's content (a base chunk is a slice of a
+// whole file) alive.
+type deltaEncoder struct {
+	enc  *zstd.Encoder
+	dict []byte
+}
+
 // encodeDelta appends the delta record of data against bases to dst.
 func encodeDelta(data []byte, bases []baseChunk, depth int, dst []byte) ([]byte, error) {
-	var dict []byte
-	if len(bases) == 1 {
-		dict = bases[0].data
-	} else {
-		for _, b := range bases {
-			dict = append(dict, b.data...)
+	var e *deltaEncoder
+	select {
+	case e = <-deltaEncoders:
+	default:
+		// no CRC: the chunk's blake3 hash is checked. The window covers
+		// the dictionary (maxBases chunks) and the chunk: the default
+		// (8 MiB) made each encoder allocate that much history.
+		enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1),
+			zstd.WithEncoderCRC(false), zstd.WithWindowSize(deltaWindow), zstd.WithEncoderDictRaw(dictID, []byte{0}))
+		if err != nil {
+			return nil, fmt.Errorf("snapshot: delta encoder: %w", err)
 		}
+		e = &deltaEncoder{enc: enc}
 	}
-	e := deltaEncoders.Get().(*zstd.Encoder)
-	defer deltaEncoders.Put(e)
-	if err := e.ResetWithOptions(nil, zstd.WithEncoderDictRaw(dictID, dict)); err != nil {
+	defer func() {
+		select {
+		case deltaEncoders <- e:
+		default:
+		}
+	}()
+	e.dict = e.dict[:0]
+	for _, b := range bases {
+		e.dict = append(e.dict, b.data...)
+	}
+	// A new dictionary rebuilds the encoder's tables, ~0.1 ms per chunk;
+	// the encoder keeps it (e.dict) until its next use.
+	if err := e.enc.ResetWithOptions(nil, zstd.WithEncoderDictRaw(dictID, e.dict)); err != nil {
 		return nil, fmt.Errorf("snapshot: delta encoder: %w", err)
 	}
 	dst = appendBases(append(dst, formatV1, codecDelta, byte(depth)), bases)
-	// The pooled encoder keeps a reference to dict until its next use or
-	// until the pool is emptied at a GC: at most maxBases chunks per
-	// encoder. Dropping it with a second reset cost as much as the first
-	// (the tables are rebuilt), a quarter of a large batch's CPU.
-	return e.EncodeAll(data, dst), nil
+	return e.enc.EncodeAll(data, dst), nil
 }
 
 // encodeSplice appends the splice record of data against bases to dst, or
