@@ -69,8 +69,18 @@
 // 512 KiB batch from 1.3 s to ~0.3 s. The audit record keeps a long
 // argument's hash and size, never its bytes (the snapshot store has them).
 // A message is still held whole while it is read (a 10 MB write is a 10 MB
-// line); what must stay bounded whatever a file's size — edits and reads of
-// the file — is (replay.DefaultStreamThreshold).
+// line: gathered in 1 MiB blocks and joined once, not grown by doubling);
+// what must stay bounded whatever a file's size — edits and reads of the
+// file — is (replay.DefaultStreamThreshold). A string jsontext has read
+// (validated) is unquoted by runs between escapes (unquote), not byte by
+// byte a second time: BenchmarkLighten 800 -> 1330 MB/s.
+//
+// Tried and not kept: compressing a long content's chunks on another core
+// while the call is decoded and planned (the writer taking the records by
+// chunk ID). Every chunk was ready when the write came and the intent's
+// transaction took ~25 ms less of a 20 × 512 KiB batch, but the batch as
+// the client sees it was no faster: on two cores the server is CPU-bound,
+// and the work only moved.
 //
 // # The safety layer and the language servers
 //
