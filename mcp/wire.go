@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -285,13 +286,13 @@ func unquote(v []byte) ([]byte, error) {
 			if !ok {
 				return jsontext.AppendUnquote(nil, v)
 			}
-			if utf16.IsSurrogate(r) {
+			if utf16.IsSurrogate(r) { // the pair's second half follows
 				rest := src[i+6:]
-				r2, ok := hex4(rest[min(2, len(rest)):])
-				if len(rest) < 6 || rest[0] != '\\' || rest[1] != 'u' || !ok {
+				if len(rest) < 6 || rest[0] != '\\' || rest[1] != 'u' {
 					return jsontext.AppendUnquote(nil, v)
 				}
-				if r = utf16.DecodeRune(r, r2); r == utf8.RuneError {
+				r2, ok := hex4(rest[2:])
+				if r = utf16.DecodeRune(r, r2); !ok || r == utf8.RuneError {
 					return jsontext.AppendUnquote(nil, v)
 				}
 				i += 6
@@ -429,7 +430,6 @@ func (s *Server) feed(in io.Reader, w io.Writer) error {
 type message struct {
 	buf    []byte   // a short message, or the block being filled
 	blocks [][]byte // full blocks before buf
-	n      int
 }
 
 const messageBlock = 1 << 20
@@ -437,17 +437,15 @@ const messageBlock = 1 << 20
 func (m *message) add(p []byte) {
 	for len(p) > 0 {
 		if len(m.buf) == cap(m.buf) {
-			if len(m.buf) >= messageBlock || m.blocks != nil {
+			if len(m.buf) < messageBlock {
+				m.buf = slices.Grow(m.buf, len(p)) // short: grown as append does
+			} else {
 				m.blocks = append(m.blocks, m.buf)
 				m.buf = make([]byte, 0, messageBlock)
-			} else {
-				m.buf = append(m.buf, p[0])[:len(m.buf)] // grow a short buffer as append does
 			}
 		}
 		k := copy(m.buf[len(m.buf):cap(m.buf)], p)
-		m.buf = m.buf[:len(m.buf)+k]
-		m.n += k
-		p = p[k:]
+		m.buf, p = m.buf[:len(m.buf)+k], p[k:]
 	}
 }
 
@@ -456,7 +454,11 @@ func (m *message) bytes() []byte {
 	if m.blocks == nil {
 		return m.buf
 	}
-	out := make([]byte, 0, m.n)
+	n := len(m.buf)
+	for _, b := range m.blocks {
+		n += len(b)
+	}
+	out := make([]byte, 0, n)
 	for _, b := range m.blocks {
 		out = append(out, b...)
 	}
@@ -469,7 +471,7 @@ func (m *message) reset() {
 	if cap(m.buf) > messageBlock {
 		m.buf = nil // do not keep a large message's buffer
 	}
-	m.buf, m.blocks, m.n = m.buf[:0], nil, 0
+	m.buf, m.blocks = m.buf[:0], nil
 }
 
 // Lighten wraps an HTTP handler of the Streamable HTTP transport: a POSTed
