@@ -449,9 +449,11 @@ func (e *Engine) appendDisplaced(db *journal.DB) error {
 // the bbolt file: those of a stopped process (crash, SIGKILL, power
 // failure), or this engine's own after a rollback that could not finish.
 // A logged batch is committed — its record is its commit — so each is rolled
-// forward: a file still holding its before-content (the rename never
-// happened, or a power failure lost it) gets its after-content from the
-// record, through a temp and rename; a file holding its after-content stays;
+// forward, the run to its end (rollForward): a file still holding its
+// before-content (the rename never happened, or a power failure lost it),
+// or any content the run had it hold before its last change, gets its
+// last after-content from the record, through a temp and rename; a file
+// holding its after-content stays;
 // a file holding neither was changed by someone else since and is left as it
 // is (the next batch records it as an outside change), unless a power
 // failure may have torn it (tornByPowerLoss). Then the files and directories
@@ -565,6 +567,7 @@ func (e *Engine) adopt(db *journal.DB, recs []*journal.LogRecord, end int64) (bo
 	n := readNote(db)
 	done := e.trustNotes && n.Done && n.Seq == recs[len(recs)-1].Last() && n.Boot != 0 && n.Boot == bootStamp()
 	var adopted []*logged
+	run := finalStates(recs)
 	for _, r := range recs {
 		var paths []Path
 		if done {
@@ -572,7 +575,7 @@ func (e *Engine) adopt(db *journal.DB, recs []*journal.LogRecord, end int64) (bo
 		} else {
 			var stage []string
 			var err error
-			if paths, stage, err = e.rollForward(db, r); err != nil {
+			if paths, stage, err = e.rollForward(db, r, run); err != nil {
 				return false, fmt.Errorf("replay: recover logged event %d: %w", r.Last(), err)
 			}
 			if len(stage) > 0 {
@@ -676,8 +679,9 @@ func (e *Engine) recoverRun(db *journal.DB, last, unsynced uint64) error {
 	}
 	var paths []Path
 	var stage []string
+	run := finalStates(todo)
 	for _, r := range todo {
-		ps, st, err := e.rollForward(db, r)
+		ps, st, err := e.rollForward(db, r, run)
 		if err != nil {
 			return fmt.Errorf("replay: recover logged event %d: %w", r.Last(), err)
 		}
@@ -718,7 +722,16 @@ func (e *Engine) appendLost(db *journal.DB) error {
 // reach (a directory on the way swapped for a symbolic link out of the root,
 // or a loop): the file behind such a temp is left as it is, and the temp is
 // removed by the first recovery that can reach it.
-func (e *Engine) rollForward(db *journal.DB, rec *journal.LogRecord) ([]Path, []string, error) {
+//
+// A run is rolled forward to where it ends, not through each batch in turn
+// (run, from finalStates over the records being rolled forward): only a
+// file's last change in the run is redone, over any content the run had the
+// file hold before it. Batch by batch, a file the run took from A to B and
+// back to A looked, at the first batch, like one still holding its
+// before-content, and got B back — and a recovery killed before the second
+// batch left it so, under a journal that says A (TestCrash_KillGC found
+// it: an empty file given a content, then emptied).
+func (e *Engine) rollForward(db *journal.DB, rec *journal.LogRecord, run map[string]*finalState) ([]Path, []string, error) {
 	var paths []Path
 	var stage []string
 	for _, ev := range rec.Events {
@@ -735,6 +748,10 @@ func (e *Engine) rollForward(db *journal.DB, rec *journal.LogRecord) ([]Path, []
 				stage = append(stage, stageKey(p, tmp))
 				continue
 			}
+			fin := run[f.Path]
+			if fin.seq != ev.Seq {
+				continue // a later batch of the run changes it again
+			}
 			cur, err := e.readState(p, false)
 			if unreachable(err) {
 				continue // no longer a regular file of its own: someone else's
@@ -744,7 +761,7 @@ func (e *Engine) rollForward(db *journal.DB, rec *journal.LogRecord) ([]Path, []
 			}
 			switch {
 			case cur.exists && cur.id == f.After:
-			case cur.exists && cur.id == f.Before, e.tornByPowerLoss(p, ev.Time):
+			case cur.exists && fin.prior[cur.id], e.tornByPowerLoss(p, ev.Time):
 				mode := fs.FileMode(f.AfterMode)
 				if mode == 0 {
 					mode = 0o644
@@ -760,6 +777,37 @@ func (e *Engine) rollForward(db *journal.DB, rec *journal.LogRecord) ([]Path, []
 		}
 	}
 	return paths, stage, nil
+}
+
+// finalState is, for a file a run of logged batches changes, the event of
+// its last change, and every content the run had it hold before that
+// change's after: each of its changes' before-contents.
+type finalState struct {
+	seq   uint64
+	prior map[snapshot.ID]bool
+}
+
+// finalStates returns the finalState of every file recs change (their
+// batches' events, not the outside changes they observed), by path key.
+func finalStates(recs []*journal.LogRecord) map[string]*finalState {
+	run := map[string]*finalState{}
+	for _, r := range recs {
+		for _, ev := range r.Events {
+			if ev.Kind == journal.KindObserve {
+				continue
+			}
+			for _, f := range ev.Files {
+				fin := run[f.Path]
+				if fin == nil {
+					fin = &finalState{prior: map[snapshot.ID]bool{}}
+					run[f.Path] = fin
+				}
+				fin.seq = ev.Seq
+				fin.prior[f.Before] = true
+			}
+		}
+	}
+	return run
 }
 
 // tornByPowerLoss reports whether the file at p, holding neither the

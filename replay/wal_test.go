@@ -807,3 +807,43 @@ func TestLogged_AdoptKeepsOutsideChange(t *testing.T) {
 	}
 	verifyChain(t, a)
 }
+
+// TestLogged_RollForwardToFinalState: a run of logged batches that takes a
+// file from one content to another and back (an empty file given a
+// content, then emptied) is taken over by another process's recovery
+// without writing anything: the file holds the run's last content. Rolled
+// forward batch by batch, the first batch found the file holding its
+// before-content and wrote its after back — a recovery killed there (here:
+// its first rename fails) left the file with the older content under a
+// journal that says it is empty (TestCrash_KillGC, seed 1795699685280918739).
+func TestLogged_RollForwardToFinalState(t *testing.T) {
+	defer replay.SetLogDelays(time.Hour, time.Hour)()
+	dir := t.TempDir()
+	write(t, dir, "x.txt", "")
+	write(t, dir, "y.txt", "y0\n")
+	a := open(t, dir)
+	for _, c := range []replay.Change{{Path: "x.txt", Data: []byte("some content\n")}, {Path: "y.txt", Data: []byte("y1\n")}, {Path: "x.txt", Data: []byte{}}} {
+		if _, err := a.Apply(ctx, &replay.Batch{Tool: "t", Changes: []replay.Change{c}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var renamed []string
+	b, err := replay.Open(replay.Options{Roots: []string{dir}, Actor: journal.Actor{Kind: "mcp", Name: "test", Session: "s2"},
+		Fault: func(step, path string) error {
+			if step == "rename" {
+				renamed = append(renamed, path)
+				return errors.New("killed at its rename")
+			}
+			return nil
+		}})
+	if err != nil {
+		t.Fatalf("recovery: %v (it renamed over %v)", err, renamed)
+	}
+	defer b.Close()
+	if k, ok := equalMaps(map[string]string{"x.txt": "", "y.txt": "y1\n"}, snapshotDir(t, dir)); !ok {
+		t.Fatalf("disk differs at %s", k)
+	}
+	if st, err := b.Status(); err != nil || len(st.Changed) != 0 {
+		t.Fatalf("status %+v %v", st, err)
+	}
+}
