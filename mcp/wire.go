@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"net/http"
 	"reflect"
 	"slices"
@@ -74,8 +76,21 @@ func newSpills() *spills {
 	return &spills{min: spillMin, prefix: "journal-spill:" + hex.EncodeToString(b[:]) + ":", m: map[string]spilled{}}
 }
 
-// put stores a decoded value and returns its placeholder.
-func (sp *spills) put(data string) string {
+// reserve returns n new placeholders, not yet holding values (see keep).
+func (sp *spills) reserve(n int) []string {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	keys := make([]string, n)
+	for i := range keys {
+		sp.n++
+		keys[i] = sp.prefix + strconv.FormatUint(sp.n, 10)
+	}
+	return keys
+}
+
+// keep stores data[i] under keys[i] (placeholders from reserve) until a
+// handler claims them, and drops values left unclaimed past spillTTL.
+func (sp *spills) keep(keys, data []string) {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
 	now := time.Now()
@@ -84,10 +99,9 @@ func (sp *spills) put(data string) string {
 			delete(sp.m, k)
 		}
 	}
-	sp.n++
-	key := sp.prefix + strconv.FormatUint(sp.n, 10)
-	sp.m[key] = spilled{data: data, at: now}
-	return key
+	for i, k := range keys {
+		sp.m[k] = spilled{data: data[i], at: now}
+	}
 }
 
 // claim takes the values whose placeholders occur in raw (a tool call's
@@ -126,38 +140,109 @@ func (sp *spills) claim(raw []byte) map[string]string {
 // lighten returns msg with the long string values of a tools/call's
 // arguments replaced by placeholders, or msg itself when it is not a call of
 // one of tools, does not parse, or has no long string.
+//
+// It works in two passes. The first finds every string of the message (in
+// JSON, a '"' outside a string opens one) and decodes each long one in a
+// single pass that also checks it as jsontext would (decodeString); the
+// message is then rebuilt with a placeholder in each long string's place.
+// The second walks that light message — a few hundred bytes — with jsontext:
+// it must be valid JSON, a tools/call of one of tools, with every
+// placeholder a string value inside the arguments. Replacing one valid
+// string token by another keeps a message's validity and structure, so the
+// light message passes exactly when the message itself would have, and
+// decodes to the same arguments once the placeholders are filled back.
 func (sp *spills) lighten(msg []byte, tools map[string]bool) []byte {
 	if len(msg) < sp.min {
 		return msg
 	}
-	type span struct {
-		start, end int64
-		data       string
-	}
+	type span struct{ start, end int }
 	var (
-		spans        []span
-		method, name string
+		spans []span
+		data  []string
 	)
-	dec := jsontext.NewDecoder(bytes.NewBuffer(msg))
-	// value walks one value of the arguments, spilling long strings.
+	for i := 0; ; {
+		q := bytes.IndexByte(msg[i:], '"')
+		if q < 0 {
+			break
+		}
+		start := i + q
+		end, ok := stringEnd(msg, start)
+		if !ok {
+			return msg
+		}
+		if end-start >= sp.min {
+			buf, ok := decodeString(msg[start+1 : end-1])
+			if !ok {
+				return msg
+			}
+			spans = append(spans, span{start, end})
+			// buf is never written again: it becomes the string without a copy
+			data = append(data, unsafe.String(unsafe.SliceData(buf), len(buf)))
+		}
+		i = end
+	}
+	if len(spans) == 0 {
+		return msg
+	}
+	keys := sp.reserve(len(spans))
+	out := make([]byte, 0, len(msg)-(spans[len(spans)-1].end-spans[0].start)+len(spans)*64+256)
+	at := 0
+	for k, s := range spans {
+		out = append(out, msg[at:s.start]...)
+		out = strconv.AppendQuote(out, keys[k])
+		at = s.end
+	}
+	out = append(out, msg[at:]...)
+	if !inArguments(out, keys, tools) {
+		return msg
+	}
+	sp.keep(keys, data)
+	return out
+}
+
+// stringEnd returns the offset just past the end of the JSON string that
+// opens at msg[start] (a '"'): past the next '"' not escaped by a backslash.
+func stringEnd(msg []byte, start int) (int, bool) {
+	for j := start + 1; ; j++ {
+		k := bytes.IndexByte(msg[j:], '"')
+		if k < 0 {
+			return 0, false
+		}
+		j += k
+		n := 0 // backslashes right before the quote: an odd count escapes it
+		for p := j - 1; p > start && msg[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return j + 1, true
+		}
+	}
+}
+
+// inArguments reports whether light is one valid JSON object, a tools/call
+// of one of tools, in whose arguments every key of keys is a string value,
+// once each (and nowhere else).
+func inArguments(light []byte, keys []string, tools map[string]bool) bool {
+	want := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		want[k] = true
+	}
+	found := 0
+	var method, name string
+	dec := jsontext.NewDecoder(bytes.NewBuffer(light))
+	// value walks one value of the arguments, counting placeholders.
 	var value func() error
 	value = func() error {
 		switch dec.PeekKind() {
 		case '"':
-			v, err := dec.ReadValue()
+			t, err := dec.ReadToken()
 			if err != nil {
 				return err
 			}
-			if len(v) < sp.min {
-				return nil
+			if s := t.String(); want[s] {
+				delete(want, s)
+				found++
 			}
-			end := dec.InputOffset()
-			buf, err := unquote(v)
-			if err != nil {
-				return err
-			}
-			// buf is never written again: it becomes the string without a copy
-			spans = append(spans, span{start: end - int64(len(v)), end: end, data: unsafe.String(unsafe.SliceData(buf), len(buf))})
 			return nil
 		case '{', '[':
 			if _, err := dec.ReadToken(); err != nil {
@@ -232,79 +317,112 @@ func (sp *spills) lighten(msg []byte, tools map[string]bool) []byte {
 		}
 		return dec.SkipValue()
 	})
-	if err != nil || len(spans) == 0 || method != "tools/call" || !tools[name] {
-		return msg
+	if err != nil || found != len(keys) || method != "tools/call" || !tools[name] {
+		return false
 	}
-	if _, err := dec.ReadToken(); err != io.EOF { // trailing data: leave it to mcp-go
-		return msg
-	}
-	out := make([]byte, 0, 256+len(spans)*64)
-	at := int64(0)
-	for _, s := range spans {
-		out = append(out, msg[at:s.start]...)
-		out = strconv.AppendQuote(out, sp.put(s.data))
-		at = s.end
-	}
-	return append(out, msg[at:]...)
+	_, err = dec.ReadToken() // trailing data: leave it to mcp-go
+	return err == io.EOF
 }
 
-// unquote returns the value of v, a JSON string that jsontext has read (so
-// valid: its escapes are well-formed, its UTF-8 valid and its surrogate
-// escapes paired). It copies the runs between escapes whole: jsontext's
-// AppendUnquote checks every byte again, which was half of lighten's time.
-// Whatever it does not expect, it leaves to AppendUnquote.
-func unquote(v []byte) ([]byte, error) {
-	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
-		return jsontext.AppendUnquote(nil, v)
-	}
-	src := v[1 : len(v)-1]
+// decodeString returns the value of src, the bytes between a JSON string's
+// quotes, in one pass that also checks them as jsontext does: no raw quote
+// or control byte, well-formed escapes, surrogate escapes paired, valid
+// UTF-8. ok is false for anything else. Plain ASCII is skipped eight bytes
+// at a time and copied by runs between escapes.
+func decodeString(src []byte) (_ []byte, ok bool) {
 	dst := make([]byte, 0, len(src))
+	run, i := 0, 0 // src[run:i] is checked, not yet copied
 	for {
-		i := bytes.IndexByte(src, '\\')
-		if i < 0 {
-			return append(dst, src...), nil
-		}
-		dst = append(dst, src[:i]...)
-		if i+1 >= len(src) {
-			return jsontext.AppendUnquote(nil, v)
-		}
-		switch c := src[i+1]; c {
-		case '"', '\\', '/':
-			dst = append(dst, c)
-		case 'b':
-			dst = append(dst, '\b')
-		case 'f':
-			dst = append(dst, '\f')
-		case 'n':
-			dst = append(dst, '\n')
-		case 'r':
-			dst = append(dst, '\r')
-		case 't':
-			dst = append(dst, '\t')
-		case 'u':
-			r, ok := hex4(src[i+2:])
-			if !ok {
-				return jsontext.AppendUnquote(nil, v)
+		for i+8 <= len(src) {
+			if m := special(binary.LittleEndian.Uint64(src[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
 			}
-			if utf16.IsSurrogate(r) { // the pair's second half follows
-				rest := src[i+6:]
-				if len(rest) < 6 || rest[0] != '\\' || rest[1] != 'u' {
-					return jsontext.AppendUnquote(nil, v)
-				}
-				r2, ok := hex4(rest[2:])
-				if r = utf16.DecodeRune(r, r2); !ok || r == utf8.RuneError {
-					return jsontext.AppendUnquote(nil, v)
-				}
-				i += 6
-			}
-			dst = utf8.AppendRune(dst, r)
-			src = src[i+6:]
-			continue
-		default:
-			return jsontext.AppendUnquote(nil, v)
+			i += 8
 		}
-		src = src[i+2:]
+		for i < len(src) && i+8 > len(src) && plain(src[i]) {
+			i++
+		}
+		if i >= len(src) {
+			return append(dst, src[run:]...), true
+		}
+		switch c := src[i]; {
+		case c >= utf8.RuneSelf:
+			if c >= 0xc2 && c <= 0xdf && i+1 < len(src) && src[i+1]&0xc0 == 0x80 { // two bytes: Latin, Greek, Cyrillic…
+				i += 2
+				continue
+			}
+			r, n := utf8.DecodeRune(src[i:])
+			if r == utf8.RuneError && n == 1 {
+				return nil, false
+			}
+			i += n
+		case c == '\\':
+			dst = append(dst, src[run:i]...)
+			var n int
+			if dst, n = appendEscape(dst, src[i:]); n == 0 {
+				return nil, false
+			}
+			i += n
+			run = i
+		default: // a raw quote or control byte
+			return nil, false
+		}
 	}
+}
+
+// plain reports whether c stands for itself in a JSON string and is ASCII.
+func plain(c byte) bool { return c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf }
+
+// special has the high bit set in (at least) the lowest byte of w that is
+// not plain; where the lowest is flagged, it is not plain (the borrows of
+// the zero-byte tests only flag bytes above a true one).
+func special(w uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q := w ^ (ones * '"')
+	b := w ^ (ones * '\\')
+	return ((q-ones)&^q | (b-ones)&^b | (w-ones*0x20)&^w | w) & highs
+}
+
+// appendEscape appends the value of the escape src starts with (a backslash and
+// what follows) to dst and returns the bytes it took, or 0 if it is not a
+// valid escape (a surrogate escape is valid only with its pair).
+func appendEscape(dst, src []byte) ([]byte, int) {
+	if len(src) < 2 {
+		return dst, 0
+	}
+	switch c := src[1]; c {
+	case '"', '\\', '/':
+		return append(dst, c), 2
+	case 'b':
+		return append(dst, '\b'), 2
+	case 'f':
+		return append(dst, '\f'), 2
+	case 'n':
+		return append(dst, '\n'), 2
+	case 'r':
+		return append(dst, '\r'), 2
+	case 't':
+		return append(dst, '\t'), 2
+	case 'u':
+		r, ok := hex4(src[2:])
+		if !ok {
+			return dst, 0
+		}
+		if !utf16.IsSurrogate(r) {
+			return utf8.AppendRune(dst, r), 6
+		}
+		rest := src[6:] // the pair's second half follows
+		if len(rest) < 6 || rest[0] != '\\' || rest[1] != 'u' {
+			return dst, 0
+		}
+		r2, ok := hex4(rest[2:])
+		if r = utf16.DecodeRune(r, r2); !ok || r == utf8.RuneError {
+			return dst, 0
+		}
+		return utf8.AppendRune(dst, r), 12
+	}
+	return dst, 0
 }
 
 // hex4 parses the four hexadecimal digits b starts with.

@@ -2,7 +2,9 @@ package mcp
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -187,29 +189,78 @@ func TestMessage_JoinsPieces(t *testing.T) {
 	}
 }
 
-// FuzzUnquote: for every JSON string jsontext reads, unquote returns what
+// FuzzDecodeString: decodeString accepts the body of a JSON string exactly
+// when jsontext reads it as one string value, and returns the value
 // jsontext.AppendUnquote does.
-func FuzzUnquote(f *testing.F) {
-	for _, s := range []string{`""`, `"abc"`, `"a\"b\\c\/d\b\f\n\r\t"`, `"\u00e9\u00E9\ud83d\ude00\uD83D\uDE00"`,
-		`"\u0000\u001f x"`, `"naïve 😀 \n"`, `"\ud800"`, `"\udc00\ud800"`, `"\ud83d\u0041"`, `"x\`, `"\u12"`, `"\q"`} {
+func FuzzDecodeString(f *testing.F) {
+	for _, s := range []string{``, `abc`, `a\"b\\c\/d\b\f\n\r\t`, `\u00e9\u00E9\ud83d\ude00\uD83D\uDE00`,
+		`\u0000\u001f x`, `naïve 😀 \n`, `\ud800`, `\udc00\ud800`, `\ud83d\u0041`, `x\`, `\u12`, `\q`, "a\x01b", `a"b`,
+		"\xff", "\xed\xa0\x80", "\xef\xbf\xbd", "0123456789abcdef\x7f\x80", "01234567\t"} {
 		f.Add([]byte(s))
 	}
-	f.Add([]byte(strconvQuote(strings.Repeat("line \"q\" \\ ü\t\n", 50))))
+	long := strconvQuote(strings.Repeat("line \"q\" \\ ü\t\n", 50))
+	f.Add([]byte(long[1 : len(long)-1]))
 	f.Fuzz(func(t *testing.T, v []byte) {
-		dec := jsontext.NewDecoder(bytes.NewReader(v))
-		if dec.PeekKind() != '"' {
-			return
+		raw := append(append([]byte{'"'}, v...), '"')
+		var want []byte
+		dec := jsontext.NewDecoder(bytes.NewReader(raw))
+		val, err := dec.ReadValue()
+		valid := err == nil && len(val) == len(raw)
+		if valid {
+			if want, err = jsontext.AppendUnquote(nil, val); err != nil {
+				t.Fatal(err)
+			}
 		}
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return
-		}
-		want, werr := jsontext.AppendUnquote(nil, raw)
-		got, gerr := unquote(raw)
-		if (werr == nil) != (gerr == nil) || !bytes.Equal(got, want) {
-			t.Fatalf("unquote(%q) = %q, %v; AppendUnquote: %q, %v", raw, got, gerr, want, werr)
+		got, ok := decodeString(v)
+		if ok != valid || !bytes.Equal(got, want) {
+			t.Fatalf("decodeString(%q) = %q, %v; jsontext: %q, %v", v, got, ok, want, valid)
 		}
 	})
+}
+
+// TestSpecial: the lowest byte special flags in a word is its first byte
+// that is not plain, for every byte value at every position (the bytes
+// after it random).
+func TestSpecial(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var w [8]byte
+	for pos := range 8 {
+		for c := range 256 {
+			for trial := range 8 {
+				for i := range w {
+					switch {
+					case i < pos:
+						w[i] = byte(0x20 + rng.IntN(0x5f))
+						for !plain(w[i]) {
+							w[i] = byte(0x20 + rng.IntN(0x5f))
+						}
+					case i == pos:
+						w[i] = byte(c)
+					default:
+						w[i] = byte(rng.IntN(256))
+						if trial%2 == 0 {
+							w[i] = []byte{0, 0x1f, '"', '\\', 0x80, 0xff, 0x20, 0x7f}[rng.IntN(8)]
+						}
+					}
+				}
+				first := 8
+				for i, b := range w {
+					if !plain(b) {
+						first = i
+						break
+					}
+				}
+				m := special(binary.LittleEndian.Uint64(w[:]))
+				got := 8
+				if m != 0 {
+					got = bits.TrailingZeros64(m) >> 3
+				}
+				if got != first {
+					t.Fatalf("% x: special flags byte %d first, want %d", w, got, first)
+				}
+			}
+		}
+	}
 }
 
 func strconvQuote(s string) string {
