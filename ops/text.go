@@ -2,6 +2,7 @@ package ops
 
 import (
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -43,22 +44,55 @@ const (
 // Lines are 1-indexed; columns are 0-indexed and count runes (Unicode code
 // points) within a line, not bytes. Column -1 means the end of the line, before
 // its line ending. A Doc is immutable.
+//
+// Its line index (the offset of every line) is built the first time a line
+// that is not among the first or last few is asked for: a whole-file write
+// needs only its line count (counted at memory speed) and its first and last
+// lines, and building the index of a 10 MB file costs more than that by far.
 type Doc struct {
 	Encoding Encoding // how the bytes were (and will be) encoded
 	BOM      bool     // whether the file starts with a byte order mark
 
-	text   string // decoded text, line endings included
-	starts []int  // byte offset in text of each line's first byte
+	text  string // decoded text, line endings included
+	lines int    // LineCount
+	cr    bool   // text has a '\r' (CRLF or CR endings): lines are found with the index only
+	index *lineIndex
 }
+
+// lineIndex is a Doc's line index, built once (by whichever goroutine asks
+// first: a Doc may be read from several).
+type lineIndex struct {
+	once   sync.Once
+	starts []int // byte offset in text of each line's first byte
+}
+
+// nearEnds is how many lines from either end of a Doc without CRs are found
+// by scanning rather than with the line index.
+const nearEnds = 64
 
 // NewDoc returns a Doc holding text that will be encoded as enc (with a BOM if
 // bom is set). Use it to build a file the caller creates from scratch.
 func NewDoc(text string, enc Encoding, bom bool) *Doc {
-	return &Doc{Encoding: enc, BOM: bom, text: text, starts: lineStarts(text)}
+	d := &Doc{Encoding: enc, BOM: bom, text: text, cr: strings.IndexByte(text, '\r') >= 0, index: &lineIndex{}}
+	if d.cr {
+		d.lines = len(d.starts())
+	} else if text != "" {
+		d.lines = strings.Count(text, "\n")
+		if text[len(text)-1] != '\n' {
+			d.lines++
+		}
+	}
+	return d
 }
 
 // with returns a Doc with d's encoding and BOM holding text.
 func (d *Doc) with(text string) *Doc { return NewDoc(text, d.Encoding, d.BOM) }
+
+// starts returns the line index, building it the first time.
+func (d *Doc) starts() []int {
+	d.index.once.Do(func() { d.index.starts = lineStarts(d.text) })
+	return d.index.starts
+}
 
 func lineStarts(text string) []int {
 	if text == "" {
@@ -97,20 +131,16 @@ func (d *Doc) Text() string { return d.text }
 
 // LineCount returns the number of lines. An empty file has 0 lines; "a\n" and
 // "a" have 1; "a\n\n" has 2.
-func (d *Doc) LineCount() int { return len(d.starts) }
+func (d *Doc) LineCount() int { return d.lines }
 
 // bounds returns, for line n (1..LineCount), the offset of its first byte, the
 // offset just past its text (before the ending) and the offset just past its
 // ending. On an empty Doc, line 1 is a virtual empty line at offset 0.
 func (d *Doc) bounds(n int) (start, textEnd, end int) {
-	if len(d.starts) == 0 {
+	if d.lines == 0 {
 		return 0, 0, 0
 	}
-	start = d.starts[n-1]
-	end = len(d.text)
-	if n < len(d.starts) {
-		end = d.starts[n]
-	}
+	start, end = d.span(n)
 	textEnd = end
 	if textEnd > start && d.text[textEnd-1] == '\n' {
 		textEnd--
@@ -121,10 +151,41 @@ func (d *Doc) bounds(n int) (start, textEnd, end int) {
 	return start, textEnd, end
 }
 
+// span returns the offsets of line n's first byte and just past its ending:
+// found by scanning from the nearer end for a line near either end of a
+// Doc without CRs, else from the line index.
+func (d *Doc) span(n int) (start, end int) {
+	if !d.cr && n-1 < nearEnds {
+		for k := 1; k < n; k++ {
+			start += strings.IndexByte(d.text[start:], '\n') + 1
+		}
+		if e := strings.IndexByte(d.text[start:], '\n'); e >= 0 {
+			return start, start + e + 1
+		}
+		return start, len(d.text)
+	}
+	if !d.cr && d.lines-n < nearEnds {
+		end = len(d.text)
+		for k := d.lines; ; k-- {
+			start = strings.LastIndexByte(d.text[:end-1], '\n') + 1
+			if k == n {
+				return start, end
+			}
+			end = start
+		}
+	}
+	starts := d.starts()
+	start, end = starts[n-1], len(d.text)
+	if n < len(starts) {
+		end = starts[n]
+	}
+	return start, end
+}
+
 // Line returns the text of line n (1-indexed) without its line ending, or ""
 // if n is out of range.
 func (d *Doc) Line(n int) string {
-	if n < 1 || n > len(d.starts) {
+	if n < 1 || n > d.lines {
 		return ""
 	}
 	s, t, _ := d.bounds(n)
@@ -134,7 +195,7 @@ func (d *Doc) Line(n int) string {
 // EOL returns the line ending of line n: LF, CRLF, CR, or "" for a last line
 // without a final newline (or n out of range).
 func (d *Doc) EOL(n int) string {
-	if n < 1 || n > len(d.starts) {
+	if n < 1 || n > d.lines {
 		return ""
 	}
 	_, t, e := d.bounds(n)
@@ -143,11 +204,16 @@ func (d *Doc) EOL(n int) string {
 
 // HasFinalNewline reports whether the last line ends with a line ending.
 // An empty Doc has none.
-func (d *Doc) HasFinalNewline() bool { return d.EOL(d.LineCount()) != "" }
+func (d *Doc) HasFinalNewline() bool {
+	return strings.HasSuffix(d.text, "\n") || strings.HasSuffix(d.text, "\r")
+}
 
 // DominantEOL returns the most frequent line ending, ties going to the one
 // seen first; LF when the file has none. Lines an op inserts use it.
 func (d *Doc) DominantEOL() string {
+	if !d.cr {
+		return LF
+	}
 	kinds := []string{LF, CRLF, CR}
 	var count [3]int
 	first := -1
@@ -176,16 +242,17 @@ func (d *Doc) DominantEOL() string {
 // LineAt returns the 1-indexed line holding byte offset off of Text (clamped
 // to the last line; 0 for an empty Doc).
 func (d *Doc) LineAt(off int) int {
-	lo, hi := 0, len(d.starts)
+	starts := d.starts()
+	lo, hi := 0, len(starts)
 	for lo < hi { // first start > off
 		m := (lo + hi) / 2
-		if d.starts[m] <= off {
+		if starts[m] <= off {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	if lo == 0 && len(d.starts) > 0 {
+	if lo == 0 && len(starts) > 0 {
 		return 1
 	}
 	return lo
