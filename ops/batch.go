@@ -10,14 +10,15 @@ import (
 
 // Loader returns the original bytes of the file at path, with exists=false
 // when it does not exist. ApplyBatch calls it at most once per path. A non-nil
-// error aborts the batch and is returned unchanged.
+// error aborts the batch and is returned unchanged. The bytes must not change
+// afterwards: the planner reads them as the file's text without a copy.
 type Loader func(path string) (data []byte, exists bool, err error)
 
 // FileResult is the new state of one file a batch changed.
 type FileResult struct {
 	Path         string // as named by the ops
 	Old          []byte // original bytes; nil if the file did not exist
-	New          []byte // bytes to write; nil if Deleted
+	New          []byte // bytes to write; nil if Deleted. Read-only: it may be an op's content string's own memory
 	Created      bool   // the file did not exist before the batch
 	Deleted      bool   // the file is to be removed (no seed-003 op sets this today)
 	LinesTotal   int    // lines in New

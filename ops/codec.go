@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // sniffLen is how much of a file Decode inspects to tell text from binary.
@@ -36,10 +37,22 @@ func binaryErr(why string) error {
 // binary. A binary file is refused with an error wrapping ErrBinary.
 //
 // Decode is lossless: Decode(raw).Encode() returns raw byte for byte.
-func Decode(raw []byte) (*Doc, error) {
+func Decode(raw []byte) (*Doc, error) { return decode(raw, false) }
+
+// decode is Decode; with share, UTF-8 text is raw's own memory, not a copy
+// (the planner's: a Loader's bytes stay unchanged, see Loader). Copying a
+// large file's bytes is one memmove that cannot be preempted, and the new
+// pages it faults in cost more than the copy.
+func decode(raw []byte, share bool) (*Doc, error) {
+	text := func(b []byte) string {
+		if share {
+			return unsafe.String(unsafe.SliceData(b), len(b))
+		}
+		return string(b)
+	}
 	switch {
 	case bytes.HasPrefix(raw, bomUTF8) && utf8.Valid(raw[3:]) && !hasNUL(raw[3:]):
-		return NewDoc(string(raw[3:]), UTF8, true), nil
+		return NewDoc(text(raw[3:]), UTF8, true), nil
 	case bytes.HasPrefix(raw, bomUTF16LE):
 		return decodeUTF16(raw, UTF16LE, true)
 	case bytes.HasPrefix(raw, bomUTF16BE):
@@ -52,7 +65,7 @@ func Decode(raw []byte) (*Doc, error) {
 		}
 		return nil, binaryErr("it contains NUL bytes")
 	case utf8.Valid(raw):
-		return NewDoc(string(raw), UTF8, false), nil
+		return NewDoc(text(raw), UTF8, false), nil
 	}
 	if looksBinary(raw) {
 		return nil, binaryErr("it is neither UTF-8 nor mostly printable")
@@ -141,7 +154,14 @@ func decodeUTF16(raw []byte, enc Encoding, bom bool) (*Doc, error) {
 // For a Doc that came from Decode and was not changed, this is exactly the
 // input. Runes a Latin-1 file cannot hold are written as '?'; ApplyBatch
 // refuses such content before it gets here.
-func (d *Doc) Encode() []byte {
+func (d *Doc) Encode() []byte { return d.encode(false) }
+
+// encode is Encode; with share, the bytes of UTF-8 text without a BOM are
+// d's text itself, not a copy (see FileResult.New).
+func (d *Doc) encode(share bool) []byte {
+	if share && d.Encoding == UTF8 && !d.BOM {
+		return unsafe.Slice(unsafe.StringData(d.text), len(d.text))
+	}
 	switch d.Encoding {
 	case UTF16LE, UTF16BE:
 		units := utf16.Encode([]rune(d.text))

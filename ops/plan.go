@@ -57,7 +57,7 @@ func (p *planner) file(path string) (*fileState, error) {
 	}
 	fs := &fileState{path: path, orig: data, exists: exists}
 	if exists {
-		fs.doc, fs.decErr = Decode(data)
+		fs.doc, fs.decErr = decode(data, true)
 	}
 	p.files[path] = fs
 	p.order = append(p.order, path)
@@ -195,10 +195,10 @@ func (fs *fileState) finish(p *planner) *FileResult {
 	switch {
 	case fs.whole != nil && fs.whole.create:
 		nd = NewDoc(fs.whole.text, UTF8, false)
-		raw = []byte(fs.whole.text)
+		raw = nd.encode(true)
 	case fs.whole != nil:
 		nd = fs.doc.with(fs.whole.text)
-		raw = nd.Encode()
+		raw = nd.encode(true)
 	default:
 		var b strings.Builder
 		old := fs.doc.Text()
@@ -213,7 +213,7 @@ func (fs *fileState) finish(p *planner) *FileResult {
 		}
 		b.WriteString(old[cur:])
 		nd = fs.doc.with(b.String())
-		raw = nd.Encode()
+		raw = nd.encode(true)
 	}
 	fr := &FileResult{Path: fs.path, New: raw, Created: fs.created && !fs.exists,
 		LinesTotal: nd.LineCount(), BytesWritten: len(raw)}
