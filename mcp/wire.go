@@ -137,84 +137,122 @@ func (sp *spills) claim(raw []byte) map[string]string {
 	return got
 }
 
-// lighten returns msg with the long string values of a tools/call's
-// arguments replaced by placeholders, or msg itself when it is not a call of
-// one of tools, does not parse, or has no long string.
+// lighten returns the message msg holds with the long string values of a
+// tools/call's arguments replaced by placeholders, and true; or nil and false
+// when msg is not a call of one of tools, does not parse, or has no long
+// string (the message is then passed on as it is).
 //
-// It works in two passes. The first finds every string of the message (in
-// JSON, a '"' outside a string opens one) and decodes each long one in a
-// single pass that also checks it as jsontext would (decodeString); the
-// message is then rebuilt with a placeholder in each long string's place.
-// The second walks that light message — a few hundred bytes — with jsontext:
-// it must be valid JSON, a tools/call of one of tools, with every
-// placeholder a string value inside the arguments. Replacing one valid
-// string token by another keeps a message's validity and structure, so the
-// light message passes exactly when the message itself would have, and
-// decodes to the same arguments once the placeholders are filled back.
-func (sp *spills) lighten(msg []byte, tools map[string]bool) []byte {
-	if len(msg) < sp.min {
-		return msg
+// It reads a long string once, where it lies (msg is the blocks the message
+// was read in, never joined): a first pass finds the message's strings (in
+// JSON, a '"' outside a string opens one); each long one is then decoded
+// into a buffer of its raw length in a single pass that checks it as
+// jsontext would (unquoter), and the light message is built with a
+// placeholder in its place. jsontext walks only that light message — a few
+// hundred bytes — to check it is valid JSON, a tools/call of one of tools,
+// with every placeholder a string value inside the arguments. Replacing one
+// valid string token by another keeps a message's validity and structure,
+// so the light message passes exactly when the message itself would have,
+// and decodes to the same arguments once the placeholders are filled back.
+func (sp *spills) lighten(msg *message, tools map[string]bool) ([]byte, bool) {
+	if msg.len() < sp.min {
+		return nil, false
 	}
-	type span struct{ start, end int }
-	var (
-		spans []span
-		data  []string
-	)
-	for i := 0; ; {
-		q := bytes.IndexByte(msg[i:], '"')
-		if q < 0 {
-			break
-		}
-		start := i + q
-		end, ok := stringEnd(msg, start)
-		if !ok {
-			return msg
-		}
+	segs := msg.segments()
+	type span struct{ start, end int } // a long string, quotes included, by offset in the message
+	var spans []span
+	jsonStrings(segs, func(start, end int) {
 		if end-start >= sp.min {
-			buf, ok := decodeString(msg[start+1 : end-1])
-			if !ok {
-				return msg
-			}
 			spans = append(spans, span{start, end})
-			// buf is never written again: it becomes the string without a copy
-			data = append(data, unsafe.String(unsafe.SliceData(buf), len(buf)))
 		}
-		i = end
-	}
+	})
 	if len(spans) == 0 {
-		return msg
+		return nil, false
+	}
+	data := make([]string, len(spans))
+	for k, s := range spans {
+		u := unquoter{dst: make([]byte, 0, s.end-s.start-2)}
+		ok := true
+		within(segs, s.start+1, s.end-1, func(p []byte) { ok = ok && u.feed(p) })
+		if !ok || u.nc > 0 {
+			return nil, false
+		}
+		// dst is never written again: it becomes the string without a copy
+		data[k] = unsafe.String(unsafe.SliceData(u.dst), len(u.dst))
 	}
 	keys := sp.reserve(len(spans))
-	out := make([]byte, 0, len(msg)-(spans[len(spans)-1].end-spans[0].start)+len(spans)*64+256)
+	out := make([]byte, 0, msg.len()-(spans[len(spans)-1].end-spans[0].start)+len(spans)*64+256)
 	at := 0
 	for k, s := range spans {
-		out = append(out, msg[at:s.start]...)
+		within(segs, at, s.start, func(p []byte) { out = append(out, p...) })
 		out = strconv.AppendQuote(out, keys[k])
 		at = s.end
 	}
-	out = append(out, msg[at:]...)
+	within(segs, at, msg.len(), func(p []byte) { out = append(out, p...) })
 	if !inArguments(out, keys, tools) {
-		return msg
+		return nil, false
 	}
 	sp.keep(keys, data)
-	return out
+	return out, true
 }
 
-// stringEnd returns the offset just past the end of the JSON string that
-// opens at msg[start] (a '"'): past the next '"' not escaped by a backslash.
-func stringEnd(msg []byte, start int) (int, bool) {
-	for j := start + 1; ; j++ {
-		k := bytes.IndexByte(msg[j:], '"')
-		if k < 0 {
-			return 0, false
+// jsonStrings calls fn with the offsets of every complete string of the
+// message segs hold (start at its opening quote, end just past its closing
+// one), in order. It looks for quotes only (at memchr speed): a quote inside
+// a string is escaped when an odd number of backslashes comes before it.
+func jsonStrings(segs [][]byte, fn func(start, end int)) {
+	in := false
+	start, base := 0, 0
+	tail := 0 // backslashes that end the current string's bytes in the segments before this one
+	for _, seg := range segs {
+		for i := 0; i < len(seg); {
+			k := bytes.IndexByte(seg[i:], '"')
+			if k < 0 {
+				break
+			}
+			q := i + k
+			i = q + 1
+			if !in {
+				in, start, tail = true, base+q, 0
+				continue
+			}
+			p := q - 1
+			for p >= 0 && seg[p] == '\\' {
+				p--
+			}
+			n := q - 1 - p
+			if p < 0 {
+				n += tail
+			}
+			if n%2 == 0 {
+				in = false
+				fn(start, base+i)
+			}
 		}
-		j += k
-		n := 0 // backslashes right before the quote: an odd count escapes it
-		for p := j - 1; p > start && msg[p] == '\\'; p-- {
-			n++
+		if in {
+			p := len(seg) - 1
+			for p >= 0 && seg[p] == '\\' {
+				p--
+			}
+			if p >= 0 {
+				tail = 0
+			}
+			tail += len(seg) - 1 - p
 		}
-		if n%2 == 0 {
-			return j + 1, true
+		base += len(seg)
+	}
+}
+
+// within calls fn with the pieces of segs that hold bytes [from,to) of the
+// message, in order.
+func within(segs [][]byte, from, to int, fn func(p []byte)) {
+	base := 0
+	for _, seg := range segs {
+		if from < base+len(seg) && to > base {
+			fn(seg[max(from-base, 0):min(to-base, len(seg))])
+		}
+		base += len(seg)
+		if base >= to {
+			return
 		}
 	}
 }
@@ -324,13 +362,48 @@ func inArguments(light []byte, keys []string, tools map[string]bool) bool {
 	return err == io.EOF
 }
 
-// decodeString returns the value of src, the bytes between a JSON string's
-// quotes, in one pass that also checks them as jsontext does: no raw quote
-// or control byte, well-formed escapes, surrogate escapes paired, valid
-// UTF-8. ok is false for anything else. Plain ASCII is skipped eight bytes
-// at a time and copied by runs between escapes.
-func decodeString(src []byte) (_ []byte, ok bool) {
-	dst := make([]byte, 0, len(src))
+// unquoter decodes the body of a JSON string (the bytes between its
+// quotes) fed in pieces, checking it as jsontext does: no raw quote or
+// control byte, well-formed escapes, surrogate escapes paired, valid UTF-8.
+// Plain ASCII is skipped eight bytes at a time and copied by runs between
+// escapes. An escape or a UTF-8 sequence cut by the end of a piece is kept
+// (carry) until the next completes it; a body is valid when every feed
+// returned true and nothing is left in carry.
+type unquoter struct {
+	dst   []byte
+	carry [12]byte // a cut unit: shorter than the longest one (a surrogate pair's 12 bytes)
+	nc    int
+}
+
+// feed decodes p, or returns false if the body is not valid.
+func (u *unquoter) feed(p []byte) bool {
+	if u.nc > 0 {
+		var buf [24]byte
+		k := min(len(p), len(u.carry))
+		tmp := append(append(buf[:0], u.carry[:u.nc]...), p[:k]...)
+		n, ok := u.step(tmp)
+		if !ok {
+			return false
+		}
+		if n < u.nc { // still cut: p is shorter than what the unit lacks
+			u.nc = copy(u.carry[:], tmp)
+			return u.nc == len(tmp)
+		}
+		p, u.nc = p[n-u.nc:], 0
+	}
+	n, ok := u.step(p)
+	if !ok || len(p)-n > len(u.carry) {
+		return false
+	}
+	u.nc = copy(u.carry[:], p[n:])
+	return true
+}
+
+// step decodes src onto u.dst up to a unit cut by its end, and returns the
+// bytes it took; false if src holds something invalid.
+func (u *unquoter) step(src []byte) (int, bool) {
+	dst := u.dst // a local: kept in a register, not reloaded through u
+	defer func() { u.dst = dst }()
 	run, i := 0, 0 // src[run:i] is checked, not yet copied
 	for {
 		for i+8 <= len(src) {
@@ -344,7 +417,8 @@ func decodeString(src []byte) (_ []byte, ok bool) {
 			i++
 		}
 		if i >= len(src) {
-			return append(dst, src[run:]...), true
+			dst = append(dst, src[run:]...)
+			return len(src), true
 		}
 		switch c := src[i]; {
 		case c >= utf8.RuneSelf:
@@ -352,23 +426,46 @@ func decodeString(src []byte) (_ []byte, ok bool) {
 				i += 2
 				continue
 			}
+			if !utf8.FullRune(src[i:]) {
+				dst = append(dst, src[run:i]...)
+				return i, true
+			}
 			r, n := utf8.DecodeRune(src[i:])
 			if r == utf8.RuneError && n == 1 {
-				return nil, false
+				return 0, false
 			}
 			i += n
 		case c == '\\':
 			dst = append(dst, src[run:i]...)
+			if escapeCut(src[i:]) {
+				return i, true
+			}
 			var n int
 			if dst, n = appendEscape(dst, src[i:]); n == 0 {
-				return nil, false
+				return 0, false
 			}
 			i += n
 			run = i
 		default: // a raw quote or control byte
-			return nil, false
+			return 0, false
 		}
 	}
+}
+
+// escapeCut reports whether the escape src starts with needs bytes past the
+// end of src to be read: its letter, its four hexadecimal digits, or a
+// surrogate's pair.
+func escapeCut(src []byte) bool {
+	switch {
+	case len(src) < 2:
+		return true
+	case src[1] != 'u':
+		return false
+	case len(src) < 6:
+		return true
+	}
+	r, ok := hex4(src[2:])
+	return ok && utf16.IsSurrogate(r) && len(src) < 12
 }
 
 // plain reports whether c stands for itself in a JSON string and is ASCII.
@@ -526,8 +623,8 @@ func (s *Server) feed(in io.Reader, w io.Writer) error {
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
-		if msg := line.bytes(); len(msg) > 0 {
-			if _, werr := w.Write(s.spill.lighten(msg, s.toolNames)); werr != nil {
+		if line.len() > 0 {
+			if werr := s.pass(&line, w); werr != nil {
 				return werr
 			}
 		}
@@ -541,25 +638,48 @@ func (s *Server) feed(in io.Reader, w io.Writer) error {
 	}
 }
 
-// message gathers a message's line as it is read: in one buffer while it is
-// short, then in blocks of messageBlock bytes, joined once at the end into a
-// buffer of its exact size. (Doubling one buffer allocated and copied about
-// three times a long message's size: 32 MiB for a 10 MB write.)
+// pass writes the message m holds to w, lightened if lighten takes it, else
+// as it came, block by block.
+func (s *Server) pass(m *message, w io.Writer) error {
+	if light, ok := s.spill.lighten(m, s.toolNames); ok {
+		_, err := w.Write(light)
+		return err
+	}
+	for _, seg := range m.segments() {
+		if _, err := w.Write(seg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// message gathers a message as it is read: in one buffer while it is short,
+// then in blocks of messageBlock bytes, never joined (lighten reads them in
+// place). Doubling one buffer allocated and copied about three times a long
+// message's size, and joining blocks once more its size, in memmoves the
+// garbage collector cannot preempt.
 type message struct {
 	buf    []byte   // a short message, or the block being filled
 	blocks [][]byte // full blocks before buf
+	n      int      // bytes in blocks
+	block  int      // the block size; messageBlock if 0 (smaller in tests)
 }
 
 const messageBlock = 1 << 20
 
 func (m *message) add(p []byte) {
+	block := m.block
+	if block == 0 {
+		block = messageBlock
+	}
 	for len(p) > 0 {
 		if len(m.buf) == cap(m.buf) {
-			if len(m.buf) < messageBlock {
-				m.buf = slices.Grow(m.buf, len(p)) // short: grown as append does
+			if len(m.buf) < block {
+				m.buf = slices.Grow(m.buf, min(len(p), block-len(m.buf))) // short: grown as append does
 			} else {
 				m.blocks = append(m.blocks, m.buf)
-				m.buf = make([]byte, 0, messageBlock)
+				m.n += len(m.buf)
+				m.buf = make([]byte, 0, block)
 			}
 		}
 		k := copy(m.buf[len(m.buf):cap(m.buf)], p)
@@ -567,29 +687,20 @@ func (m *message) add(p []byte) {
 	}
 }
 
-// bytes returns the whole message (valid until reset).
-func (m *message) bytes() []byte {
-	if m.blocks == nil {
-		return m.buf
-	}
-	n := len(m.buf)
-	for _, b := range m.blocks {
-		n += len(b)
-	}
-	out := make([]byte, 0, n)
-	for _, b := range m.blocks {
-		out = append(out, b...)
-	}
-	m.blocks, m.buf = nil, append(out, m.buf...)
-	return m.buf
+// len is the message's length so far.
+func (m *message) len() int { return m.n + len(m.buf) }
+
+// segments returns the message's bytes, in order (valid until reset).
+func (m *message) segments() [][]byte {
+	return append(m.blocks[:len(m.blocks):len(m.blocks)], m.buf)
 }
 
 // reset empties m for the next message, keeping a short buffer.
 func (m *message) reset() {
-	if cap(m.buf) > messageBlock {
+	if cap(m.buf) >= messageBlock {
 		m.buf = nil // do not keep a large message's buffer
 	}
-	m.buf, m.blocks = m.buf[:0], nil
+	m.buf, m.blocks, m.n = m.buf[:0], nil, 0
 }
 
 // Lighten wraps an HTTP handler of the Streamable HTTP transport: a POSTed
@@ -600,15 +711,35 @@ func (s *Server) Lighten(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		body, err := io.ReadAll(r.Body)
-		r.Body.Close()
-		if err != nil {
-			http.Error(w, fmt.Sprintf("reading the request body: %v", err), http.StatusBadRequest)
-			return
+		var body message
+		buf := make([]byte, 64<<10)
+		for {
+			n, err := r.Body.Read(buf)
+			body.add(buf[:n])
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				r.Body.Close()
+				http.Error(w, fmt.Sprintf("reading the request body: %v", err), http.StatusBadRequest)
+				return
+			}
 		}
-		body = s.spill.lighten(body, s.toolNames)
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		r.ContentLength = int64(len(body))
+		r.Body.Close()
+		var rd io.Reader
+		if light, ok := s.spill.lighten(&body, s.toolNames); ok {
+			rd = bytes.NewReader(light)
+			r.ContentLength = int64(len(light))
+		} else {
+			segs := body.segments()
+			rds := make([]io.Reader, len(segs))
+			for i, seg := range segs {
+				rds[i] = bytes.NewReader(seg)
+			}
+			rd = io.MultiReader(rds...)
+			r.ContentLength = int64(body.len())
+		}
+		r.Body = io.NopCloser(rd)
 		next.ServeHTTP(w, r)
 	})
 }

@@ -20,23 +20,26 @@ import (
 func FuzzLighten(f *testing.F) {
 	const min = 64 // small values keep the fuzzer fast
 	long := strings.Repeat(`a\"\\\n\t\u00e9\ud83d\ude00 `, 3)
-	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"content":"` + long + `"}}}`))
-	f.Add([]byte(`{"params":{"arguments":{"ops":[{"path":"p","content":"` + long + `"},{"content":"` + long + `x"}],"n":1},"name":"t"},"id":"x","method":"tools/call","jsonrpc":"2.0"}`))
-	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":{"b":["` + long + `",null,true,1.5e3]}}}}` + "\n"))
-	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":"` + long + `","a":"x"}}}`))
-	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":"` + long + `"}}} {}`))
-	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"u","arguments":{"a":"` + long + `"}}}`))
-	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":"` + long + "\xff" + `"}}}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"content":"`+long+`"}}}`), uint8(0))
+	f.Add([]byte(`{"params":{"arguments":{"ops":[{"path":"p","content":"`+long+`"},{"content":"`+long+`x"}],"n":1},"name":"t"},"id":"x","method":"tools/call","jsonrpc":"2.0"}`), uint8(2))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":{"b":["`+long+`",null,true,1.5e3]}}}}`+"\n"), uint8(4))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":"`+long+`","a":"x"}}}`), uint8(6))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":"`+long+`"}}} {}`), uint8(1))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"u","arguments":{"a":"`+long+`"}}}`), uint8(3))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":"`+long+"\xff"+`"}}}`), uint8(5))
 	tools := map[string]bool{"t": true}
-	f.Fuzz(func(t *testing.T, msg []byte) {
+	f.Fuzz(func(t *testing.T, msg []byte, block uint8) {
 		sp := newSpills()
 		sp.min = min
-		orig := append([]byte(nil), msg...)
-		out := sp.lighten(msg, tools)
-		if string(msg) != string(orig) {
+		m := pieces(msg, int(block))
+		out, ok := sp.lighten(m, tools)
+		if string(bytes.Join(m.segments(), nil)) != string(msg) {
 			t.Fatal("lighten changed its input")
 		}
-		if string(out) == string(msg) {
+		if !ok {
+			if out != nil || len(sp.m) != 0 {
+				t.Fatalf("not lightened, yet %d values kept", len(sp.m))
+			}
 			return
 		}
 		type envelope struct {
@@ -110,6 +113,18 @@ func TestFill_TypedInput(t *testing.T) {
 	}
 }
 
+// pieces returns a message holding msg in blocks of block bytes (the
+// default size if 0), added in pieces of at most 7 bytes.
+func pieces(msg []byte, block int) *message {
+	m := &message{block: block}
+	for rest := msg; len(rest) > 0; {
+		k := min(len(rest), 7)
+		m.add(rest[:k])
+		rest = rest[k:]
+	}
+	return m
+}
+
 // TestLighten_WhatItTakes: a call of a known tool loses its long strings;
 // an unknown tool, duplicate names, trailing data and short strings keep
 // the message as it is.
@@ -131,8 +146,8 @@ func TestLighten_WhatItTakes(t *testing.T) {
 		{msg("t", `{"a":"short","b":"`+strings.Repeat("y", spillMin-3)+`"}`), 0},
 	} {
 		before := len(sp.m)
-		out := sp.lighten(c.msg, tools)
-		if took := len(sp.m) - before; took != c.took || (took == 0) != (string(out) == string(c.msg)) {
+		_, ok := sp.lighten(pieces(c.msg, 1000), tools)
+		if took := len(sp.m) - before; took != c.took || (took == 0) == ok {
 			t.Errorf("took %d values (want %d) from %.80s…", took, c.took, c.msg)
 		}
 	}
@@ -154,16 +169,17 @@ func BenchmarkLighten(b *testing.B) {
 	tools := map[string]bool{"t": true}
 	sp := newSpills()
 	b.SetBytes(int64(len(msg)))
+	m := pieces(msg, 0)
 	for b.Loop() {
-		out := sp.lighten(msg, tools)
+		out, _ := sp.lighten(m, tools)
 		sp.claim(out)
 	}
 }
 
-// TestMessage_JoinsPieces: a message read in pieces of any size, short or
+// TestMessage_Segments: a message read in pieces of any size, short or
 // over many blocks, comes out byte for byte, and the next one after reset
 // starts empty.
-func TestMessage_JoinsPieces(t *testing.T) {
+func TestMessage_Segments(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var m message
 	for _, size := range []int{0, 1, 100, 64 << 10, messageBlock - 1, messageBlock, messageBlock + 1, 3*messageBlock + 12345} {
@@ -176,31 +192,33 @@ func TestMessage_JoinsPieces(t *testing.T) {
 			m.add(rest[:k])
 			rest = rest[k:]
 		}
-		if got := m.bytes(); !bytes.Equal(got, want) {
-			t.Fatalf("size %d: got %d bytes, not the message", size, len(got))
+		if got := bytes.Join(m.segments(), nil); !bytes.Equal(got, want) || m.len() != size {
+			t.Fatalf("size %d: got %d bytes (len %d), not the message", size, len(got), m.len())
 		}
-		if got := m.bytes(); !bytes.Equal(got, want) {
-			t.Fatalf("size %d: a second bytes() differs", size)
+		for i, seg := range m.segments()[:len(m.segments())-1] {
+			if len(seg) < messageBlock {
+				t.Fatalf("size %d: block %d holds %d bytes", size, i, len(seg))
+			}
 		}
 		m.reset()
-		if len(m.bytes()) != 0 {
+		if m.len() != 0 || len(bytes.Join(m.segments(), nil)) != 0 {
 			t.Fatalf("size %d: not empty after reset", size)
 		}
 	}
 }
 
-// FuzzDecodeString: decodeString accepts the body of a JSON string exactly
-// when jsontext reads it as one string value, and returns the value
-// jsontext.AppendUnquote does.
-func FuzzDecodeString(f *testing.F) {
+// FuzzUnquoter: the unquoter accepts the body of a JSON string, fed whole or
+// in pieces cut anywhere, exactly when jsontext reads it as one string
+// value, and returns the value jsontext.AppendUnquote does.
+func FuzzUnquoter(f *testing.F) {
 	for _, s := range []string{``, `abc`, `a\"b\\c\/d\b\f\n\r\t`, `\u00e9\u00E9\ud83d\ude00\uD83D\uDE00`,
 		`\u0000\u001f x`, `naïve 😀 \n`, `\ud800`, `\udc00\ud800`, `\ud83d\u0041`, `x\`, `\u12`, `\q`, "a\x01b", `a"b`,
 		"\xff", "\xed\xa0\x80", "\xef\xbf\xbd", "0123456789abcdef\x7f\x80", "01234567\t"} {
-		f.Add([]byte(s))
+		f.Add([]byte(s), uint64(0x5555))
 	}
 	long := strconvQuote(strings.Repeat("line \"q\" \\ ü\t\n", 50))
-	f.Add([]byte(long[1 : len(long)-1]))
-	f.Fuzz(func(t *testing.T, v []byte) {
+	f.Add([]byte(long[1:len(long)-1]), uint64(0x8421))
+	f.Fuzz(func(t *testing.T, v []byte, cut uint64) {
 		raw := append(append([]byte{'"'}, v...), '"')
 		var want []byte
 		dec := jsontext.NewDecoder(bytes.NewReader(raw))
@@ -211,9 +229,22 @@ func FuzzDecodeString(f *testing.F) {
 				t.Fatal(err)
 			}
 		}
-		got, ok := decodeString(v)
-		if ok != valid || !bytes.Equal(got, want) {
-			t.Fatalf("decodeString(%q) = %q, %v; jsontext: %q, %v", v, got, ok, want, valid)
+		// fed whole, and fed in pieces cut where cut's bits say
+		for _, cuts := range []uint64{0, cut, ^uint64(0)} {
+			u := unquoter{}
+			ok := true
+			for i := 0; i < len(v); {
+				j := i + 1
+				for j < len(v) && cuts&(1<<(j%64)) == 0 {
+					j++
+				}
+				ok = ok && u.feed(v[i:j])
+				i = j
+			}
+			ok = ok && u.nc == 0
+			if ok != valid || (ok && !bytes.Equal(u.dst, want)) {
+				t.Fatalf("unquoter(%q, cuts %x) = %q, %v; jsontext: %q, %v", v, cuts, u.dst, ok, want, valid)
+			}
 		}
 	})
 }
