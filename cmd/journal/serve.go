@@ -315,7 +315,14 @@ func newLSP(eng *replay.Engine, file string, specs []string) (*lsp.Manager, erro
 // twice that between collections, which put a server's peak RSS at ~130 MiB
 // after 100,000 edits (mcpbench -history). The limit makes collections come
 // sooner near it; it is soft: a call that needs more memory gets it.
-const serveMemLimit = 96 << 20
+//
+// 80 MiB, not 96: a whole-file write of 10 MB, held in memory (under
+// replay.DefaultStreamThreshold), has ~36 MiB live while it is applied (the
+// new content, the old one, their records), and at 96 MiB the heap reached
+// 86 MiB between collections — with the binary's ~28 MiB of mapped code and
+// data, a peak RSS of 130–135 MiB; at 80 MiB, 113–124 MiB, the write's
+// latency within this machine's noise (mcpbench write_10mb, alternated).
+const serveMemLimit = 80 << 20
 
 func serveMemoryLimit() {
 	if os.Getenv("GOMEMLIMIT") == "" {
