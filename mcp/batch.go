@@ -118,6 +118,11 @@ func (s *Server) runBatch(ctx context.Context, c *call, spec batchSpec) (*BatchO
 			loaded[key] = f
 			return f.Data, f.Exists, nil
 		}
+		var paths []string
+		for _, op := range list {
+			paths = append(paths, ops.Paths(op)...)
+		}
+		r.Prefetch(paths) // read and hashed several at once; load finds them
 		var err error
 		if outcome, err = ops.ApplyBatch(list, load); err != nil {
 			return nil, err // op errors, or a load error passed through unchanged

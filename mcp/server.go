@@ -192,27 +192,50 @@ func auditArgs(raw any, spilled map[string]string) json.RawMessage {
 	if json.Unmarshal(b, &v) != nil {
 		return b
 	}
-	out, _ := json.Marshal(shrink(v, spilled))
+	// the long values' hashes, several at once (a batch can carry
+	// megabytes in each of many contents)
+	keys := make([]string, 0, len(spilled))
+	for k := range spilled {
+		keys = append(keys, k)
+	}
+	ids := make([]snapshot.ID, len(keys))
+	snapshot.Parallel(len(keys), func(i int) { ids[i] = sumString(spilled[keys[i]]) })
+	hashed := make(map[string]snapshot.ID, len(keys))
+	for i, k := range keys {
+		hashed[k] = ids[i]
+	}
+	out, _ := json.Marshal(shrink(v, spilled, hashed))
 	return out
 }
 
-func shrink(v any, spilled map[string]string) any {
+// sumString hashes s in place: a content argument can be megabytes.
+func sumString(s string) snapshot.ID {
+	return snapshot.Sum(unsafe.Slice(unsafe.StringData(s), len(s)))
+}
+
+// shrink replaces in v every string longer than 256 bytes (a placeholder
+// standing for its spilled value) by its hash and size; hashed has the
+// spilled values' hashes.
+func shrink(v any, spilled map[string]string, hashed map[string]snapshot.ID) any {
 	switch x := v.(type) {
 	case string:
-		if data, ok := spilled[x]; ok {
+		id, ok := hashed[x]
+		if data, in := spilled[x]; in {
 			x = data
 		}
 		if len(x) > 256 {
-			// hashed in place: a content argument can be megabytes
-			return map[string]any{"blake3": snapshot.Sum(unsafe.Slice(unsafe.StringData(x), len(x))).String(), "bytes": len(x)}
+			if !ok {
+				id = sumString(x)
+			}
+			return map[string]any{"blake3": id.String(), "bytes": len(x)}
 		}
 	case []any:
 		for i := range x {
-			x[i] = shrink(x[i], spilled)
+			x[i] = shrink(x[i], spilled, hashed)
 		}
 	case map[string]any:
 		for k := range x {
-			x[k] = shrink(x[k], spilled)
+			x[k] = shrink(x[k], spilled, hashed)
 		}
 	}
 	return v

@@ -126,5 +126,25 @@ func (CopyPasteOp) Kind() string { return KindCopyPaste }
 // Kind returns "edit_move_text".
 func (MoveOp) Kind() string { return KindMove }
 
+// Paths returns the files op reads or writes, as it names them (a caller
+// may load them ahead of ApplyBatch, all at once).
+func Paths(op Op) []string {
+	switch o := op.(type) {
+	case CreateOp:
+		return []string{o.Path}
+	case ReplaceOp:
+		return []string{o.Path}
+	case InsertOp:
+		return []string{o.Path}
+	case CopyPasteOp:
+		return []string{o.SourcePath, o.TargetPath}
+	case MoveOp:
+		return []string{o.SourcePath, o.TargetPath}
+	case EditFileOp:
+		return []string{o.TargetFile}
+	}
+	return nil
+}
+
 // Int returns a pointer to v, for the optional fields of ops.
 func Int(v int) *int { return &v }

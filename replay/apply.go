@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -92,6 +93,36 @@ func (r *Reader) Open(p Path) (io.ReadCloser, error) {
 		return nil, mapFSError(p, "open", err)
 	}
 	return f, nil
+}
+
+// Prefetch reads the files at paths that are not read yet, several at once
+// (each is read and hashed whole, or stat'ed if large), so that the Reads
+// that follow find them. A path it cannot read is left to Read, which
+// returns the error.
+func (r *Reader) Prefetch(paths []string) {
+	var todo []Path
+	seen := map[string]bool{}
+	for _, p := range paths {
+		rp, err := r.e.Resolve(p)
+		if err != nil || seen[rp.Key] {
+			continue
+		}
+		if _, ok := r.cache[rp.Key]; !ok {
+			seen[rp.Key] = true
+			todo = append(todo, rp)
+		}
+	}
+	if len(todo) < 2 {
+		return
+	}
+	states := make([]state, len(todo))
+	errs := make([]error, len(todo))
+	snapshot.Parallel(len(todo), func(i int) { states[i], errs[i] = r.e.readState(todo[i], r.cached) })
+	for i, p := range todo {
+		if errs[i] == nil {
+			r.cache[p.Key] = states[i]
+		}
+	}
 }
 
 func (r *Reader) state(p Path) (state, error) {
@@ -193,20 +224,20 @@ func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, erro
 				op.mode = 0o644
 			}
 		}
-		switch {
-		case c.Delete:
-		case c.Data != nil || c.Source == nil:
-			if c.Data == nil {
-				c.Data = []byte{}
-				op.change.Data = c.Data
-			}
-			op.after, op.size = snapshot.Sum(c.Data), int64(len(c.Data))
-			if op.after == cur.id && op.mode == cur.mode {
-				continue // no change to this file
-			}
+		if !c.Delete && c.Data == nil && c.Source == nil {
+			op.change.Data = []byte{}
 		}
 		ops = append(ops, op)
 	}
+	// the new contents' hashes, several at once
+	snapshot.Parallel(len(ops), func(i int) {
+		if op := ops[i]; !op.change.Delete && op.change.Data != nil {
+			op.after, op.size = snapshot.Sum(op.change.Data), int64(len(op.change.Data))
+		}
+	})
+	ops = slices.DeleteFunc(ops, func(op *fileOp) bool {
+		return !op.change.Delete && op.change.Data != nil && op.after == op.cur.id && op.mode == op.cur.mode // no change to this file
+	})
 	if len(ops) == 0 {
 		return &Result{}, nil
 	}
@@ -283,9 +314,14 @@ func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, erro
 		if !op.cur.exists && !op.change.Delete {
 			op.fc.NewDirs = newDirs(op.p, dirs)
 		}
-		if op.cur.data != nil || op.change.Data != nil {
+	}
+	// line counts, several files at once: a rewrite diffs every line
+	snapshot.Parallel(len(ops), func(i int) {
+		if op := ops[i]; op.cur.data != nil || op.change.Data != nil {
 			op.fc.Added, op.fc.Removed = lineStats(op.cur.data, op.change.Data)
 		}
+	})
+	for _, op := range ops {
 		ev.Files = append(ev.Files, op.fc)
 	}
 	for i, o := range observes {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/journalfs/journal/journal"
@@ -192,5 +194,59 @@ func TestOpen_Errors(t *testing.T) {
 	})
 	if !errors.Is(err, journal.ErrBusy) {
 		t.Fatalf("second opener: %v", err)
+	}
+}
+
+// TestReader_Prefetch: files read ahead, several at once, read as they do
+// one by one — small and streamed ones, missing ones, directories, paths
+// outside the root — and an error is still the Read's.
+func TestReader_Prefetch(t *testing.T) {
+	for _, streamed := range []bool{false, true} {
+		dir := t.TempDir()
+		var e *replay.Engine
+		if streamed {
+			e = openStreaming(t, dir)
+		} else {
+			e = open(t, dir)
+		}
+		write(t, dir, "a.txt", "a\n")
+		write(t, dir, "b.txt", strings.Repeat("b line\n", 50000))
+		write(t, dir, "d/c.txt", "c\n")
+		paths := []string{"a.txt", "b.txt", "a.txt", "missing.txt", "d", "../outside.txt", "d/c.txt"}
+		type got struct {
+			exists bool
+			id     snapshot.ID
+			size   int64
+			data   string
+			err    string
+		}
+		read := func(prefetch bool) []got {
+			var out []got
+			_, err := e.Edit(ctx, func(r *replay.Reader) (*replay.Batch, error) {
+				if prefetch {
+					r.Prefetch(paths)
+				}
+				for _, p := range paths {
+					f, err := r.Read(p)
+					if err != nil {
+						out = append(out, got{err: err.Error()})
+						continue
+					}
+					out = append(out, got{f.Exists, f.ID, f.Size, string(f.Data), ""})
+				}
+				return &replay.Batch{}, nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return out
+		}
+		one, ahead := read(false), read(true)
+		if !reflect.DeepEqual(one, ahead) {
+			t.Fatalf("streamed %v: prefetched reads differ:\n%+v\n%+v", streamed, one, ahead)
+		}
+		if one[0].data != "a\n" || !one[1].exists || one[3].exists || one[4].err == "" || one[5].err == "" || one[6].data != "c\n" {
+			t.Fatalf("streamed %v: %+v", streamed, one)
+		}
 	}
 }

@@ -253,7 +253,7 @@ func (w *writer) addAll(data []byte) error {
 		jobs = append(jobs, job{off: off, n: n})
 		off += n
 	}
-	parallel(len(jobs), func(i int) { jobs[i].id = Sum(data[jobs[i].off : jobs[i].off+jobs[i].n]) })
+	Parallel(len(jobs), func(i int) { jobs[i].id = Sum(data[jobs[i].off : jobs[i].off+jobs[i].n]) })
 	var todo []int
 	seen := make(map[ID]bool, len(jobs))
 	for i := range jobs {
@@ -272,7 +272,7 @@ func (w *writer) addAll(data []byte) error {
 	// have not paid and none has: every line of it changed (a rewrite, a
 	// reformat), and each try costs as much as compressing the chunk.
 	var tried, paid atomic.Int32
-	parallel(len(todo), func(k int) {
+	Parallel(len(todo), func(k int) {
 		j := &jobs[todo[k]]
 		bases := j.bases
 		if tried.Load() >= deltaTrials && paid.Load() == 0 {
@@ -317,9 +317,9 @@ const deltaTrials = 4
 // scratchPool holds the work buffers of encodeChunk calls made by addAll.
 var scratchPool = sync.Pool{New: func() any { return new([]byte) }}
 
-// parallel calls fn(0) … fn(n-1) on up to GOMAXPROCS goroutines and
+// Parallel calls fn(0) … fn(n-1) on up to GOMAXPROCS goroutines and
 // returns when all have returned.
-func parallel(n int, fn func(i int)) {
+func Parallel(n int, fn func(i int)) {
 	workers := min(n, runtime.GOMAXPROCS(0))
 	if workers <= 1 {
 		for i := range n {
