@@ -157,6 +157,7 @@ Press Ctrl-D to exit.
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			growPipe(os.Stdin)
 			return srv.ServeStdio(ctx, os.Stdin, os.Stdout)
 		},
 	}
