@@ -352,19 +352,24 @@ func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, erro
 		if err := e.sealUnsealed(tx); err != nil {
 			return err
 		}
+		// The files' previous versions, then their new ones as deltas
+		// against them (the event appended below marks the journal's
+		// format, journal.Tx.MarkFormat): each set stored at once, on
+		// every core (a delta's base must be stored before it).
+		var before, after []snapshot.Content
 		for _, op := range ops {
 			if op.cur.data != nil {
-				if _, err := snapshot.PutKnown(tx.Bolt(), op.cur.id, op.cur.data); err != nil {
-					return err
-				}
+				before = append(before, snapshot.Content{ID: op.cur.id, Data: op.cur.data})
 			}
-			// deltas against the file's previous version; the event
-			// appended below marks the journal's format (journal.Tx.MarkFormat)
 			if op.change.Data != nil {
-				if _, err := snapshot.PutDelta(tx.Bolt(), op.after, op.change.Data, op.cur.data); err != nil {
-					return err
-				}
+				after = append(after, snapshot.Content{ID: op.after, Data: op.change.Data, Base: op.cur.data})
 			}
+		}
+		if _, err := snapshot.PutDeltas(tx.Bolt(), before); err != nil {
+			return err
+		}
+		if _, err := snapshot.PutDeltas(tx.Bolt(), after); err != nil {
+			return err
 		}
 		for _, o := range observes {
 			if err := tx.Append(o); err != nil {

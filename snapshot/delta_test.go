@@ -533,3 +533,94 @@ func TestShortRefs(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestPutDeltas_AsOneByOne: contents stored together — new versions of
+// several files against their previous ones, two that share chunks, one
+// given twice, one stored already — store the same records, the same
+// statistics and the same delta marks as PutDelta one after another, and
+// read back exactly.
+func TestPutDeltas_AsOneByOne(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	var bases, news [][]byte
+	for f := range 6 {
+		base := lineFile(500 + 700*f)
+		next := base
+		for i := range 3 + f {
+			next = editLine(r, next, i)
+		}
+		if f == 4 { // every line changed: the delta trials give up
+			next = bytes.ReplaceAll(base, []byte(" of "), []byte(" OF "))
+		}
+		bases, news = append(bases, base), append(news, next)
+	}
+	shared := append(bytes.Clone(news[5]), "// and a tail\n"...) // shares news[5]'s chunks but its last
+	var cs []snapshot.Content
+	for f := range news {
+		cs = append(cs, snapshot.Content{ID: snapshot.Sum(news[f]), Data: news[f], Base: bases[f]})
+	}
+	cs = append(cs, snapshot.Content{ID: snapshot.Sum(shared), Data: shared, Base: bases[5]}, cs[2],
+		snapshot.Content{ID: snapshot.Sum(bases[1]), Data: bases[1]})
+	store := func(together bool) (map[snapshot.ID][]byte, snapshot.Stats, []bool) {
+		db := openDB(t)
+		var st snapshot.Stats
+		var marks []bool
+		err := db.Update(func(tx *bolt.Tx) error {
+			for _, b := range bases {
+				if _, err := snapshot.PutTx(tx, b); err != nil {
+					return err
+				}
+			}
+			if together {
+				var err error
+				marks, err = snapshot.PutDeltas(tx, cs)
+				if err != nil {
+					return err
+				}
+			} else {
+				for _, c := range cs {
+					d, err := snapshot.PutDelta(tx, c.ID, c.Data, c.Base)
+					if err != nil {
+						return err
+					}
+					marks = append(marks, d)
+				}
+			}
+			st, _ = snapshot.ReadStats(tx)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		db.View(func(tx *bolt.Tx) error {
+			for _, c := range cs {
+				if got, err := snapshot.Bytes(tx, c.ID); err != nil || !bytes.Equal(got, c.Data) {
+					t.Fatalf("together %v: %s read back %d bytes, %v", together, c.ID.Short(), len(got), err)
+				}
+			}
+			return nil
+		})
+		return chunkRecords(t, db), st, marks
+	}
+	oneRecs, oneStats, oneMarks := store(false)
+	allRecs, allStats, allMarks := store(true)
+	if oneStats != allStats {
+		t.Fatalf("statistics differ: one by one %+v, together %+v", oneStats, allStats)
+	}
+	if len(oneRecs) != len(allRecs) {
+		t.Fatalf("%d chunk records one by one, %d together", len(oneRecs), len(allRecs))
+	}
+	for id, rec := range oneRecs {
+		if !bytes.Equal(allRecs[id], rec) {
+			t.Fatalf("chunk %s stored differently", id.Short())
+		}
+	}
+	for i := range cs {
+		// a content stored already or given twice reports no deltas in either
+		if oneMarks[i] != allMarks[i] {
+			t.Fatalf("content %d: delta mark %v one by one, %v together", i, oneMarks[i], allMarks[i])
+		}
+	}
+	if !oneMarks[0] || oneMarks[len(cs)-1] {
+		t.Fatalf("marks %v: an edited file's new version is a delta, a stored content is not", oneMarks)
+	}
+}

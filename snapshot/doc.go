@@ -34,7 +34,10 @@
 // against the chunks it replaces when that is smaller: ~150 bytes instead of
 // ~1.5 KB for a one-line edit of a source file; and when it differs from them
 // by at most 256 bytes in one place, as a splice of them, which is found and
-// read back without zstd (delta.go).
+// read back without zstd (delta.go). Contents held in memory are stored
+// several at once (PutDeltas: a batch's files): every chunk of every content
+// is hashed and encoded on every core, and the records put in order by one
+// goroutine, which alone uses the transaction.
 //
 // Bucket "lists": list ID (32 bytes) → record
 //

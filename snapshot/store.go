@@ -229,92 +229,136 @@ func encodeChunk(data []byte, bases []baseChunk, depth int, scratch []byte) (rec
 	return bytes.Clone(scratch[:pl]), false, false, scratch, nil
 }
 
-// addAll stores all of data as the writer's next chunks. It does what
-// addChunk does for each, but hashes and encodes the chunks on every core:
-// their records are independent of one another (a delta's bases are chunks
-// of the previous version, stored already), and compressing them is most of
-// the time a large write takes. The transaction is used from this goroutine
-// only; records are put in order.
-func (w *writer) addAll(data []byte) error {
-	type job struct {
-		off, n int
-		id     ID
-		new    bool
-		bases  []baseChunk
-		depth  int
-		rec    []byte
-		delta  bool
-		err    error
-	}
-	var jobs []job
+// chunkJob is one chunk of a content being stored by PutDeltas.
+type chunkJob struct {
+	off, n int
+	id     ID
+	new    bool
+	cands  []baseChunk // base chunks its bytes replace (the content's previous version)
+	bases  []baseChunk // those of cands that are stored
+	depth  int
+	rec    []byte
+	delta  bool
+	err    error
+}
+
+// putItem is one content being stored by PutDeltas, with its own writer.
+type putItem struct {
+	at          int // its index in PutDeltas' contents
+	w           *writer
+	data        []byte
+	jobs        []chunkJob
+	tried, paid atomic.Int32 // delta trials in this content, and those that paid
+}
+
+// putAll stores the contents of items, each as its writer's chunks: it does
+// what addChunk does for each chunk, but the work of every content at once,
+// on every core — each content cut, every chunk hashed, each content's base
+// chunks found, every new chunk encoded — with the transaction used from
+// this goroutine only: the lookups, then the records put, content by
+// content and in order (so a chunk that two contents share is stored once).
+// Compressing new chunks is most of the time a large write takes, and a
+// batch of many files gave each file's sequential parts (cutting, the base's
+// chunks) a core to itself while the other idled.
+func putAll(items []*putItem) error {
 	g2 := gearPairs()
-	for off := 0; off < len(data); {
-		n := cut(data[off:], g2)
-		jobs = append(jobs, job{off: off, n: n})
-		off += n
+	Parallel(len(items), func(i int) {
+		it := items[i]
+		for off := 0; off < len(it.data); {
+			n := cut(it.data[off:], g2)
+			it.jobs = append(it.jobs, chunkJob{off: off, n: n})
+			off += n
+		}
+	})
+	type ref struct {
+		it *putItem
+		j  *chunkJob
 	}
-	Parallel(len(jobs), func(i int) { jobs[i].id = Sum(data[jobs[i].off : jobs[i].off+jobs[i].n]) })
-	var todo []int
-	seen := make(map[ID]bool, len(jobs))
-	for i := range jobs {
-		j := &jobs[i]
-		if seen[j.id] || w.chunks.Get(j.id[:]) != nil {
+	var all []ref
+	for _, it := range items {
+		for k := range it.jobs {
+			all = append(all, ref{it, &it.jobs[k]})
+		}
+	}
+	Parallel(len(all), func(i int) { j := all[i].j; j.id = Sum(all[i].it.data[j.off : j.off+j.n]) })
+	seen := make(map[ID]bool, len(all))
+	var todo []ref
+	for _, r := range all {
+		if seen[r.j.id] || r.it.w.chunks.Get(r.j.id[:]) != nil {
 			continue
 		}
-		seen[j.id], j.new = true, true
-		if w.delta != nil {
-			at := w.size + int64(j.off)
-			j.bases, j.depth, _ = deltaBases(w.chunks, w.delta.bases(at, at+int64(j.n)))
-		}
-		todo = append(todo, i)
+		seen[r.j.id], r.j.new = true, true
+		todo = append(todo, r)
 	}
-	// Deltas stop being tried in this content once deltaTrials of them
-	// have not paid and none has: every line of it changed (a rewrite, a
+	// the base chunks each new chunk replaces: found (and hashed) per
+	// content, several contents at once; then looked up
+	Parallel(len(items), func(i int) {
+		it := items[i]
+		if it.w.delta == nil {
+			return
+		}
+		for k := range it.jobs {
+			if j := &it.jobs[k]; j.new {
+				at := it.w.size + int64(j.off)
+				j.cands = it.w.delta.bases(at, at+int64(j.n))
+			}
+		}
+	})
+	for _, r := range todo {
+		if len(r.j.cands) > 0 {
+			r.j.bases, r.j.depth, _ = deltaBases(r.it.w.chunks, r.j.cands)
+		}
+	}
+	// Deltas stop being tried in a content once deltaTrials of them have
+	// not paid and none has: every line of it changed (a rewrite, a
 	// reformat), and each try costs as much as compressing the chunk.
-	var tried, paid atomic.Int32
 	Parallel(len(todo), func(k int) {
-		j := &jobs[todo[k]]
+		it, j := todo[k].it, todo[k].j
 		bases := j.bases
-		if tried.Load() >= deltaTrials && paid.Load() == 0 {
+		if it.tried.Load() >= deltaTrials && it.paid.Load() == 0 {
 			bases = nil
 		}
 		buf := scratchPool.Get().(*[]byte)
 		var gain bool
-		j.rec, j.delta, gain, *buf, j.err = encodeChunk(data[j.off:j.off+j.n], bases, j.depth, *buf)
+		j.rec, j.delta, gain, *buf, j.err = encodeChunk(it.data[j.off:j.off+j.n], bases, j.depth, *buf)
 		scratchPool.Put(buf)
 		if len(bases) > 0 {
-			tried.Add(1)
+			it.tried.Add(1)
 			if gain {
-				paid.Add(1)
+				it.paid.Add(1)
 			}
 		}
 	})
-	var st Stats
-	for i := range jobs {
-		j := &jobs[i]
-		if j.new {
-			if j.err != nil {
-				return fmt.Errorf("snapshot: chunk %s: %w", j.id.Short(), j.err)
+	for _, it := range items {
+		var st Stats
+		for k := range it.jobs {
+			j := &it.jobs[k]
+			if j.new {
+				if j.err != nil {
+					return fmt.Errorf("snapshot: chunk %s: %w", j.id.Short(), j.err)
+				}
+				if err := it.w.putNew(j.id, j.rec, j.delta, &st); err != nil {
+					return err
+				}
 			}
-			if err := w.putNew(j.id, j.rec, j.delta, &st); err != nil {
+			if err := it.w.addStored(j.id, j.n); err != nil {
 				return err
 			}
 		}
-		if err := w.addStored(j.id, j.n); err != nil {
-			return err
+		if st.Chunks > 0 {
+			if err := count(it.w.tx, st); err != nil {
+				return err
+			}
 		}
 	}
-	if st.Chunks == 0 {
-		return nil
-	}
-	return count(w.tx, st)
+	return nil
 }
 
-// deltaTrials is how many deltas addAll tries in a content before it
+// deltaTrials is how many deltas putAll tries in a content before it
 // gives up on them if none paid.
 const deltaTrials = 4
 
-// scratchPool holds the work buffers of encodeChunk calls made by addAll.
+// scratchPool holds the work buffers of encodeChunk calls made by putAll.
 var scratchPool = sync.Pool{New: func() any { return new([]byte) }}
 
 // Parallel calls fn(0) … fn(n-1) on up to GOMAXPROCS goroutines and
@@ -441,20 +485,55 @@ func PutKnown(tx *bolt.Tx, id ID, data []byte) (ID, error) {
 // is smaller (delta.go). It reports whether any chunk was, for the journal
 // to mark its format.
 func PutDelta(tx *bolt.Tx, id ID, data, base []byte) (deltas bool, err error) {
-	if Has(tx, id) {
-		return false, nil
-	}
-	w, err := newWriter(tx)
+	d, err := PutDeltas(tx, []Content{{ID: id, Data: data, Base: base}})
 	if err != nil {
 		return false, err
 	}
-	if len(base) > 0 {
-		w.delta = newMemBase(base, data)
+	return d[0], nil
+}
+
+// Content is a content for PutDeltas: its ID (Sum of Data), its bytes, and
+// the bytes of the stored content it probably shares most of them with, if
+// any (PutDelta's base).
+type Content struct {
+	ID         ID
+	Data, Base []byte
+}
+
+// PutDeltas stores contents as PutDelta stores each, in order, but does the
+// work of all of them at once (putAll): a batch of many files is stored in
+// about the time its bytes take on every core, not file after file. A base
+// must be stored before the call, not be one of contents (its chunks are
+// looked up before any is put). It reports, for each content, whether any
+// of its chunks was stored as a delta.
+func PutDeltas(tx *bolt.Tx, contents []Content) ([]bool, error) {
+	deltas := make([]bool, len(contents))
+	var items []*putItem
+	dup := map[ID]bool{}
+	for i, c := range contents {
+		if dup[c.ID] || Has(tx, c.ID) {
+			continue
+		}
+		dup[c.ID] = true
+		w, err := newWriter(tx)
+		if err != nil {
+			return nil, err
+		}
+		if len(c.Base) > 0 {
+			w.delta = newMemBase(c.Base, c.Data)
+		}
+		items = append(items, &putItem{at: i, w: w, data: c.Data})
 	}
-	if err := w.addAll(data); err != nil {
-		return false, err
+	if err := putAll(items); err != nil {
+		return nil, err
 	}
-	return w.deltas > 0, w.finish(tx, id)
+	for _, it := range items {
+		deltas[it.at] = it.w.deltas > 0
+		if err := it.w.finish(tx, contents[it.at].ID); err != nil {
+			return nil, err
+		}
+	}
+	return deltas, nil
 }
 
 // UpdateFunc runs fn in a write transaction and commits it, as (*bolt.DB).Update does.
