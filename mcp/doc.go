@@ -47,9 +47,9 @@
 // wire.go: journal serve's stdio transport is mcp-go's, fed through
 // Server.ServeStdio (and its HTTP handler wrapped by Server.Lighten). A
 // tools/call message's long string arguments (8 KiB of JSON text and more)
-// are decoded once, where the message arrives, by a streaming tokenizer
-// (jsontext, from github.com/go-json-experiment/json: the proposal behind
-// encoding/json/v2, kept by Go team members); mcp-go handles the message
+// are decoded once, where the message arrives (the message itself checked
+// by jsontext, from github.com/go-json-experiment/json: the proposal behind
+// encoding/json/v2, kept by Go team members; see below); mcp-go handles the message
 // with short placeholders in their place, and the handler claims them and
 // puts the decoded strings back into its typed input. Why this and not:
 //

@@ -200,12 +200,18 @@ func auditArgs(raw any, spilled map[string]string) json.RawMessage {
 	}
 	ids := make([]snapshot.ID, len(keys))
 	snapshot.Parallel(len(keys), func(i int) { ids[i] = sumString(spilled[keys[i]]) })
-	hashed := make(map[string]snapshot.ID, len(keys))
+	digests := make(map[string]digest, len(keys))
 	for i, k := range keys {
-		hashed[k] = ids[i]
+		digests[k] = digest{ids[i], len(spilled[k])}
 	}
-	out, _ := json.Marshal(shrink(v, spilled, hashed))
+	out, _ := json.Marshal(shrink(v, digests))
 	return out
+}
+
+// digest is what the audit record keeps of a long string: its hash and size.
+type digest struct {
+	id snapshot.ID
+	n  int
 }
 
 // sumString hashes s in place: a content argument can be megabytes.
@@ -213,29 +219,26 @@ func sumString(s string) snapshot.ID {
 	return snapshot.Sum(unsafe.Slice(unsafe.StringData(s), len(s)))
 }
 
-// shrink replaces in v every string longer than 256 bytes (a placeholder
-// standing for its spilled value) by its hash and size; hashed has the
-// spilled values' hashes.
-func shrink(v any, spilled map[string]string, hashed map[string]snapshot.ID) any {
+// shrink replaces in v every string longer than 256 bytes by its hash and
+// size; spilled has those of the spilled values (always that long), by
+// their placeholders.
+func shrink(v any, spilled map[string]digest) any {
 	switch x := v.(type) {
 	case string:
-		id, ok := hashed[x]
-		if data, in := spilled[x]; in {
-			x = data
+		d, ok := spilled[x]
+		if !ok && len(x) > 256 {
+			d, ok = digest{sumString(x), len(x)}, true
 		}
-		if len(x) > 256 {
-			if !ok {
-				id = sumString(x)
-			}
-			return map[string]any{"blake3": id.String(), "bytes": len(x)}
+		if ok {
+			return map[string]any{"blake3": d.id.String(), "bytes": d.n}
 		}
 	case []any:
 		for i := range x {
-			x[i] = shrink(x[i], spilled, hashed)
+			x[i] = shrink(x[i], spilled)
 		}
 	case map[string]any:
 		for k := range x {
-			x[k] = shrink(x[k], spilled, hashed)
+			x[k] = shrink(x[k], spilled)
 		}
 	}
 	return v

@@ -31,11 +31,11 @@ import (
 // handler sees it (the stdio reader, three probes for responses, the method
 // probe, HandleMessage's envelope, the request, CallToolParams into a map),
 // and our handler decoded and re-encoded it twice more; on a 1 MB file write
-// that was ~60 % of the server's CPU. lighten makes one pass over an incoming
-// message with a streaming tokenizer (jsontext), decodes every string value
-// of a known tool's arguments that is at least spillMin bytes long into a
-// buffer of its own, and hands mcp-go the message with those values replaced
-// by short placeholders: everything mcp-go does to the message is then done
+// that was ~60 % of the server's CPU. lighten decodes every string value of
+// a known tool's arguments that is at least spillMin bytes long into a
+// buffer of its own, in one pass over it where the message was read
+// (unquoter), and hands mcp-go the message with those values replaced by
+// short placeholders, checked with a JSON tokenizer (jsontext): everything mcp-go does to the message is then done
 // to a few hundred bytes. The tool handler claims the placeholders it finds
 // (claim) and puts the decoded values back into its typed input (fill) — the
 // same strings, decoded by a JSON decoder that follows the same RFC.

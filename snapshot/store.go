@@ -298,9 +298,8 @@ func putAll(items []*putItem) error {
 			return
 		}
 		for k := range it.jobs {
-			if j := &it.jobs[k]; j.new {
-				at := it.w.size + int64(j.off)
-				j.cands = it.w.delta.bases(at, at+int64(j.n))
+			if j := &it.jobs[k]; j.new { // a new writer's chunks: its offsets are the content's
+				j.cands = it.w.delta.bases(int64(j.off), int64(j.off+j.n))
 			}
 		}
 	})
