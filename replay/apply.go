@@ -343,6 +343,7 @@ func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, erro
 			return nil, classify(fmt.Errorf("replay: note temporary files: %w", err))
 		}
 		tempsDone = make(chan error, 1)
+		e.wantSpares(ops)
 		go func() { tempsDone <- e.writeTemps(ops, true) }()
 	}
 
@@ -532,7 +533,7 @@ func (e *Engine) writeFiles(ops []*fileOp, dirs *[]createdDir, temps bool) error
 	}
 	synced := map[*Root]map[string]bool{}
 	for _, op := range ops {
-		if op.cur.exists && op.cur.data == nil {
+		if op.cur.exists && op.old == nil {
 			op.old = holdOld(op.p)
 		}
 		var err error
@@ -626,6 +627,12 @@ func (e *Engine) tempNote(seq uint64, ops []*fileOp) []byte {
 // the intent does not record it, so recovery could not remove it.
 func (e *Engine) writeTemps(ops []*fileOp, sync bool) error {
 	for _, op := range ops {
+		if ok, err := e.writeSpare(op.p, op.tmp, op.mode, op.change.Data, sync); ok {
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		var made []createdDir
 		data := op.change.Data
 		_, err := e.writeTempSync(op.p, op.tmp, op.mode, &made, func(w io.Writer) error { _, err := w.Write(data); return err }, sync)
@@ -640,6 +647,17 @@ func (e *Engine) writeTemps(ops []*fileOp, sync bool) error {
 		}
 	}
 	return nil
+}
+
+// wantSpares asks for spares (spare.go) in the directories of ops' temps,
+// made after the batch. e.mu is held.
+func (e *Engine) wantSpares(ops []*fileOp) {
+	if !e.spares.on {
+		return
+	}
+	for _, op := range ops {
+		e.spareWant = append(e.spareWant, op.p)
+	}
 }
 
 // readNote returns the lock file's note (zero if there is none, or it is

@@ -323,3 +323,32 @@ func BenchmarkStorage_OneLineEdits(b *testing.B) {
 		b.ReportMetric(float64(size)/1e6, "MB-journal")
 	}
 }
+
+// BenchmarkApply_SpareTemps is the one-line edit of a 300-line file with
+// temps created by name and with temps from spares made after each batch
+// (Options.SpareTemps, spare.go); run with -count to alternate them.
+func BenchmarkApply_SpareTemps(b *testing.B) {
+	for _, spares := range []bool{false, true} {
+		b.Run(map[bool]string{false: "named", true: "spares"}[spares], func(b *testing.B) {
+			ws := b.TempDir()
+			data := lines300()
+			os.WriteFile(filepath.Join(ws, "f.go"), data, 0o644)
+			e, err := replay.Open(replay.Options{Roots: []string{ws}, SpareTemps: spares})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer e.Close()
+			var apply []time.Duration
+			for i := 0; b.Loop(); i++ {
+				next := bytes.Clone(data)
+				copy(next[100:], fmt.Sprintf("%06d", i))
+				t := time.Now()
+				if _, err := e.Apply(ctx, &replay.Batch{Changes: []replay.Change{{Path: "f.go", Data: next}}}); err != nil {
+					b.Fatal(err)
+				}
+				apply = append(apply, time.Since(t))
+			}
+			b.ReportMetric(float64(median(apply).Microseconds()), "median-µs")
+		})
+	}
+}

@@ -141,8 +141,13 @@
 //
 //  1. The lock file's note names the temps (as for writeAhead, below).
 //  2. The temps are written, not fsynced, while the record is written and
-//     synced; no rename happens before the record is durable.
-//  3. Every rename. No directory fsync. The batch returns.
+//     synced; no rename happens before the record is durable. In a server
+//     (Options.SpareTemps) a temp is an unnamed file made after the previous
+//     batch, outside the lock, written, then linked under its name
+//     (spare.go): no inode is allocated inside the lock.
+//  3. Every rename, each file's old inode held open across it and closed in
+//     the background (holdOld: the rename does not free it). No directory
+//     fsync. The batch returns.
 //  4. The checkpoint, deferred like the seal of 4 above (the timer 20 ms
 //     after the last batch, Close, Recover, gc, a batch that is not logged, a
 //     log run of 64 batches or one whose oldest batch is 100 ms old): every

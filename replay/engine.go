@@ -40,6 +40,10 @@ type Options struct {
 	// included).
 	Fault       func(step, path string) error
 	CommitFault func() error
+	// SpareTemps keeps an unnamed file ready, made outside the journal's
+	// lock, in each directory the engine last wrote temps in (spare.go): for
+	// an engine that edits again and again (serve), not a one-batch CLI.
+	SpareTemps bool
 }
 
 // Engine applies batches of file changes to workspace roots, journaled.
@@ -87,6 +91,12 @@ type Engine struct {
 	// its files (adopt). Open itself reads them: it follows a crash more
 	// often than not, and does it once.
 	trustNotes bool
+
+	// spares are the unnamed files of Options.SpareTemps; spareWant the
+	// files of this batch's temps, whose directories get one after it.
+	// spareWant is guarded by mu.
+	spares    spares
+	spareWant []Path
 }
 
 // DefaultJournalPath returns the journal location for a first root.
@@ -101,6 +111,7 @@ func Open(o Options) (*Engine, error) {
 		o.Roots = []string{"."}
 	}
 	e := &Engine{actor: o.Actor, streamMin: o.StreamThreshold, fault: o.Fault, commitFault: o.CommitFault, logLimit: o.LogLimit}
+	e.spares.on = o.SpareTemps
 	if e.logLimit == 0 || e.logLimit > journal.MaxLogRecord {
 		e.logLimit = journal.MaxLogRecord
 	}
@@ -194,6 +205,7 @@ func (e *Engine) Close() error {
 		e.sealTimer.Stop()
 	}
 	e.mu.Unlock()
+	e.spares.close()
 	for _, r := range e.roots {
 		r.root.Close()
 	}
@@ -214,10 +226,15 @@ func (e *Engine) step(step, path string) error {
 func (e *Engine) do(fn func(db *journal.DB) error) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.j.Do(func(db *journal.DB) error {
+	err := e.j.Do(func(db *journal.DB) error {
 		if e.commitFault != nil {
 			db.SetCommitHook(e.commitFault)
 		}
 		return fn(db)
 	})
+	if len(e.spareWant) > 0 {
+		e.spares.fill(e.spareWant)
+		e.spareWant = nil
+	}
+	return err
 }

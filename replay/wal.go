@@ -158,11 +158,21 @@ func (e *Engine) applyLogged(db *journal.DB, ops []*fileOp, ev *journal.Event, o
 		return nil, classify(fmt.Errorf("replay: note temporary files: %w", err))
 	}
 	tempsDone := make(chan error, 1)
-	go func() { tempsDone <- e.writeTemps(ops, false) }()
+	e.wantSpares(ops)
+	go func() {
+		err := e.writeTemps(ops, false)
+		if err == nil {
+			for _, op := range ops {
+				op.old = holdOld(op.p)
+			}
+		}
+		tempsDone <- err
+	}()
 	off := e.walEnd
 	e.wroteLog = true
 	end, err := db.LogAppend(off, rec)
 	terr := <-tempsDone
+	defer releaseOld(ops)
 	if err != nil {
 		if stage := e.removeTempsOrStage(ops); len(stage) > 0 {
 			db.Update(func(tx *journal.Tx) error { return tx.Stage(stage) }) // best effort: the log failed, bbolt may too

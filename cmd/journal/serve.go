@@ -78,7 +78,8 @@ Every mutating tool call becomes one journal event in <first root>/.journal/jour
 				origin = "http"
 			}
 			ro := replay.Options{Roots: roots, JournalPath: jp,
-				Actor: journal.Actor{Kind: "mcp", Origin: origin, User: replay.CLIActor().User, Host: replay.CLIActor().Host}}
+				Actor:      journal.Actor{Kind: "mcp", Origin: origin, User: replay.CLIActor().User, Host: replay.CLIActor().Host},
+				SpareTemps: true} // serve edits again and again: temps from spares made outside the lock
 			if syncAll {
 				ro.LogLimit = -1 // every batch by a bbolt intent, files fsynced before the reply
 			}
