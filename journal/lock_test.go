@@ -31,7 +31,11 @@ func holdLock(t *testing.T, j *journal.Journal) (release func()) {
 // moment it lets go (a server making edit after edit) never makes another
 // handle wait more than the batch in flight and the one it had started:
 // each of 50 writes and reads of the other handle gets the lock while the
-// writer completes at most two batches, and none fails with ErrBusy.
+// writer completes at most two batches once the other says it waits (holds
+// the queue file shared; counted from the call's start when it never waits),
+// and none fails with ErrBusy. Counted from the call's start instead, a
+// loaded machine that let the writer run on before the other even asked
+// failed the test without any unfairness.
 func TestLock_TurnsUnderASteadyWriter(t *testing.T) {
 	j := create(t)
 	appendN(t, j, 1, "s")
@@ -60,13 +64,40 @@ func TestLock_TurnsUnderASteadyWriter(t *testing.T) {
 	for batches.Load() < 5 {
 		time.Sleep(time.Millisecond)
 	}
+	queue, err := os.OpenFile(j.Path()+".lock.queue", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer queue.Close()
+	waits := func() bool { // someone holds the queue file shared
+		if syscall.Flock(int(queue.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+			return true
+		}
+		syscall.Flock(int(queue.Fd()), syscall.LOCK_UN)
+		return false
+	}
 	for i := 0; i < 50; i++ {
 		before := batches.Load()
+		done := make(chan error, 1)
+		go func() {
+			if i%2 == 0 {
+				done <- other.Do(func(db *journal.DB) error { return nil })
+			} else {
+				done <- other.View(func(tx *journal.Tx) error { return nil })
+			}
+		}()
 		var err error
-		if i%2 == 0 {
-			err = other.Do(func(db *journal.DB) error { return nil })
-		} else {
-			err = other.View(func(tx *journal.Tx) error { return nil })
+	watch:
+		for seen := false; ; {
+			select {
+			case err = <-done:
+				break watch
+			default:
+			}
+			if !seen && waits() {
+				seen, before = true, batches.Load()
+			}
+			time.Sleep(20 * time.Microsecond)
 		}
 		if err != nil {
 			t.Fatalf("call %d: %v", i, err)
