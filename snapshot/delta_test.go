@@ -624,3 +624,58 @@ func TestPutDeltas_AsOneByOne(t *testing.T) {
 		t.Fatalf("marks %v: an edited file's new version is a delta, a stored content is not", oneMarks)
 	}
 }
+
+// TestPutDeltas_RewritesGiveUpTogether: a batch of files rewritten in every
+// line tries deltas in a few of them, then one in each of the others (not
+// deltaTrials in each), and a file edited in one line among them — last —
+// is still stored as a delta; all read back exactly.
+func TestPutDeltas_RewritesGiveUpTogether(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	var cs []snapshot.Content
+	var bases [][]byte
+	for f := range 20 {
+		base := lineFile(3000 + 10*f)
+		var next []byte // every line new: nothing of the base left to refer to
+		for len(next) < len(base) {
+			next = fmt.Appendf(next, "%016x%016x\n", r.Uint64(), r.Uint64())
+		}
+		bases = append(bases, base)
+		cs = append(cs, snapshot.Content{ID: snapshot.Sum(next), Data: next, Base: base})
+	}
+	edited := lineFile(3500)
+	next := editLine(r, edited, 1)
+	bases = append(bases, edited)
+	cs = append(cs, snapshot.Content{ID: snapshot.Sum(next), Data: next, Base: edited})
+	db := openDB(t)
+	before := snapshot.DeltaTries()
+	var marks []bool
+	err := db.Update(func(tx *bolt.Tx) error {
+		for _, b := range bases {
+			if _, err := snapshot.PutTx(tx, b); err != nil {
+				return err
+			}
+		}
+		var err error
+		marks, err = snapshot.PutDeltas(tx, cs)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tries := snapshot.DeltaTries() - before
+	// at most batchTrials plus one each after, plus the edited file's
+	if limit := int64(8 + len(cs) + 4); tries > limit || tries < int64(len(cs)) {
+		t.Fatalf("%d delta tries in %d contents, want %d to %d", tries, len(cs), len(cs), limit)
+	}
+	if !marks[len(cs)-1] {
+		t.Fatal("the file edited in one line was not stored as a delta")
+	}
+	db.View(func(tx *bolt.Tx) error {
+		for _, c := range cs {
+			if got, err := snapshot.Bytes(tx, c.ID); err != nil || !bytes.Equal(got, c.Data) {
+				t.Fatalf("%s read back %d bytes, %v", c.ID.Short(), len(got), err)
+			}
+		}
+		return nil
+	})
+}

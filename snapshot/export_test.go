@@ -42,3 +42,6 @@ var WalkStats = walkStats
 // CacheChunk puts data in the chain cache as chunk id's verified bytes in
 // tx, as a chunk whose ID collides with another's would be after a read.
 func CacheChunk(tx *bolt.Tx, id ID, data []byte) { chains.put(keyOf(tx, id), data) }
+
+// DeltaTries returns how many deltas PutDeltas and PutDelta have tried.
+func DeltaTries() int64 { return deltaTries.Load() }
