@@ -5,10 +5,12 @@ import (
 	"path"
 )
 
-// Spare inodes: a temp file's creation allocates an inode, and on ext4
-// without a journal (and less so elsewhere) the allocator skips every
-// recently freed inode, each of which a rename over a file makes: measured
-// here at ~280 µs of a ~880 µs logged edit, inside the journal's lock. An
+// Spare inodes: a temp file's creation allocates an inode inside the
+// journal's lock. Alone it costs ~12 µs here, but under load it waits on the
+// file system's allocator (ext4 without a journal skips every recently freed
+// inode, each of which a rename over a file makes: perf shows
+// recently_deleted and find_inode_bit): ~280 µs of a ~880 µs logged edit,
+// measured with timeline marks in a server while the machine was busy. An
 // engine made with Options.SpareTemps keeps, per directory it last wrote
 // temps in, an unnamed file made ahead, outside the lock (O_TMPFILE,
 // spare_linux.go). A temp of writeTemps is then that file, written and
