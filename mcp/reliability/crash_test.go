@@ -264,13 +264,53 @@ func (b *bystander) close(t *testing.T) {
 	}
 }
 
+// crashRound is how many kills one workspace takes in killServe: the long
+// mode's 1,000 kills run as rounds of it, each in a new workspace. In one
+// workspace every kill's `journal verify` re-hashed a journal that grew with
+// every kill (473 MiB after 100), so 1,000 kills cost hours, quadratically.
+const crashRound = 100
+
 func killServe(t *testing.T, kills int, beside bool) {
-	maxBytes := 4 << 20
 	rng, seed := seeded(t)
-	root := t.TempDir()
-	m := &crashModel{files: map[string][]byte{}}
 	st := crashStats{byTool: map[string]int{}, byFiles: map[int]int{}}
 	began := time.Now()
+	var committed, rolledBack, byAcked, files, rounds int
+	var journalMiB int64
+	for st.kills < kills {
+		c, rb, ba, f, mib := killServeRound(t, rng, min(crashRound, kills-st.kills), beside, &st)
+		committed, rolledBack, byAcked, files, journalMiB = committed+c, rolledBack+rb, byAcked+ba, files+f, max(journalMiB, mib)
+		rounds++
+	}
+	figures(t, map[string]any{"seed": seed, "kills": st.kills, "kills_during_recovery": st.earlyKills, "journal_log_reads": st.reads,
+		"batches_acknowledged": st.acked, "batches_without_change": st.noops, "batches_in_flight_at_kill": st.inflight,
+		"in_flight_committed": st.inflightApplied, "in_flight_rolled_back_or_not_started": st.inflightRolledBack,
+		"events_committed": committed, "events_rolled_back": rolledBack, "file_checks": st.filesChecked,
+		"verify_runs": st.verifies, "torn_files": 0, "partial_batches": 0, "lost_acknowledged": 0, "temp_files_left": 0,
+		"mib_sent": st.bytesSent >> 20, "files": files, "workspaces": rounds, "journal_mib_largest": journalMiB, "bystander_batches": byAcked,
+		"by_tool": st.byTool, "by_batch_files": st.byFiles, "seconds": int(time.Since(began).Seconds())})
+}
+
+// killServeRound is kills kills of killServe in a new workspace, counted
+// into st; it returns the journal's committed and rolled-back events, the
+// bystander's batches, the files and the journal's size (MiB).
+func killServeRound(t *testing.T, rng *rand.Rand, kills int, beside bool, total *crashStats) (committed, rolledBack, byAcked, files int, journalMiB int64) {
+	maxBytes := 4 << 20
+	root := t.TempDir()
+	m := &crashModel{files: map[string][]byte{}}
+	st := crashStats{byTool: total.byTool, byFiles: total.byFiles}
+	defer func() {
+		total.kills += st.kills
+		total.earlyKills += st.earlyKills
+		total.reads += st.reads
+		total.acked += st.acked
+		total.noops += st.noops
+		total.inflight += st.inflight
+		total.inflightApplied += st.inflightApplied
+		total.inflightRolledBack += st.inflightRolledBack
+		total.filesChecked += st.filesChecked
+		total.verifies += st.verifies
+		total.bytesSent += st.bytesSent
+	}()
 
 	var by *bystander
 	if beside {
@@ -421,14 +461,13 @@ func killServe(t *testing.T, kills int, beside bool) {
 		}
 	}
 	s.close()
-	byAcked := 0
 	if by != nil {
 		by.close(t)
 		byAcked = by.acked
 	}
 
 	// The journal's own account: every batch is committed or rolled back, none pending.
-	var committed, rolledBack, pending int
+	var pending int
 	j, err := journal.Open(filepath.Join(root, journal.DirName, journal.FileName), journal.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -453,13 +492,7 @@ func killServe(t *testing.T, kills int, beside bool) {
 		t.Errorf("journal has %d committed events, the clients saw %d acknowledged + %d applied in flight + %d of the bystander", committed, st.acked, st.inflightApplied, byAcked)
 	}
 	fi, _ := os.Stat(j.Path())
-	figures(t, map[string]any{"seed": seed, "kills": st.kills, "kills_during_recovery": st.earlyKills, "journal_log_reads": st.reads,
-		"batches_acknowledged": st.acked, "batches_without_change": st.noops, "batches_in_flight_at_kill": st.inflight,
-		"in_flight_committed": st.inflightApplied, "in_flight_rolled_back_or_not_started": st.inflightRolledBack,
-		"events_committed": committed, "events_rolled_back": rolledBack, "file_checks": st.filesChecked,
-		"verify_runs": st.verifies, "torn_files": 0, "partial_batches": 0, "lost_acknowledged": 0, "temp_files_left": 0,
-		"mib_sent": st.bytesSent >> 20, "files": len(m.files), "journal_mib": fi.Size() >> 20, "bystander_batches": byAcked,
-		"by_tool": st.byTool, "by_batch_files": st.byFiles, "seconds": int(time.Since(began).Seconds())})
+	return committed, rolledBack, byAcked, len(m.files), fi.Size() >> 20
 }
 
 // TestCrash_KillGC: the crash test for gc. A server applies batches; then
