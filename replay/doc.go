@@ -181,6 +181,13 @@
 // two servers ended the run (fsync of the other's files and directories, a
 // bbolt commit): two servers made 450 edits/s together where one made 813;
 // now 2 servers make what one does (bench -concurrency, BENCHMARKS.md).
+// Four make 0.92–0.98× of one (2026-11-26): the lock is then never free, so
+// their throughput is one over a hold plus its hand-off, and a hold pays
+// ~250–300 µs more than one server's — the others' records read and adopted,
+// bbolt's open under contention, the log's fdatasync queued behind the
+// others' writeback, the flock waking every waiter. Past that takes one
+// process writing for all (a later server forwarding its calls to the first)
+// or a group commit across processes.
 // Open's own recovery, which more often than not follows a crash, reads the
 // files and checkpoints what it took over.
 //
