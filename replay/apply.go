@@ -532,8 +532,8 @@ func (e *Engine) writeFiles(ops []*fileOp, dirs *[]createdDir, temps bool) error
 		}
 	}
 	synced := map[*Root]map[string]bool{}
-	for _, op := range ops {
-		if op.cur.exists && op.old == nil {
+	for i, op := range ops {
+		if op.cur.exists && op.old == nil && (i < maxHeld || op.cur.data == nil) {
 			op.old = holdOld(op.p)
 		}
 		var err error
@@ -684,6 +684,12 @@ func (e *Engine) removeNotedTemps(n notedTemps, last uint64) {
 		}
 	}
 }
+
+// maxHeld bounds the old files a batch holds open that are not large ones
+// (held for their freeing's cost, whatever their number): the rest are freed
+// by their renames, as before, so that a batch of thousands of files does
+// not hold thousands of descriptors while its renames need some.
+const maxHeld = 64
 
 // releaseOld closes, in the background, the old inodes writeFiles held open:
 // the last close of a replaced large file frees its blocks and page cache,
