@@ -157,6 +157,7 @@ func (s *spares) link(f *os.File, p Path, tmp string) bool {
 	if _, serr := os.Stat(procSelfFD); serr != nil || !errors.Is(err, unix.ENOENT) {
 		s.mu.Lock()
 		s.off = true
+		s.dropLocked() // they could not be linked either
 		s.mu.Unlock()
 	}
 	return false
@@ -174,10 +175,15 @@ func rcControl(f *os.File, fn func(fd int)) error {
 func (s *spares) close() {
 	s.mu.Lock()
 	s.closed = true
+	s.dropLocked()
+	s.mu.Unlock()
+	s.wg.Wait()
+}
+
+// dropLocked frees every spare held; s.mu is held.
+func (s *spares) dropLocked() {
 	for k, f := range s.files {
 		f.Close()
 		delete(s.files, k)
 	}
-	s.mu.Unlock()
-	s.wg.Wait()
 }

@@ -125,9 +125,17 @@ func TestSpareTemps(t *testing.T) {
 }
 
 // A spare that cannot be linked (no /proc here) leaves the batch to create
-// its temp by name, and the engine stops making spares.
+// its temp by name, and the engine stops making spares and lets go of those
+// it holds.
 func TestSpareTemps_Fallback(t *testing.T) {
 	dir, e := withSpare(t)
+	write(t, dir, "sub/b.txt", "b0\n") // a second directory, so that a spare is left when the first fails
+	if _, err := e.Apply(ctx, &replay.Batch{Changes: []replay.Change{{Path: "sub/b.txt", Data: []byte("b1\n")}}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := e.Spares(); n != 2 {
+		t.Fatalf("spares: %d, want 2", n)
+	}
 	defer replay.SetProcSelfFD(filepath.Join(dir, "no-proc") + "/")()
 	before := replay.SpareLinks()
 	if _, err := e.Apply(ctx, &replay.Batch{Changes: []replay.Change{{Path: "a.txt", Data: []byte("a2\n")}}}); err != nil {
