@@ -532,10 +532,8 @@ func (e *Engine) writeFiles(ops []*fileOp, dirs *[]createdDir, temps bool) error
 		}
 	}
 	synced := map[*Root]map[string]bool{}
-	for i, op := range ops {
-		if op.cur.exists && op.old == nil && (i < maxHeld || op.cur.data == nil) {
-			op.old = holdOld(op.p)
-		}
+	holdOlds(ops)
+	for _, op := range ops {
 		var err error
 		var probe tempProbe
 		if op.change.Delete {
@@ -690,6 +688,16 @@ func (e *Engine) removeNotedTemps(n notedTemps, last uint64) {
 // by their renames, as before, so that a batch of thousands of files does
 // not hold thousands of descriptors while its renames need some.
 const maxHeld = 64
+
+// holdOlds holds open (holdOld) the old inodes of ops' existing files:
+// every large one, and those of the first maxHeld.
+func holdOlds(ops []*fileOp) {
+	for i, op := range ops {
+		if op.cur.exists && op.old == nil && (i < maxHeld || op.cur.data == nil) {
+			op.old = holdOld(op.p)
+		}
+	}
+}
 
 // releaseOld closes, in the background, the old inodes writeFiles held open:
 // the last close of a replaced large file frees its blocks and page cache,

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -55,7 +56,7 @@ func (s *spares) fill(paths []Path) {
 	var want []spareKey
 	for _, p := range paths {
 		k := spareKeyOf(p)
-		if s.files[k] == nil && !contains(want, k) && len(want) < maxSpares {
+		if s.files[k] == nil && !slices.Contains(want, k) && len(want) < maxSpares {
 			want = append(want, k)
 		}
 	}
@@ -64,7 +65,7 @@ func (s *spares) fill(paths []Path) {
 	}
 	if len(s.files)+len(want) > maxSpares {
 		for k, f := range s.files {
-			if !contains(want, k) {
+			if !slices.Contains(want, k) {
 				f.Close()
 				delete(s.files, k)
 			}
@@ -85,7 +86,7 @@ func (s *spares) fill(paths []Path) {
 				if errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.EISDIR) || errors.Is(err, unix.EINVAL) {
 					s.off = true
 				}
-			case s.closed || s.files[k] != nil:
+			case s.closed || s.off || s.files[k] != nil:
 				f.Close()
 			default:
 				s.files[k] = f
@@ -96,15 +97,6 @@ func (s *spares) fill(paths []Path) {
 		s.filling = false
 		s.mu.Unlock()
 	}()
-}
-
-func contains(ks []spareKey, k spareKey) bool {
-	for _, x := range ks {
-		if x == k {
-			return true
-		}
-	}
-	return false
 }
 
 // makeSpare opens an unnamed file in directory k (beneath its root).

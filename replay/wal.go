@@ -162,9 +162,7 @@ func (e *Engine) applyLogged(db *journal.DB, ops []*fileOp, ev *journal.Event, o
 	go func() {
 		err := e.writeTemps(ops, false)
 		if err == nil {
-			for _, op := range ops[:min(len(ops), maxHeld)] {
-				op.old = holdOld(op.p)
-			}
+			holdOlds(ops)
 		}
 		tempsDone <- err
 	}()

@@ -248,7 +248,7 @@ type putItem struct {
 	w           *writer
 	data        []byte
 	jobs        []chunkJob
-	tried, paid atomic.Int32 // delta trials in this content, and those that paid
+	tried, paid atomic.Int32 // delta trials in this content while none had paid, and those that paid
 }
 
 // putAll stores the contents of items, each as its writer's chunks: it does
@@ -325,9 +325,7 @@ func putAll(items []*putItem) error {
 			if tried.Load() >= batchTrials && paid.Load() == 0 {
 				limit = 1
 			}
-			if it.paid.Load() > 0 {
-				it.tried.Add(1)
-			} else if !reserve(&it.tried, limit) {
+			if it.paid.Load() == 0 && !reserve(&it.tried, limit) {
 				bases = nil
 			}
 		}

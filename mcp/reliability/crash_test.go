@@ -293,31 +293,18 @@ func killServe(t *testing.T, kills int, beside bool) {
 // killServeRound is kills kills of killServe in a new workspace, counted
 // into st; it returns the journal's committed and rolled-back events, the
 // bystander's batches, the files and the journal's size (MiB).
-func killServeRound(t *testing.T, rng *rand.Rand, kills int, beside bool, total *crashStats) (committed, rolledBack, byAcked, files int, journalMiB int64) {
+func killServeRound(t *testing.T, rng *rand.Rand, kills int, beside bool, st *crashStats) (committed, rolledBack, byAcked, files int, journalMiB int64) {
 	maxBytes := 4 << 20
 	root := t.TempDir()
 	m := &crashModel{files: map[string][]byte{}}
-	st := crashStats{byTool: total.byTool, byFiles: total.byFiles}
-	defer func() {
-		total.kills += st.kills
-		total.earlyKills += st.earlyKills
-		total.reads += st.reads
-		total.acked += st.acked
-		total.noops += st.noops
-		total.inflight += st.inflight
-		total.inflightApplied += st.inflightApplied
-		total.inflightRolledBack += st.inflightRolledBack
-		total.filesChecked += st.filesChecked
-		total.verifies += st.verifies
-		total.bytesSent += st.bytesSent
-	}()
+	before := *st // this round's counts are st's less before's
 
 	var by *bystander
 	if beside {
 		by = startBystander(t, root)
 	}
 	s := mustStart(t, root, "crash")
-	for st.kills < kills {
+	for st.kills < before.kills+kills {
 		// Kill after a random delay: sometimes right away (mid-batch of the
 		// first call), mostly after a few batches.
 		delay := time.Duration(rng.Intn(500)) * time.Millisecond
@@ -488,8 +475,9 @@ func killServeRound(t *testing.T, rng *rand.Rand, kills int, beside bool, total 
 	if err != nil || pending > 0 {
 		t.Fatalf("journal: %d pending events: %v", pending, err)
 	}
-	if committed != st.acked+st.inflightApplied+byAcked {
-		t.Errorf("journal has %d committed events, the clients saw %d acknowledged + %d applied in flight + %d of the bystander", committed, st.acked, st.inflightApplied, byAcked)
+	acked, applied := st.acked-before.acked, st.inflightApplied-before.inflightApplied
+	if committed != acked+applied+byAcked {
+		t.Errorf("journal has %d committed events, the clients saw %d acknowledged + %d applied in flight + %d of the bystander", committed, acked, applied, byAcked)
 	}
 	fi, _ := os.Stat(j.Path())
 	return committed, rolledBack, byAcked, len(m.files), fi.Size() >> 20
