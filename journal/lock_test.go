@@ -28,15 +28,27 @@ func holdLock(t *testing.T, j *journal.Journal) (release func()) {
 }
 
 // TestLock_TurnsUnderASteadyWriter: a writer that takes the lock again the
-// moment it lets go (a server making edit after edit) never makes another
-// handle wait more than the batch in flight and the one it had started:
-// each of 50 writes and reads of the other handle gets the lock while the
-// writer completes at most two batches once the other says it waits (holds
-// the queue file shared; counted from the call's start when it never waits),
-// and none fails with ErrBusy. Counted from the call's start instead, a
-// loaded machine that let the writer run on before the other even asked
-// failed the test without any unfairness.
+// moment it lets go (a server making edit after edit) does not starve
+// another handle: of 100 writes and reads of the other handle, none fails
+// with ErrBusy, none gets the lock only after the writer completed more
+// than passedMax batches once the other said it waits (holds the queue file
+// shared; counted from the call's start when it never waits), and at most
+// lateMax get it after more than two (the batch in flight and the one it
+// had started).
+//
+// Turns depend on when the kernel runs the woken waiter, so the bounds are
+// measured ones. On a quiet machine (1,000 calls) 72 % got the lock with no
+// batch passed, the rest with 1, one with 2. With six busy loops on the
+// two CPUs (8,000 calls) 0.2 % were passed over by 3–7 (a waiter that
+// did not run within the writer's yieldPause); a CI run beside other
+// packages failed the earlier bound of 2 for all calls with one call at 3.
+// Without the turns (a process finding the lock free takes it even when
+// someone waits), a quiet machine gave 1 % over 2 and a tail up to 35.
+// The writer's count is read inside the other's call, while it holds the
+// lock (read after the call returned, a slow wake-up of the test itself
+// counted batches made after the turn).
 func TestLock_TurnsUnderASteadyWriter(t *testing.T) {
+	const calls, passedMax, lateMax = 100, 16, 3
 	j := create(t)
 	appendN(t, j, 1, "s")
 	other, err := journal.Open(j.Path(), journal.Options{Timeout: 500 * time.Millisecond})
@@ -76,14 +88,16 @@ func TestLock_TurnsUnderASteadyWriter(t *testing.T) {
 		syscall.Flock(int(queue.Fd()), syscall.LOCK_UN)
 		return false
 	}
-	for i := 0; i < 50; i++ {
+	passed := make([]int64, 0, calls)
+	for i := 0; i < calls; i++ {
 		before := batches.Load()
+		var got atomic.Int64 // the writer's count while the other holds the lock
 		done := make(chan error, 1)
 		go func() {
 			if i%2 == 0 {
-				done <- other.Do(func(db *journal.DB) error { return nil })
+				done <- other.Do(func(db *journal.DB) error { got.Store(batches.Load()); return nil })
 			} else {
-				done <- other.View(func(tx *journal.Tx) error { return nil })
+				done <- other.View(func(tx *journal.Tx) error { got.Store(batches.Load()); return nil })
 			}
 		}()
 		var err error
@@ -102,9 +116,19 @@ func TestLock_TurnsUnderASteadyWriter(t *testing.T) {
 		if err != nil {
 			t.Fatalf("call %d: %v", i, err)
 		}
-		if n := batches.Load() - before; n > 2 {
-			t.Fatalf("call %d waited while the writer completed %d batches", i, n)
+		passed = append(passed, got.Load()-before)
+	}
+	late := 0
+	for i, n := range passed {
+		if n > passedMax {
+			t.Fatalf("call %d waited while the writer completed %d batches (all calls: %v)", i, n, passed)
 		}
+		if n > 2 {
+			late++
+		}
+	}
+	if late > lateMax {
+		t.Fatalf("%d of %d calls waited while the writer completed more than 2 batches (%v)", late, calls, passed)
 	}
 }
 
