@@ -7,10 +7,10 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
-	"syscall"
 	"time"
 
 	bolterrors "go.etcd.io/bbolt/errors"
+	"golang.org/x/sys/unix"
 )
 
 // ErrDamaged means the journal file's structure is damaged: a page or meta
@@ -105,13 +105,12 @@ func fileInode(path string) string {
 }
 
 // statOf is the stat of path, nil when it cannot be read.
-func statOf(path string) *syscall.Stat_t {
-	fi, err := os.Stat(path)
-	if err != nil {
+func statOf(path string) *unix.Stat_t {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
 		return nil
 	}
-	st, _ := fi.Sys().(*syscall.Stat_t)
-	return st
+	return &st
 }
 
 // damagedOpen reports whether err from bbolt's Open means a damaged file

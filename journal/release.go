@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"os"
 	"strconv"
-	"syscall"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // Reading the whole journal (verify, export, gc's mark, a long log) touches
@@ -69,7 +70,7 @@ func releaseOver(m []byte, budget int64) {
 		return
 	}
 	if m != nil {
-		_ = syscall.Madvise(m, syscall.MADV_DONTNEED)
+		_ = unix.Madvise(m, unix.MADV_DONTNEED)
 	}
 }
 
@@ -78,7 +79,7 @@ func releaseOver(m []byte, budget int64) {
 // file, before the next one.
 func (t *Tx) releaseAll() {
 	if m := t.mapping(); m != nil {
-		_ = syscall.Madvise(m, syscall.MADV_DONTNEED)
+		_ = unix.Madvise(m, unix.MADV_DONTNEED)
 	}
 }
 

@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	jmcp "github.com/journalfs/journal/mcp"
 )
 
@@ -382,7 +380,7 @@ func TestEscape_SwapRace(t *testing.T) {
 		defer wg.Done()
 		a, b := filepath.Join(root, "sw"), filepath.Join(root, "swx")
 		for i := 0; i < swaps; i++ {
-			if err := unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE); err != nil {
+			if err := exchange(a, b); err != nil {
 				t.Errorf("swap: %v", err)
 				break
 			}
