@@ -75,7 +75,7 @@ type CheckReport struct {
 // returns a DamageError naming the first damaged page, or what it walked.
 // It takes the journal's lock shared, as a reader.
 func (j *Journal) Check() (*CheckReport, error) {
-	_, unlock, err := j.lock(false, nil)
+	_, unlock, err := j.lock(false)
 	if err != nil {
 		return nil, err
 	}

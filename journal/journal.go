@@ -402,15 +402,8 @@ func (d *DB) SetCommitHook(h func() error) { d.commitHook = h }
 // anything is opened; damage found while fn runs (bbolt's panics on a
 // damaged page, a fault reading the file) is returned as a DamageError and
 // recorded, so later writers refuse too.
-func (j *Journal) Do(fn func(db *DB) error) error { return j.DoAhead(nil, fn) }
-
-// DoAhead is Do with work to do while others hold the lock: when the lock
-// is not free at once (another process holds it, or waits for it first),
-// ahead runs, outside the lock, before the wait; when it is free, ahead
-// does not run. A writer prepares there what it can check again cheaply
-// once it holds the lock (replay.Engine.EditAhead plans its batch).
-func (j *Journal) DoAhead(ahead func(), fn func(db *DB) error) error {
-	lf, unlock, err := j.lock(true, ahead)
+func (j *Journal) Do(fn func(db *DB) error) error {
+	lf, unlock, err := j.lock(true)
 	if err != nil {
 		return err
 	}
@@ -450,7 +443,7 @@ func (j *Journal) DoAhead(ahead func(), fn func(db *DB) error) error {
 // View runs the check first, as Do does: damage that could send bbolt round
 // a cycle of pages is read around through a readable copy (readable.go).
 func (j *Journal) View(fn func(tx *Tx) error) error {
-	_, unlock, err := j.lock(false, nil)
+	_, unlock, err := j.lock(false)
 	if err != nil {
 		return err
 	}

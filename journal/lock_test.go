@@ -185,31 +185,3 @@ func TestLock_SaysItWaitsAndWaitsForProgress(t *testing.T) {
 		t.Fatalf("behind a stuck holder: %v after %v", err, time.Since(t0))
 	}
 }
-
-// TestDoAhead_RunsOnlyWhileBusy: DoAhead's ahead does not run when the
-// journal is free, and runs once, outside the lock and before fn, when
-// another handle holds it.
-func TestDoAhead_RunsOnlyWhileBusy(t *testing.T) {
-	j := create(t)
-	appendN(t, j, 1, "s")
-	var order []string
-	if err := j.DoAhead(func() { order = append(order, "ahead") }, func(db *journal.DB) error { order = append(order, "fn"); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	if len(order) != 1 || order[0] != "fn" {
-		t.Fatalf("free journal: ran %v, want [fn]", order)
-	}
-	release := holdLock(t, j)
-	order = nil
-	err := j.DoAhead(func() {
-		// outside the lock: the holder lets go only now
-		order = append(order, "ahead")
-		release()
-	}, func(db *journal.DB) error { order = append(order, "fn"); return nil })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(order) != 2 || order[0] != "ahead" || order[1] != "fn" {
-		t.Fatalf("busy journal: ran %v, want [ahead fn]", order)
-	}
-}

@@ -44,8 +44,7 @@ const progressEvery = 100 * time.Millisecond
 // lock takes the journal's lock file (<journal>.lock) exclusively for a
 // writer or shared for a reader (see above). The open lock file is returned
 // too (nil for a reader on a read-only file system): it carries DB's note.
-// busy, if not nil, runs once before a wait, outside the lock (DoAhead).
-func (j *Journal) lock(exclusive bool, busy func()) (lf *os.File, release func(), err error) {
+func (j *Journal) lock(exclusive bool) (lf *os.File, release func(), err error) {
 	f, err := os.OpenFile(j.path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		if !exclusive {
@@ -75,13 +74,7 @@ func (j *Journal) lock(exclusive bool, busy func()) (lf *os.File, release func()
 			return f, release, nil
 		}
 		syscall.Flock(fd, syscall.LOCK_UN) // someone came first: their turn
-		start := time.Now()
-		if busy != nil {
-			busy()
-		}
-		time.Sleep(yieldPause - time.Since(start))
-	} else if busy != nil {
-		busy()
+		time.Sleep(yieldPause)
 	}
 	if q != nil {
 		// waiting: say so, without waiting for it (a process stopped in the

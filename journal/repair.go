@@ -75,7 +75,7 @@ const repairBatch = 64 << 20
 // Repair salvages the journal (see above); actor is who runs it, recorded in
 // the damaged events.
 func (j *Journal) Repair(apply bool, actor Actor) (*RepairReport, error) {
-	_, unlock, err := j.lock(true, nil)
+	_, unlock, err := j.lock(true)
 	if err != nil {
 		return nil, err
 	}

@@ -71,12 +71,8 @@ func (s *Server) runBatch(ctx context.Context, c *call, spec batchSpec) (*BatchO
 	}
 	list := spec.ops
 	loaded := map[string]*replay.File{}
-	// the plan may run twice (EditAhead): each run starts afresh
-	res, err := s.eng.EditAhead(ctx, func(r *replay.Reader) (*replay.Batch, error) {
-		list, loaded, rebased, outcome = spec.ops, map[string]*replay.File{}, map[string]bool{}, nil
-		if rb != nil {
-			rb.notes = nil
-		}
+	res, err := s.eng.Edit(ctx, func(r *replay.Reader) (*replay.Batch, error) {
+		list = spec.ops
 		for key := range rb.files() {
 			f, err := r.Read(key)
 			if err != nil || !f.Exists {

@@ -56,12 +56,7 @@ func (s *Server) editContent(ctx context.Context, c *call, in *EditIn) (*EditOut
 			v.Close()
 		}
 	}()
-	// the plan may run twice (EditAhead): each run starts afresh
-	res, err := s.eng.EditAhead(ctx, func(r *replay.Reader) (*replay.Batch, error) {
-		if v != nil {
-			v.Close()
-		}
-		v, edits, out = nil, nil, nil
+	res, err := s.eng.Edit(ctx, func(r *replay.Reader) (*replay.Batch, error) {
 		var err error
 		if v, err = planView(r, in.AbsoluteFilePath); err != nil {
 			return nil, err

@@ -80,7 +80,6 @@ func (e *Engine) View(p string, mmapLimit int64) (*View, error) {
 func (r *Reader) View(p string, mmapLimit int64) (*View, error) {
 	rp, err := r.e.Resolve(p)
 	if err != nil {
-		r.unsure = true
 		return nil, err
 	}
 	st, err := r.state(rp)

@@ -60,11 +60,7 @@ type Reader struct {
 	e      *Engine
 	db     *journal.DB
 	cache  map[string]state
-	cached bool   // outside the lock: large files may take their version from the version cache
-	read   []Path // the files in cache, in the order read
-	// unsure: a path did not resolve, a file could not be read or was
-	// opened unhashed: holds cannot check what the plan read
-	unsure bool
+	cached bool // outside the lock: large files may take their version from the version cache
 }
 
 // File is a file as a plan sees it.
@@ -81,7 +77,6 @@ type File struct {
 func (r *Reader) Read(p string) (*File, error) {
 	rp, err := r.e.Resolve(p)
 	if err != nil {
-		r.unsure = true
 		return nil, err
 	}
 	st, err := r.state(rp)
@@ -93,7 +88,6 @@ func (r *Reader) Read(p string) (*File, error) {
 
 // Open opens a file for streaming reads.
 func (r *Reader) Open(p Path) (io.ReadCloser, error) {
-	r.unsure = true
 	f, err := p.Root.root.Open(p.Rel)
 	if err != nil {
 		return nil, mapFSError(p, "open", err)
@@ -127,7 +121,6 @@ func (r *Reader) Prefetch(paths []string) {
 	for i, p := range todo {
 		if errs[i] == nil {
 			r.cache[p.Key] = states[i]
-			r.read = append(r.read, p)
 		}
 	}
 }
@@ -138,11 +131,9 @@ func (r *Reader) state(p Path) (state, error) {
 	}
 	st, err := r.e.readState(p, r.cached)
 	if err != nil {
-		r.unsure = true
 		return st, err
 	}
 	r.cache[p.Key] = st
-	r.read = append(r.read, p)
 	return st, nil
 }
 
@@ -176,82 +167,6 @@ func (e *Engine) Edit(ctx context.Context, plan Plan) (*Result, error) {
 		return err
 	})
 	return res, classify(err)
-}
-
-// EditAhead is Edit for a plan that reads only files (Read, Prefetch, View;
-// never the journal: while it runs ahead its Reader has none) and can run
-// twice, starting afresh each time (it keeps nothing from an earlier run).
-// When another process holds the journal, the plan runs while this one
-// waits for it, from the files as they are then; once the journal is held,
-// every file that plan read is read and hashed again, and only if each is
-// exactly as it read it (existence, content, mode) is its batch applied as
-// planned. Else — or when the plan refused, failed to read or resolve a
-// path, opened a file unhashed, or read a file at or above the stream
-// threshold (hashing it twice would cost more than the wait saves) — the
-// plan runs again under the lock, as Edit runs it. So a batch never applies
-// what was planned from files that changed since; with several servers on
-// one workspace, the plan's reading and computing leave the journal's lock
-// to the one holding it. When the journal is free at once, nothing runs
-// ahead: a lone server pays nothing.
-func (e *Engine) EditAhead(ctx context.Context, plan Plan) (*Result, error) {
-	var ahead *Reader
-	var planned *Batch
-	var res *Result
-	err := e.doAhead(func() {
-		r := &Reader{e: e, cache: map[string]state{}}
-		b, err := plan(r)
-		if err != nil || b == nil || r.unsure {
-			return // planned under the lock
-		}
-		for _, st := range r.cache {
-			if st.exists && st.data == nil {
-				return // a large file: planned under the lock
-			}
-		}
-		if e.step("planned", "") != nil {
-			return
-		}
-		ahead, planned = r, b
-	}, func(db *journal.DB) error {
-		if err := e.recoverLocked(db); err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		r := &Reader{e: e, db: db, cache: map[string]state{}}
-		b := planned
-		if b == nil || !ahead.holds(r) {
-			var err error
-			if b, err = plan(r); err != nil {
-				return err
-			}
-		}
-		var err error
-		res, err = e.applyLocked(db, r, b)
-		return err
-	})
-	return res, classify(err)
-}
-
-// holds reports whether every file r0 (a plan run ahead) read is now, read
-// again through r (under the lock), as r0 read it; r keeps what it read.
-// Several files are read at once, as Prefetch reads them.
-func (r0 *Reader) holds(r *Reader) bool {
-	now := make([]state, len(r0.read))
-	errs := make([]error, len(r0.read))
-	snapshot.Parallel(len(r0.read), func(i int) { now[i], errs[i] = r.e.readState(r0.read[i], r.cached) })
-	for i, p := range r0.read {
-		if errs[i] != nil {
-			return false
-		}
-		r.cache[p.Key] = now[i]
-		r.read = append(r.read, p)
-		if was := r0.cache[p.Key]; now[i].exists != was.exists || now[i].id != was.id || now[i].mode != was.mode {
-			return false
-		}
-	}
-	return true
 }
 
 // fileOp is one file of a batch being applied.

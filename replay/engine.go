@@ -223,15 +223,10 @@ func (e *Engine) step(step, path string) error {
 }
 
 // do runs fn with the journal held exclusively.
-func (e *Engine) do(fn func(db *journal.DB) error) error { return e.doAhead(nil, fn) }
-
-// doAhead is do with work to do while another process holds the journal
-// (journal.Journal.DoAhead): ahead runs holding the engine's mutex, not the
-// journal.
-func (e *Engine) doAhead(ahead func(), fn func(db *journal.DB) error) error {
+func (e *Engine) do(fn func(db *journal.DB) error) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	err := e.j.DoAhead(ahead, func(db *journal.DB) error {
+	err := e.j.Do(func(db *journal.DB) error {
 		if e.commitFault != nil {
 			db.SetCommitHook(e.commitFault)
 		}
