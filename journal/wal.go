@@ -324,6 +324,26 @@ func (j *Journal) Close() error {
 // If the write or the sync fails, the record may or may not be on disk: the
 // caller must LogVoid it.
 func (d *DB) LogAppend(off int64, rec *LogRecord) (int64, error) {
+	return d.LogAppendWith(off, rec, nil)
+}
+
+// LogAppendWith is LogAppend doing meanwhile (if not nil) between writing
+// the record and syncing it: the kernel is asked to start writing the
+// record back first, so the disk works while meanwhile runs, and the sync
+// that follows — still before LogAppendWith returns, never skipped — has
+// less to wait for. meanwhile runs exactly once, even when the record could
+// not be written. A logged batch writes
+// its temp files there (replay): in a goroutine beside the sync, they
+// started on a busy machine only once the sync was done (~160 µs late,
+// measured), so the two did not overlap.
+func (d *DB) LogAppendWith(off int64, rec *LogRecord, meanwhile func()) (end int64, err error) {
+	if meanwhile != nil {
+		defer func() {
+			if meanwhile != nil {
+				meanwhile()
+			}
+		}()
+	}
 	if d.commitHook != nil {
 		if err := d.commitHook(); err != nil {
 			return off, err
@@ -346,6 +366,11 @@ func (d *DB) LogAppend(off int64, rec *LogRecord) (int64, error) {
 	}
 	if _, err := f.WriteAt(b, off); err != nil {
 		return off, fmt.Errorf("journal: write log record %d: %w", rec.First(), err)
+	}
+	if meanwhile != nil {
+		startWriteback(f, off, int64(len(b)))
+		meanwhile()
+		meanwhile = nil
 	}
 	if err := datasync(f); err != nil {
 		return off, fmt.Errorf("journal: sync log record %d: %w", rec.First(), err)

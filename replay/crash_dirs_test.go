@@ -2,6 +2,7 @@ package replay_test
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -119,11 +120,13 @@ func TestCrash_RemovesCreatedDirs(t *testing.T) {
 }
 
 // TestCrashAheadChild is the child process of TestCrash_WriteAheadTemps: it
-// applies a batch that modifies files in place, holds its intent's commit
-// back, and is killed (SIGKILL, by itself) once both temps are written. The
-// batch is small (its intent is a write-ahead log record, its temps are not
-// fsynced: step "written") or, with JOURNAL_CRASH_AHEAD_BIG, too large for
-// the log (a bbolt intent, fsynced temps).
+// applies a batch that modifies files in place, whose intent's commit fails
+// (nothing of it is written), and is killed (SIGKILL, by itself) once both
+// temps are written. The batch is small (its intent is a write-ahead log
+// record, its temps are not fsynced: step "written"; they are written
+// between the record's write and its sync, and still when the record could
+// not be written) or, with JOURNAL_CRASH_AHEAD_BIG, too large for the log
+// (a bbolt intent, fsynced temps written while it commits).
 func TestCrashAheadChild(t *testing.T) {
 	step, one, two := "written", []byte("one, edited\n"), []byte("two, edited\n")
 	if os.Getenv("JOURNAL_CRASH_AHEAD_BIG") != "" {
@@ -132,7 +135,7 @@ func TestCrashAheadChild(t *testing.T) {
 	}
 	crashChild(t, "JOURNAL_CRASH_AHEAD_ROOT", replay.Options{
 		Fault:       killAt(step, 2),
-		CommitFault: func() error { select {} }, // the intent never lands
+		CommitFault: func() error { return errors.New("the intent never lands") },
 	},
 		replay.Change{Path: "one.txt", Data: one},
 		replay.Change{Path: "sub/two.txt", Data: two})

@@ -157,19 +157,15 @@ func (e *Engine) applyLogged(db *journal.DB, ops []*fileOp, ev *journal.Event, o
 	if err := db.SetNote(e.tempNote(ev.Seq, ops)); err != nil {
 		return nil, classify(fmt.Errorf("replay: note temporary files: %w", err))
 	}
-	tempsDone := make(chan error, 1)
 	e.wantSpares(ops)
-	go func() {
-		err := e.writeTemps(ops, false)
-		if err == nil {
-			holdOlds(ops)
-		}
-		tempsDone <- err
-	}()
 	off := e.walEnd
 	e.wroteLog = true
-	end, err := db.LogAppend(off, rec)
-	terr := <-tempsDone
+	var terr error // the temps are written while the record is written back
+	end, err := db.LogAppendWith(off, rec, func() {
+		if terr = e.writeTemps(ops, false); terr == nil {
+			holdOlds(ops)
+		}
+	})
 	defer releaseOld(ops)
 	if err != nil {
 		if stage := e.removeTempsOrStage(ops); len(stage) > 0 {
