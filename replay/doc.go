@@ -140,8 +140,10 @@
 // enough to redo the batch. Then, wal.go:
 //
 //  1. The lock file's note names the temps (as for writeAhead, below).
-//  2. The temps are written, not fsynced, while the record is written and
-//     synced; no rename happens before the record is durable. In a server
+//  2. The record is written, its write-back started, then the temps are
+//     written, not fsynced, while the disk writes it, then the record is
+//     synced (journal.DB.LogAppendWith); no rename happens before the
+//     record is durable. In a server
 //     (Options.SpareTemps) a temp is an unnamed file made after the previous
 //     batch, outside the lock, written, then linked under its name
 //     (spare.go): no inode is allocated inside the lock.
@@ -185,7 +187,13 @@
 // their throughput is one over a hold plus its hand-off, and a hold pays
 // ~250–300 µs more than one server's — the others' records read and adopted,
 // bbolt's open under contention, the log's fdatasync queued behind the
-// others' writeback, the flock waking every waiter. Past that takes one
+// others' writeback, the flock waking every waiter. The machine is not
+// CPU-bound then (vmstat: ~35 % idle of 2 CPUs), yet work moved out of the
+// hold did not help: planning a batch while waiting for the lock and
+// re-reading its files under it (tried 2026-11-26, reverted) cut the hold's
+// planning from ~60 to ~22 µs and made four servers no faster (1195 against
+// 1247 edits/s, medians of 5 alternations) for 0.07–0.14 ms more CPU per
+// edit — CPU that competes with the holder on two CPUs. Past that takes one
 // process writing for all (a later server forwarding its calls to the first)
 // or a group commit across processes.
 // Open's own recovery, which more often than not follows a crash, reads the
