@@ -338,11 +338,7 @@ func (d *DB) LogAppend(off int64, rec *LogRecord) (int64, error) {
 // measured), so the two did not overlap.
 func (d *DB) LogAppendWith(off int64, rec *LogRecord, meanwhile func()) (end int64, err error) {
 	if meanwhile != nil {
-		defer func() {
-			if meanwhile != nil {
-				meanwhile()
-			}
-		}()
+		defer func() { runOnce(&meanwhile) }()
 	}
 	if d.commitHook != nil {
 		if err := d.commitHook(); err != nil {
@@ -369,13 +365,21 @@ func (d *DB) LogAppendWith(off int64, rec *LogRecord, meanwhile func()) (end int
 	}
 	if meanwhile != nil {
 		startWriteback(f, off, int64(len(b)))
-		meanwhile()
-		meanwhile = nil
+		runOnce(&meanwhile)
 	}
 	if err := datasync(f); err != nil {
 		return off, fmt.Errorf("journal: sync log record %d: %w", rec.First(), err)
 	}
 	return off + int64(len(b)), nil
+}
+
+// runOnce runs *fn unless it ran already (nil): it is cleared first, so a
+// panic inside it does not run it again on the way out.
+func runOnce(fn *func()) {
+	if f := *fn; f != nil {
+		*fn = nil
+		f()
+	}
 }
 
 // LogFits reports whether a record of size bytes, header included, may be

@@ -258,3 +258,48 @@ func TestLogAhead(t *testing.T) {
 		}
 	}
 }
+
+// TestLog_AppendWith: meanwhile runs exactly once, after the record is
+// written (a reader of the log sees it whole) and before LogAppendWith
+// returns; also when the record is refused or the commit hook fails; and
+// once only when it panics.
+func TestLog_AppendWith(t *testing.T) {
+	j := openWAL(t)
+	err := j.Do(func(db *DB) error {
+		runs, seen := 0, 0
+		end, err := db.LogAppendWith(0, logRec(1, 1, "a"), func() {
+			runs++
+			recs, err := db.LogRead(0)
+			if err != nil {
+				t.Errorf("read meanwhile: %v", err)
+			}
+			seen = len(recs)
+		})
+		if err != nil || end == 0 || runs != 1 || seen != 1 {
+			t.Fatalf("append: end %d, err %v, meanwhile ran %d times, saw %d records", end, err, runs, seen)
+		}
+		runs = 0
+		if _, err := db.LogAppendWith(end, &LogRecord{}, func() { runs++ }); !errors.Is(err, ErrState) || runs != 1 {
+			t.Fatalf("refused record: err %v, meanwhile ran %d times", err, runs)
+		}
+		boom := errors.New("boom")
+		db.SetCommitHook(func() error { return boom })
+		runs = 0
+		if _, err := db.LogAppendWith(end, logRec(2, 1, "b"), func() { runs++ }); !errors.Is(err, boom) || runs != 1 {
+			t.Fatalf("failed hook: err %v, meanwhile ran %d times", err, runs)
+		}
+		db.SetCommitHook(nil)
+		runs = 0
+		func() {
+			defer func() { recover() }()
+			db.LogAppendWith(end, logRec(2, 1, "b"), func() { runs++; panic("meanwhile") })
+		}()
+		if runs != 1 {
+			t.Fatalf("a panicking meanwhile ran %d times", runs)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
