@@ -367,7 +367,7 @@ func leafHeader(b []byte, at int) int {
 	for k := at / ps; k >= 0; k-- {
 		h := b[k*ps:]
 		id, flags, overflow := binary.LittleEndian.Uint64(h), binary.LittleEndian.Uint16(h[8:]), binary.LittleEndian.Uint32(h[12:])
-		if id == uint64(k) && flags&0x02 != 0 && k+int(overflow) >= at/ps {
+		if id == uint64(k) && flags == boltLeaf && k+int(overflow) >= at/ps {
 			return k * ps
 		}
 	}

@@ -182,8 +182,10 @@
 // the bbolt file and forget them. Before this, every turn of the lock between
 // two servers ended the run (fsync of the other's files and directories, a
 // bbolt commit): two servers made 450 edits/s together where one made 813;
-// now 2 servers make what one does (bench -concurrency, BENCHMARKS.md).
-// Four make 0.92–0.98× of one (2026-11-26): the lock is then never free, so
+// now 2 servers make about what one does, and four somewhat less (bench
+// -concurrency, BENCHMARKS.md: 2 servers 0.95–1.06×, four 0.82–0.98× on
+// 2026-11-26, the lower figures once one server got faster): with four the
+// lock is never free, so
 // their throughput is one over a hold plus its hand-off, and a hold pays
 // ~250–300 µs more than one server's — the others' records read and adopted,
 // bbolt's open under contention, the log's fdatasync queued behind the

@@ -32,7 +32,8 @@ func openIn(t *testing.T, dir string) int {
 
 // A batch holds the old inodes of at most 64 of its files open across its
 // renames (the rest are freed by the renames): a batch of 300 files does not
-// hold 300 descriptors while its renames need some. By a logged batch and by a bbolt intent alike.
+// hold 300 descriptors while its renames need some. By a logged batch and by
+// a bbolt intent alike.
 func TestApply_HoldsBoundedOldFiles(t *testing.T) {
 	for _, logLimit := range []int{0, -1} {
 		dir := t.TempDir()
