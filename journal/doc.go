@@ -27,6 +27,14 @@
 // two batches touching one file are ordered and the second sees the first.
 // The cost is measured in replay/doc.go.
 //
+// A Lease (Acquire, Lease.Do, Release) is Do's lock kept across batches: a
+// process with batches queued behind the one it runs keeps the lock and the
+// open bbolt file for the next, as long as nobody else waits for the lock
+// (Contended: someone holds the queue file). Do is Acquire, one Lease.Do and
+// Release. Nothing else writes the file meanwhile, so nothing a reopen would
+// learn is missed; a waiter of another process, or a reader of this one,
+// gets the lock after the batch in progress.
+//
 // The lock file also carries a note (DB.SetNote, DB.Note): a 4-byte
 // big-endian length and that many bytes at offset 0, written without fsync
 // by the holder of the exclusive lock for the next holder to read. The

@@ -92,6 +92,11 @@ func (j *Journal) lock(exclusive bool) (lf *os.File, release func(), err error) 
 // pauses before it waits for the lock itself.
 const yieldPause = 100 * time.Microsecond
 
+// openQueue opens the lock's queue file (see lock), for waiting.
+func (j *Journal) openQueue() (*os.File, error) {
+	return os.Open(j.path + ".lock.queue")
+}
+
 // waiting reports whether a process waits for the lock: one holds the queue
 // file shared.
 func waiting(q *os.File) bool {

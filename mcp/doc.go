@@ -98,6 +98,37 @@
 // the client sees it was no faster: on two cores the server is CPU-bound,
 // and the work only moved.
 //
+// # Several servers on one workspace
+//
+// share.go, relay.go: each MCP client starts its own `journal serve`; the
+// first of a workspace serves the others' sessions (journal serve --share,
+// the default; cmd/journal/share.go picks the role under a lock file). A
+// later serve relays its client's messages, as they are, over a unix socket
+// in the journal's directory (Relay) and the first serves each as a session
+// of its own (ServeFollower): its own id (undo is per session), client
+// info, log level, notifications, sampling requests — what mcp-go's stdio
+// transport gives its one session (which is a package singleton there, so
+// it cannot serve two). Why: four processes taking the journal's lock in
+// turn made fewer edits a second together than one (0.82–0.95×): each
+// hold paid for adopting the others' records, reopening the journal and a
+// cross-process hand-off. One process orders its sessions' batches with a
+// mutex and keeps the journal open between them (journal.Lease).
+//
+// A session must not notice a change of writer. A relay keeps what the
+// next writer needs: the client's initialize (replayed, its answer dropped
+// when the client had one), the session's file views (sent by the writer as
+// they change, so its line numbers still count from its last read), and
+// every message not known to be read. A writer whose own client ends (or is
+// signalled) hands over: it stops reading, answers what it read (within
+// shareDrain), says how many messages it read and exits; the relay sends
+// the rest to the next writer — one of the followers, chosen under the lock
+// file, possibly itself. A writer that is killed cannot say: a tools/call
+// in flight is answered OUTCOME_UNKNOWN (journal_log says whether it was
+// applied; never applied twice, never lost if acknowledged:
+// TestShare_WriterKilled), any other request is asked again. A serve with
+// other flags, another binary, or a socket path too long for sun_path
+// serves alone, as before.
+//
 // # The safety layer and the language servers
 //
 // file_edit and the form tools run a safety layer on the edited text before

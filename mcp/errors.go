@@ -39,6 +39,9 @@ const (
 	CodeJournalDamaged   = "JOURNAL_DAMAGED"
 	CodeJournalTooNew    = "JOURNAL_TOO_NEW"
 	CodeCancelled        = "CANCELLED"
+	// CodeOutcomeUnknown: the serve process that ran a relayed call ended
+	// before it answered (share.go).
+	CodeOutcomeUnknown = "OUTCOME_UNKNOWN"
 )
 
 // Sentinels of this package.

@@ -46,6 +46,10 @@ type Options struct {
 	// 15s): a server still loading a large workspace, or hung, makes the
 	// edit go on without it, saying so, instead of blocking the agent.
 	LSPTimeout time.Duration
+	// Session names the stdio session (default: a new random id). A serve
+	// that takes over a relayed session keeps the id its client's events
+	// were recorded under (share.go).
+	Session string
 }
 
 // Server adapts the engine to MCP. Handlers decode, call the engine, encode.
@@ -59,9 +63,10 @@ type Server struct {
 	// processSession names the stdio session: one server process is one session.
 	processSession string
 
-	mu    sync.Mutex                      // guards seen
-	seen  map[string]map[string]*fileView // session → path key → what it knows of the file (rebase.go)
-	reads readCache                       // contents sessions read, for rebasing line numbers
+	mu        sync.Mutex                      // guards seen and viewWatch
+	seen      map[string]map[string]*fileView // session → path key → what it knows of the file (rebase.go)
+	viewWatch map[string]func(SharedView)     // session → told of each change of its views (share.go)
+	reads     readCache                       // contents sessions read, for rebasing line numbers
 
 	// lspMu serializes consultations of the language servers: their view of
 	// a file (an overlay) is shared by every call, so one edit at a time
@@ -92,7 +97,10 @@ func New(eng *replay.Engine, o Options) *Server {
 	}
 	var b [8]byte
 	rand.Read(b[:])
-	s := &Server{eng: eng, opts: o, processSession: "stdio-" + hex.EncodeToString(b[:]), seen: map[string]map[string]*fileView{},
+	if o.Session == "" {
+		o.Session = "stdio-" + hex.EncodeToString(b[:])
+	}
+	s := &Server{eng: eng, opts: o, processSession: o.Session, seen: map[string]map[string]*fileView{},
 		spill: newSpills(), toolNames: map[string]bool{}}
 	s.srv = server.NewMCPServer("journal", o.Version,
 		server.WithToolCapabilities(false),
@@ -165,8 +173,8 @@ func (s *Server) newCall(ctx context.Context, tool string, rawArgs any, spilled 
 	c := &call{tool: tool, session: s.processSession}
 	c.actor = journal.Actor{Kind: "mcp", Origin: s.opts.Origin, User: s.eng.Actor().User, Host: s.eng.Actor().Host}
 	if cs := server.ClientSessionFromContext(ctx); cs != nil {
-		if id := cs.SessionID(); id != "" && s.opts.Origin == "http" {
-			c.session = id
+		if _, relayed := cs.(*followerSession); relayed || (s.opts.Origin == "http" && cs.SessionID() != "") {
+			c.session = cs.SessionID()
 		}
 		if ci, ok := cs.(server.SessionWithClientInfo); ok {
 			info := ci.GetClientInfo()
@@ -249,7 +257,9 @@ func shrink(v any, spilled map[string]digest) any {
 func (s *Server) saw(session, key string, id snapshot.ID) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.views(session)[key] = &fileView{read: id, cur: id}
+	v := &fileView{read: id, cur: id}
+	s.views(session)[key] = v
+	s.viewChanged(session, key, v)
 }
 
 // views returns a session's file views, made on first use; s.mu is held.
@@ -268,12 +278,15 @@ func (s *Server) wrote(session, key string, id snapshot.ID) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m := s.views(session)
-	if v := m[key]; v != nil {
+	v := m[key]
+	if v != nil {
 		v.cur, v.wrote = id, v.wrote || v.read != id
-		return
+	} else {
+		// no read: the numbers the session knows count from what it wrote
+		v = &fileView{read: id, cur: id}
+		m[key] = v
 	}
-	// no read: the numbers the session knows count from what it wrote
-	m[key] = &fileView{read: id, cur: id}
+	s.viewChanged(session, key, v)
 }
 
 // stale reports whether a file changed since the session last saw it (read

@@ -7,6 +7,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/journalfs/journal/journal"
@@ -59,6 +60,11 @@ type Engine struct {
 	// mu serializes this process's batches before they reach the journal's
 	// file lock (which polls, and would add latency to in-process waits).
 	mu sync.Mutex
+	// queued counts the batches waiting for mu; lease is the journal's lock
+	// kept from one batch for the next while some are queued and nobody
+	// else waits for it (do). Guarded by mu.
+	queued atomic.Int64
+	lease  *journal.Lease
 
 	// fault, if set, runs before each step of the apply protocol and may fail it (tests).
 	fault func(step, path string) error
@@ -223,15 +229,38 @@ func (e *Engine) step(step, path string) error {
 }
 
 // do runs fn with the journal held exclusively.
-func (e *Engine) do(fn func(db *journal.DB) error) error {
+func (e *Engine) do(fn func(db *journal.DB) error) (err error) {
+	e.queued.Add(1)
 	e.mu.Lock()
+	e.queued.Add(-1)
 	defer e.mu.Unlock()
-	err := e.j.Do(func(db *journal.DB) error {
-		if e.commitFault != nil {
-			db.SetCommitHook(e.commitFault)
+	keep := false
+	defer func() { // when fn panics: the lock must not outlive the batch
+		if !keep && e.lease != nil {
+			e.lease.Release()
+			e.lease = nil
 		}
-		return fn(db)
-	})
+	}()
+	if e.lease == nil {
+		e.lease, err = e.j.Acquire()
+	}
+	if err == nil {
+		err = e.lease.Do(func(db *journal.DB) error {
+			if e.commitFault != nil {
+				db.SetCommitHook(e.commitFault)
+			}
+			return fn(db)
+		})
+		// keep the lease for the batch queued behind this one, unless
+		// anyone else waits for the journal (another process, a reader)
+		keep = err == nil && e.queued.Load() > 0 && !e.lease.Contended()
+	}
+	if !keep && e.lease != nil {
+		if rerr := e.lease.Release(); err == nil && rerr != nil {
+			err = rerr
+		}
+		e.lease = nil
+	}
 	if len(e.spareWant) > 0 {
 		e.spares.fill(e.spareWant)
 		e.spareWant = nil

@@ -12,7 +12,7 @@ import (
 // recently_deleted and find_inode_bit): ~280 µs of a ~880 µs logged edit,
 // measured with timeline marks in a server while the machine was busy. An
 // engine made with Options.SpareTemps keeps, per directory it last wrote
-// temps in, an unnamed file made ahead, outside the lock (O_TMPFILE,
+// temps in, unnamed files made ahead (spareDepth), outside the lock (O_TMPFILE,
 // spare_linux.go). A temp of writeTemps is then that file, written and
 // given its mode, then linked under the temp's name: the protocol (the
 // note naming the temp before it exists, the rename, recovery) is the same,
@@ -21,8 +21,13 @@ import (
 // inode someone may still read). Where there is no O_TMPFILE, or linking
 // an open file by /proc/self/fd fails, temps are created as before.
 
-// maxSpares bounds the spare files an engine keeps (one per directory).
-const maxSpares = 8
+// maxSpares bounds the spare files an engine keeps, spareDepth those of one
+// directory: the batches of several sessions served by one process come
+// back to back, faster than one spare a batch is made.
+const (
+	maxSpares  = 16
+	spareDepth = 4
+)
 
 // writeSpare writes a temp through the spare of its directory, if there is
 // one. It reports false, with nothing left behind, when there is none or it

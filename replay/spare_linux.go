@@ -22,7 +22,8 @@ var procSelfFD = "/proc/self/fd/"
 type spares struct {
 	on      bool
 	mu      sync.Mutex
-	files   map[spareKey]*os.File
+	files   map[spareKey][]*os.File // per directory, up to spareDepth
+	n       int                     // spares held
 	filling bool
 	closed  bool
 	off     bool // the system cannot: O_TMPFILE or linking by /proc refused
@@ -37,13 +38,24 @@ func (s *spares) take(p Path) *os.File {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k := spareKeyOf(p)
-	f := s.files[k]
-	delete(s.files, k)
+	fs := s.files[k]
+	if len(fs) == 0 {
+		return nil
+	}
+	f := fs[len(fs)-1]
+	if len(fs) == 1 {
+		delete(s.files, k)
+	} else {
+		s.files[k] = fs[:len(fs)-1]
+	}
+	s.n--
 	return f
 }
 
-// fill makes, in the background, a spare for each of the directories of
-// paths that has none (at most maxSpares; others are dropped for them).
+// fill makes, in the background, spares for the directories of paths up
+// to spareDepth each (at most maxSpares in all; others are dropped for
+// them): batches of several sessions of one process, run back to back, each
+// find one.
 func (s *spares) fill(paths []Path) {
 	if !s.on || len(paths) == 0 {
 		return
@@ -56,23 +68,29 @@ func (s *spares) fill(paths []Path) {
 	var want []spareKey
 	for _, p := range paths {
 		k := spareKeyOf(p)
-		if s.files[k] == nil && !slices.Contains(want, k) && len(want) < maxSpares {
-			want = append(want, k)
+		if len(s.files[k]) < spareDepth && !slices.Contains(want, k) {
+			for range spareDepth - len(s.files[k]) {
+				want = append(want, k)
+			}
 		}
 	}
+	want = want[:min(len(want), maxSpares)]
 	if len(want) == 0 {
 		return
 	}
-	if len(s.files)+len(want) > maxSpares {
-		for k, f := range s.files {
+	if s.n+len(want) > maxSpares {
+		for k, fs := range s.files {
 			if !slices.Contains(want, k) {
-				f.Close()
+				for _, f := range fs {
+					f.Close()
+				}
+				s.n -= len(fs)
 				delete(s.files, k)
 			}
 		}
 	}
 	if s.files == nil {
-		s.files = map[spareKey]*os.File{}
+		s.files = map[spareKey][]*os.File{}
 	}
 	s.filling = true
 	s.wg.Add(1)
@@ -86,10 +104,11 @@ func (s *spares) fill(paths []Path) {
 				if errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.EISDIR) || errors.Is(err, unix.EINVAL) {
 					s.off = true
 				}
-			case s.closed || s.off || s.files[k] != nil:
+			case s.closed || s.off || len(s.files[k]) >= spareDepth || s.n >= maxSpares:
 				f.Close()
 			default:
-				s.files[k] = f
+				s.files[k] = append(s.files[k], f)
+				s.n++
 			}
 			s.mu.Unlock()
 		}
@@ -174,8 +193,11 @@ func (s *spares) close() {
 
 // dropLocked frees every spare held; s.mu is held.
 func (s *spares) dropLocked() {
-	for k, f := range s.files {
-		f.Close()
+	for k, fs := range s.files {
+		for _, f := range fs {
+			f.Close()
+		}
 		delete(s.files, k)
 	}
+	s.n = 0
 }

@@ -49,8 +49,12 @@ func TestDamage_NeverPanicsWithLoggedBatches(t *testing.T) {
 	dir := t.TempDir()
 	child := exec.Command(os.Args[0], "-test.run=^TestRepairChild$")
 	child.Env = append(os.Environ(), "JOURNAL_REPAIR_CHILD="+dir)
-	if out, err := child.CombinedOutput(); err == nil {
+	out, err := child.CombinedOutput()
+	if err == nil {
 		t.Fatalf("the child was not killed:\n%s", out)
+	}
+	if _, serr := os.Stat(filepath.Join(dir, journal.DirName, journal.FileName)); serr != nil {
+		t.Fatalf("the child (%v) left no journal:\n%s", err, out)
 	}
 	damageMatrix(t, dir, 0, allCommands, true)
 }

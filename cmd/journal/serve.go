@@ -56,6 +56,7 @@ func newServeCmd() *cobra.Command {
 		servers  []string
 		lspFile  string
 		lspWait  time.Duration
+		share    bool
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -77,61 +78,85 @@ Every mutating tool call becomes one journal event in <first root>/.journal/jour
 			if httpAddr != "" {
 				origin = "http"
 			}
-			ro := replay.Options{Roots: roots, JournalPath: jp,
-				Actor:      journal.Actor{Kind: "mcp", Origin: origin, User: replay.CLIActor().User, Host: replay.CLIActor().Host},
-				SpareTemps: true} // serve edits again and again: temps from spares made outside the lock
-			if syncAll {
-				ro.LogLimit = -1 // every batch by a bbolt intent, files fsynced before the reply
+			// build opens the engine and everything a server runs beside it
+			// (replicas, language servers); done closes them.
+			build := func(session string) (srv *jmcp.Server, eng *replay.Engine, done func(), err error) {
+				var closers []func()
+				done = func() {
+					for i := len(closers) - 1; i >= 0; i-- {
+						closers[i]()
+					}
+				}
+				defer func() {
+					if err != nil {
+						done()
+					}
+				}()
+				ro := replay.Options{Roots: roots, JournalPath: jp,
+					Actor:      journal.Actor{Kind: "mcp", Origin: origin, User: replay.CLIActor().User, Host: replay.CLIActor().Host},
+					SpareTemps: true} // serve edits again and again: temps from spares made outside the lock
+				if syncAll {
+					ro.LogLimit = -1 // every batch by a bbolt intent, files fsynced before the reply
+				}
+				eng, err = replay.Open(ro)
+				if err != nil {
+					return nil, nil, done, err
+				}
+				opened := eng // eng, a result, is nil once an error is returned
+				closers = append(closers, func() { opened.Close() })
+				// continuous replication: in the background, never in an edit's way
+				var rs []remote.Remote
+				for _, name := range replicas {
+					r, err := remote.Lookup(name)
+					if err != nil {
+						return nil, nil, done, remoteErr(err)
+					}
+					rs = append(rs, r)
+				}
+				if len(rs) > 0 {
+					rctx, stopReplicas := context.WithCancel(context.Background())
+					var wg sync.WaitGroup
+					closers = append(closers, func() { stopReplicas(); wg.Wait() })
+					for _, r := range rs {
+						wg.Add(1)
+						go func() {
+							defer wg.Done()
+							if err := remote.Replicate(rctx, r, opened.Journal(), remote.ReplicateOptions{}); err != nil {
+								fmt.Fprintf(os.Stderr, "journal serve: replication to %s stopped: %v\n", r.Name, err)
+							}
+						}()
+						fmt.Fprintf(os.Stderr, "journal serve: replicating to %s (%s)\n", r.Name, r.URL)
+					}
+				}
+				var sets []string
+				if toolsets != "" && toolsets != "all" {
+					for _, t := range strings.Split(toolsets, ",") {
+						t = strings.TrimSpace(t)
+						if !contains(jmcp.AllToolsets, t) {
+							return nil, nil, done, fmt.Errorf("unknown toolset %q (choose from %s)", t, strings.Join(jmcp.AllToolsets, ", "))
+						}
+						sets = append(sets, t)
+					}
+				}
+				opts := jmcp.Options{Toolsets: sets, ReadOnly: readOnly, Version: binVersion(), Origin: origin, LSPTimeout: lspWait, Session: session}
+				if useLSP {
+					m, err := newLSP(eng, lspFile, servers)
+					if err != nil {
+						return nil, nil, done, err
+					}
+					closers = append(closers, func() { m.Close() })
+					opts.LSP = m
+				}
+				return jmcp.New(eng, opts), eng, done, nil
 			}
-			eng, err := replay.Open(ro)
+			if httpAddr == "" && share && !term.IsTerminal(int(os.Stdin.Fd())) {
+				return serveShared(cmd.Context(), roots, jp, shareConfig(cmd), build)
+			}
+			srv, eng, done, err := build("")
 			if err != nil {
 				return err
 			}
-			defer eng.Close()
-			// continuous replication: in the background, never in an edit's way
-			var rs []remote.Remote
-			for _, name := range replicas {
-				r, err := remote.Lookup(name)
-				if err != nil {
-					return remoteErr(err)
-				}
-				rs = append(rs, r)
-			}
-			if len(rs) > 0 {
-				rctx, stopReplicas := context.WithCancel(context.Background())
-				var wg sync.WaitGroup
-				defer func() { stopReplicas(); wg.Wait() }()
-				for _, r := range rs {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						if err := remote.Replicate(rctx, r, eng.Journal(), remote.ReplicateOptions{}); err != nil {
-							fmt.Fprintf(os.Stderr, "journal serve: replication to %s stopped: %v\n", r.Name, err)
-						}
-					}()
-					fmt.Fprintf(os.Stderr, "journal serve: replicating to %s (%s)\n", r.Name, r.URL)
-				}
-			}
-			var sets []string
-			if toolsets != "" && toolsets != "all" {
-				for _, t := range strings.Split(toolsets, ",") {
-					t = strings.TrimSpace(t)
-					if !contains(jmcp.AllToolsets, t) {
-						return fmt.Errorf("unknown toolset %q (choose from %s)", t, strings.Join(jmcp.AllToolsets, ", "))
-					}
-					sets = append(sets, t)
-				}
-			}
-			opts := jmcp.Options{Toolsets: sets, ReadOnly: readOnly, Version: binVersion(), Origin: origin, LSPTimeout: lspWait}
-			if useLSP {
-				m, err := newLSP(eng, lspFile, servers)
-				if err != nil {
-					return err
-				}
-				defer m.Close()
-				opts.LSP = m
-			}
-			srv := jmcp.New(eng, opts)
+			defer done()
 			if httpAddr != "" {
 				if token == "" {
 					token = os.Getenv("JOURNAL_HTTP_TOKEN")
@@ -172,6 +197,7 @@ Press Ctrl-D to exit.
 	cmd.Flags().DurationVar(&lspWait, "lsp-timeout", 15*time.Second, "bound on one consultation of the language servers; past it an edit goes on without them and says so")
 	cmd.Flags().StringVar(&lspFile, "lsp-config", "", "JSON file configuring the language servers: {\"servers\": [{\"language\", \"command\", \"extensions\", \"settings\", \"init_options\"}], \"disable\": [languages], \"quiet_ms\", \"max_ms\", \"load_ms\"} (see replay/lsp/config_file.go)")
 	cmd.Flags().StringArrayVar(&replicas, "replicate", nil, "replicate the journal continuously to this remote (journal remote add; repeatable)")
+	cmd.Flags().BoolVar(&share, "share", true, "stdio: the first server of a workspace serves the sessions of the servers started after it with the same flags (they relay their client's messages to it over a unix socket in the journal's directory, and take over when it exits): several agents on one workspace then make more edits a second together, not fewer; --share=false serves alone")
 	cmd.Flags().StringVar(&token, "token", "", "bearer token required on HTTP requests (or JOURNAL_HTTP_TOKEN); required when binding a non-loopback address")
 	return cmd
 }

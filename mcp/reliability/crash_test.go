@@ -220,7 +220,7 @@ type bystander struct {
 }
 
 func startBystander(t *testing.T, root string) *bystander {
-	b := &bystander{s: mustStart(t, root, "bystander"), path: "bystander.txt", stop: make(chan struct{}), done: make(chan struct{})}
+	b := &bystander{s: mustStart(t, root, "bystander", "--share=false"), path: "bystander.txt", stop: make(chan struct{}), done: make(chan struct{})}
 	b.last = []byte(strings.Repeat("bystander 0\n", 40))
 	res, err := b.s.call("file_create_new", map[string]any{"ops": []map[string]any{{"path": b.path, "content": string(b.last)}}})
 	if err != nil || res.IsError {
@@ -303,7 +303,10 @@ func killServeRound(t *testing.T, rng *rand.Rand, kills int, beside bool, st *cr
 	if beside {
 		by = startBystander(t, root)
 	}
-	s := mustStart(t, root, "crash")
+	// --share=false: each kill must kill the process that applies the
+	// batches (a follower only relays them; TestShare_WriterKilled kills
+	// a writer under a follower)
+	s := mustStart(t, root, "crash", "--share=false")
 	for st.kills < before.kills+kills {
 		// Kill after a random delay: sometimes right away (mid-batch of the
 		// first call), mostly after a few batches.
@@ -355,13 +358,13 @@ func killServeRound(t *testing.T, rng *rand.Rand, kills int, beside bool, st *cr
 
 		// Sometimes kill the restarted server again during its recovery.
 		if rng.Intn(8) == 0 {
-			s = start(t, root)
+			s = start(t, root, "--share=false")
 			time.Sleep(time.Duration(rng.Intn(15000)) * time.Microsecond)
 			s.kill()
 			st.kills++
 			st.earlyKills++
 		}
-		s = start(t, root)
+		s = start(t, root, "--share=false")
 		if err := s.initialize("crash"); err != nil {
 			t.Fatalf("restart after kill %d: %v", st.kills, err)
 		}
