@@ -182,22 +182,20 @@
 // the bbolt file and forget them. Before this, every turn of the lock between
 // two servers ended the run (fsync of the other's files and directories, a
 // bbolt commit): two servers made 450 edits/s together where one made 813;
-// now 2 servers make about what one does, and four somewhat less (bench
-// -concurrency, BENCHMARKS.md: 2 servers 0.95–1.06×, four 0.82–0.98× on
-// 2026-11-26, the lower figures once one server got faster): with four the
-// lock is never free, so
-// their throughput is one over a hold plus its hand-off, and a hold pays
-// ~250–300 µs more than one server's — the others' records read and adopted,
-// bbolt's open under contention, the log's fdatasync queued behind the
-// others' writeback, the flock waking every waiter. The machine is not
-// CPU-bound then (vmstat: ~35 % idle of 2 CPUs), yet work moved out of the
-// hold did not help: planning a batch while waiting for the lock and
+// with adoption 2 servers made about what one does and four less (0.82–0.98×
+// on 2026-11-26): with four the lock is never free, so their throughput is
+// one over a hold plus its hand-off, and a hold paid ~250–300 µs more than
+// one server's — the others' records read and adopted, bbolt's open under
+// contention, the log's fdatasync queued behind the others' writeback, the
+// flock waking every waiter. Planning a batch while waiting for the lock and
 // re-reading its files under it (tried 2026-11-26, reverted) cut the hold's
 // planning from ~60 to ~22 µs and made four servers no faster (1195 against
-// 1247 edits/s, medians of 5 alternations) for 0.07–0.14 ms more CPU per
-// edit — CPU that competes with the holder on two CPUs. Past that takes one
-// process writing for all (a later server forwarding its calls to the first)
-// or a group commit across processes.
+// 1247 edits/s) for 0.07–0.14 ms more CPU per edit. So now the stdio servers
+// of one workspace are one process (package mcp, "Several servers on one
+// workspace"): the first serves the later ones' sessions, and its batches
+// come back to back under one lease of the lock (Engine.do): 4 stdio servers
+// 0.98–1.07× of one (bench -concurrency, BENCHMARKS.md). Runs are still
+// adopted: a serve --share=false, the CLI, a serve with other flags.
 // Open's own recovery, which more often than not follows a crash, reads the
 // files and checkpoints what it took over.
 //
@@ -272,7 +270,11 @@
 // waiter as soon as it is released, and a waiter is not passed over by one
 // that came later) and gives up with journal.ErrBusy only after LockTimeout
 // without any progress of the holders. Inside one process a mutex orders batches
-// before they reach the lock. Measured here (2 vCPUs, shared disk,
+// before they reach the lock, and while batches are queued on it the lock is
+// kept for the next with bbolt open (journal.Lease), unless someone else waits
+// for it: several sessions of one server then pay no open, close and flock
+// per batch (HTTP: 4 sessions make 1.33× what one does, their server's CPU per
+// edit 0.62 ms against 0.77). Measured here (2 vCPUs, shared disk,
 // 2026-11-22): opening and closing the journal around a batch costs 80–130 µs
 // (BenchmarkJournalOpenClose), against ≈ 1.5–3 ms
 // for the batch's fsyncs; with two engines racing on one file

@@ -31,10 +31,20 @@ type robustResult struct {
 // bytes (refused-usable) passes, and correct plus refused-usable must be at
 // least 95 % of the cases. It fails, never skips, when node or the SDK is
 // missing (scripts/setup-e2e.sh installs them).
-func TestSDK_Robustness(t *testing.T) {
+func TestSDK_Robustness(t *testing.T) { sdkRobustness(t, false) }
+
+// TestSDK_RobustnessRelayed is the corpus with another server started on
+// each workspace first: the client's server relays the session to it
+// (mcp/share.go), and every edit must come out as it does alone.
+func TestSDK_RobustnessRelayed(t *testing.T) { sdkRobustness(t, true) }
+
+func sdkRobustness(t *testing.T, relay bool) {
 	requireNode(t)
 	corpus := filepath.Join(repo, "testdata", "robustness")
 	cmd := exec.Command("node", "robustness.mjs", binary, corpus)
+	if relay {
+		cmd.Env = append(os.Environ(), "RELAY=1")
+	}
 	cmd.Dir = nodeDir
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()

@@ -110,6 +110,26 @@ func TestSDK_Stdio(t *testing.T) {
 	}
 }
 
+// TestSDK_StdioRelayed is TestSDK_Stdio with another server already
+// running on the workspace (same flags): the SDK's server relays the
+// session to it (mcp/share.go), and the client sees what it sees alone.
+func TestSDK_StdioRelayed(t *testing.T) {
+	requireNode(t)
+	root := filepath.Join(t.TempDir(), "ws")
+	os.Mkdir(root, 0o755)
+	first := startStdio(t, root)
+	first.initialize("first")
+	if _, err := os.Stat(filepath.Join(root, ".journal", "serve.sock")); err != nil {
+		t.Fatalf("the first server does not listen: %v", err)
+	}
+	checkReport(t, runSDK(t, "stdio", binary, root), root)
+	// the first server still serves its own client
+	resp := first.request("tools/call", map[string]any{"name": "journal_log", "arguments": map[string]any{"limit": 1}})
+	if resp["error"] != nil || !strings.Contains(fmt.Sprint(resp["result"]), "undo") {
+		t.Fatalf("the first server after the relayed session: %v", resp)
+	}
+}
+
 // startHTTP runs `journal serve --http 127.0.0.1:0` and returns its URL.
 func startHTTP(t *testing.T, root string, args ...string) string {
 	t.Helper()

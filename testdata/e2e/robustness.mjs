@@ -2,6 +2,8 @@
 // README) through the official TypeScript SDK client, one `journal serve`
 // over stdio per case, each on a fresh temporary workspace.
 // usage: node robustness.mjs BINARY CORPUS_DIR
+// With RELAY=1 another `journal serve` is started on each workspace first,
+// so that the client's server relays its session to it (mcp/share.go).
 // Prints one JSON report on stdout: [{family, name, class, detail, known_gap}],
 // class one of correct, refused-usable, refused-bare, WRONG, or error (the
 // client or the server failed: no reply, a crash, a setup step refused).
@@ -10,11 +12,13 @@
 // runs the cases the reference filesystem server can express against it.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
 const [binary, corpusDir] = process.argv.slice(2);
+const relay = process.env.RELAY === "1";
 if (!binary || !corpusDir) {
   console.error("usage: node robustness.mjs BINARY CORPUS_DIR");
   process.exit(2);
@@ -63,11 +67,19 @@ const toolError = (r) => {
 
 async function runCase(c) {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "robust-")));
-  let client;
+  let client, first, firstExit;
   try {
     for (const [p, s] of Object.entries(c.files)) {
       fs.mkdirSync(path.dirname(path.join(root, p)), { recursive: true });
       fs.writeFileSync(path.join(root, p), s);
+    }
+    if (relay) {
+      // another server already serves the workspace: the client's server relays to it
+      first = spawn(binary, ["serve", "--root", root, "--lsp=false"], { stdio: ["pipe", "ignore", "ignore"] });
+      firstExit = new Promise((r) => first.on("exit", r));
+      const sock = path.join(root, ".journal", "serve.sock");
+      for (let i = 0; i < 1000 && !fs.existsSync(sock); i++) await new Promise((r) => setTimeout(r, 10));
+      if (!fs.existsSync(sock)) return ["error", "the first server did not listen"];
     }
     const transport = new StdioClientTransport({ command: binary, args: ["serve", "--root", root, "--lsp=false"], stderr: "ignore" });
     client = new Client({ name: "robustness-ts-sdk", version: "1.0.0" });
@@ -109,6 +121,10 @@ async function runCase(c) {
     return [cls === "refused-usable" ? "correct" : cls, det];
   } finally {
     await client?.close();
+    if (first) {
+      first.stdin.end();
+      await firstExit;
+    }
     fs.rmSync(root, { recursive: true, force: true });
   }
 }
