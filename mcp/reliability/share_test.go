@@ -205,7 +205,7 @@ func TestShare_WriterKilled(t *testing.T) {
 	rounds := scale("SHARE_KILLS", 12, 100)
 	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
 	root := t.TempDir()
-	unknown, acked := 0, 0
+	unknown, unknownApplied, acked := 0, 0, 0
 	for round := 0; round < rounds; round++ {
 		w := mustStart(t, root, "writer")
 		f := mustStart(t, root, "follower")
@@ -249,8 +249,11 @@ func TestShare_WriterKilled(t *testing.T) {
 				t.Fatalf("round %d: %s applied twice:\n%s", round, line, got)
 			}
 			seen[line] = true
-			if status[line] == "" {
+			switch status[line] {
+			case "":
 				t.Fatalf("round %d: %s in the file, never sent", round, line)
+			case "unknown":
+				unknownApplied++
 			}
 		}
 		for tag, st := range status {
@@ -262,7 +265,7 @@ func TestShare_WriterKilled(t *testing.T) {
 	if out, err := cli(root, "verify"); err != nil {
 		t.Fatalf("journal verify: %v\n%s", err, out)
 	}
-	figures(t, map[string]any{"rounds": rounds, "acked": acked, "outcome_unknown": unknown})
+	figures(t, map[string]any{"rounds": rounds, "acked": acked, "outcome_unknown": unknown, "unknown_applied": unknownApplied})
 }
 
 // TestShare_FollowerKilled: a follower killed during its calls costs the
