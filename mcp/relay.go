@@ -88,7 +88,7 @@ func normID(raw []byte) string {
 }
 
 // Follow relays the session over conn, a connection to a writer, until
-// the writer or the client ends it. It returns done when the client's
+// the writer or the client ends it; it closes conn. It returns done when the client's
 // session is over and every call of it was answered; otherwise the caller
 // follows the next writer or serves the rest itself (Serve). A writer of
 // another configuration refuses: ErrShareRefused, nothing relayed.
@@ -280,19 +280,21 @@ func (r *Relay) Follow(conn net.Conn) (done bool, err error) {
 	if clientDone {
 		r.done = true
 	}
-	var unknown []relayed
+	var unknown, again []relayed
 	for _, e := range inflight {
 		switch {
 		case closing >= 0 && e.seq > closing: // never read: the next writer's
-			r.carry = append(r.carry, e)
+			again = append(again, e)
 		case e.id != "" && e.method == string(mcpgo.MethodToolsCall):
 			unknown = append(unknown, e)
 		case e.id != "": // a request that changes nothing: asked again
-			r.carry = append(r.carry, e)
+			again = append(again, e)
 		case closing < 0: // a notification the writer may not have read
-			r.carry = append(r.carry, e)
+			again = append(again, e)
 		}
 	}
+	// before what was carried in and not sent (keep), which came later
+	r.carry = append(again, r.carry...)
 	for _, e := range unknown {
 		r.out.message(outcomeUnknown(e))
 	}

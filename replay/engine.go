@@ -210,6 +210,10 @@ func (e *Engine) Close() error {
 	if e.sealTimer != nil {
 		e.sealTimer.Stop()
 	}
+	if e.lease != nil { // kept for a batch queued behind Close's
+		e.lease.Release()
+		e.lease = nil
+	}
 	e.mu.Unlock()
 	e.spares.close()
 	for _, r := range e.roots {
