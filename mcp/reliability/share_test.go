@@ -340,3 +340,64 @@ func TestShare_StoppedWriterServedAlone(t *testing.T) {
 		t.Fatalf("f.txt: %q", got)
 	}
 }
+
+// TestShare_HandOverUnderLoad: servers whose clients end one after the
+// other — each the writer of the moment, by turns — while the others edit
+// back to back: a graceful hand-over answers every call (no
+// OUTCOME_UNKNOWN), and every file holds exactly the acknowledged edits, in
+// order.
+func TestShare_HandOverUnderLoad(t *testing.T) {
+	root := t.TempDir()
+	const n = 4
+	servers := make([]*server, n)
+	for i := range servers {
+		servers[i] = mustStart(t, root, fmt.Sprintf("agent-%d", i))
+		mustCall(t, servers[i], "file_create_new", create(fmt.Sprintf("f%d.txt", i), ""))
+	}
+	type outcome struct {
+		acked []string
+		err   error
+	}
+	results := make([]chan outcome, n)
+	stops := make([]chan struct{}, n)
+	for i, s := range servers {
+		results[i], stops[i] = make(chan outcome, 1), make(chan struct{})
+		go func() {
+			var o outcome
+			defer func() { results[i] <- o }()
+			for k := 0; ; k++ {
+				select {
+				case <-stops[i]:
+					return
+				default:
+				}
+				tag := fmt.Sprintf("e%d", k)
+				r, err := s.call("file_insert_text", appendLine(fmt.Sprintf("f%d.txt", i), tag))
+				if err != nil || r.IsError || r.Protocol != nil {
+					o.err = fmt.Errorf("agent-%d %s: %v %+v", i, tag, err, r)
+					return
+				}
+				o.acked = append(o.acked, tag)
+			}
+		}()
+	}
+	// the clients end one after the other, the first (the writer) first
+	for i := 0; i < n; i++ {
+		time.Sleep(150 * time.Millisecond)
+		close(stops[i])
+		o := <-results[i]
+		servers[i].close()
+		if o.err != nil {
+			t.Fatal(o.err)
+		}
+		got, _ := os.ReadFile(filepath.Join(root, fmt.Sprintf("f%d.txt", i)))
+		want := strings.Join(o.acked, "\n") + "\n"
+		if len(o.acked) == 0 || string(got) != want {
+			t.Fatalf("f%d.txt holds %d bytes, want its %d acknowledged edits in order", i, len(got), len(o.acked))
+		}
+		t.Logf("agent-%d: %d edits", i, len(o.acked))
+	}
+	if out, err := cli(root, "verify"); err != nil {
+		t.Fatalf("journal verify: %v\n%s", err, out)
+	}
+}
