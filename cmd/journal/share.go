@@ -142,7 +142,7 @@ func serveShared(parent context.Context, roots []string, jp, config string, buil
 		if relay == nil {
 			var b [8]byte
 			rand.Read(b[:])
-			relay = jmcp.NewRelay(os.Stdin, os.Stdout, config, "stdio-"+hex.EncodeToString(b[:]))
+			relay = jmcp.NewRelay(stdinReader(), os.Stdout, config, "stdio-"+hex.EncodeToString(b[:]))
 		}
 		stopWatch := context.AfterFunc(ctx, func() { conn.Close() })
 		done, err := relay.Follow(conn)
@@ -205,6 +205,7 @@ func serveWriter(ctx context.Context, sock, config string, unlock func(), relay 
 	unlock()
 	drain := make(chan struct{})
 	var followers sync.WaitGroup
+	stdin := &stdinSwitch{}
 	if lerr != nil {
 		fmt.Fprintf(os.Stderr, "journal serve: serving alone (others on this workspace cannot share this server): %v\n", lerr)
 	} else {
@@ -218,6 +219,7 @@ func serveWriter(ctx context.Context, sock, config string, unlock func(), relay 
 					c.Close()
 					continue
 				}
+				stdin.poll()
 				followers.Add(1)
 				go func() {
 					defer followers.Done()
@@ -233,7 +235,7 @@ func serveWriter(ctx context.Context, sock, config string, unlock func(), relay 
 		err = relay.Serve(ctx, srv)
 	} else {
 		growPipe(os.Stdin)
-		err = srv.ServeStdio(ctx, os.Stdin, os.Stdout)
+		err = srv.ServeStdio(ctx, stdin, os.Stdout)
 	}
 	if ln != nil { // hand over: no new follower, the others finish their calls and follow the next writer
 		if unlock, lerr := lockFile(filepath.Join(filepath.Dir(sock), "serve.lock")); lerr == nil {
