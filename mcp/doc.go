@@ -112,7 +112,11 @@
 // turn made fewer edits a second together than one (0.82–0.95×): each
 // hold paid for adopting the others' records, reopening the journal and a
 // cross-process hand-off. One process orders its sessions' batches with a
-// mutex and keeps the journal open between them (journal.Lease).
+// mutex and keeps the journal open between them (journal.Lease): 2 stdio
+// servers now make 1.20–1.25× what one does, 4 servers 1.15–1.30×
+// (BENCHMARKS.md). A relay costs its machine ~0.15 ms of CPU per call (two
+// pipes and a socket); its stdin is read through Go's poller, which took
+// a fifth of that off (cmd/journal/stdin_unix.go).
 //
 // A session must not notice a change of writer. A relay keeps what the
 // next writer needs: the client's initialize (replayed, its answer dropped

@@ -193,8 +193,10 @@
 // 1247 edits/s) for 0.07–0.14 ms more CPU per edit. So now the stdio servers
 // of one workspace are one process (package mcp, "Several servers on one
 // workspace"): the first serves the later ones' sessions, and its batches
-// come back to back under one lease of the lock (Engine.do): 4 stdio servers
-// 0.98–1.07× of one (bench -concurrency, BENCHMARKS.md). Runs are still
+// come back to back under one lease of the lock (Engine.do): 2 stdio servers
+// 1.20–1.25× of one, 4 servers 1.15–1.30× (bench -concurrency,
+// BENCHMARKS.md; with the relays' stdin polled, cmd/journal/stdin_unix.go).
+// Runs are still
 // adopted: a serve --share=false, the CLI, a serve with other flags.
 // Open's own recovery, which more often than not follows a crash, reads the
 // files and checkpoints what it took over.
