@@ -134,11 +134,19 @@ func serveShared(parent context.Context, roots []string, jp, config string, buil
 			return serveAlone(ctx, relay, build)
 		}
 		conn, err := net.DialTimeout("unix", sock, 2*time.Second)
-		if err != nil {
+		if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) {
 			// nobody listens: this process is the writer
 			return serveWriter(ctx, sock, config, unlock, relay, build)
 		}
 		unlock()
+		if err != nil { // someone listens but cannot take us now (a full backlog?)
+			if failures++; failures >= shareRetries {
+				fmt.Fprintf(os.Stderr, "journal serve: serving alone: %v\n", err)
+				return serveAlone(ctx, relay, build)
+			}
+			time.Sleep(time.Duration(failures) * 20 * time.Millisecond)
+			continue
+		}
 		if relay == nil {
 			var b [8]byte
 			rand.Read(b[:])
@@ -250,9 +258,26 @@ func serveWriter(ctx context.Context, sock, config string, unlock func(), relay 
 	return err
 }
 
+// shareListener is a writer's socket. Close removes the socket file only
+// if it is still this one: a writer that another took for gone (its socket
+// replaced) must not remove the other's.
+type shareListener struct {
+	*net.UnixListener
+	path string
+	file os.FileInfo
+}
+
+// Close stops listening and removes the socket file if it is this one's.
+func (l *shareListener) Close() error {
+	if fi, err := os.Lstat(l.path); err == nil && os.SameFile(fi, l.file) {
+		os.Remove(l.path)
+	}
+	return l.UnixListener.Close()
+}
+
 // listenShare listens on sock, replacing a socket nobody listens on (a
 // writer that was killed); the caller holds the lock.
-func listenShare(sock string) (*net.UnixListener, error) {
+func listenShare(sock string) (*shareListener, error) {
 	if fi, err := os.Lstat(sock); err == nil {
 		if fi.Mode()&os.ModeSocket == 0 {
 			return nil, fmt.Errorf("%s exists and is not a socket", sock)
@@ -263,9 +288,15 @@ func listenShare(sock string) (*net.UnixListener, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listen %s: %w", sock, err)
 	}
-	if err := os.Chmod(sock, 0o600); err != nil {
-		ln.Close()
-		return nil, fmt.Errorf("chmod %s: %w", sock, err)
+	ln.SetUnlinkOnClose(false)
+	fi, err := os.Lstat(sock)
+	if err == nil {
+		err = os.Chmod(sock, 0o600)
 	}
-	return ln, nil
+	if err != nil {
+		ln.Close()
+		os.Remove(sock)
+		return nil, fmt.Errorf("socket %s: %w", sock, err)
+	}
+	return &shareListener{UnixListener: ln, path: sock, file: fi}, nil
 }

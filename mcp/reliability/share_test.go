@@ -401,3 +401,32 @@ func TestShare_HandOverUnderLoad(t *testing.T) {
 		t.Fatalf("journal verify: %v\n%s", err, out)
 	}
 }
+
+// TestShare_ReplacedSocketKept: a writer whose socket was replaced (here
+// removed by hand, and a new writer listening in its place) leaves the new
+// one's socket when it exits: later servers still find the new writer.
+func TestShare_ReplacedSocketKept(t *testing.T) {
+	root := t.TempDir()
+	sock := filepath.Join(root, ".journal", "serve.sock")
+	a := mustStart(t, root, "agent-a")
+	if err := os.Remove(sock); err != nil {
+		t.Fatal(err)
+	}
+	b := mustStart(t, root, "agent-b") // finds no socket: a writer too
+	mustCall(t, b, "file_create_new", create("f.txt", "b\n"))
+	a.close()
+	if _, err := os.Stat(sock); err != nil {
+		t.Fatalf("the first writer's exit removed the second's socket: %v", err)
+	}
+	c := mustStart(t, root, "agent-c")
+	resume := pause(t, b)
+	if answered, wait := callWithin(c, 300*time.Millisecond, "file_insert_text", appendLine("f.txt", "c")); answered {
+		r, err := wait()
+		t.Fatalf("c answered while b was stopped (%v %+v): c does not follow b", err, r)
+	} else {
+		resume()
+		if r, err := wait(); err != nil || r.IsError {
+			t.Fatalf("c after b resumed: %v %+v", err, r)
+		}
+	}
+}
