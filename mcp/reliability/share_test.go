@@ -58,6 +58,23 @@ func callWithin(s *server, d time.Duration, name string, args any) (answered boo
 	}
 }
 
+// relaysTo checks that follower's calls go through writer: a call made
+// while writer is stopped (SIGSTOP) is not answered until it resumes, and
+// then is applied.
+func relaysTo(t *testing.T, follower, writer *server, name string, args any) {
+	t.Helper()
+	resume := pause(t, writer)
+	answered, wait := callWithin(follower, 300*time.Millisecond, name, args)
+	if answered {
+		r, err := wait()
+		t.Fatalf("answered while the writer was stopped (%v %+v): the server does not relay to it", err, r)
+	}
+	resume()
+	if r, err := wait(); err != nil || r.IsError || r.Protocol != nil {
+		t.Fatalf("after the writer resumed: %v %+v", err, r)
+	}
+}
+
 // logEvents returns the journal's events as `journal log --json` prints them.
 func logEvents(t *testing.T, root string) []map[string]any {
 	t.Helper()
@@ -115,16 +132,7 @@ func TestShare_LaterServersRelayToTheFirst(t *testing.T) {
 		mustCall(t, s, "file_insert_text", appendLine(p, "two"))
 	}
 
-	resume := pause(t, a)
-	if answered, wait := callWithin(b, 300*time.Millisecond, "file_insert_text", appendLine("f1.txt", "three")); answered {
-		r, err := wait()
-		t.Fatalf("b answered while the first server was stopped (%v %+v): b does not relay to it", err, r)
-	} else {
-		resume()
-		if r, err := wait(); err != nil || r.IsError {
-			t.Fatalf("b after the first resumed: %v %+v", err, r)
-		}
-	}
+	relaysTo(t, b, a, "file_insert_text", appendLine("f1.txt", "three"))
 
 	sessions := map[string]string{} // client name → session
 	for _, e := range logEvents(t, root) {
@@ -419,14 +427,5 @@ func TestShare_ReplacedSocketKept(t *testing.T) {
 		t.Fatalf("the first writer's exit removed the second's socket: %v", err)
 	}
 	c := mustStart(t, root, "agent-c")
-	resume := pause(t, b)
-	if answered, wait := callWithin(c, 300*time.Millisecond, "file_insert_text", appendLine("f.txt", "c")); answered {
-		r, err := wait()
-		t.Fatalf("c answered while b was stopped (%v %+v): c does not follow b", err, r)
-	} else {
-		resume()
-		if r, err := wait(); err != nil || r.IsError {
-			t.Fatalf("c after b resumed: %v %+v", err, r)
-		}
-	}
+	relaysTo(t, c, b, "file_insert_text", appendLine("f.txt", "c"))
 }
