@@ -53,8 +53,14 @@ func NewRelay(in io.Reader, out io.Writer, config, session string) *Relay {
 		lines: make(chan []byte, 16), views: map[string]SharedView{}}
 }
 
-// Session is the relayed session's id.
-func (r *Relay) Session() string { return r.session }
+// Session is the relayed session's id; "" for a nil Relay (no relayed
+// session: a server makes its own id).
+func (r *Relay) Session() string {
+	if r == nil {
+		return ""
+	}
+	return r.session
+}
 
 // readClient reads the client's messages into r.lines, each one ending in
 // a newline.
@@ -95,13 +101,8 @@ func normID(raw []byte) string {
 func (r *Relay) Follow(conn net.Conn) (done bool, err error) {
 	defer conn.Close()
 	r.start.Do(func() { go r.readClient() })
-	r.mu.Lock()
-	hello := shareHello{Share: shareVersion, Config: r.config, Session: r.session}
-	for _, v := range r.views {
-		hello.Views = append(hello.Views, v)
-	}
-	r.mu.Unlock()
-	b, _ := json.Marshal(hello)
+	views, replay, drop := r.restart()
+	b, _ := json.Marshal(shareHello{Share: shareVersion, Config: r.config, Session: r.session, Views: views})
 	if _, err := conn.Write(append(b, '\n')); err != nil {
 		return false, fmt.Errorf("greeting the writer: %w", err)
 	}
@@ -124,7 +125,7 @@ func (r *Relay) Follow(conn net.Conn) (done bool, err error) {
 		wmu      sync.Mutex // the writes to conn
 		seq      int64
 		inflight []relayed
-		swallow  bool  // drop the writer's answer to the replayed initialize
+		swallow        = drop != "" // drop the writer's answer to the replayed initialize
 		closing  int64 = -1
 	)
 	send := func(line []byte) error {
@@ -133,18 +134,7 @@ func (r *Relay) Follow(conn net.Conn) (done bool, err error) {
 		_, err := conn.Write(line)
 		return err
 	}
-	r.mu.Lock()
-	var replay [][]byte
-	if r.initReq != nil {
-		replay = append(replay, r.initReq)
-		swallow = r.answered
-	}
-	if r.initNote != nil {
-		replay = append(replay, r.initNote)
-	}
-	carry := r.carry
-	r.carry = nil
-	r.mu.Unlock()
+	carry := r.takeCarry()
 	for _, line := range replay {
 		seq++
 		if err := send(line); err != nil {
@@ -159,16 +149,11 @@ func (r *Relay) Follow(conn net.Conn) (done bool, err error) {
 		defer close(recvDone)
 		var m message
 		for {
-			chunk, err := br.ReadSlice('\n')
-			m.add(chunk)
-			if errors.Is(err, bufio.ErrBufferFull) {
-				continue
-			}
+			err := readMessage(br, &m)
 			if err != nil && m.len() == 0 || err != nil && !errors.Is(err, io.EOF) {
 				return
 			}
 			line := bytes.Join(m.segments(), nil)
-			m.reset()
 			if bytes.HasPrefix(line, []byte(shareTag)) {
 				var c shareControl
 				if json.Unmarshal(line, &c) == nil {
@@ -301,6 +286,37 @@ func (r *Relay) Follow(conn net.Conn) (done bool, err error) {
 	return r.done && len(r.carry) == 0, nil
 }
 
+// restart is what the session's next server gets first: its file views,
+// and the client's initialize and initialized to replay (drop: the id of
+// the initialize whose answer the client already had, or "").
+func (r *Relay) restart() (views []SharedView, replay [][]byte, drop string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, v := range r.views {
+		views = append(views, v)
+	}
+	if r.initReq != nil {
+		replay = append(replay, r.initReq)
+		if r.answered {
+			drop = r.initID
+		}
+	}
+	if r.initNote != nil {
+		replay = append(replay, r.initNote)
+	}
+	return views, replay, drop
+}
+
+// takeCarry hands the caller the messages no writer read (keep puts back
+// those it could not send).
+func (r *Relay) takeCarry() []relayed {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	carry := r.carry
+	r.carry = nil
+	return carry
+}
+
 // answered removes from inflight the request key and, since the writer reads
 // in order, the notifications sent before it.
 func answered(inflight []relayed, key string) []relayed {
@@ -345,27 +361,10 @@ func outcomeUnknown(e relayed) mcpgo.JSONRPCMessage {
 // what no writer read, then the client's new messages.
 func (r *Relay) Serve(ctx context.Context, srv *Server) error {
 	r.start.Do(func() { go r.readClient() })
-	r.mu.Lock()
-	views := make([]SharedView, 0, len(r.views))
-	for _, v := range r.views {
-		views = append(views, v)
-	}
-	var first [][]byte
-	if r.initReq != nil {
-		first = append(first, r.initReq)
-	}
-	if r.initNote != nil {
-		first = append(first, r.initNote)
-	}
-	for _, e := range r.carry {
+	views, first, drop := r.restart()
+	for _, e := range r.takeCarry() {
 		first = append(first, e.line)
 	}
-	r.carry = nil
-	drop := ""
-	if r.initReq != nil && r.answered {
-		drop = r.initID
-	}
-	r.mu.Unlock()
 	srv.ImportViews(r.session, views)
 	pr, pw := io.Pipe()
 	go func() {

@@ -425,12 +425,8 @@ func (s *Server) serveLines(ctx context.Context, session string, r *bufio.Reader
 		}
 	}
 	for {
-		chunk, err := r.ReadSlice('\n')
-		m.add(chunk)
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if err != nil && (errors.Is(err, os.ErrDeadlineExceeded) || !errors.Is(err, io.EOF)) {
+		err := readMessage(r, &m)
+		if err != nil && !errors.Is(err, io.EOF) {
 			if !errors.Is(err, os.ErrDeadlineExceeded) {
 				rerr = err
 			}
@@ -463,7 +459,6 @@ func (s *Server) serveLines(ctx context.Context, session string, r *bufio.Reader
 				handle(nil, raw)
 			}
 		}
-		m.reset()
 		if err != nil { // io.EOF: the relay's client ended
 			break
 		}

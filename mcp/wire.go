@@ -618,11 +618,7 @@ func (s *Server) feed(in io.Reader, w io.Writer) error {
 	r := bufio.NewReaderSize(in, 64<<10)
 	var line message
 	for {
-		chunk, err := r.ReadSlice('\n')
-		line.add(chunk)
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
+		err := readMessage(r, &line)
 		if line.len() > 0 {
 			if werr := s.pass(&line, w); werr != nil {
 				return werr
@@ -634,7 +630,21 @@ func (s *Server) feed(in io.Reader, w io.Writer) error {
 			}
 			return err
 		}
-		line.reset()
+	}
+}
+
+// readMessage reads r's next newline-delimited message into m (emptied
+// first), block by block. err is ReadSlice's at the message's end: io.EOF
+// after a last message without its newline (or none); another error leaves
+// in m what was read of a message cut short.
+func readMessage(r *bufio.Reader, m *message) error {
+	m.reset()
+	for {
+		chunk, err := r.ReadSlice('\n')
+		m.add(chunk)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return err
+		}
 	}
 }
 

@@ -210,10 +210,7 @@ func (e *Engine) Close() error {
 	if e.sealTimer != nil {
 		e.sealTimer.Stop()
 	}
-	if e.lease != nil { // kept for a batch queued behind Close's
-		e.lease.Release()
-		e.lease = nil
-	}
+	e.dropLease() // kept for a batch queued behind Close's
 	e.mu.Unlock()
 	e.spares.close()
 	for _, r := range e.roots {
@@ -232,6 +229,16 @@ func (e *Engine) step(step, path string) error {
 	return nil
 }
 
+// dropLease lets go of the journal's lock if a lease holds it; e.mu is held.
+func (e *Engine) dropLease() error {
+	if e.lease == nil {
+		return nil
+	}
+	err := e.lease.Release()
+	e.lease = nil
+	return err
+}
+
 // do runs fn with the journal held exclusively.
 func (e *Engine) do(fn func(db *journal.DB) error) (err error) {
 	e.queued.Add(1)
@@ -240,9 +247,8 @@ func (e *Engine) do(fn func(db *journal.DB) error) (err error) {
 	defer e.mu.Unlock()
 	keep := false
 	defer func() { // when fn panics: the lock must not outlive the batch
-		if !keep && e.lease != nil {
-			e.lease.Release()
-			e.lease = nil
+		if !keep {
+			e.dropLease()
 		}
 	}()
 	if e.lease == nil {
@@ -259,11 +265,10 @@ func (e *Engine) do(fn func(db *journal.DB) error) (err error) {
 		// anyone else waits for the journal (another process, a reader)
 		keep = err == nil && e.queued.Load() > 0 && !e.lease.Contended()
 	}
-	if !keep && e.lease != nil {
-		if rerr := e.lease.Release(); err == nil && rerr != nil {
+	if !keep {
+		if rerr := e.dropLease(); err == nil {
 			err = rerr
 		}
-		e.lease = nil
 	}
 	if len(e.spareWant) > 0 {
 		e.spares.fill(e.spareWant)

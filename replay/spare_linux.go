@@ -23,7 +23,6 @@ type spares struct {
 	on      bool
 	mu      sync.Mutex
 	files   map[spareKey][]*os.File // per directory, up to spareDepth
-	n       int                     // spares held
 	filling bool
 	closed  bool
 	off     bool // the system cannot: O_TMPFILE or linking by /proc refused
@@ -48,7 +47,6 @@ func (s *spares) take(p Path) *os.File {
 	} else {
 		s.files[k] = fs[:len(fs)-1]
 	}
-	s.n--
 	return f
 }
 
@@ -78,13 +76,12 @@ func (s *spares) fill(paths []Path) {
 	if len(want) == 0 {
 		return
 	}
-	if s.n+len(want) > maxSpares {
+	if s.held()+len(want) > maxSpares {
 		for k, fs := range s.files {
 			if !slices.Contains(want, k) {
 				for _, f := range fs {
 					f.Close()
 				}
-				s.n -= len(fs)
 				delete(s.files, k)
 			}
 		}
@@ -104,11 +101,10 @@ func (s *spares) fill(paths []Path) {
 				if errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.EISDIR) || errors.Is(err, unix.EINVAL) {
 					s.off = true
 				}
-			case s.closed || s.off || len(s.files[k]) >= spareDepth || s.n >= maxSpares:
+			case s.closed || s.off || len(s.files[k]) >= spareDepth || s.held() >= maxSpares:
 				f.Close()
 			default:
 				s.files[k] = append(s.files[k], f)
-				s.n++
 			}
 			s.mu.Unlock()
 		}
@@ -199,5 +195,14 @@ func (s *spares) dropLocked() {
 		}
 		delete(s.files, k)
 	}
-	s.n = 0
+}
+
+// held counts the spares held (at most maxSpares, over a few directories);
+// s.mu is held.
+func (s *spares) held() int {
+	n := 0
+	for _, fs := range s.files {
+		n += len(fs)
+	}
+	return n
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/signal"
@@ -136,7 +137,7 @@ func serveShared(parent context.Context, roots []string, jp, config string, buil
 		conn, err := net.DialTimeout("unix", sock, 2*time.Second)
 		if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED) {
 			// nobody listens: this process is the writer
-			return serveWriter(ctx, sock, config, unlock, relay, build)
+			return serveWriter(ctx, sock, lockPath, config, unlock, relay, build)
 		}
 		unlock()
 		if err != nil { // someone listens but cannot take us now (a full backlog?)
@@ -179,31 +180,29 @@ func serveShared(parent context.Context, roots []string, jp, config string, buil
 
 // serveAlone serves the session on a server of its own, shared with nobody.
 func serveAlone(ctx context.Context, relay *jmcp.Relay, build builder) error {
-	session := ""
-	if relay != nil {
-		session = relay.Session()
-	}
-	srv, _, done, err := build(session)
+	srv, _, done, err := build(relay.Session())
 	if err != nil {
 		return err
 	}
 	defer done()
+	return serveOwn(ctx, srv, relay, os.Stdin)
+}
+
+// serveOwn serves this process's client on srv: the rest of its relayed
+// session, or stdin (in: os.Stdin, or a writer's stdinSwitch).
+func serveOwn(ctx context.Context, srv *jmcp.Server, relay *jmcp.Relay, in io.Reader) error {
 	if relay != nil {
 		return relay.Serve(ctx, srv)
 	}
 	growPipe(os.Stdin)
-	return srv.ServeStdio(ctx, os.Stdin, os.Stdout)
+	return srv.ServeStdio(ctx, in, os.Stdout)
 }
 
 // serveWriter serves the session as the workspace's writer: it opens the
 // journal, listens for followers (the lock is held until it does), serves
 // its own client, then hands over.
-func serveWriter(ctx context.Context, sock, config string, unlock func(), relay *jmcp.Relay, build builder) error {
-	session := ""
-	if relay != nil {
-		session = relay.Session()
-	}
-	srv, _, done, err := build(session)
+func serveWriter(ctx context.Context, sock, lockPath, config string, unlock func(), relay *jmcp.Relay, build builder) error {
+	srv, _, done, err := build(relay.Session())
 	if err != nil {
 		unlock()
 		return err
@@ -239,18 +238,12 @@ func serveWriter(ctx context.Context, sock, config string, unlock func(), relay 
 			}
 		}()
 	}
-	if relay != nil {
-		err = relay.Serve(ctx, srv)
-	} else {
-		growPipe(os.Stdin)
-		err = srv.ServeStdio(ctx, stdin, os.Stdout)
-	}
+	err = serveOwn(ctx, srv, relay, stdin)
 	if ln != nil { // hand over: no new follower, the others finish their calls and follow the next writer
-		if unlock, lerr := lockFile(filepath.Join(filepath.Dir(sock), "serve.lock")); lerr == nil {
-			ln.Close()
+		unlock, lerr := lockFile(lockPath)
+		ln.Close()
+		if lerr == nil {
 			unlock()
-		} else {
-			ln.Close()
 		}
 		close(drain)
 		followers.Wait()
