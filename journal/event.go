@@ -25,6 +25,29 @@ const (
 	KindDamaged Kind = "damaged" // written by repair: what the damaged journal lost (Event.Lost)
 )
 
+// Tools of observe events recorded by the workspace watcher (replay/watch.go),
+// the agent hooks and journal exec. Any other observe event (Tool empty) was
+// recorded lazily, just before a tool overwrote a file changed outside.
+const (
+	// ToolBaseline marks an observe event that records files the journal had
+	// not seen yet when a watcher first scanned a root: each file existed
+	// before the event (its Before is zero only because the journal did not
+	// know it), so nothing may treat the event as having created them — an
+	// undo or revert of it is refused and a rewind to an earlier point leaves
+	// those files alone.
+	ToolBaseline = "watch.baseline"
+	// ToolCatchUp marks the observe event a starting watcher records for what
+	// changed while no watcher ran.
+	ToolCatchUp = "watch.catch-up"
+	// ToolWatch marks an observe event of changes the running watcher saw,
+	// made by a process it could not name.
+	ToolWatch = "watch"
+)
+
+// IsBaseline reports whether e records files first seen by a watcher's scan
+// (ToolBaseline), as opposed to files created at that point.
+func (e *Event) IsBaseline() bool { return e.Kind == KindObserve && e.Tool == ToolBaseline }
+
 // Status is where an event is in the apply protocol.
 type Status string
 
