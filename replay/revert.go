@@ -119,10 +119,25 @@ func live(tx *journal.Tx, seq uint64) bool {
 	return by == 0 || !live(tx, by)
 }
 
+// undoable reports whether undo may pick ev: a committed change someone
+// made — a tool's, a CLI's, or one the watcher, a hook or journal exec
+// recorded (an observe event with a tool) — but not a baseline (files first
+// seen, not created), a garbage collection, or an outside change recorded
+// only because a tool was about to overwrite it (its tool's event follows).
+func undoable(ev *journal.Event) bool {
+	switch {
+	case ev.Status != journal.StatusCommitted, ev.Kind == journal.KindGC, ev.IsBaseline():
+		return false
+	case ev.Kind == journal.KindObserve:
+		return ev.Tool != ""
+	}
+	return true
+}
+
 func (e *Engine) eachCandidate(db *journal.DB, session string, fn func(tx *journal.Tx, ev *journal.Event) error) error {
 	return db.View(func(tx *journal.Tx) error {
 		visit := func(ev *journal.Event) error {
-			if ev.Kind == journal.KindObserve || ev.Kind == journal.KindGC || ev.Status != journal.StatusCommitted {
+			if !undoable(ev) {
 				return nil
 			}
 			return fn(tx, ev)
@@ -192,6 +207,8 @@ func (e *Engine) planRevert(r *Reader, seq uint64, kind journal.Kind, o RevertOp
 		return nil, fmt.Errorf("event %d is %s: it changed nothing, so there is nothing to revert: %w", seq, ev.Status, ErrBadEvent)
 	case ev.Kind == journal.KindGC:
 		return nil, fmt.Errorf("event %d records a garbage collection and cannot be reverted: %w", seq, ErrBadEvent)
+	case ev.IsBaseline():
+		return nil, fmt.Errorf("event %d records files as a watcher first found them (a baseline, not their creation), so it cannot be reverted: %w", seq, ErrBadEvent)
 	case by != 0:
 		return nil, fmt.Errorf("event %d is already reverted by event %d (revert %d to re-apply it): %w", seq, by, by, ErrNothing)
 	}

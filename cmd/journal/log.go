@@ -184,7 +184,7 @@ func what(e *journal.Event) string {
 		}
 		return fmt.Sprintf("%s of %d", e.Kind, e.Reverts)
 	case journal.KindObserve:
-		return "outside change"
+		return observeWhat(e)
 	case journal.KindRestore:
 		return "restore"
 	case journal.KindGC:
@@ -242,4 +242,43 @@ func (a *app) printLogEntry(w io.Writer, tx *journal.Tx, e *journal.Event, f log
 	}
 	_, err := fmt.Fprintln(w)
 	return err
+}
+
+// observeWhat names an observe event: what recorded it, and for an agent's
+// call or journal exec the command (cut to one short line).
+func observeWhat(e *journal.Event) string {
+	switch e.Tool {
+	case "":
+		return "outside change"
+	case journal.ToolWatch:
+		return "outside change (watcher)"
+	case journal.ToolCatchUp:
+		return "changed while no watcher ran"
+	case journal.ToolBaseline:
+		return "first seen (baseline)"
+	}
+	var a struct {
+		Command string `json:"command"`
+		Calls   []struct {
+			Input struct {
+				Command string `json:"command"`
+			} `json:"input"`
+		} `json:"calls"`
+	}
+	json.Unmarshal(e.Args, &a)
+	if a.Command == "" && len(a.Calls) > 0 {
+		a.Command = a.Calls[0].Input.Command
+	}
+	a.Command = strings.Join(strings.Fields(a.Command), " ")
+	if len(a.Command) > 60 {
+		a.Command = a.Command[:57] + "..."
+	}
+	who := e.Tool
+	if e.Actor.Name != "" && e.Actor.Name != e.Tool {
+		who = e.Actor.Name + " " + e.Tool
+	}
+	if a.Command == "" {
+		return who
+	}
+	return fmt.Sprintf("%s: %s", who, a.Command)
 }

@@ -138,6 +138,10 @@ func (a *app) report(err error) int {
 	if errors.Is(err, errFailed) {
 		return 1
 	}
+	var ec exitCode // journal exec: the command's own status, already reported by it
+	if errors.As(err, &ec) {
+		return int(ec)
+	}
 	code := 1
 	var ue usageError
 	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command") ||

@@ -57,6 +57,7 @@ func newServeCmd() *cobra.Command {
 		lspFile  string
 		lspWait  time.Duration
 		share    bool
+		watching bool
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -147,6 +148,9 @@ Every mutating tool call becomes one journal event in <first root>/.journal/jour
 					closers = append(closers, func() { m.Close() })
 					opts.LSP = m
 				}
+				if watching && !readOnly {
+					closers = append(closers, startWatcher(eng))
+				}
 				return jmcp.New(eng, opts), eng, done, nil
 			}
 			if httpAddr == "" && share && !term.IsTerminal(int(os.Stdin.Fd())) {
@@ -198,6 +202,7 @@ Press Ctrl-D to exit.
 	cmd.Flags().StringVar(&lspFile, "lsp-config", "", "JSON file configuring the language servers: {\"servers\": [{\"language\", \"command\", \"extensions\", \"settings\", \"init_options\"}], \"disable\": [languages], \"quiet_ms\", \"max_ms\", \"load_ms\"} (see replay/lsp/config_file.go)")
 	cmd.Flags().StringArrayVar(&replicas, "replicate", nil, "replicate the journal continuously to this remote (journal remote add; repeatable)")
 	cmd.Flags().BoolVar(&share, "share", true, "stdio: the first server of a workspace serves the sessions of the servers started after it with the same flags (they relay their client's messages to it over a unix socket in the journal's directory, and take over when it exits): several agents on one workspace then make more edits a second together, not fewer; --share=false serves alone")
+	cmd.Flags().BoolVar(&watching, "watch", true, "record every change another process makes to the workspace (a shell command, an editor, git) as an event within about a second, as journal watch does; one watcher runs per workspace")
 	cmd.Flags().StringVar(&token, "token", "", "bearer token required on HTTP requests (or JOURNAL_HTTP_TOKEN); required when binding a non-loopback address")
 	return cmd
 }

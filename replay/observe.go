@@ -1,0 +1,449 @@
+package replay
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"time"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/snapshot"
+)
+
+// Observation asks Observe to record what some files are on disk now,
+// against what the journal last wrote or saw of them.
+type Observation struct {
+	// Paths are tool paths (absolute inside a root, or relative to the
+	// first root). Each is compared with its head: a file that differs (or
+	// is new, or is gone) is recorded; one that does not is left out.
+	Paths []string
+	// Tool names the event: journal.ToolWatch, journal.ToolCatchUp, or the
+	// agent's tool that made the changes (a hook's "Bash").
+	Tool string
+	// Args are the event's arguments (the command that made the changes).
+	Args json.RawMessage
+	// Actor is who made the changes (default: {Kind: "external"}).
+	Actor *journal.Actor
+	// Baseline records files the journal has no head for in an event of
+	// their own, Tool journal.ToolBaseline: a scan's first sight of files
+	// that existed before it, which no undo or rewind may delete. Without
+	// it such files are recorded as created.
+	Baseline bool
+	// MaxFiles bounds the files of one event (default ObserveMaxFiles);
+	// more make several events, recorded together.
+	MaxFiles int
+}
+
+// ObserveMaxFiles is the default bound on the files of one observe event:
+// a checkout of thousands of files is one event, a first scan of a large
+// repository a few, each small enough for a reader to load whole.
+const ObserveMaxFiles = 10000
+
+// Observed is what Observe recorded.
+type Observed struct {
+	Events []uint64             // the events appended, in order (none if nothing changed)
+	Files  []journal.FileChange // every file recorded, in event order
+	// Skipped are files that cannot be journaled (a symbolic link, a
+	// directory, a hard-linked or unreadable file), with why.
+	Skipped []Skip
+	// Unsettled are files that changed while they were read: what was read
+	// may be half of a write, so nothing of them is recorded. The caller
+	// looks at them again (the watcher does once they settle).
+	Unsettled []string
+}
+
+// Skip is a file Observe left out and why.
+type Skip struct {
+	Path string `json:"path"`
+	Why  string `json:"why"`
+}
+
+// observeChunk bounds the contents one transaction of Observe stores, so
+// that a burst of thousands of files never sits in memory at once.
+const observeChunk = 16 << 20
+
+// observed is one file Observe found changed, between its phases.
+type observed struct {
+	p       Path
+	stamp   Stamp // its identity when read; checked again before the event
+	stamped bool
+	fc      journal.FileChange
+}
+
+// Observe records, as committed observe events, the files among o.Paths whose
+// disk content or mode differs from the journal's head. Nothing on disk is
+// written: the event says what another process did, so its commit is one
+// transaction of the journal (as the observe events of a batch's intent are),
+// with no files to write and no intent to recover.
+//
+// Contents are read and stored first, in chunks of at most observeChunk
+// bytes, each under the journal's lock for one short transaction; then, with
+// the lock held, every changed file's identity (Stamp) is checked to be what
+// it was when read, and the events are appended. So a file read half-way
+// through another process's write, or replaced since, is never recorded as
+// it was read: it is returned in Unsettled. A file one of our own batches
+// wrote meanwhile equals its head again and is left out, so our writes never
+// become an observe event, and a change racing one of them is recorded by
+// the next Observe of that file (the watcher sees its event).
+func (e *Engine) Observe(ctx context.Context, o Observation) (*Observed, error) {
+	out := &Observed{}
+	seen := map[string]bool{}
+	var paths []Path
+	for _, s := range o.Paths {
+		p, err := e.Resolve(s)
+		if err != nil {
+			out.Skipped = append(out.Skipped, Skip{Path: s, Why: errText(err)})
+			continue
+		}
+		if seen[p.Key] {
+			continue
+		}
+		seen[p.Key] = true
+		paths = append(paths, p)
+	}
+	sort.Slice(paths, func(i, j int) bool { return paths[i].Key < paths[j].Key })
+	var changed []*observed
+	for start := 0; start < len(paths); {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		// read a chunk's worth, compare with the heads, store what changed
+		var chunk []*observed
+		var datas [][]byte
+		var bytes int64
+		for ; start < len(paths) && bytes < observeChunk; start++ {
+			p := paths[start]
+			st, stamp, stamped, err := e.readSettled(p)
+			switch {
+			case errors.Is(err, errUnsettled):
+				out.Unsettled = append(out.Unsettled, p.Key)
+				continue
+			case err != nil:
+				out.Skipped = append(out.Skipped, Skip{Path: p.Key, Why: errText(err)})
+				continue
+			}
+			ob := &observed{p: p, stamp: stamp, stamped: stamped && st.exists,
+				fc: journal.FileChange{Path: p.Key, After: st.id}}
+			if st.exists {
+				ob.fc.AfterMode = uint32(st.mode)
+			}
+			chunk = append(chunk, ob)
+			datas = append(datas, st.data)
+			bytes += int64(len(st.data))
+		}
+		kept, err := e.storeObserved(chunk, datas)
+		if err != nil {
+			return nil, err
+		}
+		changed = append(changed, kept...)
+	}
+	if len(changed) == 0 {
+		return out, nil
+	}
+	err := e.do(func(db *journal.DB) error {
+		if err := e.recoverLocked(db); err != nil {
+			return err
+		}
+		if err := e.flushSealLocked(db); err != nil { // every batch's heads in the bbolt file
+			return err
+		}
+		return db.Update(func(tx *journal.Tx) error {
+			return e.appendObserved(tx, o, changed, out)
+		})
+	})
+	if err != nil {
+		return nil, classify(fmt.Errorf("replay: record outside changes: %w", err))
+	}
+	return out, nil
+}
+
+// errUnsettled: a file changed while it was being read.
+var errUnsettled = errors.New("replay: file changed while it was read")
+
+// readSettled reads the file at p (its state, as a batch would) between two
+// stats of it, and returns errUnsettled when they differ: what was read may
+// be half old and half new. A missing file is a state too (exists false).
+func (e *Engine) readSettled(p Path) (state, Stamp, bool, error) {
+	for try := 0; ; try++ {
+		before, err := p.Root.root.Lstat(p.Rel)
+		if errors.Is(err, fs.ErrNotExist) {
+			return state{}, Stamp{}, false, nil
+		}
+		if err != nil {
+			return state{}, Stamp{}, false, mapFSError(p, "stat", err)
+		}
+		st, err := e.readState(p, true)
+		if err != nil {
+			return state{}, Stamp{}, false, err
+		}
+		after, err := p.Root.root.Lstat(p.Rel)
+		if err == nil && st.exists {
+			a, ok1 := StampOf(before)
+			b, ok2 := StampOf(after)
+			if ok1 && ok2 && a == b {
+				return st, a, true, nil
+			}
+			if (!ok1 || !ok2) && before.Size() == after.Size() && before.ModTime().Equal(after.ModTime()) {
+				return st, Stamp{}, false, nil // no identities here: size and time agree
+			}
+		}
+		if try == 2 {
+			return state{}, Stamp{}, false, errUnsettled
+		}
+		time.Sleep(time.Duration(try+1) * 5 * time.Millisecond)
+	}
+}
+
+// headsOf returns the heads of keys as a batch would compare them: the
+// bbolt file's, then this engine's unsealed and logged batches'. Taken
+// without the journal's lock, so it may be behind (another process's logged
+// batches): a file that looks changed is compared again under the lock.
+func (e *Engine) headsOf(keys []string) (map[string]journal.Head, error) {
+	want := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		want[k] = true
+	}
+	heads := map[string]journal.Head{}
+	err := e.j.View(func(tx *journal.Tx) error {
+		for _, k := range keys {
+			if h, ok := tx.Head(k); ok {
+				heads[k] = h
+			}
+		}
+		return nil
+	})
+	for k, h := range e.ownHeads() {
+		if want[k] {
+			heads[k] = h
+		}
+	}
+	return heads, err
+}
+
+// ownHeads returns the heads this engine's unsealed and logged batches set,
+// newest last. It takes e.mu but never the journal: a reader of the journal
+// must not hold e.mu (a lease kept for a queued batch would wait for it).
+func (e *Engine) ownHeads() map[string]journal.Head {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	heads := map[string]journal.Head{}
+	if u := e.unsealed; u != nil {
+		for _, f := range u.Files {
+			heads[f.Path] = journal.Head{ID: f.After, Mode: f.AfterMode, Seq: u.Seq}
+		}
+	}
+	e.loggedHeads(heads)
+	return heads
+}
+
+// storeObserved keeps the files of chunk that differ from their heads and
+// stores their contents (a small one as a delta against its head's), in one
+// transaction under the journal's lock; large files stream into the store.
+// A large file whose stored content is not the one hashed changed meanwhile:
+// it is dropped (the next look records it).
+func (e *Engine) storeObserved(chunk []*observed, datas [][]byte) ([]*observed, error) {
+	if len(chunk) == 0 {
+		return nil, nil
+	}
+	keys := make([]string, len(chunk))
+	for i, ob := range chunk {
+		keys[i] = ob.p.Key
+	}
+	heads, err := e.headsOf(keys)
+	if err != nil {
+		return nil, err
+	}
+	var kept []*observed
+	var keptData [][]byte
+	for i, ob := range chunk {
+		h, ok := heads[ob.p.Key]
+		if !ok && ob.fc.After.IsZero() {
+			continue // never known, not there
+		}
+		if ok && h.ID == ob.fc.After && (ob.fc.After.IsZero() || h.Mode == ob.fc.AfterMode) {
+			continue // as the journal has it
+		}
+		kept = append(kept, ob)
+		keptData = append(keptData, datas[i])
+	}
+	if len(kept) == 0 {
+		return nil, nil
+	}
+	err = e.do(func(db *journal.DB) error {
+		for i, ob := range kept {
+			if keptData[i] != nil || ob.fc.After.IsZero() {
+				continue
+			}
+			var have bool
+			db.View(func(tx *journal.Tx) error { have = snapshot.Has(tx.Bolt(), ob.fc.After); return nil })
+			if have {
+				continue
+			}
+			f, err := ob.p.Root.root.Open(ob.p.Rel)
+			if err != nil {
+				return mapFSError(ob.p, "open", err)
+			}
+			id, _, err := snapshot.PutStream(db.UpdateRaw, f, 0)
+			f.Close()
+			if err != nil {
+				return fmt.Errorf("replay: store %s: %w", ob.p.Rel, err)
+			}
+			if id != ob.fc.After {
+				ob.stamped, ob.fc.After = false, snapshot.ID{} // changed meanwhile: dropped below
+				kept[i] = nil
+			}
+		}
+		return db.Update(func(tx *journal.Tx) error {
+			var contents []snapshot.Content
+			for i, ob := range kept {
+				if ob == nil || keptData[i] == nil {
+					continue
+				}
+				c := snapshot.Content{ID: ob.fc.After, Data: keptData[i]}
+				var base []byte
+				if h, ok := heads[ob.p.Key]; ok && !h.ID.IsZero() {
+					if n, err := snapshot.Size(tx.Bolt(), h.ID); err == nil && n <= 4<<20 {
+						base, _ = snapshot.Bytes(tx.Bolt(), h.ID)
+					}
+				}
+				c.Base = base
+				ob.fc.Added, ob.fc.Removed = lineStats(base, keptData[i])
+				contents = append(contents, c)
+			}
+			_, err := snapshot.PutDeltas(tx.Bolt(), contents)
+			return err
+		})
+	})
+	if err != nil {
+		return nil, classify(fmt.Errorf("replay: store outside changes: %w", err))
+	}
+	out := kept[:0]
+	for _, ob := range kept {
+		if ob != nil {
+			out = append(out, ob)
+		}
+	}
+	return out, nil
+}
+
+// appendObserved appends the observe events for changed, each file checked
+// once more under the lock: still the identity it had when read, and still
+// different from its head. The journal and e.mu are held.
+func (e *Engine) appendObserved(tx *journal.Tx, o Observation, changed []*observed, out *Observed) error {
+	var plain, first []journal.FileChange
+	deleted := map[snapshot.ID]string{} // content → path, of files gone
+	for _, ob := range changed {
+		fi, err := ob.p.Root.root.Lstat(ob.p.Rel)
+		exists := err == nil
+		if exists != !ob.fc.After.IsZero() {
+			out.Unsettled = append(out.Unsettled, ob.p.Key)
+			continue
+		}
+		if exists {
+			if s, ok := StampOf(fi); ok && (!ob.stamped || s != ob.stamp) {
+				out.Unsettled = append(out.Unsettled, ob.p.Key)
+				continue
+			}
+		}
+		h, known := tx.Head(ob.p.Key)
+		if known && h.ID == ob.fc.After && (!exists || h.Mode == ob.fc.AfterMode) {
+			continue
+		}
+		fc := ob.fc
+		fc.Before, fc.BeforeMode = h.ID, h.Mode
+		if fc.Before.IsZero() {
+			fc.BeforeMode = 0
+		}
+		if fc.After.IsZero() {
+			fc.Added, fc.Removed = 0, 0
+			deleted[fc.Before] = fc.Path
+		}
+		if o.Baseline && fc.Before.IsZero() && !known {
+			first = append(first, fc)
+		} else {
+			plain = append(plain, fc)
+		}
+	}
+	// a file gone and another new with its very content: a move
+	for i := range plain {
+		if fc := &plain[i]; fc.Before.IsZero() && !fc.After.IsZero() {
+			if from, ok := deleted[fc.After]; ok {
+				fc.MovedFrom = from
+				delete(deleted, fc.After)
+			}
+		}
+	}
+	actor := journal.Actor{Kind: "external"}
+	if o.Actor != nil {
+		actor = *o.Actor
+	}
+	max := o.MaxFiles
+	if max <= 0 {
+		max = ObserveMaxFiles
+	}
+	now := time.Now().UTC()
+	emit := func(files []journal.FileChange, tool string, args json.RawMessage) error {
+		for len(files) > 0 {
+			n := min(len(files), max)
+			ev := &journal.Event{Time: now, Kind: journal.KindObserve, Status: journal.StatusCommitted,
+				Actor: actor, Tool: tool, Args: args, Files: files[:n]}
+			if err := tx.Append(ev); err != nil {
+				return err
+			}
+			out.Events = append(out.Events, ev.Seq)
+			out.Files = append(out.Files, files[:n]...)
+			files = files[n:]
+		}
+		return nil
+	}
+	if err := emit(first, journal.ToolBaseline, nil); err != nil {
+		return err
+	}
+	return emit(plain, o.Tool, o.Args)
+}
+
+// errText is an error's message for a Skip: a PathError's own words.
+func errText(err error) string {
+	var pe *PathError
+	if errors.As(err, &pe) {
+		if pe.Hint != "" {
+			return pe.Msg + " (" + pe.Hint + ")"
+		}
+		return pe.Msg
+	}
+	return err.Error()
+}
+
+// Stamp is a file's identity: device, inode, size, modification and change
+// times. Any write, replacement or change of metadata changes it; where the
+// platform gives no identity (StampOf's ok false), callers hash instead.
+type Stamp struct {
+	Dev, Ino     uint64
+	Size         int64
+	Mtime, Ctime int64 // nanoseconds
+}
+
+// StampOf returns the identity of the file fi describes (from Lstat or Stat).
+func StampOf(fi fs.FileInfo) (Stamp, bool) {
+	id, ok := identOf(fi)
+	return Stamp{Dev: id.dev, Ino: id.ino, Size: id.size, Mtime: id.mtime, Ctime: id.ctime}, ok
+}
+
+// Known returns every file the journal has a head for (present or deleted),
+// by journal key, with this engine's unsealed and logged batches applied.
+func (e *Engine) Known() (map[string]journal.Head, error) {
+	heads := map[string]journal.Head{}
+	err := e.j.View(func(tx *journal.Tx) error {
+		return tx.Heads(func(path string, h journal.Head) error {
+			heads[path] = h
+			return nil
+		})
+	})
+	for k, h := range e.ownHeads() {
+		heads[k] = h
+	}
+	return heads, err
+}

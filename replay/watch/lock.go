@@ -1,0 +1,51 @@
+package watch
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// tryLock takes the exclusive lock on file, or fails at once with ErrBusy
+// when another process holds it. The lock lives as long as the process
+// (the kernel lets go of it when the process dies), so a killed watcher
+// never blocks the next.
+func tryLock(file string) (unlock func(), err error) {
+	f, err := os.OpenFile(file, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("watch: lock: %w", err)
+	}
+	for {
+		err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if err == unix.EWOULDBLOCK {
+		f.Close()
+		return nil, ErrBusy
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("watch: lock %s: %w", file, err)
+	}
+	return func() { f.Close() }, nil
+}
+
+// lockWait takes the lock, waiting for it until ctx ends.
+func lockWait(ctx context.Context, file string) (unlock func(), err error) {
+	for {
+		unlock, err = tryLock(file)
+		if err != ErrBusy {
+			return unlock, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("watch: waiting for the watch lock: %w", ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,654 @@
+package watch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/replay"
+)
+
+// Options configure Start.
+type Options struct {
+	// Settle is how long a file must be quiet before its change is
+	// recorded (default 200 ms): a burst of writes becomes one event.
+	Settle time.Duration
+	// MaxDelay bounds the wait of a change inside a burst that never
+	// settles (default 1 s): changes are then recorded at this pace.
+	MaxDelay time.Duration
+	// CallMax bounds how long an agent's call (Begin) may keep the changes
+	// made during it waiting for its End (default 10 min): past it they
+	// are recorded, still named for the call.
+	CallMax time.Duration
+	// HotLimit and HotPace tame files that change all the time (logs): a
+	// file recorded HotLimit times within a minute (default 5) is then
+	// recorded at most once every HotPace (default 1 min).
+	HotLimit int
+	HotPace  time.Duration
+	// MaxSize: larger files are not recorded (default 128 MiB), and are
+	// listed as skipped.
+	MaxSize int64
+	// Logf reports what the watcher does beside recording (overflows,
+	// rescans, skipped files); nil: silent.
+	Logf func(format string, args ...any)
+	// Recorded, if set, is called after each recording (tests, benchmarks).
+	Recorded func(*replay.Observed)
+}
+
+func (o *Options) defaults() {
+	if o.Settle <= 0 {
+		o.Settle = 200 * time.Millisecond
+	}
+	if o.MaxDelay <= 0 {
+		o.MaxDelay = time.Second
+	}
+	if o.CallMax <= 0 {
+		o.CallMax = 10 * time.Minute
+	}
+	if o.HotLimit <= 0 {
+		o.HotLimit = 5
+	}
+	if o.HotPace <= 0 {
+		o.HotPace = time.Minute
+	}
+	if o.MaxSize <= 0 {
+		o.MaxSize = 128 << 20
+	}
+	if o.Logf == nil {
+		o.Logf = func(string, ...any) {}
+	}
+}
+
+// ErrBusy: another process already watches this journal's workspace.
+var ErrBusy = errors.New("watch: another watcher runs on this journal")
+
+// Watcher records every change made under the engine's roots by another
+// process as an observe event (see doc.go).
+type Watcher struct {
+	o    Options
+	eng  *replay.Engine
+	dir  string // <journal dir>/watch
+	fw   *fsnotify.Watcher
+	lock func()
+
+	mu        sync.Mutex // guards the fields below
+	dirty     map[string]bool
+	dirtyDirs map[string]bool // absolute: their whole subtree is looked at
+	first     time.Time       // of the oldest unrecorded change
+	last      time.Time       // of the newest
+	rescan    bool            // walk everything (overflow, unwatched directories)
+	baseline  bool            // with rescan: files first seen are a baseline (ignore rules changed)
+	watched   map[string]bool // absolute directories with a watch
+	rules     []*Rules        // per root
+	calls     map[string]*callState
+	hot       map[string]*hotState
+	deferred  map[string]time.Time // hot files: not before
+	unwatched int                  // directories a watch could not be added to
+
+	record   sync.Mutex // one recording at a time
+	cache    *cache
+	barriers sync.Map // name → chan struct{}
+	seq      atomic.Uint64
+	srv      *server
+	stop     context.CancelFunc
+	done     sync.WaitGroup
+}
+
+type callState struct {
+	call  Call
+	start time.Time
+}
+
+type hotState struct {
+	times []time.Time
+}
+
+// Start takes the workspace's watch lock (ErrBusy if another process holds
+// it), watches every directory the rules keep, records what changed while
+// no watcher ran (a catch-up, see CatchUp), and goes on recording until
+// Close. It listens for agents' hooks on <journal dir>/watch/sock.
+func Start(ctx context.Context, eng *replay.Engine, o Options) (*Watcher, error) {
+	o.defaults()
+	dir := Dir(eng)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("watch: %w", err)
+	}
+	unlock, err := tryLock(filepath.Join(dir, "lock"))
+	if err != nil {
+		return nil, err
+	}
+	fw, err := fsnotify.NewWatcher()
+	if err != nil {
+		unlock()
+		return nil, fmt.Errorf("watch: %w", err)
+	}
+	w := &Watcher{o: o, eng: eng, dir: dir, fw: fw, lock: unlock,
+		dirty: map[string]bool{}, dirtyDirs: map[string]bool{}, watched: map[string]bool{},
+		calls: map[string]*callState{}, hot: map[string]*hotState{}, deferred: map[string]time.Time{},
+		cache: loadCache(filepath.Join(dir, "cache"))}
+	if err := fw.Add(dir); err != nil { // barriers
+		w.closeEarly()
+		return nil, fmt.Errorf("watch: %w", err)
+	}
+	lctx, cancel := context.WithCancel(context.Background())
+	w.stop = cancel
+	w.done.Add(1)
+	go w.events(lctx)
+	// watches first, then the catch-up: a change made during the walk is
+	// either seen by the walk or sent by a watch
+	w.mu.Lock()
+	t, err := walk(eng, func(d string) error { w.addWatch(d); return nil })
+	if err == nil {
+		w.rules = t.rules
+	}
+	w.mu.Unlock()
+	if err != nil {
+		w.Close()
+		return nil, err
+	}
+	if _, err := w.catchUp(ctx, t, true, journal.ToolCatchUp, nil, nil); err != nil {
+		w.Close()
+		return nil, err
+	}
+	if w.srv, err = listen(w); err != nil {
+		o.Logf("journal watch: hooks cannot reach this watcher: %v", err)
+	}
+	w.done.Add(1)
+	go w.loop(lctx)
+	return w, nil
+}
+
+// Dir is the directory of the watcher's lock, socket, cache and barriers.
+func Dir(eng *replay.Engine) string {
+	return filepath.Join(filepath.Dir(eng.Journal().Path()), "watch")
+}
+
+func (w *Watcher) closeEarly() {
+	w.fw.Close()
+	w.lock()
+}
+
+// Close stops watching, records what is still waiting, and lets go of the
+// watch lock.
+func (w *Watcher) Close() error {
+	if w.srv != nil {
+		w.srv.close()
+	}
+	var err error
+	if w.stop != nil {
+		w.stop()
+		w.done.Wait()
+		_, err = w.flush(context.Background(), nil, true)
+	}
+	w.fw.Close()
+	w.record.Lock()
+	w.cache.save(filepath.Join(w.dir, "cache"))
+	w.record.Unlock()
+	w.lock()
+	return err
+}
+
+// addWatch watches directory d; w.mu is held. A watch that cannot be added
+// (the kernel's limit reached) leaves the directory to rescans.
+func (w *Watcher) addWatch(d string) {
+	if w.watched[d] {
+		return
+	}
+	if err := w.fw.Add(d); err != nil {
+		if w.unwatched == 0 {
+			w.o.Logf("journal watch: cannot watch %s (%v): such directories are rescanned every %s instead; raise fs.inotify.max_user_watches", d, err, rescanEvery)
+		}
+		w.unwatched++
+		return
+	}
+	w.watched[d] = true
+}
+
+// rescanEvery is how often the whole tree is walked when some directory
+// could not be watched.
+const rescanEvery = 5 * time.Second
+
+// events turns the file system's events into dirty paths.
+func (w *Watcher) events(ctx context.Context) {
+	defer w.done.Done()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-w.fw.Events:
+			if !ok {
+				return
+			}
+			w.event(ev)
+		case err, ok := <-w.fw.Errors:
+			if !ok {
+				return
+			}
+			w.mu.Lock()
+			w.rescan = true
+			w.touch()
+			w.mu.Unlock()
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				w.o.Logf("journal watch: the kernel's event queue overflowed: rescanning the workspace")
+			} else {
+				w.o.Logf("journal watch: %v: rescanning the workspace", err)
+			}
+		}
+	}
+}
+
+func (w *Watcher) event(ev fsnotify.Event) {
+	if filepath.Dir(ev.Name) == w.dir {
+		if ch, ok := w.barriers.Load(filepath.Base(ev.Name)); ok && ev.Has(fsnotify.Create) {
+			close(ch.(chan struct{}))
+			w.barriers.Delete(filepath.Base(ev.Name))
+		}
+		return
+	}
+	p, err := w.eng.Resolve(ev.Name)
+	if err != nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	rules := w.rulesOf(p.Root)
+	base := filepath.Base(ev.Name)
+	if base == ".gitignore" || base == IgnoreFile {
+		w.rescan, w.baseline = true, true // the rules change: walk again
+	}
+	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
+		if w.watched[ev.Name] {
+			w.unwatch(ev.Name)
+			w.dirtyDirs[ev.Name] = true
+		}
+		if !rules.Ignored(p.Rel, false) {
+			w.dirty[p.Key] = true
+		}
+		w.touch()
+		return
+	}
+	fi, err := os.Lstat(ev.Name)
+	if err == nil && fi.IsDir() {
+		if ev.Has(fsnotify.Create) && !rules.Ignored(p.Rel, true) {
+			w.addTree(ev.Name, p.Root)
+		}
+		return
+	}
+	if rules.Ignored(p.Rel, false) {
+		return
+	}
+	w.dirty[p.Key] = true
+	w.touch()
+}
+
+// touch notes a change now; w.mu is held.
+func (w *Watcher) touch() {
+	now := time.Now()
+	if w.first.IsZero() {
+		w.first = now
+	}
+	w.last = now
+}
+
+// unwatch forgets d and every watched directory under it (gone or moved:
+// a moved directory's new name comes as a Create); w.mu is held.
+func (w *Watcher) unwatch(d string) {
+	for x := range w.watched {
+		if x == d || strings.HasPrefix(x, d+string(filepath.Separator)) {
+			w.fw.Remove(x)
+			delete(w.watched, x)
+		}
+	}
+}
+
+// addTree watches a new directory and everything below it the rules keep,
+// and marks its files dirty: they may have been made before the watch was
+// (mkdir -p a/b && echo > a/b/f). w.mu is held.
+func (w *Watcher) addTree(d string, root *replay.Root) {
+	rules := w.rulesOf(root)
+	filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(root.Dir, p)
+		rel = filepath.ToSlash(rel)
+		if e.IsDir() {
+			if rules.Ignored(rel, true) {
+				return filepath.SkipDir
+			}
+			rules.Enter(p, rel)
+			w.addWatch(p)
+			return nil
+		}
+		if e.Type().IsRegular() && !rules.Ignored(rel, false) {
+			w.dirty[key(root, rel, root == w.eng.Roots()[0])] = true
+		}
+		return nil
+	})
+	w.touch()
+}
+
+func (w *Watcher) rulesOf(r *replay.Root) *Rules {
+	for i, root := range w.eng.Roots() {
+		if root == r && i < len(w.rules) {
+			return w.rules[i]
+		}
+	}
+	return NewRules()
+}
+
+// loop records the dirty files once they settle.
+func (w *Watcher) loop(ctx context.Context) {
+	defer w.done.Done()
+	tick := time.NewTicker(w.o.Settle / 4)
+	defer tick.Stop()
+	lastRescan := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-tick.C:
+			w.mu.Lock()
+			if w.unwatched > 0 && now.Sub(lastRescan) >= rescanEvery {
+				w.rescan = true
+				w.touch()
+				lastRescan = now
+			}
+			for k, t := range w.deferred {
+				if now.After(t) {
+					delete(w.deferred, k)
+					w.dirty[k] = true
+					w.touch()
+				}
+			}
+			due := w.pending() && (now.Sub(w.last) >= w.o.Settle || now.Sub(w.first) >= w.o.MaxDelay)
+			var open []Call
+			for _, c := range w.calls {
+				if now.Sub(c.start) < w.o.CallMax {
+					due = false // the call's End records them
+				}
+				open = append(open, c.call)
+			}
+			w.mu.Unlock()
+			if due {
+				if _, err := w.flush(ctx, open, false); err != nil && ctx.Err() == nil {
+					w.o.Logf("journal watch: recording changes: %v (tried again at the next change)", err)
+				}
+			}
+		}
+	}
+}
+
+// pending reports whether anything waits to be recorded; w.mu is held.
+func (w *Watcher) pending() bool {
+	return len(w.dirty) > 0 || len(w.dirtyDirs) > 0 || w.rescan
+}
+
+// Sync returns once every change made before it was called has reached the
+// watcher (a barrier through the same event queue), or ctx ends.
+func (w *Watcher) Sync(ctx context.Context) error {
+	name := "barrier-" + strconv.FormatUint(w.seq.Add(1), 10)
+	ch := make(chan struct{})
+	w.barriers.Store(name, ch)
+	f := filepath.Join(w.dir, name)
+	if err := os.WriteFile(f, nil, 0o600); err != nil {
+		w.barriers.Delete(name)
+		return fmt.Errorf("watch: barrier: %w", err)
+	}
+	defer os.Remove(f)
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		w.barriers.Delete(name)
+		return ctx.Err()
+	}
+}
+
+// Flush records now, after a Sync, every change made before it was
+// called, named for calls if any (else as the watcher's own).
+func (w *Watcher) Flush(ctx context.Context, calls []Call) (*replay.Observed, error) {
+	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	err := w.Sync(sctx)
+	cancel()
+	if err != nil && ctx.Err() != nil {
+		return nil, err
+	}
+	return w.flush(ctx, calls, true)
+}
+
+// Begin records what changed before an agent's call (as the watcher's own
+// changes) and opens the call: what changes until its End is named for it.
+func (w *Watcher) Begin(ctx context.Context, c Call) (*replay.Observed, error) {
+	w.mu.Lock()
+	var open []Call
+	for _, s := range w.calls {
+		open = append(open, s.call)
+	}
+	w.mu.Unlock()
+	ob, err := w.Flush(ctx, open)
+	if err != nil {
+		return nil, err
+	}
+	w.mu.Lock()
+	w.calls[c.ID] = &callState{call: c, start: time.Now()}
+	w.mu.Unlock()
+	return ob, nil
+}
+
+// End records what changed since the call's Begin, named for it (and for
+// any other call open meanwhile), and closes it. A call the watcher did
+// not see begin (it started since) is named all the same.
+func (w *Watcher) End(ctx context.Context, c Call) (*replay.Observed, error) {
+	w.mu.Lock()
+	calls := []Call{c}
+	for id, s := range w.calls {
+		if id != c.ID {
+			calls = append(calls, s.call)
+		}
+	}
+	w.mu.Unlock()
+	ob, err := w.Flush(ctx, calls)
+	w.mu.Lock()
+	delete(w.calls, c.ID)
+	w.mu.Unlock()
+	return ob, err
+}
+
+// flush records what is dirty: the files, the subtrees of directories gone
+// or moved, or (rescan) the whole tree. all records the hot files too.
+func (w *Watcher) flush(ctx context.Context, calls []Call, all bool) (*replay.Observed, error) {
+	w.record.Lock()
+	defer w.record.Unlock()
+	w.mu.Lock()
+	dirty, dirs, rescan, baseline := w.dirty, w.dirtyDirs, w.rescan, w.baseline
+	w.dirty, w.dirtyDirs, w.rescan, w.baseline = map[string]bool{}, map[string]bool{}, false, false
+	w.first, w.last = time.Time{}, time.Time{}
+	if all {
+		for k := range w.deferred {
+			dirty[k] = true
+		}
+		clear(w.deferred)
+	}
+	w.mu.Unlock()
+	tool, args, actor := attribution(calls)
+	if rescan {
+		w.mu.Lock()
+		t, err := walk(w.eng, func(d string) error { w.addWatch(d); return nil })
+		if err == nil {
+			w.rules = t.rules
+		}
+		w.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		return w.catchUp(ctx, t, baseline, tool, args, actor, dirty)
+	}
+	if len(dirs) > 0 {
+		heads, err := w.eng.Known()
+		if err != nil {
+			return nil, err
+		}
+		for d := range dirs {
+			w.subtree(d, heads, dirty)
+		}
+	}
+	return w.observe(ctx, dirty, false, tool, args, actor, all)
+}
+
+// subtree marks dirty every file under d the journal knows and every file
+// there now (a directory moved or removed).
+func (w *Watcher) subtree(d string, heads map[string]journal.Head, dirty map[string]bool) {
+	for k := range heads {
+		p, err := w.eng.Resolve(k)
+		if err != nil {
+			continue
+		}
+		if a := p.Abs(); strings.HasPrefix(a, d+string(filepath.Separator)) {
+			dirty[k] = true
+		}
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
+		if p, err := w.eng.Resolve(d); err == nil {
+			w.addTree(d, p.Root)
+			for k := range w.dirty {
+				dirty[k] = true
+			}
+			clear(w.dirty)
+		}
+	}
+}
+
+// catchUp records what a walk finds changed against the journal (files
+// whose identity is not cached as their head's, heads not found), with
+// the files in extra; files the journal never knew are a baseline when
+// baseline is set.
+func (w *Watcher) catchUp(ctx context.Context, t *tree, baseline bool, tool string, args json.RawMessage, actor *journal.Actor, extra ...map[string]bool) (*replay.Observed, error) {
+	heads, err := w.eng.Known()
+	if err != nil {
+		return nil, err
+	}
+	dirty := map[string]bool{}
+	for _, k := range changes(w.eng, t, w.cache, heads) {
+		dirty[k] = true
+	}
+	for _, m := range extra {
+		for k := range m {
+			dirty[k] = true
+		}
+	}
+	ob, err := w.observe(ctx, dirty, baseline, tool, args, actor, true)
+	if err == nil {
+		// confirmed clean: cache them
+		for k, st := range t.files {
+			if h, ok := heads[k]; ok && !dirty[k] {
+				w.cache.put(k, st, h.ID)
+			}
+		}
+		w.cache.save(filepath.Join(w.dir, "cache"))
+	}
+	return ob, err
+}
+
+// observe records the dirty files through the engine; w.record is held.
+func (w *Watcher) observe(ctx context.Context, dirty map[string]bool, baseline bool, tool string, args json.RawMessage, actor *journal.Actor, all bool) (*replay.Observed, error) {
+	if len(dirty) == 0 {
+		return &replay.Observed{}, nil
+	}
+	now := time.Now()
+	var paths []string
+	var big []replay.Skip
+	w.mu.Lock()
+	for k := range dirty {
+		if !all {
+			if h := w.hot[k]; h != nil && len(h.times) >= w.o.HotLimit && now.Sub(h.times[len(h.times)-1]) < w.o.HotPace {
+				w.deferred[k] = h.times[len(h.times)-1].Add(w.o.HotPace)
+				continue
+			}
+		}
+		paths = append(paths, k)
+	}
+	w.mu.Unlock()
+	sort.Strings(paths)
+	kept := paths[:0]
+	for _, k := range paths {
+		if p, err := w.eng.Resolve(k); err == nil {
+			if fi, err := os.Lstat(p.Abs()); err == nil && fi.Mode().IsRegular() && fi.Size() > w.o.MaxSize {
+				big = append(big, replay.Skip{Path: k, Why: fmt.Sprintf("is larger than the watcher's limit (%d MiB)", w.o.MaxSize>>20)})
+				continue
+			}
+		}
+		kept = append(kept, k)
+	}
+	ob, err := w.eng.Observe(ctx, replay.Observation{Paths: kept, Tool: tool, Args: args, Actor: actor, Baseline: baseline})
+	if err != nil {
+		w.mu.Lock()
+		for k := range dirty {
+			w.dirty[k] = true
+		}
+		w.touch()
+		w.mu.Unlock()
+		return nil, err
+	}
+	ob.Skipped = append(ob.Skipped, big...)
+	w.mu.Lock()
+	for _, k := range ob.Unsettled {
+		w.dirty[k] = true
+		w.touch()
+	}
+	for _, f := range ob.Files {
+		h := w.hot[f.Path]
+		if h == nil {
+			h = &hotState{}
+			w.hot[f.Path] = h
+		}
+		h.times = append(h.times, now)
+		for len(h.times) > 0 && now.Sub(h.times[0]) > time.Minute {
+			h.times = h.times[1:]
+		}
+		if len(h.times) > w.o.HotLimit {
+			h.times = h.times[len(h.times)-w.o.HotLimit:]
+		}
+	}
+	if len(w.hot) > 4096 {
+		for k, h := range w.hot {
+			if now.Sub(h.times[len(h.times)-1]) > time.Minute {
+				delete(w.hot, k)
+			}
+		}
+	}
+	w.mu.Unlock()
+	for _, f := range ob.Files {
+		if p, err := w.eng.Resolve(f.Path); err == nil && !f.After.IsZero() {
+			if fi, err := os.Lstat(p.Abs()); err == nil {
+				if st, ok := replay.StampOf(fi); ok {
+					w.cache.put(f.Path, st, f.After)
+				}
+			}
+		} else {
+			delete(w.cache.Files, f.Path)
+		}
+	}
+	for _, s := range ob.Skipped {
+		w.o.Logf("journal watch: not recorded: %s %s", s.Path, s.Why)
+	}
+	if w.o.Recorded != nil {
+		w.o.Recorded(ob)
+	}
+	return ob, nil
+}
