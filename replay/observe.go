@@ -114,6 +114,8 @@ func (e *Engine) Observe(ctx context.Context, o Observation) (*Observed, error) 
 		var chunk []*observed
 		var datas [][]byte
 		var bytes int64
+		var racy []int // of chunk: changed too recently for equal stats to prove a whole read
+		var until time.Time
 		for ; start < len(paths) && bytes < observeChunk; start++ {
 			p := paths[start]
 			st, stamp, stamped, err := e.readSettled(p)
@@ -129,10 +131,32 @@ func (e *Engine) Observe(ctx context.Context, o Observation) (*Observed, error) 
 				fc: journal.FileChange{Path: p.Key, After: st.id}}
 			if st.exists {
 				ob.fc.AfterMode = uint32(st.mode)
+				if t := time.Unix(0, max(stamp.Mtime, stamp.Ctime)).Add(racyMargin); stamped && time.Until(t) > 0 {
+					racy = append(racy, len(chunk))
+					until = maxTime(until, t)
+				}
 			}
 			chunk = append(chunk, ob)
 			datas = append(datas, st.data)
 			bytes += int64(len(st.data))
+		}
+		// File times advance by the kernel's clock tick: a write in the same
+		// tick as the one before leaves the stats equal. A file changed
+		// within racyMargin is read again once the margin has passed, and
+		// kept only if it is the same content with the same identity — a
+		// writer still at work would have moved its times by then (git's
+		// racy-index rule). One wait for the whole chunk.
+		if len(racy) > 0 {
+			time.Sleep(time.Until(until))
+			for _, i := range racy {
+				ob := chunk[i]
+				again, stamp, ok, err := e.readBetweenStats(ob.p)
+				if err != nil || !ok || stamp != ob.stamp || again.id != ob.fc.After {
+					out.Unsettled = append(out.Unsettled, ob.p.Key)
+					chunk[i] = nil
+				}
+			}
+			chunk, datas = dropNil(chunk, datas)
 		}
 		kept, err := e.storeObserved(chunk, datas)
 		if err != nil {
@@ -164,37 +188,67 @@ func (e *Engine) Observe(ctx context.Context, o Observation) (*Observed, error) 
 var errUnsettled = errors.New("replay: file changed while it was read")
 
 // readSettled reads the file at p (its state, as a batch would) between two
-// stats of it, and returns errUnsettled when they differ: what was read may
-// be half old and half new. A missing file is a state too (exists false).
+// stats of it, trying again while they differ: what was read may then be
+// half old and half new (errUnsettled after a few tries). A missing file is
+// a state too (exists false).
 func (e *Engine) readSettled(p Path) (state, Stamp, bool, error) {
 	for try := 0; ; try++ {
-		before, err := p.Root.root.Lstat(p.Rel)
-		if errors.Is(err, fs.ErrNotExist) {
-			return state{}, Stamp{}, false, nil
+		st, stamp, ok, err := e.readBetweenStats(p)
+		if !errors.Is(err, errUnsettled) || try == 3 {
+			return st, stamp, ok, err
 		}
-		if err != nil {
-			return state{}, Stamp{}, false, mapFSError(p, "stat", err)
-		}
-		st, err := e.readState(p, true)
-		if err != nil {
-			return state{}, Stamp{}, false, err
-		}
-		after, err := p.Root.root.Lstat(p.Rel)
-		if err == nil && st.exists {
-			a, ok1 := StampOf(before)
-			b, ok2 := StampOf(after)
-			if ok1 && ok2 && a == b {
-				return st, a, true, nil
-			}
-			if (!ok1 || !ok2) && before.Size() == after.Size() && before.ModTime().Equal(after.ModTime()) {
-				return st, Stamp{}, false, nil // no identities here: size and time agree
-			}
-		}
-		if try == 2 {
-			return state{}, Stamp{}, false, errUnsettled
-		}
-		time.Sleep(time.Duration(try+1) * 5 * time.Millisecond)
+		time.Sleep(time.Duration(try+1) * 10 * time.Millisecond)
 	}
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// dropNil removes the files set to nil, and their contents.
+func dropNil(chunk []*observed, datas [][]byte) ([]*observed, [][]byte) {
+	var c []*observed
+	var d [][]byte
+	for i, ob := range chunk {
+		if ob != nil {
+			c = append(c, ob)
+			d = append(d, datas[i])
+		}
+	}
+	return c, d
+}
+
+// readBetweenStats reads p's state between two stats; ok is false where the
+// platform gives no identity (the state is then returned if size and time
+// agree). errUnsettled: the stats differ.
+func (e *Engine) readBetweenStats(p Path) (state, Stamp, bool, error) {
+	before, err := p.Root.root.Lstat(p.Rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return state{}, Stamp{}, true, nil
+	}
+	if err != nil {
+		return state{}, Stamp{}, false, mapFSError(p, "stat", err)
+	}
+	st, err := e.readState(p, true)
+	if err != nil {
+		return state{}, Stamp{}, false, err
+	}
+	after, err := p.Root.root.Lstat(p.Rel)
+	if err != nil || !st.exists {
+		return state{}, Stamp{}, false, errUnsettled
+	}
+	a, ok1 := StampOf(before)
+	b, ok2 := StampOf(after)
+	switch {
+	case ok1 && ok2 && a == b:
+		return st, a, true, nil
+	case (!ok1 || !ok2) && before.Size() == after.Size() && before.ModTime().Equal(after.ModTime()):
+		return st, Stamp{}, false, nil
+	}
+	return state{}, Stamp{}, false, errUnsettled
 }
 
 // headsOf returns the heads of keys as a batch would compare them: the
