@@ -27,7 +27,9 @@ type Options struct {
 	// recorded (default 200 ms): a burst of writes becomes one event.
 	Settle time.Duration
 	// MaxDelay bounds the wait of a change inside a burst that never
-	// settles (default 1 s): changes are then recorded at this pace.
+	// settles (default 10 s): changes are then recorded at this pace. A
+	// burst that ends sooner (a checkout, a formatter over the tree) is
+	// one event, so that one undo takes it back.
 	MaxDelay time.Duration
 	// CallMax bounds how long an agent's call (Begin) may keep the changes
 	// made during it waiting for its End (default 10 min): past it they
@@ -53,7 +55,7 @@ func (o *Options) defaults() {
 		o.Settle = 200 * time.Millisecond
 	}
 	if o.MaxDelay <= 0 {
-		o.MaxDelay = time.Second
+		o.MaxDelay = 10 * time.Second
 	}
 	if o.CallMax <= 0 {
 		o.CallMax = 10 * time.Minute
@@ -97,6 +99,7 @@ type Watcher struct {
 	hot       map[string]*hotState
 	deferred  map[string]time.Time // hot files: not before
 	unwatched int                  // directories a watch could not be added to
+	said      map[string]bool      // files whose skip was reported; guarded by record
 
 	record   sync.Mutex // one recording at a time
 	cache    *cache
@@ -138,7 +141,7 @@ func Start(ctx context.Context, eng *replay.Engine, o Options) (*Watcher, error)
 	w := &Watcher{o: o, eng: eng, dir: dir, fw: fw, lock: unlock,
 		dirty: map[string]bool{}, dirtyDirs: map[string]bool{}, watched: map[string]bool{},
 		calls: map[string]*callState{}, hot: map[string]*hotState{}, deferred: map[string]time.Time{},
-		cache: loadCache(filepath.Join(dir, "cache"))}
+		cache: loadCache(filepath.Join(dir, "cache")), said: map[string]bool{}}
 	if err := fw.Add(dir); err != nil { // barriers
 		w.closeEarly()
 		return nil, fmt.Errorf("watch: %w", err)
@@ -645,7 +648,10 @@ func (w *Watcher) observe(ctx context.Context, dirty map[string]bool, baseline b
 		}
 	}
 	for _, s := range ob.Skipped {
-		w.o.Logf("journal watch: not recorded: %s %s", s.Path, s.Why)
+		if !w.said[s.Path] { // once per file and run
+			w.said[s.Path] = true
+			w.o.Logf("journal watch: not recorded: %s %s", s.Path, s.Why)
+		}
 	}
 	if w.o.Recorded != nil {
 		w.o.Recorded(ob)
