@@ -133,22 +133,5 @@ func TestReadmeTools(t *testing.T) {
 		b.WriteString("| `" + tool.Name + "` | " + tool.Toolset + " | " + yes[tool.ReadOnly] + " | " + yes[tool.Destructive] +
 			" | " + yes[tool.Idempotent] + " | " + strings.ReplaceAll(desc, "|", "\\|") + " |\n")
 	}
-	path := filepath.Join("..", "README.md")
-	readme, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const begin, end = "<!-- tools:begin -->\n", "<!-- tools:end -->"
-	i, j := bytes.Index(readme, []byte(begin)), bytes.Index(readme, []byte(end))
-	if i < 0 || j < i {
-		t.Fatal("README.md has no tools markers")
-	}
-	want := string(readme[:i+len(begin)]) + b.String() + string(readme[j:])
-	if *update {
-		os.WriteFile(path, []byte(want), 0o644)
-		return
-	}
-	if want != string(readme) {
-		t.Fatal("README.md's tool table is stale: run go test ./mcp -run TestReadmeTools -update")
-	}
+	regenerate(t, "README.md", "tools", b.String())
 }
