@@ -67,6 +67,9 @@ func newServeCmd() *cobra.Command {
 Every mutating tool call becomes one journal event in <first root>/.journal/journal.db.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := jmcp.CheckPreset(preset); err != nil {
+				return err
+			}
 			serveMemoryLimit()
 			roots := flagStrings(cmd, "root")
 			if len(roots) == 0 {
@@ -139,9 +142,6 @@ Every mutating tool call becomes one journal event in <first root>/.journal/jour
 						}
 						sets = append(sets, t)
 					}
-				}
-				if err := jmcp.CheckPreset(preset); err != nil {
-					return nil, nil, done, err
 				}
 				opts := jmcp.Options{Toolsets: sets, Preset: preset, ReadOnly: readOnly, Version: binVersion(), Origin: origin, LSPTimeout: lspWait, Session: session}
 				if useLSP {

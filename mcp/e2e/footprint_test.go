@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	jmcp "github.com/journalfs/journal/mcp"
@@ -94,4 +95,17 @@ func benchCell(t *testing.T, table []byte, pattern string) int {
 	}
 	n, _ := strconv.Atoi(string(m[1]))
 	return n
+}
+
+// TestServe_UnknownPreset: serve refuses a preset it does not know, naming
+// the ones it does, before it opens anything.
+func TestServe_UnknownPreset(t *testing.T) {
+	root := t.TempDir()
+	out, err := exec.Command(binary, "serve", "--root", root, "--preset", "tiny").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), `unknown preset "tiny" (choose from minimal, full)`) {
+		t.Fatalf("serve --preset tiny: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".journal")); err == nil {
+		t.Error("serve --preset tiny created the journal")
+	}
 }
