@@ -14,13 +14,13 @@ import (
 
 // EditFileIn is ai_code_editing.edit_file's input (seed 001).
 type EditFileIn struct {
-	TargetFile      string  `json:"target_file" jsonschema:"the path of the file to edit (relative to the workspace root, or absolute inside it)"`
-	EditInstruction string  `json:"edit_instruction" jsonschema:"what the edit does, in words (recorded in the journal; used to generate code_block when it is missing and the client supports sampling)"`
-	StartLine       *int    `json:"start_line,omitempty" jsonschema:"1-indexed first line (replace/delete; insert: the line to insert before)"`
-	EndLine         *int    `json:"end_line,omitempty" jsonschema:"1-indexed last line, inclusive (replace/delete)"`
-	CodeBlock       *string `json:"code_block,omitempty" jsonschema:"the code to insert or to replace the lines with"`
-	EditType        string  `json:"edit_type,omitempty" jsonschema:"insert, replace or delete; default insert when no lines are given, replace when they are"`
-	ExpectedVersion string  `json:"expected_version,omitempty" jsonschema:"the version you read; line numbers count from it (lines moved since are edited where they are now, lines changed since are refused with EDIT_CONFLICT); without line numbers the edit is refused with EDIT_CONFLICT if the file changed"`
+	TargetFile      string  `json:"target_file"`
+	EditInstruction string  `json:"edit_instruction" jsonschema:"what the edit does (journaled; generates the code by sampling if code_block is missing)"`
+	StartLine       *int    `json:"start_line,omitempty" jsonschema:"insert: before this line"`
+	EndLine         *int    `json:"end_line,omitempty"`
+	CodeBlock       *string `json:"code_block,omitempty"`
+	EditType        string  `json:"edit_type,omitempty" jsonschema:"insert, replace or delete"`
+	ExpectedVersion string  `json:"expected_version,omitempty"`
 }
 
 // EditFileOut is seed 001's result, plus the journal event and the new version.
@@ -35,11 +35,11 @@ type EditFileOut struct {
 
 // CodeContextIn is ai_get_code_context's input.
 type CodeContextIn struct {
-	FilePath  string `json:"file_path" jsonschema:"the file to read"`
-	StartLine int    `json:"start_line,omitempty" jsonschema:"1-indexed first line to return (default 1)"`
-	EndLine   int    `json:"end_line,omitempty" jsonschema:"1-indexed last line to return (default start_line + 199)"`
-	Symbol    string `json:"symbol,omitempty" jsonschema:"a symbol (dotted path like UserService.findById) whose source to return instead of lines"`
-	Outline   *bool  `json:"include_outline,omitempty" jsonschema:"include the file's outline (default true)"`
+	FilePath  string `json:"file_path"`
+	StartLine int    `json:"start_line,omitempty" jsonschema:"default 1"`
+	EndLine   int    `json:"end_line,omitempty" jsonschema:"default start_line+199"`
+	Symbol    string `json:"symbol,omitempty" jsonschema:"a dotted path: its source instead of lines"`
+	Outline   *bool  `json:"include_outline,omitempty" jsonschema:"default true"`
 }
 
 // CodeContextOut is ai_get_code_context's result. The code itself is in the text content.
@@ -59,7 +59,7 @@ func init() { registrars = append(registrars, (*Server).registerClassic) }
 
 func (s *Server) registerClassic() {
 	addTool(s, def{name: "ai_code_editing.edit_file", toolset: ToolsetClassic, title: "Edit lines of a file",
-		desc:        "Insert, replace or delete lines of a file (seed 001). edit_type defaults to insert when no lines are given and replace when they are. Returns a unified diff and the journal event. Errors: FILE_NOT_FOUND, PERMISSION_DENIED, EDIT_CONFLICT (the lines changed since you read them), INVALID_INPUT.",
+		desc:        "Insert, replace or delete lines of a file (edit_type: default replace with start_line, else insert). Returns a diff.",
 		destructive: true},
 		func(ctx context.Context, c *call, in *EditFileIn) (*EditFileOut, string, error) {
 			if err := s.resolveKey(&in.TargetFile); err != nil {
@@ -91,7 +91,7 @@ func (s *Server) registerClassic() {
 			return res, res.Message + "\n" + res.Diff, nil
 		})
 	addTool(s, def{name: "ai_get_code_context", toolset: ToolsetClassic, title: "Get code context",
-		desc:     "Return a file's outline (symbols with line ranges) and the requested lines with line numbers, or the source of one symbol. Gives the file's version for expected_version.",
+		desc:     "A file's outline (symbols with line ranges) and numbered lines, or one symbol's source.",
 		readOnly: true, idempotent: true},
 		func(ctx context.Context, c *call, in *CodeContextIn) (*CodeContextOut, string, error) {
 			return s.codeContext(c, in)

@@ -8,23 +8,23 @@ import (
 
 // FormIn is the input of replace_top_level_form and insert_top_level_form (seed 002).
 type FormIn struct {
-	FilePath          string `json:"filePath" jsonschema:"path to the file"`
-	Line              int    `json:"line" jsonschema:"1-indexed line of the target top-level form (any line inside it)"`
-	TargetLine        string `json:"targetLine,omitempty" jsonschema:"recommended: the exact text of that line; it is searched within 2 lines above and below and the line found is used (actual-line-used)"`
-	NewForm           string `json:"newForm" jsonschema:"the new form's code"`
-	InsertMode        string `json:"insertMode,omitempty" jsonschema:"insert_top_level_form only: before (default) or after the form at line"`
-	AllowSyntaxErrors bool   `json:"allowSyntaxErrors,omitempty" jsonschema:"write the edit even if it introduces syntax errors"`
-	ExpectedVersion   string `json:"expected_version,omitempty" jsonschema:"the version you read; line numbers count from it (lines moved since are edited where they are now, lines changed since are refused with EDIT_CONFLICT)"`
-	AutoFix           bool   `json:"autoFix,omitempty" jsonschema:"apply the language server's preferred quick fixes for errors the edit introduces, in the same journal event"`
+	FilePath          string `json:"filePath"`
+	Line              int    `json:"line" jsonschema:"any line of the form"`
+	TargetLine        string `json:"targetLine,omitempty" jsonschema:"recommended: line's exact text, looked for within 2 lines"`
+	NewForm           string `json:"newForm"`
+	InsertMode        string `json:"insertMode,omitempty" jsonschema:"insert only: before (default) or after"`
+	AllowSyntaxErrors bool   `json:"allowSyntaxErrors,omitempty"`
+	ExpectedVersion   string `json:"expected_version,omitempty"`
+	AutoFix           bool   `json:"autoFix,omitempty" jsonschema:"apply the server's preferred quick fixes, same event"`
 }
 
 // CommentIn is insert_comment_at_line's input (seed 002).
 type CommentIn struct {
-	FilePath        string `json:"filePath" jsonschema:"path to the file"`
-	LineNumber      int    `json:"lineNumber" jsonschema:"1-indexed line to position the comment at"`
-	CommentText     string `json:"commentText" jsonschema:"the comment text without the comment prefix (added automatically); several lines give a multi-line comment"`
-	InsertMode      string `json:"insertMode" jsonschema:"before (insert before the line) or after (insert after the line)"`
-	ExpectedVersion string `json:"expected_version,omitempty" jsonschema:"the version you read; line numbers count from it (lines moved since are edited where they are now, lines changed since are refused with EDIT_CONFLICT)"`
+	FilePath        string `json:"filePath"`
+	LineNumber      int    `json:"lineNumber"`
+	CommentText     string `json:"commentText" jsonschema:"without the prefix; may be several lines"`
+	InsertMode      string `json:"insertMode" jsonschema:"before or after"`
+	ExpectedVersion string `json:"expected_version,omitempty"`
 }
 
 // FormRef describes the form an edit targeted, in pre-edit lines.
@@ -61,23 +61,19 @@ type FormResult struct {
 func init() { registrars = append(registrars, (*Server).registerForms) }
 
 func (s *Server) registerForms() {
-	const rich = " In Clojure the forms inside a rich comment (comment ...) count as top level: give a line inside one to target it alone. Works for Lisps and, generalised, for the top-level declarations of every supported language."
-	const diags = " Returns diagnostics-before-edit and diagnostics-after-edit (tree-sitter syntax errors; new ones marked), the new version and the journal event."
-	const lsp = " Where a language server handles the file (gopls, pyright, typescript-language-server, ...), a form whose name changed has its references renamed across the workspace in the same event (propagated), the server's new errors are added to diagnostics-after-edit, and autoFix applies its preferred quick fixes."
 	addTool(s, def{name: "replace_top_level_form", toolset: ToolsetForms, title: "Replace a top-level form",
-		desc: "Replace the top-level form at a line with newForm (seed 002). With targetLine, that text is looked for within 2 lines of line and the form at the line found is replaced (actual-line-used); if it is not found: NO_MATCH \"Target line text not found\". " +
-			"Lisp brackets are checked: an unbalanced newForm is refused with SYNTAX_ERROR and a balanced suggestion (parinfer indent mode) as candidate. An edit that introduces syntax errors is refused unless allowSyntaxErrors." + rich + diags + lsp,
+		desc:        "Replace the top-level form at line (a Lisp form, or any language's top-level declaration) with newForm. Unbalanced brackets or new syntax errors are refused with SYNTAX_ERROR (a balanced candidate) unless allowSyntaxErrors. With a language server, a renamed form's references follow in the same event.",
 		destructive: true},
 		func(ctx context.Context, c *call, in *FormIn) (*FormResult, string, error) {
 			return s.formEdit(ctx, c, in, "replace")
 		})
 	addTool(s, def{name: "insert_top_level_form", toolset: ToolsetForms, title: "Insert a top-level form",
-		desc: "Insert newForm as a new top-level form before (insertMode before, the default) or after the top-level form at line, separated by blank lines; a line between forms inserts there, a line past the end appends. Comments directly above a form stay with it. targetLine and bracket checks as replace_top_level_form." + rich + diags + lsp},
+		desc: "Insert newForm as a top-level form before or after the one at line; a line past the end appends. Checks as replace_top_level_form."},
 		func(ctx context.Context, c *call, in *FormIn) (*FormResult, string, error) {
 			return s.formEdit(ctx, c, in, "insert")
 		})
 	addTool(s, def{name: "insert_comment_at_line", toolset: ToolsetForms, title: "Insert a line comment",
-		desc: "Insert a line comment before or after a line (seed 002), with the file's comment prefix (;; Clojure, // C-like, # Python/Ruby/shell, -- SQL/Lua, block comments for CSS/HTML). Each line of commentText becomes one comment line. Between top-level forms the comment is top level, set off from the code above by a blank line; inside a form it takes the indentation of the code there." + diags},
+		desc: "Insert a line comment before or after a line, with the file's comment prefix, indented as the code there."},
 		func(ctx context.Context, c *call, in *CommentIn) (*FormResult, string, error) {
 			return s.commentEdit(ctx, c, in)
 		})

@@ -18,9 +18,9 @@ import (
 
 // RevertIn is revert_edit's input (seed 004's names).
 type RevertIn struct {
-	AbsoluteFilePath string `json:"absolute_file_path" jsonschema:"the file whose edit to revert"`
-	BackupID         string `json:"backup_id,omitempty" jsonschema:"the journal event to revert (an event id from an edit result or journal_log); default: this session's newest edit of the file"`
-	Force            bool   `json:"force,omitempty" jsonschema:"restore the event's before-content exactly even if the file changed since (still recorded as a new event)"`
+	AbsoluteFilePath string `json:"absolute_file_path"`
+	BackupID         string `json:"backup_id,omitempty" jsonschema:"event id; default: your newest edit of the file"`
+	Force            bool   `json:"force,omitempty" jsonschema:"restore exactly, over later changes"`
 }
 
 // ChangeOut is the result of revert_edit, undo and redo.
@@ -37,15 +37,15 @@ type SessionIn struct{}
 
 // UndoIn is undo's input.
 type UndoIn struct {
-	All   bool `json:"all,omitempty" jsonschema:"undo everything this session did that still stands, as one event (redo brings it all back)"`
-	Force bool `json:"force,omitempty" jsonschema:"with all: put every file back exactly as it was before the session, over later changes by others"`
+	All   bool `json:"all,omitempty" jsonschema:"everything this session did, as one event"`
+	Force bool `json:"force,omitempty" jsonschema:"with all: over others' later changes"`
 }
 
 // LogIn is journal_log's input.
 type LogIn struct {
-	Path        string `json:"path,omitempty" jsonschema:"only events that touched this file"`
-	Limit       int    `json:"limit,omitempty" jsonschema:"how many events, newest first (default 20, max 200)"`
-	ThisSession bool   `json:"this_session,omitempty" jsonschema:"only this session's events"`
+	Path        string `json:"path,omitempty" jsonschema:"only events on this file"`
+	Limit       int    `json:"limit,omitempty" jsonschema:"default 20, max 200"`
+	ThisSession bool   `json:"this_session,omitempty"`
 }
 
 // LogEntry is one event in journal_log's result.
@@ -117,7 +117,7 @@ func init() { registrars = append(registrars, (*Server).registerHistory) }
 
 func (s *Server) registerHistory() {
 	addTool(s, def{name: "revert_edit", toolset: ToolsetHistory, title: "Revert an edit",
-		desc:        "Take back a journaled edit as a new event (nothing is lost: the current state stays in the journal). backup_id is an event id; by default this session's newest edit of the file. An event that changed several files (a batch) is reverted as a whole. Files changed since are merged three-way; overlapping changes are refused with REVERT_CONFLICT naming the lines.",
+		desc:        "Take back a journaled edit (a batch whole) as a new event; later changes are merged, overlaps refused with REVERT_CONFLICT.",
 		destructive: true},
 		func(ctx context.Context, c *call, in *RevertIn) (*ChangeOut, string, error) {
 			var seq uint64
@@ -149,7 +149,7 @@ func (s *Server) registerHistory() {
 			return s.changeOut(c, res, seq, "reverted")
 		})
 	addTool(s, def{name: "undo", toolset: ToolsetHistory, title: "Undo",
-		desc:        "Undo this session's newest change that is not yet undone, as a new event. Repeat to go further back. With all: undo everything this session did that still stands, as one event; later changes by others are kept (merged three-way), and overlapping ones refuse the whole undo with REVERT_CONFLICT.",
+		desc:        "Undo this session's newest change not yet undone, as a new event; repeat to go back further. Later changes by others are merged; overlaps refuse it with REVERT_CONFLICT.",
 		destructive: true},
 		func(ctx context.Context, c *call, in *UndoIn) (*ChangeOut, string, error) {
 			if in.Force && !in.All {
@@ -191,13 +191,13 @@ func (s *Server) registerHistory() {
 			return s.changeOut(c, res, ev.Reverts, "redid (reverted undo)")
 		})
 	addTool(s, def{name: "journal_log", toolset: ToolsetHistory, title: "Journal log",
-		desc:     "Recent journal events, newest first: id, time, who, tool, files, status (reverted by, rolled back). Filter by path or this session.",
+		desc:     "Recent journal events, newest first: id, time, who, tool, files, status.",
 		readOnly: true, idempotent: true},
 		func(ctx context.Context, c *call, in *LogIn) (*LogOut, string, error) {
 			return s.log(c, in)
 		})
 	addTool(s, def{name: "journal_status", toolset: ToolsetHistory, title: "Journal status",
-		desc:     "The workspace roots, the journal, files changed outside the journal since its last event on them, crashed batches awaiting recovery, and the language servers (configured, found, running).",
+		desc:     "The workspace roots, the journal, files changed outside it, batches awaiting recovery and the language servers.",
 		readOnly: true, idempotent: true},
 		func(ctx context.Context, c *call, in *StatusIn) (*StatusOut, string, error) {
 			st, err := s.eng.Status()
@@ -362,7 +362,7 @@ func (s *Server) log(c *call, in *LogIn) (*LogOut, string, error) {
 }
 
 func (s *Server) registerResources() {
-	if !s.enabled(ToolsetHistory) {
+	if !s.toolsetOn(ToolsetHistory) {
 		return
 	}
 	s.srv.AddResource(mcpgo.NewResource("journal://events", "journal events",

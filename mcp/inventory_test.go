@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -119,36 +120,67 @@ func TestToolsets(t *testing.T) {
 	}
 }
 
-// TestReadmeTools checks that README.md's tool table is the registry's; -update rewrites it.
-func TestReadmeTools(t *testing.T) {
-	e := newEnv(t, jmcp.Options{})
-	var b strings.Builder
-	b.WriteString("| tool | toolset | read-only | destructive | idempotent | what it does |\n|---|---|---|---|---|---|\n")
-	yes := map[bool]string{true: "yes", false: "no"}
-	for _, tool := range e.srv.Tools() {
-		desc := tool.Description
-		if i := strings.Index(desc, ". "); i > 0 {
-			desc = desc[:i+1]
+// TestPresets checks that a preset lists its tools, and that --toolsets and
+// --read-only narrow it further.
+func TestPresets(t *testing.T) {
+	names := func(o jmcp.Options) []string {
+		var out []string
+		for _, tool := range listTools(t, o) {
+			out = append(out, tool.Name)
 		}
-		b.WriteString("| `" + tool.Name + "` | " + tool.Toolset + " | " + yes[tool.ReadOnly] + " | " + yes[tool.Destructive] +
-			" | " + yes[tool.Idempotent] + " | " + strings.ReplaceAll(desc, "|", "\\|") + " |\n")
+		slices.Sort(out)
+		return out
 	}
-	path := filepath.Join("..", "README.md")
-	readme, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
+	minimal := jmcp.PresetTools(jmcp.PresetMinimal)
+	slices.Sort(minimal)
+	for _, c := range []struct {
+		o    jmcp.Options
+		want []string
+	}{
+		{jmcp.Options{Preset: jmcp.PresetMinimal}, minimal},
+		{jmcp.Options{Preset: jmcp.PresetMinimal, ReadOnly: true}, []string{"read_content", "search_content"}},
+		{jmcp.Options{Preset: jmcp.PresetMinimal, Toolsets: []string{jmcp.ToolsetHistory}}, []string{"undo"}},
+	} {
+		if got := names(c.o); !slices.Equal(got, c.want) {
+			t.Errorf("%+v lists %v, want %v", c.o, got, c.want)
+		}
 	}
-	const begin, end = "<!-- tools:begin -->\n", "<!-- tools:end -->"
-	i, j := bytes.Index(readme, []byte(begin)), bytes.Index(readme, []byte(end))
-	if i < 0 || j < i {
-		t.Fatal("README.md has no tools markers")
+	if full, all := names(jmcp.Options{Preset: jmcp.PresetFull}), names(jmcp.Options{}); !slices.Equal(full, all) || len(all) != 23 {
+		t.Errorf("--preset full lists %d tools, the default %d", len(full), len(all))
 	}
-	want := string(readme[:i+len(begin)]) + b.String() + string(readme[j:])
-	if *update {
-		os.WriteFile(path, []byte(want), 0o644)
-		return
+	if err := jmcp.CheckPreset("tiny"); err == nil || !strings.Contains(err.Error(), "minimal, full") {
+		t.Errorf("CheckPreset(tiny) = %v, want an error naming the presets", err)
 	}
-	if want != string(readme) {
-		t.Fatal("README.md's tool table is stale: run go test ./mcp -run TestReadmeTools -update")
+}
+
+// TestInputSchemasPortable checks that every input schema is flat and
+// single-typed: no $ref or $defs (clients before 2025-11-25 may not resolve
+// them), no type lists (the OpenAPI subset some model providers map tool
+// schemas onto has one type per schema), and no additionalProperties:
+// false, which the server enforces itself (unknown parameters are refused
+// naming the valid ones).
+func TestInputSchemasPortable(t *testing.T) {
+	var list struct {
+		Result struct {
+			Tools []struct {
+				Name        string
+				InputSchema json.RawMessage
+			}
+		}
+	}
+	rpc(t, newEnv(t, jmcp.Options{}).srv, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, &list)
+	if len(list.Result.Tools) != 23 {
+		t.Fatalf("%d tools", len(list.Result.Tools))
+	}
+	for _, tool := range list.Result.Tools {
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, tool.InputSchema); err != nil {
+			t.Fatal(err)
+		}
+		for _, bad := range []string{`"$ref"`, `"$defs"`, `"type":[`, `"additionalProperties":false`} {
+			if bytes.Contains(compact.Bytes(), []byte(bad)) {
+				t.Errorf("%s: input schema has %s: %s", tool.Name, bad, compact.Bytes())
+			}
+		}
 	}
 }

@@ -18,7 +18,7 @@ import (
 
 // OverviewIn is get_overview's input.
 type OverviewIn struct {
-	AbsoluteFilePath string `json:"absolute_file_path" jsonschema:"the file (absolute inside a workspace root, or relative to the first root)"`
+	AbsoluteFilePath string `json:"absolute_file_path"`
 }
 
 // OverviewOut is get_overview's result (seed 004's FileOverview, plus the version).
@@ -44,14 +44,14 @@ type OverviewOut struct {
 
 // SearchIn is search_content's input.
 type SearchIn struct {
-	AbsoluteFilePath string  `json:"absolute_file_path" jsonschema:"the file to search"`
-	Pattern          string  `json:"pattern" jsonschema:"text to find within a line (a Go regular expression with regex=true)"`
-	MaxResults       *int    `json:"max_results,omitempty" jsonschema:"at most this many results (default 20)"`
-	ContextLines     *int    `json:"context_lines,omitempty" jsonschema:"lines of context before and after each result (default 2)"`
-	Fuzzy            *bool   `json:"fuzzy,omitempty" jsonschema:"when the pattern is not found exactly, return similar lines with similarity scores (default true)"`
-	Regex            bool    `json:"regex,omitempty" jsonschema:"treat pattern as a regular expression (RE2)"`
-	Threshold        float64 `json:"threshold,omitempty" jsonschema:"fuzzy similarity floor in (0,1] (default 0.8)"`
-	StartLine        int     `json:"start_line,omitempty" jsonschema:"search from this line on (paging: the next_start_line of the previous result)"`
+	AbsoluteFilePath string  `json:"absolute_file_path"`
+	Pattern          string  `json:"pattern" jsonschema:"text in a line (RE2 with regex)"`
+	MaxResults       *int    `json:"max_results,omitempty" jsonschema:"default 20"`
+	ContextLines     *int    `json:"context_lines,omitempty" jsonschema:"default 2"`
+	Fuzzy            *bool   `json:"fuzzy,omitempty" jsonschema:"default true"`
+	Regex            bool    `json:"regex,omitempty"`
+	Threshold        float64 `json:"threshold,omitempty" jsonschema:"fuzzy floor, default 0.8"`
+	StartLine        int     `json:"start_line,omitempty" jsonschema:"paging: next_start_line"`
 }
 
 // SearchResult is one hit (seed 004's SearchResult).
@@ -80,10 +80,10 @@ type SearchOut struct {
 
 // ReadIn is read_content's input.
 type ReadIn struct {
-	AbsoluteFilePath string `json:"absolute_file_path" jsonschema:"the file to read"`
-	Target           any    `json:"target,omitempty" jsonschema:"lines/semantic: a line number, a symbol name (e.g. UserService.findById) or a text pattern (its first occurrence); tail: how many lines (default 100)"`
-	Mode             string `json:"mode,omitempty" jsonschema:"lines (default): max_lines lines from the target; semantic: the whole function/class/block around the target; tail: the last N lines without reading the whole file"`
-	MaxLines         int    `json:"max_lines,omitempty" jsonschema:"lines mode: how many lines (default 100); results are also capped in bytes and say how to read on"`
+	AbsoluteFilePath string `json:"absolute_file_path"`
+	Target           any    `json:"target,omitempty" jsonschema:"line number, symbol or text; tail: line count"`
+	Mode             string `json:"mode,omitempty" jsonschema:"lines (default), semantic or tail"`
+	MaxLines         int    `json:"max_lines,omitempty" jsonschema:"default 100"`
 }
 
 // ReadOut is read_content's result. The lines themselves are in the text content.
@@ -101,23 +101,23 @@ type ReadOut struct {
 
 // EditChange is one search/replace pair of a batch.
 type EditChange struct {
-	SearchText  string `json:"search_text" jsonschema:"the text to find (copy it from a read, with a few lines of context)"`
-	ReplaceText string `json:"replace_text" jsonschema:"the text to put in its place"`
-	Occurrence  int    `json:"occurrence,omitempty" jsonschema:"1-based: which match to replace when the search text matches several times"`
-	ReplaceAll  bool   `json:"replace_all,omitempty" jsonschema:"replace every match"`
-	AllowRepeat bool   `json:"allow_repeat,omitempty" jsonschema:"apply even if the change looks applied already (to insert the same lines again on purpose)"`
+	SearchText  string `json:"search_text" jsonschema:"copied from a read, with some context"`
+	ReplaceText string `json:"replace_text"`
+	Occurrence  int    `json:"occurrence,omitempty" jsonschema:"1-based, among several matches"`
+	ReplaceAll  bool   `json:"replace_all,omitempty"`
+	AllowRepeat bool   `json:"allow_repeat,omitempty" jsonschema:"apply even if already applied"`
 }
 
 // EditIn is edit_content's input.
 type EditIn struct {
-	AbsoluteFilePath string       `json:"absolute_file_path" jsonschema:"the file to edit"`
-	SearchText       *string      `json:"search_text,omitempty" jsonschema:"single edit: the text to find"`
-	ReplaceText      *string      `json:"replace_text,omitempty" jsonschema:"single edit: the text to put in its place"`
-	Changes          []EditChange `json:"changes,omitempty" jsonschema:"batch: several {search_text, replace_text} applied all-or-nothing against the original file"`
-	Fuzzy            *bool        `json:"fuzzy,omitempty" jsonschema:"default true: also match text that differs only in look-alike characters (curly quotes, dashes, no-break spaces), Unicode normalisation, spacing and blank lines, and recognise copied line-number prefixes, double escapes and cut markers; a near miss that differs in names or numbers is never applied"`
-	AllowRepeat      bool         `json:"allow_repeat,omitempty" jsonschema:"single edit: apply even if the change looks applied already (to insert the same lines again on purpose)"`
-	Preview          *bool        `json:"preview,omitempty" jsonschema:"default true: return the diff and change nothing; pass false to apply"`
-	ExpectedVersion  string       `json:"expected_version,omitempty" jsonschema:"the version you read; refused with EDIT_CONFLICT if the file changed"`
+	AbsoluteFilePath string       `json:"absolute_file_path"`
+	SearchText       *string      `json:"search_text,omitempty"`
+	ReplaceText      *string      `json:"replace_text,omitempty"`
+	Changes          []EditChange `json:"changes,omitempty" jsonschema:"{search_text, replace_text} each against the original"`
+	Fuzzy            *bool        `json:"fuzzy,omitempty" jsonschema:"default true"`
+	AllowRepeat      bool         `json:"allow_repeat,omitempty" jsonschema:"apply even if already applied"`
+	Preview          *bool        `json:"preview,omitempty" jsonschema:"default true: diff only"`
+	ExpectedVersion  string       `json:"expected_version,omitempty"`
 }
 
 // EditChangeResult says where and how one change matched.
@@ -159,25 +159,25 @@ func init() { registrars = append(registrars, (*Server).registerLargefile) }
 
 func (s *Server) registerLargefile() {
 	addTool(s, def{name: "get_overview", toolset: ToolsetLargefile, title: "File overview",
-		desc:     "Overview of a file of any size: line count, size, encoding, BOM, line endings, long lines (>1000 bytes), a hierarchical outline (tree-sitter; Markdown headings; JSON/YAML keys) or a line summary, and search hints. Gives the version for expected_version.",
+		desc:     "A file of any size at a glance: lines, size, encoding, line endings, long lines, an outline (symbols, headings, keys) and search hints.",
 		readOnly: true, idempotent: true},
 		func(ctx context.Context, c *call, in *OverviewIn) (*OverviewOut, string, error) {
 			return s.overview(c, in)
 		})
 	addTool(s, def{name: "search_content", toolset: ToolsetLargefile, title: "Search a file",
-		desc:     "Find lines matching a pattern (exact; regex opt-in; fuzzy with similarity scores when nothing matches exactly, in files up to 64 MiB), with context lines, the enclosing symbol as semantic_context, submatches, and long lines cut around the match. Paged with start_line.",
+		desc:     "Find lines matching a pattern in a file of any size: exact, regex, or fuzzy (scored) when nothing matches exactly; with context and the enclosing symbol.",
 		readOnly: true, idempotent: true},
 		func(ctx context.Context, c *call, in *SearchIn) (*SearchOut, string, error) {
 			return s.searchContent(c, in)
 		})
 	addTool(s, def{name: "read_content", toolset: ToolsetLargefile, title: "Read part of a file",
-		desc:     "Read lines of a file of any size: mode=lines from a line number, symbol or pattern; mode=semantic the whole function/class around it; mode=tail the last N lines without reading the file. Lines are numbered; long results are paged and say how to read on.",
+		desc:     "Numbered lines of a file of any size from a line, symbol or text; mode semantic: the enclosing function or class; tail: the last lines. Says how to read on.",
 		readOnly: true, idempotent: true},
 		func(ctx context.Context, c *call, in *ReadIn) (*ReadOut, string, error) {
 			return s.readContent(c, in)
 		})
 	addTool(s, def{name: "edit_content", toolset: ToolsetLargefile, title: "Search/replace edit",
-		desc:        "Replace text by search/replace blocks, one (search_text, replace_text) or a batch (changes), all-or-nothing, at any file size. Matching: exact, then line endings, then whitespace/indentation, then (fuzzy=true, the default) look-alike characters, Unicode normalisation, spacing and blank lines, then copied line-number prefixes, double escapes and cut markers (only on a unique match). When the match is not exact, only the lines you changed are written, in the file's indentation style and line endings; the lines you left alone keep the file's bytes. A change found applied already (a retry) succeeds with already_applied and writes nothing (allow_repeat to apply it again). A near miss is never applied: NO_MATCH lists the nearest candidates and, when the file differs only in how names are written on lines you kept, a ready-to-send retry. PREVIEW BY DEFAULT: preview=true returns the diff and writes nothing; pass preview=false to apply. Errors: NO_MATCH (nearest candidates, retry), AMBIGUOUS_MATCH (candidates; give occurrence or replace_all), EDIT_CONFLICT, BINARY_FILE.",
+		desc:        "Search/replace in a file of any size: one (search_text, replace_text) or a batch (changes), all-or-nothing. PREVIEW BY DEFAULT: pass preview=false to write. Matching tolerates line endings and indentation, and with fuzzy (default) look-alike characters, spacing and copied line numbers; a near miss in a name or number is never applied. NO_MATCH gives the nearest candidates and maybe a retry; AMBIGUOUS_MATCH: set occurrence or replace_all.",
 		destructive: true},
 		func(ctx context.Context, c *call, in *EditIn) (*EditOut, string, error) {
 			return s.editContent(ctx, c, in)

@@ -13,12 +13,12 @@ import (
 
 // FileReadIn is file_read's input (seed 000).
 type FileReadIn struct {
-	File            string `json:"file" jsonschema:"path to the file (relative to the workspace root, or absolute inside it)"`
-	Target          string `json:"target,omitempty" jsonschema:"symbol to read, as a dotted path: UserService or UserService.findById; name@LINE picks one of several"`
-	StartLine       *int   `json:"startLine,omitempty" jsonschema:"fallback: 1-indexed first line to read"`
-	EndLine         *int   `json:"endLine,omitempty" jsonschema:"fallback: 1-indexed last line to read (default: to the end, paged)"`
-	IncludeMetadata *bool  `json:"includeMetadata,omitempty" jsonschema:"include symbol kind, range, parent, children and siblings, or the outline (default true)"`
-	MaxDepth        *int   `json:"maxDepth,omitempty" jsonschema:"max nesting depth of the children list / outline (default: 1 for children, all for the outline)"`
+	File            string `json:"file"`
+	Target          string `json:"target,omitempty" jsonschema:"a dotted path (A.b); name@LINE picks one"`
+	StartLine       *int   `json:"startLine,omitempty"`
+	EndLine         *int   `json:"endLine,omitempty"`
+	IncludeMetadata *bool  `json:"includeMetadata,omitempty" jsonschema:"default true"`
+	MaxDepth        *int   `json:"maxDepth,omitempty"`
 }
 
 // LineRange is an inclusive range of 1-indexed lines.
@@ -64,16 +64,13 @@ func init() { registrars = append(registrars, (*Server).registerSemantic) }
 
 func (s *Server) registerSemantic() {
 	addTool(s, def{name: "file_read", toolset: ToolsetSemantic, title: "Read a symbol or lines",
-		desc: "Read a symbol by name instead of by line number (seed 000). target is a dotted symbol path (UserService.findById), resolved through the file's tree-sitter symbol tree; it returns the symbol with its decorators and doc comments, and its kind, range, parent, children and siblings. Without target: startLine/endLine, else the whole file, paged. Always returns the file's version for expected_version. The code is in the text result. " +
-			"Errors: FILE_NOT_FOUND; NO_MATCH (the symbols that exist, nearest first, as candidates; when one is plainly meant, e.g. find_by_id for findById, a retry: this call with target corrected — nothing is read or edited by a guessed name until it is sent); AMBIGUOUS_MATCH (overloads/duplicates as candidates, each as name@LINE; a line inside one, in target@LINE or startLine, makes it the retry).",
+		desc:     "Read a symbol by name (target) with its doc comments, kind, range, parent and children; else lines startLine..endLine or the whole file, paged. The code is in the text result. NO_MATCH lists the symbols that exist, with a retry when one is plainly meant.",
 		readOnly: true, idempotent: true},
 		func(ctx context.Context, c *call, in *FileReadIn) (*FileReadResult, string, error) {
 			return s.fileRead(c, in)
 		})
 	addTool(s, def{name: "file_edit", toolset: ToolsetSemantic, title: "Edit a symbol with a safety layer",
-		desc: "Replace a symbol (target: dotted path), a line range (startLine/endLine) or the whole file with code, applied as-is (seed 000). Code that starts with decorators/attributes/doc comments replaces the symbol's own; otherwise they are kept. A dedented nested symbol is re-indented. code \"\" deletes. " +
-			"Safety layer, computed on the edited text before anything is written: symbols before/after → detectedIntents (rename, delete, add, body_change); an edit that introduces syntax errors is refused with SYNTAX_ERROR and their locations unless allowSyntaxErrors; for a rename or delete, impactScope lists the files that still mention the old name. " +
-			"Where a language server handles the file (gopls, pyright, typescript-language-server, rust-analyzer, clangd), the edit is shown to it before anything is written: a rename is propagated to every reference in the workspace (propagated), a delete lists the references, only the diagnostics the edit introduces are reported (remainingErrors, marked new), and autoFix applies its quick fixes for them (autoFixed) — all in the SAME journal event, which one revert_edit or undo takes back. Without one, notes say what was skipped and why. One journal event; pass expected_version from file_read.",
+		desc:        "Replace a symbol (target), lines (startLine/endLine) or the whole file with code, as-is; its decorators and doc comments stay unless code has its own. New syntax errors are refused with SYNTAX_ERROR unless allowSyntaxErrors. With a language server, a rename reaches every reference in the same event, and new errors are reported.",
 		destructive: true},
 		func(ctx context.Context, c *call, in *FileEditIn) (*FileEditResult, string, error) {
 			return s.fileEdit(ctx, c, in)

@@ -11,15 +11,15 @@ import (
 
 // FileEditIn is file_edit's input (seed 000).
 type FileEditIn struct {
-	File              string `json:"file" jsonschema:"path to the file"`
-	Code              string `json:"code" jsonschema:"the complete new content of the targeted region, applied as-is (\"\" deletes it)"`
-	Target            string `json:"target,omitempty" jsonschema:"symbol to replace, as a dotted path: UserService.findById (name@LINE picks one of several)"`
-	StartLine         *int   `json:"startLine,omitempty" jsonschema:"fallback: 1-indexed first line to replace"`
-	EndLine           *int   `json:"endLine,omitempty" jsonschema:"fallback: 1-indexed last line to replace (default startLine)"`
-	AllowSyntaxErrors bool   `json:"allowSyntaxErrors,omitempty" jsonschema:"write the edit even if it introduces syntax errors"`
-	ExpectedVersion   string `json:"expected_version,omitempty" jsonschema:"the version you read; line numbers count from it (lines moved since are edited where they are now, lines changed since are refused with EDIT_CONFLICT); a symbol edit is refused with EDIT_CONFLICT if the file changed"`
-	DryRun            bool   `json:"dryRun,omitempty" jsonschema:"run the safety layer and return the diff, write nothing"`
-	AutoFix           bool   `json:"autoFix,omitempty" jsonschema:"apply the language server's quick fixes for errors the edit introduces (those it marks preferred, else a sole quick fix, e.g. a missing import), in the same journal event"`
+	File              string `json:"file"`
+	Code              string `json:"code" jsonschema:"the new code, as-is (\"\" deletes)"`
+	Target            string `json:"target,omitempty" jsonschema:"a dotted path (A.b); name@LINE picks one"`
+	StartLine         *int   `json:"startLine,omitempty"`
+	EndLine           *int   `json:"endLine,omitempty"`
+	AllowSyntaxErrors bool   `json:"allowSyntaxErrors,omitempty"`
+	ExpectedVersion   string `json:"expected_version,omitempty"`
+	DryRun            bool   `json:"dryRun,omitempty" jsonschema:"diff only, write nothing"`
+	AutoFix           bool   `json:"autoFix,omitempty" jsonschema:"apply the server's quick fixes, same event"`
 }
 
 // DetectedIntent is one intent the safety layer found (seed 000).

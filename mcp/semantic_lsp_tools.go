@@ -18,11 +18,11 @@ var ErrNoLanguageServer = errors.New("mcp: no language server for this file")
 
 // RenameSymbolIn is rename_symbol's input.
 type RenameSymbolIn struct {
-	File            string `json:"file" jsonschema:"path to the file that declares the symbol"`
-	Target          string `json:"target" jsonschema:"the symbol to rename, as a dotted path: UserService or UserService.findById (name@LINE picks one of several)"`
-	NewName         string `json:"newName" jsonschema:"the new name (the last segment only: findUser, not UserService.findUser)"`
-	ExpectedVersion string `json:"expected_version,omitempty" jsonschema:"the version you read; refused with EDIT_CONFLICT if the file changed"`
-	DryRun          bool   `json:"dryRun,omitempty" jsonschema:"return the diff of every file, write nothing"`
+	File            string `json:"file"`
+	Target          string `json:"target" jsonschema:"a dotted path (A.b); name@LINE picks one"`
+	NewName         string `json:"newName" jsonschema:"the last segment only"`
+	ExpectedVersion string `json:"expected_version,omitempty"`
+	DryRun          bool   `json:"dryRun,omitempty" jsonschema:"diff only, write nothing"`
 }
 
 // RenameSymbolResult says what rename_symbol changed.
@@ -43,8 +43,8 @@ type RenameSymbolResult struct {
 
 // DiagnosticsIn is the diagnostics tool's input.
 type DiagnosticsIn struct {
-	File     string `json:"file,omitempty" jsonschema:"a file; omitted: every file of the workspace a language server handles"`
-	Severity string `json:"severity,omitempty" jsonschema:"the lowest severity listed: error (default), warning, info or hint"`
+	File     string `json:"file,omitempty" jsonschema:"omitted: the workspace"`
+	Severity string `json:"severity,omitempty" jsonschema:"lowest listed: error (default), warning, info, hint"`
 }
 
 // DiagnosticsResult lists a file's or the workspace's diagnostics.
@@ -69,14 +69,13 @@ func init() { registrars = append(registrars, (*Server).registerLSPTools) }
 
 func (s *Server) registerLSPTools() {
 	addTool(s, def{name: "rename_symbol", toolset: ToolsetSemantic, title: "Rename a symbol everywhere",
-		desc: "Rename a symbol and every reference to it across the workspace through the file's language server (textDocument/rename: gopls, pyright, typescript-language-server, ...), as ONE journal event that one revert takes back. target is a dotted symbol path resolved through the file's outline. Returns the files changed, the number of edits, and any problem the rename introduced. " +
-			"Errors: NO_LANGUAGE_SERVER (none handles the file: use file_edit, whose impact scope lists the mentions); NO_MATCH/AMBIGUOUS_MATCH for target; INVALID_INPUT when the server refuses the new name; EDIT_CONFLICT when a file changed meanwhile.",
+		desc:        "Rename a symbol and its references across the workspace through the language server, as one event. NO_LANGUAGE_SERVER: use file_edit.",
 		destructive: true},
 		func(ctx context.Context, c *call, in *RenameSymbolIn) (*RenameSymbolResult, string, error) {
 			return s.renameSymbol(ctx, c, in)
 		})
 	addTool(s, def{name: "diagnostics", toolset: ToolsetSemantic, title: "Errors and warnings of a file or the workspace",
-		desc:     "The language server's diagnostics (type errors, unresolved names, ...) for one file, or with no file for the workspace: every file a language server handles is opened (up to 200) and the servers' settled diagnostics are listed, errors first. Without a language server for the file, its tree-sitter syntax errors, and a note saying why. Read-only.",
+		desc:     "The language server's diagnostics (type errors...) of a file, or of the workspace without one; without a server, syntax errors.",
 		readOnly: true, idempotent: true},
 		func(ctx context.Context, c *call, in *DiagnosticsIn) (*DiagnosticsResult, string, error) {
 			return s.diagnostics(ctx, c, in)

@@ -34,6 +34,7 @@ var AllToolsets = []string{ToolsetMutate, ToolsetClassic, ToolsetLargefile, Tool
 // Options configure a Server.
 type Options struct {
 	Toolsets  []string // enabled toolsets; nil means all
+	Preset    string   // one of Presets; "" means PresetFull (preset.go)
 	ReadOnly  bool     // hide every mutating tool
 	ResultCap int      // maximum bytes of text in one result (default 60,000 ≈ 15k tokens)
 	Version   string   // reported in initialize
@@ -83,6 +84,9 @@ type Server struct {
 
 // New builds the MCP server for an engine.
 func New(eng *replay.Engine, o Options) *Server {
+	if err := CheckPreset(o.Preset); err != nil {
+		panic("mcp.New: " + err.Error()) // callers check user input with CheckPreset
+	}
 	if o.ResultCap <= 0 {
 		o.ResultCap = 60000
 	}
@@ -124,21 +128,17 @@ func New(eng *replay.Engine, o Options) *Server {
 // toolsets live in one file each and the server needs no edit to gain one.
 var registrars []func(*Server)
 
-const instructions = `File tools over a journal: every change you make is one event a person can see (journal_log), and revert_edit or undo can take back any one of them without losing later work.
-Every read returns the file's version: pass it back as expected_version to edit exactly what you read. Line numbers count from your last read of the file; lines that moved since are edited where they are now, and the result says so.
-An edit whose result is already in the file is answered already_applied, never applied twice. Batch tools are all-or-nothing.
-A refusal carries a code and a hint. Its candidates are places that resemble what you asked for: nothing was applied there. A retry, when present, is a corrected call you may send as it is.
-Long calls report progress when the request carries a progressToken, and a cancelled call stops before its commit point with nothing changed.`
+const instructions = `Every change is a journal event; undo or revert_edit takes any back, keeping later work.
+Paths: absolute in a workspace root, or relative to the first root. Lines count from 1; line ranges are inclusive.
+Reads return the file's version: pass it as expected_version(s). Line numbers count from your last read: lines only moved since are edited where they are now, changed ones are refused (EDIT_CONFLICT).
+An edit already made answers already_applied, writing nothing. Batches are all-or-nothing.
+A refusal has a code and a hint; its candidates resemble your request (nothing was applied there); a retry is a corrected call to send as it is.`
 
 // MCP returns the underlying mcp-go server (for transports and in-process clients).
 func (s *Server) MCP() *server.MCPServer { return s.srv }
 
 // Tools lists the registered tools in registration order.
 func (s *Server) Tools() []ToolInfo { return slices.Clone(s.tools) }
-
-func (s *Server) enabled(toolset string) bool {
-	return s.opts.Toolsets == nil || slices.Contains(s.opts.Toolsets, toolset)
-}
 
 // call is one tool invocation: who made it and with which arguments.
 type call struct {

@@ -36,12 +36,16 @@ type reply struct {
 // errors itself: arguments are decoded strictly here (unknown parameters are
 // INVALID_INPUT naming the valid ones) and every error goes through toolError.
 func addTool[In any, Out any](s *Server, d def, fn func(ctx context.Context, c *call, in *In) (*Out, string, error)) {
-	if !s.enabled(d.toolset) || (s.opts.ReadOnly && !d.readOnly) {
+	if !s.enabled(d.toolset, d.name) || (s.opts.ReadOnly && !d.readOnly) {
 		return
+	}
+	schema, err := inputSchema[In]()
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: %v", d.name, err)) // a type no schema can describe: a programming error
 	}
 	tool := mcpgo.NewTool(d.name,
 		mcpgo.WithDescription(d.desc),
-		mcpgo.WithInputSchema[In](),
+		withInputSchema(schema),
 		mcpgo.WithOutputSchema[Out](),
 		mcpgo.WithTitleAnnotation(d.title),
 		mcpgo.WithReadOnlyHintAnnotation(d.readOnly),

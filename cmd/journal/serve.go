@@ -46,6 +46,7 @@ func binVersion() string {
 func newServeCmd() *cobra.Command {
 	var (
 		toolsets string
+		preset   string
 		readOnly bool
 		syncAll  bool
 		httpAddr string
@@ -66,6 +67,9 @@ func newServeCmd() *cobra.Command {
 Every mutating tool call becomes one journal event in <first root>/.journal/journal.db.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := jmcp.CheckPreset(preset); err != nil {
+				return err
+			}
 			serveMemoryLimit()
 			roots := flagStrings(cmd, "root")
 			if len(roots) == 0 {
@@ -139,7 +143,7 @@ Every mutating tool call becomes one journal event in <first root>/.journal/jour
 						sets = append(sets, t)
 					}
 				}
-				opts := jmcp.Options{Toolsets: sets, ReadOnly: readOnly, Version: binVersion(), Origin: origin, LSPTimeout: lspWait, Session: session}
+				opts := jmcp.Options{Toolsets: sets, Preset: preset, ReadOnly: readOnly, Version: binVersion(), Origin: origin, LSPTimeout: lspWait, Session: session}
 				if useLSP {
 					m, err := newLSP(eng, lspFile, servers)
 					if err != nil {
@@ -192,6 +196,7 @@ Press Ctrl-D to exit.
 		},
 	}
 	cmd.Flags().StringVar(&toolsets, "toolsets", "all", "comma-separated toolsets to enable: "+strings.Join(jmcp.AllToolsets, ","))
+	cmd.Flags().StringVar(&preset, "preset", jmcp.PresetFull, "which tools to list, on top of --toolsets and --read-only: "+strings.Join(jmcp.Presets, " or ")+" (minimal: "+strings.Join(jmcp.PresetTools(jmcp.PresetMinimal), ", ")+"; for clients that put every tool into the model's context)")
 	cmd.Flags().BoolVar(&readOnly, "read-only", false, "hide every mutating tool")
 	cmd.Flags().BoolVar(&syncAll, "sync-files", false, "fsync every changed file and its directory before a tool replies; by default a small edit replies once its write-ahead log record is synced, and its files are synced at the checkpoint (within 100 ms): the edit is never lost, but after a power failure the file itself may be stale until the journal is next opened")
 	cmd.Flags().StringVar(&httpAddr, "http", "", "serve Streamable HTTP on ADDR (e.g. 127.0.0.1:8765) at /mcp instead of stdio")
