@@ -113,12 +113,29 @@ func (e *Engine) Observe(ctx context.Context, o Observation) (*Observed, error) 
 		// read a chunk's worth, compare with the heads, store what changed
 		var chunk []*observed
 		var datas [][]byte
-		var bytes int64
 		var racy []int // of chunk: changed too recently for equal stats to prove a whole read
 		var until time.Time
-		for ; start < len(paths) && bytes < observeChunk; start++ {
-			p := paths[start]
-			st, stamp, stamped, err := e.readSettled(p)
+		// the chunk: files up to observeChunk bytes by their stats (large
+		// files stream, so they count for little), read several at once
+		end := start
+		for est := int64(0); end < len(paths) && est < observeChunk && end-start < 1024; end++ {
+			if fi, err := paths[end].Root.root.Lstat(paths[end].Rel); err == nil && fi.Size() < e.streamMin {
+				est += fi.Size()
+			}
+		}
+		type read struct {
+			st      state
+			stamp   Stamp
+			stamped bool
+			err     error
+		}
+		reads := make([]read, end-start)
+		snapshot.Parallel(len(reads), func(i int) {
+			r := &reads[i]
+			r.st, r.stamp, r.stamped, r.err = e.readSettled(paths[start+i])
+		})
+		for i, r := range reads {
+			p, st, stamp, stamped, err := paths[start+i], r.st, r.stamp, r.stamped, r.err
 			switch {
 			case errors.Is(err, errUnsettled):
 				out.Unsettled = append(out.Unsettled, p.Key)
@@ -138,8 +155,8 @@ func (e *Engine) Observe(ctx context.Context, o Observation) (*Observed, error) 
 			}
 			chunk = append(chunk, ob)
 			datas = append(datas, st.data)
-			bytes += int64(len(st.data))
 		}
+		start = end
 		// File times advance by the kernel's clock tick: a write in the same
 		// tick as the one before leaves the stats equal. A file changed
 		// within racyMargin is read again once the margin has passed, and
@@ -174,9 +191,7 @@ func (e *Engine) Observe(ctx context.Context, o Observation) (*Observed, error) 
 		if err := e.flushSealLocked(db); err != nil { // every batch's heads in the bbolt file
 			return err
 		}
-		return db.Update(func(tx *journal.Tx) error {
-			return e.appendObserved(tx, o, changed, out)
-		})
+		return e.appendObserved(db, o, changed, out)
 	})
 	if err != nil {
 		return nil, classify(fmt.Errorf("replay: record outside changes: %w", err))
@@ -385,9 +400,51 @@ func (e *Engine) storeObserved(chunk []*observed, datas [][]byte) ([]*observed, 
 
 // appendObserved appends the observe events for changed, each file checked
 // once more under the lock: still the identity it had when read, and still
-// different from its head. The journal and e.mu are held.
-func (e *Engine) appendObserved(tx *journal.Tx, o Observation, changed []*observed, out *Observed) error {
+// different from its head. Each event commits in a transaction of its own
+// (a first scan's thousands of files never make one huge transaction); the
+// journal's lock is held throughout, so the checks hold for all of them.
+// The journal and e.mu are held.
+func (e *Engine) appendObserved(db *journal.DB, o Observation, changed []*observed, out *Observed) error {
 	var plain, first []journal.FileChange
+	if err := db.View(func(tx *journal.Tx) error {
+		plain, first = e.classifyObserved(tx, o, changed, out)
+		return nil
+	}); err != nil {
+		return err
+	}
+	actor := journal.Actor{Kind: "external"}
+	if o.Actor != nil {
+		actor = *o.Actor
+	}
+	max := o.MaxFiles
+	if max <= 0 {
+		max = ObserveMaxFiles
+	}
+	now := time.Now().UTC()
+	emit := func(files []journal.FileChange, tool string, args json.RawMessage) error {
+		for len(files) > 0 {
+			n := min(len(files), max)
+			ev := &journal.Event{Time: now, Kind: journal.KindObserve, Status: journal.StatusCommitted,
+				Actor: actor, Tool: tool, Args: args, Files: files[:n]}
+			if err := db.Update(func(tx *journal.Tx) error { return tx.Append(ev) }); err != nil {
+				return err
+			}
+			out.Events = append(out.Events, ev.Seq)
+			out.Files = append(out.Files, files[:n]...)
+			files = files[n:]
+		}
+		return nil
+	}
+	if err := emit(first, journal.ToolBaseline, nil); err != nil {
+		return err
+	}
+	return emit(plain, o.Tool, o.Args)
+}
+
+// classifyObserved checks each changed file once more under the lock and
+// sorts those still changed into plain changes and, with o.Baseline, files
+// first seen. The journal is held.
+func (e *Engine) classifyObserved(tx *journal.Tx, o Observation, changed []*observed, out *Observed) (plain, first []journal.FileChange) {
 	deleted := map[snapshot.ID]string{} // content → path, of files gone
 	for _, ob := range changed {
 		fi, err := ob.p.Root.root.Lstat(ob.p.Rel)
@@ -430,33 +487,7 @@ func (e *Engine) appendObserved(tx *journal.Tx, o Observation, changed []*observ
 			}
 		}
 	}
-	actor := journal.Actor{Kind: "external"}
-	if o.Actor != nil {
-		actor = *o.Actor
-	}
-	max := o.MaxFiles
-	if max <= 0 {
-		max = ObserveMaxFiles
-	}
-	now := time.Now().UTC()
-	emit := func(files []journal.FileChange, tool string, args json.RawMessage) error {
-		for len(files) > 0 {
-			n := min(len(files), max)
-			ev := &journal.Event{Time: now, Kind: journal.KindObserve, Status: journal.StatusCommitted,
-				Actor: actor, Tool: tool, Args: args, Files: files[:n]}
-			if err := tx.Append(ev); err != nil {
-				return err
-			}
-			out.Events = append(out.Events, ev.Seq)
-			out.Files = append(out.Files, files[:n]...)
-			files = files[n:]
-		}
-		return nil
-	}
-	if err := emit(first, journal.ToolBaseline, nil); err != nil {
-		return err
-	}
-	return emit(plain, o.Tool, o.Args)
+	return plain, first
 }
 
 // errText is an error's message for a Skip: a PathError's own words.

@@ -28,6 +28,8 @@ type harness struct {
 	w   *Watcher
 	mu  sync.Mutex
 	obs []*replay.Observed
+	// hotLimit, if set, replaces the watcher's HotLimit
+	hotLimit int
 }
 
 func files(t *testing.T, dir string, m map[string]string) {
@@ -43,13 +45,15 @@ func files(t *testing.T, dir string, m map[string]string) {
 	}
 }
 
-func newHarness(t *testing.T, dir string) *harness {
+func newHarness(t *testing.T, dir string) *harness { return newHarnessHot(t, dir, 0) }
+
+func newHarnessHot(t *testing.T, dir string, hot int) *harness {
 	t.Helper()
 	eng, err := replay.Open(replay.Options{Roots: []string{dir}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, dir: dir, eng: eng}
+	h := &harness{t: t, dir: dir, eng: eng, hotLimit: hot}
 	t.Cleanup(func() { h.stop(); eng.Close() })
 	h.start()
 	return h
@@ -57,7 +61,7 @@ func newHarness(t *testing.T, dir string) *harness {
 
 func (h *harness) start() {
 	h.t.Helper()
-	w, err := Start(context.Background(), h.eng, Options{Settle: 60 * time.Millisecond, MaxDelay: 300 * time.Millisecond,
+	w, err := Start(context.Background(), h.eng, Options{Settle: 60 * time.Millisecond, MaxDelay: 3 * time.Second, HotLimit: h.hotLimit,
 		Logf: h.t.Logf, Recorded: func(ob *replay.Observed) {
 			h.mu.Lock()
 			h.obs = append(h.obs, ob)
@@ -442,7 +446,7 @@ func TestWatch_NeverRecordsHalfAWrite(t *testing.T) {
 func TestWatch_HotFilePaced(t *testing.T) {
 	dir := t.TempDir()
 	files(t, dir, map[string]string{"app.txt": "0\n"})
-	h := newHarness(t, dir)
+	h := newHarnessHot(t, dir, 5)
 	last := h.last()
 	for i := 0; i < 25; i++ {
 		os.WriteFile(filepath.Join(dir, "app.txt"), []byte(fmt.Sprintf("%d\n", i)), 0o644)
@@ -453,6 +457,30 @@ func TestWatch_HotFilePaced(t *testing.T) {
 	if n > 8 || n < 4 {
 		t.Fatalf("25 writes 100 ms apart made %d events: want the first HotLimit (5), then one a minute", n)
 	}
+	// a file that never stops changing does not hold back the others
+	stop := make(chan struct{})
+	go func() {
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			os.WriteFile(filepath.Join(dir, "busy.log"), []byte(fmt.Sprintf("%d\n", i)), 0o644)
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	time.Sleep(1500 * time.Millisecond) // busy by now
+	os.WriteFile(filepath.Join(dir, "other.txt"), []byte("other\n"), 0o644)
+	deadline := time.Now().Add(time.Second)
+	for h.heads()["other.txt"] != "other\n" {
+		if time.Now().After(deadline) {
+			close(stop)
+			t.Fatal("a busy file held back the recording of another for over a second")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	close(stop)
 	// Close records what the pace held back
 	h.stop()
 	if got := h.heads()["app.txt"]; got != "24\n" {

@@ -36,7 +36,7 @@ type Options struct {
 	// are recorded, still named for the call.
 	CallMax time.Duration
 	// HotLimit and HotPace tame files that change all the time (logs): a
-	// file recorded HotLimit times within a minute (default 5) is then
+	// file recorded HotLimit times within a minute (default 30) is then
 	// recorded at most once every HotPace (default 1 min).
 	HotLimit int
 	HotPace  time.Duration
@@ -61,7 +61,7 @@ func (o *Options) defaults() {
 		o.CallMax = 10 * time.Minute
 	}
 	if o.HotLimit <= 0 {
-		o.HotLimit = 5
+		o.HotLimit = 30
 	}
 	if o.HotPace <= 0 {
 		o.HotPace = time.Minute
@@ -87,10 +87,11 @@ type Watcher struct {
 	lock func()
 
 	mu        sync.Mutex // guards the fields below
-	dirty     map[string]bool
+	dirty     map[string]*dirtyState
 	dirtyDirs map[string]bool // absolute: their whole subtree is looked at
 	first     time.Time       // of the oldest unrecorded change
-	last      time.Time       // of the newest
+	last      time.Time       // of the newest that is not a busy file's
+	wake      chan struct{}   // a change came: the loop starts ticking
 	rescan    bool            // walk everything (overflow, unwatched directories)
 	baseline  bool            // with rescan: files first seen are a baseline (ignore rules changed)
 	watched   map[string]bool // absolute directories with a watch
@@ -109,6 +110,16 @@ type Watcher struct {
 	stop     context.CancelFunc
 	done     sync.WaitGroup
 }
+
+// dirtyState is when a file's unrecorded changes began and last came.
+type dirtyState struct{ first, last time.Time }
+
+// busy reports whether a file has kept changing for longer than busyAfter:
+// a log being appended to, a download. Such a file does not hold back the
+// recording of the others (which wait for every other file to be quiet).
+func (d *dirtyState) busy() bool { return d.last.Sub(d.first) > busyAfter }
+
+const busyAfter = time.Second
 
 type callState struct {
 	call  Call
@@ -139,7 +150,7 @@ func Start(ctx context.Context, eng *replay.Engine, o Options) (*Watcher, error)
 		return nil, fmt.Errorf("watch: %w", err)
 	}
 	w := &Watcher{o: o, eng: eng, dir: dir, fw: fw, lock: unlock,
-		dirty: map[string]bool{}, dirtyDirs: map[string]bool{}, watched: map[string]bool{},
+		dirty: map[string]*dirtyState{}, dirtyDirs: map[string]bool{}, watched: map[string]bool{}, wake: make(chan struct{}, 1),
 		calls: map[string]*callState{}, hot: map[string]*hotState{}, deferred: map[string]time.Time{},
 		cache: loadCache(filepath.Join(dir, "cache")), said: map[string]bool{}}
 	if err := fw.Add(dir); err != nil { // barriers
@@ -278,7 +289,7 @@ func (w *Watcher) event(ev fsnotify.Event) {
 			w.dirtyDirs[ev.Name] = true
 		}
 		if !rules.Ignored(p.Rel, false) {
-			w.dirty[p.Key] = true
+			w.mark(p.Key)
 		}
 		w.touch()
 		return
@@ -293,17 +304,40 @@ func (w *Watcher) event(ev fsnotify.Event) {
 	if rules.Ignored(p.Rel, false) {
 		return
 	}
-	w.dirty[p.Key] = true
-	w.touch()
+	w.mark(p.Key)
 }
 
-// touch notes a change now; w.mu is held.
+// touch notes a change now (of a directory, or a rescan); w.mu is held.
 func (w *Watcher) touch() {
 	now := time.Now()
 	if w.first.IsZero() {
 		w.first = now
 	}
 	w.last = now
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// mark notes a change of file k now; w.mu is held.
+func (w *Watcher) mark(k string) {
+	now := time.Now()
+	d := w.dirty[k]
+	if d == nil {
+		w.dirty[k] = &dirtyState{first: now, last: now}
+	} else {
+		d.last = now
+	}
+	if d == nil || !d.busy() {
+		w.touch()
+	} else if w.first.IsZero() {
+		w.first = now
+	}
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
 }
 
 // unwatch forgets d and every watched directory under it (gone or moved:
@@ -337,7 +371,7 @@ func (w *Watcher) addTree(d string, root *replay.Root) {
 			return nil
 		}
 		if e.Type().IsRegular() && !rules.Ignored(rel, false) {
-			w.dirty[key(root, rel, root == w.eng.Roots()[0])] = true
+			w.mark(key(root, rel, root == w.eng.Roots()[0]))
 		}
 		return nil
 	})
@@ -353,13 +387,26 @@ func (w *Watcher) rulesOf(r *replay.Root) *Rules {
 	return NewRules()
 }
 
-// loop records the dirty files once they settle.
+// loop records the dirty files once they settle: when every file but the
+// busy ones has been quiet for Settle (a burst is one event), a busy file
+// once it is quiet itself or has waited MaxDelay. It ticks only while
+// something waits, so an idle watcher costs nothing.
 func (w *Watcher) loop(ctx context.Context) {
 	defer w.done.Done()
 	tick := time.NewTicker(w.o.Settle / 4)
 	defer tick.Stop()
 	lastRescan := time.Now()
 	for {
+		w.mu.Lock()
+		idle := !w.pending() && len(w.deferred) == 0 && w.unwatched == 0
+		w.mu.Unlock()
+		if idle {
+			select {
+			case <-ctx.Done():
+				return
+			case <-w.wake:
+			}
+		}
 		select {
 		case <-ctx.Done():
 			return
@@ -373,11 +420,10 @@ func (w *Watcher) loop(ctx context.Context) {
 			for k, t := range w.deferred {
 				if now.After(t) {
 					delete(w.deferred, k)
-					w.dirty[k] = true
-					w.touch()
+					w.mark(k)
 				}
 			}
-			due := w.pending() && (now.Sub(w.last) >= w.o.Settle || now.Sub(w.first) >= w.o.MaxDelay)
+			due := w.due(now) != nil || (w.pendingDirs() && now.Sub(w.last) >= w.o.Settle)
 			var open []Call
 			for _, c := range w.calls {
 				if now.Sub(c.start) < w.o.CallMax {
@@ -394,6 +440,28 @@ func (w *Watcher) loop(ctx context.Context) {
 		}
 	}
 }
+
+// due returns the files to record now (nil: none); w.mu is held.
+func (w *Watcher) due(now time.Time) map[string]bool {
+	var out map[string]bool
+	add := func(k string) {
+		if out == nil {
+			out = map[string]bool{}
+		}
+		out[k] = true
+	}
+	quiet := now.Sub(w.last) >= w.o.Settle
+	for k, d := range w.dirty {
+		switch {
+		case now.Sub(d.first) >= w.o.MaxDelay, now.Sub(d.last) >= w.o.Settle && (quiet || d.busy()):
+			add(k)
+		}
+	}
+	return out
+}
+
+// pendingDirs: a directory's subtree or the whole tree waits; w.mu is held.
+func (w *Watcher) pendingDirs() bool { return len(w.dirtyDirs) > 0 || w.rescan }
 
 // pending reports whether anything waits to be recorded; w.mu is held.
 func (w *Watcher) pending() bool {
@@ -477,8 +545,18 @@ func (w *Watcher) flush(ctx context.Context, calls []Call, all bool) (*replay.Ob
 	w.record.Lock()
 	defer w.record.Unlock()
 	w.mu.Lock()
-	dirty, dirs, rescan, baseline := w.dirty, w.dirtyDirs, w.rescan, w.baseline
-	w.dirty, w.dirtyDirs, w.rescan, w.baseline = map[string]bool{}, map[string]bool{}, false, false
+	dirty := w.due(time.Now())
+	if all || dirty == nil {
+		dirty = map[string]bool{}
+		for k := range w.dirty {
+			dirty[k] = true
+		}
+	}
+	for k := range dirty {
+		delete(w.dirty, k)
+	}
+	dirs, rescan, baseline := w.dirtyDirs, w.rescan, w.baseline
+	w.dirtyDirs, w.rescan, w.baseline = map[string]bool{}, false, false
 	w.first, w.last = time.Time{}, time.Time{}
 	if all {
 		for k := range w.deferred {
@@ -602,17 +680,15 @@ func (w *Watcher) observe(ctx context.Context, dirty map[string]bool, baseline b
 	if err != nil {
 		w.mu.Lock()
 		for k := range dirty {
-			w.dirty[k] = true
+			w.mark(k)
 		}
-		w.touch()
 		w.mu.Unlock()
 		return nil, err
 	}
 	ob.Skipped = append(ob.Skipped, big...)
 	w.mu.Lock()
 	for _, k := range ob.Unsettled {
-		w.dirty[k] = true
-		w.touch()
+		w.mark(k)
 	}
 	for _, f := range ob.Files {
 		h := w.hot[f.Path]
