@@ -5,15 +5,18 @@
 //   - latency: single files written by another process one at a time,
 //     from the end of each write to the watcher's report of its event
 //     (p50, p99);
+//
 //   - burst: 10,000 new files written as fast as this process can (a
 //     checkout), from the end of the burst until every file is recorded,
 //     the watcher's peak RSS, and the store's growth against the bytes;
+//
 //   - start: a repository of 100,000 files in 20,000 directories, from the
 //     process's start to "watching" (the catch-up done): the first start
 //     (which records the baseline) and a restart (nothing changed);
+//
 //   - idle: the watcher's CPU over 10 s with nothing changing.
 //
-//	go run ./bench/cmd/watchbench [-journal BIN] [-md BENCHMARKS.md]
+//     go run ./bench/cmd/watchbench [-journal BIN] [-md BENCHMARKS.md]
 package main
 
 import (
