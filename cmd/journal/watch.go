@@ -256,7 +256,11 @@ recorded first, apart. Exits with the command's status.`,
 				return err
 			}
 			defer eng.Close()
-			input, _ := json.Marshal(map[string]any{"command": shellJoin(args), "argv": args})
+			var buf strings.Builder // the command as typed: no HTML escapes
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(false)
+			enc.Encode(map[string]any{"command": shellJoin(args), "argv": args})
+			input := json.RawMessage(strings.TrimSpace(buf.String()))
 			actor := replay.CLIActor()
 			var rnd [8]byte
 			rand.Read(rnd[:])
