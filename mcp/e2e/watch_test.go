@@ -245,27 +245,107 @@ func diffFiles(want, got map[string]string) string {
 	return strings.Join(d, "; ")
 }
 
-// A server killed with SIGKILL in the middle of a burst loses nothing: the
-// next start records the rest, and the journal verifies.
+// journaledPaths returns every path the journal's events name, and whether
+// the newest of them leaves the file present (contents are checked against
+// the disk by `journal status`, in waitClean).
+func journaledPaths(t *testing.T, root string) map[string]bool {
+	t.Helper()
+	out := runJournal(t, root, "log", "--json", "--no-pager")
+	seen := map[string]bool{}
+	present := map[string]bool{}
+	dec := json.NewDecoder(strings.NewReader(out))
+	for dec.More() { // newest first: the first mention of a path is its latest change
+		var e struct {
+			Files []struct {
+				Path  string `json:"path"`
+				After string `json:"after"`
+			} `json:"files"`
+		}
+		if err := dec.Decode(&e); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range e.Files {
+			if !seen[f.Path] {
+				seen[f.Path] = true
+				present[f.Path] = strings.Trim(f.After, "0") != ""
+			}
+		}
+	}
+	return present
+}
+
+// The crash matrix of the watcher: a server SIGKILLed at random points of
+// bursts of creates, appends, deletes and renames loses nothing — the next
+// start records the rest (every file on disk known to the journal with its
+// content, every file gone known as gone), and the journal verifies.
+// JOURNAL_WATCH_KILLS sets the number of kills (default 6).
 func TestServe_KilledMidBurstLosesNothing(t *testing.T) {
+	kills := 6
+	if v := os.Getenv("JOURNAL_WATCH_KILLS"); v != "" {
+		fmt.Sscan(v, &kills)
+	}
 	root := t.TempDir()
 	bash(t, root, `for i in $(seq 1 50); do echo $i > f$i.txt; done`)
+	for k := 0; k < kills; k++ {
+		srv := startStdio(t, root, "--lsp=false")
+		srv.request("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}})
+		script := fmt.Sprintf(`for i in $(seq 1 1500); do echo %d-$i > b%d-$((i %% 300)).txt; [ $i -le 50 ] && echo %d >> f$i.txt; [ $i -le 10 ] && rm -f f$((i+%d)).txt; [ $i -le 5 ] && mv b%d-$i.txt moved%d-$i.txt; done; true`,
+			k, k, k, 10+k*5, k, k)
+		burst := exec.Command("bash", "-c", script)
+		burst.Dir = root
+		if err := burst.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(200+k*150) * time.Millisecond) // part of the burst recorded, part not
+		srv.cmd.Process.Signal(syscall.SIGKILL)
+		srv.cmd.Wait()
+		if err := burst.Wait(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	srv := startStdio(t, root, "--lsp=false")
 	srv.request("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}})
-	waitClean(t, root)
-	burst := exec.Command("bash", "-c", `for i in $(seq 1 3000); do echo $i > b$i.txt; [ $i -le 50 ] && echo x >> f$i.txt; [ $i -le 20 ] && rm -f f$((i+30)).txt; done; true`)
-	burst.Dir = root
-	if err := burst.Start(); err != nil {
-		t.Fatal(err)
+	waitClean(t, root) // every file the journal knows holds its content
+	known := journaledPaths(t, root)
+	disk := workspaceFiles(t, root)
+	for p := range disk {
+		if !known[p] {
+			t.Errorf("%s is on disk but the journal never recorded it", p)
+		}
 	}
-	time.Sleep(700 * time.Millisecond) // some of the burst recorded, some not
-	srv.cmd.Process.Signal(syscall.SIGKILL)
-	srv.cmd.Wait()
-	if err := burst.Wait(); err != nil {
-		t.Fatal(err)
+	for p, present := range known {
+		if _, ok := disk[p]; present && !ok {
+			t.Errorf("%s is gone but the journal still has it", p)
+		}
 	}
-	srv2 := startStdio(t, root, "--lsp=false")
-	srv2.request("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}})
-	waitClean(t, root)
 	runJournal(t, root, "verify")
+	t.Logf("%d kills mid-burst: %d files on disk, all recorded", kills, len(disk))
+}
+
+// Two servers on one workspace, each serving alone: one watches, the other
+// waits; when the watching one is killed the other takes over and records
+// what changed in between.
+func TestServe_OneWatcherTakesOver(t *testing.T) {
+	root := t.TempDir()
+	bash(t, root, `echo a > a.txt`)
+	first := startStdio(t, root, "--lsp=false", "--share=false")
+	first.request("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}})
+	waitClean(t, root)
+	second := startStdio(t, root, "--lsp=false", "--share=false")
+	second.request("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "1"}})
+	bash(t, root, `echo b > a.txt`)
+	waitClean(t, root)
+	if evs := lastEvents(t, root, 5); len(evs) != 2 {
+		t.Fatalf("two servers: %d events, want the baseline and one change (one watcher)", len(evs))
+	}
+	first.cmd.Process.Signal(syscall.SIGKILL)
+	first.cmd.Wait()
+	bash(t, root, `echo c > a.txt; echo new > n.txt`)
+	waitClean(t, root)
+	if got := journaledPaths(t, root); !got["n.txt"] {
+		t.Fatal("the second server did not take over the watch")
+	}
+	if out := runJournal(t, root, "show", fmt.Sprint(lastEvents(t, root, 1)[0].Seq), "--no-pager"); !strings.Contains(out, "a.txt") && !strings.Contains(out, "n.txt") {
+		t.Fatalf("the takeover's event:\n%s", out)
+	}
 }

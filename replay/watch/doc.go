@@ -1,0 +1,67 @@
+// Package watch records every change made to a workspace by another process
+// — a shell command, a script, an editor, git — as an observe event of the
+// journal, so that undo, restore and blame reach it. journal serve runs a
+// Watcher (unless --watch=false); journal watch runs one alone; journal
+// hook and journal exec bracket an agent's call or a command (Begin, End).
+//
+// # What is recorded, and when
+//
+// fsnotify (inotify on Linux, kqueue on macOS) watches every directory of
+// the roots that the rules keep; a directory created later is watched, and
+// walked, as soon as its creation is seen. A changed path is marked dirty;
+// when every dirty file but the busy ones (changing for over a second: a
+// log, a download) has been quiet for Options.Settle, the dirty files are
+// recorded together through replay.Engine.Observe: a burst (a checkout, a
+// formatter over the tree) is one event, up to Options.MaxDelay. A busy
+// file is recorded once it is quiet itself, or after MaxDelay; one recorded
+// HotLimit times in a minute is then recorded at most every HotPace.
+//
+// Observe compares each file with the journal's head and records only what
+// differs, under the journal's lock, through the same commit as every batch
+// (one transaction appending a committed event; no files are written, so
+// nothing is left to recover): the engine's own writes equal their heads
+// and never become an event, and a change racing one of them is recorded
+// by the next look at the file. A file is read between two stats and again
+// after racyMargin if it changed within it, so that a file replaced or
+// rewritten while it is read is recorded as it ended, never half.
+//
+// # Catch-up and baseline
+//
+// Start walks the roots (adding the watches first, so that nothing changed
+// during the walk is missed) and records what changed while no watcher ran:
+// changes to files the journal knows as one event (journal.ToolCatchUp),
+// files it never saw as a baseline (journal.ToolBaseline) — they existed
+// before, so no undo or rewind deletes them. A cache of file identities
+// (<journal dir>/watch/cache) spares the hashing of unchanged files; it is
+// a hint, never the record. A watcher killed in a burst loses nothing: the
+// next start finds the rest.
+//
+// # Rules
+//
+// Left alone: .git, .hg, .svn and the journal's directory; what the
+// .gitignore files say (nested, with negations, as git reads them); what
+// .journalignore files say, which take precedence (so `!node_modules/`
+// brings back what a default leaves out); the defaults (DefaultIgnores:
+// dependency trees, caches, editors' swap files); symbolic links, which are
+// never followed; files larger than Options.MaxSize; the engine's temps.
+//
+// # Limits
+//
+// inotify needs one watch per directory (fs.inotify.max_user_watches); a
+// directory that cannot be watched is rescanned every 5 s instead, and the
+// watcher says so. An overflow of the kernel's event queue is recovered by
+// a rescan of the whole tree. kqueue needs an open file per watched path,
+// bounded by the open-file limit. One watcher runs per workspace: Start
+// takes <journal dir>/watch/lock (ErrBusy otherwise), and journal serve
+// waits for it, taking over when the other process stops.
+//
+// # Calls
+//
+// An agent's hook (Begin before a call, End after it) reaches the running
+// watcher over <journal dir>/watch/sock: Begin records what changed before
+// the call as the watcher's own, End records what changed since as one
+// event named for the call (its agent, session, tool and input). A barrier
+// through the event queue (Sync) makes sure every change made before the
+// request is seen. With no watcher running, Begin and End walk the
+// workspace themselves, under the watch lock.
+package watch
