@@ -446,21 +446,8 @@ func stageKey(p Path, tmp string) string { return p.Root.Dir + "\x00" + tmp }
 func (e *Engine) stageStreams(db *journal.DB, ops []*fileOp, dirs *[]createdDir) error {
 	for _, op := range ops {
 		if op.cur.exists && op.cur.data == nil {
-			var have bool
-			db.View(func(tx *journal.Tx) error { have = snapshot.Has(tx.Bolt(), op.cur.id); return nil })
-			if !have {
-				f, err := op.p.Root.root.Open(op.p.Rel)
-				if err != nil {
-					return mapFSError(op.p, "open", err)
-				}
-				id, _, err := snapshot.PutStream(db.UpdateRaw, f, 0)
-				f.Close()
-				if err != nil {
-					return classify(fmt.Errorf("replay: store %s: %w", op.p.Rel, err))
-				}
-				if id != op.cur.id {
-					return &PathError{Path: op.p.Rel, Err: ErrConflict, Msg: "changed while it was being read"}
-				}
+			if err := e.storeLarge(db, op.p, op.cur.id); err != nil {
+				return err
 			}
 		}
 		if op.change.Delete || op.change.Data != nil {
@@ -514,6 +501,31 @@ func (e *Engine) stageStreams(db *journal.DB, ops []*fileOp, dirs *[]createdDir)
 			return classify(fmt.Errorf("replay: store %s: %w", op.p.Rel, st.err))
 		}
 		op.after, op.size, op.layout = st.st.ID, size, st.st.Chunks // both were fed the same bytes
+	}
+	return nil
+}
+
+// storeLarge streams the large file at p into the store, in transactions of
+// its own, unless its content id is stored already; a file whose content is
+// no longer id (it changed since it was hashed) fails with ErrConflict (what
+// was stored stays, named by no event). The journal is held.
+func (e *Engine) storeLarge(db *journal.DB, p Path, id snapshot.ID) error {
+	var have bool
+	db.View(func(tx *journal.Tx) error { have = snapshot.Has(tx.Bolt(), id); return nil })
+	if have {
+		return nil
+	}
+	f, err := p.Root.root.Open(p.Rel)
+	if err != nil {
+		return mapFSError(p, "open", err)
+	}
+	got, _, err := snapshot.PutStream(db.UpdateRaw, f, 0)
+	f.Close()
+	if err != nil {
+		return classify(fmt.Errorf("replay: store %s: %w", p.Rel, err))
+	}
+	if got != id {
+		return &PathError{Path: p.Rel, Err: ErrConflict, Msg: "changed while it was being read"}
 	}
 	return nil
 }

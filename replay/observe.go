@@ -346,23 +346,13 @@ func (e *Engine) storeObserved(chunk []*observed, datas [][]byte) ([]*observed, 
 			if keptData[i] != nil || ob.fc.After.IsZero() {
 				continue
 			}
-			var have bool
-			db.View(func(tx *journal.Tx) error { have = snapshot.Has(tx.Bolt(), ob.fc.After); return nil })
-			if have {
+			err := e.storeLarge(db, ob.p, ob.fc.After)
+			if errors.Is(err, ErrConflict) {
+				kept[i] = nil // changed meanwhile: the next look records it
 				continue
 			}
-			f, err := ob.p.Root.root.Open(ob.p.Rel)
 			if err != nil {
-				return mapFSError(ob.p, "open", err)
-			}
-			id, _, err := snapshot.PutStream(db.UpdateRaw, f, 0)
-			f.Close()
-			if err != nil {
-				return fmt.Errorf("replay: store %s: %w", ob.p.Rel, err)
-			}
-			if id != ob.fc.After {
-				ob.stamped, ob.fc.After = false, snapshot.ID{} // changed meanwhile: dropped below
-				kept[i] = nil
+				return err
 			}
 		}
 		return db.Update(func(tx *journal.Tx) error {
