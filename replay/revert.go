@@ -219,8 +219,8 @@ func (e *Engine) planRevert(r *Reader, seq uint64, kind journal.Kind, o RevertOp
 			return nil, err
 		}
 		switch {
-		case cur.ID == f.Before:
-			continue // already as before
+		case cur.ID == f.Before && (f.Before.IsZero() || f.BeforeMode == 0 || uint32(cur.Mode) == f.BeforeMode):
+			continue // already as before (content and mode)
 		case cur.ID == f.After || o.Force:
 			c, err := e.contentChange(r, f.Path, f.Before, f.BeforeMode, cur.ID)
 			if err != nil {

@@ -182,9 +182,11 @@ git add -A && git commit -qm other && git checkout -q main`)
 	if got := snapshots[len(snapshots)-1]["pkg/new7.py"]; got != "n = 7\n" {
 		t.Fatalf("after the checkout: pkg/new7.py is %q", got)
 	}
-	// blame: the sed's line belongs to its event
-	if out := runJournal(t, root, "blame", "b.py", "--no-pager"); !strings.Contains(out, "b = 2") {
-		t.Fatalf("blame b.py:\n%s", out)
+	// blame: the sed's line belongs to its event, the Python script's to its own
+	sedEvent, pyEvent := afterEdit+1, afterEdit+5
+	out := runJournal(t, root, "blame", "b.py", "--porcelain")
+	if !strings.Contains(out, fmt.Sprintf("%d 1\n", sedEvent)) || !strings.Contains(out, fmt.Sprintf("%d 2\n", pyEvent)) {
+		t.Fatalf("blame b.py: want line 1 from event %d (sed), line 2 from event %d (python):\n%s", sedEvent, pyEvent, out)
 	}
 	// undo each shell step, newest first: the workspace returns step by step
 	for i := len(steps) - 1; i >= 0; i-- {
@@ -197,7 +199,6 @@ git add -A && git commit -qm other && git checkout -q main`)
 	if got := readFile(t, filepath.Join(root, "a.py")); got != "a = 2\n" {
 		t.Fatalf("a.py after the undos is %q, want the tool's edit kept", got)
 	}
-	_ = afterEdit
 	runJournal(t, root, "verify")
 	if s := d.call("journal_log", map[string]any{"limit": 3}); s.IsError {
 		t.Fatalf("journal_log: %s", s.Text)

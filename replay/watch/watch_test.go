@@ -546,3 +546,29 @@ func TestWatch_OnePerWorkspace(t *testing.T) {
 		t.Fatalf("second watcher: %v", err)
 	}
 }
+
+// A change of mode alone (chmod +x) is a change, and undo takes it back.
+func TestWatch_ModeChange(t *testing.T) {
+	dir := t.TempDir()
+	files(t, dir, map[string]string{"run.sh": "echo hi\n"})
+	h := newHarness(t, dir)
+	last := h.last()
+	sh(t, dir, `chmod 755 run.sh`)
+	deadline := time.Now().Add(10 * time.Second)
+	for h.last() == last {
+		if time.Now().After(deadline) {
+			t.Fatal("chmod made no event")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ev := h.events(last + 1)[0]
+	if f := ev.Files[0]; f.Path != "run.sh" || f.BeforeMode != 0o644 || f.AfterMode != 0o755 || f.Before != f.After {
+		t.Fatalf("chmod recorded as %+v", f)
+	}
+	if _, err := h.eng.Undo(context.Background(), replay.RevertOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(filepath.Join(dir, "run.sh")); fi.Mode().Perm() != 0o644 {
+		t.Fatalf("after undo: mode %v", fi.Mode().Perm())
+	}
+}
