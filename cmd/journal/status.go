@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/replay/watch"
 	"github.com/spf13/cobra"
 )
 
@@ -124,6 +125,11 @@ func (a *app) runStatus() error {
 	}
 	if logged && st.Events > last {
 		fmt.Fprintf(w, "logged    events %d–%d were committed through the write-ahead log and not yet in the journal file (a running server's last batches, or a stopped one's): moved into it now\n", last+1, st.Events)
+	}
+	if watch.Running(a.jpath) {
+		fmt.Fprintln(w, "watcher   running: every change made outside the tools becomes an event within a second")
+	} else {
+		fmt.Fprintln(w, "watcher   not running: changes made outside the tools are recorded when `journal serve` or `journal watch` next starts")
 	}
 	if len(st.Changed) == 0 {
 		fmt.Fprintln(w, "\nno file changed outside the journal")

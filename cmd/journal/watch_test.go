@@ -194,6 +194,9 @@ func TestWatch_CLI(t *testing.T) {
 	if out := ok(t, dir, "log", "-n", "1"); !strings.Contains(out, "outside change (watcher)") {
 		t.Fatalf("log:\n%s", out)
 	}
+	if st := ok(t, dir, "status"); !strings.Contains(st, "watcher   running") {
+		t.Fatalf("status while watching:\n%s", st)
+	}
 	r := run(t, dir, "watch")
 	if r.code == 0 || !strings.Contains(r.stderr, "another watcher") || !strings.Contains(r.stderr, "hint:") {
 		t.Fatalf("second watcher: exit %d %q", r.code, r.stderr)

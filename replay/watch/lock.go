@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -48,4 +49,19 @@ func lockWait(ctx context.Context, file string) (unlock func(), err error) {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// Running reports whether a watcher (or a hook's walk) holds the watch lock
+// of the journal at journalPath. It creates nothing.
+func Running(journalPath string) bool {
+	f, err := os.Open(filepath.Join(filepath.Dir(journalPath), "watch", "lock"))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	err = unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB)
+	if err == nil {
+		unix.Flock(int(f.Fd()), unix.LOCK_UN)
+	}
+	return err == unix.EWOULDBLOCK
 }
