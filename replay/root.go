@@ -92,18 +92,7 @@ func (e *Engine) Resolve(p string) (Path, error) {
 	var root *Root
 	var rel string
 	if filepath.IsAbs(p) {
-		c := filepath.Clean(p)
-		for _, r := range e.roots {
-			if x, ok := within(r.Dir, c); ok {
-				root, rel = r, x
-				break
-			}
-			if x, ok := within(r.Alt, c); ok {
-				root, rel = r, x
-				break
-			}
-		}
-		if root == nil {
+		if root, rel = e.rootOf(p); root == nil {
 			return bad(ErrOutsideRoot, "the path is outside every workspace root")
 		}
 	} else {
@@ -130,6 +119,21 @@ func (e *Engine) Resolve(p string) (Path, error) {
 		return bad(ErrOutsideRoot, "the journal's own directory is off limits")
 	}
 	return out, nil
+}
+
+// rootOf returns the root an absolute path lies in lexically (by its
+// directory as resolved or as given) and the path relative to it, or nil.
+func (e *Engine) rootOf(abs string) (*Root, string) {
+	c := filepath.Clean(abs)
+	for _, r := range e.roots {
+		if x, ok := within(r.Dir, c); ok {
+			return r, x
+		}
+		if x, ok := within(r.Alt, c); ok {
+			return r, x
+		}
+	}
+	return nil, ""
 }
 
 func (e *Engine) forbidden(p Path) bool {
