@@ -19,7 +19,7 @@ const (
 	KindRevert  Kind = "revert"  // takes an earlier event's changes back
 	KindUndo    Kind = "undo"    // a revert chosen by undo
 	KindRedo    Kind = "redo"    // a revert of an undo
-	KindRestore Kind = "restore" // a file put back to its content after an earlier event
+	KindRestore Kind = "restore" // a file, or every file (a rewind), put back to its state after an earlier event
 	KindObserve Kind = "observe" // a change made outside the journal, recorded before it is overwritten
 	KindGC      Kind = "gc"      // retention ran
 	KindDamaged Kind = "damaged" // written by repair: what the damaged journal lost (Event.Lost)

@@ -14,12 +14,12 @@ import (
 	"github.com/journalfs/journal/snapshot"
 )
 
-// RevertOptions tune Revert, Undo, Redo and Restore.
+// RevertOptions tune Revert, Undo, Redo, Restore and Rewind.
 type RevertOptions struct {
 	Force   bool           // restore the before-content exactly even when the file changed since (still a new event)
 	DryRun  bool           // plan and check, write nothing
 	Session string         // Undo/Redo: only this session's events ("" = anyone's)
-	Through uint64         // UndoSession: only the session's events up to this one (0 = all), as a preview saw them
+	Through uint64         // UndoSession: only the session's events up to this one (0 = all), as a preview saw them; Rewind: refuse if the journal has newer events
 	Actor   *journal.Actor // default: the engine's actor
 }
 
@@ -264,6 +264,14 @@ func (e *Engine) contentChange(r *Reader, path string, id snapshot.ID, mode uint
 }
 
 func modeOf(m uint32) fs.FileMode { return fs.FileMode(m).Perm() }
+
+// modeStands reports whether f changed its file's mode and a file of mode
+// now still has it: a revert puts the mode back even where the content is
+// already as before (a chmod, or a rewind's change of mode alone).
+func modeStands(f journal.FileChange, now fs.FileMode) bool {
+	return !f.Before.IsZero() && !f.After.IsZero() && f.BeforeMode != 0 && f.AfterMode != 0 &&
+		f.BeforeMode != f.AfterMode && now == modeOf(f.AfterMode)
+}
 
 // mergeChange reverses f's change onto a file that changed since, by diff3.
 func (e *Engine) mergeChange(r *Reader, ev *journal.Event, f journal.FileChange, cur *File) (Change, error) {

@@ -96,7 +96,7 @@ func (e *Engine) statesAt(db *journal.DB, seq, through uint64) (map[string]*file
 		base, _ := tx.Base()
 		switch {
 		case seq == 0 || seq > last:
-			return fmt.Errorf("event %d does not exist (the events are numbered 1 to %d): %w", seq, last, ErrBadEvent)
+			return fmt.Errorf("event %d does not exist (the newest is %d): %w", seq, last, ErrBadEvent)
 		case seq <= base:
 			return fmt.Errorf("event %d was dropped by retention (journal gc): the oldest event kept is %d: %w", seq, base+1, ErrBadEvent)
 		case through != 0 && last > through:

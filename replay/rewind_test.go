@@ -335,3 +335,31 @@ func TestRewind_OtherRoots(t *testing.T) {
 		t.Fatalf("both roots' rewind: a.txt %q, o.txt %q", mustRead(t, r1, "a.txt"), mustRead(t, r2, "o.txt"))
 	}
 }
+
+// TestRewind_ModeOnlyUndone: a rewind that changes only a file's mode is
+// taken back by an undo, and by the undo of the whole session, which put
+// the mode back though the content is already as before.
+func TestRewind_ModeOnlyUndone(t *testing.T) {
+	dir := t.TempDir()
+	e := open(t, dir)
+	apply(t, e, "run.sh", "echo hi\n")
+	batch(t, e, &replay.Batch{Tool: "chmod", Changes: []replay.Change{{Path: "run.sh", Data: []byte("echo hi\n"), Mode: 0o755}}})
+	person := journal.Actor{Kind: "mcp", Name: "test", Session: "s2"}
+	for _, undo := range []func() error{
+		func() error { _, err := e.Undo(ctx, replay.RevertOptions{}); return err },
+		func() error { _, err := e.UndoSession(ctx, "s2", replay.RevertOptions{}); return err },
+	} {
+		res, err := e.Rewind(ctx, 1, replay.RevertOptions{Actor: &person})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := lastEvent(t, e).Files; len(f) != 1 || replay.RewindChange(f[0]) != "mode" || res.Files[0].AfterMode != 0o644 {
+			t.Fatalf("the rewind's files: %+v", f)
+		}
+		sameState(t, "rewound", dirState(t, dir), map[string]fileState{"run.sh": {"echo hi\n", 0o644}})
+		if err := undo(); err != nil {
+			t.Fatal(err)
+		}
+		sameState(t, "undone", dirState(t, dir), map[string]fileState{"run.sh": {"echo hi\n", 0o755}})
+	}
+}

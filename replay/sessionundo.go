@@ -109,6 +109,8 @@ func (e *Engine) planSessionUndo(r *Reader, session string, evs []*journal.Event
 				order = append(order, f.Path)
 			}
 			switch {
+			case p.id == f.Before && !p.id.IsZero() && modeStands(f, modeOf(p.mode)):
+				p.mode = f.BeforeMode // the content is as before, the event's mode still stands
 			case p.id == f.Before:
 				// already as before
 			case p.id == f.After || o.Force:

@@ -173,7 +173,7 @@ func lostText(l *journal.Lost) string {
 	return "damaged: lost " + strings.Join(parts, " and ") + " (journal repair)"
 }
 
-// what is the tool and kind: "edit_file", "undo of 7", "outside change", "gc".
+// what is the tool and kind: "edit_file", "undo of 7", "rewind to 3", "outside change", "gc".
 func what(e *journal.Event) string {
 	switch e.Kind {
 	case journal.KindRevert, journal.KindUndo, journal.KindRedo:
@@ -186,6 +186,13 @@ func what(e *journal.Event) string {
 	case journal.KindObserve:
 		return observeWhat(e)
 	case journal.KindRestore:
+		var a struct {
+			At   uint64
+			Path string
+		}
+		if json.Unmarshal(e.Args, &a) == nil && a.Path == "" && a.At != 0 {
+			return fmt.Sprintf("rewind to %d", a.At) // the whole workspace (replay.Engine.Rewind)
+		}
 		return "restore"
 	case journal.KindGC:
 		return "gc"

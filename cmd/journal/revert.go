@@ -96,14 +96,33 @@ func newRedoCmd(a *app) *cobra.Command {
 
 func newRestoreCmd(a *app) *cobra.Command {
 	var at uint64
+	var jsonOut bool
 	var o replay.RevertOptions
 	cmd := &cobra.Command{
-		Use:   "restore PATH --at N",
-		Short: "Make a file what it was right after event N, as a new event",
-		Args:  cobra.ExactArgs(1),
+		Use:   "restore [PATH] --at N",
+		Short: "Make a file, or without PATH the whole workspace, what it was right after event N, as a new event",
+		Long: `With PATH: make that file what it was right after event N, as a new event.
+
+Without PATH: rewind the whole workspace. Every file the journal knows goes back to its state right after event N
+— files created since are removed, files deleted since are recreated, contents and modes are put back — as ONE new
+event that one ` + "`journal undo`" + ` (or ` + "`journal revert`" + ` of it) takes back. A file the journal first saw in a watcher's
+baseline after N is left alone (the journal does not know what it was at N). A file changed outside the journal
+since its last event is recorded first, as an observe event, so the rewind loses nothing. A path that is now a
+symbolic link or leads outside the workspace refuses the whole rewind, and nothing is written.
+
+--dry-run lists each file and what the rewind would do to it (created, modified, deleted, mode) and writes
+nothing; --json prints the same as one JSON object: {"at", "dry_run", "event", "observed", "files": [{"change",
+"path", "before", "after", "before_mode", "after_mode", ...}]}.`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if at == 0 {
 				return usageError{errors.New("restore needs --at N (the event whose after-state to restore)")}
+			}
+			if len(args) == 0 {
+				return a.rewind(at, o, jsonOut)
+			}
+			if jsonOut {
+				return usageError{errors.New("--json goes with the rewind of the whole workspace (restore --at N without a path)")}
 			}
 			if err := a.locate(); err != nil {
 				return err
@@ -117,11 +136,21 @@ func newRestoreCmd(a *app) *cobra.Command {
 	}
 	cmd.Flags().Uint64Var(&at, "at", 0, "the event whose after-state to restore")
 	cmd.Flags().BoolVar(&o.DryRun, "dry-run", false, "show what would change, change nothing")
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "without PATH: print what the rewind did (or would do) as one JSON object")
 	return cmd
 }
 
 // mutate runs one engine operation and prints what it changed and the new event number.
 func (a *app) mutate(verb string, dryRun bool, op func(e *replay.Engine) (*replay.Result, error)) error {
+	return a.change(op, func(e *replay.Engine, res *replay.Result) error {
+		a.printMutation(e, res, verb, dryRun)
+		return nil
+	})
+}
+
+// change runs one engine operation, explains its failure, and hands its
+// result to show while the engine is still open.
+func (a *app) change(op func(e *replay.Engine) (*replay.Result, error), show func(e *replay.Engine, res *replay.Result) error) error {
 	e, err := a.engine()
 	if err != nil {
 		return err
@@ -131,20 +160,31 @@ func (a *app) mutate(verb string, dryRun bool, op func(e *replay.Engine) (*repla
 	if err != nil {
 		return a.explain(err)
 	}
-	w := a.out
+	return show(e, res)
+}
+
+// printObserved says which outside changes a batch recorded first.
+func (a *app) printObserved(res *replay.Result) {
 	for _, s := range res.Observed {
-		fmt.Fprintf(w, "recorded an outside change as event %s first\n", cSeq(s))
+		fmt.Fprintf(a.out, "recorded an outside change as event %s first\n", cSeq(s))
 	}
+}
+
+// printMutation prints what a revert, undo, redo or restore changed (or,
+// dry, would change) and its event.
+func (a *app) printMutation(e *replay.Engine, res *replay.Result, verb string, dryRun bool) {
+	w := a.out
+	a.printObserved(res)
 	switch {
 	case dryRun:
 		fmt.Fprintf(w, "dry run: would have %s; nothing changed\n", verb)
 		for _, f := range res.Files {
 			fmt.Fprintf(w, "    %s  %s  %s -> %s\n", changeLetter(f), f.Path, shortID(f.Before), shortID(f.After))
 		}
-		return nil
+		return
 	case res.Seq == 0:
 		fmt.Fprintln(w, "nothing changed")
-		return nil
+		return
 	}
 	var ev *journal.Event
 	e.Journal().View(func(tx *journal.Tx) (err error) { ev, err = tx.Event(res.Seq); return })
@@ -155,7 +195,6 @@ func (a *app) mutate(verb string, dryRun bool, op func(e *replay.Engine) (*repla
 	for _, f := range res.Files {
 		fmt.Fprintf(w, "    %s\n", fileLine(f))
 	}
-	return nil
 }
 
 // explain turns a revert conflict into an error that lists the overlapping lines as they are now.

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/replay"
+)
+
+// rewindReport is `journal restore --at N --json`: what the rewind of the
+// whole workspace did (or, dry, would do).
+type rewindReport struct {
+	At       uint64       `json:"at"`
+	DryRun   bool         `json:"dry_run"`
+	Event    uint64       `json:"event,omitempty"`    // the restore event (0 for a dry run)
+	Observed []uint64     `json:"observed,omitempty"` // outside changes recorded first
+	Files    []rewindFile `json:"files"`
+}
+
+// rewindFile is one file of a rewind: what it does to it (replay.RewindChange) and the change itself.
+type rewindFile struct {
+	Change string `json:"change"`
+	journal.FileChange
+}
+
+// rewind returns the whole workspace to its state right after event at (replay.Engine.Rewind).
+func (a *app) rewind(at uint64, o replay.RevertOptions, jsonOut bool) error {
+	op := func(e *replay.Engine) (*replay.Result, error) { return e.Rewind(context.Background(), at, o) }
+	return a.change(op, func(_ *replay.Engine, res *replay.Result) error {
+		if jsonOut {
+			rep := rewindReport{At: at, DryRun: o.DryRun, Event: res.Seq, Observed: res.Observed, Files: []rewindFile{}}
+			for _, f := range res.Files {
+				rep.Files = append(rep.Files, rewindFile{Change: replay.RewindChange(f), FileChange: f})
+			}
+			return json.NewEncoder(a.out).Encode(rep)
+		}
+		a.printObserved(res)
+		n := len(res.Files)
+		if o.DryRun {
+			fmt.Fprintf(a.out, "dry run: would rewind the workspace to its state after event %s, changing %s; nothing changed\n", cSeq(at), fileCount(n))
+		} else {
+			fmt.Fprintf(a.out, "rewound the workspace to its state after event %s as event %s, changing %s\n", cSeq(at), cSeq(res.Seq), fileCount(n))
+		}
+		for _, f := range res.Files {
+			fmt.Fprintf(a.out, "    %s\n", rewindLine(f))
+		}
+		if !o.DryRun {
+			fmt.Fprintf(a.out, "`journal revert %d` takes it back\n", res.Seq)
+		}
+		return nil
+	})
+}
+
+// rewindLine is one file of a rewind: "created   path", "mode      path  755 -> 644".
+func rewindLine(f journal.FileChange) string {
+	what := replay.RewindChange(f)
+	s := fmt.Sprintf("%-8s  %s", what, f.Path)
+	switch what {
+	case "created":
+		s = cAdd(fmt.Sprintf("%-8s", what)) + "  " + f.Path
+	case "deleted":
+		s = cDel(fmt.Sprintf("%-8s", what)) + "  " + f.Path
+	}
+	if f.BeforeMode != f.AfterMode && f.BeforeMode != 0 && f.AfterMode != 0 {
+		s += fmt.Sprintf("  %o -> %o", f.BeforeMode, f.AfterMode)
+	}
+	return s
+}
+
+// fileCount is "1 file" or "n files".
+func fileCount(n int) string {
+	if n == 1 {
+		return "1 file"
+	}
+	return fmt.Sprintf("%d files", n)
+}
