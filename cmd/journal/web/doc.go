@@ -1,11 +1,12 @@
 // Package web is `journal web`: a local web app over a workspace's journal —
 // the timeline of events grouped by session (filters by file, session,
 // tool, text and time; paging), an event's diffs, a session's combined
-// diff, a file's blame at any event, and three actions — revert an event,
-// undo a whole session, restore a file to its state after an event — each
-// previewed as the diff it makes (or the conflict that blocks it, in words),
-// then applied as one new event on confirmation; new events appear live as
-// any process (a running `journal serve`) commits them.
+// diff, a file's blame at any event, and four actions — revert an event,
+// undo a whole session, restore a file to its state after an event, rewind
+// the whole workspace to its state after an event — each previewed as the
+// diff it makes (or the conflict that blocks it, in words), then applied as
+// one new event on confirmation; new events appear live as any process (a
+// running `journal serve`) commits them.
 //
 // Server-rendered HTML (html/template) and a few lines of plain JavaScript
 // (keyboard navigation, the live list), embedded with go:embed: no build
@@ -30,8 +31,8 @@
 // Authorization: Bearer). Either way a request with an Origin must come
 // from the app's own origin, and a mutating request is a POST carrying the
 // CSRF token of the page that offered it (an HMAC, keyed per server start;
-// a session undo's token also binds the newest event the preview saw, so
-// it never takes back more than was shown).
+// a session undo's and a rewind's token also bind the newest event the
+// preview saw, so they never take back more than was shown).
 //
 // `journal serve --http ADDR --web` mounts it at / beside /mcp (beyond
 // loopback, behind serve's --token).

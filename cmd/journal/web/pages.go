@@ -40,6 +40,8 @@ var funcs = template.FuncMap{
 	"span":        span,
 	"lag":         func(d time.Duration) string { return d.Round(100 * time.Millisecond).String() },
 	"inc":         func(i int) int { return i + 1 },
+	"rewound":     replay.RewindChange,
+	"perm":        func(m uint32) string { return fmt.Sprintf("%o", m) },
 }
 
 // who is the short form of who made an event.

@@ -61,6 +61,8 @@ func New(e *replay.Engine, actor journal.Actor) (*Server, error) {
 	s.mux.HandleFunc("GET /event/{seq}/diff", s.eventDiff)
 	s.mux.HandleFunc("GET /event/{seq}/revert", s.revertPreview)
 	s.mux.HandleFunc("POST /event/{seq}/revert", s.revert)
+	s.mux.HandleFunc("GET /event/{seq}/rewind", s.rewindPreview)
+	s.mux.HandleFunc("POST /event/{seq}/rewind", s.rewind)
 	s.mux.HandleFunc("GET /blame", s.blame)
 	s.mux.HandleFunc("GET /session/{id}", s.session)
 	s.mux.HandleFunc("GET /session/{id}/undo", s.sessionUndoPreview)
