@@ -322,6 +322,11 @@ func TestWeb_RefusesForeignRequests(t *testing.T) {
 			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 			return r
 		}, http.StatusForbidden},
+		{"rewind without the token", func() *http.Request {
+			r, _ := http.NewRequest("POST", base+"/event/1/rewind", strings.NewReader(url.Values{"through": {"3"}}.Encode()))
+			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			return r
+		}, http.StatusForbidden},
 		{"other origin", func() *http.Request {
 			r, _ := http.NewRequest("POST", base+"/event/2/revert", nil)
 			r.Header.Set("Origin", "http://evil.example")
