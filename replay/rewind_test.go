@@ -189,12 +189,16 @@ func TestRewind_Baseline(t *testing.T) {
 	dir := t.TempDir()
 	e := open(t, dir)
 	batch(t, e, &replay.Batch{Tool: "t", Changes: []replay.Change{{Path: "x.txt", Data: []byte("x1\n")}}})
-	watcher := journal.Actor{Kind: "external"}
-	base := batch(t, e, &replay.Batch{Tool: journal.ToolBaseline, Kind: journal.KindObserve, Actor: &watcher,
-		Changes: []replay.Change{{Path: "y.txt", Data: []byte("y as first seen\n")}}})
-	if ev := lastEvent(t, e); !ev.IsBaseline() || ev.Seq != base {
-		t.Fatalf("the baseline event: %+v", ev)
+	write(t, dir, "y.txt", "y as first seen\n") // there all along; a watcher's scan finds it
+	obs, err := e.Observe(ctx, replay.Observation{Paths: []string{"y.txt"}, Tool: journal.ToolWatch, Baseline: true})
+	if err != nil {
+		t.Fatal(err)
 	}
+	ev := lastEvent(t, e)
+	if !ev.IsBaseline() || len(obs.Events) != 1 || ev.Seq != obs.Events[0] || !ev.Files[0].Before.IsZero() {
+		t.Fatalf("the baseline event: %+v (observed %+v)", ev, obs)
+	}
+	base := ev.Seq
 	batch(t, e, &replay.Batch{Tool: "t", Changes: []replay.Change{{Path: "y.txt", Data: []byte("y edited\n")}, {Path: "x.txt", Data: []byte("x2\n")}}})
 	batch(t, e, &replay.Batch{Tool: "t", Changes: []replay.Change{{Path: "z.txt", Data: []byte("z\n")}}})
 

@@ -154,3 +154,69 @@ func TestRestore_Rewind_SymlinkRefused(t *testing.T) {
 		t.Fatalf("a refused rewind wrote a.txt: %q", got)
 	}
 }
+
+// TestRestore_Rewind_ShellChanges: a shell command's changes recorded by
+// `journal exec` — an edit by sed, a new file, an rm, a chmod — are
+// rewound as a person would: to before the command, everything comes back
+// but a file the journal first saw (a baseline) only after that point,
+// which is left alone; one undo takes the rewind back; a rewind to the
+// baseline restores that file too.
+func TestRestore_Rewind_ShellChanges(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("b.py", "b = 1\n")
+	write("c.py", "c = 1\n")
+	ok(t, dir, "exec", "--", "true") // 1: the journal's first look, a baseline of b.py and c.py
+	e := engine(t, dir)
+	apply(t, e, "write_file", "a.py", "a = 1\n") // 2
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	write("notes.txt", "notes\n")                                                                                                    // 3: first seen by the next command's look, a baseline
+	ok(t, dir, "exec", "--", "sh", "-c", `sed -i s/1/2/ b.py; printf 'd\n' > d.py; rm c.py; chmod 755 a.py; echo more >> notes.txt`) // 4
+	type file struct {
+		data string
+		mode os.FileMode
+	}
+	state := func() map[string]file {
+		out := map[string]file{}
+		for _, n := range []string{"a.py", "b.py", "c.py", "d.py", "notes.txt"} {
+			out[n] = file{readFile(t, dir, n), modeOf(t, dir, n)}
+		}
+		return out
+	}
+	after := state()
+	log := ok(t, dir, "log", "--oneline")
+	for _, want := range []string{"1 ", "first seen (baseline) b.py,c.py", "3 ", "first seen (baseline) notes.txt", "4 ", "exec: sh -c"} {
+		if !strings.Contains(log, want) {
+			t.Fatalf("log lacks %q:\n%s", want, log)
+		}
+	}
+
+	out := ok(t, dir, "restore", "--at", "2")
+	if !strings.Contains(out, "as event 5, changing 4 files") || strings.Contains(out, "notes.txt") {
+		t.Fatalf("rewind to before the command:\n%s", out)
+	}
+	at2 := map[string]file{"a.py": {"a = 1\n", 0o644}, "b.py": {"b = 1\n", 0o644}, "c.py": {"c = 1\n", 0o644}, "d.py": {"<absent>", 0},
+		"notes.txt": {"notes\nmore\n", 0o644}}
+	if s := state(); !maps.Equal(s, at2) {
+		t.Fatalf("after the rewind to 2: %v, want %v", s, at2)
+	}
+	if out := ok(t, dir, "undo"); !strings.Contains(out, "undid event 5 as event 6") {
+		t.Fatalf("undo:\n%s", out)
+	}
+	if s := state(); !maps.Equal(s, after) {
+		t.Fatalf("after the undo: %v, want %v", s, after)
+	}
+	ok(t, dir, "restore", "--at", "3")
+	at2["notes.txt"] = file{"notes\n", 0o644}
+	if s := state(); !maps.Equal(s, at2) {
+		t.Fatalf("after the rewind to the baseline: %v, want %v", s, at2)
+	}
+	ok(t, dir, "verify")
+}

@@ -26,9 +26,10 @@ func TestWeb_BrowserRewind(t *testing.T) {
 		{Path: "a.txt", Data: []byte("one\nTWO\nthree\nfour\n"), Mode: 0o755}, {Path: "b.txt", Delete: true}, {Path: "c.txt", Data: []byte("sea\n")}}}); err != nil {
 		t.Fatal(err)
 	}
-	watcher := journal.Actor{Kind: "external"}
-	if _, err := agentEngine.Apply(bg, &replay.Batch{Tool: journal.ToolBaseline, Kind: journal.KindObserve, Actor: &watcher,
-		Changes: []replay.Change{{Path: "seen.txt", Data: []byte("there before the watcher\n")}}}); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "seen.txt"), []byte("there before the watcher\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := agentEngine.Observe(bg, replay.Observation{Paths: []string{"seen.txt"}, Tool: journal.ToolWatch, Baseline: true}); err != nil {
 		t.Fatal(err)
 	}
 	if err := agentEngine.Checkpoint(); err != nil {
