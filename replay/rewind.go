@@ -2,9 +2,11 @@ package replay
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
+	"syscall"
 
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/snapshot"
@@ -154,6 +156,9 @@ func (e *Engine) planRewind(r *Reader, seq uint64, want map[string]*fileAt, o Re
 	for _, key := range paths {
 		w := want[key]
 		cur, err := r.Read(key)
+		if err != nil && w.id.IsZero() && errors.Is(err, syscall.ENOTDIR) {
+			continue // to be absent, and cannot exist: a directory on its path is a file now
+		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("rewind to event %d: %w", seq, err)
 		}

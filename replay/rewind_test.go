@@ -367,3 +367,20 @@ func TestRewind_ModeOnlyUndone(t *testing.T) {
 		sameState(t, "undone", dirState(t, dir), map[string]fileState{"run.sh": {"echo hi\n", 0o755}})
 	}
 }
+
+// TestRewind_AbsentUnderAFile: a file to be absent whose directory is a
+// file now cannot exist, and does not stop the rewind of the others.
+func TestRewind_AbsentUnderAFile(t *testing.T) {
+	dir := t.TempDir()
+	e := open(t, dir)
+	apply(t, e, "a.txt", "a1\n")
+	apply(t, e, "a.txt", "a2\n", "d/new.txt", "new\n")
+	if err := os.RemoveAll(filepath.Join(dir, "d")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "d", "a file where the directory was\n")
+	if _, err := e.Rewind(ctx, 1, replay.RevertOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	sameState(t, "rewound", dirState(t, dir), map[string]fileState{"a.txt": {"a1\n", 0o644}, "d": {"a file where the directory was\n", 0o644}})
+}
