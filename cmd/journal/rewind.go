@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/journalfs/journal/journal"
@@ -27,7 +28,14 @@ type rewindFile struct {
 
 // rewind returns the whole workspace to its state right after event at (replay.Engine.Rewind).
 func (a *app) rewind(at uint64, o replay.RevertOptions, jsonOut bool) error {
-	op := func(e *replay.Engine) (*replay.Result, error) { return e.Rewind(context.Background(), at, o) }
+	op := func(e *replay.Engine) (*replay.Result, error) {
+		res, err := e.Rewind(context.Background(), at, o)
+		var pe *replay.PathError
+		if errors.As(err, &pe) {
+			err = withHint(err, fmt.Sprintf("nothing was changed: make %s a regular file inside the workspace again (or move it away), then rewind again", pe.Path))
+		}
+		return res, err
+	}
 	return a.change(op, func(_ *replay.Engine, res *replay.Result) error {
 		if jsonOut {
 			rep := rewindReport{At: at, DryRun: o.DryRun, Event: res.Seq, Observed: res.Observed, Files: []rewindFile{}}
