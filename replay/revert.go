@@ -265,14 +265,6 @@ func (e *Engine) contentChange(r *Reader, path string, id snapshot.ID, mode uint
 
 func modeOf(m uint32) fs.FileMode { return fs.FileMode(m).Perm() }
 
-// modeStands reports whether f changed its file's mode and a file of mode
-// now still has it: a revert puts the mode back even where the content is
-// already as before (a chmod, or a rewind's change of mode alone).
-func modeStands(f journal.FileChange, now fs.FileMode) bool {
-	return !f.Before.IsZero() && !f.After.IsZero() && f.BeforeMode != 0 && f.AfterMode != 0 &&
-		f.BeforeMode != f.AfterMode && now == modeOf(f.AfterMode)
-}
-
 // mergeChange reverses f's change onto a file that changed since, by diff3.
 func (e *Engine) mergeChange(r *Reader, ev *journal.Event, f journal.FileChange, cur *File) (Change, error) {
 	conflict := func(msg string) (Change, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 
 	"github.com/journalfs/journal/journal"
@@ -166,4 +167,13 @@ func (e *Engine) planSessionUndo(r *Reader, session string, evs []*journal.Event
 		return nil, fmt.Errorf("every file session %q changed is already as it was before it: %w", session, ErrNothing)
 	}
 	return b, nil
+}
+
+// modeStands reports whether f changed its file's mode and a file of mode
+// now still has it: a session undo puts the mode back even where the
+// content is already as before (a chmod, or a rewind's change of mode
+// alone), as planRevert does for one event.
+func modeStands(f journal.FileChange, now fs.FileMode) bool {
+	return !f.Before.IsZero() && !f.After.IsZero() && f.BeforeMode != 0 && f.AfterMode != 0 &&
+		f.BeforeMode != f.AfterMode && now == modeOf(f.AfterMode)
 }
