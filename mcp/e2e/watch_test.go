@@ -162,6 +162,7 @@ git add -A && git commit -qm other && git checkout -q main`)
 		{"git checkout", `git checkout -q other`},
 	}
 	snapshots := []map[string]string{workspaceFiles(t, root)}
+	var stepEvents []uint64
 	for _, s := range steps {
 		before := lastEvents(t, root, 1)[0].Seq
 		start := time.Now()
@@ -177,6 +178,7 @@ git add -A && git commit -qm other && git checkout -q main`)
 			}
 		}
 		t.Logf("%s: recorded as event %d in %v (%d files)", s.name, evs[0].Seq, time.Since(start).Round(time.Millisecond), len(evs[0].Files))
+		stepEvents = append(stepEvents, evs[0].Seq)
 		snapshots = append(snapshots, workspaceFiles(t, root))
 	}
 	if got := snapshots[len(snapshots)-1]["pkg/new7.py"]; got != "n = 7\n" {
@@ -198,6 +200,25 @@ git add -A && git commit -qm other && git checkout -q main`)
 	}
 	if got := readFile(t, filepath.Join(root, "a.py")); got != "a = 2\n" {
 		t.Fatalf("a.py after the undos is %q, want the tool's edit kept", got)
+	}
+	// rewind the whole workspace to right after the checkout (one event, with
+	// a dry run first), then take the rewind back with one undo
+	last := stepEvents[len(stepEvents)-1]
+	if out := runJournal(t, root, "restore", "--at", fmt.Sprint(last), "--dry-run"); !strings.Contains(out, "pkg/new7.py") {
+		t.Fatalf("rewind dry run:\n%s", out)
+	}
+	if diff := diffFiles(snapshots[0], workspaceFiles(t, root)); diff != "" {
+		t.Fatalf("the dry run changed files: %s", diff)
+	}
+	runJournal(t, root, "restore", "--at", fmt.Sprint(last))
+	waitClean(t, root)
+	if diff := diffFiles(snapshots[len(snapshots)-1], workspaceFiles(t, root)); diff != "" {
+		t.Fatalf("after the rewind to event %d: %s", last, diff)
+	}
+	runJournal(t, root, "undo")
+	waitClean(t, root)
+	if diff := diffFiles(snapshots[0], workspaceFiles(t, root)); diff != "" {
+		t.Fatalf("after undoing the rewind: %s", diff)
 	}
 	runJournal(t, root, "verify")
 	if s := d.call("journal_log", map[string]any{"limit": 3}); s.IsError {
