@@ -246,7 +246,27 @@
 // reverts the newest live undo, unless a new change came after it. An event is
 // live unless the event that reverted it is itself live (so a revert of a
 // revert makes the original live again). Restore(path, N) sets a file to its
-// content right after N.
+// content right after N; Rewind(N) (rewind.go) sets every file the journal
+// knows to its state right after N, as one restore event. Undo and Revert
+// take observe events recorded by the watcher, a hook or journal exec like
+// any other (not a baseline, whose files existed before it, and not an
+// outside change recorded only because a tool was about to overwrite it:
+// its tool's event follows).
+//
+// # Outside changes: Observe
+//
+// Observe (observe.go) records files that another process changed as
+// committed observe events; the workspace watcher (package watch) and the
+// hooks call it. It writes no file, so it needs no intent, no temps and no
+// recovery: the contents are stored first, in chunks of transactions of
+// their own (contents no event names are harmless, and gc sweeps them);
+// then, with the journal held, each file's identity is checked to be what
+// it was when read, every logged and unsealed batch is moved into the bbolt
+// file, and each event is appended committed in one transaction, which
+// moves the heads. A file equal to its head (this engine's own write) is
+// left out. A file whose stats differ around its read, or that changed
+// within racyMargin of it and reads differently once the margin has
+// passed, is returned as unsettled rather than recorded half-written.
 //
 // # Blame
 //
