@@ -398,8 +398,10 @@ func TestWatch_OverflowRescans(t *testing.T) {
 	}
 }
 
-// A file rewritten in place again and again while the watcher reads it is
-// recorded only as whole versions, never half of one and half of another.
+// A file rewritten in place again and again, and another replaced by
+// rename again and again, while the watcher reads them, are recorded only
+// as whole versions, never half of one and half of another, and as they
+// ended.
 func TestWatch_NeverRecordsHalfAWrite(t *testing.T) {
 	dir := t.TempDir()
 	files(t, dir, map[string]string{"big.txt": strings.Repeat("a", 1<<20)})
@@ -423,12 +425,30 @@ func TestWatch_NeverRecordsHalfAWrite(t *testing.T) {
 			}
 		}
 	}()
+	wg.Add(1)
+	go func() { // and a file replaced (write a temp, rename it over) again and again
+		defer wg.Done()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			tmp := filepath.Join(dir, ".swap.tmp")
+			os.WriteFile(tmp, bytes.Repeat([]byte{byte('B' + i%20)}, 256<<10), 0o644)
+			os.Rename(tmp, filepath.Join(dir, "swapped.txt"))
+		}
+	}()
 	time.Sleep(2 * time.Second)
 	close(stop)
 	wg.Wait()
-	h.settled()
+	os.Remove(filepath.Join(dir, ".swap.tmp"))
+	h.settled() // both recorded as they ended
 	for _, ev := range h.events(0) {
 		f, ok := ev.File("big.txt")
+		if !ok {
+			f, ok = ev.File("swapped.txt")
+		}
 		if !ok || f.After.IsZero() {
 			continue
 		}
