@@ -11,6 +11,7 @@ import (
 
 	"github.com/journalfs/journal/ops"
 	"github.com/journalfs/journal/ops/match"
+	"github.com/journalfs/journal/ops/syntax"
 	"github.com/journalfs/journal/replay"
 )
 
@@ -27,12 +28,12 @@ func editChanges(in *EditIn) ([]match.Change, error) {
 	}
 	fuzzy := in.Fuzzy == nil || *in.Fuzzy
 	if single {
-		return []match.Change{{Search: *in.SearchText, Replace: *in.ReplaceText, Options: match.Options{Fuzzy: fuzzy, AllowRepeat: in.AllowRepeat}}}, nil
+		return []match.Change{{Search: *in.SearchText, Replace: *in.ReplaceText, Options: match.Options{Fuzzy: fuzzy, AllowRepeat: in.AllowRepeat, Substring: in.Substring}}}, nil
 	}
 	out := make([]match.Change, len(in.Changes))
 	for i, c := range in.Changes {
 		out[i] = match.Change{Search: c.SearchText, Replace: c.ReplaceText,
-			Options: match.Options{Fuzzy: fuzzy, Occurrence: c.Occurrence, ReplaceAll: c.ReplaceAll, AllowRepeat: c.AllowRepeat || in.AllowRepeat}}
+			Options: match.Options{Fuzzy: fuzzy, Occurrence: c.Occurrence, ReplaceAll: c.ReplaceAll, AllowRepeat: c.AllowRepeat || in.AllowRepeat, Substring: c.Substring || in.Substring}}
 	}
 	return out, nil
 }
@@ -82,6 +83,9 @@ func (s *Server) editContent(ctx context.Context, c *call, in *EditIn) (*EditOut
 		ch := replay.Change{Path: v.Path.Key, Expect: &v.ID}
 		if v.Strategy == replay.StrategyMemory {
 			ch.Data = t.edited(edits)
+			if err := layoutKept(v.Path.Key, v.Data, ch.Data, edits, changes); err != nil {
+				return nil, err
+			}
 		} else {
 			ch.Source = func(w io.Writer) error {
 				w = c.progress.writer(w, t.size, "new content")
@@ -156,6 +160,71 @@ func (s *Server) editContent(ctx context.Context, c *call, in *EditIn) (*EditOut
 	}
 	return out, b.String(), nil
 }
+
+// layoutLimit bounds the files layoutKept parses twice.
+const layoutLimit = 4 << 20
+
+// layoutKept refuses an edit that leaves a file whose layout is syntax
+// (Python, YAML, Makefiles: syntax.LayoutParses) unparsable when it parsed
+// before, if any replacement was not written as sent (its indentation was
+// translated or placed by the matcher): a translation must never break such
+// a file, whatever the readings of the agent's indentation said. An edit
+// written byte for byte as sent is the agent's own text and is not judged
+// here. The candidates give each translated change's file text and what the
+// agent sent, for a call that writes its own indentation.
+func layoutKept(name string, before, after []byte, edits []match.Edit, changes []match.Change) error {
+	var moved []match.Edit
+	for _, e := range edits {
+		if !e.AlreadyApplied && translated(e, changes[e.Change].Replace) {
+			moved = append(moved, e)
+		}
+	}
+	if len(moved) == 0 || len(before) > layoutLimit {
+		return nil
+	}
+	if ok, known := syntax.LayoutParses(name, after); !known || ok {
+		return nil
+	}
+	if ok, _ := syntax.LayoutParses(name, before); !ok {
+		return nil
+	}
+	var cands []ops.Candidate
+	for _, e := range moved {
+		cands = append(cands, ops.Candidate{Line: e.Match.Line, EndLine: e.Match.EndLine, Similarity: 1,
+			Text: e.Match.Matched, SearchText: e.Match.Matched, ReplaceText: changes[e.Change].Replace})
+	}
+	return &ops.Error{Op: "layout_check", Index: moved[0].Change, Path: name, Err: ops.ErrSyntax,
+		Msg: fmt.Sprintf("the search text matched at line %d with another indentation than the file's, and the replacement translated into the file's indentation would leave %s unparsable (it parses now), so nothing was written",
+			moved[0].Match.Line, name),
+		Hint:       "send the search text exactly as the file has it (candidate search_text) with the replacement indented as it must stand in the file",
+		Candidates: cands}
+}
+
+// translated reports an edit that wrote a line the agent did not send as
+// it is: a line of the replacement that is neither the file's own (kept)
+// nor one of the agent's lines byte for byte (its indentation translated).
+// A change that only deletes or keeps lines translates nothing.
+func translated(e match.Edit, replace string) bool {
+	old, sent := map[string]int{}, map[string]bool{}
+	for _, l := range strings.Split(toLF(e.Match.Matched), "\n") {
+		old[l]++
+	}
+	for _, l := range strings.Split(toLF(replace), "\n") {
+		sent[l] = true
+	}
+	for _, l := range strings.Split(toLF(e.Replacement), "\n") {
+		switch {
+		case old[l] > 0:
+			old[l]--
+		case strings.TrimSpace(l) == "" || sent[l]:
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+func toLF(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
 
 // retryEdit completes a corrected search/replace pair the matcher offers
 // (ops.Error.Retry) into edit_content arguments: the caller's own, with the

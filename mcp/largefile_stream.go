@@ -117,6 +117,17 @@ func (t *ltext) hitWindow(off int64, n int) (string, bool, error) {
 	return string(buf[:max(n, nl+1)]), true, nil
 }
 
+// lineLead returns the text between the start of the line holding off and
+// off, at most eolReach bytes of it.
+func (t *ltext) lineLead(off int64) (string, error) {
+	lo := max(off-eolReach, 0)
+	buf := make([]byte, off-lo)
+	if _, err := t.body.ReadAt(buf, lo); err != nil && !errors.Is(err, io.EOF) {
+		return "", err
+	}
+	return string(buf[bytes.LastIndexByte(buf, '\n')+1:]), nil
+}
+
 // window returns the whole lines around [off, off+n), at most about slack
 // bytes beyond them on each side, with the offset and line of its start.
 func (t *ltext) window(off int64, n, slack int, line int) (string, int64, int, error) {
@@ -263,13 +274,20 @@ func (t *ltext) streamFind(c match.Change, exactOnly bool) ([]match.Match, error
 			if exactOnly && !eol {
 				return nil, errNotExact
 			}
-			found, _ := match.Find(w, v, match.Options{ReplaceAll: true})
+			// the line before the hit too: match.Find judges whether the
+			// hit cuts a longer number or word, and whether it starts
+			// after the line's indentation, from the text before it
+			lead, err := t.lineLead(h.off)
+			if err != nil {
+				return nil, err
+			}
+			found, _ := match.Find(lead+w, v, match.Options{ReplaceAll: true, Substring: c.Substring})
 			for _, m := range found {
-				if m.Start == 0 {
+				if m.Start == len(lead) {
 					if vi > 0 {
 						m.Level = match.LevelLineEndings
 					}
-					ms = append(ms, shift(m, h.off, h.line))
+					ms = append(ms, shift(m, h.off-int64(len(lead)), h.line))
 				}
 			}
 		}

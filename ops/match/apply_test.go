@@ -24,7 +24,7 @@ func TestApply(t *testing.T) {
 		{"no final newline kept", "a\nb", []match.Change{{Search: "b", Replace: "c"}}, "a\nc", [][2]int{{2, 2}}},
 		{"delete lines", "a\nb\nc\n", []match.Change{{Search: "b\n", Replace: ""}}, "a\nc\n", [][2]int{{2, 2}}},
 		{"replace all", "x x\nx\n", []match.Change{{Search: "x", Replace: "y", Options: match.Options{ReplaceAll: true}}}, "y y\ny\n", [][2]int{{1, 1}, {1, 1}, {2, 2}}},
-		{"adjacent changes", "ab", []match.Change{{Search: "a", Replace: "1"}, {Search: "b", Replace: "2"}}, "12", [][2]int{{1, 1}, {1, 1}}},
+		{"adjacent changes", "a+b", []match.Change{{Search: "a+", Replace: "1"}, {Search: "b", Replace: "2"}}, "12", [][2]int{{1, 1}, {1, 1}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

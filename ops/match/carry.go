@@ -215,10 +215,10 @@ func (c *carrier) changed(f, s, r string, ind *indenter) (string, error) {
 	sb, rb, fb := s[len(si):], r[len(ri):], f[len(fi):]
 	st, rt, ft := trailingWS(sb), trailingWS(rb), trailingWS(fb)
 	sb, rb, fb = sb[:len(sb)-len(st)], rb[:len(rb)-len(rt)], fb[:len(fb)-len(ft)]
+	// A changed line is the caller's text to its end: its trailing
+	// whitespace is the replacement's, as every line-based tool writes it
+	// (a value line of a .env keeps no spaces the caller did not send).
 	tail := rt
-	if rt == st {
-		tail = ft
-	}
 	body, ok := mergeLine(fb, sb, rb)
 	if !ok {
 		if c.loose {

@@ -172,11 +172,20 @@ func TestApply_Refusals(t *testing.T) {
 	if got != "(defn f [x]\n  (dec x))\n\n(defn g [y] y)\n" {
 		t.Fatalf("clojure: %q", got)
 	}
-	// the replacement re-indents every line by one space, nothing else: a
-	// slip of the copy, refused rather than shifted into the file
+	// the search was copied with 3 spaces, the replacement is indented as
+	// the file is (its kept line has the file's bytes): written as sent,
+	// not translated a second time
 	py := "def f():\n    a = 1\n    return a\n"
-	if _, _, err := match.Apply(py, []match.Change{{Search: "   a = 1\n   return a\n", Replace: "    a = 1\n    return a + 1\n", Options: match.Options{Fuzzy: true}}}); !errors.Is(err, ops.ErrNoMatch) {
-		t.Fatalf("one-space re-indent: %v", err)
+	if got, _, err := match.Apply(py, []match.Change{{Search: "   a = 1\n   return a\n", Replace: "    a = 1\n    return a + 1\n", Options: match.Options{Fuzzy: true}}}); err != nil || got != "def f():\n    a = 1\n    return a + 1\n" {
+		t.Fatalf("replacement in the file's style: %q, %v", got, err)
+	}
+	// only the unit differs and nothing tells which style the new lines
+	// are in: refused with both readings
+	js := "function f() {\n    if (a) {\n        b();\n    }\n}\n"
+	_, _, err = match.Apply(js, []match.Change{{Search: "    if (a) {\n      b();\n    }\n", Replace: "    while (x) {\n        c();\n        d();\n    }\n", Options: match.Options{Fuzzy: true}}})
+	var oe *ops.Error
+	if !errors.As(err, &oe) || !errors.Is(err, ops.ErrAmbiguousMatch) || len(oe.Candidates) != 2 || oe.Candidates[0].ReplaceText == oe.Candidates[1].ReplaceText {
+		t.Fatalf("two readings: %v", err)
 	}
 	// a dependent batch says which change to split out
 	_, _, err = match.Apply(content, []match.Change{

@@ -71,7 +71,7 @@ func TestLocate_Errors(t *testing.T) {
 	if !errors.As(err, &oe) || oe.Index != 1 || !strings.Contains(oe.Msg, "already applied") {
 		t.Fatalf("miss: %v", err)
 	}
-	_, err = match.Locate("abcdef\n", []match.Change{{Search: "abcd", Replace: "1"}, {Search: "cdef", Replace: "2"}})
+	_, err = match.Locate("ab-cd-ef\n", []match.Change{{Search: "ab-cd", Replace: "1"}, {Search: "cd-ef", Replace: "2"}})
 	if !errors.Is(err, ops.ErrOverlap) {
 		t.Fatalf("overlap: %v", err)
 	}

@@ -1,6 +1,7 @@
 package match
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -30,6 +31,9 @@ type Options struct {
 	// replacement present where the search would match): to insert the same
 	// lines again on purpose.
 	AllowRepeat bool `json:"allow_repeat,omitempty"`
+	// Substring takes exact occurrences that start or end inside a longer
+	// number or word (bounds.go), which are otherwise dropped.
+	Substring bool `json:"substring,omitempty"`
 }
 
 // Level names the cascade level that produced a match.
@@ -62,6 +66,7 @@ type Match struct {
 	align       []int    // tolerant levels: search line → window line (-1: unaligned blank)
 	style       []string // indentation of file lines around the match
 	dropFinalNL bool     // search ended in "\n" but the match ends at a final line without one
+	lead        string   // exact levels: the indentation before Start when the match starts after it
 }
 
 // Rewrite adapts replacement text to the place m matched. At the exact level
@@ -72,6 +77,9 @@ type Match struct {
 // (ops.ErrNoMatch, with the file's text as a candidate) when a new line's
 // indentation cannot be translated with confidence.
 func (m Match) Rewrite(replace string) (string, error) {
+	if m.lead != "" && multiLine(replace) {
+		return m.rewriteLead(replace)
+	}
 	if m.Level == LevelExact {
 		r := toLF(replace)
 		if m.eol == "\r\n" {
@@ -79,8 +87,40 @@ func (m Match) Rewrite(replace string) (string, error) {
 		}
 		return r, nil
 	}
+	return m.carryOnto(replace)
+}
+
+// multiLine reports a text of more than one line (a final line ending does
+// not count).
+func multiLine(s string) bool { return strings.Contains(strings.TrimSuffix(toLF(s), "\n"), "\n") }
+
+// rewriteLead writes a replacement of several lines for an exact match that
+// starts after its line's indentation (the search copied from the first
+// non-blank character): the replacement's lines belong at that indentation,
+// so the change is carried onto the whole first line, the search's first
+// line counting as indented by m.lead, and the new lines are translated like
+// those of any tolerant match (or refused). The text before the match stays
+// in the file, so the result is returned without it.
+func (m Match) rewriteLead(replace string) (string, error) {
+	w := m
+	w.Matched, w.lead, w.align = m.lead+m.Matched, "", nil
+	out, err := w.carryOnto(replace)
+	if err != nil {
+		return "", err
+	}
+	if !strings.HasPrefix(out, m.lead) {
+		return "", &ops.Error{Op: "match", Index: -1, Err: ops.ErrNoMatch,
+			Msg:        fmt.Sprintf("matched at line %d after the line's indentation, but the replacement's first line would not start at that indentation", m.Line),
+			Hint:       "send the search text from the start of its line (candidate), with the replacement indented as the file is",
+			Candidates: []ops.Candidate{{Line: m.Line, EndLine: m.EndLine, Similarity: 1, Text: shorten(w.Matched, 300), SearchText: w.Matched}}}
+	}
+	return out[len(m.lead):], nil
+}
+
+// carryOnto carries the change m.search→replace onto the matched lines.
+func (m Match) carryOnto(replace string) (string, error) {
 	align := m.align
-	if align == nil { // line_endings: lines correspond one for one
+	if align == nil { // exact levels: lines correspond one for one
 		n := strings.Count(toLF(m.search), "\n")
 		if !strings.HasSuffix(m.search, "\n") {
 			n++
@@ -94,7 +134,11 @@ func (m Match) Rewrite(replace string) (string, error) {
 	if len(c.window) < len(align) && m.dropFinalNL {
 		c.window = append(c.window, line{})
 	}
-	out, err := c.carry(m.search, replace)
+	out, err := c.carryRead(m.search, replace, m)
+	var oe *ops.Error
+	if errors.As(err, &oe) {
+		return "", err
+	}
 	if err != nil {
 		return "", &ops.Error{Op: "match", Index: -1, Err: ops.ErrNoMatch,
 			Msg:  fmt.Sprintf("matched at line %d (%s level), but %v", m.Line, m.Level, err),
@@ -119,8 +163,11 @@ func Find(content, search string, o Options) ([]Match, error) {
 		return nil, err
 	}
 	li := indexLines(content)
-	ms := findAll(content, li, search, o.Fuzzy)
+	ms := findAll(content, li, search, o)
 	if len(ms) == 0 {
+		if err := cutError(content, li, cutMatches(content, li, search)); err != nil && !o.Substring {
+			return nil, err
+		}
 		return nil, missError(li, search, "", o.Fuzzy, th)
 	}
 	return selectMatches(ms, o)
@@ -128,10 +175,16 @@ func Find(content, search string, o Options) ([]Match, error) {
 
 // findAll runs the levels of the cascade and returns every match of the
 // first level that matches, completed (lines, matched text, line ending).
-func findAll(content string, li *lineIndex, search string, tolerant bool) []Match {
+// Unless o.Substring, exact occurrences that cut a number or a word are
+// dropped (bounds.go). The normalized level runs with o.Fuzzy.
+func findAll(content string, li *lineIndex, search string, o Options) []Match {
+	tolerant := o.Fuzzy
 	ms := findExact(content, search)
 	if len(ms) == 0 {
 		ms = findLineEndings(content, search)
+	}
+	if !o.Substring {
+		ms = keepWhole(content, ms)
 	}
 	if len(ms) == 0 {
 		ms = findTolerant(li, search, trimKey, false, LevelWhitespace)
@@ -148,6 +201,8 @@ func findAll(content string, li *lineIndex, search string, tolerant bool) []Matc
 			m.eol = eolAt(content, m.Start)
 		}
 		if m.Level == LevelWhitespace || m.Level == LevelNormalized {
+			m.style = indentSample(li, m.Line-1)
+		} else if m.lead = leadOf(content, m.Start); m.lead != "" {
 			m.style = indentSample(li, m.Line-1)
 		}
 	}

@@ -29,10 +29,10 @@ func resolve(content string, li *lineIndex, c Change, idx int) ([]Edit, error) {
 		return nil, err
 	}
 	search, replace, note := c.Search, c.Replace, ""
-	ms := findAll(content, li, search, c.Fuzzy)
+	ms := findAll(content, li, search, c.Options)
 	if len(ms) == 0 && c.Fuzzy {
 		for _, v := range artefactVariants(c.Search, c.Replace) {
-			if found := findAll(content, li, v.search, false); len(found) == 1 {
+			if found := findAll(content, li, v.search, Options{Substring: c.Substring}); len(found) == 1 {
 				ms, search, replace, note = found, v.search, v.replace, v.note
 				break
 			}
@@ -43,11 +43,23 @@ func resolve(content string, li *lineIndex, c Change, idx int) ([]Edit, error) {
 			}
 		}
 	}
+	var cut []Match // occurrences inside longer tokens, when nothing else matched
+	if len(ms) == 0 && !c.Substring {
+		cut = cutMatches(content, li, search)
+	}
 	if !c.AllowRepeat {
 		if len(ms) == 0 {
 			if e, ok := presentInstead(content, li, search, replace, th); ok {
 				e.Change = idx
 				return []Edit{e}, nil
+			}
+			// "thre"→"three" where the file says three: the search cuts
+			// the word the change has made already
+			if es, ok := grownAlready(content, cut, search, replace); ok {
+				for i := range es {
+					es[i].Change = idx
+				}
+				return es, nil
 			}
 		} else if es, ok := grownAlready(content, ms, search, replace); ok {
 			for i := range es {
@@ -62,6 +74,9 @@ func resolve(content string, li *lineIndex, c Change, idx int) ([]Edit, error) {
 		}
 	}
 	if len(ms) == 0 {
+		if err := cutError(content, li, cut); err != nil {
+			return nil, err
+		}
 		return nil, missError(li, search, replace, c.Fuzzy, th)
 	}
 	sel, err := selectMatches(ms, c.Options)
@@ -107,7 +122,7 @@ func presentInstead(content string, li *lineIndex, search, replace string, th fl
 	if len(rk) == 1 && len([]rune(rk[0])) < 8 {
 		return Edit{}, false // too short to tell one place from another
 	}
-	ms := findAll(content, li, replace, true)
+	ms := findAll(content, li, replace, Options{Fuzzy: true})
 	if len(ms) != 1 {
 		return Edit{}, false
 	}
@@ -244,12 +259,12 @@ func resolveCut(content string, li *lineIndex, c Change, idx int) ([]Edit, bool,
 	if !ok {
 		return nil, false, nil
 	}
-	hs := findAll(content, li, head, true)
+	hs := findAll(content, li, head, Options{Fuzzy: true, Substring: c.Substring})
 	if len(hs) != 1 {
 		return nil, false, nil
 	}
 	var ts []Match
-	for _, m := range findAll(content, li, tail, true) {
+	for _, m := range findAll(content, li, tail, Options{Fuzzy: true, Substring: c.Substring}) {
 		if m.Start >= hs[0].End {
 			ts = append(ts, m)
 		}

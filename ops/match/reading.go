@@ -1,0 +1,180 @@
+package match
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/journalfs/journal/ops"
+	"github.com/journalfs/journal/ops/merge"
+)
+
+// Two readings of a replacement's indentation. The search text of a
+// tolerant match is in the caller's indentation (it had to be, or it would
+// have matched exactly), but its replacement may be written either in that
+// style too (the caller reading) or already in the file's (the file
+// reading: the caller copied the search loosely and wrote the new code as
+// the file has it). Translating a replacement that is already in the file's
+// style indents it twice. The lines the replacement keeps from the search
+// (same text but for indentation) tell the readings apart:
+//
+//   - indented as in the search where the file differs: the caller reading;
+//   - indented as in the file where the search differs: the file reading;
+//   - both kinds: no reading holds, and the change is refused with both;
+//   - neither (every line changed, or the same indentation everywhere): the
+//     lines replaced one for one are asked the same, then the least
+//     indentation of each side (a search copied without its block's
+//     indentation, a replacement starting where the search does); when
+//     they say nothing either and the two readings write different text,
+//     the change is refused with both.
+//
+// Under the file reading the search is taken in the file's indentation, so
+// new lines are written as sent.
+
+// Readings of a replacement's indentation.
+const (
+	readNone   = 0
+	readCaller = 1
+	readFile   = 2
+)
+
+// reading judges which style the replacement rl is written in, from the
+// search lines sl (aligned to the window by c.align).
+func (c *carrier) reading(sl, rl []line) int {
+	key := func(ls []line) []string {
+		out := make([]string, len(ls))
+		for i, l := range ls {
+			out[i] = strings.TrimSpace(l.text)
+		}
+		return out
+	}
+	sk, rk := key(sl), key(rl)
+	hunks := merge.DiffStrings(sk, rk)
+	got := readNone
+	vote := func(i, j int) {
+		a := c.align[i]
+		if a < 0 || sk[i] == "" || rk[j] == "" || isBlank(c.window[a].text) {
+			return
+		}
+		s, r, f := leadingWS(sl[i].text), leadingWS(rl[j].text), leadingWS(c.window[a].text)
+		switch {
+		case s == f:
+		case r == s:
+			got |= readCaller
+		case r == f:
+			got |= readFile
+		}
+	}
+	// kept lines first
+	i, j := 0, 0
+	for _, h := range append(hunks, merge.Hunk{A0: len(sk), A1: len(sk), B0: len(rk), B1: len(rk)}) {
+		for ; i < h.A0 && j < h.B0; i, j = i+1, j+1 {
+			vote(i, j)
+		}
+		i, j = h.A1, h.B1
+	}
+	if got != readNone {
+		return got
+	}
+	for _, h := range hunks { // then lines replaced one for one
+		if h.A1-h.A0 == h.B1-h.B0 {
+			for k := 0; k < h.A1-h.A0; k++ {
+				vote(h.A0+k, h.B0+k)
+			}
+		}
+	}
+	if got != readNone {
+		return got
+	}
+	// last, the base: the least indentation of each side
+	var fl []line
+	for i := range sl {
+		if a := c.align[i]; a >= 0 {
+			fl = append(fl, c.window[a])
+		}
+	}
+	s, r, f := baseOf(sl), baseOf(rl), baseOf(fl)
+	switch {
+	case s == f:
+	case r == s:
+		got = readCaller
+	case r == f:
+		got = readFile
+	}
+	return got
+}
+
+// baseOf returns the shortest indentation of the non-blank lines.
+func baseOf(ls []line) string {
+	base, seen := "", false
+	for _, l := range ls {
+		if isBlank(l.text) {
+			continue
+		}
+		if w := leadingWS(l.text); !seen || len(w) < len(base) {
+			base, seen = w, true
+		}
+	}
+	return base
+}
+
+// inFileStyle returns the search lines sl with the indentation of the file's
+// lines they are aligned to; ok is false when that changes nothing.
+func (c *carrier) inFileStyle(sl []line) (string, bool) {
+	var b strings.Builder
+	changed := false
+	for i, l := range sl {
+		t := l.text
+		if a := c.align[i]; a >= 0 && !isBlank(t) && !isBlank(c.window[a].text) {
+			f := leadingWS(c.window[a].text)
+			if s := leadingWS(t); s != f {
+				t, changed = f+t[len(s):], true
+			}
+		}
+		b.WriteString(t + l.eol)
+	}
+	return b.String(), changed
+}
+
+// carryRead carries search→replace under the reading the replacement
+// shows (see reading), or refuses with both readings.
+func (c *carrier) carryRead(search, replace string, at Match) (string, error) {
+	sl, rl := splitKeep(toLF(search)), splitKeep(toLF(replace))
+	asFile, differs := c.inFileStyle(sl)
+	if !differs {
+		return c.carry(search, replace)
+	}
+	rd := c.reading(sl, rl)
+	if rd == readFile {
+		return c.carry(asFile, replace)
+	}
+	out, err := c.carry(search, replace)
+	if rd == readCaller {
+		return out, err
+	}
+	alt, altErr := c.carry(asFile, replace)
+	switch {
+	case err != nil && altErr != nil:
+		return "", err
+	case err == nil && altErr == nil && alt == out:
+		return out, nil
+	}
+	why := "nothing in it tells which"
+	if rd == readCaller|readFile {
+		why = "its unchanged lines follow both"
+	}
+	var cands []ops.Candidate
+	for _, o := range []struct {
+		text string
+		err  error
+	}{{out, err}, {alt, altErr}} {
+		if o.err == nil {
+			cands = append(cands, ops.Candidate{Line: at.Line, EndLine: at.EndLine, Similarity: 1, Text: shorten(o.text, 300),
+				SearchText: at.Matched, ReplaceText: o.text})
+		}
+	}
+	return "", &ops.Error{Op: "match", Index: -1, Err: ops.ErrAmbiguousMatch,
+		Msg: fmt.Sprintf("matched at line %d (%s level) with another indentation than the file's, and the replacement may be indented as your search (translated to the file's style) or as the file already is (written as sent): %s, and the two give different text",
+			at.Line, at.Level, why),
+		Hint:       "send one of the candidates' search_text/replace_text pairs (the first translates your replacement, the second writes it as sent), or resend with the search text exactly as the file has it",
+		Candidates: cands}
+}
