@@ -33,7 +33,7 @@ func (s *Server) formEdit(ctx context.Context, c *call, in *FormIn, mode string)
 		return nil, "", invalid("leave insertMode out: replace_top_level_form replaces", "insertMode is only for insert_top_level_form")
 	}
 	sr := &safetyReq{autoFix: in.AutoFix}
-	rb := s.lineRebaser(c, in.FilePath, in.ExpectedVersion, &in.Line, nil, "line", "")
+	rb := s.lineRebaser(c, in.FilePath, in.ExpectedVersion, &in.Line, nil, "line", "", lineHolds(in.TargetLine))
 	done, err := s.editText(ctx, c, textEdit{path: in.FilePath, expected: in.ExpectedVersion, lineBased: true, safety: sr, rebase: rb,
 		plan: func(src *source) (string, error) { return p.formEdit(src, in, mode) }})
 	if err != nil {
@@ -63,7 +63,7 @@ func (s *Server) commentEdit(ctx context.Context, c *call, in *CommentIn) (*Form
 		return nil, "", invalid("give the comment text", "commentText is empty")
 	}
 	p := &formPlan{}
-	rb := s.lineRebaser(c, in.FilePath, in.ExpectedVersion, &in.LineNumber, nil, "lineNumber", "")
+	rb := s.lineRebaser(c, in.FilePath, in.ExpectedVersion, &in.LineNumber, nil, "lineNumber", "", nil)
 	done, err := s.editText(ctx, c, textEdit{path: in.FilePath, expected: in.ExpectedVersion, lineBased: true, rebase: rb,
 		plan: func(src *source) (string, error) { return p.comment(src, in) }})
 	if err != nil {

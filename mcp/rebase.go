@@ -225,6 +225,10 @@ type lineRange struct {
 	set        func(start, end int) ops.Op
 	argStart   string // argument names for the retry
 	argEnd     string
+	// target, when the call says what its lines hold (target_line_text,
+	// targetLine, an edit_file block that keeps the range's first or last
+	// line), reports whether lines [a,b] of data hold it.
+	target func(data []byte, a, b int) bool
 }
 
 // lineRanges lists the line targets of the ops the rebase handles.
@@ -247,7 +251,7 @@ func lineRanges(list []ops.Op) []lineRange {
 						op.EndLine = ops.Int(b)
 					}
 					return op
-				}})
+				}, target: lineHolds(op.TargetLineText)})
 		case ops.InsertOp:
 			if op.Line == nil || (op.At != ops.AtBeforeLine && op.At != ops.AtAfterLine) {
 				continue
@@ -270,6 +274,10 @@ func lineRanges(list []ops.Op) []lineRange {
 			if op.EndLine != nil {
 				end = *op.EndLine
 			}
+			var target func([]byte, int, int) bool
+			if op.Type() == ops.EditReplace && op.CodeBlock != nil {
+				target = blockKeeps(*op.CodeBlock)
+			}
 			out = append(out, lineRange{op: -1, path: op.TargetFile, start: *op.StartLine, end: end, argStart: "start_line", argEnd: "end_line",
 				set: func(a, b int) ops.Op {
 					op.StartLine = ops.Int(a)
@@ -277,7 +285,7 @@ func lineRanges(list []ops.Op) []lineRange {
 						op.EndLine = ops.Int(b)
 					}
 					return op
-				}})
+				}, target: target})
 		}
 	}
 	return out
@@ -359,7 +367,7 @@ func (rb *rebaser) fetch() {
 // lineRebaser is a rebaser for a tool that targets one line range of one
 // file by numbers in its own input (forms, comments, file_edit's lines):
 // start and end (nil when the tool has one line) are rewritten in place.
-func (s *Server) lineRebaser(c *call, path, expected string, start, end *int, argStart, argEnd string) *rebaser {
+func (s *Server) lineRebaser(c *call, path, expected string, start, end *int, argStart, argEnd string, target func([]byte, int, int) bool) *rebaser {
 	e := *start
 	if end != nil {
 		e = *end
@@ -371,7 +379,7 @@ func (s *Server) lineRebaser(c *call, path, expected string, start, end *int, ar
 				*end = b
 			}
 			return nil
-		}}
+		}, target: target}
 	rb := &rebaser{s: s, c: c, views: map[string]fileView{}, base: map[string][]byte{}, ranges: []lineRange{r}}
 	if expected != "" {
 		if rp, err := s.eng.Resolve(path); err == nil {
@@ -462,15 +470,23 @@ func (rb *rebaser) apply(list []ops.Op, key string, f *replay.File) ([]ops.Op, e
 			continue
 		}
 		if v.wrote {
-			// Even the same text under both numberings is two places.
-			amb = append(amb, movedRange{r, a, b})
+			// Even the same text under both numberings is two places,
+			// unless the call says what its lines hold and only one
+			// reading holds it.
+			switch rb.settle(r, a, b, f.Data) {
+			case readingRead:
+				rb.set(out, r, a, b)
+				rb.notes = append(rb.notes, fmt.Sprintf("%s: lines moved %+d since your read (event %d): %s of your read are %s now, and only there is the text you named; applied there",
+					key, a-r.start, rb.s.eventOf(key, f.ID), linesText(r.start, r.end, false), rangeText(a, b)))
+			case readingNow:
+				rb.notes = append(rb.notes, fmt.Sprintf("%s: %s as numbered now (version %s) hold the text you named, not the lines of your read (now %s): applied as sent",
+					key, linesText(r.start, r.end, false), f.ID.Short(), rangeText(a, b)))
+			default:
+				amb = append(amb, movedRange{r, a, b})
+			}
 			continue
 		}
-		idx := r.op
-		if idx < 0 {
-			idx = 0
-		}
-		out[idx] = r.set(a, b)
+		rb.set(out, r, a, b)
 		rb.notes = append(rb.notes, fmt.Sprintf("%s: lines %s moved %+d since your read (version %s): applied at %s, where they are now",
 			key, rangeText(r.start, r.end), a-r.start, v.read.Short(), rangeText(a, b)))
 	}
@@ -478,6 +494,99 @@ func (rb *rebaser) apply(list []ops.Op, key string, f *replay.File) ([]ops.Op, e
 		return nil, rb.ambiguous(amb, key, f)
 	}
 	return out, nil
+}
+
+// set rewrites the numbers of r's op in out to [a,b].
+func (rb *rebaser) set(out []ops.Op, r lineRange, a, b int) {
+	idx := r.op
+	if idx < 0 {
+		idx = 0
+	}
+	out[idx] = r.set(a, b)
+}
+
+// The readings a target's text settles.
+const (
+	readingNone = iota // no text, or it holds under both or neither
+	readingRead        // only the lines of the read (now [a,b])
+	readingNow         // only the lines as numbered now
+)
+
+// settle says which reading of r's numbers the text the call named holds:
+// its lines as read (now at [a,b]) or as numbered now.
+func (rb *rebaser) settle(r lineRange, a, b int, cur []byte) int {
+	if r.target == nil {
+		return readingNone
+	}
+	atRead, atNow := r.target(cur, a, b), r.target(cur, r.start, r.end)
+	switch {
+	case atRead && !atNow:
+		return readingRead
+	case atNow && !atRead:
+		return readingNow
+	}
+	return readingNone
+}
+
+// lineHolds is the target of a call naming the text of its first line
+// (compared without surrounding whitespace); nil for no text.
+func lineHolds(text string) func([]byte, int, int) bool {
+	want := strings.TrimSpace(text)
+	if want == "" {
+		return nil
+	}
+	return func(data []byte, a, _ int) bool {
+		ls := splitLinesKeep(data)
+		return a >= 1 && a <= len(ls) && strings.TrimSpace(ls[a-1]) == want
+	}
+}
+
+// blockKeeps is the target of an edit_file replace whose code block keeps
+// the first or the last line of the range it replaces (a function rewritten
+// under its own signature): lines [a,b] hold it when the block's first
+// non-blank line is line a or its last is line b. A block of one line
+// names nothing (it is the new text of the line).
+func blockKeeps(block string) func([]byte, int, int) bool {
+	var bl []string
+	for _, l := range strings.Split(block, "\n") {
+		if t := strings.TrimSpace(l); t != "" {
+			bl = append(bl, t)
+		}
+	}
+	if len(bl) < 2 {
+		return nil
+	}
+	first, last := bl[0], bl[len(bl)-1]
+	return func(data []byte, a, b int) bool {
+		ls := splitLinesKeep(data)
+		at := func(n int) string {
+			if n < 1 || n > len(ls) {
+				return "\x00"
+			}
+			return strings.TrimSpace(ls[n-1])
+		}
+		return (at(a) == first && first != "") || (b > a && at(b) == last)
+	}
+}
+
+// eventOf returns the journal event that wrote version id of file key (0
+// when none is found among its last events).
+func (s *Server) eventOf(key string, id snapshot.ID) uint64 {
+	var seq uint64
+	n := 0
+	_ = s.eng.Journal().View(func(tx *journal.Tx) error {
+		return tx.EachIndexed("path", key, func(e *journal.Event) error {
+			if f, ok := e.File(key); ok && f.After == id {
+				seq = e.Seq
+				return journal.ErrStop
+			}
+			if n++; n >= versionHistory {
+				return journal.ErrStop
+			}
+			return nil
+		})
+	})
+	return seq
 }
 
 // movedRange is a line target and where its lines as read are now.

@@ -85,7 +85,7 @@ func (s *Server) fileEdit(ctx context.Context, c *call, in *FileEditIn) (*FileEd
 	lineBased := in.Target == "" && in.StartLine != nil
 	var rb *rebaser
 	if lineBased {
-		rb = s.lineRebaser(c, in.File, in.ExpectedVersion, in.StartLine, in.EndLine, "startLine", "endLine")
+		rb = s.lineRebaser(c, in.File, in.ExpectedVersion, in.StartLine, in.EndLine, "startLine", "endLine", nil)
 	}
 	done, err := s.editText(ctx, c, textEdit{path: in.File, expected: in.ExpectedVersion, dryRun: in.DryRun,
 		lineBased: lineBased, safety: sr, rebase: rb,

@@ -187,12 +187,22 @@ func TestApply_Refusals(t *testing.T) {
 	if !errors.As(err, &oe) || !errors.Is(err, ops.ErrAmbiguousMatch) || len(oe.Candidates) != 2 || oe.Candidates[0].ReplaceText == oe.Candidates[1].ReplaceText {
 		t.Fatalf("two readings: %v", err)
 	}
-	// a dependent batch says which change to split out
-	_, _, err = match.Apply(content, []match.Change{
+	// a batch whose second change searches for the first one's result is
+	// made in order, each search unique at its turn
+	got, _, err = match.Apply(content, []match.Change{
 		{Search: "return save(x)\n\ndef handle_update", Replace: "return keep(x)\n\ndef handle_update"},
 		{Search: "return keep(x)", Replace: "return kept(x)"},
 	})
-	if !errors.As(err, &e) || !strings.Contains(e.Hint, "send change 0 alone first") {
+	if err != nil || got != strings.Replace(content, "save", "kept", 1) {
+		t.Fatalf("batch in order: %q, %v", got, err)
+	}
+	// the other order cannot be made in order: it says which change to
+	// split out
+	_, _, err = match.Apply(content, []match.Change{
+		{Search: "return keep(x)", Replace: "return kept(x)"},
+		{Search: "return save(x)\n\ndef handle_update", Replace: "return keep(x)\n\ndef handle_update"},
+	})
+	if !errors.As(err, &e) || !strings.Contains(e.Hint, "send change 1 alone first") {
 		t.Fatalf("dependent batch: %v", err)
 	}
 }

@@ -301,23 +301,34 @@ func resolveCut(content string, li *lineIndex, c Change, idx int) ([]Edit, bool,
 // replacement holds: the batch resolves every change against the original
 // file, so that change must be sent on its own first.
 func dependent(err error, changes []Change, i int) error {
-	var e *ops.Error
-	if !errors.As(err, &e) || !errors.Is(e.Err, ops.ErrNoMatch) {
+	j := dependsOn(err, changes, i)
+	if j < 0 {
 		return err
 	}
-	s := strings.TrimSpace(fold(toLF(changes[i].Search)))
+	var e *ops.Error
+	errors.As(err, &e)
+	d := *e
+	d.Msg += fmt.Sprintf("; its search text is in change %d's replacement, so it exists only after change %d is made (every change of a batch is matched against the file as it was, unless the changes can be made in order, each search unique at its turn)", j, j)
+	d.Hint = fmt.Sprintf("split the batch: send change %d alone first, then change %d in a second call (or merge the two into one change)", j, i)
+	return &d
+}
+
+// dependsOn returns the change whose replacement holds the search text of
+// change i, which missed with err (ops.ErrNoMatch); -1 if none.
+func dependsOn(err error, changes []Change, i int) int {
+	var e *ops.Error
+	if !errors.As(err, &e) || !errors.Is(e.Err, ops.ErrNoMatch) {
+		return -1
+	}
+	if strings.TrimSpace(fold(toLF(changes[i].Search))) == "" {
+		return -1
+	}
 	for j, c := range changes {
-		if j == i || s == "" {
-			continue
-		}
-		if strings.Contains(foldText(c.Replace), foldText(changes[i].Search)) {
-			d := *e
-			d.Msg += fmt.Sprintf("; its search text is in change %d's replacement, so it exists only after change %d is made (every change of a batch is matched against the file as it was)", j, j)
-			d.Hint = fmt.Sprintf("split the batch: send change %d alone first, then change %d in a second call (or merge the two into one change)", j, i)
-			return &d
+		if j != i && strings.Contains(foldText(c.Replace), foldText(changes[i].Search)) {
+			return j
 		}
 	}
-	return err
+	return -1
 }
 
 // foldText folds every line of a text, keeping blank lines out.
