@@ -314,7 +314,8 @@ type rebaser struct {
 	pinned   map[string]bool   // the base is the expected version's content
 	notes    []string
 	ranges   []lineRange
-	applied  bool // applyInPlace ran
+	last     map[string]lastWrite // file key → its newest event, for files the session wrote since its read
+	applied  bool                 // applyInPlace ran
 }
 
 // newRebaser fetches the read version of every file a line-based op of list
@@ -355,6 +356,12 @@ func (rb *rebaser) fetch() {
 		rb.views[rp.Key] = v
 		if v.read.IsZero() {
 			continue
+		}
+		if v.wrote {
+			if rb.last == nil {
+				rb.last = map[string]lastWrite{}
+			}
+			rb.last[rp.Key] = rb.s.lastWriteOf(rp.Key)
 		}
 		if data, ok := rb.s.reads.get(v.read); ok {
 			rb.base[rp.Key] = data
@@ -476,11 +483,11 @@ func (rb *rebaser) apply(list []ops.Op, key string, f *replay.File) ([]ops.Op, e
 			switch rb.settle(r, a, b, f.Data) {
 			case readingRead:
 				rb.set(out, r, a, b)
-				rb.notes = append(rb.notes, fmt.Sprintf("%s: lines moved %+d since your read (event %d): %s of your read are %s now, and only there is the text you named; applied there",
-					key, a-r.start, rb.s.eventOf(key, f.ID), linesText(r.start, r.end, false), rangeText(a, b)))
+				rb.notes = append(rb.notes, fmt.Sprintf("%s: lines moved %+d since your read (%s): your read's %s, now %s, is the only place holding the text you named; applied there",
+					key, a-r.start, rb.movedBy(key, f.ID), linesText(r.start, r.end, false), linesText(a, b, false)))
 			case readingNow:
-				rb.notes = append(rb.notes, fmt.Sprintf("%s: %s as numbered now (version %s) hold the text you named, not the lines of your read (now %s): applied as sent",
-					key, linesText(r.start, r.end, false), f.ID.Short(), rangeText(a, b)))
+				rb.notes = append(rb.notes, fmt.Sprintf("%s: your numbers count from now (version %s): %s as numbered now holds the text you named, your read's (now %s) does not; applied as sent",
+					key, f.ID.Short(), linesText(r.start, r.end, false), linesText(a, b, false)))
 			default:
 				amb = append(amb, movedRange{r, a, b})
 			}
@@ -569,24 +576,36 @@ func blockKeeps(block string) func([]byte, int, int) bool {
 	}
 }
 
-// eventOf returns the journal event that wrote version id of file key (0
-// when none is found among its last events).
-func (s *Server) eventOf(key string, id snapshot.ID) uint64 {
-	var seq uint64
-	n := 0
+// lastWrite is the newest journal event on a file and the version it left.
+type lastWrite struct {
+	seq   uint64
+	after snapshot.ID
+}
+
+// lastWriteOf returns the newest event that changed file key (zero when
+// none is found). It reads the journal, so it runs before the batch takes
+// the journal's lock.
+func (s *Server) lastWriteOf(key string) lastWrite {
+	var lw lastWrite
 	_ = s.eng.Journal().View(func(tx *journal.Tx) error {
 		return tx.EachIndexed("path", key, func(e *journal.Event) error {
-			if f, ok := e.File(key); ok && f.After == id {
-				seq = e.Seq
-				return journal.ErrStop
-			}
-			if n++; n >= versionHistory {
+			if f, ok := e.File(key); ok && !f.After.IsZero() {
+				lw = lastWrite{seq: e.Seq, after: f.After}
 				return journal.ErrStop
 			}
 			return nil
 		})
 	})
-	return seq
+	return lw
+}
+
+// movedBy names what moved the lines of file key to version cur: the event
+// that wrote it, or the version when that event is not the one seen.
+func (rb *rebaser) movedBy(key string, cur snapshot.ID) string {
+	if lw := rb.last[key]; lw.seq > 0 && lw.after == cur {
+		return fmt.Sprintf("event %d", lw.seq)
+	}
+	return "version " + cur.Short()
 }
 
 // movedRange is a line target and where its lines as read are now.

@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -23,4 +24,29 @@ func TestRebase_RetryKeepsLongArguments(t *testing.T) {
 	if got := e.read("f.txt"); got != "top\na\nb\n"+long+"\nd\n" {
 		t.Fatalf("retry wrote %q", got)
 	}
+}
+
+// TestRebase_TargetTextSettles: after the session's own write its numbers
+// are ambiguous, but target_line_text that holds only at the lines it read
+// settles them: applied there, the note naming the shift and the event
+// that made it.
+func TestRebase_TargetTextSettles(t *testing.T) {
+	e := newEnv(t, jmcp.Options{}, "f.txt", "a\nb\nc\nd\n")
+	e.ok("read_content", map[string]any{"absolute_file_path": "f.txt"}, nil)
+	var ins jmcp.BatchOut
+	e.ok("file_insert_text", map[string]any{"ops": []map[string]any{{"path": "f.txt", "content": "top", "at": "bof"}}}, &ins)
+	var out jmcp.BatchOut
+	e.ok("file_replace", map[string]any{"ops": []map[string]any{{"path": "f.txt", "content": "C", "start_line": 3, "target_line_text": "c"}}}, &out)
+	if got := e.read("f.txt"); got != "top\na\nb\nC\nd\n" {
+		t.Fatalf("wrote %q", got)
+	}
+	want := fmt.Sprintf("lines moved +1 since your read (event %d)", ins.Event)
+	if len(out.Notes) != 1 || !strings.Contains(out.Notes[0], want) {
+		t.Fatalf("notes %q, want one with %q", out.Notes, want)
+	}
+	// text that holds under both readings settles nothing
+	e = newEnv(t, jmcp.Options{}, "g.txt", "a\na\nb\n")
+	e.ok("read_content", map[string]any{"absolute_file_path": "g.txt"}, nil)
+	e.ok("file_insert_text", map[string]any{"ops": []map[string]any{{"path": "g.txt", "content": "top", "at": "bof"}}}, nil)
+	e.fail("file_replace", map[string]any{"ops": []map[string]any{{"path": "g.txt", "content": "x", "start_line": 2, "target_line_text": "a"}}}, jmcp.CodeEditConflict)
 }

@@ -36,12 +36,12 @@ func Locate(content string, changes []Change) ([]Edit, error) {
 		}
 		es, err := resolve(content, li, c, i)
 		if err != nil {
-			if j := dependsOn(err, changes, i); j >= 0 && j < i {
+			if j := dependsOn(err, content, changes, i); j >= 0 && j < i {
 				if seq, ok := inOrder(content, changes, j, i); ok {
 					return seq, nil
 				}
 			}
-			return nil, withIndex(dependent(err, changes, i), i)
+			return nil, withIndex(dependent(err, content, changes, i), i)
 		}
 		edits = append(edits, es...)
 	}

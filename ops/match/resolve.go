@@ -300,8 +300,8 @@ func resolveCut(content string, li *lineIndex, c Change, idx int) ([]Edit, bool,
 // dependent extends a miss of change i whose search text another change's
 // replacement holds: the batch resolves every change against the original
 // file, so that change must be sent on its own first.
-func dependent(err error, changes []Change, i int) error {
-	j := dependsOn(err, changes, i)
+func dependent(err error, content string, changes []Change, i int) error {
+	j := dependsOn(err, content, changes, i)
 	if j < 0 {
 		return err
 	}
@@ -313,19 +313,37 @@ func dependent(err error, changes []Change, i int) error {
 	return &d
 }
 
-// dependsOn returns the change whose replacement holds the search text of
-// change i, which missed with err (ops.ErrNoMatch); -1 if none.
-func dependsOn(err error, changes []Change, i int) int {
+// dependsOn returns the change whose replacement writes the search text of
+// change i, which missed in content with err (ops.ErrNoMatch): the whole
+// search text, or one of its lines the content does not have; -1 if none.
+func dependsOn(err error, content string, changes []Change, i int) int {
 	var e *ops.Error
 	if !errors.As(err, &e) || !errors.Is(e.Err, ops.ErrNoMatch) {
 		return -1
 	}
-	if strings.TrimSpace(fold(toLF(changes[i].Search))) == "" {
+	search := foldText(changes[i].Search)
+	if search == "" {
 		return -1
 	}
+	var missing []string // lines of the search the content lacks
+	have := foldText(content)
+	for _, k := range keyLines(changes[i].Search) {
+		if !strings.Contains(have, k) {
+			missing = append(missing, k)
+		}
+	}
 	for j, c := range changes {
-		if j != i && strings.Contains(foldText(c.Replace), foldText(changes[i].Search)) {
+		if j == i {
+			continue
+		}
+		r := foldText(c.Replace)
+		if strings.Contains(r, search) {
 			return j
+		}
+		for _, k := range missing {
+			if strings.Contains(r, k) {
+				return j
+			}
 		}
 	}
 	return -1

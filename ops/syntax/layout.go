@@ -2,6 +2,7 @@ package syntax
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -10,22 +11,62 @@ import (
 // longer parses while every character but the leading whitespace is right.
 
 // LayoutParses reports whether src parses as a file whose layout is syntax:
-// Python and YAML through their tree-sitter grammars, Makefiles by the
-// rule GNU make enforces on layout (a recipe line starts with a tab).
+// Python and YAML through their tree-sitter grammars (Python also for a
+// compound statement's header with no deeper line after it, which the
+// grammar lets through), Makefiles by the rule GNU make enforces on layout
+// (a recipe line starts with a tab).
 // known is false for other kinds of file, where nothing is said.
 func LayoutParses(name string, src []byte) (ok, known bool) {
 	if isMakefile(name) {
 		return makeLayoutOK(string(src)), true
 	}
-	switch Detect(name, src) {
+	lang := Detect(name, src)
+	switch lang {
 	case "python", "yaml":
 		errs, known, err := SyntaxErrors(name, src)
 		if err != nil || !known {
 			return false, false
 		}
-		return len(errs) == 0, true
+		return len(errs) == 0 && (lang != "python" || pyBlocksOK(string(src))), true
 	}
 	return false, false
+}
+
+// pyOpeners are the keywords of Python's compound statements.
+var pyOpeners = []string{"if", "elif", "else", "for", "while", "def", "class", "try", "except", "finally", "with", "async", "match", "case"}
+
+// pyBlocksOK checks what the tree-sitter grammar lets through: a compound
+// statement's header (a line starting with one of pyOpeners and ending in
+// ":") must be followed by a deeper line. Lines inside brackets or
+// triple-quoted strings are not told apart, so only headers whose line
+// holds no bracket left open and no triple quote are judged.
+func pyBlocksOK(src string) bool {
+	ls := strings.Split(strings.ReplaceAll(src, "\r\n", "\n"), "\n")
+	if strings.Contains(src, `"""`) || strings.Contains(src, "'''") {
+		return true
+	}
+	for i, l := range ls {
+		t := strings.TrimSpace(l)
+		if !strings.HasSuffix(t, ":") || strings.Count(t, "(") != strings.Count(t, ")") || strings.Count(t, "[") != strings.Count(t, "]") {
+			continue
+		}
+		word := strings.FieldsFunc(t, func(r rune) bool { return r == ' ' || r == ':' || r == '(' })
+		if len(word) == 0 || !slices.Contains(pyOpeners, word[0]) {
+			continue
+		}
+		ind := len(l) - len(strings.TrimLeft(l, " \t"))
+		for _, n := range ls[i+1:] {
+			nt := strings.TrimSpace(n)
+			if nt == "" || strings.HasPrefix(nt, "#") {
+				continue
+			}
+			if len(n)-len(strings.TrimLeft(n, " \t")) <= ind {
+				return false
+			}
+			break
+		}
+	}
+	return true
 }
 
 // isMakefile reports a makefile by its name (Makefile, GNUmakefile,
