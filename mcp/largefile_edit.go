@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -80,12 +81,12 @@ func (s *Server) editContent(ctx context.Context, c *call, in *EditIn) (*EditOut
 		if out, err = t.describe(edits); err != nil {
 			return nil, err
 		}
+		if err := t.layoutKept(edits, changes); err != nil {
+			return nil, err
+		}
 		ch := replay.Change{Path: v.Path.Key, Expect: &v.ID}
 		if v.Strategy == replay.StrategyMemory {
 			ch.Data = t.edited(edits)
-			if err := layoutKept(v.Path.Key, v.Data, ch.Data, edits, changes); err != nil {
-				return nil, err
-			}
 		} else {
 			ch.Source = func(w io.Writer) error {
 				w = c.progress.writer(w, t.size, "new content")
@@ -172,16 +173,29 @@ const layoutLimit = 4 << 20
 // written byte for byte as sent is the agent's own text and is not judged
 // here. The candidates give each translated change's file text and what the
 // agent sent, for a call that writes its own indentation.
-func layoutKept(name string, before, after []byte, edits []match.Edit, changes []match.Change) error {
+func (t *ltext) layoutKept(edits []match.Edit, changes []match.Change) error {
+	name := t.v.Path.Key
 	var moved []match.Edit
 	for _, e := range edits {
 		if !e.AlreadyApplied && translated(e, changes[e.Change].Replace) {
 			moved = append(moved, e)
 		}
 	}
-	if len(moved) == 0 || len(before) > layoutLimit {
+	if len(moved) == 0 || t.size > layoutLimit {
 		return nil
 	}
+	before := t.data
+	if before == nil {
+		before = make([]byte, t.size)
+		if _, err := t.body.ReadAt(before, 0); err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+	}
+	var out bytes.Buffer
+	if err := match.Splice(&out, bytes.NewReader(before), t.size, edits); err != nil {
+		return err
+	}
+	after := out.Bytes()
 	if ok, known := syntax.LayoutParses(name, after); !known || ok {
 		return nil
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+
 	"github.com/journalfs/journal/bench/corpus"
 	jmcp "github.com/journalfs/journal/mcp"
 )
@@ -52,6 +54,26 @@ func runCaseIn(t *testing.T, c corpus.Case, e *env) (class, detail string) {
 	before := e.snapshot()
 	r := e.call(e.c, c.Call.Tool, corpus.Rooted(c.Call.Args, root))
 	after := e.snapshot()
+	class, detail = classify(t, e, c, r, before, after)
+	if class == classCorrect || class == classRefusedUsable {
+		if u := unparsed(c, before, e.snapshot()); u != "" {
+			return classWrong, "reported success and left unparsable what parsed before: " + u
+		}
+	}
+	return class, detail
+}
+
+// unparsed is the runners' parse check (corpus.Unparsed) on a case's files,
+// unless the case says its expected file does not parse.
+func unparsed(c corpus.Case, before, after map[string]string) string {
+	if c.UnparsableOK != "" {
+		return ""
+	}
+	return corpus.Unparsed(before, after)
+}
+
+// classify judges a case's call r, which left the files before as after.
+func classify(t *testing.T, e *env, c corpus.Case, r *mcpgo.CallToolResult, before, after map[string]string) (class, detail string) {
 	if !r.IsError {
 		switch c.Expect.Outcome {
 		case "refused":

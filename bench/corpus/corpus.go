@@ -26,6 +26,10 @@ type Case struct {
 	Call     Call              `json:"call"`
 	Expect   Expect            `json:"expect"`
 	KnownGap string            `json:"known_gap,omitempty"`
+	// UnparsableOK says why the file the case expects does not parse (the
+	// agent's own text is not valid code): the runners' parse check
+	// (Unparsed) then does not count the call's result against it.
+	UnparsableOK string `json:"unparsable_ok,omitempty"`
 	// Family is the name of the case's file, without ".json".
 	Family string `json:"-"`
 }

@@ -53,3 +53,34 @@ func TestRooted(t *testing.T) {
 		t.Fatalf("%v", got)
 	}
 }
+
+func TestUnparsed(t *testing.T) {
+	before := map[string]string{
+		"a.py":     "def f():\n    return 1\n",
+		"b.go":     "package b\n\nfunc f() {}\n",
+		"c.txt":    "anything\n",
+		"d.py":     "def f(:\n",
+		"Makefile": "build:\n\tgo build\n",
+	}
+	after := map[string]string{
+		"a.py":     "def f():\n    if x:\n    return 1\n", // broken by the layout
+		"b.go":     "package b\n\nfunc f() {\n",           // broken
+		"c.txt":    "{{{\n",                               // no parser: not judged
+		"d.py":     "def g(:\n",                           // did not parse before: not judged
+		"Makefile": "build:\n    go build\n",              // a recipe without its tab
+	}
+	got := corpus.Unparsed(before, after)
+	for _, want := range []string{"a.py", "b.go", "Makefile"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Unparsed = %q, want %s in it", got, want)
+		}
+	}
+	for _, not := range []string{"c.txt", "d.py"} {
+		if strings.Contains(got, not) {
+			t.Errorf("Unparsed = %q, %s should not be judged", got, not)
+		}
+	}
+	if u := corpus.Unparsed(before, before); u != "" {
+		t.Errorf("unchanged files: %q", u)
+	}
+}

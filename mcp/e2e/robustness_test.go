@@ -20,6 +20,34 @@ type robustResult struct {
 	Class    string `json:"class"`
 	Detail   string `json:"detail"`
 	KnownGap string `json:"known_gap"`
+	// Changed: the files the call changed, before and after, as latin1
+	// strings (one character per byte).
+	Changed map[string][2]string `json:"changed"`
+}
+
+// parseCheck turns a success that left a file which parsed before
+// unparsable into a WRONG edit (corpus.Unparsed), unless the case says its
+// expected file does not parse.
+func parseCheck(r *robustResult, c corpus.Case) {
+	if (r.Class != "correct" && r.Class != "refused-usable") || c.UnparsableOK != "" {
+		return
+	}
+	before, after := map[string]string{}, map[string]string{}
+	for p, ba := range r.Changed {
+		before[p], after[p] = latin1Bytes(ba[0]), latin1Bytes(ba[1])
+	}
+	if u := corpus.Unparsed(before, after); u != "" {
+		r.Class, r.Detail = "WRONG", "reported success and left unparsable what parsed before: "+u
+	}
+}
+
+// latin1Bytes turns a string of one character per byte back into the bytes.
+func latin1Bytes(s string) string {
+	b := make([]byte, 0, len(s))
+	for _, r := range s {
+		b = append(b, byte(r))
+	}
+	return string(b)
 }
 
 // TestSDK_Robustness runs the edit-robustness corpus (testdata/robustness)
@@ -40,8 +68,8 @@ func TestSDK_RobustnessRelayed(t *testing.T) { sdkRobustness(t, true) }
 
 func sdkRobustness(t *testing.T, relay bool) {
 	requireNode(t)
-	corpus := filepath.Join(repo, "testdata", "robustness")
-	cmd := exec.Command("node", "robustness.mjs", binary, corpus)
+	dir := filepath.Join(repo, "testdata", "robustness")
+	cmd := exec.Command("node", "robustness.mjs", binary, dir)
 	if relay {
 		cmd.Env = append(os.Environ(), "RELAY=1")
 	}
@@ -55,8 +83,16 @@ func sdkRobustness(t *testing.T, relay bool) {
 	if err := json.Unmarshal(out, &rs); err != nil {
 		t.Fatalf("report: %v\n%s", err, out)
 	}
-	if want := corpusSize(t, corpus); len(rs) != want {
-		t.Fatalf("%d cases ran, the corpus has %d", len(rs), want)
+	cases := loadCases(t, dir)
+	if len(rs) != len(cases) {
+		t.Fatalf("%d cases ran, the corpus has %d", len(rs), len(cases))
+	}
+	byName := map[string]corpus.Case{}
+	for _, c := range cases {
+		byName[c.Name] = c
+	}
+	for i := range rs {
+		parseCheck(&rs[i], byName[rs[i].Name])
 	}
 	classes := []string{"correct", "refused-usable", "refused-bare", "WRONG", "error"}
 	counts := map[string]map[string]int{"all": {}}
@@ -105,13 +141,12 @@ func sdkRobustness(t *testing.T, relay bool) {
 	}
 }
 
-// corpusSize counts the cases of the corpus in dir, failing when it does
-// not load.
-func corpusSize(t *testing.T, dir string) int {
+// loadCases loads the corpus in dir, failing when it does not load.
+func loadCases(t *testing.T, dir string) []corpus.Case {
 	t.Helper()
 	cases, err := corpus.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return len(cases)
+	return cases
 }

@@ -26,6 +26,14 @@
 // closing brackets the search left off its last line, the refusal carries a
 // corrected search/replace pair (ops.Error.Retry) for the caller to send.
 //
+// # Where an exact match may lie (bounds.go)
+//
+// An exact (or line-ending) occurrence must start and end on a token
+// boundary: a number is never cut ("100" is not in "1000"), a word only at
+// a sub-word boundary (an underscore, a lower-to-upper hump, an acronym's
+// end). Occurrences that cut are dropped; a search that occurs only so is
+// refused with their lines. [Options.Substring] keeps plain substrings.
+//
 // More than one match at the winning level is refused with
 // ops.ErrAmbiguousMatch (listing every position) unless the call names an
 // [Options.Occurrence] or sets [Options.ReplaceAll]. A miss is refused with
@@ -57,12 +65,20 @@
 // endings and an indentation translated by a rule learned from the aligned
 // lines (indent.go: the same string, a uniform offset, or levels of the
 // caller's unit mapped to the file's — tabs or N spaces); a line whose
-// indentation no rule explains is refused. Within a changed line only the
+// indentation no rule explains is refused. A replacement already in the
+// file's indentation is not translated a second time (reading.go: its kept
+// lines say which style it is in; refused with both readings when they
+// disagree or say nothing and the readings differ). An exact match that
+// starts after its line's indentation and is replaced by several lines is
+// carried onto the whole line, so every line lands at that indentation. A
+// changed line's trailing whitespace is the caller's. Within a changed line only the
 // span the caller changed is taken from the replacement; the rest keeps the
 // file's characters. [Apply] and [Locate] resolve every change of a batch
-// against the ORIGINAL content, refuse overlaps (ops.ErrOverlap), say which
-// change to split out when one change's search text exists only in
-// another's replacement, and are all-or-nothing.
+// against the ORIGINAL content, refuse overlaps (ops.ErrOverlap), and are
+// all-or-nothing. When a change's search text exists only in an earlier
+// change's replacement, the batch is made in order instead (order.go),
+// each change unique at its turn; otherwise the error says which change to
+// split out.
 //
 // # Line search
 //

@@ -4,7 +4,8 @@
 // usage: node robustness.mjs BINARY CORPUS_DIR
 // With RELAY=1 another `journal serve` is started on each workspace first,
 // so that the client's server relays its session to it (mcp/share.go).
-// Prints one JSON report on stdout: [{family, name, class, detail, known_gap}],
+// Prints one JSON report on stdout: [{family, name, class, detail, known_gap,
+// changed: {path: [before, after]}}],
 // class one of correct, refused-usable, refused-bare, WRONG, or error (the
 // client or the server failed: no reply, a crash, a setup step refused).
 // The judgement is the one of mcp/robustness_test.go (in-process) and of the
@@ -65,7 +66,10 @@ const toolError = (r) => {
   try { return JSON.parse(t); } catch { return {}; }
 };
 
-async function runCase(c) {
+// runCase runs one case; files.before and files.after get the workspace's
+// files before the call and at the end (after a retry), for the parse check
+// of the Go side (mcp/e2e).
+async function runCase(c, files) {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "robust-")));
   let client, first, firstExit;
   try {
@@ -91,6 +95,7 @@ async function runCase(c) {
     }
     for (const [p, s] of Object.entries(c.outside ?? {})) fs.writeFileSync(path.join(root, p), s);
     const before = snapshot(root);
+    files.before = before;
     const r = await call(c.call.tool, rooted(c.call.args, root));
     const after = snapshot(root);
     const want = c.expect.outcome === "already_applied" ? before : bytesOf(c.expect.files);
@@ -120,6 +125,7 @@ async function runCase(c) {
     const [cls, det] = await retried(te);
     return [cls === "refused-usable" ? "correct" : cls, det];
   } finally {
+    if (files.before) files.after = snapshot(root);
     await client?.close();
     if (first) {
       first.stdin.end();
@@ -140,12 +146,17 @@ const worker = async () => {
     const i = next++;
     const c = cases[i];
     let cls, detail;
+    const files = {};
     try {
-      [cls, detail] = await runCase(c);
+      [cls, detail] = await runCase(c, files);
     } catch (e) {
       [cls, detail] = ["error", "client error: " + e.message];
     }
-    report[i] = { family: c.family, name: c.name, class: cls, detail, known_gap: c.known_gap ?? "" };
+    // changed: the files the call (and its retry) changed, [before, after]
+    // as byte strings (latin1)
+    const changed = {};
+    for (const [p, a] of Object.entries(files.after ?? {})) if (files.before[p] !== undefined && files.before[p] !== a) changed[p] = [files.before[p], a];
+    report[i] = { family: c.family, name: c.name, class: cls, detail, known_gap: c.known_gap ?? "", changed };
   }
 };
 await Promise.all(Array.from({ length: Math.min(4, os.cpus().length * 2) }, worker));

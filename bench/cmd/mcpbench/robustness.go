@@ -271,8 +271,28 @@ func filesOff(want, before, got map[string]string) []string {
 
 // judgeCase runs case c on a server serving root (its files already
 // written) and classifies the result; reference selects the reference's
-// mapping and rules.
+// mapping and rules. A success that leaves a file which parsed before
+// unparsable is WRONG (corpus.Unparsed), unless the case says its expected
+// file does not parse.
 func judgeCase(cl caller, c corpus.Case, root string, reference bool) (class, detail string) {
+	var before map[string]string
+	class, detail = judgeCall(cl, c, root, reference, &before)
+	if (class != classCorrect && class != classUsable) || before == nil || c.UnparsableOK != "" {
+		return class, detail
+	}
+	after, err := snapshotFiles(root)
+	if err != nil {
+		return classError, err.Error()
+	}
+	if u := corpus.Unparsed(before, after); u != "" {
+		return classWrong, "reported success and left unparsable what parsed before: " + u
+	}
+	return class, detail
+}
+
+// judgeCall is judgeCase but for the parse check; *seen gets the files
+// before the call.
+func judgeCall(cl caller, c corpus.Case, root string, reference bool, seen *map[string]string) (class, detail string) {
 	setup, call := c.Setup, c.Call
 	if reference {
 		var why string
@@ -304,6 +324,7 @@ func judgeCase(cl caller, c corpus.Case, root string, reference bool) (class, de
 	if err != nil {
 		return classError, err.Error()
 	}
+	*seen = before
 	r := callOnce(cl, call.Tool, corpus.Rooted(call.Args, root))
 	if r.err != nil {
 		return classError, r.err.Error()
