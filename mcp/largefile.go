@@ -106,7 +106,7 @@ type EditChange struct {
 	Occurrence  int    `json:"occurrence,omitempty" jsonschema:"1-based, among several matches"`
 	ReplaceAll  bool   `json:"replace_all,omitempty"`
 	AllowRepeat bool   `json:"allow_repeat,omitempty" jsonschema:"apply even if already applied"`
-	Substring   bool   `json:"substring,omitempty" jsonschema:"match inside longer numbers and words too"`
+	Substring   bool   `json:"substring,omitempty"`
 }
 
 // EditIn is edit_content's input.
@@ -117,7 +117,7 @@ type EditIn struct {
 	Changes          []EditChange `json:"changes,omitempty" jsonschema:"{search_text, replace_text} each against the original"`
 	Fuzzy            *bool        `json:"fuzzy,omitempty" jsonschema:"default true"`
 	AllowRepeat      bool         `json:"allow_repeat,omitempty" jsonschema:"apply even if already applied"`
-	Substring        bool         `json:"substring,omitempty" jsonschema:"match inside longer numbers and words too (100 in 1000)"`
+	Substring        bool         `json:"substring,omitempty" jsonschema:"also inside longer words and numbers"`
 	Preview          *bool        `json:"preview,omitempty" jsonschema:"default true: diff only"`
 	ExpectedVersion  string       `json:"expected_version,omitempty"`
 }

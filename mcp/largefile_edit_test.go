@@ -110,7 +110,8 @@ func TestLargefileEdit_Errors(t *testing.T) {
 	if e.read("f.txt") != "alpha beta\nA gamma\ndone\n" || out.Changes[0].LineNumber != 2 {
 		t.Fatalf("occurrence: %q", e.read("f.txt"))
 	}
-	e.apply(map[string]any{"absolute_file_path": "f.txt", "changes": []map[string]any{{"search_text": "a", "replace_text": "4", "replace_all": true}}})
+	// substring: inside words, as replace_all of a letter means
+	e.apply(map[string]any{"absolute_file_path": "f.txt", "substring": true, "changes": []map[string]any{{"search_text": "a", "replace_text": "4", "replace_all": true}}})
 	if e.read("f.txt") != "4lph4 bet4\nA g4mm4\ndone\n" {
 		t.Fatalf("replace_all: %q", e.read("f.txt"))
 	}
@@ -142,7 +143,7 @@ func TestLargefileEdit_PreservesFormat(t *testing.T) {
 		})
 	}
 	e := newEnv(t, jmcp.Options{}, "f.txt", "caf\xe9\n")
-	e.fail("edit_content", map[string]any{"absolute_file_path": "f.txt", "search_text": "caf", "replace_text": "\u4e2d", "preview": false}, jmcp.CodeInvalidInput)
+	e.fail("edit_content", map[string]any{"absolute_file_path": "f.txt", "search_text": "caf", "replace_text": "\u4e2d", "substring": true, "preview": false}, jmcp.CodeInvalidInput)
 	e = newEnv(t, jmcp.Options{}, "empty.txt", "")
 	e.fail("edit_content", map[string]any{"absolute_file_path": "empty.txt", "search_text": "x", "replace_text": "y", "preview": false}, jmcp.CodeNoMatch)
 }
