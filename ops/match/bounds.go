@@ -17,8 +17,10 @@ import (
 // levels take an occurrence only where it starts and ends on a token
 // boundary:
 //
-//   - a number is never cut: no digit on both sides of an edge, nor a digit
-//     on one side and a letter on the other (item2, 0x1F, md5);
+//   - a number is never cut: no digit on both sides of an edge, nor a
+//     letter before a digit (item2, int64, md5), nor a letter that goes on
+//     with the number (0x1F, 1e5); a unit after a whole number is a token
+//     of its own (100 in 100px, 10 in 10ms);
 //   - a word is cut only at a sub-word boundary: beside an underscore, at a
 //     lower-to-upper hump (getUser|Name) or before the last capital of an
 //     acronym (HTTP|Server) — so that renaming part of a compound name on
@@ -51,8 +53,17 @@ func cutAt(content string, p int) (string, bool) {
 	if !isWord(a) || !isWord(b) {
 		return "", false
 	}
-	if unicode.IsDigit(a) || unicode.IsDigit(b) {
+	if unicode.IsDigit(a) && unicode.IsLetter(b) {
+		// a unit or suffix after a whole number (100px, 10ms, 5L) is a
+		// token of its own; a hexadecimal or binary literal's digits and
+		// an exponent are the same number
+		return "number", inLiteral(content, p, b)
+	}
+	switch {
+	case unicode.IsDigit(a), unicode.IsDigit(b) && a == '_':
 		return "number", true
+	case unicode.IsDigit(b): // item|2, int|64
+		return "word", true
 	}
 	if a == '_' || b == '_' || (unicode.IsLower(a) && unicode.IsUpper(b)) {
 		return "", false
@@ -63,6 +74,30 @@ func cutAt(content string, p int) (string, bool) {
 		}
 	}
 	return "word", true
+}
+
+// inLiteral reports whether letter b at p continues the number that ends
+// just before p: the digits of a 0x/0b/0o literal, or an exponent (1e5).
+func inLiteral(content string, p int, b rune) bool {
+	i := p
+	for i > 0 && (isASCIIAlnum(content[i-1]) || content[i-1] == '_') {
+		i--
+	}
+	lit := strings.ToLower(content[i:p])
+	switch {
+	case strings.HasPrefix(lit, "0x"):
+		return strings.ContainsRune("abcdefABCDEF", b)
+	case strings.HasPrefix(lit, "0b"), strings.HasPrefix(lit, "0o"):
+		return false
+	case b == 'e' || b == 'E':
+		rest := content[p+1:]
+		return rest != "" && (rest[0] >= '0' && rest[0] <= '9' || rest[0] == '-' || rest[0] == '+')
+	}
+	return false
+}
+
+func isASCIIAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // keepWhole drops the exact-level occurrences that cut a token (see cuts);

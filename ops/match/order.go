@@ -59,7 +59,7 @@ func inOrder(content string, changes []Change, j, i int) ([]Edit, bool) {
 	tail := len(content) - end
 	li := indexLines(content)
 	m := Match{Start: start, End: end, Level: level, Similarity: 1, Matched: content[start:end],
-		Note: fmt.Sprintf("changes made in order: change %d searched for text change %d writes, so each change was matched in the file as the changes before it left it (each unique at its turn)", i, j)}
+		Note: fmt.Sprintf("all %d changes made in order, as one edit: change %d searched for text change %d writes, so each change was matched in the file as the changes before it left it (each unique at its turn)", len(changes), i, j)}
 	m.Line, m.EndLine = li.span(start, end)
 	e := Edit{Applied: Applied{Change: 0, Match: m}, Replacement: cur[start : len(cur)-tail]}
 	e.NewStart, e.NewEnd = start, start+len(e.Replacement)
