@@ -272,3 +272,23 @@ func FuzzApply(f *testing.F) {
 }
 
 func leading(s string) string { return s[:len(s)-len(strings.TrimLeft(s, " \t"))] }
+
+// TestApply_LeadAndTrailing: a match that starts after its line's
+// indentation, replaced by several lines, puts them all at that
+// indentation; a changed line's trailing whitespace is the caller's, an
+// unchanged line keeps the file's.
+func TestApply_LeadAndTrailing(t *testing.T) {
+	tests := []struct{ name, content, search, replace, want string }{
+		{"comment above", "class C {\n  get(id) {\n    return 1;\n  }\n}\n", "get(id) {\n", "// cached\nget(id) {\n",
+			"class C {\n  // cached\n  get(id) {\n    return 1;\n  }\n}\n"},
+		{"block around", "def f():\n\tgo()\n", "go()", "if ok:\n    go()", "def f():\n\tif ok:\n\t\tgo()\n"},
+		{"one line stays", "  a(1)\n", "a(1)", "a(2)", "  a(2)\n"},
+		{"trailing", "x = 1  \ny = 2 \n", "x = 1\ny = 2\n", "x = 5\ny = 2\n", "x = 5\ny = 2 \n"},
+	}
+	for _, tt := range tests {
+		got, _, err := match.Apply(tt.content, []match.Change{{Search: tt.search, Replace: tt.replace, Options: match.Options{Fuzzy: true}}})
+		if err != nil || got != tt.want {
+			t.Errorf("%s: %q, %v; want %q", tt.name, got, err, tt.want)
+		}
+	}
+}

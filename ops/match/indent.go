@@ -92,10 +92,16 @@ func (in *indenter) translate(s string) (string, bool) {
 	if f, ok := in.seen[s]; ok && !in.conflict[s] {
 		return f, true
 	}
+	// an offset that would mix tabs and spaces in one indentation gives
+	// way to the level rule when there is one (a tab-indented line and the
+	// caller's spaces under it)
+	mixed := func(w string) bool {
+		return in.levelOK && strings.ContainsRune(w, ' ') && strings.ContainsRune(w, '\t')
+	}
 	switch {
 	case in.identity && len(in.seen) > 0:
 		return s, true
-	case in.offsetOK && in.add != "":
+	case in.offsetOK && in.add != "" && !mixed(in.add+s):
 		return in.add + s, true
 	case in.offsetOK && in.del != "":
 		if strings.HasPrefix(s, in.del) {
