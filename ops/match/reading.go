@@ -18,7 +18,10 @@ import (
 // (same text but for indentation) tell the readings apart:
 //
 //   - indented as in the search where the file differs: the caller reading;
-//   - indented as in the file where the search differs: the file reading;
+//   - indented as in the file where the search differs: the file reading,
+//     if every line of the replacement is indented in the file's unit (if
+//     not, the kept line was nested deeper in the caller's unit: the
+//     caller reading);
 //   - both kinds: no reading holds, and the change is refused with both;
 //   - neither (every line changed, or the same indentation everywhere): the
 //     lines replaced one for one are asked the same, then the least
@@ -117,6 +120,31 @@ func baseOf(ls []line) string {
 	return base
 }
 
+// fileStyled reports whether every non-blank line of rl is indented in the
+// file's unit (tabs, or a multiple of its spaces), as a replacement written
+// in the file's style is.
+func (c *carrier) fileStyled(rl []line) bool {
+	ws := append([]string(nil), c.style...)
+	for _, w := range c.window {
+		if !isBlank(w.text) {
+			ws = append(ws, leadingWS(w.text))
+		}
+	}
+	unit, tabs, ok := unitOf(ws)
+	if !ok || unit == 0 {
+		return true // nothing to judge by
+	}
+	for _, l := range rl {
+		if isBlank(l.text) {
+			continue
+		}
+		if _, ok := level(leadingWS(l.text), unit, tabs); !ok {
+			return false
+		}
+	}
+	return true
+}
+
 // inFileStyle returns the search lines sl with the indentation of the file's
 // lines they are aligned to; ok is false when that changes nothing.
 func (c *carrier) inFileStyle(sl []line) (string, bool) {
@@ -144,6 +172,16 @@ func (c *carrier) carryRead(search, replace string, at Match) (string, error) {
 		return c.carry(search, replace)
 	}
 	rd := c.reading(sl, rl)
+	why := "nothing in it tells which"
+	switch {
+	case rd == readFile && !c.fileStyled(rl):
+		// a kept line indented as the file is by chance (nested one
+		// level of the caller's deeper): the rest is not in the file's
+		// unit, so the replacement is in the caller's style
+		rd = readCaller
+	case rd == readCaller|readFile:
+		why = "its unchanged lines follow both"
+	}
 	if rd == readFile {
 		return c.carry(asFile, replace)
 	}
@@ -157,10 +195,6 @@ func (c *carrier) carryRead(search, replace string, at Match) (string, error) {
 		return "", err
 	case err == nil && altErr == nil && alt == out:
 		return out, nil
-	}
-	why := "nothing in it tells which"
-	if rd == readCaller|readFile {
-		why = "its unchanged lines follow both"
 	}
 	var cands []ops.Candidate
 	for _, o := range []struct {
