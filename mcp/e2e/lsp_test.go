@@ -64,8 +64,9 @@ func TestSDK_LanguageServerBridge(t *testing.T) {
 			t.Fatalf("%s:\n%s", name, got)
 		}
 	}
-	// Three events (edit, revert, rename), each visible to the CLI.
-	if log := runJournal(t, root, "log", "--oneline", "--no-pager"); strings.Count(log, "\n") != 3 {
+	// Three events (edit, revert, rename), each visible to the CLI, after
+	// the watcher's baseline of the files the server found.
+	if log := runJournal(t, root, "log", "--oneline", "--no-pager"); strings.Count(log, "\n") != 4 || !strings.Contains(log, "first seen (baseline)") {
 		t.Fatalf("journal log:\n%s", log)
 	}
 }

@@ -228,7 +228,7 @@ func scan(ctx context.Context, eng *replay.Engine, baseline bool, tool string, a
 	defer unlock()
 	w := &Watcher{o: Options{}, eng: eng, dir: dir, cache: loadCache(filepath.Join(dir, "cache")),
 		dirty: map[string]*dirtyState{}, wake: make(chan struct{}, 1), dirtyDirs: map[string]bool{}, watched: map[string]bool{},
-		hot: map[string]*hotState{}, deferred: map[string]time.Time{}, said: map[string]bool{}}
+		hot: map[string]*hotState{}, deferred: map[string]time.Time{}, said: map[string]bool{}, busyAt: map[string]time.Time{}}
 	w.o.defaults()
 	t, err := walk(eng, nil)
 	if err != nil {

@@ -101,6 +101,7 @@ type Watcher struct {
 	deferred  map[string]time.Time // hot files: not before
 	unwatched int                  // directories a watch could not be added to
 	said      map[string]bool      // files whose skip was reported; guarded by record
+	busyAt    map[string]time.Time // files recorded while busy, and when
 
 	record   sync.Mutex // one recording at a time
 	cache    *cache
@@ -111,15 +112,24 @@ type Watcher struct {
 	done     sync.WaitGroup
 }
 
-// dirtyState is when a file's unrecorded changes began and last came.
-type dirtyState struct{ first, last time.Time }
+// dirtyState is when a file's unrecorded changes began and last came;
+// wasBusy says the file was busy when it was last recorded.
+type dirtyState struct {
+	first, last time.Time
+	wasBusy     bool
+}
 
-// busy reports whether a file has kept changing for longer than busyAfter:
-// a log being appended to, a download. Such a file does not hold back the
-// recording of the others (which wait for every other file to be quiet).
-func (d *dirtyState) busy() bool { return d.last.Sub(d.first) > busyAfter }
+// busy reports whether a file has kept changing for longer than busyAfter,
+// or was busy when last recorded and changes again: a log being appended
+// to, a download. Such a file does not hold back the recording of the
+// others (which wait for every other file to be quiet).
+func (d *dirtyState) busy() bool { return d.wasBusy || d.last.Sub(d.first) > busyAfter }
 
 const busyAfter = time.Second
+
+// busyMemory is how long a file recorded while busy counts as busy when it
+// changes again.
+const busyMemory = 30 * time.Second
 
 type callState struct {
 	call  Call
@@ -152,7 +162,7 @@ func Start(ctx context.Context, eng *replay.Engine, o Options) (*Watcher, error)
 	w := &Watcher{o: o, eng: eng, dir: dir, fw: fw, lock: unlock,
 		dirty: map[string]*dirtyState{}, dirtyDirs: map[string]bool{}, watched: map[string]bool{}, wake: make(chan struct{}, 1),
 		calls: map[string]*callState{}, hot: map[string]*hotState{}, deferred: map[string]time.Time{},
-		cache: loadCache(filepath.Join(dir, "cache")), said: map[string]bool{}}
+		cache: loadCache(filepath.Join(dir, "cache")), said: map[string]bool{}, busyAt: map[string]time.Time{}}
 	if err := fw.Add(dir); err != nil { // barriers
 		w.closeEarly()
 		return nil, fmt.Errorf("watch: %w", err)
@@ -325,11 +335,13 @@ func (w *Watcher) mark(k string) {
 	now := time.Now()
 	d := w.dirty[k]
 	if d == nil {
-		w.dirty[k] = &dirtyState{first: now, last: now}
+		_, was := w.busyAt[k]
+		d = &dirtyState{first: now, last: now, wasBusy: was && now.Sub(w.busyAt[k]) < busyMemory}
+		w.dirty[k] = d
 	} else {
 		d.last = now
 	}
-	if d == nil || !d.busy() {
+	if !d.busy() {
 		w.touch()
 	} else if w.first.IsZero() {
 		w.first = now
@@ -552,8 +564,21 @@ func (w *Watcher) flush(ctx context.Context, calls []Call, all bool) (*replay.Ob
 			dirty[k] = true
 		}
 	}
+	now := time.Now()
 	for k := range dirty {
+		if d := w.dirty[k]; d != nil && d.busy() {
+			w.busyAt[k] = now
+		} else {
+			delete(w.busyAt, k)
+		}
 		delete(w.dirty, k)
+	}
+	if len(w.busyAt) > 4096 {
+		for k, t := range w.busyAt {
+			if now.Sub(t) > busyMemory {
+				delete(w.busyAt, k)
+			}
+		}
 	}
 	dirs, rescan, baseline := w.dirtyDirs, w.rescan, w.baseline
 	w.dirtyDirs, w.rescan, w.baseline = map[string]bool{}, false, false
