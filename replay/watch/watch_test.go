@@ -592,3 +592,29 @@ func TestWatch_ModeChange(t *testing.T) {
 		t.Fatalf("after undo: mode %v", fi.Mode().Perm())
 	}
 }
+
+// A tree larger than MaxFiles is refused with a clear error, and nothing is
+// recorded (a root set to a home directory by mistake).
+func TestWatch_TooManyFiles(t *testing.T) {
+	dir := t.TempDir()
+	files(t, dir, map[string]string{"a": "1", "b": "2", "c": "3", "d": "4"})
+	eng, err := replay.Open(replay.Options{Roots: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	_, err = Start(context.Background(), eng, Options{MaxFiles: 3})
+	if !errors.Is(err, ErrTooMany) || !strings.Contains(err.Error(), IgnoreFile) {
+		t.Fatalf("Start: %v", err)
+	}
+	var n int
+	eng.Journal().View(func(tx *journal.Tx) error { n = int(tx.Last()); return nil })
+	if n != 0 {
+		t.Fatalf("%d events recorded", n)
+	}
+	w, err := Start(context.Background(), eng, Options{MaxFiles: 4}) // the lock was let go
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+}

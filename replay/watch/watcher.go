@@ -43,6 +43,11 @@ type Options struct {
 	// MaxSize: larger files are not recorded (default 128 MiB), and are
 	// listed as skipped.
 	MaxSize int64
+	// MaxFiles: a workspace with more files than this (after the rules) is
+	// not watched (default 500,000): a root set to a home directory by
+	// mistake must not be copied into the journal. A .journalignore brings
+	// a larger tree under the limit.
+	MaxFiles int
 	// Logf reports what the watcher does beside recording (overflows,
 	// rescans, skipped files); nil: silent.
 	Logf func(format string, args ...any)
@@ -69,10 +74,16 @@ func (o *Options) defaults() {
 	if o.MaxSize <= 0 {
 		o.MaxSize = 128 << 20
 	}
+	if o.MaxFiles <= 0 {
+		o.MaxFiles = 500000
+	}
 	if o.Logf == nil {
 		o.Logf = func(string, ...any) {}
 	}
 }
+
+// ErrTooMany: the workspace has more files than Options.MaxFiles.
+var ErrTooMany = errors.New("too many files to watch")
 
 // ErrBusy: another process already watches this journal's workspace.
 var ErrBusy = errors.New("watch: another watcher runs on this journal")
@@ -179,6 +190,9 @@ func Start(ctx context.Context, eng *replay.Engine, o Options) (*Watcher, error)
 		w.rules = t.rules
 	}
 	w.mu.Unlock()
+	if err == nil && len(t.files) > o.MaxFiles {
+		err = fmt.Errorf("watch: %d files under the roots, more than the watcher's limit of %d (%w): add a %s for what need not be journaled, or run without a watcher", len(t.files), o.MaxFiles, ErrTooMany, IgnoreFile)
+	}
 	if err != nil {
 		w.Close()
 		return nil, err
