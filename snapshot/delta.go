@@ -37,10 +37,8 @@ import (
 // zstd, against bases of depth below maxSpliceDepth; a chunk whose bases
 // are deeper is stored whole, starting a new chain; and a base's depth must
 // be less than its delta's, so damaged records cannot make a read loop.
-// (Until format 8 splices too stopped at maxDepth: a file edited line by
-// line then stored one whole chunk every 32 edits of it, ~2 KB, as much as
-// the 32 splices together. Measured on 20,000 one-line edits of 50 files
-// of 14 KB: whole chunks 65 B per edit at 32, see BENCHMARKS.md.) Decoded chunks
+// Splices chain deeper than deltas because a whole chunk every maxDepth
+// edits of a file would cost as much as all the splices between. Decoded chunks
 // of chains are kept in a small cache (chunkCache): a walk of the contents in
 // the order they were written (verify) decodes each chunk once.
 //
