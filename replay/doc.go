@@ -218,9 +218,9 @@
 // process is sealed committed if its batch completed (the note says done,
 // or every file holds its after-content) and rolled back otherwise ("The
 // apply protocol"); then the log's records past the bbolt file's last event
-// are rolled forward and their events appended ("Logged batches"). A
-// pending intent is the only thing ever rolled back; a logged record never
-// is.
+// are rolled forward and their events appended ("Logged batches").
+// Recovery rolls back only pending intents; a record it finds in the log
+// is always rolled forward.
 //
 // # Revert, undo, redo, restore, rewind
 //
