@@ -25,7 +25,7 @@
 // released (bbolt's own lock would poll every 50 ms, and a poller can starve
 // under steady contention). All writers of all processes serialize there, so
 // two batches touching one file are ordered and the second sees the first.
-// The cost is measured in replay/doc.go.
+// BENCHMARKS.md has the cost (BenchmarkJournalOpenClose).
 //
 // A Lease (Acquire, Lease.Do, Release) is Do's lock kept across batches: a
 // process with batches queued behind the one it runs keeps the lock and the
@@ -115,35 +115,29 @@
 //	bytes 1..4  CRC-32C (Castagnoli) of the body, big endian
 //	bytes 5..   body: the Event as JSON (1), or its fields in binary (2, 3)
 //
-// A journal written since format 5 stores its events compact (~200 bytes
-// instead of ~560 for a one-line edit) whenever the compact record decodes to
-// the same canonical JSON; events written before stay JSON and read as they
-// are: the chain hash is over the canonical JSON either way. Since format 9
-// a compact record names its actor by number (v3, actors.go: ~50 bytes
-// less per event); v2 records written before read as they are.
+// A journal written since format 5 stores its events compact whenever the
+// compact record decodes to the same canonical JSON; events written before
+// stay JSON and read as they are: the chain hash is over the canonical JSON
+// either way. Since format 9 a compact record names its actor by number
+// (v3, actors.go); v2 records written before read as they are.
 //
-// What else a record holds was weighed for issue #23 and kept: Prev (the
-// hash of the event before) lets repair take a record found in a damaged
-// file's bytes only when it links to the event before it, and carry the
-// links around a lost run; the file changes' Before IDs could be read from
-// the path's previous event, but an event after a lost one would then be
-// lost too. Those 66 bytes per event buy the guarantee that damage to one
-// record costs that record only (the actor's record is the exception,
-// mirrored for that reason). The Hash could be recomputed at every read
-// instead of stored (33 bytes), at the cost of hashing every event a
-// listing shows; not done.
+// A record keeps what it could in principle derive, for damage's sake: Prev
+// (the hash of the event before) lets repair take a record found in a
+// damaged file's bytes only when it links to the event before it, and carry
+// the links around a lost run; the file changes' Before IDs could be read
+// from the path's previous event, but an event after a lost one would then
+// be lost too. So damage to one record costs that record only (the actor's
+// record is the exception, mirrored for that reason). The Hash is stored,
+// not recomputed at every read, so a listing hashes nothing.
 //
 // Since format 10, events packLag (256) behind the newest are kept in
 // blocks of 256: one zstd frame of their records, as they were (pack.go).
 // Compressed together, a record's prev is a repeat of the hash before it,
 // its before a repeat of the path's previous after, its arguments repeats of
-// the paths and shapes before them: the events' pages 349 → 143 bytes per
-// one-line edit through MCP, which takes the journal (422 bytes per edit)
-// under git's packed size for the same history (514). Since format 11 a
-// block's compact records hold their arguments as they are, not each
-// compressed on its own (record.go rawArgs), so the block's frame finds
-// the repeats between calls too: 143–177 → 128 bytes per edit, the journal
-// 370 bytes per edit at 100,000 (BENCHMARKS.md "Storage"). The
+// the paths and shapes before them. Since format 11 a block's compact
+// records hold their arguments as they are, not each compressed on its own
+// (record.go rawArgs), so the block's frame finds the repeats between calls
+// too. BENCHMARKS.md "Storage" has the bytes per event. The
 // price is the other side of the guarantee above: a damaged block costs its
 // run of events where a damaged page of loose records costs the dozen it
 // holds (repair still finds a whole block, or older loose copies of its
@@ -162,9 +156,25 @@
 // bbolt a value is written whole or not at all, so a torn record can only come
 // from damage to the file, which the checksum catches.
 //
+// # Garbage collection
+//
+// GC (gc.go, "Retention") drops a prefix of the chain older than a window,
+// never a file's last state, never what a retained or pending event names,
+// never a write-ahead run whose files may be unsynced, and records itself as
+// a gc event; Verify then starts the chain from the stored base. A gc that
+// drops events copies what it keeps, in key order and in transactions of
+// bounded size, into a fresh file beside the journal (gccopy.go), so that
+// memory does not grow with the journal; a compaction copies the live pages
+// the same way (compact.go). Either swaps the fresh file in (swapIn): fsync,
+// rename over the journal, fsync of the directory, all under the exclusive
+// lock, as the last step of its Do — other processes open the file anew for
+// each call and find the new one. A crash before the rename leaves the
+// journal as it was and a fresh file the next rewrite removes; after it, the
+// new file whole: there is no in-between state to recover.
+//
 // # Size and memory
 //
-// What keeps a year of history small and its walks bounded (issue #23):
+// What keeps a year of history small and its walks bounded:
 // compact event records (record.go), the store's delta and splice chunks,
 // inline manifests and contents of one chunk without any (package snapshot),
 // index blocks (index.go), the log emptied when unused, the events bucket filled to 1.0 (appendFill),

@@ -10,13 +10,12 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Copying gc. A gc that drops events used to delete them, their index
-// entries and the contents nothing references in one write transaction,
-// then compact the file: bbolt holds every page that transaction touches
-// as a node in memory until it commits, so dropping 95,000 of 100,000
-// events peaked at 231 MiB, and the peak grew with the journal. Now such a
-// gc copies what it keeps into a fresh file, in key order, committing every
-// copyTx bytes, and swaps it in as Compact does:
+// Copying gc. A gc that drops events copies what it keeps into a fresh
+// file, in key order, committing every copyTx bytes, and swaps it in as
+// Compact does. Deleting in place would touch, in one write transaction,
+// every dropped event, its index entries and every content nothing
+// references, and bbolt holds every page a transaction touches as a node in
+// memory until it commits: memory would grow with the journal. It copies:
 //
 //   - the events from the first kept one (B) on, and the index entries,
 //     revert links and sessions that reach them; heads, pending, staging and

@@ -417,8 +417,8 @@ func (j *Journal) Do(fn func(db *DB) error) error {
 // Lease is the journal's write lock, taken by Acquire and kept, with the
 // database open, across the batches Do runs until Release. Between two
 // batches of one lease nothing else writes the journal, so the second
-// neither takes the lock again nor reopens the database (~100 µs of a
-// small edit's hold: flock, open, mmap, close, munmap). A process keeps one
+// neither takes the lock again nor reopens the database (flock, open,
+// mmap, close, munmap: a large part of a small edit's hold). A process keeps one
 // only while it has more batches waiting and nobody else waits (Contended):
 // see replay.Engine's do.
 type Lease struct {

@@ -409,8 +409,8 @@ func (r *recReader) id() snapshot.ID {
 // returned as it is. A block of events (pack.go)
 // stores its records so: the block's frame compresses the arguments of 256
 // events together — their keys, paths and the lines they search for repeat
-// from one call to the next — which a frame per call cannot (measured on
-// 100,000 one-line edit_content calls: 153 → 123 bytes per event).
+// from one call to the next — which a frame per call cannot
+// (BENCHMARKS.md "Storage").
 func rawArgs(rec []byte) []byte {
 	var r recReader
 	// the actor is not needed: a v3 record's number is kept as it is

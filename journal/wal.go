@@ -332,9 +332,9 @@ func (d *DB) LogAppend(off int64, rec *LogRecord) (int64, error) {
 // record back first, so the disk works while meanwhile runs, and the sync
 // that follows — still before LogAppendWith returns, never skipped — has
 // less to wait for. meanwhile runs exactly once, even when the record could
-// not be written. A logged batch writes its temp files there (replay): in a
-// goroutine beside the sync, they started on a busy machine only once the
-// sync was done (~160 µs late, measured), so the two did not overlap.
+// not be written. A logged batch writes its temp files there (replay), not
+// in a goroutine beside the sync: on a busy machine such a goroutine starts
+// only once the sync is done, and the two do not overlap.
 func (d *DB) LogAppendWith(off int64, rec *LogRecord, meanwhile func()) (end int64, err error) {
 	if meanwhile != nil {
 		defer func() { runOnce(&meanwhile) }()

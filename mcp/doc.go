@@ -51,22 +51,13 @@
 // by jsontext, from github.com/go-json-experiment/json: the proposal behind
 // encoding/json/v2, kept by Go team members; see below); mcp-go handles the message
 // with short placeholders in their place, and the handler claims them and
-// puts the decoded strings back into its typed input. Why this and not:
-//
-//   - a faster decoder (segmentio/encoding, goccy/go-json, sonic): mcp-go
-//     makes its passes with encoding/json inside its transport and request
-//     handling; swapping the decoder means forking both, and each pass would
-//     still scan and copy the whole message;
-//   - decoding the typed input from the raw params ourselves: the cost was
-//     not our one decode but mcp-go's (about eight passes over a tools/call:
-//     the stdio reader, three probes for responses, the method probe, the
-//     envelope, the request, the arguments into a map), and skipping its
-//     request handling would lose its hooks, sessions and tasks;
-//   - a change upstream: possible later; placeholders need nothing of it.
-//
-// Measured with bench/cmd/mcpbench (BENCHMARKS.md): a 1 MB whole-file
-// write went from 88 ms to ~17 ms (the reference server: ~16 ms), a 20 ×
-// 512 KiB batch from 1.3 s to ~0.3 s. The audit record keeps a long
+// puts the decoded strings back into its typed input. Why: the cost of a
+// long argument is mcp-go's passes over the message with encoding/json
+// (the stdio reader, the probes for responses and methods, the envelope,
+// the request, the arguments into a map), inside its transport and request
+// handling. A faster decoder would mean forking both, and decoding the
+// typed input ourselves would skip its hooks, sessions and tasks;
+// placeholders need nothing of mcp-go. The audit record keeps a long
 // argument's hash and size, never its bytes (the snapshot store has them).
 // A message is still held whole while it is read (a 10 MB write is a 10 MB
 // line), in 1 MiB blocks that are never joined; what must stay bounded
@@ -85,18 +76,9 @@
 // keeps a message's validity and structure, so the check on the light
 // message is the check on the message; FuzzLighten (messages in blocks of
 // any size) and FuzzUnquoter (bodies cut anywhere, against jsontext) hold it
-// to that. Before: jsontext read (validating) each long string and a second
-// pass unquoted it, after the blocks were joined — 2 passes and 2 copies of
-// the message; BenchmarkLighten went 1330 -> ~1650 MB/s, and a 10 MB write
-// allocates 10 MB less, in memmoves the collector could not preempt (it
-// spun, signalling, for as long: ~5 % of the server's CPU by perf).
-//
-// Tried and not kept: compressing a long content's chunks on another core
-// while the call is decoded and planned (the writer taking the records by
-// chunk ID). Every chunk was ready when the write came and the intent's
-// transaction took ~25 ms less of a 20 × 512 KiB batch, but the batch as
-// the client sees it was no faster: on two cores the server is CPU-bound,
-// and the work only moved.
+// to that. The blocks are never joined into one copy of the message: a
+// large memmove is one the collector cannot preempt. BENCHMARKS.md has the
+// figures (mcpbench's large writes, BenchmarkLighten).
 //
 // # Several servers on one workspace
 //
@@ -108,15 +90,14 @@
 // of its own (ServeFollower): its own id (undo is per session), client
 // info, log level, notifications, sampling requests — what mcp-go's stdio
 // transport gives its one session (which is a package singleton there, so
-// it cannot serve two). Why: four processes taking the journal's lock in
-// turn made fewer edits a second together than one (0.82–0.95×): each
-// hold paid for adopting the others' records, reopening the journal and a
-// cross-process hand-off. One process orders its sessions' batches with a
-// mutex and keeps the journal open between them (journal.Lease): 2 stdio
-// servers now make 1.20–1.25× what one does, 4 servers 1.15–1.30×
-// (BENCHMARKS.md). A relay costs its machine ~0.15 ms of CPU per call (two
-// pipes and a socket); its stdin is read through Go's poller, which took
-// a fifth of that off (cmd/journal/stdin_unix.go).
+// it cannot serve two). Why: processes taking the journal's lock in turn
+// pay, at every hold, for adopting the others' records, reopening the
+// journal and a cross-process hand-off, and together make no more edits a
+// second than one. One process orders its sessions' batches with a mutex
+// and keeps the journal open between them (journal.Lease), so several
+// stdio servers make more than one does (BENCHMARKS.md "Several agents on
+// one workspace"). A relay costs two pipes and a socket per call; its stdin
+// is read through Go's poller (cmd/journal/stdin_unix.go).
 //
 // A session must not notice a change of writer. A relay keeps what the
 // next writer needs: the client's initialize (replayed, its answer dropped

@@ -300,7 +300,7 @@ const exactFirstMin = 1 << 20
 // miss) would take seconds, the bounded scan of streamLocate. An in-memory
 // text of a MiB or more is scanned for exact matches first: when every change
 // resolves there, that is match.Locate's answer without its line index of
-// the whole text (a 50 MB edit: ≈ 45 ms less); anything else (a miss, an
+// the whole text; anything else (a miss, an
 // ambiguity, an overlap, more than scanLimit occurrences) goes through
 // match.Locate, which gives the canonical match or error.
 func (t *ltext) locate(changes []match.Change) ([]match.Edit, error) {

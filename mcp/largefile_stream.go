@@ -328,8 +328,8 @@ func checkChange(c match.Change) error {
 
 // nearAnchor tries the whitespace and fuzzy levels in windows around the
 // lines that hold the search text's longest line (trimmed) exactly, or, for
-// there are none, lines similar to it. That fuzzy line search (measured
-// ≈ 13 MB/s) runs only on a miss and only over mapped files up to
+// there are none, lines similar to it. That fuzzy line search is slow per
+// byte, so it runs only on a miss and only over mapped files up to
 // fuzzyScanMax; its best lines are returned as the nearest candidates.
 func (t *ltext) nearAnchor(c match.Change, o match.Options) ([]match.Match, []match.Hit, error) {
 	anchor := longestLine(c.Search)

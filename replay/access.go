@@ -25,15 +25,15 @@ const (
 // content instead of holding it in memory (Options.StreamThreshold), and
 // DefaultMmapLimit the largest file View maps into memory.
 //
-// Both bound a server's resident memory by design (issue #17: ≤ 128 MiB
-// for any edit or read, whatever the file's size). An edit held in memory
-// needs the content before and after, and more while it is compared and
-// stored: a 47 MiB file (under the earlier 50 MiB threshold) peaked at 172
-// MiB, a 15 MiB one peaks at 82 MiB. Every page of a mapping a scan touches
-// counts in the process's resident memory, and touching them is fast (the
-// kernel maps cached pages 16 at a time: 200 MB in ~2 ms), so no watcher can
-// drop them behind a scan: a 200 MB file searched and edited mapped peaked
-// at 176 MiB, one of 96 MiB at 125 MiB. Larger files are streamed in blocks,
+// Both bound a server's resident memory by design (≤ 128 MiB for any edit
+// or read, whatever the file's size). An edit held in memory needs the
+// content before and after, and more while it is compared and stored:
+// several times the file's size at its peak. Every page of a mapping a scan
+// touches counts in the process's resident memory, and touching them is
+// fast (the kernel maps cached pages several at a time), so no watcher can
+// drop them behind a scan: a mapped file's pages count in resident memory
+// while it is searched and edited, and the mapping limit bounds them.
+// Larger files are streamed in blocks,
 // at the same cost per byte here; what they lose is the fuzzy search the
 // large-file tools run only on files they hold whole (a refusal, never a
 // guess).

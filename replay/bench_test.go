@@ -352,3 +352,78 @@ func BenchmarkApply_SpareTemps(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCommitPaths times the two commit paths side by side, one
+// operation of each per iteration so that machine noise hits them alike
+// (issue 40: why two paths). It reports medians:
+//
+//   - logged: a one-line edit of a 300-line file through the write-ahead log
+//     (the usual edit);
+//   - intent-edit: the same edit forced through the bbolt intent
+//     (Options.LogLimit < 0): files and directory fsynced before it returns;
+//   - create, delete: a new 300-line file and its removal, which are not
+//     loggable and take the intent path;
+//   - create-after-logged: a create right after a logged edit, which
+//     checkpoints the log first (the intent needs the chain complete);
+//   - observe: Engine.Observe recording one file written outside (the
+//     watcher's commit: one bbolt transaction, nothing written). The files
+//     are written before the loop, older than the margin within which
+//     Observe reads a file again (racyMargin), so that wait is not timed;
+//     run at most 1000 iterations.
+func BenchmarkCommitPaths(b *testing.B) {
+	data := lines300()
+	mk := func(logLimit int) (string, *replay.Engine) {
+		ws := b.TempDir()
+		os.WriteFile(filepath.Join(ws, "f.go"), data, 0o644)
+		e, err := replay.Open(replay.Options{Roots: []string{ws}, LogLimit: logLimit, Actor: journal.Actor{Kind: "mcp", Name: "bench", Session: "s1"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { e.Close() })
+		return ws, e
+	}
+	_, logged := mk(0)
+	_, intent := mk(-1)
+	_, creates := mk(0)
+	_, mixed := mk(0)
+	obsWS, observer := mk(0)
+	const observes = 1000
+	for i := range observes {
+		os.WriteFile(filepath.Join(obsWS, fmt.Sprintf("o%04d.go", i)), data, 0o644)
+	}
+	time.Sleep(200 * time.Millisecond)
+	apply := func(e *replay.Engine, c replay.Change) time.Duration {
+		t := time.Now()
+		if _, err := e.Apply(ctx, &replay.Batch{Changes: []replay.Change{c}}); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(t)
+	}
+	names := []string{"logged", "intent-edit", "create", "delete", "create-after-logged", "observe"}
+	times := make([][]time.Duration, len(names))
+	for i := 0; b.Loop(); i++ {
+		next := bytes.Clone(data)
+		copy(next[100:], fmt.Sprintf("%06d", i))
+		fresh := bytes.Clone(next)
+		copy(fresh[200:], "new")
+		name := fmt.Sprintf("n%06d.go", i)
+		times[0] = append(times[0], apply(logged, replay.Change{Path: "f.go", Data: next}))
+		times[1] = append(times[1], apply(intent, replay.Change{Path: "f.go", Data: next}))
+		times[2] = append(times[2], apply(creates, replay.Change{Path: name, Data: fresh}))
+		times[3] = append(times[3], apply(creates, replay.Change{Path: name, Delete: true}))
+		apply(mixed, replay.Change{Path: "f.go", Data: next})
+		times[4] = append(times[4], apply(mixed, replay.Change{Path: name, Data: fresh}))
+		apply(mixed, replay.Change{Path: name, Delete: true})
+		if i >= observes {
+			b.Fatalf("at most %d iterations", observes)
+		}
+		t := time.Now()
+		if got, err := observer.Observe(ctx, replay.Observation{Paths: []string{fmt.Sprintf("o%04d.go", i)}, Tool: journal.ToolWatch}); err != nil || len(got.Events) != 1 {
+			b.Fatalf("observe: %v %+v", err, got)
+		}
+		times[5] = append(times[5], time.Since(t))
+	}
+	for k, n := range names {
+		b.ReportMetric(float64(median(times[k]).Microseconds()), n+"-µs")
+	}
+}

@@ -1,6 +1,14 @@
 // Package replay is the engine: workspace roots and path safety, atomic
 // multi-file apply, crash recovery, change detection, revert, undo, redo,
-// restore and status — all as folds over the journal.
+// restore, rewind and status — all as folds over the journal.
+//
+// A batch commits by one of two paths. The usual edit (files that exist,
+// new contents held in memory and small) commits by one record in the
+// journal's write-ahead log ("Logged batches" below); every other batch
+// (new files, deletes, large or streamed contents) commits by a bbolt intent
+// ("The apply protocol"). ARCHITECTURE.md says why both are kept. Changes
+// made outside the engine are recorded by Observe, which writes no file and
+// needs no recovery ("Outside changes: Observe").
 //
 // # Roots and paths
 //
@@ -14,9 +22,8 @@
 // # The apply protocol
 //
 // Apply (and Edit, which computes the changes from the files as they are once
-// the lock is held) runs, with the journal held exclusively (this is the
-// unlogged path; the usual small edit commits by a write-ahead log record
-// instead of 2–4, see "Logged batches" below):
+// the lock is held) runs, with the journal held exclusively, for a batch that
+// is not logged:
 //
 //  0. Recovery of any batch a crashed process left pending.
 //  1. Validation against the ORIGINAL contents: paths, expected versions, deletes of missing files.
@@ -26,30 +33,27 @@
 //  3. Files: every new content is written to a temp file beside its target
 //     (".<name>.jtmp-<seq>", mode preserved) and fsynced; then every rename and
 //     removal; then every touched directory is fsynced.
-//  4. Commit: the event is sealed committed and the heads move — deferred.
-//     The batch returns once its files are in place and durable; its seal
-//     goes into the next transaction the engine commits anyway (the next
-//     batch's intent, so back-to-back edits pay one bbolt commit each, not
-//     two), or a transaction of its own 20 ms later if no batch comes, or at
-//     once when a reader asks (Journal, Status, Event, FindEdit, Recover,
+//  4. Commit: the event is sealed committed and the heads move — deferred
+//     (seal.go). The batch returns once its files are in place and durable;
+//     its seal goes into the next transaction the engine commits anyway (the
+//     next batch's intent, so back-to-back edits pay one bbolt commit each,
+//     not two), or a transaction of its own 20 ms later if no batch comes, or
+//     at once when a reader asks (Journal, Status, Event, FindEdit, Recover,
 //     Close, and revert/undo/redo/restore, whose plans read events).
 //     Meanwhile change detection compares files with the unsealed event's
 //     after-contents, and recovery leaves it alone. Before returning, the
 //     batch writes "done <seq>" into the lock file's note.
 //
 // When every file of the batch exists and gets a new content held in memory
-// (no new file, no delete, nothing streamed: the usual edit), the temps of 3
-// are written and fsynced by a goroutine while 2 commits (writeAhead): the
-// two fsyncs overlap instead of following one another, and no rename happens
-// before both are done, so the files' guarantee is the same. Such a batch
-// first writes the temps' names into the lock file's note (journal.DB.SetNote;
-// no fsync, it only has to outlive a crashed process): recovery removes the
-// temps a note names when the journal has no event of its number, i.e. the
-// intent never landed. After a power failure in that window a temp may remain
-// (the note may be lost); it is a hidden ".<name>.jtmp-<seq>" file. Measured
-// (BenchmarkApplyVsFloor, 4 alternating runs, 2026-11-22): apply/floor
-// 2.10–2.24× before, 1.88–2.04× with the overlap, ≈ 0.2 ms less per edit;
-// 1.61–1.65× with the deferred seal (4 below) too.
+// (writeAhead), the temps of 3 are written and fsynced by a goroutine while
+// 2 commits: the two fsyncs overlap instead of following one another, and
+// no rename happens before both are done, so the files' guarantee is the
+// same. Such a batch first writes the temps' names into the lock file's note
+// (journal.DB.SetNote; no fsync, it only has to outlive a crashed process):
+// recovery removes the temps a note names when the journal has no event of
+// its number, i.e. the intent never landed. After a power failure in that
+// window a temp may remain (the note may be lost); it is a hidden
+// ".<name>.jtmp-<seq>" file.
 //
 // Recovery of a pending event left by a stopped process (crash, SIGKILL,
 // power failure) first asks whether the batch completed: if the note says
@@ -68,8 +72,9 @@
 // hold the after-content, so running it twice changes nothing, and a file
 // changed by someone else after the crash is left alone. The event records the
 // parent directories each new file needs (FileChange.NewDirs), so recovery
-// after a crash removes them again, innermost first, when they are empty. A
-// temp file recovery cannot reach, because its directory was swapped for a
+// after a crash removes them again, innermost first, when they are empty.
+//
+// A temp file recovery cannot reach, because its directory was swapped for a
 // symbolic link outside the root or a loop, does not keep the event pending
 // (every later batch would fail behind it): the file behind it is left as it
 // is, the rest of the event is rolled back, and the event is sealed
@@ -87,77 +92,67 @@
 //
 // # Large files: what an edit costs
 //
-// A one-line edit of a 50 MiB file the engine wrote last (the usual case: an
-// agent editing the same file again) costs, end to end, one pass over the
-// content, shared by three goroutines on two cores, plus a few small fsyncs:
+// A one-line edit of a large file the engine wrote last (the usual case: an
+// agent editing the same file again) costs one pass over the content, shared
+// by three goroutines, plus a few small fsyncs:
 //
 //   - The file's version comes from the version cache (version.go): the
 //     engine proved, when it renamed the file into place, that any later
 //     change would change the file's identity, so it is not hashed again.
 //     Otherwise it is hashed, one goroutine reading while another hashes
-//     (hashReader): about 20 ms for 50 MiB.
+//     (hashReader).
 //   - A staging transaction records the temp file's name (one bbolt commit).
 //   - One pass (stageStreams): the plan's Source writes into 1 MiB blocks of
 //     an asyncPipe (a Source copying from the old file with io.Copy reads
 //     straight into them). The writer writes every block to the temp file,
 //     whose writeback is started every 4 MiB (sync_file_range) so that its
-//     fsync finds little left to write; blocks of 1 MiB cost the kernel half
-//     of what 32 KiB writes do. A goroutine of the pipe hashes every block
-//     (the content's ID). The reader, snapshot.PutStreamWith, compares the
-//     content with the file's previous version chunk by chunk (its layout is
-//     kept with the cached version, its bytes read from the old file, whose
-//     identity must be unchanged at the end or the batch fails with
+//     fsync finds little left to write. A goroutine of the pipe hashes every
+//     block (the content's ID). The reader, snapshot.PutStreamWith, compares
+//     the content with the file's previous version chunk by chunk (its layout
+//     is kept with the cached version, its bytes read from the old file,
+//     whose identity must be unchanged at the end or the batch fails with
 //     ErrConflict), so only the few chunks around the edit are cut, hashed
 //     and compressed; the chunks, one new chunk list and the manifest are
-//     committed in one transaction (about 33 KiB of growth).
+//     committed in one transaction.
 //   - The temp file's fsync, the intent transaction, the rename (the old
-//     inode is held open and closed in the background, so freeing 50 MiB of
-//     blocks and page cache is not inside the rename) and the directory's
-//     fsync (and, until the seal was deferred, the commit transaction): 3–5
-//     ms together.
+//     inode is held open and closed in the background, holdOld, so freeing
+//     its blocks and page cache is not inside the rename) and the
+//     directory's fsync.
 //
-// Measured (BenchmarkApply_OneLineEdit50MB, 2 vCPUs shared with other work,
-// 2026-11-22): a median of 42.6 ms per edit at a load average of 2.8–3.0 and
-// 86 ms at 5.5–6 (the pass is what load stretches); step timings 0 ms for the
-// version, 0.6 ms staging, 48 ms the pass, 2 ms the fsync, 0.6 ms the intent,
-// 0.3 ms rename and directory fsync, 0.6 ms the commit. Before: 182 ms on a
-// quiet machine, 155–175 ms at load 3.5, when the old file was hashed on
-// every edit (27 ms), every byte was cut and hashed on one core (120–148 ms),
-// the fsync waited for 50 MiB (25–45 ms) and the rename freed the old file's
-// blocks (14–16 ms). BENCHMARKS.md has the commands.
+// BENCHMARKS.md has the figures (BenchmarkApply_OneLineEdit50MB and its
+// step timings).
 //
 // # Logged batches: the write-ahead log
 //
 // The usual edit — every file of the batch exists and gets a new content
 // held in memory, contents of at most 2 MiB before and after (Options.LogLimit)
 // — does not commit by a bbolt intent. Its commit is one record in the
-// journal's write-ahead log (<journal>.wal, a file of 8 MiB written with zeros
-// once, so that a record overwrites allocated blocks: one pwrite and one
-// fdatasync, no metadata, ≈ 0.17 ms here against ≈ 0.45 ms for a bbolt commit
-// of the same event, whose pages are scattered over the B+trees and which
-// syncs twice). The record holds the batch's events (observe events first),
-// numbered, and every after-content (and a before-content the store lacks):
-// enough to redo the batch. Then, wal.go:
+// journal's write-ahead log (<journal>.wal, a file written with zeros ahead
+// of the records, so that a record overwrites allocated blocks: one pwrite
+// and one fdatasync, no metadata, where a bbolt commit's pages are scattered
+// over the B+trees and it syncs twice). The record holds the batch's events
+// (observe events first), numbered, and every after-content (and a
+// before-content the store lacks): enough to redo the batch. Then, wal.go:
 //
-//  1. The lock file's note names the temps (as for writeAhead, below).
+//  1. The lock file's note names the temps (as for writeAhead, above).
 //  2. The record is written, its write-back started, then the temps are
 //     written, not fsynced, while the disk writes it, then the record is
 //     synced (journal.DB.LogAppendWith); no rename happens before the
-//     record is durable. In a server
-//     (Options.SpareTemps) a temp is an unnamed file made after the previous
-//     batch, outside the lock, written, then linked under its name
-//     (spare.go): no inode is allocated inside the lock.
+//     record is durable. In a server (Options.SpareTemps) a temp is an
+//     unnamed file made after the previous batch, outside the lock, written,
+//     then linked under its name (spare.go): no inode is allocated inside
+//     the lock.
 //  3. Every rename, each file's old inode held open across it and closed in
 //     the background (holdOld: the rename does not free it). No directory
 //     fsync. The batch returns.
 //  4. The checkpoint, deferred like the seal of 4 above (the timer 20 ms
 //     after the last batch, Close, Recover, gc, a batch that is not logged, a
 //     log run of 64 batches or one whose oldest batch is 100 ms old): every
-//     logged batch's files are
-//     fsynced, then their directories, then one bbolt transaction appends
-//     their events, committed, with their contents. The log is not erased: the
-//     next run starts at offset 0, and a record numbered at or below the
-//     journal's last event is one the bbolt file has.
+//     logged batch's files are fsynced, then their directories, then one
+//     bbolt transaction appends their events, committed, with their
+//     contents. The log is not erased: the next run starts at offset 0, and a
+//     record numbered at or below the journal's last event is one the bbolt
+//     file has.
 //  5. A reader of the journal (Journal, Status, Event, FindEdit, Content, and
 //     the plans of revert, undo, redo and restore) needs the events, not the
 //     files' durability: FlushSeal moves the logged events into the bbolt
@@ -179,27 +174,13 @@
 // by the process that logged the next), keeps them as its own logged batches
 // (their heads, their contents, their numbers), and appends after them. Any
 // process's checkpoint ends the run for all; the others find their batches in
-// the bbolt file and forget them. Before this, every turn of the lock between
-// two servers ended the run (fsync of the other's files and directories, a
-// bbolt commit): two servers made 450 edits/s together where one made 813;
-// with adoption 2 servers made about what one does and four less (0.82–0.98×
-// on 2026-11-26): with four the lock is never free, so their throughput is
-// one over a hold plus its hand-off, and a hold paid ~250–300 µs more than
-// one server's — the others' records read and adopted, bbolt's open under
-// contention, the log's fdatasync queued behind the others' writeback, the
-// flock waking every waiter. Planning a batch while waiting for the lock and
-// re-reading its files under it (tried 2026-11-26, reverted) cut the hold's
-// planning from ~60 to ~22 µs and made four servers no faster (1195 against
-// 1247 edits/s) for 0.07–0.14 ms more CPU per edit. So now the stdio servers
-// of one workspace are one process (package mcp, "Several servers on one
-// workspace"): the first serves the later ones' sessions, and its batches
-// come back to back under one lease of the lock (Engine.do): 2 stdio servers
-// 1.20–1.25× of one, 4 servers 1.15–1.30× (bench -concurrency,
-// BENCHMARKS.md; with the relays' stdin polled, cmd/journal/stdin_unix.go).
-// Runs are still
-// adopted: a serve --share=false, the CLI, a serve with other flags.
-// Open's own recovery, which more often than not follows a crash, reads the
-// files and checkpoints what it took over.
+// the bbolt file and forget them. Runs are adopted between processes that
+// write one journal in turn: a serve --share=false, the CLI, a serve with
+// other flags; the stdio servers of one workspace are one writing process
+// (package mcp, "Several servers on one workspace"), whose batches come back
+// to back under one lease of the lock (Engine.do). Open's own recovery,
+// which more often than not follows a crash, reads the files and
+// checkpoints what it took over.
 //
 // The record is the commit: a logged batch is never rolled back by
 // recovery, it is rolled forward. Recovery (any process that takes the
@@ -227,14 +208,21 @@
 // stronger guarantee (files durable before the batch returns) for new files,
 // deletes, large and streamed contents.
 //
-// Measured (2026-11-24, mcpbench small_edits, 200 edits of a 300-line file,
-// side by side with the reference server, three alternations at load 1.4):
-// 0.67–0.72 ms against the reference's 1.05–1.11 ms (0.60–0.66×), where the
-// bbolt intent took 1.31–1.40 ms (1.18–1.23×); the engine alone
-// (BenchmarkApplyVsFloor) 0.44–0.52 ms per edit, 1.02–1.08 ms before.
-// BENCHMARKS.md has the commands and the full harness.
+// # Recovery
 //
-// # Revert, undo, redo, restore
+// Recover (recover.go) runs when an engine opens the journal and under the
+// lock before every batch, and is idempotent. In order: the temps the lock
+// file's note names are removed when the journal has no event of their
+// number (an intent or record that never landed); the staged temps are
+// removed where they can be reached; every pending event of another
+// process is sealed committed if its batch completed (the note says done,
+// or every file holds its after-content) and rolled back otherwise ("The
+// apply protocol"); then the log's records past the bbolt file's last event
+// are rolled forward and their events appended ("Logged batches").
+// Recovery rolls back only pending intents; a record it finds in the log
+// is always rolled forward.
+//
+// # Revert, undo, redo, restore, rewind
 //
 // Revert(N) builds a new event from event N's files: a file still as N left
 // it gets N's before-content exactly; a file changed since gets N's change
@@ -246,27 +234,31 @@
 // reverts the newest live undo, unless a new change came after it. An event is
 // live unless the event that reverted it is itself live (so a revert of a
 // revert makes the original live again). Restore(path, N) sets a file to its
-// content right after N; Rewind(N) (rewind.go) sets every file the journal
-// knows to its state right after N, as one restore event. Undo and Revert
-// take observe events recorded by the watcher, a hook or journal exec like
-// any other (not a baseline, whose files existed before it, and not an
+// content right after N. Rewind(N) (rewind.go) sets every file the journal
+// knows to its state right after N, as one restore event that one undo takes
+// back: files created since are removed, files deleted since recreated; a
+// file first seen by a watcher's baseline after N is left alone. Undo and
+// Revert take observe events recorded by the watcher, a hook or journal exec
+// like any other (not a baseline, whose files existed before it, and not an
 // outside change recorded only because a tool was about to overwrite it:
 // its tool's event follows).
 //
 // # Outside changes: Observe
 //
 // Observe (observe.go) records files that another process changed as
-// committed observe events; the workspace watcher (package watch) and the
-// hooks call it. It writes no file, so it needs no intent, no temps and no
-// recovery: the contents are stored first, in chunks of transactions of
-// their own (contents no event names are harmless, and gc sweeps them);
+// committed observe events; the workspace watcher (package replay/watch)
+// and the hooks call it. It writes no file, so it needs no intent, no temps
+// and no recovery: the contents are stored first, in chunks of transactions
+// of their own (contents no event names are harmless, and gc sweeps them);
 // then, with the journal held, each file's identity is checked to be what
 // it was when read, every logged and unsealed batch is moved into the bbolt
 // file, and each event is appended committed in one transaction, which
-// moves the heads. A file equal to its head (this engine's own write) is
-// left out. A file whose stats differ around its read, or that changed
-// within racyMargin of it and reads differently once the margin has
-// passed, is returned as unsettled rather than recorded half-written.
+// moves the heads. It is not a third commit path: only the intent's own
+// observe events without a batch behind them. A file equal to its head
+// (this engine's own write) is left out. A file whose stats differ around
+// its read, or that changed within racyMargin of it and reads differently
+// once the margin has passed, is returned as unsettled rather than recorded
+// half-written.
 //
 // # Blame
 //
@@ -275,9 +267,7 @@
 // index oldest first and diffing each against the one before. It reads
 // through one bbolt read transaction: snapshot.Versions serves the chunks a
 // version shares with the one before from memory, and three goroutines
-// share the work (read, hash each version whole, split and diff): a
-// 2,000-line file with 1,000 events on it in ~150 ms (BenchmarkBlame; the
-// CLI's, ~180 ms with the process).
+// share the work (read, hash each version whole, split and diff).
 //
 // # Several processes
 //
@@ -288,25 +278,16 @@
 // that are not its own logged batches (a crashed process's, or a running
 // server's last few) takes them over (see "Logged batches"); a reader that
 // needs them in the bbolt file (the CLI) checkpoints them, and the engine
-// that logged them finds them there at its next batch and forgets them. A second process waits its turn (the lock passes to the next
-// waiter as soon as it is released, and a waiter is not passed over by one
-// that came later) and gives up with journal.ErrBusy only after LockTimeout
-// without any progress of the holders. Inside one process a mutex orders batches
+// that logged them finds them there at its next batch and forgets them. A
+// second process waits its turn (the lock passes to the next waiter as soon
+// as it is released, and a waiter is not passed over by one that came
+// later) and gives up with journal.ErrBusy only after LockTimeout without
+// any progress of the holders. Inside one process a mutex orders batches
 // before they reach the lock, and while batches are queued on it the lock is
-// kept for the next with bbolt open (journal.Lease), unless someone else waits
-// for it: several sessions of one server then pay no open, close and flock
-// per batch (HTTP: 4 sessions make 1.33× what one does, their server's CPU per
-// edit 0.62 ms against 0.77). Measured here (2 vCPUs, shared disk,
-// 2026-11-22): opening and closing the journal around a batch costs 80–130 µs
-// (BenchmarkJournalOpenClose), against ≈ 1.5–3 ms
-// for the batch's fsyncs; with two engines racing on one file
-// (TestTwoEngines_Serialize) the worst wait fell from 1.9 s with bbolt's
-// polling lock to 0.28 s with the blocking lock file. Another process reading
-// the journal within 20 ms of a batch (journal log while the server edits)
-// may see that batch still pending; a writing process's recovery seals it
-// committed (its note says done). A one-line edit of a 300-line file cost
-// 2.1× the durability floor measured beside it on a quiet machine with the
-// seal in the batch (two bbolt commits instead of one, plus the temp file's
-// fsync and the directory's); see BENCHMARKS.md for the figures with the
-// overlap and the deferred seal (BenchmarkApplyVsFloor).
+// kept for the next with bbolt open (journal.Lease), unless someone else
+// waits for it: several sessions of one server then pay no open, close and
+// flock per batch. Another process reading the journal within 20 ms of a
+// batch (journal log while the server edits) may see that batch still
+// pending; a writing process's recovery seals it committed (its note says
+// done).
 package replay

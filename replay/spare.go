@@ -6,11 +6,10 @@ import (
 )
 
 // Spare inodes: a temp file's creation allocates an inode inside the
-// journal's lock. Alone it costs ~12 µs here, but under load it waits on the
-// file system's allocator (ext4 without a journal skips every recently freed
-// inode, each of which a rename over a file makes: perf shows
-// recently_deleted and find_inode_bit): ~280 µs of a ~880 µs logged edit,
-// measured with timeline marks in a server while the machine was busy. An
+// journal's lock. Alone it is cheap, but under load it waits on the file
+// system's allocator (ext4 without a journal skips every recently freed
+// inode, each of which a rename over a file makes: recently_deleted and
+// find_inode_bit), a large share of a logged edit's hold. An
 // engine made with Options.SpareTemps keeps, per directory it last wrote
 // temps in, unnamed files made ahead (spareDepth), outside the lock (O_TMPFILE,
 // spare_linux.go). A temp of writeTemps is then that file, written and

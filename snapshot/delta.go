@@ -37,16 +37,14 @@ import (
 // zstd, against bases of depth below maxSpliceDepth; a chunk whose bases
 // are deeper is stored whole, starting a new chain; and a base's depth must
 // be less than its delta's, so damaged records cannot make a read loop.
-// (Until format 8 splices too stopped at maxDepth: a file edited line by
-// line then stored one whole chunk every 32 edits of it, ~2 KB, as much as
-// the 32 splices together. Measured on 20,000 one-line edits of 50 files
-// of 14 KB: whole chunks 65 B per edit at 32, see BENCHMARKS.md.) Decoded chunks
+// Splices chain deeper than deltas because a whole chunk every maxDepth
+// edits of a file would cost as much as all the splices between. Decoded chunks
 // of chains are kept in a small cache (chunkCache): a walk of the contents in
 // the order they were written (verify) decodes each chunk once.
 //
 // The encoder runs at zstd's fastest level: with a dictionary, a level's
-// tables are rebuilt for every chunk, which costs ~37 µs per chunk at the
-// fastest level and ~240 µs at the default one, for ~10 % smaller deltas.
+// tables are rebuilt for every chunk, which costs several times as much at
+// the default level, for deltas only slightly smaller.
 //
 // Splices. Most new chunks of an agent's edits differ from their base by a
 // few lines in one place: the common prefix and suffix of the chunk and its
@@ -55,11 +53,10 @@ import (
 // suffix (taken from the start and the end of the bases' bytes, in order)
 // and of the middle (uvarints), and the middle's bytes as they are — when the middle is at most
 // spliceMax bytes. Finding it costs two comparisons of the chunk with its
-// bases, where zstd costs a dictionary's tables (~70 µs) and a compression
-// without one (~50 µs) per chunk; it reads back with two copies, where a
-// zstd delta rebuilds its tables again; and a one-line edit's splice is
-// about as small as its zstd delta (~90 bytes: the header, the base's ID,
-// the line). A splice is a delta in every other way: depth, bases, gc.
+// bases, where zstd costs a dictionary's tables and a compression without
+// one per chunk; it reads back with two copies, where a zstd delta rebuilds
+// its tables again; and a one-line edit's splice is about as small as its
+// zstd delta (the header, the base's ID, the line). A splice is a delta in every other way: depth, bases, gc.
 //
 // Garbage collection keeps every base of a kept chunk (MarkBases). A journal
 // holding deltas is marked format 4 by the journal, so an older binary, whose

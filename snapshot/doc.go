@@ -10,8 +10,9 @@
 // the edit plus a new chunk list. The cutter (chunk.go) is the package's own,
 // cutting exactly where github.com/kalbasit/fastcdc v1.0.0 does (which cut
 // every content stored before it; TestCut_MatchesFastCDC and FuzzCut compare
-// the two), about 1.3× as fast: only the low 13 bits of the gear hash are
-// tested, so it advances two bytes per step through a table of byte pairs.
+// the two), and faster: only the low 13 bits of the gear hash are tested,
+// so it advances two bytes per step through a table of byte pairs
+// (BENCHMARKS.md, BenchmarkCut).
 //
 // # On-disk format (inside the journal's bbolt file)
 //

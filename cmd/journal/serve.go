@@ -347,19 +347,16 @@ func newLSP(eng *replay.Engine, file string, specs []string) (*lsp.Manager, erro
 }
 
 // serveMemoryLimit is the Go runtime's soft memory limit for a server, unless
-// GOMEMLIMIT sets one. A server's live heap is ~45 MiB whatever the journal's
-// size (measured over 20,000 edits), and what it streams is bounded by
-// design; with the runtime's default pacing (GOGC=100) the heap still grew to
-// twice that between collections, which put a server's peak RSS at ~130 MiB
-// after 100,000 edits (mcpbench -history). The limit makes collections come
-// sooner near it; it is soft: a call that needs more memory gets it.
-//
-// 80 MiB, not 96: a whole-file write of 10 MB, held in memory (under
-// replay.DefaultStreamThreshold), has ~36 MiB live while it is applied (the
-// new content, the old one, their records), and at 96 MiB the heap reached
-// 86 MiB between collections — with the binary's ~28 MiB of mapped code and
-// data, a peak RSS of 130–135 MiB; at 80 MiB, 113–124 MiB, the write's
-// latency within this machine's noise (mcpbench write_10mb, alternated).
+// GOMEMLIMIT sets one. A server's live heap does not grow with the
+// journal's size, and what it streams is bounded by design; with the
+// runtime's default pacing (GOGC=100) the heap still grows to twice the live
+// heap between collections, which would put a long-running server's peak
+// RSS over the 128 MiB bound. The limit makes collections come sooner near
+// it; it is soft: a call that needs more memory gets it. It leaves room for
+// the binary's mapped code and data and for a whole-file write held in
+// memory (under replay.DefaultStreamThreshold: the new content, the old
+// one, their records) under that bound. BENCHMARKS.md has the figures that
+// chose it.
 const serveMemLimit = 80 << 20
 
 func serveMemoryLimit() {

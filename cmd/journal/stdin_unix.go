@@ -15,9 +15,8 @@ var polledStdin *os.File
 // pipe or a socket, non-blocking, so that the Go runtime waits for it in
 // its poller. A blocking read of an empty pipe holds a thread in the
 // kernel; the runtime's monitor takes its P away after 20 µs and hands it
-// back when the read returns — per message. perf on a relaying serve under
-// the concurrency bench: ~15 context switches per relayed call, a third of
-// its time the monitor's wake-ups; polled, its CPU fell ~18 %. A relay
+// back when the read returns — per message: many context switches per
+// relayed call. Polled, the relay's CPU falls (BENCHMARKS.md). A relay
 // reads its stdin so; a writer switches to it when its first follower
 // comes (stdinSwitch). The flag is on the pipe's read end, which only this
 // process reads.

@@ -24,8 +24,9 @@
 //	contents/<id>              a content's manifest: "JRM1", uvarint size,
 //	                           uvarint n, n × 32-byte chunk IDs in order; id is
 //	                           the blake3 of the whole content. A content of
-//	                           one chunk has none (since 2026-11-26): that
-//	                           chunk, whose ID is the content's, is it
+//	                           one chunk has none: that chunk, whose ID is
+//	                           the content's, is it (one an older binary
+//	                           pushed reads as any manifest)
 //	workspaces/<ws>/segments/<first>-<last>.jsonl.zst
 //	                           events first..last (20-digit numbers) as the
 //	                           lines `journal export` writes (each carries the

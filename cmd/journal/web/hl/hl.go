@@ -2,7 +2,7 @@
 // lexers for about thirty common languages, built on first use.
 //
 // It does not import chroma's lexers package, whose init builds all of its
-// ~250 lexers (4.6 ms) and, with its styles package (3.9 ms), would delay
+// ~250 lexers and, with its styles package, would delay
 // every command of the journal binary, not only the web app's pages. The
 // lexers are chroma's own definitions (MIT licence, lexers/COPYING): its
 // XML files for most languages, copied from chroma v2.27.0, and its Go
