@@ -184,3 +184,20 @@ func TestInputSchemasPortable(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeTools checks that README.md's tool table is the registry's; -update rewrites it.
+func TestReadmeTools(t *testing.T) {
+	e := newEnv(t, jmcp.Options{})
+	var b strings.Builder
+	b.WriteString("| tool | toolset | read-only | destructive | idempotent | what it does |\n|---|---|---|---|---|---|\n")
+	yes := map[bool]string{true: "yes", false: "no"}
+	for _, tool := range e.srv.Tools() {
+		desc := tool.Description
+		if i := strings.Index(desc, ". "); i > 0 {
+			desc = desc[:i+1]
+		}
+		b.WriteString("| `" + tool.Name + "` | " + tool.Toolset + " | " + yes[tool.ReadOnly] + " | " + yes[tool.Destructive] +
+			" | " + yes[tool.Idempotent] + " | " + strings.ReplaceAll(desc, "|", "\\|") + " |\n")
+	}
+	regenerate(t, "README.md", "tools", b.String())
+}
