@@ -197,12 +197,17 @@ func Start(ctx context.Context, eng *replay.Engine, o Options) (*Watcher, error)
 		w.Close()
 		return nil, err
 	}
-	if _, err := w.catchUp(ctx, t, true, journal.ToolCatchUp, nil, nil); err != nil {
-		w.Close()
-		return nil, err
-	}
+	// the socket first: a hook that comes during a long catch-up (a first
+	// start's baseline) waits for it instead of walking the tree itself
+	w.record.Lock()
 	if w.srv, err = listen(w); err != nil {
 		o.Logf("journal watch: hooks cannot reach this watcher: %v", err)
+	}
+	_, err = w.catchUp(ctx, t, true, journal.ToolCatchUp, nil, nil)
+	w.record.Unlock()
+	if err != nil {
+		w.Close()
+		return nil, err
 	}
 	w.done.Add(1)
 	go w.loop(lctx)
