@@ -484,7 +484,15 @@ func (w *Watcher) due(now time.Time) map[string]bool {
 	quiet := now.Sub(w.last) >= w.o.Settle
 	for k, d := range w.dirty {
 		switch {
-		case now.Sub(d.first) >= w.o.MaxDelay, now.Sub(d.last) >= w.o.Settle && (quiet || d.busy()):
+		case now.Sub(d.first) >= w.o.MaxDelay:
+			add(k)
+		case d.busy():
+			// a file written again and again waits for a longer pause: one
+			// of Settle may be a writer between two writes of one version
+			if now.Sub(d.last) >= max(w.o.Settle, busyAfter) {
+				add(k)
+			}
+		case quiet && now.Sub(d.last) >= w.o.Settle:
 			add(k)
 		}
 	}
