@@ -31,8 +31,14 @@ import (
 // --until, --path) checks each line and the links between consecutive events,
 // but cannot prove that nothing is missing.
 
-// ExportVersion is the format version written in head lines.
-const ExportVersion = 1
+// ExportVersion is the format version written in head lines: 2 when the
+// head carries checkpoints (workspace, tree_base, checkpoints), which a
+// reader of version 1 would not re-encode and would call altered; 1 else,
+// as every export before them.
+const ExportVersion = 2
+
+// exportVersion1 is the head version of an export without checkpoints.
+const exportVersion1 = 1
 
 // ExportWho is who caused an event.
 type ExportWho struct {
@@ -95,6 +101,13 @@ type ExportHead struct {
 	// Producer names the binary that wrote the export ("journal VERSION",
 	// BuildVersion); absent from exports written before it was added.
 	Producer string `json:"producer,omitempty"`
+	// Workspace is the journal's workspace ID, which its checkpoints name.
+	Workspace string `json:"workspace,omitempty"`
+	// TreeBase is the event before the Merkle tree's first leaf (doc.go).
+	TreeBase uint64 `json:"tree_base,omitempty"`
+	// Checkpoints are the journal's signed checkpoints (signed notes),
+	// smallest tree first: the history up to each must hash to its root.
+	Checkpoints []string `json:"checkpoints,omitempty"`
 }
 
 // canonical returns the bytes the chain hash of e is computed over.
@@ -193,7 +206,7 @@ func (t *Tx) Export(w io.Writer, format string, f ExportFilter, progress func(se
 		return nil, fmt.Errorf("journal: export format %q: want jsonl or csv", format)
 	}
 	baseSeq, base := t.Base()
-	h := &ExportHead{Type: "head", Version: ExportVersion, Filtered: f.filtered(), BaseSeq: baseSeq, Base: base, Producer: "journal " + BuildVersion()}
+	h := &ExportHead{Type: "head", Version: exportVersion1, Filtered: f.filtered(), BaseSeq: baseSeq, Base: base, Producer: "journal " + BuildVersion()}
 	var cw *csv.Writer
 	if format == "csv" {
 		cw = csv.NewWriter(w)
@@ -235,6 +248,16 @@ func (t *Tx) Export(w io.Writer, format string, f ExportFilter, progress func(se
 	})
 	if err != nil {
 		return nil, fmt.Errorf("journal: export: %w", err)
+	}
+	cps, err := t.Checkpoints()
+	if err != nil {
+		return nil, fmt.Errorf("journal: export: %w", err)
+	}
+	if len(cps) > 0 {
+		h.Version, h.Workspace, h.TreeBase = ExportVersion, t.Workspace(), t.TreeBase()
+		for _, c := range cps {
+			h.Checkpoints = append(h.Checkpoints, string(c.Note))
+		}
 	}
 	if cw != nil {
 		cw.Write([]string{"head", strconv.Itoa(h.Events), "", "", "journal", BuildVersion(), "", "", "", "", "", "", "", "", "", "", "", hexID(h.Base), hexID(h.Head)})

@@ -1,0 +1,139 @@
+package journal
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/journalfs/journal/snapshot"
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+)
+
+// CheckOptions say what a verify checks a history's checkpoints against.
+type CheckOptions struct {
+	// Keys verify the checkpoints' signatures: every checkpoint the history
+	// holds, and every one given, must be signed by one of them. Nil: the
+	// signatures are not checked (the roots still are).
+	Keys note.Verifiers
+	// Checkpoints are checkpoints taken from elsewhere (an auditor's copy,
+	// a remote's): the history must match each.
+	Checkpoints []*Checkpoint
+	// Reference is an earlier copy of the history's chain hashes by leaf
+	// (an earlier export's): the first event where the two differ is named.
+	Reference []snapshot.ID
+	// RefFrom names the reference in messages ("the export a.jsonl").
+	RefFrom string
+}
+
+// TreeReport is what a check of checkpoints found.
+type TreeReport struct {
+	Checkpoints int         // checkpoints whose roots matched (the history's own and those given)
+	Signed      bool        // signatures were checked (Keys given)
+	Size        int64       // leaves: the sealed events in the tree
+	Root        tlog.Hash   // the root of all of them
+	Newest      *Checkpoint // the largest checkpoint (nil: none)
+}
+
+// Reopen verifies the signatures of cps with keys (nil keys: returned as
+// they are). what names them in errors ("the journal's", "the export's").
+func Reopen(cps []*Checkpoint, keys note.Verifiers, what string) ([]*Checkpoint, error) {
+	if keys == nil {
+		return cps, nil
+	}
+	out := make([]*Checkpoint, 0, len(cps))
+	for _, cp := range cps {
+		c, err := OpenCheckpoint(cp.Note, keys)
+		if err != nil {
+			return nil, fmt.Errorf("journal: %s checkpoint of %d events (up to leaf %d) dated %s: %w", what, cp.Size, cp.Size-1,
+				cp.Time.Format("2006-01-02T15:04:05Z"), err)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// newCheck makes the TreeCheck of a history holding own checkpoints.
+func (o CheckOptions) newCheck(base uint64, ws string, own []*Checkpoint, what string) (*TreeCheck, []*Checkpoint, error) {
+	own, err := Reopen(own, o.Keys, what)
+	if err != nil {
+		return nil, nil, err
+	}
+	given, err := Reopen(o.Checkpoints, o.Keys, "the given")
+	if err != nil {
+		return nil, nil, err
+	}
+	all := append(own, given...)
+	tc, err := NewTreeCheck(base, ws, all)
+	if err != nil {
+		return nil, nil, err
+	}
+	if o.Reference != nil {
+		tc.Reference(o.Reference, o.RefFrom)
+	}
+	sortCheckpoints(all)
+	return tc, all, nil
+}
+
+func (tc *TreeCheck) report(all []*Checkpoint, signed bool) *TreeReport {
+	r := &TreeReport{Checkpoints: tc.Matched, Signed: signed, Size: tc.Size(), Root: tc.Root()}
+	if len(all) > 0 {
+		r.Newest = all[len(all)-1]
+	}
+	return r
+}
+
+// VerifyTree recomputes the Merkle tree from the sealed events and checks
+// every checkpoint the journal holds, and those o gives, against it (see
+// TreeCheck); with o.Keys, their signatures too. The first failure names
+// the event where the history parts from a checkpoint or the reference,
+// wrapping ErrRewritten, ErrCheckpoint or ErrTree. It is meant to follow
+// Verify, which checks the chain the leaves are taken from.
+func (t *Tx) VerifyTree(o CheckOptions) (*TreeReport, error) {
+	own, err := t.Checkpoints()
+	if err != nil {
+		return nil, err
+	}
+	base := t.TreeBase()
+	tc, all, err := o.newCheck(base, t.Workspace(), own, "the journal's")
+	if err != nil {
+		return nil, err
+	}
+	err = t.Each(base+1, false, func(e *Event) error {
+		if e.Status == StatusPending {
+			return ErrStop
+		}
+		first := e.Seq
+		if e.Lost != nil && e.Lost.First != 0 && e.Spans(e.Lost.First) {
+			first = e.Lost.First
+		}
+		return tc.Add(e.Seq, first, e.Hash)
+	})
+	if err != nil && !errors.Is(err, ErrStop) {
+		return nil, err
+	}
+	if err := tc.Finish(); err != nil {
+		return nil, err
+	}
+	return tc.report(all, o.Keys != nil), nil
+}
+
+// Leaves returns the chain hash of every leaf of the tree up to its size
+// (zero for a number no event holds): the reference an auditor keeps.
+func (t *Tx) Leaves() ([]snapshot.ID, error) {
+	base := t.TreeBase()
+	var out []snapshot.ID
+	err := t.Each(base+1, false, func(e *Event) error {
+		if e.Status == StatusPending {
+			return ErrStop
+		}
+		for uint64(len(out))+base+1 < e.Seq {
+			out = append(out, snapshot.ID{})
+		}
+		out = append(out, e.Hash)
+		return nil
+	})
+	if err != nil && !errors.Is(err, ErrStop) {
+		return nil, err
+	}
+	return out, nil
+}
