@@ -110,6 +110,10 @@ type ExportHead struct {
 	Checkpoints []string `json:"checkpoints,omitempty"`
 }
 
+// Canonical returns the bytes the chain hash of e is computed over (the
+// "event" of its export line): blake3 of them is e.Hash.
+func Canonical(e *Event) []byte { return canonical(e) }
+
 // canonical returns the bytes the chain hash of e is computed over.
 func canonical(e *Event) []byte {
 	c := *e

@@ -155,15 +155,15 @@ func (c *TreeCheck) Finish() error {
 	if c.err != nil {
 		return c.err
 	}
+	if int64(len(c.ref)) > c.n {
+		return fmt.Errorf("journal: %s has events up to %d, this history ends at event %d: the tail from event %d was cut: %w",
+			c.refFrom, c.base+uint64(len(c.ref)), c.base+uint64(c.n), c.base+uint64(c.n)+1, ErrRewritten)
+	}
 	if c.next < len(c.cps) {
 		cp := c.cps[len(c.cps)-1]
-		return fmt.Errorf("journal: the checkpoint of %d events signed %s by %s covers events %d..%d, but the history ends at event %d: events %d..%d were cut: %w",
+		return fmt.Errorf("journal: the checkpoint of %d events signed %s by %s covers events %d..%d, but the history ends at event %d: it lost %d events (dropped, or the tail from event %d cut): %w",
 			cp.Size, cp.Time.Format("2006-01-02T15:04:05Z"), signers(cp), c.base+1, c.base+uint64(cp.Size), c.base+uint64(c.n),
-			c.base+uint64(c.n)+1, c.base+uint64(cp.Size), ErrRewritten)
-	}
-	if int64(len(c.ref)) > c.n {
-		return fmt.Errorf("journal: %s has events up to %d, this history ends at event %d: events %d..%d were cut: %w",
-			c.refFrom, c.base+uint64(len(c.ref)), c.base+uint64(c.n), c.base+uint64(c.n)+1, c.base+uint64(len(c.ref)), ErrRewritten)
+			int64(cp.Size)-c.n, c.base+uint64(c.n)+1, ErrRewritten)
 	}
 	return nil
 }

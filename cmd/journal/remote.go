@@ -272,7 +272,7 @@ func (a *app) remoteProgress(desc string) (func(done, total uint64), func()) {
 
 // verifyRemote checks a remote's workspaces (or one) and names every
 // missing or altered object.
-func (a *app) verifyRemote(name, ws string) error {
+func (a *app) verifyRemote(name, ws string, o journal.CheckOptions) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	s, err := openRemote(ctx, name)
