@@ -329,3 +329,50 @@ func prove(tx *journal.Tx, seq uint64, vs note.Verifiers) (*Proof, error) {
 	return &Proof{Seq: seq, Event: string(journal.Canonical(e)), Hash: e.Hash.String(), LeafIndex: i, TreeSize: c.Size, Proof: rp,
 		Checkpoint: string(c.Note)}, nil
 }
+
+// checkpointPoll is how often serve looks whether --checkpoint-every events
+// have been sealed since the newest checkpoint.
+const checkpointPoll = time.Second
+
+// startCheckpointer signs checkpoints of j with s in the background, never
+// in an edit's way: whenever every (> 0) events have been sealed since the
+// newest checkpoint, and once more when the returned stop is called (serve's
+// close) if any event came after it. Failures are reported on stderr; the
+// next attempt retries.
+func startCheckpointer(j *journal.Journal, s note.Signer, every int64) (stop func()) {
+	sign := func(force bool) {
+		var size, last int64
+		err := j.View(func(tx *journal.Tx) error {
+			size = tx.TreeSize()
+			cps, err := tx.Checkpoints()
+			if len(cps) > 0 {
+				last = cps[len(cps)-1].Size
+			}
+			return err
+		})
+		if err == nil && size > last && (force || every > 0 && size-last >= every) {
+			_, _, err = j.Checkpoint(s, time.Now())
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "journal serve: checkpoint: %v\n", err)
+		}
+	}
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(checkpointPoll)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				sign(true)
+				return
+			case <-t.C:
+				if every > 0 {
+					sign(false)
+				}
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}

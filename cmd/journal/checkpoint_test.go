@@ -1,12 +1,15 @@
 package main_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/snapshot"
@@ -264,5 +267,59 @@ func withWS(t *testing.T, p, from string) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// checkpointPoll is serve's (checkpoint.go).
+const checkpointPoll = time.Second
+
+// TestServe_Checkpoints: serve --checkpoint-every 5 signs in the background
+// as events are sealed (by any process), and once more when it exits.
+func TestServe_Checkpoints(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(t.TempDir(), "config"))
+	dir := t.TempDir()
+	e := engine(t, dir)
+	apply(t, e, "write_file", "a.txt", "0\n")
+	ok(t, dir, "key", "generate")
+	pub := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "journal", "checkpoint.key.pub")
+	if r := run(t, dir, "serve", "--checkpoint-every", "-1"); r.code != 2 || !strings.Contains(r.stderr, "--checkpoint-every -1") {
+		t.Fatalf("a negative cadence: %+v", r)
+	}
+	cmd := exec.Command(bin, "serve", "--http", "127.0.0.1:0", "--checkpoint-every", "5", "--lsp=false", "--watch=false")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "JOURNAL_ADDR_FILE="+filepath.Join(t.TempDir(), "addr"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < 6; i++ {
+		apply(t, e, "edit_file", "a.txt", fmt.Sprintf("%d\n", i))
+	}
+	var out string
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(out, "checkpoint(s) match"); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no checkpoint while serving:\n%s\nserve: %s", out, stderr.String())
+		}
+		out = run(t, dir, "verify", "--key", pub).stdout
+	}
+	if !strings.Contains(out, "1 checkpoint(s) match the Merkle tree (6 events") {
+		t.Fatalf("while serving:\n%s", out)
+	}
+	for i := 6; i < 9; i++ { // fewer than 5 more: no checkpoint until serve exits
+		apply(t, e, "edit_file", "a.txt", fmt.Sprintf("%d\n", i))
+	}
+	e.Close()
+	time.Sleep(2 * checkpointPoll)
+	if out := ok(t, dir, "verify", "--key", pub); !strings.Contains(out, "the newest checkpoint covers 6 of 9 events") {
+		t.Fatalf("3 events later:\n%s", out)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("serve: %v\n%s", err, stderr.String())
+	}
+	out = ok(t, dir, "verify", "--key", pub)
+	if !strings.Contains(out, "2 checkpoint(s) match the Merkle tree (9 events") || strings.Contains(out, "newest checkpoint covers") {
+		t.Fatalf("after serve exited:\n%s", out)
 	}
 }
