@@ -52,8 +52,11 @@ func Reopen(cps []*Checkpoint, keys note.Verifiers, what string) ([]*Checkpoint,
 	return out, nil
 }
 
-// newCheck makes the TreeCheck of a history holding own checkpoints.
-func (o CheckOptions) newCheck(base uint64, ws string, own []*Checkpoint, what string) (*TreeCheck, []*Checkpoint, error) {
+// NewCheck makes the TreeCheck of a history whose tree starts after event
+// base, of workspace ws, holding own checkpoints (what names them in
+// errors): those and o's, their signatures checked with o.Keys, and o's
+// reference. It also returns all the checkpoints, smallest tree first.
+func (o CheckOptions) NewCheck(base uint64, ws string, own []*Checkpoint, what string) (*TreeCheck, []*Checkpoint, error) {
 	own, err := Reopen(own, o.Keys, what)
 	if err != nil {
 		return nil, nil, err
@@ -94,7 +97,7 @@ func (t *Tx) VerifyTree(o CheckOptions) (*TreeReport, error) {
 		return nil, err
 	}
 	base := t.TreeBase()
-	tc, all, err := o.newCheck(base, t.Workspace(), own, "the journal's")
+	tc, all, err := o.NewCheck(base, t.Workspace(), own, "the journal's")
 	if err != nil {
 		return nil, err
 	}

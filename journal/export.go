@@ -37,8 +37,9 @@ import (
 // as every export before them.
 const ExportVersion = 2
 
-// exportVersion1 is the head version of an export without checkpoints.
-const exportVersion1 = 1
+// ExportVersionChain is the head version of an export without checkpoints,
+// which every reader since the first understands.
+const ExportVersionChain = 1
 
 // ExportWho is who caused an event.
 type ExportWho struct {
@@ -210,7 +211,7 @@ func (t *Tx) Export(w io.Writer, format string, f ExportFilter, progress func(se
 		return nil, fmt.Errorf("journal: export format %q: want jsonl or csv", format)
 	}
 	baseSeq, base := t.Base()
-	h := &ExportHead{Type: "head", Version: exportVersion1, Filtered: f.filtered(), BaseSeq: baseSeq, Base: base, Producer: "journal " + BuildVersion()}
+	h := &ExportHead{Type: "head", Version: ExportVersionChain, Filtered: f.filtered(), BaseSeq: baseSeq, Base: base, Producer: "journal " + BuildVersion()}
 	var cw *csv.Writer
 	if format == "csv" {
 		cw = csv.NewWriter(w)

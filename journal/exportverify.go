@@ -158,7 +158,7 @@ func CheckExport(r io.Reader, o ExportCheck) (*ExportReport, error) {
 	switch {
 	case head == nil:
 		return rep, bad("no head line: the export was truncated")
-	case head.Version != ExportVersion && head.Version != exportVersion1:
+	case head.Version != ExportVersion && head.Version != ExportVersionChain:
 		return rep, bad("head line: format version %d unknown", head.Version)
 	case head.Events != rep.Events || head.First != rep.First || head.Last != rep.Last:
 		return rep, bad("head line says %d events (%d..%d), the export has %d (%d..%d)",
@@ -228,7 +228,7 @@ func lineEvent(b []byte) string {
 // filtered, checks them and o's against the tree of its events.
 func (rep *ExportReport) checkTree(head *ExportHead, o CheckOptions) error {
 	rep.Workspace, rep.TreeBase = head.Workspace, head.TreeBase
-	if head.Version == exportVersion1 && (head.Workspace != "" || head.TreeBase != 0 || len(head.Checkpoints) > 0) {
+	if head.Version == ExportVersionChain && (head.Workspace != "" || head.TreeBase != 0 || len(head.Checkpoints) > 0) {
 		return fmt.Errorf("journal: export head line: version 1 carries no checkpoints: %w", ErrCorrupt)
 	}
 	if len(head.Checkpoints) == 0 && len(o.Checkpoints) == 0 && o.Reference == nil && o.Keys == nil {
@@ -246,7 +246,7 @@ func (rep *ExportReport) checkTree(head *ExportHead, o CheckOptions) error {
 		rep.Checkpoints = cps
 		return err
 	}
-	tc, all, err := o.newCheck(head.TreeBase, head.Workspace, rep.Checkpoints, "the export's")
+	tc, all, err := o.NewCheck(head.TreeBase, head.Workspace, rep.Checkpoints, "the export's")
 	if err != nil {
 		return err
 	}

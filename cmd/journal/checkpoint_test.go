@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/remote/s3test"
 	"github.com/journalfs/journal/snapshot"
 )
 
@@ -322,4 +323,42 @@ func TestServe_Checkpoints(t *testing.T) {
 	if !strings.Contains(out, "2 checkpoint(s) match the Merkle tree (9 events") || strings.Contains(out, "newest checkpoint covers") {
 		t.Fatalf("after serve exited:\n%s", out)
 	}
+}
+
+// TestCheckpoint_Remote: push sends the checkpoints after the events they
+// cover; verify --remote checks them; a local journal rewritten after the
+// push fails verify --against the remote at the first event it changed.
+func TestCheckpoint_Remote(t *testing.T) {
+	srv := s3test.Start(t)
+	dir, pub, _ := signedWorkspace(t, 12)
+	ok(t, dir, "remote", "add", "team", "s3://"+s3test.Bucket+"/cp", "--endpoint", srv.Endpoint())
+	if out := ok(t, dir, "push", "team"); !strings.Contains(out, "sent 1 signed checkpoint(s)") {
+		t.Fatalf("push:\n%s", out)
+	}
+	if out := ok(t, dir, "push", "team"); strings.Contains(out, "checkpoint") {
+		t.Fatalf("second push sent checkpoints again:\n%s", out)
+	}
+	if out := ok(t, dir, "verify", "--remote", "team", "--key", pub); !strings.Contains(out, "ok: 1 checkpoint(s) match their workspace's Merkle tree; each signed") {
+		t.Fatalf("verify --remote:\n%s", out)
+	}
+	if out := ok(t, dir, "verify", "--against", "team", "--key", pub); !strings.Contains(out, "2 checkpoint(s) match") {
+		t.Fatalf("verify --against:\n%s", out)
+	}
+	jp := filepath.Join(dir, journal.DirName, journal.FileName)
+	var ws string
+	j, err := journal.Open(jp, journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.View(func(tx *journal.Tx) error { ws = tx.Workspace(); return nil })
+	exp := filepath.Join(t.TempDir(), "remote.jsonl")
+	ok(t, dir, "export", "--remote", "team", "--workspace", ws, "-o", exp)
+	if out := ok(t, dir, "verify", "--export", exp, "--key", pub); !strings.Contains(out, "1 checkpoint(s) match") {
+		t.Fatalf("the remote's export:\n%s", out)
+	}
+	p := rewrite(t, jp, true, func(evs []*journal.Event) []*journal.Event {
+		evs[6].Args = json.RawMessage(`{"note":"rewritten after the push"}`)
+		return evs
+	})
+	fails(t, dir, "HISTORY_REWRITTEN", []string{"the histories part at event 7", "remote team's copy"}, "--journal", p, "--against", "team")
 }

@@ -12,7 +12,7 @@ import (
 )
 
 func newVerifyCmd(a *app) *cobra.Command {
-	var anchor, export, remoteName, ws string
+	var anchor, export, remoteName, ws, against string
 	var keys, checkpoints []string
 	cmd := &cobra.Command{
 		Use:   "verify [--anchor HASH] [--export FILE]",
@@ -42,6 +42,15 @@ altered anywhere fails, naming the first event where the histories part (docs/VE
 			if err != nil {
 				return err
 			}
+			if against != "" {
+				if remoteName != "" {
+					return usageError{errors.New("--against NAME checks the journal or an export against a remote; --remote NAME checks the remote itself")}
+				}
+				if err := a.againstRemote(&o, against, ws); err != nil {
+					return err
+				}
+				ws = ""
+			}
 			if export != "" {
 				return a.verifyExport(export, id, o)
 			}
@@ -58,6 +67,7 @@ altered anywhere fails, naming the first event where the histories part (docs/VE
 	cmd.Flags().StringVar(&export, "export", "", "check this jsonl export instead of the journal")
 	cmd.Flags().StringVar(&remoteName, "remote", "", "check a remote instead: every workspace's chain, every content and chunk")
 	cmd.Flags().StringVar(&ws, "workspace", "", "with --remote: only this workspace")
+	cmd.Flags().StringVar(&against, "against", "", "the record a remote holds of this workspace (its events, under Object Lock with --retain, and checkpoints) must still match (with --workspace for an export)")
 	cmd.Flags().StringArrayVar(&keys, "key", nil, "verifier key file (FILE.pub of journal key generate) the checkpoints must be signed by (repeatable)")
 	cmd.Flags().StringArrayVar(&checkpoints, "checkpoint", nil, "an earlier signed checkpoint, or an earlier jsonl export, the history must still match (repeatable)")
 	return cmd
