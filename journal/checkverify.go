@@ -18,9 +18,11 @@ type CheckOptions struct {
 	// Checkpoints are checkpoints taken from elsewhere (an auditor's copy,
 	// a remote's): the history must match each.
 	Checkpoints []*Checkpoint
-	// Reference is an earlier copy of the history's chain hashes by leaf
-	// (an earlier export's): the first event where the two differ is named.
+	// Reference is an earlier copy of the history's chain hashes by leaf,
+	// from leaf RefStart (an earlier export's): the first event where the
+	// two differ is named.
 	Reference []snapshot.ID
+	RefStart  int64
 	// RefFrom names the reference in messages ("the export a.jsonl").
 	RefFrom string
 }
@@ -28,6 +30,7 @@ type CheckOptions struct {
 // TreeReport is what a check of checkpoints found.
 type TreeReport struct {
 	Checkpoints int         // checkpoints whose roots matched (the history's own and those given)
+	Skipped     int         // checkpoints over events gc dropped that could not be recomputed (an export's)
 	Signed      bool        // signatures were checked (Keys given)
 	Size        int64       // leaves: the sealed events in the tree
 	Root        tlog.Hash   // the root of all of them
@@ -71,14 +74,14 @@ func (o CheckOptions) NewCheck(base uint64, ws string, own []*Checkpoint, what s
 		return nil, nil, err
 	}
 	if o.Reference != nil {
-		tc.Reference(o.Reference, o.RefFrom)
+		tc.Reference(o.Reference, o.RefStart, o.RefFrom)
 	}
 	sortCheckpoints(all)
 	return tc, all, nil
 }
 
 func (tc *TreeCheck) report(all []*Checkpoint, signed bool) *TreeReport {
-	r := &TreeReport{Checkpoints: tc.Matched, Signed: signed, Size: tc.Size(), Root: tc.Root()}
+	r := &TreeReport{Checkpoints: tc.Matched, Skipped: tc.Skipped, Signed: signed, Size: tc.Size(), Root: tc.Root()}
 	if len(all) > 0 {
 		r.Newest = all[len(all)-1]
 	}
@@ -101,7 +104,14 @@ func (t *Tx) VerifyTree(o CheckOptions) (*TreeReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = t.Each(base+1, false, func(e *Event) error {
+	n, seed, err := t.TreeSeed()
+	if err != nil {
+		return nil, err
+	}
+	if err := tc.Seed(n, seed, t.TreeHash); err != nil {
+		return nil, err
+	}
+	err = t.Each(base+uint64(n)+1, false, func(e *Event) error {
 		if e.Status == StatusPending {
 			return ErrStop
 		}
@@ -121,9 +131,12 @@ func (t *Tx) VerifyTree(o CheckOptions) (*TreeReport, error) {
 }
 
 // Leaves returns the chain hash of every leaf of the tree up to its size
-// (zero for a number no event holds): the reference an auditor keeps.
+// (zero for a number no event holds), from the first event gc kept.
 func (t *Tx) Leaves() ([]snapshot.ID, error) {
 	base := t.TreeBase()
+	if gcBase, _ := t.Base(); gcBase > base {
+		base = gcBase
+	}
 	var out []snapshot.ID
 	err := t.Each(base+1, false, func(e *Event) error {
 		if e.Status == StatusPending {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/journalfs/journal/snapshot"
+	"golang.org/x/mod/sumdb/tlog"
 )
 
 // # Export format (jsonl)
@@ -106,6 +107,9 @@ type ExportHead struct {
 	Workspace string `json:"workspace,omitempty"`
 	// TreeBase is the event before the Merkle tree's first leaf (doc.go).
 	TreeBase uint64 `json:"tree_base,omitempty"`
+	// TreeSeed is, after gc dropped leaves of the tree, their compact
+	// range (Tx.TreeSeed): the tree of the exported events starts from it.
+	TreeSeed []tlog.Hash `json:"tree_seed,omitempty"`
 	// Checkpoints are the journal's signed checkpoints (signed notes),
 	// smallest tree first: the history up to each must hash to its root.
 	Checkpoints []string `json:"checkpoints,omitempty"`
@@ -260,6 +264,9 @@ func (t *Tx) Export(w io.Writer, format string, f ExportFilter, progress func(se
 	}
 	if len(cps) > 0 {
 		h.Version, h.Workspace, h.TreeBase = ExportVersion, t.Workspace(), t.TreeBase()
+		if _, h.TreeSeed, err = t.TreeSeed(); err != nil {
+			return nil, fmt.Errorf("journal: export: %w", err)
+		}
 		for _, c := range cps {
 			h.Checkpoints = append(h.Checkpoints, string(c.Note))
 		}

@@ -251,6 +251,11 @@ func (rep *ExportReport) checkTree(head *ExportHead, o CheckOptions) error {
 		return err
 	}
 	rep.Checkpoints = all
+	if head.BaseSeq > head.TreeBase && rep.Events > 0 { // gc dropped leaves: start from their compact range
+		if err := tc.Seed(int64(head.BaseSeq-head.TreeBase), head.TreeSeed, nil); err != nil {
+			return err
+		}
+	}
 	if rep.Events > 0 {
 		for i, h := range rep.Leaves {
 			seq := rep.First + uint64(i)

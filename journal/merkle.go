@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 
 	"github.com/journalfs/journal/snapshot"
 	"golang.org/x/mod/sumdb/tlog"
@@ -26,7 +27,8 @@ const (
 
 var (
 	// bucketMerkle holds the tree's stored hashes: level (1) | index (8,
-	// big endian) → SHA-256 (32), for level ≥ tileHeight.
+	// big endian) → SHA-256 (32), for level ≥ tileHeight; and at level 0
+	// the leaves gc dropped from the tile it cut (keepTreeForGC).
 	bucketMerkle = []byte("merkle")
 	// metaTreeBase is the event before leaf 0 (8 bytes), fixed when the
 	// tree is first stored: 0, or gc's base for a journal gc'd before the
@@ -155,13 +157,23 @@ func (r *treeReader) tile(k int64) ([]tlog.Hash, error) {
 		return l, nil
 	}
 	first := r.base + 1 + uint64(k)*tileWidth // the tile's first event
-	if base, _ := r.t.Base(); first <= base {
-		return nil, fmt.Errorf("journal: tile of events %d..%d: gc dropped event %d before the tree held it: %w",
-			first, first+tileWidth-1, first, ErrTree)
-	}
 	leaves := make([]tlog.Hash, 0, tileWidth)
 	want := first
-	err := r.t.Each(first, false, func(e *Event) error {
+	if gcBase, _ := r.t.Base(); first <= gcBase { // dropped by gc: the leaves it kept (keepTreeForGC)
+		for ; want <= gcBase && want < first+tileWidth; want++ {
+			v := r.t.merkleGet(merkleKey(0, int64(want-r.base-1)))
+			if len(v) != tlog.HashSize {
+				return nil, fmt.Errorf("journal: tile of events %d..%d: gc dropped event %d before the tree held it: %w",
+					first, first+tileWidth-1, want, ErrTree)
+			}
+			leaves = append(leaves, tlog.Hash(v))
+		}
+		if len(leaves) == tileWidth {
+			r.tiles[k] = leaves
+			return leaves, nil
+		}
+	}
+	err := r.t.Each(want, false, func(e *Event) error {
 		if e.Status == StatusPending {
 			return ErrStop
 		}
@@ -290,4 +302,61 @@ func (t *Tx) extendTree() error {
 		return fmt.Errorf("journal: merkle tree: %w", err)
 	}
 	return nil
+}
+
+// keepTreeForGC keeps what the tree needs of the events a gc is about to
+// drop (those up to newBase): every complete tile's hashes, and the leaves
+// of the tile the cut falls in, so that roots and proofs of the events
+// kept, and the checkpoints over them, still compute. A journal whose tree
+// was never stored (no checkpoint) needs nothing: its tree will start
+// after the new base.
+func (t *Tx) keepTreeForGC(newBase uint64) error {
+	if t.tx.Bucket(bucketMeta).Get(metaTreeBase) == nil {
+		return nil
+	}
+	if err := t.extendTree(); err != nil {
+		return err
+	}
+	base := t.TreeBase()
+	if newBase <= base {
+		return nil
+	}
+	cut := int64(newBase - base) // the first kept leaf
+	r := t.treeReader()
+	leaves, err := r.tile(cut / tileWidth)
+	if err != nil {
+		return err
+	}
+	b := t.tx.Bucket(bucketMerkle)
+	for i := (cut / tileWidth) * tileWidth; i < cut; i++ {
+		if err := b.Put(merkleKey(0, i), bytes.Clone(leaves[i%tileWidth][:])); err != nil {
+			return fmt.Errorf("journal: gc: merkle tree: %w", err)
+		}
+	}
+	return nil
+}
+
+// TreeSeed returns the compact range of the tree's leaves gc dropped (the
+// hashes of the complete subtrees that cover leaves 0..n-1, largest first,
+// n = gc's base - TreeBase): what a verify of the events kept starts from
+// (TreeCheck.Seed). Nil when gc dropped no leaf of the tree.
+func (t *Tx) TreeSeed() (n int64, hashes []tlog.Hash, err error) {
+	gcBase, _ := t.Base()
+	base := t.TreeBase()
+	if gcBase <= base {
+		return 0, nil, nil
+	}
+	n = int64(gcBase - base)
+	r := t.treeReader()
+	for start, rest := int64(0), n; rest > 0; {
+		level := 63 - bits.LeadingZeros64(uint64(rest))
+		h, err := r.hash(level, start>>level)
+		if err != nil {
+			return 0, nil, err
+		}
+		hashes = append(hashes, h)
+		start += 1 << level
+		rest -= 1 << level
+	}
+	return n, hashes, nil
 }

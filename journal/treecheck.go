@@ -1,7 +1,9 @@
 package journal
 
 import (
+	"errors"
 	"fmt"
+	"math/bits"
 	"strings"
 
 	"github.com/journalfs/journal/snapshot"
@@ -23,12 +25,16 @@ type TreeCheck struct {
 	next      int           // the first checkpoint not reached yet
 	n         int64         // leaves added
 	stack     []subtree     // the compact range of the leaves added
-	ref       []tlog.Hash   // an earlier history's leaves (nil: none)
-	refFrom   string        // what the reference is, for messages
-	lastOK    *Checkpoint   // the largest checkpoint matched so far
+	ref       []tlog.Hash   // an earlier history's leaves from leaf refStart (nil: none)
+	refStart  int64
+	refFrom   string      // what the reference is, for messages
+	lastOK    *Checkpoint // the largest checkpoint matched so far
 	err       error
 	// Matched counts the checkpoints whose roots matched.
 	Matched int
+	// Skipped counts the checkpoints over events gc dropped whose roots
+	// could not be recomputed (Seed without a way to).
+	Skipped int
 }
 
 type subtree struct {
@@ -55,14 +61,54 @@ func NewTreeCheck(base uint64, ws string, cps []*Checkpoint) (*TreeCheck, error)
 	return c, nil
 }
 
-// Reference sets the chain hashes of an earlier history (leaf i is
+// Seed starts the tree at n leaves whose compact range is hashes (largest
+// subtree first: Tx.TreeSeed), the leaves gc dropped. The checkpoints of
+// at most n leaves are checked with root when it is not nil (the journal
+// recomputes them from its stored hashes), else counted as Skipped. It
+// must come before the first Add.
+func (c *TreeCheck) Seed(n int64, hashes []tlog.Hash, root func(size int64) (tlog.Hash, error)) error {
+	if c.n != 0 || bits.OnesCount64(uint64(n)) != len(hashes) {
+		return fmt.Errorf("journal: the tree's seed has %d hashes for %d leaves: %w", len(hashes), n, ErrCorrupt)
+	}
+	rest := uint64(n)
+	for _, h := range hashes {
+		height := 63 - bits.LeadingZeros64(rest)
+		c.stack = append(c.stack, subtree{h: h, height: height})
+		rest -= 1 << height
+	}
+	c.n = n
+	for ; c.next < len(c.cps) && c.cps[c.next].Size <= n; c.next++ {
+		cp := c.cps[c.next]
+		if root == nil {
+			c.Skipped++
+			continue
+		}
+		h, err := root(cp.Size)
+		if errors.Is(err, ErrTree) {
+			c.Skipped++
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if h != cp.Root {
+			return fmt.Errorf("journal: the tree's stored hashes over the events gc dropped are not those the checkpoint of %d events signed %s by %s covers: they were rewritten: %w",
+				cp.Size, cp.Time.Format("2006-01-02T15:04:05Z"), signers(cp), ErrRewritten)
+		}
+		c.lastOK = cp
+		c.Matched++
+	}
+	return nil
+}
+
+// Reference sets the chain hashes of an earlier history (leaf start+i is
 // refs[i], zero for a number no event held) and what it is (for messages).
-func (c *TreeCheck) Reference(refs []snapshot.ID, what string) {
+func (c *TreeCheck) Reference(refs []snapshot.ID, start int64, what string) {
 	c.ref = make([]tlog.Hash, len(refs))
 	for i, h := range refs {
 		c.ref[i] = leafOf(h)
 	}
-	c.refFrom = what
+	c.refStart, c.refFrom = start, what
 }
 
 func leafOf(h snapshot.ID) tlog.Hash {
@@ -95,7 +141,7 @@ func (c *TreeCheck) Add(seq, first uint64, chain snapshot.ID) error {
 
 func (c *TreeCheck) push(seq uint64, chain snapshot.ID) {
 	leaf := leafOf(chain)
-	if c.ref != nil && c.n < int64(len(c.ref)) && c.ref[c.n] != leaf && c.err == nil {
+	if i := c.n - c.refStart; c.ref != nil && i >= 0 && i < int64(len(c.ref)) && c.ref[i] != leaf && c.err == nil {
 		c.err = fmt.Errorf("journal: event %d is not the event %d of %s: the histories part at event %d: %w",
 			seq, seq, c.refFrom, c.base+uint64(c.n)+1, ErrRewritten)
 	}
@@ -155,9 +201,9 @@ func (c *TreeCheck) Finish() error {
 	if c.err != nil {
 		return c.err
 	}
-	if int64(len(c.ref)) > c.n {
+	if end := c.refStart + int64(len(c.ref)); end > c.n {
 		return fmt.Errorf("journal: %s has events up to %d, this history ends at event %d: the tail from event %d was cut: %w",
-			c.refFrom, c.base+uint64(len(c.ref)), c.base+uint64(c.n), c.base+uint64(c.n)+1, ErrRewritten)
+			c.refFrom, c.base+uint64(end), c.base+uint64(c.n), c.base+uint64(c.n)+1, ErrRewritten)
 	}
 	if c.next < len(c.cps) {
 		cp := c.cps[len(c.cps)-1]

@@ -39,6 +39,9 @@ func checkOptions(keys, checkpoints []string) (journal.CheckOptions, error) {
 			}
 			o.Checkpoints = append(o.Checkpoints, rep.Checkpoints...)
 			o.Reference, o.RefFrom = rep.Leaves, "the earlier export "+p
+			if rep.First > rep.TreeBase {
+				o.RefStart = int64(rep.First - rep.TreeBase - 1)
+			}
 			continue
 		}
 		c, err := journal.OpenCheckpoint(b, o.Keys)
@@ -83,6 +86,9 @@ func (a *app) sayTree(r *journal.TreeReport, o journal.CheckOptions, events int)
 		signed = "each signed by a key given (the newest by " + strings.Join(r.Newest.Signers, ", ") + ")"
 	}
 	fmt.Fprintf(w, "ok: %d checkpoint(s) match the Merkle tree (%d events, root %s); %s\n", r.Checkpoints, r.Size, r.Root, signed)
+	if r.Skipped > 0 {
+		fmt.Fprintf(w, "note: %d checkpoint(s) over events gc dropped could not be recomputed (the later ones cover them)\n", r.Skipped)
+	}
 	if r.Newest.Size < r.Size {
 		fmt.Fprintf(w, "note: the newest checkpoint covers %d of %d events: the last %d are not signed yet\n", r.Newest.Size, r.Size, r.Size-r.Newest.Size)
 	}
