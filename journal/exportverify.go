@@ -228,8 +228,12 @@ func lineEvent(b []byte) string {
 // filtered, checks them and o's against the tree of its events.
 func (rep *ExportReport) checkTree(head *ExportHead, o CheckOptions) error {
 	rep.Workspace, rep.TreeBase = head.Workspace, head.TreeBase
-	if head.Version == ExportVersionChain && (head.Workspace != "" || head.TreeBase != 0 || len(head.Checkpoints) > 0) {
-		return fmt.Errorf("journal: export head line: version 1 carries no checkpoints: %w", ErrCorrupt)
+	if head.Version == ExportVersionChain {
+		if head.Workspace != "" || head.TreeBase != 0 || len(head.Checkpoints) > 0 || len(head.TreeSeed) > 0 {
+			return fmt.Errorf("journal: export head line: version 1 carries no checkpoints: %w", ErrCorrupt)
+		}
+		// no tree yet: the one its journal will make starts after its base
+		rep.TreeBase = head.BaseSeq
 	}
 	if len(head.Checkpoints) == 0 && len(o.Checkpoints) == 0 && o.Reference == nil && o.Keys == nil {
 		return nil
@@ -246,13 +250,13 @@ func (rep *ExportReport) checkTree(head *ExportHead, o CheckOptions) error {
 		rep.Checkpoints = cps
 		return err
 	}
-	tc, all, err := o.NewCheck(head.TreeBase, head.Workspace, rep.Checkpoints, "the export's")
+	tc, all, err := o.NewCheck(rep.TreeBase, head.Workspace, rep.Checkpoints, "the export's")
 	if err != nil {
 		return err
 	}
 	rep.Checkpoints = all
-	if head.BaseSeq > head.TreeBase && rep.Events > 0 { // gc dropped leaves: start from their compact range
-		if err := tc.Seed(int64(head.BaseSeq-head.TreeBase), head.TreeSeed, nil); err != nil {
+	if head.BaseSeq > rep.TreeBase && rep.Events > 0 { // gc dropped leaves: start from their compact range
+		if err := tc.Seed(int64(head.BaseSeq-rep.TreeBase), head.TreeSeed, nil); err != nil {
 			return err
 		}
 	}
