@@ -157,8 +157,15 @@ func (t *Tx) Checkpoints() ([]*Checkpoint, error) {
 	return out, err
 }
 
-// PutCheckpoint stores a checkpoint (as a clone or import receives it).
+// PutCheckpoint stores a checkpoint (as a clone receives it), fixing the
+// tree's base if it was not yet: a later gc must not move the leaves the
+// checkpoint covers.
 func (t *Tx) PutCheckpoint(c *Checkpoint) error {
+	if m := t.tx.Bucket(bucketMeta); m.Get(metaTreeBase) == nil {
+		if err := m.Put(metaTreeBase, u64(t.TreeBase())); err != nil {
+			return fmt.Errorf("journal: store checkpoint: %w", err)
+		}
+	}
 	b, err := t.tx.CreateBucketIfNotExists(bucketCheckpoints)
 	if err != nil {
 		return fmt.Errorf("journal: store checkpoint: %w", err)

@@ -356,6 +356,12 @@ func TestCheckpoint_Remote(t *testing.T) {
 	if out := ok(t, dir, "verify", "--export", exp, "--key", pub); !strings.Contains(out, "1 checkpoint(s) match") {
 		t.Fatalf("the remote's export:\n%s", out)
 	}
+	// a clone carries the checkpoints
+	clone := filepath.Join(t.TempDir(), "clone")
+	ok(t, dir, "clone", "team", "--workspace", ws, clone)
+	if out := ok(t, clone, "verify", "--key", pub, "--against", "team"); !strings.Contains(out, "2 checkpoint(s) match the Merkle tree (12 events") {
+		t.Fatalf("verify of the clone:\n%s", out)
+	}
 	p := rewrite(t, jp, true, func(evs []*journal.Event) []*journal.Event {
 		evs[6].Args = json.RawMessage(`{"note":"rewritten after the push"}`)
 		return evs
