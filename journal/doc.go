@@ -249,8 +249,9 @@
 // "journal.workspace/<workspace ID>" (Tx.MakeWorkspace; a clone keeps it),
 // the tree size, the root hash (base64) and a "time" extension line, then
 // the signatures. The signer key is the user's (journal key generate writes
-// it 0600 under os.UserConfigDir()/journal/, beside the remotes), never in
-// the journal or an export. Checkpoints are made on demand (journal
+// it 0600 under os.UserConfigDir()/journal/, beside the remotes; or an SSH
+// Ed25519 key, whose signatures are SSHSIG blobs ssh-keygen -Y verify
+// checks: package sshnote), never in the journal or an export. Checkpoints are made on demand (journal
 // checkpoint), by serve every N events and when it exits, kept in the
 // checkpoints bucket, written into the head line of every export and pushed
 // to remotes (immutable objects, under Object Lock with a retention).

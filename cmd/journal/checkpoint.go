@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/sshnote"
 	"github.com/spf13/cobra"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
@@ -173,13 +174,33 @@ func loadSigner(path string) (note.Signer, error) {
 	if err != nil {
 		return nil, keyError{fmt.Errorf("signer key: %w", err)}
 	}
+	if strings.HasPrefix(string(b), "-----BEGIN OPENSSH PRIVATE KEY-----") {
+		return sshSigner(path, b)
+	}
 	s, err := note.NewSigner(strings.TrimSpace(string(b)))
 	if err != nil {
-		hint := "a signer key file holds one line PRIVATE+KEY+name+hash+key, as `journal key generate` writes"
-		if strings.HasPrefix(string(b), "-----BEGIN") {
-			hint = "SSH and PEM keys are not supported yet: make a signed-note key with `journal key generate`"
-		}
+		hint := "a signer key file holds one line PRIVATE+KEY+name+hash+key, as `journal key generate` writes, or is an OpenSSH Ed25519 private key"
 		return nil, withHint(keyError{fmt.Errorf("signer key %s: %w", path, err)}, hint)
+	}
+	return s, nil
+}
+
+// sshSigner signs with an OpenSSH Ed25519 private key, as the principal its
+// FILE.pub names in its comment (the name an allowed-signers file gives).
+func sshSigner(path string, priv []byte) (note.Signer, error) {
+	pub, err := os.ReadFile(path + ".pub")
+	if err != nil {
+		return nil, withHint(keyError{fmt.Errorf("signer key %s: its public key %s.pub: %w", path, path, errors.Unwrap(err))},
+			"keep the .pub beside the SSH key: its comment (user@host, or an email) is the principal checkpoints are signed as")
+	}
+	f := strings.Fields(string(pub))
+	if len(f) < 3 {
+		return nil, withHint(keyError{fmt.Errorf("signer key %s: %s.pub has no comment to sign as", path, path)},
+			"add the principal (an email, as in your allowed-signers file) as the comment of the .pub's line")
+	}
+	s, err := sshnote.NewSigner(priv, f[2])
+	if err != nil {
+		return nil, withHint(keyError{fmt.Errorf("signer key %s: %w", path, err)}, "use an ssh-ed25519 key without a passphrase (ssh-keygen -t ed25519 -N '' -f FILE), or `journal key generate`")
 	}
 	return s, nil
 }
@@ -196,7 +217,15 @@ func loadVerifiers(paths []string) (note.Verifiers, error) {
 			return nil, withHint(keyError{fmt.Errorf("--key %s: %w", p, errors.Unwrap(err))}, "name a verifier key file (the .pub `journal key generate` wrote)")
 		}
 		line := strings.TrimSpace(string(b))
-		if strings.HasPrefix(line, "PRIVATE+KEY+") {
+		if strings.Contains(line, "ssh-ed25519 ") || strings.HasPrefix(line, "ssh-") {
+			svs, err := sshnote.ParseAllowedSigners(b)
+			if err != nil {
+				return nil, withHint(keyError{fmt.Errorf("--key %s: %w", p, err)}, "an allowed-signers file (principal ssh-ed25519 KEY), or an SSH .pub whose comment is the principal")
+			}
+			vs = append(vs, svs...)
+			continue
+		}
+		if strings.HasPrefix(line, "PRIVATE+KEY+") || strings.HasPrefix(line, "-----BEGIN") {
 			return nil, withHint(keyError{fmt.Errorf("--key %s is a signer (private) key", p)}, "give verify the verifier key (FILE.pub); keep the signer key to yourself")
 		}
 		v, err := note.NewVerifier(line)
@@ -245,7 +274,7 @@ A later ` + "`journal verify --key FILE.pub`" + ` then fails if any event it cov
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&keyFile, "key", "", "signer key file (default: the one `journal key generate` made)")
+	cmd.Flags().StringVar(&keyFile, "key", "", "signer key file: the one `journal key generate` made (default), or an OpenSSH Ed25519 private key (signed as its .pub's comment)")
 	return cmd
 }
 
@@ -259,6 +288,11 @@ type Proof struct {
 	TreeSize   int64       `json:"tree_size"`
 	Proof      []tlog.Hash `json:"proof"`      // RFC 6962 inclusion proof, base64 hashes
 	Checkpoint string      `json:"checkpoint"` // the signed note
+	// SSHSignatures are the checkpoint's SSH signatures by principal,
+	// armored, over CheckpointText: `ssh-keygen -Y verify -n
+	// journal-checkpoint` checks them with an allowed-signers file.
+	SSHSignatures  map[string]string `json:"ssh_signatures,omitempty"`
+	CheckpointText string            `json:"checkpoint_text,omitempty"`
 }
 
 func newProveCmd(a *app) *cobra.Command {
@@ -289,7 +323,7 @@ it without the journal (docs/VERIFY.md). With --key the checkpoint's signature i
 			return err
 		},
 	}
-	cmd.Flags().StringArrayVar(&keys, "key", nil, "verifier key file the checkpoint must be signed by (repeatable)")
+	cmd.Flags().StringArrayVar(&keys, "key", nil, "verifier key file the checkpoint must be signed by: FILE.pub of journal key generate, or an SSH allowed-signers file (repeatable)")
 	return cmd
 }
 
@@ -326,8 +360,12 @@ func prove(tx *journal.Tx, seq uint64, vs note.Verifiers) (*Proof, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Proof{Seq: seq, Event: string(journal.Canonical(e)), Hash: e.Hash.String(), LeafIndex: i, TreeSize: c.Size, Proof: rp,
-		Checkpoint: string(c.Note)}, nil
+	p := &Proof{Seq: seq, Event: string(journal.Canonical(e)), Hash: e.Hash.String(), LeafIndex: i, TreeSize: c.Size, Proof: rp,
+		Checkpoint: string(c.Note)}
+	if text, sigs, err := sshnote.Signatures(c.Note); err == nil && len(sigs) > 0 {
+		p.CheckpointText, p.SSHSignatures = text, sigs
+	}
+	return p, nil
 }
 
 // checkpointPoll is how often serve looks whether --checkpoint-every events

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -158,5 +159,64 @@ func TestProve_AuditorChecksWithoutTheJournal(t *testing.T) {
 	r := run(t, dir, "prove", "1001")
 	if r.code == 0 || !strings.Contains(r.stderr, "no event 1001") || !strings.Contains(r.stderr, "hint:") {
 		t.Fatalf("prove past the end: %+v", r)
+	}
+}
+
+// TestCheckpoint_SSHKey: a checkpoint signed with the user's SSH Ed25519 key
+// verifies with an allowed-signers file in journal verify, and with
+// ssh-keygen -Y verify from journal prove's output alone; another key's
+// allowed-signers file fails verify.
+func TestCheckpoint_SSHKey(t *testing.T) {
+	if _, err := exec.LookPath("ssh-keygen"); err != nil {
+		t.Skip("ssh-keygen is not installed (apt-get install openssh-client)")
+	}
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(t.TempDir(), "config"))
+	dir := t.TempDir()
+	bigJournal(t, dir, 300)
+	keys := t.TempDir()
+	allowed := map[string]string{}
+	for _, who := range []string{"alice", "mallory"} {
+		p := filepath.Join(keys, who)
+		if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", who+"@example.com", "-f", p).CombinedOutput(); err != nil {
+			t.Fatalf("ssh-keygen: %v %s", err, out)
+		}
+		pub, _ := os.ReadFile(p + ".pub")
+		f := strings.Fields(string(pub))
+		allowed[who] = filepath.Join(keys, who+".allowed")
+		os.WriteFile(allowed[who], []byte("alice@example.com "+f[0]+" "+f[1]+"\n"), 0o644)
+	}
+	ok(t, dir, "checkpoint", "--key", filepath.Join(keys, "alice"))
+	if out := ok(t, dir, "verify", "--key", allowed["alice"]); !strings.Contains(out, "by alice@example.com") {
+		t.Fatalf("verify:\n%s", out)
+	}
+	if r := run(t, dir, "verify", "--key", allowed["mallory"]); r.code == 0 || !strings.Contains(r.stderr, "CHECKPOINT_INVALID") {
+		t.Fatalf("verify with mallory's key under alice's name: %+v", r)
+	}
+	var p struct {
+		proof
+		SSHSignatures  map[string]string `json:"ssh_signatures"`
+		CheckpointText string            `json:"checkpoint_text"`
+	}
+	if err := json.Unmarshal([]byte(ok(t, dir, "prove", "123", "--key", allowed["alice"])), &p); err != nil {
+		t.Fatal(err)
+	}
+	sig := filepath.Join(t.TempDir(), "checkpoint.sig")
+	os.WriteFile(sig, []byte(p.SSHSignatures["alice@example.com"]), 0o644)
+	cmd := exec.Command("ssh-keygen", "-Y", "verify", "-f", allowed["alice"], "-I", "alice@example.com", "-n", "journal-checkpoint", "-s", sig)
+	cmd.Stdin = strings.NewReader(p.CheckpointText)
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.HasPrefix(p.Checkpoint, p.CheckpointText+"\n") {
+		t.Fatalf("ssh-keygen -Y verify: %v %s", err, out)
+	}
+	// and the inclusion of event 123 under the root it signed, with tlog
+	lines := strings.Split(p.CheckpointText, "\n")
+	root, _ := base64.StdEncoding.DecodeString(lines[2])
+	chain := blake3.Sum256([]byte(p.Event))
+	var rp tlog.RecordProof
+	for _, h := range p.Proof {
+		b, _ := base64.StdEncoding.DecodeString(h)
+		rp = append(rp, tlog.Hash(b))
+	}
+	if err := tlog.CheckRecord(rp, p.TreeSize, tlog.Hash(root), p.LeafIndex, tlog.RecordHash(chain[:])); err != nil {
+		t.Fatalf("inclusion: %v", err)
 	}
 }

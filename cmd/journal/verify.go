@@ -68,7 +68,7 @@ altered anywhere fails, naming the first event where the histories part (docs/VE
 	cmd.Flags().StringVar(&remoteName, "remote", "", "check a remote instead: every workspace's chain, every content and chunk")
 	cmd.Flags().StringVar(&ws, "workspace", "", "with --remote: only this workspace")
 	cmd.Flags().StringVar(&against, "against", "", "the record a remote holds of this workspace (its events, under Object Lock with --retain, and checkpoints) must still match (with --workspace for an export)")
-	cmd.Flags().StringArrayVar(&keys, "key", nil, "verifier key file (FILE.pub of journal key generate) the checkpoints must be signed by (repeatable)")
+	cmd.Flags().StringArrayVar(&keys, "key", nil, "verifier key file the checkpoints must be signed by: FILE.pub of journal key generate, or an SSH allowed-signers file or .pub (repeatable)")
 	cmd.Flags().StringArrayVar(&checkpoints, "checkpoint", nil, "an earlier signed checkpoint, or an earlier jsonl export, the history must still match (repeatable)")
 	return cmd
 }
