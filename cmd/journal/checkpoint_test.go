@@ -155,6 +155,9 @@ func TestCheckpoint_Attacks(t *testing.T) {
 		t.Fatalf("untouched journal: %s", out)
 	}
 	ok(t, dir, "verify", "--key", pub, "--checkpoint", cp, "--checkpoint", earlier)
+	if out := ok(t, dir, "status"); !strings.Contains(out, "signed    1 checkpoint(s); the newest covers 12 of 12 events") || !strings.Contains(out, "by alice") {
+		t.Fatalf("status:\n%s", out)
+	}
 	out = ok(t, dir, "verify", "--export", earlier, "--key", pub, "--checkpoint", cp)
 	if !strings.Contains(out, "2 checkpoint(s) match") {
 		t.Fatalf("untouched export: %s", out)

@@ -55,6 +55,9 @@ altered anywhere fails, naming the first event where the histories part (docs/VE
 				return a.verifyExport(export, id, o)
 			}
 			if remoteName != "" {
+				if ws == "" && (len(o.Checkpoints) > 0 || o.Reference != nil) {
+					return usageError{errors.New("--checkpoint with --remote NAME checks one workspace: add --workspace ID (journal remote show NAME lists them)")}
+				}
 				return a.verifyRemote(remoteName, ws, o)
 			}
 			if ws != "" {
