@@ -47,7 +47,7 @@ func Reopen(cps []*Checkpoint, keys note.Verifiers, what string) ([]*Checkpoint,
 	for _, cp := range cps {
 		c, err := OpenCheckpoint(cp.Note, keys)
 		if err != nil {
-			return nil, fmt.Errorf("journal: %s checkpoint of %d events (up to leaf %d) dated %s: %w", what, cp.Size, cp.Size-1,
+			return nil, fmt.Errorf("journal: %s checkpoint of %d events dated %s: %w", what, cp.Size,
 				cp.Time.Format("2006-01-02T15:04:05Z"), err)
 		}
 		out = append(out, c)

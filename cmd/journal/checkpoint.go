@@ -356,9 +356,18 @@ func prove(tx *journal.Tx, seq uint64, vs note.Verifiers) (*Proof, error) {
 			return nil, withHint(err, "the journal's newest checkpoint is not signed by the key given: the journal may have been rewritten")
 		}
 	}
+	if n := tx.TreeSize(); n < c.Size {
+		return nil, withHint(fmt.Errorf("prove: the newest checkpoint covers %d events, the journal's tree has %d: %w", c.Size, n, journal.ErrRewritten),
+			"run `journal verify --key FILE.pub` to find where the journal parts from its checkpoints")
+	}
 	rp, err := tx.ProveEvent(i, c.Size)
 	if err != nil {
 		return nil, err
+	}
+	// a proof that cannot check is not printed: the journal was rewritten after the checkpoint
+	if err := tlog.CheckRecord(rp, c.Size, c.Root, i, journal.LeafHash(e.Hash)); err != nil {
+		return nil, withHint(fmt.Errorf("prove: event %d is not in the tree the newest checkpoint (%d events) signed: %w", seq, c.Size, journal.ErrRewritten),
+			"run `journal verify --key FILE.pub` to find where the journal parts from its checkpoints")
 	}
 	p := &Proof{Seq: seq, Event: string(journal.Canonical(e)), Hash: e.Hash.String(), LeafIndex: i, TreeSize: c.Size, Proof: rp,
 		Checkpoint: string(c.Note)}

@@ -181,6 +181,10 @@ func TestCheckpoint_Attacks(t *testing.T) {
 				want = "the checkpoint of 12 events signed"
 			}
 			fails(t, dir, "HISTORY_REWRITTEN", []string{want, "by alice"}, "--journal", p, "--key", pub)
+			// prove refuses to print a proof that cannot check
+			if r := run(t, dir, "--journal", p, "prove", "7"); r.code == 0 || !strings.Contains(r.stderr, "HISTORY_REWRITTEN") {
+				t.Errorf("prove on the rewritten journal: %+v", r)
+			}
 			// the earlier export names the event
 			fails(t, dir, "HISTORY_REWRITTEN", []string{"the histories part at event 5"}, "--journal", p, "--key", pub, "--checkpoint", earlier)
 			// and so does the rewritten journal's export checked against it
