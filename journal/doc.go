@@ -223,7 +223,7 @@
 //
 // Stored: the hashes of complete subtrees of 256 leaves (tiles) and the
 // levels above them, in the merkle bucket, as tlog would store them from
-// level 8 up (two hashes per 256 events, ~0.9 B per event); everything
+// level 8 up (two hashes per 256 events); everything
 // below level 8 is recomputed from the events' hashes, 256 events at most,
 // which are packed 256 to a block anyway (pack.go). The bucket is filled
 // lazily, by the first checkpoint and every one after (extendTree): a
