@@ -86,7 +86,10 @@ func NewSigner(privateKey []byte, principal string) (note.Signer, error) {
 	return &signer{principal: principal, s: s, hash: keyHash(principal, s.PublicKey())}, nil
 }
 
-func (s *signer) Name() string    { return s.principal }
+// Name implements note.Signer: the principal.
+func (s *signer) Name() string { return s.principal }
+
+// KeyHash implements note.Signer (see the package comment).
 func (s *signer) KeyHash() uint32 { return s.hash }
 
 // signedData is what SSHSIG signs: the magic, the namespace, a reserved
@@ -139,7 +142,10 @@ func NewVerifier(principal string, pub ssh.PublicKey) (note.Verifier, error) {
 	return &verifier{principal: principal, pub: pub, hash: keyHash(principal, pub)}, nil
 }
 
-func (v *verifier) Name() string    { return v.principal }
+// Name implements note.Verifier: the principal.
+func (v *verifier) Name() string { return v.principal }
+
+// KeyHash implements note.Verifier (see the package comment).
 func (v *verifier) KeyHash() uint32 { return v.hash }
 
 // Verify implements note.Verifier: sig must be an SSHSIG blob by this key,
