@@ -294,3 +294,38 @@ func TestTree_AfterGC(t *testing.T) {
 		t.Fatalf("rewritten after gc: %v", err)
 	}
 }
+
+// TestVerifyTree_StoredHashAltered: a stored tile hash altered on its own
+// (the events intact) fails verify, which checks the checkpoints from the
+// stored hashes, as prove uses them.
+func TestVerifyTree_StoredHashAltered(t *testing.T) {
+	j := create(t)
+	s, vs := keys(t, "alice")
+	appendN(t, j, 600, "s1")
+	if _, _, err := j.Checkpoint(s, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	appendN(t, j, 100, "s1")
+	if _, _, err := j.Checkpoint(s, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	err := j.Do(func(db *journal.DB) error {
+		return db.Update(func(tx *journal.Tx) error {
+			k := append([]byte{9}, make([]byte, 8)...) // tiles 0 and 1's hash, which both roots use
+			b := tx.Bolt().Bucket([]byte("merkle"))
+			bad := bytes.Clone(b.Get(k))
+			bad[0] ^= 1
+			return b.Put(k, bad)
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = j.View(func(tx *journal.Tx) error {
+		_, err := tx.VerifyTree(journal.CheckOptions{Keys: vs})
+		return err
+	})
+	if !errors.Is(err, journal.ErrCorrupt) || !strings.Contains(err.Error(), "stored hashes") {
+		t.Fatalf("an altered tile hash: %v", err)
+	}
+}

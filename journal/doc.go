@@ -259,8 +259,10 @@
 // Verify (TreeCheck) recomputes the tree from the events it has just
 // checked and requires every checkpoint's root at its size: two
 // checkpoints that match one sequence of leaves are consistent, which is
-// what a consistency proof shows one who lacks the leaves (Tx.ProveTree
-// gives those proofs). With verifier keys every checkpoint must be signed
+// what a consistency proof shows one who lacks the leaves. A journal's
+// verify then also proves each of its checkpoints consistent with the next
+// from the stored hashes (Tx.ProveTree, tlog.CheckTree), which prove uses:
+// stored hashes damaged or altered on their own fail it (ErrCorrupt). With verifier keys every checkpoint must be signed
 // by one of them, and there must be one. Given an earlier record — a
 // checkpoint, an earlier export (its events' hashes and its checkpoints),
 // or a remote's copy — the history must still match it: a journal deleted
