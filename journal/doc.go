@@ -80,6 +80,8 @@
 //	sessions    session → JSON Session {id, actor, first, last, count}
 //	actors      number → actor record, and a mirror under number | 1<<63 (actors.go; format 9)
 //	staging     root dir 0x00 temp path → ∅ (temps to remove: made before an intent, or out of recovery's reach)
+//	merkle      level (1) | index (8) → SHA-256 (32): the Merkle tree's stored hashes (see "Merkle tree")
+//	checkpoints tree size (8) | time (8) → signed note (see "Checkpoints")
 //	chunks, lists, contents                 (package snapshot)
 //
 // Paths never contain NUL, so "path 0x00 seq" keys sort each path's events
@@ -195,4 +197,78 @@
 // recomputing every hash and link; links (reverted_by) live in their own
 // bucket because they are added later, and are derivable from the chain
 // (event M with Reverts = N).
+//
+// A chain proves that no record was changed, dropped or reordered since its
+// head was seen — but whoever can write the file can rebuild the whole chain,
+// or delete the journal and make another. The Merkle tree and its signed
+// checkpoints bind the history to a key and to a moment someone else saw.
+//
+// # Merkle tree
+//
+// A binary Merkle tree with RFC 6962 hashing (golang.org/x/mod/sumdb/tlog:
+// leaf SHA-256(0x00 || data), node SHA-256(0x01 || left || right)) over the
+// sealed events in order: leaf i is event TreeBase+1+i (TreeBase is 0, or
+// gc's base for a journal gc'd before it had a tree), a number no event
+// holds (inside a span repair lost) has 32 zero bytes as its data. The tree
+// has as many leaves as there are sealed events before the first pending
+// one (TreeSize).
+//
+// A leaf's data is the event's chain hash (32 bytes), not its record: the
+// chain hash is blake3 of the canonical record (the export's "event"), so
+// it commits to every field and to the event before; leaves of a fixed 32
+// bytes keep proofs and the tree's recomputation from re-encoding records
+// (verify recomputes every leaf from the hashes it has just checked), and
+// an auditor holding one record checks it with blake3 and SHA-256 alone
+// (docs/VERIFY.md). The cost is one more hash function for the auditor.
+//
+// Stored: the hashes of complete subtrees of 256 leaves (tiles) and the
+// levels above them, in the merkle bucket, as tlog would store them from
+// level 8 up (two hashes per 256 events); everything
+// below level 8 is recomputed from the events' hashes, 256 events at most,
+// which are packed 256 to a block anyway (pack.go). The bucket is filled
+// lazily, by the first checkpoint and every one after (extendTree): a
+// journal written before the tree existed has none, reads as it is, and
+// gets its tree when it is first checkpointed; nothing an edit does touches
+// it. gc first stores what the tree needs of the events it drops (the
+// complete tiles, and at level 0 the leaves of the tile its cut falls in),
+// so roots and proofs of the kept events still compute; a checkpoint whose
+// root needs leaves of a tile gc dropped whole cannot be recomputed and is
+// reported as skipped, the later ones covering it.
+//
+// No format number marks the tree or the checkpoints: they are buckets an
+// older binary does not read, whose gc copies them whole (gccopy.go), and
+// every hash in them is recomputed from the events or bound by a signature,
+// so nothing an older binary writes makes them say something false; at
+// worst its gc drops leaves the tree needs, which verify reports
+// (ErrTree). Exports are marked: a head with checkpoints is version 2.
+//
+// # Checkpoints
+//
+// A checkpoint is a C2SP tlog-checkpoint in a C2SP signed note
+// (golang.org/x/mod/sumdb/note, Ed25519): the origin
+// "journal.workspace/<workspace ID>" (Tx.MakeWorkspace; a clone keeps it),
+// the tree size, the root hash (base64) and a "time" extension line, then
+// the signatures. The signer key is the user's (journal key generate writes
+// it 0600 under os.UserConfigDir()/journal/, beside the remotes; or an SSH
+// Ed25519 key, whose signatures are SSHSIG blobs ssh-keygen -Y verify
+// checks: package sshnote), never in the journal or an export. Checkpoints are made on demand (journal
+// checkpoint), by serve every N events and when it exits, kept in the
+// checkpoints bucket, written into the head line of every export and pushed
+// to remotes (immutable objects, under Object Lock with a retention).
+//
+// Verify (TreeCheck) recomputes the tree from the events it has just
+// checked and requires every checkpoint's root at its size: two
+// checkpoints that match one sequence of leaves are consistent, which is
+// what a consistency proof shows one who lacks the leaves. A journal's
+// verify then also proves each of its checkpoints consistent with the next
+// from the stored hashes (Tx.ProveTree, tlog.CheckTree), which prove uses:
+// stored hashes damaged or altered on their own fail it (ErrCorrupt). With verifier keys every checkpoint must be signed
+// by one of them, and there must be one. Given an earlier record — a
+// checkpoint, an earlier export (its events' hashes and its checkpoints),
+// or a remote's copy — the history must still match it: a journal deleted
+// and regenerated, cut, or altered anywhere fails (ErrRewritten), naming
+// the first event where it parts from the earlier events, or, against a
+// checkpoint alone, the range between the last checkpoint it matches and
+// the first it does not (a root names no single leaf). A checkpoint of
+// another workspace, or signed by no key given, fails with ErrCheckpoint.
 package journal

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/journalfs/journal/snapshot"
+	"golang.org/x/mod/sumdb/tlog"
 )
 
 // # Export format (jsonl)
@@ -31,8 +32,15 @@ import (
 // --until, --path) checks each line and the links between consecutive events,
 // but cannot prove that nothing is missing.
 
-// ExportVersion is the format version written in head lines.
-const ExportVersion = 1
+// ExportVersion is the format version written in head lines: 2 when the
+// head carries checkpoints (workspace, tree_base, checkpoints), which a
+// reader of version 1 would not re-encode and would call altered; 1 else,
+// as every export before them.
+const ExportVersion = 2
+
+// ExportVersionChain is the head version of an export without checkpoints,
+// which every reader since the first understands.
+const ExportVersionChain = 1
 
 // ExportWho is who caused an event.
 type ExportWho struct {
@@ -95,7 +103,21 @@ type ExportHead struct {
 	// Producer names the binary that wrote the export ("journal VERSION",
 	// BuildVersion); absent from exports written before it was added.
 	Producer string `json:"producer,omitempty"`
+	// Workspace is the journal's workspace ID, which its checkpoints name.
+	Workspace string `json:"workspace,omitempty"`
+	// TreeBase is the event before the Merkle tree's first leaf (doc.go).
+	TreeBase uint64 `json:"tree_base,omitempty"`
+	// TreeSeed is, after gc dropped leaves of the tree, their compact
+	// range (Tx.TreeSeed): the tree of the exported events starts from it.
+	TreeSeed []tlog.Hash `json:"tree_seed,omitempty"`
+	// Checkpoints are the journal's signed checkpoints (signed notes),
+	// smallest tree first: the history up to each must hash to its root.
+	Checkpoints []string `json:"checkpoints,omitempty"`
 }
+
+// Canonical returns the bytes the chain hash of e is computed over (the
+// "event" of its export line): blake3 of them is e.Hash.
+func Canonical(e *Event) []byte { return canonical(e) }
 
 // canonical returns the bytes the chain hash of e is computed over.
 func canonical(e *Event) []byte {
@@ -193,7 +215,7 @@ func (t *Tx) Export(w io.Writer, format string, f ExportFilter, progress func(se
 		return nil, fmt.Errorf("journal: export format %q: want jsonl or csv", format)
 	}
 	baseSeq, base := t.Base()
-	h := &ExportHead{Type: "head", Version: ExportVersion, Filtered: f.filtered(), BaseSeq: baseSeq, Base: base, Producer: "journal " + BuildVersion()}
+	h := &ExportHead{Type: "head", Version: ExportVersionChain, Filtered: f.filtered(), BaseSeq: baseSeq, Base: base, Producer: "journal " + BuildVersion()}
 	var cw *csv.Writer
 	if format == "csv" {
 		cw = csv.NewWriter(w)
@@ -235,6 +257,19 @@ func (t *Tx) Export(w io.Writer, format string, f ExportFilter, progress func(se
 	})
 	if err != nil {
 		return nil, fmt.Errorf("journal: export: %w", err)
+	}
+	cps, err := t.Checkpoints()
+	if err != nil {
+		return nil, fmt.Errorf("journal: export: %w", err)
+	}
+	if len(cps) > 0 {
+		h.Version, h.Workspace, h.TreeBase = ExportVersion, t.Workspace(), t.TreeBase()
+		if _, h.TreeSeed, err = t.TreeSeed(); err != nil {
+			return nil, fmt.Errorf("journal: export: %w", err)
+		}
+		for _, c := range cps {
+			h.Checkpoints = append(h.Checkpoints, string(c.Note))
+		}
 	}
 	if cw != nil {
 		cw.Write([]string{"head", strconv.Itoa(h.Events), "", "", "journal", BuildVersion(), "", "", "", "", "", "", "", "", "", "", "", hexID(h.Base), hexID(h.Head)})

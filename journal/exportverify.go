@@ -21,6 +21,30 @@ type ExportReport struct {
 	Filtered bool        // the export was filtered: completeness cannot be proven
 	Anchored uint64      // the event whose hash matched the anchor (0: no anchor given)
 	Bytes    int64       // bytes read
+	// Workspace is the head's; Checkpoints are the head's and those given,
+	// opened, smallest tree first (signatures checked when
+	// ExportCheck.Keys were given).
+	Workspace   string
+	Checkpoints []*Checkpoint
+	// Tree is what the check of the checkpoints found (nil: the export
+	// has none and none were given, or it is filtered).
+	Tree *TreeReport
+	// Leaves are the chain hashes of the export's events by leaf (zero for
+	// a number no event holds): a reference for a later export.
+	Leaves []snapshot.ID
+	// TreeBase is the event before the tree's first leaf.
+	TreeBase uint64
+}
+
+// ExportCheck says what CheckExport checks beyond the chain.
+type ExportCheck struct {
+	// Anchor, when not zero, must be some event's hash (or the head's).
+	Anchor snapshot.ID
+	// Progress, if not nil, is called with the bytes read so far.
+	Progress func(bytes int64)
+	// CheckOptions: the keys, earlier checkpoints and reference the
+	// export's own checkpoints and events are checked against.
+	CheckOptions
 }
 
 // ErrAnchor means the anchored hash is not in the export or journal: its tail
@@ -35,6 +59,17 @@ var ErrAnchor = errors.New("journal: anchor not found")
 // With a non-zero anchor, some event's hash (or the head) must equal it. The
 // first bad line is named in the error, which wraps ErrCorrupt or ErrAnchor.
 func VerifyExport(r io.Reader, anchor snapshot.ID, progress func(bytes int64)) (*ExportReport, error) {
+	return CheckExport(r, ExportCheck{Anchor: anchor, Progress: progress})
+}
+
+// CheckExport is VerifyExport, then the check of the head's checkpoints
+// and those o gives against the Merkle tree recomputed from the events
+// (TreeCheck; signatures with o.Keys), and against o.Reference: the first
+// event where the export parts from them is named, wrapping ErrRewritten,
+// ErrCheckpoint or ErrTree. A filtered export's checkpoints cannot be
+// recomputed: they are opened (and their signatures checked) only.
+func CheckExport(r io.Reader, o ExportCheck) (*ExportReport, error) {
+	anchor, progress := o.Anchor, o.Progress
 	rep := &ExportReport{}
 	br := bufio.NewReaderSize(r, 64<<10)
 	var prev *ExportRecord
@@ -108,6 +143,10 @@ func VerifyExport(r io.Reader, anchor snapshot.ID, progress func(bytes int64)) (
 		if anchor == e.Hash {
 			rep.Anchored = e.Seq
 		}
+		for uint64(len(rep.Leaves)) < e.Seq-rep.First { // numbers a damaged event spans
+			rep.Leaves = append(rep.Leaves, snapshot.ID{})
+		}
+		rep.Leaves = append(rep.Leaves, e.Hash)
 		prev = rec
 		rep.Events++
 		rep.Last = e.Seq
@@ -119,7 +158,7 @@ func VerifyExport(r io.Reader, anchor snapshot.ID, progress func(bytes int64)) (
 	switch {
 	case head == nil:
 		return rep, bad("no head line: the export was truncated")
-	case head.Version != ExportVersion:
+	case head.Version != ExportVersion && head.Version != ExportVersionChain:
 		return rep, bad("head line: format version %d unknown", head.Version)
 	case head.Events != rep.Events || head.First != rep.First || head.Last != rep.Last:
 		return rep, bad("head line says %d events (%d..%d), the export has %d (%d..%d)",
@@ -134,6 +173,9 @@ func VerifyExport(r io.Reader, anchor snapshot.ID, progress func(bytes int64)) (
 		return rep, bad("head line: head %s is not the last event's hash %s", head.Head.Short(), prev.Hash.Short())
 	}
 	rep.Head, rep.Base, rep.Filtered = head.Head, head.Base, head.Filtered
+	if err := rep.checkTree(head, o.CheckOptions); err != nil {
+		return rep, err
+	}
 	if !anchor.IsZero() && rep.Anchored == 0 {
 		if prev == nil || anchor != firstPrev {
 			return rep, fmt.Errorf("journal: anchor %s is not in the export (its tail was truncated, or it comes from another journal): %w",
@@ -180,4 +222,55 @@ func lineEvent(b []byte) string {
 		}
 	}
 	return "event ?"
+}
+
+// checkTree opens the head's checkpoints and, unless the export is
+// filtered, checks them and o's against the tree of its events.
+func (rep *ExportReport) checkTree(head *ExportHead, o CheckOptions) error {
+	rep.Workspace, rep.TreeBase = head.Workspace, head.TreeBase
+	if head.Version == ExportVersionChain {
+		if head.Workspace != "" || head.TreeBase != 0 || len(head.Checkpoints) > 0 || len(head.TreeSeed) > 0 {
+			return fmt.Errorf("journal: export head line: version 1 carries no checkpoints: %w", ErrCorrupt)
+		}
+		// no tree yet: the one its journal will make starts after its base
+		rep.TreeBase = head.BaseSeq
+	}
+	if len(head.Checkpoints) == 0 && len(o.Checkpoints) == 0 && o.Reference == nil && o.Keys == nil {
+		return nil
+	}
+	for i, n := range head.Checkpoints {
+		c, err := OpenCheckpoint([]byte(n), nil)
+		if err != nil {
+			return fmt.Errorf("journal: export head line: checkpoint %d: %w", i+1, err)
+		}
+		rep.Checkpoints = append(rep.Checkpoints, c)
+	}
+	if rep.Filtered {
+		cps, err := Reopen(rep.Checkpoints, o.Keys, "the export's")
+		rep.Checkpoints = cps
+		return err
+	}
+	tc, all, err := o.NewCheck(rep.TreeBase, head.Workspace, rep.Checkpoints, "the export's")
+	if err != nil {
+		return err
+	}
+	rep.Checkpoints = all
+	if head.BaseSeq > rep.TreeBase && rep.Events > 0 { // gc dropped leaves: start from their compact range
+		if err := tc.Seed(int64(head.BaseSeq-rep.TreeBase), head.TreeSeed, nil); err != nil {
+			return err
+		}
+	}
+	if rep.Events > 0 {
+		for i, h := range rep.Leaves {
+			seq := rep.First + uint64(i)
+			if err := tc.Add(seq, seq, h); err != nil {
+				return err
+			}
+		}
+	}
+	if err := tc.Finish(); err != nil {
+		return err
+	}
+	rep.Tree = tc.report(all, o.Keys != nil)
+	return nil
 }

@@ -125,6 +125,10 @@ func (d *DB) GC(o GCOptions) (*GCReport, error) {
 		return nil, err
 	}
 	if !o.DryRun && plan.rep.Dropped > 0 {
+		// the Merkle tree keeps what it needs of the dropped events first
+		if err := d.Update(func(tx *Tx) error { return tx.keepTreeForGC(plan.base.seq) }); err != nil {
+			return nil, err
+		}
 		return d.gcCopy(o, plan) // copies what it keeps (gccopy.go)
 	}
 	// a dry run, or nothing to drop: in place, under the same lock

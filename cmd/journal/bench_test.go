@@ -155,3 +155,63 @@ func BenchmarkStatus100k(b *testing.B) {
 	}
 	wall(b, dir, "status")
 }
+
+// BenchmarkCheckpoints100k: on a 100,000-event journal with a checkpoint
+// every 10,000 events and one at the end, the binary's wall time (process
+// start included) of `journal checkpoint` after 10,000 new events, of
+// `journal prove` of an event (target ≤ 50 ms) and of `journal verify
+// --key` (chain, contents, tree and every signature) and `journal verify
+// --export --key` in events/s (target ≥ 50,000).
+func BenchmarkCheckpoints100k(b *testing.B) {
+	b.Setenv("XDG_CONFIG_HOME", filepath.Join(b.TempDir(), "config"))
+	dir := b.TempDir()
+	jp := filepath.Join(dir, journal.DirName, journal.FileName)
+	key := filepath.Join(b.TempDir(), "k")
+	if out, err := exec.Command(bin, "key", "generate", "--out", key).CombinedOutput(); err != nil {
+		b.Fatalf("%v %s", err, out)
+	}
+	for n := 10000; n <= 100000; n += 10000 {
+		bigJournalFrom(b, dir, n-10000, 10000)
+		if n == 100000 {
+			break // the last one is timed below
+		}
+		if out, err := exec.Command(bin, "--journal", jp, "checkpoint", "--key", key).CombinedOutput(); err != nil {
+			b.Fatalf("%v %s", err, out)
+		}
+	}
+	start := time.Now()
+	if out, err := exec.Command(bin, "--journal", jp, "checkpoint", "--key", key).CombinedOutput(); err != nil {
+		b.Fatalf("%v %s", err, out)
+	}
+	sign := time.Since(start)
+	exp := filepath.Join(dir, "audit.jsonl")
+	if out, err := exec.Command(bin, "--journal", jp, "export", "-o", exp).CombinedOutput(); err != nil {
+		b.Fatalf("%v %s", err, out)
+	}
+	prove := wallOnce(b, dir, "prove", "54321", "--key", key+".pub")
+	verify := wallOnce(b, dir, "verify", "--key", key+".pub")
+	verifyExport := wallOnce(b, dir, "verify", "--export", exp, "--key", key+".pub")
+	plain := wallOnce(b, dir, "verify")
+	plainExport := wallOnce(b, dir, "verify", "--export", exp)
+	b.ReportMetric(float64(sign.Microseconds())/1000, "checkpoint-ms")
+	b.ReportMetric(float64(prove.Microseconds())/1000, "prove-ms")
+	b.ReportMetric(100000/verify.Seconds(), "verify-events/s")
+	b.ReportMetric(100000/plain.Seconds(), "verify-unsigned-events/s")
+	b.ReportMetric(100000/verifyExport.Seconds(), "verify-export-events/s")
+	b.ReportMetric(100000/plainExport.Seconds(), "verify-export-unsigned-events/s")
+}
+
+// wallOnce is the mean wall time of b.N runs of the binary, without
+// touching the benchmark's timer.
+func wallOnce(b *testing.B, dir string, args ...string) time.Duration {
+	b.Helper()
+	start := time.Now()
+	for range b.N {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%s: %v: %s", strings.Join(args, " "), err, out)
+		}
+	}
+	return time.Since(start) / time.Duration(b.N)
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -134,6 +135,31 @@ func formatSample(t *testing.T, sample string, wantFormat byte, codec, events in
 	apply(t, e, "file_create_new", "src/new.txt", "written by a later binary\n")
 	e.Close()
 	ok(t, dir, "verify")
+	// its first checkpoint builds its tree (which starts after what gc dropped): signed, exported, proven
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(t.TempDir(), "config"))
+	ok(t, dir, "key", "generate", "--name", "alice")
+	pub := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "journal", "checkpoint.key.pub")
+	ok(t, dir, "checkpoint")
+	if out := ok(t, dir, "verify", "--key", pub); !strings.Contains(out, fmt.Sprintf("1 checkpoint(s) match the Merkle tree (%d events", events+1)) {
+		t.Fatalf("verify --key of the sample:\n%s", out)
+	}
+	ok(t, dir, "export", "-o", filepath.Join(dir, "b.jsonl"))
+	ok(t, dir, "verify", "--export", filepath.Join(dir, "b.jsonl"), "--key", pub, "--checkpoint", filepath.Join(dir, "a.jsonl"))
+	ok(t, dir, "prove", strconv.Itoa(int(lastSeq(t, jp))), "--key", pub)
+}
+
+// lastSeq is the newest event of the journal at jp.
+func lastSeq(t *testing.T, jp string) uint64 {
+	t.Helper()
+	j, err := journal.Open(jp, journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n uint64
+	if err := j.View(func(tx *journal.Tx) error { n = tx.Last(); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // writeSample writes a sample of the current format to path: 40 one-line

@@ -3,6 +3,7 @@
 // journal over content-addressed snapshots (see packages journal and replay).
 //
 //	journal log | show | diff | revert | undo | redo | restore | status | export | verify | gc | repair
+//	journal key generate | checkpoint | prove
 //
 // The journal is found as git finds .git: --journal PATH, else $JOURNAL_PATH,
 // else .journal/journal.db in the current directory or the nearest parent that
@@ -87,7 +88,7 @@ of it back, and prove it has not been altered.`,
 	f.StringVar(&a.color, "color", "auto", "colour output: auto, always or never")
 	root.AddCommand(newLogCmd(a), newShowCmd(a), newDiffCmd(a), newRevertCmd(a), newUndoCmd(a), newRedoCmd(a),
 		newRestoreCmd(a), newStatusCmd(a), newExportCmd(a), newVerifyCmd(a), newGCCmd(a), newRepairCmd(a), newBlameCmd(a), newWebCmd(a),
-		newRemoteCmd(a), newPushCmd(a), newCloneCmd(a),
+		newRemoteCmd(a), newPushCmd(a), newCloneCmd(a), newKeyCmd(a), newCheckpointCmd(a), newProveCmd(a),
 		&cobra.Command{Use: "version", Short: "Print the version of this binary", Args: cobra.NoArgs,
 			PersistentPreRunE: func(*cobra.Command, []string) error { return nil },
 			Run:               func(cmd *cobra.Command, _ []string) { fmt.Fprintf(cmd.OutOrStdout(), "journal %s\n", binVersion()) }})
@@ -177,10 +178,23 @@ func (a *app) report(err error) int {
 // give it: JOURNAL_DAMAGED for a damaged journal file or record (not for a
 // damaged export, which is the file checked, not the journal), BUSY for a
 // lock held by a process that makes no progress, JOURNAL_TOO_NEW for a
-// journal a newer binary wrote.
+// journal a newer binary wrote; for checkpoints, HISTORY_REWRITTEN (the
+// events are not the ones a checkpoint or an earlier export covered),
+// CHECKPOINT_INVALID (malformed, signed by no key given, of another
+// workspace), TREE_INCOMPLETE (gc dropped leaves a proof needs) and
+// KEY_INVALID (a key file that cannot be used).
 func errorCode(err error) string {
 	var ex exportError
+	var ke keyError
 	switch {
+	case errors.As(err, &ke):
+		return "KEY_INVALID"
+	case errors.Is(err, journal.ErrRewritten):
+		return "HISTORY_REWRITTEN"
+	case errors.Is(err, journal.ErrCheckpoint):
+		return "CHECKPOINT_INVALID"
+	case errors.Is(err, journal.ErrTree):
+		return "TREE_INCOMPLETE"
 	case errors.As(err, &ex):
 		return ""
 	case errors.Is(err, journal.ErrDamaged), errors.Is(err, journal.ErrCorrupt), errors.Is(err, snapshot.ErrCorrupt):

@@ -200,6 +200,9 @@ remote sends nothing. A second writer for one workspace (a copy of it pushing to
 			// where the remote stands, for journal status and gc
 			e.Journal().WriteReplication(journal.Replication{Remote: r.Name, Workspace: rep.Workspace, Pushed: rep.Head,
 				PushedAt: time.Now().UTC(), PID: os.Getpid()})
+			if rep.Checkpoints > 0 {
+				defer fmt.Fprintf(a.out, "sent %d signed checkpoint(s)\n", rep.Checkpoints)
+			}
 			if rep.From == 0 {
 				fmt.Fprintf(a.out, "%s is up to date (workspace %s)\n", r.Name, rep.Workspace)
 				return nil
@@ -272,14 +275,14 @@ func (a *app) remoteProgress(desc string) (func(done, total uint64), func()) {
 
 // verifyRemote checks a remote's workspaces (or one) and names every
 // missing or altered object.
-func (a *app) verifyRemote(name, ws string) error {
+func (a *app) verifyRemote(name, ws string, o journal.CheckOptions) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	s, err := openRemote(ctx, name)
 	if err != nil {
 		return remoteErr(err)
 	}
-	rep, err := remote.Verify(ctx, s, ws)
+	rep, err := remote.VerifyWith(ctx, s, ws, o)
 	if err != nil {
 		return remoteErr(err)
 	}
@@ -291,5 +294,46 @@ func (a *app) verifyRemote(name, ws string) error {
 	}
 	fmt.Fprintf(a.out, "ok: %d workspace(s) %s, %d events, chains intact; %d contents and %d chunks re-hashed\n",
 		len(rep.Workspaces), strings.Join(rep.Workspaces, " "), rep.Events, rep.Contents, rep.Chunks)
+	if o.Keys != nil && rep.Checkpoints == 0 {
+		return withHint(fmt.Errorf("verify --remote %s: no checkpoint signed by the keys given: %w", s.Remote().Name, journal.ErrCheckpoint),
+			"checkpoints reach a remote with `journal push` once `journal checkpoint` (or serve --checkpoint-every) signed them")
+	}
+	if rep.Checkpoints > 0 {
+		signed := "signatures not checked (give --key FILE.pub)"
+		if o.Keys != nil {
+			signed = "each signed by a key given"
+		}
+		fmt.Fprintf(a.out, "ok: %d checkpoint(s) match their workspace's Merkle tree; %s\n", rep.Checkpoints, signed)
+	}
+	return nil
+}
+
+// againstRemote adds to o the record remote name holds of workspace ws (""
+// : the local journal's): its events' chain hashes as the reference and
+// its checkpoints (journal verify --against NAME).
+func (a *app) againstRemote(o *journal.CheckOptions, name, ws string) error {
+	if o.Reference != nil {
+		return usageError{errors.New("--against NAME and an earlier export in --checkpoint: one reference at a time")}
+	}
+	if ws == "" {
+		if err := a.view(func(tx *journal.Tx) error { ws = tx.Workspace(); return nil }); err != nil {
+			return err
+		}
+		if ws == "" {
+			return withHint(fmt.Errorf("--against %s: this journal was never pushed (it has no workspace ID)", name), "pass --workspace ID (journal remote show "+name+" lists them)")
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	s, err := openRemote(ctx, name)
+	if err != nil {
+		return remoteErr(err)
+	}
+	leaves, cps, err := remote.History(ctx, s, ws)
+	if err != nil {
+		return remoteErr(err)
+	}
+	o.Reference, o.RefFrom = leaves, "remote "+name+"'s copy"
+	o.Checkpoints = append(o.Checkpoints, cps...)
 	return nil
 }

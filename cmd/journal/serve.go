@@ -59,6 +59,8 @@ func newServeCmd() *cobra.Command {
 		lspWait  time.Duration
 		share    bool
 		watching bool
+		cpKey    string
+		cpEvery  int64
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -108,7 +110,23 @@ Every mutating tool call becomes one journal event in <first root>/.journal/jour
 					return nil, nil, done, err
 				}
 				opened := eng // eng, a result, is nil once an error is returned
-				closers = append(closers, func() { opened.Close() })
+				var stopCheckpoints func()
+				closers = append(closers, func() {
+					opened.Close()
+					if stopCheckpoints != nil { // after the close: the events its log held are in the journal
+						stopCheckpoints()
+					}
+				})
+				if cpEvery < 0 {
+					return nil, nil, done, usageError{fmt.Errorf("--checkpoint-every %d: want a number of events (0: only when serve exits)", cpEvery)}
+				}
+				if cpKey != "" || cpEvery > 0 {
+					signer, err := loadSigner(cpKey)
+					if err != nil {
+						return nil, nil, done, err
+					}
+					stopCheckpoints = startCheckpointer(opened.Journal(), signer, cpEvery)
+				}
 				// continuous replication: in the background, never in an edit's way
 				var rs []remote.Remote
 				for _, name := range replicas {
@@ -208,6 +226,8 @@ Press Ctrl-D to exit.
 	cmd.Flags().StringArrayVar(&replicas, "replicate", nil, "replicate the journal continuously to this remote (journal remote add; repeatable)")
 	cmd.Flags().BoolVar(&share, "share", true, "stdio: the first server of a workspace serves the sessions of the servers started after it with the same flags (they relay their client's messages to it over a unix socket in the journal's directory, and take over when it exits): several agents on one workspace then make more edits a second together, not fewer; --share=false serves alone")
 	cmd.Flags().BoolVar(&watching, "watch", true, "record every change another process makes to the workspace (a shell command, an editor, git) as an event within about a second, as journal watch does; one watcher runs per workspace")
+	cmd.Flags().StringVar(&cpKey, "checkpoint-key", "", "sign a checkpoint of the journal's Merkle tree with this signer key when serve exits (journal key generate; default with --checkpoint-every: the one it made)")
+	cmd.Flags().Int64Var(&cpEvery, "checkpoint-every", 0, "also sign a checkpoint whenever this many events were sealed since the newest (in the background, never in an edit's way)")
 	cmd.Flags().StringVar(&token, "token", "", "bearer token required on HTTP requests (or JOURNAL_HTTP_TOKEN); required when binding a non-loopback address")
 	return cmd
 }

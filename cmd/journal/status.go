@@ -61,8 +61,14 @@ func (a *app) runStatus() error {
 	}
 	defer e.Close()
 	var head string
+	var cps []*journal.Checkpoint
+	var treeSize int64
 	outcome := map[uint64]journal.Status{}
 	err = e.Journal().View(func(tx *journal.Tx) error {
+		treeSize = tx.TreeSize()
+		if cps, err = tx.Checkpoints(); err != nil {
+			return err
+		}
 		if last := tx.Last(); last > 0 {
 			ev, err := tx.Event(last)
 			if err != nil {
@@ -120,6 +126,11 @@ func (a *app) runStatus() error {
 		}
 		fmt.Fprintf(w, "pending   %d batch(es) a stopped process left: %s\n", len(pending), strings.Join(ns, ", "))
 	}
+	if n := len(cps); n > 0 { // shown once the journal has any: signing is the user's choice
+		c := cps[n-1]
+		fmt.Fprintf(w, "signed    %d checkpoint(s); the newest covers %d of %d events, signed %s by %s (`journal verify --key FILE.pub` checks them)\n",
+			n, c.Size, treeSize, c.Time.Local().Format("2006-01-02 15:04:05"), strings.Join(signerNames(c), ", "))
+	}
 	for _, r := range st.Replication {
 		fmt.Fprintf(w, "replicate %s\n", describeReplication(r))
 	}
@@ -166,4 +177,17 @@ func describeReplication(r journal.Replication) string {
 		s += fmt.Sprintf("; not updated since %s (is journal serve --replicate %s running?)", r.Updated.Local().Format("2006-01-02 15:04:05"), r.Remote)
 	}
 	return s
+}
+
+// signerNames are the names on a checkpoint's signature lines (not
+// verified: status has no keys).
+func signerNames(c *journal.Checkpoint) []string {
+	var out []string
+	_, rest, _ := strings.Cut(string(c.Note), "\n\n")
+	for _, l := range strings.Split(strings.TrimSpace(rest), "\n") {
+		if f := strings.Fields(strings.TrimPrefix(l, "— ")); len(f) == 2 {
+			out = append(out, f[0])
+		}
+	}
+	return out
 }

@@ -26,6 +26,18 @@ func bigJournal(t testing.TB, dir string, n int) string { return bigJournalPadde
 // bigJournalPadded is bigJournal with pad bytes of distinct text added to every content.
 func bigJournalPadded(t testing.TB, dir string, n, pad int) string {
 	t.Helper()
+	return bigJournalMore(t, dir, 0, n, pad)
+}
+
+// bigJournalFrom adds n events to the journal bigJournal made with from.
+func bigJournalFrom(t testing.TB, dir string, from, n int) string {
+	t.Helper()
+	return bigJournalMore(t, dir, from, from+n, 0)
+}
+
+// bigJournalMore writes bigJournal's events from..n-1 (of pad bytes each).
+func bigJournalMore(t testing.TB, dir string, from, n, pad int) string {
+	t.Helper()
 	p := filepath.Join(dir, journal.DirName, journal.FileName)
 	j, err := journal.Open(p, journal.Options{Create: true})
 	if err != nil {
@@ -33,7 +45,7 @@ func bigJournalPadded(t testing.TB, dir string, n, pad int) string {
 	}
 	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	prev := map[string]snapshot.ID{}
-	for done := 0; done < n; {
+	for done := from; done < n; {
 		err := j.Do(func(db *journal.DB) error {
 			return db.Update(func(tx *journal.Tx) error {
 				for k := 0; k < 5000 && done < n && (pad == 0 || k < 200); k, done = k+1, done+1 {

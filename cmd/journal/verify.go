@@ -12,7 +12,8 @@ import (
 )
 
 func newVerifyCmd(a *app) *cobra.Command {
-	var anchor, export, remoteName, ws string
+	var anchor, export, remoteName, ws, against string
+	var keys, checkpoints []string
 	cmd := &cobra.Command{
 		Use:   "verify [--anchor HASH] [--export FILE]",
 		Short: "Recompute the hash chain and re-hash every stored content (or check an export on its own)",
@@ -21,7 +22,13 @@ numbers without gaps — and re-reads and re-hashes every content an event names
 checks a jsonl export instead, without the database. --anchor HASH (a head hash recorded elsewhere earlier)
 must be in the chain: this catches a truncated tail, which a chain alone cannot. The first bad record is
 named; the exit status is non-zero on any failure. With --remote NAME it checks a remote instead: each workspace's
-head, segments and chain, and every content and chunk re-hashed; every missing or altered object is named.`,
+head, segments and chain, and every content and chunk re-hashed; every missing or altered object is named.
+
+Checkpoints (journal checkpoint): the Merkle tree is recomputed from the events and every checkpoint the
+journal or export holds must match it; with --key FILE.pub (repeatable) each must be signed by one of the keys,
+and there must be one. --checkpoint FILE (repeatable; a signed checkpoint, or an earlier jsonl export with its
+checkpoints) is an earlier record the history must still match: a journal deleted and made anew, cut, or
+altered anywhere fails, naming the first event where the histories part (docs/VERIFY.md).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var id snapshot.ID
@@ -31,29 +38,49 @@ head, segments and chain, and every content and chunk re-hashed; every missing o
 					return usageError{fmt.Errorf("--anchor: want the full 64-digit head hash from an export or `journal verify`")}
 				}
 			}
+			o, err := checkOptions(keys, checkpoints)
+			if err != nil {
+				return err
+			}
+			if against != "" {
+				if remoteName != "" {
+					return usageError{errors.New("--against NAME checks the journal or an export against a remote; --remote NAME checks the remote itself")}
+				}
+				if err := a.againstRemote(&o, against, ws); err != nil {
+					return err
+				}
+				ws = ""
+			}
 			if export != "" {
-				return a.verifyExport(export, id)
+				return a.verifyExport(export, id, o)
 			}
 			if remoteName != "" {
-				return a.verifyRemote(remoteName, ws)
+				if ws == "" && (len(o.Checkpoints) > 0 || o.Reference != nil) {
+					return usageError{errors.New("--checkpoint with --remote NAME checks one workspace: add --workspace ID (journal remote show NAME lists them)")}
+				}
+				return a.verifyRemote(remoteName, ws, o)
 			}
 			if ws != "" {
 				return usageError{fmt.Errorf("--workspace goes with --remote NAME")}
 			}
-			return a.verifyJournal(id)
+			return a.verifyJournal(id, o)
 		},
 	}
 	cmd.Flags().StringVar(&anchor, "anchor", "", "a head hash recorded earlier that must be in the chain")
 	cmd.Flags().StringVar(&export, "export", "", "check this jsonl export instead of the journal")
 	cmd.Flags().StringVar(&remoteName, "remote", "", "check a remote instead: every workspace's chain, every content and chunk")
 	cmd.Flags().StringVar(&ws, "workspace", "", "with --remote: only this workspace")
+	cmd.Flags().StringVar(&against, "against", "", "the record a remote holds of this workspace (its events, under Object Lock with --retain, and checkpoints) must still match (with --workspace for an export)")
+	cmd.Flags().StringArrayVar(&keys, "key", nil, "verifier key file the checkpoints must be signed by: FILE.pub of journal key generate, or an SSH allowed-signers file or .pub (repeatable)")
+	cmd.Flags().StringArrayVar(&checkpoints, "checkpoint", nil, "an earlier signed checkpoint, or an earlier jsonl export, the history must still match (repeatable)")
 	return cmd
 }
 
-func (a *app) verifyJournal(anchor snapshot.ID) error {
+func (a *app) verifyJournal(anchor snapshot.ID, o journal.CheckOptions) error {
 	start := time.Now()
 	var rep *journal.VerifyReport
 	var anchored uint64
+	var tree *journal.TreeReport
 	// the structural check every time, not trusting the stamp of an earlier
 	// one (damage it finds removes the stamp: the read below goes round it)
 	if j, err := a.journal(); err == nil {
@@ -69,8 +96,14 @@ func (a *app) verifyJournal(anchor snapshot.ID) error {
 				b.Set(int64(seq - base))
 			}
 		})
-		if err != nil || anchor.IsZero() {
+		if err != nil {
 			return err
+		}
+		if tree, err = tx.VerifyTree(o); err != nil {
+			return err
+		}
+		if anchor.IsZero() {
+			return nil
 		}
 		seq, ok := tx.FindHash(anchor)
 		if !ok {
@@ -85,6 +118,9 @@ func (a *app) verifyJournal(anchor snapshot.ID) error {
 		if errors.Is(err, journal.ErrFormat) || errors.Is(err, journal.ErrBusy) {
 			return err // not the chain's fault: hintFor says what to do
 		}
+		if h := treeHint(err); h != "" {
+			return withHint(err, h)
+		}
 		return withHint(err, "the journal has been altered or damaged; keep a copy before changing anything")
 	}
 	el := time.Since(start)
@@ -95,13 +131,16 @@ func (a *app) verifyJournal(anchor snapshot.ID) error {
 	if anchored != 0 {
 		fmt.Fprintf(w, "ok: anchor %s is event %d\n", anchor.Short(), anchored)
 	}
+	if err := a.sayTree(tree, o, rep.Events); err != nil {
+		return err
+	}
 	if len(rep.Pending) > 0 {
 		fmt.Fprintf(w, "note: %d event(s) pending (a batch in progress or a crash): %v\n", len(rep.Pending), rep.Pending)
 	}
 	return nil
 }
 
-func (a *app) verifyExport(path string, anchor snapshot.ID) error {
+func (a *app) verifyExport(path string, anchor snapshot.ID, o journal.CheckOptions) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -112,15 +151,24 @@ func (a *app) verifyExport(path string, anchor snapshot.ID) error {
 		size = fi.Size()
 	}
 	b := a.progress(size, "verify", true)
-	rep, err := journal.VerifyExport(f, anchor, func(n int64) { b.Set(n) })
+	rep, err := journal.CheckExport(f, journal.ExportCheck{Anchor: anchor, Progress: func(n int64) { b.Set(n) }, CheckOptions: o})
 	b.Done()
 	if err != nil {
-		return withHint(exportError{fmt.Errorf("verify %s failed: %w", path, err)}, "the export has been altered, truncated or damaged")
+		hint := treeHint(err)
+		if hint == "" {
+			hint = "the export has been altered, truncated or damaged"
+		}
+		return withHint(exportError{fmt.Errorf("verify %s failed: %w", path, err)}, hint)
 	}
 	w := a.out
 	fmt.Fprintf(w, "ok: %d events (%d..%d), chain intact, head %s\n", rep.Events, rep.First, rep.Last, rep.Head)
 	if rep.Anchored != 0 {
 		fmt.Fprintf(w, "ok: anchor %s is event %d\n", anchor.Short(), rep.Anchored)
+	}
+	if rep.Filtered && len(rep.Checkpoints) > 0 {
+		fmt.Fprintf(w, "note: %d checkpoint(s) opened, but a filtered export's tree cannot be recomputed\n", len(rep.Checkpoints))
+	} else if err := a.sayTree(rep.Tree, o, rep.Events); err != nil {
+		return err
 	}
 	if rep.Filtered {
 		fmt.Fprintln(w, "note: a filtered export: each record and consecutive links are checked, completeness cannot be")

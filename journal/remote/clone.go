@@ -36,7 +36,8 @@ type CloneOptions struct {
 // checked against its hash and chain and every content against its ID, and
 // the workspace's files as they were after the last of them. dir must not
 // hold a journal yet. The new journal keeps the workspace's ID, so it can
-// carry the workspace on (push from it once the old one stops).
+// carry the workspace on (push from it once the old one stops), and the
+// workspace's checkpoints of the events it received.
 func Clone(ctx context.Context, s *Store, ws, dir string, o CloneOptions) (rep *CloneReport, err error) {
 	head, err := s.workspaceHead(ctx, ws)
 	if err != nil {
@@ -127,7 +128,32 @@ func Clone(ctx context.Context, s *Store, ws, dir string, o CloneOptions) (rep *
 	if err != nil {
 		return rep, err
 	}
+	if err := cloneCheckpoints(ctx, s, j, ws, rep.Last-head.BaseSeq); err != nil {
+		return rep, err
+	}
 	return rep, writeFiles(j, dir, rep)
+}
+
+// cloneCheckpoints stores in the clone the workspace's checkpoints of trees
+// of at most size leaves (the events it received): its verify checks them.
+func cloneCheckpoints(ctx context.Context, s *Store, j *journal.Journal, ws string, size uint64) error {
+	cps, err := Checkpoints(ctx, s, ws)
+	if err != nil || len(cps) == 0 {
+		return err
+	}
+	return j.Do(func(db *journal.DB) error {
+		return db.Update(func(tx *journal.Tx) error {
+			for _, c := range cps {
+				if uint64(c.Size) > size {
+					continue
+				}
+				if err := tx.PutCheckpoint(c); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
 }
 
 // fetchContent stores content id in the clone's journal unless it holds it:

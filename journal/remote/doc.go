@@ -34,6 +34,11 @@
 //	workspaces/<ws>/head.json  the workspace's head: its segments in order
 //	                           (key, events, blake3 of the object), the last
 //	                           event and its hash, the chain's base
+//	workspaces/<ws>/checkpoints/<size>-<time>.note
+//	                           a signed checkpoint of the journal's Merkle
+//	                           tree (journal/doc.go), 20-digit tree size and
+//	                           Unix nanoseconds; immutable, sent by a push
+//	                           after the events it covers
 //
 // Chunks and contents are keyed by what they hold, so every workspace
 // replicating to one bucket and prefix shares them: ten clones of one
@@ -53,10 +58,10 @@
 // against its hash and its predecessor's, every chunk and content against
 // its ID. Verify names every missing or altered object.
 //
-// With a retention (remote add --retain 7y), every chunk, content and
-// segment is written under Object Lock in compliance mode until then; a
-// head, which moves, is not. An object a push finds there already keeps
-// the retention it was written with.
+// With a retention (remote add --retain 7y), every chunk, content,
+// segment and checkpoint is written under Object Lock in compliance mode
+// until then; a head, which moves, is not. An object a push finds there
+// already keeps the retention it was written with.
 //
 // Continuous replication (Replicate, `journal serve --replicate`) pushes
 // after every commit it sees (polling the journal every 100 ms), so it

@@ -34,6 +34,7 @@ type PushReport struct {
 	ChunksThere     int
 	Bytes           int64 // bytes sent
 	MissingContents int   // contents events name that the journal no longer holds (gc, repair)
+	Checkpoints     int   // signed checkpoints sent
 }
 
 // PushOptions tune Push.
@@ -49,7 +50,8 @@ type PushOptions struct {
 // after each segment with a conditional write. It resumes an interrupted
 // push and is a no-op when the remote is up to date; it refuses (ErrConflict)
 // when the remote's head is not an event of this journal (another writer)
-// or moves while it pushes.
+// or moves while it pushes. The journal's checkpoints go last, those of
+// trees whose events the remote now holds.
 func Push(ctx context.Context, s *Store, j *journal.Journal, o PushOptions) (*PushReport, error) {
 	var ws string
 	err := j.View(func(tx *journal.Tx) error { ws = tx.Workspace(); return nil })
@@ -109,7 +111,8 @@ func Push(ctx context.Context, s *Store, j *journal.Journal, o PushOptions) (*Pu
 	}
 	rep.Head = head.Last
 	if from > upTo {
-		return rep, nil
+		rep.Checkpoints, err = pushCheckpoints(ctx, s, j, ws, rep.Head)
+		return rep, err
 	}
 	per := o.SegmentEvents
 	if per == 0 {
@@ -168,7 +171,8 @@ func Push(ctx context.Context, s *Store, j *journal.Journal, o PushOptions) (*Pu
 			o.Progress(last-from+1, upTo-from+1)
 		}
 	}
-	return rep, nil
+	rep.Checkpoints, err = pushCheckpoints(ctx, s, j, ws, rep.Head) // after the events they cover
+	return rep, err
 }
 
 // rollAt is how many small segments (of fewer events than a segment holds)

@@ -20,6 +20,9 @@ type VerifyReport struct {
 	Contents   int
 	Chunks     int
 	Problems   []string // each names an object missing or altered, and how
+	// Checkpoints counts the checkpoints whose roots matched their
+	// workspace's events (and signatures, with keys).
+	Checkpoints int
 }
 
 // OK reports whether nothing was wrong.
@@ -48,6 +51,14 @@ func (s *Store) Workspaces(ctx context.Context) ([]string, error) {
 // named in the report; an error is returned only when the store cannot be
 // read at all.
 func Verify(ctx context.Context, s *Store, ws string) (*VerifyReport, error) {
+	return VerifyWith(ctx, s, ws, journal.CheckOptions{})
+}
+
+// VerifyWith is Verify, also checking each workspace's checkpoints against
+// the Merkle tree of its events (journal.TreeCheck; with o.Keys, their
+// signatures; o's checkpoints and reference too): a failure is a problem
+// naming the workspace and the event where its history parts.
+func VerifyWith(ctx context.Context, s *Store, ws string, o journal.CheckOptions) (*VerifyReport, error) {
 	rep := &VerifyReport{}
 	wss := []string{ws}
 	if ws == "" {
@@ -70,6 +81,14 @@ func Verify(ctx context.Context, s *Store, ws string) (*VerifyReport, error) {
 		}
 		prevSeq, prev, lastHash := head.BaseSeq, head.BaseHash, head.BaseHash
 		intact, linked := true, true
+		cps, err := Checkpoints(ctx, s, ws)
+		if err != nil {
+			return rep, err
+		}
+		tree, _, err := o.NewCheck(head.BaseSeq, ws, cps, "the remote's")
+		if err != nil {
+			problem("workspace %s: %s", ws, strings.TrimPrefix(err.Error(), "journal: "))
+		}
 		for _, sg := range head.Segments {
 			if sg.First != prevSeq+1 {
 				problem("%s: the head names it for events %d to %d where %d was due (a segment missing from the head)", sg.Key, sg.First, sg.Last, prevSeq+1)
@@ -89,6 +108,13 @@ func Verify(ctx context.Context, s *Store, ws string) (*VerifyReport, error) {
 			rep.Events += len(evs)
 			prevSeq, prev, lastHash = sg.Last, evs[len(evs)-1].NextLink(), evs[len(evs)-1].Hash
 			for _, e := range evs {
+				if tree != nil {
+					first := e.Seq
+					if e.Lost != nil && e.Lost.First != 0 && e.Spans(e.Lost.First) {
+						first = e.Lost.First
+					}
+					tree.Add(e.Seq, first, e.Hash)
+				}
 				for _, id := range contentIDs(e) {
 					if checked[id] {
 						continue
@@ -103,6 +129,13 @@ func Verify(ctx context.Context, s *Store, ws string) (*VerifyReport, error) {
 		}
 		if intact && (prevSeq != head.Last || lastHash != head.Hash) {
 			problem("%s: it names event %d as the newest, but its segments end at event %d (or in another hash)", headKey(ws), head.Last, prevSeq)
+		}
+		if tree != nil && intact {
+			if err := tree.Finish(); err != nil {
+				problem("workspace %s: %s", ws, strings.TrimPrefix(err.Error(), "journal: "))
+			} else {
+				rep.Checkpoints += tree.Matched
+			}
 		}
 	}
 	if ws != "" {
@@ -227,7 +260,11 @@ func Export(ctx context.Context, s *Store, ws string, w io.Writer) (*journal.Exp
 	if err != nil {
 		return nil, err
 	}
-	h := &journal.ExportHead{Type: "head", Version: journal.ExportVersion, BaseSeq: head.BaseSeq, Base: head.BaseHash, Head: head.BaseHash,
+	cps, err := Checkpoints(ctx, s, ws)
+	if err != nil {
+		return nil, err
+	}
+	h := &journal.ExportHead{Type: "head", Version: journal.ExportVersionChain, BaseSeq: head.BaseSeq, Base: head.BaseHash, Head: head.BaseHash,
 		Producer: "journal " + journal.BuildVersion() + " from remote " + s.r.Name}
 	err = s.walk(ctx, head, func(evs []*journal.Event) error {
 		for _, e := range evs {
@@ -251,6 +288,12 @@ func Export(ctx context.Context, s *Store, ws string, w io.Writer) (*journal.Exp
 	})
 	if err != nil {
 		return nil, err
+	}
+	if len(cps) > 0 { // the tree starts at the remote's base: pushes start at the journal's
+		h.Version, h.Workspace, h.TreeBase = journal.ExportVersion, ws, head.BaseSeq
+		for _, c := range cps {
+			h.Checkpoints = append(h.Checkpoints, string(c.Note))
+		}
 	}
 	b, _ := json.Marshal(h)
 	if _, err := w.Write(append(b, '\n')); err != nil {

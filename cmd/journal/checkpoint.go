@@ -1,0 +1,425 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/sshnote"
+	"github.com/spf13/cobra"
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+)
+
+// keyError is a key file that cannot be used (KEY_INVALID).
+type keyError struct{ error }
+
+// Unwrap returns the cause.
+func (e keyError) Unwrap() error { return e.error }
+
+// keyDir is where `journal key generate` puts keys by default: beside the
+// remotes (os.UserConfigDir()/journal), outside every journal.
+func keyDir() (string, error) {
+	d, err := os.UserConfigDir()
+	if err != nil {
+		return "", keyError{fmt.Errorf("key: no configuration directory for this user (set $XDG_CONFIG_HOME or pass a path): %w", err)}
+	}
+	return filepath.Join(d, "journal"), nil
+}
+
+// defaultSignerKey is the signer key file used when none is named.
+func defaultSignerKey() (string, error) {
+	d, err := keyDir()
+	return filepath.Join(d, "checkpoint.key"), err
+}
+
+func newKeyCmd(a *app) *cobra.Command {
+	var name, out string
+	var force bool
+	gen := &cobra.Command{
+		Use:   "generate [--name NAME] [--out FILE]",
+		Short: "Make a key that signs checkpoints (a signed-note Ed25519 key)",
+		Long: `generate makes an Ed25519 key in the signed-note format (golang.org/x/mod/sumdb/note): the signer key
+is written to FILE (default ` + "`os.UserConfigDir()/journal/checkpoint.key`" + `) with mode 0600, the verifier key to
+FILE.pub. Give the verifier key to auditors: ` + "`journal verify --key FILE.pub`" + `. A key is never written into a journal.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.keyGenerate(name, out, force) },
+	}
+	gen.Flags().StringVar(&name, "name", "", "the key's name, shown in signatures (default: journal-HOST)")
+	gen.Flags().StringVarP(&out, "out", "o", "", "the signer key file (default: the user's config dir, journal/checkpoint.key)")
+	gen.Flags().BoolVar(&force, "force", false, "replace an existing key file")
+	cmd := &cobra.Command{Use: "key", Short: "Keys that sign checkpoints", Args: cobra.NoArgs,
+		PersistentPreRunE: func(*cobra.Command, []string) error { return nil }}
+	cmd.AddCommand(gen)
+	return cmd
+}
+
+func (a *app) keyGenerate(name, out string, force bool) error {
+	if name == "" {
+		h, _ := os.Hostname()
+		name = "journal-" + strings.Map(func(r rune) rune {
+			if r <= ' ' || r == '+' || r > '~' {
+				return '-'
+			}
+			return r
+		}, h)
+	}
+	if out == "" {
+		var err error
+		if out, err = defaultSignerKey(); err != nil {
+			return err
+		}
+	}
+	if insideJournal(out) {
+		return withHint(keyError{fmt.Errorf("key generate: %s is inside a journal directory (%s): keys never enter a journal", out, journal.DirName)},
+			"choose a path outside the workspace's .journal, such as the default (omit --out)")
+	}
+	skey, vkey, err := note.GenerateKey(rand.Reader, name)
+	if err != nil {
+		return withHint(keyError{fmt.Errorf("key generate: %w", err)}, "a key name is printable ASCII without spaces or '+'")
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o700); err != nil {
+		return fmt.Errorf("key generate: %w", err)
+	}
+	if !force {
+		if _, err := os.Stat(out); err == nil {
+			return withHint(keyError{fmt.Errorf("key generate: %s exists", out)}, "pass --force to replace it (checkpoints it signed stay verifiable with its .pub), or choose another --out")
+		}
+	}
+	if err := writeFileAtomic(out, []byte(skey+"\n"), 0o600); err != nil {
+		return fmt.Errorf("key generate: %w", err)
+	}
+	if err := writeFileAtomic(out+".pub", []byte(vkey+"\n"), 0o644); err != nil {
+		return fmt.Errorf("key generate: %w", err)
+	}
+	fmt.Fprintf(a.out, "signer key:   %s (mode 0600; keep it secret, out of every journal)\nverifier key: %s.pub\n%s\n", out, out, vkey)
+	return nil
+}
+
+// insideJournal reports whether path lies in a directory named .journal.
+func insideJournal(path string) bool {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return false
+	}
+	for d := filepath.Dir(abs); d != filepath.Dir(d); d = filepath.Dir(d) {
+		if filepath.Base(d) == journal.DirName {
+			return true
+		}
+	}
+	return false
+}
+
+// writeFileAtomic writes a file whole or not at all: temp file in the same
+// directory, fsync, rename, fsync the directory.
+func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if err := f.Chmod(mode); err != nil {
+		f.Close()
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return err
+	}
+	d, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// loadSigner reads a signer key file; "" is the default one.
+func loadSigner(path string) (note.Signer, error) {
+	if path == "" {
+		var err error
+		if path, err = defaultSignerKey(); err != nil {
+			return nil, err
+		}
+	}
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, withHint(keyError{fmt.Errorf("signer key %s does not exist", path)}, "make one with `journal key generate` (or name yours with --key FILE)")
+	}
+	if err != nil {
+		return nil, keyError{fmt.Errorf("signer key: %w", err)}
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		return nil, withHint(keyError{fmt.Errorf("signer key %s is readable by others (mode %04o)", path, fi.Mode().Perm())},
+			"chmod 600 "+path+" — a signing key others can read signs for them too")
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, keyError{fmt.Errorf("signer key: %w", err)}
+	}
+	if strings.HasPrefix(string(b), "-----BEGIN OPENSSH PRIVATE KEY-----") {
+		return sshSigner(path, b)
+	}
+	s, err := note.NewSigner(strings.TrimSpace(string(b)))
+	if err != nil {
+		hint := "a signer key file holds one line PRIVATE+KEY+name+hash+key, as `journal key generate` writes, or is an OpenSSH Ed25519 private key"
+		return nil, withHint(keyError{fmt.Errorf("signer key %s: %w", path, err)}, hint)
+	}
+	return s, nil
+}
+
+// sshSigner signs with an OpenSSH Ed25519 private key, as the principal its
+// FILE.pub names in its comment (the name an allowed-signers file gives).
+func sshSigner(path string, priv []byte) (note.Signer, error) {
+	pub, err := os.ReadFile(path + ".pub")
+	if err != nil {
+		return nil, withHint(keyError{fmt.Errorf("signer key %s: its public key %s.pub: %w", path, path, errors.Unwrap(err))},
+			"keep the .pub beside the SSH key: its comment (user@host, or an email) is the principal checkpoints are signed as")
+	}
+	f := strings.Fields(string(pub))
+	if len(f) < 3 {
+		return nil, withHint(keyError{fmt.Errorf("signer key %s: %s.pub has no comment to sign as", path, path)},
+			"add the principal (an email, as in your allowed-signers file) as the comment of the .pub's line")
+	}
+	s, err := sshnote.NewSigner(priv, f[2])
+	if err != nil {
+		return nil, withHint(keyError{fmt.Errorf("signer key %s: %w", path, err)}, "use an ssh-ed25519 key without a passphrase (ssh-keygen -t ed25519 -N '' -f FILE), or `journal key generate`")
+	}
+	return s, nil
+}
+
+// loadVerifiers reads verifier key files (each one line name+hash+key).
+func loadVerifiers(paths []string) (note.Verifiers, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	var vs []note.Verifier
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, withHint(keyError{fmt.Errorf("--key %s: %w", p, errors.Unwrap(err))}, "name a verifier key file (the .pub `journal key generate` wrote)")
+		}
+		line := strings.TrimSpace(string(b))
+		if strings.Contains(line, "ssh-ed25519 ") || strings.HasPrefix(line, "ssh-") {
+			svs, err := sshnote.ParseAllowedSigners(b)
+			if err != nil {
+				return nil, withHint(keyError{fmt.Errorf("--key %s: %w", p, err)}, "an allowed-signers file (principal ssh-ed25519 KEY), or an SSH .pub whose comment is the principal")
+			}
+			vs = append(vs, svs...)
+			continue
+		}
+		if strings.HasPrefix(line, "PRIVATE+KEY+") || strings.HasPrefix(line, "-----BEGIN") {
+			return nil, withHint(keyError{fmt.Errorf("--key %s is a signer (private) key", p)}, "give verify the verifier key (FILE.pub); keep the signer key to yourself")
+		}
+		v, err := note.NewVerifier(line)
+		if err != nil {
+			return nil, withHint(keyError{fmt.Errorf("--key %s: %w", p, err)}, "a verifier key file holds one line name+hash+key, as `journal key generate` writes to FILE.pub")
+		}
+		vs = append(vs, v)
+	}
+	return note.VerifierList(vs...), nil
+}
+
+func newCheckpointCmd(a *app) *cobra.Command {
+	var keyFile string
+	cmd := &cobra.Command{
+		Use:   "checkpoint [--key FILE]",
+		Short: "Sign a checkpoint of the journal's Merkle tree now",
+		Long: `checkpoint signs the root of the Merkle tree over every sealed event (a C2SP checkpoint in a signed
+note: the workspace, the tree size, the root hash and the time) with the signer key (default: the one
+` + "`journal key generate`" + ` made) and keeps it in the journal; every export carries it and ` + "`journal push`" + ` sends it.
+A later ` + "`journal verify --key FILE.pub`" + ` then fails if any event it covers is altered, dropped, reordered or cut.
+` + "`journal serve --checkpoint-every N`" + ` signs every N events and when it exits.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := loadSigner(keyFile)
+			if err != nil {
+				return err
+			}
+			if err := a.view(func(*journal.Tx) error { return nil }); err != nil { // a batch in progress is completed first
+				return err
+			}
+			j, err := a.journal()
+			if err != nil {
+				return err
+			}
+			c, made, err := j.Checkpoint(s, time.Now())
+			if errors.Is(err, journal.ErrState) {
+				return withHint(err, "make a change through the journal first: there is nothing to sign")
+			}
+			if err != nil {
+				return err
+			}
+			if !made {
+				fmt.Fprintf(a.errOut, "the newest checkpoint already covers every event (%d)\n", c.Size)
+			}
+			_, err = a.out.Write(c.Note)
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&keyFile, "key", "", "signer key file: the one `journal key generate` made (default), or an OpenSSH Ed25519 private key (signed as its .pub's comment)")
+	return cmd
+}
+
+// Proof is what `journal prove` prints: enough to check one event against a
+// signed checkpoint without the journal (docs/VERIFY.md).
+type Proof struct {
+	Seq        uint64      `json:"seq"`
+	Event      string      `json:"event"` // the hashed JSON, as a string: blake3 of its UTF-8 bytes is Hash
+	Hash       string      `json:"hash"`  // the event's chain hash, hex
+	LeafIndex  int64       `json:"leaf_index"`
+	TreeSize   int64       `json:"tree_size"`
+	Proof      []tlog.Hash `json:"proof"`      // RFC 6962 inclusion proof, base64 hashes
+	Checkpoint string      `json:"checkpoint"` // the signed note
+	// SSHSignatures are the checkpoint's SSH signatures by principal,
+	// armored, over CheckpointText: `ssh-keygen -Y verify -n
+	// journal-checkpoint` checks them with an allowed-signers file.
+	SSHSignatures  map[string]string `json:"ssh_signatures,omitempty"`
+	CheckpointText string            `json:"checkpoint_text,omitempty"`
+}
+
+func newProveCmd(a *app) *cobra.Command {
+	var keys []string
+	cmd := &cobra.Command{
+		Use:   "prove EVENT [--key FILE.pub]",
+		Short: "Print an inclusion proof of one event against the newest signed checkpoint (JSON)",
+		Long: `prove prints, as JSON, one event's hashed record, its leaf index, the RFC 6962 inclusion proof of its
+leaf in the Merkle tree and the newest signed checkpoint that covers it: an auditor handed the record checks
+it without the journal (docs/VERIFY.md). With --key the checkpoint's signature is checked first.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			seq, err := parseSeq(args[0])
+			if err != nil {
+				return usageError{fmt.Errorf("prove: %q is not an event number", args[0])}
+			}
+			vs, err := loadVerifiers(keys)
+			if err != nil {
+				return err
+			}
+			var p *Proof
+			err = a.view(func(tx *journal.Tx) error { p, err = prove(tx, seq, vs); return err })
+			if err != nil {
+				return err
+			}
+			b, _ := json.MarshalIndent(p, "", "  ")
+			_, err = a.out.Write(append(b, '\n'))
+			return err
+		},
+	}
+	cmd.Flags().StringArrayVar(&keys, "key", nil, "verifier key file the checkpoint must be signed by: FILE.pub of journal key generate, or an SSH allowed-signers file (repeatable)")
+	return cmd
+}
+
+func prove(tx *journal.Tx, seq uint64, vs note.Verifiers) (*Proof, error) {
+	e, err := tx.Event(seq)
+	if errors.Is(err, journal.ErrNotFound) {
+		return nil, withHint(fmt.Errorf("prove: no event %d (the newest is %d)", seq, tx.Last()), "`journal log` lists the events")
+	}
+	if err != nil {
+		return nil, err
+	}
+	i, err := tx.LeafIndex(seq)
+	if err != nil {
+		return nil, withHint(err, "gc dropped the events before this one's tile: it cannot be proven")
+	}
+	cps, err := tx.Checkpoints()
+	if err != nil {
+		return nil, err
+	}
+	var c *journal.Checkpoint
+	if len(cps) > 0 {
+		c = cps[len(cps)-1]
+	}
+	if c == nil || c.Size <= i {
+		return nil, withHint(fmt.Errorf("prove: no checkpoint covers event %d yet: %w", seq, journal.ErrCheckpoint),
+			"run `journal checkpoint` (or serve with --checkpoint-every N), then prove it")
+	}
+	if vs != nil {
+		if c, err = journal.OpenCheckpoint(c.Note, vs); err != nil {
+			return nil, withHint(err, "the journal's newest checkpoint is not signed by the key given: the journal may have been rewritten")
+		}
+	}
+	if n := tx.TreeSize(); n < c.Size {
+		return nil, withHint(fmt.Errorf("prove: the newest checkpoint covers %d events, the journal's tree has %d: %w", c.Size, n, journal.ErrRewritten),
+			"run `journal verify --key FILE.pub` to find where the journal parts from its checkpoints")
+	}
+	rp, err := tx.ProveEvent(i, c.Size)
+	if err != nil {
+		return nil, err
+	}
+	// a proof that cannot check is not printed: the journal was rewritten after the checkpoint
+	if err := tlog.CheckRecord(rp, c.Size, c.Root, i, journal.LeafHash(e.Hash)); err != nil {
+		return nil, withHint(fmt.Errorf("prove: event %d is not in the tree the newest checkpoint (%d events) signed: %w", seq, c.Size, journal.ErrRewritten),
+			"run `journal verify --key FILE.pub` to find where the journal parts from its checkpoints")
+	}
+	p := &Proof{Seq: seq, Event: string(journal.Canonical(e)), Hash: e.Hash.String(), LeafIndex: i, TreeSize: c.Size, Proof: rp,
+		Checkpoint: string(c.Note)}
+	if text, sigs, err := sshnote.Signatures(c.Note); err == nil && len(sigs) > 0 {
+		p.CheckpointText, p.SSHSignatures = text, sigs
+	}
+	return p, nil
+}
+
+// checkpointPoll is how often serve looks whether --checkpoint-every events
+// have been sealed since the newest checkpoint.
+const checkpointPoll = time.Second
+
+// startCheckpointer signs checkpoints of j with s in the background, never
+// in an edit's way: whenever every (> 0) events have been sealed since the
+// newest checkpoint, and once more when the returned stop is called (serve's
+// close) if any event came after it. Failures are reported on stderr; the
+// next attempt retries.
+func startCheckpointer(j *journal.Journal, s note.Signer, every int64) (stop func()) {
+	sign := func(force bool) {
+		var size, last int64
+		err := j.View(func(tx *journal.Tx) error {
+			size = tx.TreeSize()
+			cps, err := tx.Checkpoints()
+			if len(cps) > 0 {
+				last = cps[len(cps)-1].Size
+			}
+			return err
+		})
+		if err == nil && size > last && (force || every > 0 && size-last >= every) {
+			_, _, err = j.Checkpoint(s, time.Now())
+		}
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "journal serve: checkpoint: %v\n", err)
+		}
+	}
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(checkpointPoll)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				sign(true)
+				return
+			case <-t.C:
+				if every > 0 {
+					sign(false)
+				}
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}

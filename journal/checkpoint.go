@@ -1,0 +1,239 @@
+package journal
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+)
+
+// A checkpoint is a signed note (C2SP signed-note) whose text is a C2SP
+// tlog-checkpoint of the journal's Merkle tree (doc.go "Checkpoints"):
+//
+//	journal.workspace/<workspace ID>
+//	<tree size, decimal>
+//	<root hash, base64>
+//	time <RFC 3339 UTC>
+//
+//	— <key name> <base64 signature>
+
+// Errors of checkpoints.
+var (
+	// ErrCheckpoint means a checkpoint is malformed, is not signed by any
+	// key given, or names another workspace.
+	ErrCheckpoint = errors.New("journal: checkpoint invalid")
+	// ErrRewritten means the events do not match a checkpoint signed
+	// earlier: history was altered, dropped, reordered, cut or regenerated.
+	ErrRewritten = errors.New("journal: history rewritten")
+)
+
+// bucketCheckpoints holds the journal's checkpoints: tree size (8) | time
+// (8, Unix nanoseconds), both big endian → the signed note.
+var bucketCheckpoints = []byte("checkpoints")
+
+// OriginPrefix starts the origin line of every checkpoint; the workspace ID
+// (Tx.Workspace) follows, so that a checkpoint of one workspace never
+// passes for another's.
+const OriginPrefix = "journal.workspace/"
+
+// Origin is the origin line of workspace ws's checkpoints.
+func Origin(ws string) string { return OriginPrefix + ws }
+
+// Checkpoint is a signed tree head of a journal.
+type Checkpoint struct {
+	Origin string    // OriginPrefix + workspace ID
+	Size   int64     // leaves: the events TreeBase+1 .. TreeBase+Size
+	Root   tlog.Hash // RFC 6962 root of those leaves
+	Time   time.Time // when it was signed (the signer's clock)
+	Note   []byte    // the signed note, verbatim
+	// Signers names the keys whose signatures verified (OpenCheckpoint
+	// with verifiers); empty when none were given.
+	Signers []string
+}
+
+// Workspace is the workspace ID the checkpoint names.
+func (c *Checkpoint) Workspace() string { return strings.TrimPrefix(c.Origin, OriginPrefix) }
+
+// checkpointText is the note text of a checkpoint.
+func checkpointText(origin string, size int64, root tlog.Hash, at time.Time) string {
+	return fmt.Sprintf("%s\n%d\n%s\ntime %s\n", origin, size, base64.StdEncoding.EncodeToString(root[:]),
+		at.UTC().Format(time.RFC3339Nano))
+}
+
+// OpenCheckpoint parses a signed checkpoint and, when known is not nil,
+// verifies its signatures: at least one must be by a known key, and none
+// by a known key may be bad. With known nil the signatures are not checked
+// (Signers stays empty). Errors wrap ErrCheckpoint.
+func OpenCheckpoint(msg []byte, known note.Verifiers) (*Checkpoint, error) {
+	vs := known
+	if vs == nil {
+		vs = note.VerifierList()
+	}
+	n, err := note.Open(msg, vs)
+	var unverified *note.UnverifiedNoteError
+	switch {
+	case err == nil:
+	case known == nil && errors.As(err, &unverified):
+		n = unverified.Note
+	case errors.As(err, &unverified):
+		var names []string
+		for _, s := range unverified.Note.UnverifiedSigs {
+			names = append(names, s.Name)
+		}
+		return nil, fmt.Errorf("journal: checkpoint is signed by %s, none of the keys given: %w", strings.Join(names, ", "), ErrCheckpoint)
+	default:
+		return nil, fmt.Errorf("journal: checkpoint: %v: %w", err, ErrCheckpoint)
+	}
+	c, err := parseCheckpointText(n.Text)
+	if err != nil {
+		return nil, err
+	}
+	c.Note = msg
+	for _, s := range n.Sigs {
+		c.Signers = append(c.Signers, s.Name)
+	}
+	return c, nil
+}
+
+func parseCheckpointText(text string) (*Checkpoint, error) {
+	bad := func(what string) error {
+		return fmt.Errorf("journal: checkpoint: %s: %w", what, ErrCheckpoint)
+	}
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	if len(lines) < 4 {
+		return nil, bad("fewer than four lines (origin, size, root, time)")
+	}
+	c := &Checkpoint{Origin: lines[0]}
+	if !strings.HasPrefix(c.Origin, OriginPrefix) || c.Workspace() == "" {
+		return nil, bad(fmt.Sprintf("origin %q is not a journal workspace's", c.Origin))
+	}
+	size, err := strconv.ParseInt(lines[1], 10, 64)
+	if err != nil || size < 1 || lines[1] != strconv.FormatInt(size, 10) {
+		return nil, bad(fmt.Sprintf("tree size %q", lines[1]))
+	}
+	c.Size = size
+	root, err := base64.StdEncoding.DecodeString(lines[2])
+	if err != nil || len(root) != tlog.HashSize {
+		return nil, bad(fmt.Sprintf("root hash %q", lines[2]))
+	}
+	c.Root = tlog.Hash(root)
+	for _, l := range lines[3:] {
+		if v, ok := strings.CutPrefix(l, "time "); ok {
+			if c.Time, err = time.Parse(time.RFC3339Nano, v); err != nil {
+				return nil, bad(fmt.Sprintf("time %q", v))
+			}
+		}
+	}
+	if c.Time.IsZero() {
+		return nil, bad("no time line")
+	}
+	return c, nil
+}
+
+// Checkpoints returns the journal's checkpoints, smallest tree first (of a
+// size, oldest first), signatures not checked.
+func (t *Tx) Checkpoints() ([]*Checkpoint, error) {
+	b := t.tx.Bucket(bucketCheckpoints)
+	if b == nil {
+		return nil, nil
+	}
+	var out []*Checkpoint
+	err := b.ForEach(func(k, v []byte) error {
+		c, err := OpenCheckpoint(bytes.Clone(v), nil)
+		if err != nil {
+			return fmt.Errorf("journal: checkpoint stored at size %d: %w", binary.BigEndian.Uint64(k), err)
+		}
+		out = append(out, c)
+		return nil
+	})
+	return out, err
+}
+
+// PutCheckpoint stores a checkpoint (as a clone receives it), fixing the
+// tree's base if it was not yet: a later gc must not move the leaves the
+// checkpoint covers.
+func (t *Tx) PutCheckpoint(c *Checkpoint) error {
+	if m := t.tx.Bucket(bucketMeta); m.Get(metaTreeBase) == nil {
+		if err := m.Put(metaTreeBase, u64(t.TreeBase())); err != nil {
+			return fmt.Errorf("journal: store checkpoint: %w", err)
+		}
+	}
+	b, err := t.tx.CreateBucketIfNotExists(bucketCheckpoints)
+	if err != nil {
+		return fmt.Errorf("journal: store checkpoint: %w", err)
+	}
+	k := append(u64(uint64(c.Size)), u64(uint64(c.Time.UnixNano()))...)
+	if err := b.Put(k, c.Note); err != nil {
+		return fmt.Errorf("journal: store checkpoint: %w", err)
+	}
+	return nil
+}
+
+// MakeCheckpoint signs a checkpoint of the tree as it is (every sealed
+// event), stores it and returns it. When the newest checkpoint already
+// covers every event, it is returned instead and made is false. The
+// workspace gets its ID here if it had none (MakeWorkspace).
+func (t *Tx) MakeCheckpoint(s note.Signer, now time.Time) (c *Checkpoint, made bool, err error) {
+	ws, err := t.MakeWorkspace()
+	if err != nil {
+		return nil, false, err
+	}
+	if err := t.extendTree(); err != nil {
+		return nil, false, err
+	}
+	n := t.TreeSize()
+	if n == 0 {
+		return nil, false, fmt.Errorf("journal: checkpoint: the journal has no sealed event to sign: %w", ErrState)
+	}
+	cps, err := t.Checkpoints()
+	if err != nil {
+		return nil, false, err
+	}
+	if len(cps) > 0 && cps[len(cps)-1].Size == n {
+		return cps[len(cps)-1], false, nil
+	}
+	root, err := t.TreeHash(n)
+	if err != nil {
+		return nil, false, err
+	}
+	msg, err := note.Sign(&note.Note{Text: checkpointText(Origin(ws), n, root, now)}, s)
+	if err != nil {
+		return nil, false, fmt.Errorf("journal: sign checkpoint: %w", err)
+	}
+	c, err = OpenCheckpoint(msg, nil)
+	if err != nil {
+		return nil, false, err
+	}
+	c.Signers = []string{s.Name()}
+	return c, true, t.PutCheckpoint(c)
+}
+
+// sortCheckpoints orders checkpoints by size, then time.
+func sortCheckpoints(cps []*Checkpoint) {
+	sort.SliceStable(cps, func(i, j int) bool {
+		if cps[i].Size != cps[j].Size {
+			return cps[i].Size < cps[j].Size
+		}
+		return cps[i].Time.Before(cps[j].Time)
+	})
+}
+
+// Checkpoint signs a checkpoint of every sealed event with s, in a write
+// transaction of its own (Tx.MakeCheckpoint).
+func (j *Journal) Checkpoint(s note.Signer, now time.Time) (c *Checkpoint, made bool, err error) {
+	err = j.Do(func(db *DB) error {
+		return db.Update(func(tx *Tx) (err error) {
+			c, made, err = tx.MakeCheckpoint(s, now)
+			return err
+		})
+	})
+	return c, made, err
+}

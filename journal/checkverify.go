@@ -1,0 +1,196 @@
+package journal
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/journalfs/journal/snapshot"
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+)
+
+// CheckOptions say what a verify checks a history's checkpoints against.
+type CheckOptions struct {
+	// Keys verify the checkpoints' signatures: every checkpoint the history
+	// holds, and every one given, must be signed by one of them. Nil: the
+	// signatures are not checked (the roots still are).
+	Keys note.Verifiers
+	// Checkpoints are checkpoints taken from elsewhere (an auditor's copy,
+	// a remote's): the history must match each.
+	Checkpoints []*Checkpoint
+	// Reference is an earlier copy of the history's chain hashes by leaf,
+	// from leaf RefStart (an earlier export's): the first event where the
+	// two differ is named.
+	Reference []snapshot.ID
+	RefStart  int64
+	// RefFrom names the reference in messages ("the export a.jsonl").
+	RefFrom string
+}
+
+// TreeReport is what a check of checkpoints found.
+type TreeReport struct {
+	Checkpoints int         // checkpoints whose roots matched (the history's own and those given)
+	Skipped     int         // checkpoints over events gc dropped that could not be recomputed (an export's)
+	Signed      bool        // signatures were checked (Keys given)
+	Size        int64       // leaves: the sealed events in the tree
+	Root        tlog.Hash   // the root of all of them
+	Newest      *Checkpoint // the largest checkpoint (nil: none)
+}
+
+// Reopen verifies the signatures of cps with keys (nil keys: returned as
+// they are). what names them in errors ("the journal's", "the export's").
+func Reopen(cps []*Checkpoint, keys note.Verifiers, what string) ([]*Checkpoint, error) {
+	if keys == nil {
+		return cps, nil
+	}
+	out := make([]*Checkpoint, 0, len(cps))
+	for _, cp := range cps {
+		c, err := OpenCheckpoint(cp.Note, keys)
+		if err != nil {
+			return nil, fmt.Errorf("journal: %s checkpoint of %d events dated %s: %w", what, cp.Size,
+				cp.Time.Format("2006-01-02T15:04:05Z"), err)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// NewCheck makes the TreeCheck of a history whose tree starts after event
+// base, of workspace ws, holding own checkpoints (what names them in
+// errors): those and o's, their signatures checked with o.Keys, and o's
+// reference. It also returns all the checkpoints, smallest tree first.
+func (o CheckOptions) NewCheck(base uint64, ws string, own []*Checkpoint, what string) (*TreeCheck, []*Checkpoint, error) {
+	own, err := Reopen(own, o.Keys, what)
+	if err != nil {
+		return nil, nil, err
+	}
+	given, err := Reopen(o.Checkpoints, o.Keys, "the given")
+	if err != nil {
+		return nil, nil, err
+	}
+	all := append(own, given...)
+	tc, err := NewTreeCheck(base, ws, all)
+	if err != nil {
+		return nil, nil, err
+	}
+	if o.Reference != nil {
+		tc.Reference(o.Reference, o.RefStart, o.RefFrom)
+	}
+	sortCheckpoints(all)
+	return tc, all, nil
+}
+
+func (tc *TreeCheck) report(all []*Checkpoint, signed bool) *TreeReport {
+	r := &TreeReport{Checkpoints: tc.Matched, Skipped: tc.Skipped, Signed: signed, Size: tc.Size(), Root: tc.Root()}
+	if len(all) > 0 {
+		r.Newest = all[len(all)-1]
+	}
+	return r
+}
+
+// VerifyTree recomputes the Merkle tree from the sealed events and checks
+// every checkpoint the journal holds, and those o gives, against it (see
+// TreeCheck); with o.Keys, their signatures too. The first failure names
+// the event where the history parts from a checkpoint or the reference,
+// wrapping ErrRewritten, ErrCheckpoint or ErrTree. It is meant to follow
+// Verify, which checks the chain the leaves are taken from.
+func (t *Tx) VerifyTree(o CheckOptions) (*TreeReport, error) {
+	own, err := t.Checkpoints()
+	if err != nil {
+		return nil, err
+	}
+	base := t.TreeBase()
+	tc, all, err := o.NewCheck(base, t.Workspace(), own, "the journal's")
+	if err != nil {
+		return nil, err
+	}
+	n, seed, err := t.TreeSeed()
+	if err != nil {
+		return nil, err
+	}
+	if err := tc.Seed(n, seed, t.TreeHash); err != nil {
+		return nil, err
+	}
+	err = t.Each(base+uint64(n)+1, false, func(e *Event) error {
+		if e.Status == StatusPending {
+			return ErrStop
+		}
+		first := e.Seq
+		if e.Lost != nil && e.Lost.First != 0 && e.Spans(e.Lost.First) {
+			first = e.Lost.First
+		}
+		return tc.Add(e.Seq, first, e.Hash)
+	})
+	if err != nil && !errors.Is(err, ErrStop) {
+		return nil, err
+	}
+	if err := tc.Finish(); err != nil {
+		return nil, err
+	}
+	if err := t.checkStoredTree(own); err != nil {
+		return nil, err
+	}
+	return tc.report(all, o.Keys != nil), nil
+}
+
+// checkStoredTree checks, from the stored hashes (what prove uses), each
+// of the journal's checkpoints' roots and, with RFC 6962 consistency
+// proofs, that each is consistent with the next: the events were checked
+// against the roots by recomputing the tree, so this finds stored hashes
+// damaged or altered on their own. Checkpoints over leaves gc dropped
+// whole are left out, as in the walk.
+func (t *Tx) checkStoredTree(cps []*Checkpoint) error {
+	r := t.treeReader()
+	bad := func(c *Checkpoint, what string) error {
+		return fmt.Errorf("journal: verify: the tree's stored hashes %s the checkpoint of %d events: they were damaged or altered, and proofs would fail: %w",
+			what, c.Size, ErrCorrupt)
+	}
+	var prev *Checkpoint
+	for _, c := range cps {
+		h, err := tlog.TreeHash(c.Size, r)
+		if errors.Is(err, ErrTree) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if h != c.Root {
+			return bad(c, "give another root for")
+		}
+		if prev != nil && prev.Size < c.Size {
+			p, err := tlog.ProveTree(c.Size, prev.Size, r)
+			if err != nil {
+				return err
+			}
+			if tlog.CheckTree(p, c.Size, c.Root, prev.Size, prev.Root) != nil {
+				return bad(c, fmt.Sprintf("do not prove the checkpoint of %d events consistent with", prev.Size))
+			}
+		}
+		prev = c
+	}
+	return nil
+}
+
+// Leaves returns the chain hash of every leaf of the tree up to its size
+// (zero for a number no event holds), from the first event gc kept.
+func (t *Tx) Leaves() ([]snapshot.ID, error) {
+	base := t.TreeBase()
+	if gcBase, _ := t.Base(); gcBase > base {
+		base = gcBase
+	}
+	var out []snapshot.ID
+	err := t.Each(base+1, false, func(e *Event) error {
+		if e.Status == StatusPending {
+			return ErrStop
+		}
+		for uint64(len(out))+base+1 < e.Seq {
+			out = append(out, snapshot.ID{})
+		}
+		out = append(out, e.Hash)
+		return nil
+	})
+	if err != nil && !errors.Is(err, ErrStop) {
+		return nil, err
+	}
+	return out, nil
+}
