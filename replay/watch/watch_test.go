@@ -618,3 +618,37 @@ func TestWatch_TooManyFiles(t *testing.T) {
 	}
 	w.Close()
 }
+
+// A directory tree moved, then removed, is recorded whole: every file under
+// the old name gone and under the new one present in one event, then every
+// file gone in one event; undo brings the tree back.
+func TestWatch_TreeMovedAndRemoved(t *testing.T) {
+	dir := t.TempDir()
+	m := map[string]string{}
+	for i := 0; i < 60; i++ {
+		m[fmt.Sprintf("tree/d%d/e%d/f.txt", i%12, i)] = fmt.Sprintf("%d\n", i)
+	}
+	files(t, dir, m)
+	h := newHarness(t, dir)
+	last := h.last()
+	sh(t, dir, `mv tree moved`)
+	h.settled()
+	evs := h.events(last + 1)
+	if len(evs) != 1 || len(evs[0].Files) != 120 {
+		t.Fatalf("mv of a tree of 60 files: %d events, first with %d files", len(evs), len(evs[0].Files))
+	}
+	last = h.last()
+	before := h.disk()
+	sh(t, dir, `rm -rf moved`)
+	h.settled()
+	evs = h.events(last + 1)
+	if len(evs) != 1 || len(evs[0].Files) != 60 {
+		t.Fatalf("rm -rf of a tree of 60 files: %d events", len(evs))
+	}
+	if _, err := h.eng.Undo(context.Background(), replay.RevertOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.disk(); fmt.Sprint(got) != fmt.Sprint(before) {
+		t.Fatalf("undo of rm -rf: %d files, want %d", len(got), len(before))
+	}
+}

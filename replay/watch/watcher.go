@@ -314,7 +314,11 @@ func (w *Watcher) event(ev fsnotify.Event) {
 	}
 	if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
 		if w.watched[ev.Name] {
-			w.unwatch(ev.Name)
+			if ev.Has(fsnotify.Rename) {
+				w.unwatch(ev.Name) // its subdirectories send nothing
+			} else {
+				delete(w.watched, ev.Name) // each removed subdirectory sends its own
+			}
 			w.dirtyDirs[ev.Name] = true
 		}
 		if !rules.Ignored(p.Rel, false) {
@@ -326,7 +330,7 @@ func (w *Watcher) event(ev fsnotify.Event) {
 	fi, err := os.Lstat(ev.Name)
 	if err == nil && fi.IsDir() {
 		if ev.Has(fsnotify.Create) && !rules.Ignored(p.Rel, true) {
-			w.addTree(ev.Name, p.Root)
+			w.addTree(ev.Name, p.Root, nil)
 		}
 		return
 	}
@@ -383,9 +387,10 @@ func (w *Watcher) unwatch(d string) {
 }
 
 // addTree watches a new directory and everything below it the rules keep,
-// and marks its files dirty: they may have been made before the watch was
-// (mkdir -p a/b && echo > a/b/f). w.mu is held.
-func (w *Watcher) addTree(d string, root *replay.Root) {
+// and marks its files dirty (in into, if not nil, else as changed now):
+// they may have been made before the watch was (mkdir -p a/b && echo >
+// a/b/f). w.mu is held.
+func (w *Watcher) addTree(d string, root *replay.Root, into map[string]bool) {
 	rules := w.rulesOf(root)
 	filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
@@ -402,7 +407,11 @@ func (w *Watcher) addTree(d string, root *replay.Root) {
 			return nil
 		}
 		if e.Type().IsRegular() && !rules.Ignored(rel, false) {
-			w.mark(key(root, rel, root == w.eng.Roots()[0]))
+			if k := key(root, rel, root == w.eng.Roots()[0]); into != nil {
+				into[k] = true
+			} else {
+				w.mark(k)
+			}
 		}
 		return nil
 	})
@@ -631,40 +640,44 @@ func (w *Watcher) flush(ctx context.Context, calls []Call, all bool) (*replay.Ob
 		return w.catchUp(ctx, t, baseline, tool, args, actor, dirty)
 	}
 	if len(dirs) > 0 {
-		heads, err := w.eng.Known()
-		if err != nil {
+		if err := w.subtrees(dirs, dirty); err != nil {
 			return nil, err
-		}
-		for d := range dirs {
-			w.subtree(d, heads, dirty)
 		}
 	}
 	return w.observe(ctx, dirty, false, tool, args, actor, all)
 }
 
-// subtree marks dirty every file under d the journal knows and every file
-// there now (a directory moved or removed).
-func (w *Watcher) subtree(d string, heads map[string]journal.Head, dirty map[string]bool) {
+// subtrees marks dirty every file the journal knows under the directories
+// dirs (gone or moved) and every file there now: one pass over the heads,
+// each checked against its own parent directories, so that removing a
+// tree of thousands of directories costs one pass, not one per directory.
+func (w *Watcher) subtrees(dirs map[string]bool, dirty map[string]bool) error {
+	heads, err := w.eng.Known()
+	if err != nil {
+		return err
+	}
 	for k := range heads {
 		p, err := w.eng.Resolve(k)
 		if err != nil {
 			continue
 		}
-		if a := p.Abs(); strings.HasPrefix(a, d+string(filepath.Separator)) {
-			dirty[k] = true
+		for a := filepath.Dir(p.Abs()); len(a) > len(p.Root.Dir); a = filepath.Dir(a) {
+			if dirs[a] {
+				dirty[k] = true
+				break
+			}
 		}
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
-		if p, err := w.eng.Resolve(d); err == nil {
-			w.addTree(d, p.Root)
-			for k := range w.dirty {
-				dirty[k] = true
+	for d := range dirs {
+		if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
+			if p, err := w.eng.Resolve(d); err == nil {
+				w.addTree(d, p.Root, dirty) // a directory moved here: the same event
 			}
-			clear(w.dirty)
 		}
 	}
+	return nil
 }
 
 // catchUp records what a walk finds changed against the journal (files
