@@ -24,9 +24,9 @@ import (
 //   - an empty required list is dropped.
 //
 // Schemas stay flat, without $defs or $ref: a $defs entry is only shared
-// within one tool's schema, where no sub-schema repeats, while every client
-// on a protocol revision before 2025-11-25 (which made JSON Schema 2020-12
-// the default dialect) may not resolve references at all.
+// within one tool's schema, where no sub-schema repeats, while a client of
+// a protocol revision older than the one that made JSON Schema 2020-12 the
+// default dialect may not resolve references at all.
 //
 // Output schemas are left as generated: most clients do not show them to
 // the model, and they validate structured results.

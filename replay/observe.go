@@ -53,6 +53,11 @@ type Observed struct {
 	// may be half of a write, so nothing of them is recorded. The caller
 	// looks at them again (the watcher does once they settle).
 	Unsettled []string
+	// Stamps are the identities of the recorded files still present, as
+	// read and as checked again when their event was appended, by key (none
+	// where the platform gives no identity): a file with one of them still
+	// holds the content recorded (the watcher's cache).
+	Stamps map[string]Stamp
 }
 
 // Skip is a file Observe left out and why.
@@ -452,6 +457,12 @@ func (e *Engine) classifyObserved(tx *journal.Tx, o Observation, changed []*obse
 		h, known := tx.Head(ob.p.Key)
 		if known && h.ID == ob.fc.After && (!exists || h.Mode == ob.fc.AfterMode) {
 			continue
+		}
+		if exists && ob.stamped {
+			if out.Stamps == nil {
+				out.Stamps = map[string]Stamp{}
+			}
+			out.Stamps[ob.p.Key] = ob.stamp
 		}
 		fc := ob.fc
 		fc.Before, fc.BeforeMode = h.ID, h.Mode

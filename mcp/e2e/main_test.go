@@ -69,14 +69,18 @@ func startStdio(t *testing.T, root string, args ...string) *rpc {
 	return r
 }
 
-func (r *rpc) close() {
-	r.in.Close()
+func (r *rpc) close() { closeAndWait(r.in, r.cmd, 5*time.Second) }
+
+// closeAndWait closes a child's stdin (its client is gone) and waits for it
+// to exit, killing it after d.
+func closeAndWait(in io.Closer, cmd *exec.Cmd, d time.Duration) {
+	in.Close()
 	done := make(chan struct{})
-	go func() { r.cmd.Wait(); close(done) }()
+	go func() { cmd.Wait(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(5 * time.Second):
-		r.cmd.Process.Kill()
+	case <-time.After(d):
+		cmd.Process.Kill()
 	}
 }
 

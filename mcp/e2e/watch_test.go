@@ -35,16 +35,7 @@ func startDriver(t *testing.T, root string, args ...string) *driver {
 	}
 	d := &driver{t: t, cmd: cmd, in: json.NewEncoder(in), out: bufio.NewScanner(out)}
 	d.out.Buffer(nil, 16<<20)
-	t.Cleanup(func() {
-		in.Close()
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-		}
-	})
+	t.Cleanup(func() { closeAndWait(in, cmd, 10*time.Second) })
 	if !d.out.Scan() || !strings.Contains(d.out.Text(), "ready") {
 		t.Fatalf("the SDK client did not connect: %q", d.out.Text())
 	}

@@ -220,16 +220,12 @@ func scan(ctx context.Context, eng *replay.Engine, baseline bool, tool string, a
 	}
 	unlock, err := lockWait(ctx, filepath.Join(dir, "lock"))
 	if err != nil {
-		if errors.Is(err, ErrBusy) { // a watcher took it: ask it
-			return nil, err
-		}
 		return nil, err
 	}
 	defer unlock()
-	w := &Watcher{o: Options{}, eng: eng, dir: dir, cache: loadCache(filepath.Join(dir, "cache")),
-		dirty: map[string]*dirtyState{}, wake: make(chan struct{}, 1), dirtyDirs: map[string]bool{}, watched: map[string]bool{},
-		hot: map[string]*hotState{}, deferred: map[string]time.Time{}, said: map[string]bool{}, busyAt: map[string]time.Time{}}
-	w.o.defaults()
+	o := Options{}
+	o.defaults()
+	w := newWatcher(eng, dir, o)
 	t, err := walk(eng, nil)
 	if err != nil {
 		return nil, err

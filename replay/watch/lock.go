@@ -45,7 +45,7 @@ func lockWait(ctx context.Context, file string) (unlock func(), err error) {
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("watch: waiting for the watch lock: %w", ctx.Err())
+			return nil, fmt.Errorf("watch: another process holds %s but answers no request on its socket (a watcher still starting, or a hung one; its changes are recorded when it, or the next watcher, runs): %w", file, ctx.Err())
 		case <-time.After(50 * time.Millisecond):
 		}
 	}

@@ -30,45 +30,26 @@ type tree struct {
 // the walk is missed).
 func walk(eng *replay.Engine, enter func(dir string) error) (*tree, error) {
 	t := &tree{files: map[string]replay.Stamp{}}
-	for _, root := range eng.Roots() {
+	jdir := filepath.Dir(Dir(eng))
+	for i, root := range eng.Roots() {
 		rules := NewRules()
 		t.rules = append(t.rules, rules)
-		first := root == eng.Roots()[0]
-		err := filepath.WalkDir(root.Dir, func(p string, d fs.DirEntry, err error) error {
+		err := walkDir(root, i == 0, root.Dir, rules, jdir, func(d string) error {
+			t.dirs = append(t.dirs, d)
+			if enter != nil {
+				return enter(d)
+			}
+			return nil
+		}, func(k string, e fs.DirEntry) {
+			fi, err := e.Info()
 			if err != nil {
-				if p == root.Dir {
-					return err
-				}
-				return nil // vanished or unreadable: its own event says so
-			}
-			rel, _ := filepath.Rel(root.Dir, p)
-			rel = filepath.ToSlash(rel)
-			if d.IsDir() {
-				if rel != "." && rules.Ignored(rel, true) {
-					return filepath.SkipDir
-				}
-				rules.Enter(p, rel)
-				t.dirs = append(t.dirs, p)
-				if enter != nil {
-					if err := enter(p); err != nil {
-						return err
-					}
-				}
-				return nil
-			}
-			if !d.Type().IsRegular() || rules.Ignored(rel, false) {
-				return nil
-			}
-			fi, err := d.Info()
-			if err != nil {
-				return nil
+				return
 			}
 			st, _ := replay.StampOf(fi)
 			if st.Size == 0 {
 				st.Size = fi.Size()
 			}
-			t.files[key(root, rel, first)] = st
-			return nil
+			t.files[k] = st
 		})
 		if err != nil {
 			return nil, fmt.Errorf("watch: walk %s: %w", root.Dir, err)
@@ -77,12 +58,76 @@ func walk(eng *replay.Engine, enter func(dir string) error) (*tree, error) {
 	return t, nil
 }
 
+// walkDir walks the directory start of root (first: the engine's first
+// root, whose keys are relative), entering each directory the rules keep
+// (rules.Enter, then dir) and passing each regular file they keep to file
+// with its journal key. It skips the journal's directory jdir, wherever it
+// is, and follows no symbolic link. Only an error on start itself, or
+// from dir, ends it: a path that vanished meanwhile has its own event.
+func walkDir(root *replay.Root, first bool, start string, rules *Rules, jdir string, dir func(abs string) error, file func(key string, e fs.DirEntry)) error {
+	return filepath.WalkDir(start, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			if p == start {
+				return err
+			}
+			return nil
+		}
+		rel, _ := filepath.Rel(root.Dir, p)
+		rel = filepath.ToSlash(rel)
+		if e.IsDir() {
+			if rel != "." && (p == jdir || rules.Ignored(rel, true)) {
+				return filepath.SkipDir
+			}
+			rules.Enter(p, rel)
+			return dir(p)
+		}
+		if e.Type().IsRegular() && !rules.Ignored(rel, false) {
+			file(key(root, rel, first), e)
+		}
+		return nil
+	})
+}
+
 // key is the journal's name of rel in root (replay.Path.Key).
 func key(root *replay.Root, rel string, first bool) string {
 	if first {
 		return rel
 	}
 	return filepath.ToSlash(filepath.Join(root.Dir, filepath.FromSlash(rel)))
+}
+
+// place maps a path under one of the roots (as the watcher's walks and
+// watches spell it: the roots' resolved directories) to the index of its
+// root, its slash-separated relative path and its journal key, lexically:
+// the watcher reaches no path through a symbolic link, and Observe
+// resolves every path it records with the engine's checks.
+func place(roots []*replay.Root, abs string) (i int, rel, k string, ok bool) {
+	for i, r := range roots {
+		rl, err := filepath.Rel(r.Dir, abs)
+		if err != nil || rl == "." || rl == ".." || strings.HasPrefix(rl, ".."+string(filepath.Separator)) {
+			continue
+		}
+		rel = filepath.ToSlash(rl)
+		return i, rel, key(r, rel, i == 0), true
+	}
+	return 0, "", "", false
+}
+
+// absOf is the absolute path of the journal key k (of the engine's roots).
+func absOf(roots []*replay.Root, k string) string {
+	if filepath.IsAbs(filepath.FromSlash(k)) {
+		return filepath.FromSlash(k)
+	}
+	return filepath.Join(roots[0].Dir, filepath.FromSlash(k))
+}
+
+// rulesAt returns the rules of root i, or the defaults when a walk has not
+// set them.
+func rulesAt(rules []*Rules, i int) *Rules {
+	if i < len(rules) {
+		return rules[i]
+	}
+	return NewRules()
 }
 
 // cache remembers the version of files by identity between runs, so that a
@@ -176,11 +221,11 @@ func changes(eng *replay.Engine, t *tree, c *cache, heads map[string]journal.Hea
 		if _, ok := t.files[k]; ok {
 			continue
 		}
-		p, err := eng.Resolve(k)
-		if err != nil {
+		i, rel, _, ok := place(eng.Roots(), absOf(eng.Roots(), k))
+		if !ok {
 			continue // a root this process does not have
 		}
-		if rulesFor(eng, t, p.Root).Ignored(p.Rel, false) || strings.HasPrefix(p.Rel, journal.DirName+"/") {
+		if rulesAt(t.rules, i).Ignored(rel, false) {
 			continue
 		}
 		dirty = append(dirty, k)
@@ -191,13 +236,4 @@ func changes(eng *replay.Engine, t *tree, c *cache, heads map[string]journal.Hea
 func hasHead(heads map[string]journal.Head, k string) bool {
 	_, ok := heads[k]
 	return ok
-}
-
-func rulesFor(eng *replay.Engine, t *tree, r *replay.Root) *Rules {
-	for i, root := range eng.Roots() {
-		if root == r && i < len(t.rules) {
-			return t.rules[i]
-		}
-	}
-	return NewRules()
 }

@@ -170,10 +170,8 @@ func Start(ctx context.Context, eng *replay.Engine, o Options) (*Watcher, error)
 		unlock()
 		return nil, fmt.Errorf("watch: %w", err)
 	}
-	w := &Watcher{o: o, eng: eng, dir: dir, fw: fw, lock: unlock,
-		dirty: map[string]*dirtyState{}, dirtyDirs: map[string]bool{}, watched: map[string]bool{}, wake: make(chan struct{}, 1),
-		calls: map[string]*callState{}, hot: map[string]*hotState{}, deferred: map[string]time.Time{},
-		cache: loadCache(filepath.Join(dir, "cache")), said: map[string]bool{}, busyAt: map[string]time.Time{}}
+	w := newWatcher(eng, dir, o)
+	w.fw, w.lock = fw, unlock
 	if err := fw.Add(dir); err != nil { // barriers
 		w.closeEarly()
 		return nil, fmt.Errorf("watch: %w", err)
@@ -212,6 +210,15 @@ func Start(ctx context.Context, eng *replay.Engine, o Options) (*Watcher, error)
 	w.done.Add(1)
 	go w.loop(lctx)
 	return w, nil
+}
+
+// newWatcher is a Watcher of eng with its state empty and its cache loaded
+// from dir; o has its defaults.
+func newWatcher(eng *replay.Engine, dir string, o Options) *Watcher {
+	return &Watcher{o: o, eng: eng, dir: dir, cache: loadCache(filepath.Join(dir, "cache")),
+		dirty: map[string]*dirtyState{}, dirtyDirs: map[string]bool{}, watched: map[string]bool{}, wake: make(chan struct{}, 1),
+		calls: map[string]*callState{}, hot: map[string]*hotState{}, deferred: map[string]time.Time{},
+		said: map[string]bool{}, busyAt: map[string]time.Time{}}
 }
 
 // Dir is the directory of the watcher's lock, socket, cache and barriers.
@@ -301,13 +308,13 @@ func (w *Watcher) event(ev fsnotify.Event) {
 		}
 		return
 	}
-	p, err := w.eng.Resolve(ev.Name)
-	if err != nil {
+	i, rel, k, ok := place(w.eng.Roots(), ev.Name)
+	if !ok {
 		return
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	rules := w.rulesOf(p.Root)
+	rules := rulesAt(w.rules, i)
 	base := filepath.Base(ev.Name)
 	if base == ".gitignore" || base == IgnoreFile {
 		w.rescan, w.baseline = true, true // the rules change: walk again
@@ -321,23 +328,23 @@ func (w *Watcher) event(ev fsnotify.Event) {
 			}
 			w.dirtyDirs[ev.Name] = true
 		}
-		if !rules.Ignored(p.Rel, false) {
-			w.mark(p.Key)
+		if !rules.Ignored(rel, false) {
+			w.mark(k)
 		}
 		w.touch()
 		return
 	}
 	fi, err := os.Lstat(ev.Name)
 	if err == nil && fi.IsDir() {
-		if ev.Has(fsnotify.Create) && !rules.Ignored(p.Rel, true) {
-			w.addTree(ev.Name, p.Root, nil)
+		if ev.Has(fsnotify.Create) && !rules.Ignored(rel, true) {
+			w.addTree(ev.Name, i, nil)
 		}
 		return
 	}
-	if rules.Ignored(p.Rel, false) {
+	if rules.Ignored(rel, false) {
 		return
 	}
-	w.mark(p.Key)
+	w.mark(k)
 }
 
 // touch notes a change now (of a directory, or a rescan); w.mu is held.
@@ -386,45 +393,23 @@ func (w *Watcher) unwatch(d string) {
 	}
 }
 
-// addTree watches a new directory and everything below it the rules keep,
-// and marks its files dirty (in into, if not nil, else as changed now):
-// they may have been made before the watch was (mkdir -p a/b && echo >
-// a/b/f). w.mu is held.
-func (w *Watcher) addTree(d string, root *replay.Root, into map[string]bool) {
-	rules := w.rulesOf(root)
-	filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		rel, _ := filepath.Rel(root.Dir, p)
-		rel = filepath.ToSlash(rel)
-		if e.IsDir() {
-			if rules.Ignored(rel, true) {
-				return filepath.SkipDir
-			}
-			rules.Enter(p, rel)
-			w.addWatch(p)
-			return nil
-		}
-		if e.Type().IsRegular() && !rules.Ignored(rel, false) {
-			if k := key(root, rel, root == w.eng.Roots()[0]); into != nil {
-				into[k] = true
-			} else {
-				w.mark(k)
-			}
-		}
+// addTree watches a new directory d of root i and everything below it
+// the rules keep, and marks its files dirty (in into, if not nil, else as
+// changed now): they may have been made before the watch was (mkdir -p a/b
+// && echo > a/b/f). w.mu is held.
+func (w *Watcher) addTree(d string, i int, into map[string]bool) {
+	roots := w.eng.Roots()
+	walkDir(roots[i], i == 0, d, rulesAt(w.rules, i), filepath.Dir(w.dir), func(p string) error {
+		w.addWatch(p)
 		return nil
+	}, func(k string, _ fs.DirEntry) {
+		if into != nil {
+			into[k] = true
+		} else {
+			w.mark(k)
+		}
 	})
 	w.touch()
-}
-
-func (w *Watcher) rulesOf(r *replay.Root) *Rules {
-	for i, root := range w.eng.Roots() {
-		if root == r && i < len(w.rules) {
-			return w.rules[i]
-		}
-	}
-	return NewRules()
 }
 
 // loop records the dirty files once they settle: when every file but the
@@ -656,12 +641,13 @@ func (w *Watcher) subtrees(dirs map[string]bool, dirty map[string]bool) error {
 	if err != nil {
 		return err
 	}
+	roots := w.eng.Roots()
 	for k := range heads {
-		p, err := w.eng.Resolve(k)
-		if err != nil {
+		i, _, _, ok := place(roots, absOf(roots, k))
+		if !ok {
 			continue
 		}
-		for a := filepath.Dir(p.Abs()); len(a) > len(p.Root.Dir); a = filepath.Dir(a) {
+		for a := filepath.Dir(absOf(roots, k)); len(a) > len(roots[i].Dir); a = filepath.Dir(a) {
 			if dirs[a] {
 				dirty[k] = true
 				break
@@ -672,8 +658,8 @@ func (w *Watcher) subtrees(dirs map[string]bool, dirty map[string]bool) error {
 	defer w.mu.Unlock()
 	for d := range dirs {
 		if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
-			if p, err := w.eng.Resolve(d); err == nil {
-				w.addTree(d, p.Root, dirty) // a directory moved here: the same event
+			if i, _, _, ok := place(roots, d); ok {
+				w.addTree(d, i, dirty) // a directory moved here: the same event
 			}
 		}
 	}
@@ -733,11 +719,9 @@ func (w *Watcher) observe(ctx context.Context, dirty map[string]bool, baseline b
 	sort.Strings(paths)
 	kept := paths[:0]
 	for _, k := range paths {
-		if p, err := w.eng.Resolve(k); err == nil {
-			if fi, err := os.Lstat(p.Abs()); err == nil && fi.Mode().IsRegular() && fi.Size() > w.o.MaxSize {
-				big = append(big, replay.Skip{Path: k, Why: fmt.Sprintf("is larger than the watcher's limit (%d MiB)", w.o.MaxSize>>20)})
-				continue
-			}
+		if fi, err := os.Lstat(absOf(w.eng.Roots(), k)); err == nil && fi.Mode().IsRegular() && fi.Size() > w.o.MaxSize {
+			big = append(big, replay.Skip{Path: k, Why: fmt.Sprintf("is larger than the watcher's limit (%d MiB): not journaled; journal watch --max-size raises it", w.o.MaxSize>>20)})
+			continue
 		}
 		kept = append(kept, k)
 	}
@@ -778,12 +762,8 @@ func (w *Watcher) observe(ctx context.Context, dirty map[string]bool, baseline b
 	}
 	w.mu.Unlock()
 	for _, f := range ob.Files {
-		if p, err := w.eng.Resolve(f.Path); err == nil && !f.After.IsZero() {
-			if fi, err := os.Lstat(p.Abs()); err == nil {
-				if st, ok := replay.StampOf(fi); ok {
-					w.cache.put(f.Path, st, f.After)
-				}
-			}
+		if st, ok := ob.Stamps[f.Path]; ok {
+			w.cache.put(f.Path, st, f.After) // the identity it had when read, not one it may have now
 		} else {
 			delete(w.cache.Files, f.Path)
 		}
