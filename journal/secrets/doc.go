@@ -1,0 +1,67 @@
+// Package secrets finds credentials in the texts the journal records — file
+// contents and tool arguments — and masks them for printing, so that a key
+// an agent writes into .env stays in the journal (undo still restores it)
+// but is not shown by log, show, web or the MCP history tools unless the
+// user asks (--reveal).
+//
+// # Rules
+//
+// The rules are gitleaks' default configuration (config/gitleaks.toml of
+// RulesVersion, embedded as published, MIT licensed: LICENSE.gitleaks): some
+// 220 rules for private keys, cloud and VCS tokens and the like, and
+// generic-api-key for high-entropy values assigned to names such as
+// password, secret, token or key — the rule set a security team already
+// runs in CI, maintained upstream. It is loaded with BurntSushi/toml and
+// compiled with Go's regexp, and run as gitleaks' detector runs it: a rule
+// runs only on text holding one of its keywords (an Aho-Corasick pass,
+// trie.go), each match is matched again alone for its secret group, whose
+// Shannon entropy must pass the rule's threshold, and the global and the
+// rule's allowlists (regexes on the secret, the match or the line, stop
+// words, paths; OR and AND conditions) are applied; a specific rule's
+// finding wins over a generic one on the same bytes; "gitleaks:allow" on a
+// line keeps it from being reported. Left out: gitleaks' decoding of
+// base64, hex and percent-encoded text (a secret encoded in a file is not
+// found), and its commit allowlists (the journal has no commits).
+//
+// Chosen over the alternatives, evaluated in the order:
+//
+//   - gitleaks' Go library (github.com/zricethezav/gitleaks/v8, detect and
+//     config): its config package alone pulls in viper, hcl, zerolog and
+//     their trees, and detect adds archive readers (rar, 7z, xz, zip, lz4,
+//     brotli), lipgloss and sprig: 371 packages for a program that only
+//     calls detect.NewDetectorDefaultConfig; such a program is 12.8 MB and
+//     takes 35 s to build cold on this machine. Its findings give lines and
+//     columns of the match, not byte offsets of the secret, which masking
+//     needs.
+//   - DefangLabs/secret-detector (a port of Yelp's detect-secrets): a
+//     smaller set of detectors, mostly keyword and entropy heuristics, with
+//     no per-rule allowlists, so more false positives in code; not the rule
+//     set teams maintain in CI.
+//   - The rule file alone, as here: the same rules as the library, one small
+//     dependency (a TOML parser), byte offsets of the secret itself, and
+//     control over time bounds. An update is a new gitleaks.toml and a new
+//     RulesVersion; TestRules_GitleaksExamples runs examples taken from
+//     gitleaks' own rule definitions.
+//
+// # Findings and masking
+//
+// A Finding holds the rule's ID, the secret's byte range and its line —
+// never the value. ScanFile scans a file's content (with its path, for
+// path rules and allowlists), ScanArgs a tool call's JSON arguments (each
+// finding names its string by JSON Pointer). Mask and MaskArgs replace each
+// secret with a mark such as "AKIA…[secret: aws-access-token]", keeping at
+// most a prefix that every credential of the kind shares; a masked PEM key
+// is one line. Masking both sides of a diff before diffing keeps the diff
+// as small as the edit.
+//
+// # Bounds
+//
+// Binary contents (a NUL in the first 8000 bytes) and contents over MaxSize
+// are not scanned. A text is scanned in windows of 64 KiB cut after a
+// newline, overlapping by 8 KiB so that a key across a cut is found whole;
+// in a window, a rule whose matches span at most n lines (computed from its
+// regular expression, lines.go) runs only on the lines within n of one of
+// its keywords, so the generic rule does not run over a whole source file
+// because the words key or token occur in it. Time is linear in the size;
+// BENCHMARKS.md has the figures.
+package secrets

@@ -1,0 +1,239 @@
+package secrets
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// Mask returns a copy of b with each finding's bytes replaced by a mark that
+// names the rule and keeps at most a well-known, non-secret prefix of the
+// value (the "AKIA" of an AWS key id, the "ghp_" of a GitHub token, a PEM
+// block's BEGIN line): "AKIA…[secret: aws-access-token]". The mark holds no
+// newline, so a masked multi-line key is one line. Findings must be
+// Scan's (sorted, not overlapping); ranges out of b are ignored. The same
+// secret masks to the same text, so a diff of masked versions shows only
+// what changed around it.
+func Mask(b []byte, fs []Finding) []byte {
+	if len(fs) == 0 {
+		return b
+	}
+	var out bytes.Buffer
+	out.Grow(len(b))
+	at := 0
+	for _, f := range fs {
+		if f.Start < at || f.End > len(b) || f.Start >= f.End {
+			continue
+		}
+		out.Write(b[at:f.Start])
+		out.WriteString(Mark(f.Rule, b[f.Start:f.End]))
+		at = f.End
+	}
+	out.Write(b[at:])
+	return out.Bytes()
+}
+
+// MaskString is Mask for a string.
+func MaskString(s string, fs []Finding) string { return string(Mask([]byte(s), fs)) }
+
+// Mark is the text that stands for secret, found by rule, in masked output.
+func Mark(rule string, secret []byte) string {
+	return publicPrefix(secret) + "…[secret: " + rule + "]"
+}
+
+// publicPrefixes are prefixes that name a kind of credential and are the
+// same in every one of its kind, so showing them reveals nothing.
+var publicPrefixes = []string{
+	"AKIA", "ASIA", "ABIA", "ACCA", "A3T",
+	"github_pat_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "glpat-", "gldt-", "glptt-",
+	"xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxe-", "xapp-",
+	"sk_live_", "sk_test_", "rk_live_", "rk_test_", "sk-ant-", "sk-proj-", "sk-",
+	"AIza", "npm_", "pypi-", "shpat_", "shpss_", "dop_v1_", "doo_v1_", "hf_", "SG.", "glc_", "dapi",
+}
+
+// publicPrefix returns the public prefix of a secret, if it has one.
+func publicPrefix(secret []byte) string {
+	if bytes.HasPrefix(secret, []byte("-----BEGIN")) {
+		if i := bytes.Index(secret[10:], []byte("-----")); i >= 0 && i < 100 {
+			return string(secret[:10+i+5])
+		}
+		return "-----BEGIN"
+	}
+	for _, p := range publicPrefixes {
+		if bytes.HasPrefix(secret, []byte(p)) && len(secret) > 2*len(p) {
+			return p
+		}
+	}
+	return ""
+}
+
+// ScanArgs returns the secrets in an event's arguments (a tool call's JSON):
+// every string value is scanned, as the content of the file named by the
+// arguments' top-level "path" if there is one (so path rules apply). A
+// finding's Arg is the JSON Pointer (RFC 6901) of the string holding it, its
+// Start and End offsets into the string's decoded value, its Line the line
+// in that value. Arguments that are not JSON have none.
+func ScanArgs(args []byte) []Finding {
+	if len(args) == 0 || !bytes.Contains(args, []byte{'"'}) {
+		return nil
+	}
+	path := argPath(args)
+	var fs []Finding
+	_ = walkStrings(args, nil, func(ptr, s string) (string, bool) {
+		for _, f := range ScanFile(path, []byte(s)) {
+			f.Arg = ptr
+			fs = append(fs, f)
+		}
+		return s, false
+	})
+	return fs
+}
+
+// MaskArgs returns args with the findings ScanArgs returned masked in their
+// strings (as Mask does), the JSON otherwise as it was: members in their
+// order, numbers as written. Arguments that are not JSON come back as they
+// are (they held no findings).
+func MaskArgs(args []byte, fs []Finding) []byte {
+	if len(fs) == 0 {
+		return args
+	}
+	by := map[string][]Finding{}
+	for _, f := range fs {
+		by[f.Arg] = append(by[f.Arg], f)
+	}
+	var out bytes.Buffer
+	if err := walkStrings(args, &out, func(ptr, s string) (string, bool) {
+		if m, ok := by[ptr]; ok {
+			return MaskString(s, m), true
+		}
+		return s, false
+	}); err != nil {
+		return args
+	}
+	return out.Bytes()
+}
+
+// argPath returns the arguments' top-level "path" member, if it is a string.
+func argPath(args []byte) string {
+	var a struct {
+		Path string `json:"path"`
+	}
+	if json.Unmarshal(args, &a) != nil {
+		return ""
+	}
+	return a.Path
+}
+
+// walkStrings calls fn with the JSON Pointer and value of every string value
+// (not member names) in the JSON text b, and, if out is not nil, writes b
+// there with each string fn changed replaced (compact JSON).
+func walkStrings(b []byte, out *bytes.Buffer, fn func(ptr, s string) (string, bool)) error {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	type frame struct {
+		object bool
+		key    string // the member name just read (objects)
+		index  int    // the next element's index (arrays)
+		n      int    // values written so far
+		inKey  bool   // the next string token is a member name
+	}
+	var stack []*frame
+	ptr := func() string {
+		var sb strings.Builder
+		for _, f := range stack {
+			sb.WriteByte('/')
+			if f.object {
+				sb.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(f.key))
+			} else {
+				sb.WriteString(strconv.Itoa(f.index))
+			}
+		}
+		return sb.String()
+	}
+	write := func(s string) {
+		if out != nil {
+			out.WriteString(s)
+		}
+	}
+	// before writes the separator a value needs in its container.
+	before := func() {
+		if len(stack) == 0 {
+			return
+		}
+		f := stack[len(stack)-1]
+		if !f.object && f.n > 0 {
+			write(",")
+		}
+	}
+	after := func() {
+		if len(stack) == 0 {
+			return
+		}
+		f := stack[len(stack)-1]
+		f.n++
+		if f.object {
+			f.inKey = true
+		} else {
+			f.index++
+		}
+	}
+	for {
+		t, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("secrets: arguments: %w", err)
+		}
+		if len(stack) > 0 {
+			if f := stack[len(stack)-1]; f.object && f.inKey {
+				if k, ok := t.(string); ok {
+					if f.n > 0 {
+						write(",")
+					}
+					kb := marshal(k)
+					write(string(kb) + ":")
+					f.key, f.inKey = k, false
+					continue
+				}
+			}
+		}
+		switch v := t.(type) {
+		case json.Delim:
+			switch v {
+			case '{', '[':
+				before()
+				write(string(v))
+				stack = append(stack, &frame{object: v == '{', inKey: v == '{'})
+			default:
+				write(string(v))
+				stack = stack[:len(stack)-1]
+				after()
+			}
+		case string:
+			before()
+			s, _ := fn(ptr(), v)
+			sb := marshal(s)
+			write(string(sb))
+			after()
+		default:
+			before()
+			vb := marshal(v)
+			write(string(vb))
+			after()
+		}
+	}
+}
+
+// marshal encodes a JSON token without escaping HTML's characters.
+func marshal(v any) []byte {
+	var b bytes.Buffer
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	_ = e.Encode(v)
+	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'})
+}

@@ -1,0 +1,251 @@
+package secrets
+
+import (
+	_ "embed"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/BurntSushi/toml"
+)
+
+// RulesVersion names the gitleaks release whose default configuration
+// (config/gitleaks.toml, MIT licensed: LICENSE.gitleaks) is embedded as it
+// was published. To update the rules, replace gitleaks.toml with a newer
+// release's and change this constant; TestRules_GitleaksExamples must pass.
+const RulesVersion = "gitleaks v8.30.1"
+
+//go:embed gitleaks.toml
+var gitleaksTOML []byte
+
+// tomlConfig is the part of gitleaks' configuration format the default
+// rule set uses.
+type tomlConfig struct {
+	Allowlist  tomlAllowlist   `toml:"allowlist"`
+	Allowlists []tomlAllowlist `toml:"allowlists"`
+	Rules      []struct {
+		ID          string          `toml:"id"`
+		Regex       string          `toml:"regex"`
+		Path        string          `toml:"path"`
+		SecretGroup int             `toml:"secretGroup"`
+		Entropy     float64         `toml:"entropy"`
+		Keywords    []string        `toml:"keywords"`
+		Allowlists  []tomlAllowlist `toml:"allowlists"`
+		SkipReport  bool            `toml:"skipReport"`
+	} `toml:"rules"`
+}
+
+type tomlAllowlist struct {
+	Condition   string   `toml:"condition"`
+	RegexTarget string   `toml:"regexTarget"`
+	Regexes     []string `toml:"regexes"`
+	Paths       []string `toml:"paths"`
+	StopWords   []string `toml:"stopwords"`
+	Commits     []string `toml:"commits"`
+}
+
+// rule is one compiled gitleaks rule.
+type rule struct {
+	id          string
+	re          *regexp.Regexp // nil for a rule on paths alone
+	path        *regexp.Regexp // the file's path must match, when set
+	secretGroup int
+	entropy     float64
+	keywords    []int // indexes into ruleSet.keywords; empty: the rule always runs
+	span        int   // spanLines of re
+	allow       []*allowlist
+	generic     bool // a generic rule: a specific rule's finding over the same bytes wins
+}
+
+// allowlist is a compiled gitleaks allowlist: with condition OR (the
+// default) any of its checks allows a finding; with AND, all it has.
+type allowlist struct {
+	and       bool
+	target    string // "", "match" or "line": what regexes are matched against
+	regexes   *regexp.Regexp
+	paths     *regexp.Regexp
+	stopwords []string // lower case
+	commits   bool     // the allowlist names commits, which the journal has none of
+}
+
+// ruleSet is the compiled default configuration.
+type ruleSet struct {
+	rules    []*rule
+	global   []*allowlist
+	keywords []string // lower case, distinct
+	trie     *trie
+}
+
+var (
+	loadOnce sync.Once
+	loaded   *ruleSet
+	loadErr  error
+)
+
+// rules returns the compiled rule set, compiling it on first use (a few
+// milliseconds: the embedded file is fixed, so an error is a build defect
+// and panics).
+func rules() *ruleSet {
+	loadOnce.Do(func() { loaded, loadErr = compile(gitleaksTOML) })
+	if loadErr != nil {
+		panic(fmt.Sprintf("secrets: embedded %s rules: %v", RulesVersion, loadErr))
+	}
+	return loaded
+}
+
+// compile parses and compiles a gitleaks configuration.
+func compile(b []byte) (*ruleSet, error) {
+	var c tomlConfig
+	if _, err := toml.Decode(string(b), &c); err != nil {
+		return nil, fmt.Errorf("parse: %w", err)
+	}
+	rs := &ruleSet{}
+	kw := map[string]int{}
+	for _, a := range append([]tomlAllowlist{c.Allowlist}, c.Allowlists...) {
+		al, err := compileAllowlist(a)
+		if err != nil {
+			return nil, fmt.Errorf("global allowlist: %w", err)
+		}
+		if al != nil {
+			rs.global = append(rs.global, al)
+		}
+	}
+	for _, tr := range c.Rules {
+		if tr.SkipReport {
+			continue
+		}
+		r := &rule{id: tr.ID, secretGroup: tr.SecretGroup, entropy: tr.Entropy, generic: strings.Contains(tr.ID, "generic")}
+		var err error
+		if tr.Regex != "" {
+			if r.re, err = regexp.Compile(tr.Regex); err != nil {
+				return nil, fmt.Errorf("rule %s: %w", tr.ID, err)
+			}
+			r.span = spanLines(tr.Regex)
+		}
+		if tr.Path != "" {
+			if r.path, err = regexp.Compile(tr.Path); err != nil {
+				return nil, fmt.Errorf("rule %s: path: %w", tr.ID, err)
+			}
+		}
+		for _, k := range tr.Keywords {
+			k = strings.ToLower(k)
+			i, ok := kw[k]
+			if !ok {
+				i = len(rs.keywords)
+				kw[k] = i
+				rs.keywords = append(rs.keywords, k)
+			}
+			r.keywords = append(r.keywords, i)
+		}
+		for _, a := range tr.Allowlists {
+			al, err := compileAllowlist(a)
+			if err != nil {
+				return nil, fmt.Errorf("rule %s: %w", tr.ID, err)
+			}
+			if al != nil {
+				r.allow = append(r.allow, al)
+			}
+		}
+		rs.rules = append(rs.rules, r)
+	}
+	rs.trie = newTrie(rs.keywords)
+	return rs, nil
+}
+
+// compileAllowlist compiles one allowlist (nil if it checks nothing).
+func compileAllowlist(a tomlAllowlist) (*allowlist, error) {
+	if len(a.Regexes) == 0 && len(a.Paths) == 0 && len(a.StopWords) == 0 && len(a.Commits) == 0 {
+		return nil, nil
+	}
+	al := &allowlist{and: strings.EqualFold(a.Condition, "AND"), target: a.RegexTarget, commits: len(a.Commits) > 0}
+	var err error
+	if len(a.Regexes) > 0 {
+		if al.regexes, err = joinOr(a.Regexes); err != nil {
+			return nil, err
+		}
+	}
+	if len(a.Paths) > 0 {
+		if al.paths, err = joinOr(a.Paths); err != nil {
+			return nil, err
+		}
+	}
+	for _, w := range a.StopWords {
+		al.stopwords = append(al.stopwords, strings.ToLower(w))
+	}
+	return al, nil
+}
+
+// joinOr compiles regular expressions into one alternation, as gitleaks does.
+func joinOr(res []string) (*regexp.Regexp, error) {
+	parts := make([]string, len(res))
+	for i, r := range res {
+		parts[i] = "(?:" + r + ")"
+	}
+	return regexp.Compile(strings.Join(parts, "|"))
+}
+
+// pathAllowed reports whether the allowlist allows a whole file by its path
+// alone (gitleaks' checkCommitOrPathAllowed): with OR, a path that matches;
+// with AND, only an allowlist of paths alone (regexes and stop words are
+// checked per finding). An allowlist of commits never applies: the journal
+// has none, so an AND list naming commits never allows.
+func (a *allowlist) pathAllowed(path string) bool {
+	if path == "" {
+		return false
+	}
+	match := a.paths != nil && a.paths.MatchString(path)
+	if !a.and {
+		return match
+	}
+	if a.regexes != nil || len(a.stopwords) > 0 || a.commits || a.paths == nil {
+		return false
+	}
+	return match
+}
+
+// findingAllowed reports whether the allowlist allows a finding (gitleaks'
+// checkFindingAllowed): secret is the secret, match the whole match, line
+// the lines the match is on.
+func (a *allowlist) findingAllowed(path, secret, match, line string) bool {
+	target := secret
+	switch a.target {
+	case "match":
+		target = match
+	case "line":
+		target = line
+	}
+	regex := a.regexes != nil && target != "" && a.regexes.MatchString(target)
+	stop := a.hasStopword(secret)
+	if !a.and {
+		return regex || stop
+	}
+	if a.commits {
+		return false
+	}
+	ok := a.paths != nil || a.regexes != nil || len(a.stopwords) > 0
+	if a.paths != nil {
+		ok = ok && path != "" && a.paths.MatchString(path)
+	}
+	if a.regexes != nil {
+		ok = ok && regex
+	}
+	if len(a.stopwords) > 0 {
+		ok = ok && stop
+	}
+	return ok
+}
+
+// hasStopword reports whether s contains one of the stop words, in any case.
+func (a *allowlist) hasStopword(s string) bool {
+	if len(a.stopwords) == 0 || s == "" {
+		return false
+	}
+	s = strings.ToLower(s)
+	for _, w := range a.stopwords {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
