@@ -100,13 +100,13 @@ func TestScanFile_SkipsBinaryAndAllowedPaths(t *testing.T) {
 // found, false positives are not.
 func TestRules_GitleaksExamples(t *testing.T) {
 	tps := map[string]string{
-		"aws-access-token":      "AKIALALEMEL33243OLIB",
-		"github-pat":            "ghp_" + strings.Repeat("Ab1Cd2Ef3G", 3) + "h4Ij5K",
+		"aws-access-token":        "AKIALALEMEL33243OLIB",
+		"github-pat":              "ghp_" + strings.Repeat("Ab1Cd2Ef3G", 3) + "h4Ij5K",
 		"github-fine-grained-pat": "github_pat_" + strings.Repeat("A1b2C3d4E5", 8) + "f6G",
-		"gitlab-pat":            "glpat-Q3xR8vT2mW9kL4pZ7nB1",
-		"slack-bot-token":       `"bot_token1": "xoxb-781236542736-2364535789652-GkwFDQoHqzXDVsC6GzqYUypD"`,
-		"stripe-access-token":   "sk_live_51NqWgYH8vT2mW9kL4pZ7nB1Q3xR",
-		"private-key":           pemKey,
+		"gitlab-pat":              "glpat-Q3xR8vT2mW9kL4pZ7nB1",
+		"slack-bot-token":         `"bot_token1": "xoxb-781236542736-2364535789652-GkwFDQoHqzXDVsC6GzqYUypD"`,
+		"stripe-access-token":     "sk_live_51NqWgYH8vT2mW9kL4pZ7nB1Q3xR",
+		"private-key":             pemKey,
 	}
 	for rule, tp := range tps {
 		fs := secrets.Scan([]byte(tp))

@@ -76,7 +76,6 @@ func newTrie(keywords []string) *trie {
 	return t
 }
 
-
 // hits calls fn with the end offset of each keyword occurrence in b and the
 // keyword's index.
 func (t *trie) hits(b []byte, fn func(end, k int)) {
