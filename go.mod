@@ -31,7 +31,6 @@ require (
 	golang.org/x/text v0.41.0
 )
 
-
 require (
 	dario.cat/mergo v1.0.0 // indirect
 	github.com/Microsoft/go-winio v0.6.2 // indirect
