@@ -45,6 +45,10 @@ type Options struct {
 	// lock, in each directory the engine last wrote temps in (spare.go): for
 	// an engine that edits again and again (serve), not a one-batch CLI.
 	SpareTemps bool
+	// ScanSecrets runs the secret detector over new events after each timed
+	// checkpoint and stores what it finds (secrets.go): for an engine that
+	// serves edits; a one-batch CLI leaves it to status.
+	ScanSecrets bool
 }
 
 // Engine applies batches of file changes to workspace roots, journaled.
@@ -103,6 +107,9 @@ type Engine struct {
 	// spareWant is guarded by mu.
 	spares    spares
 	spareWant []Path
+
+	// secrets is the secret detector's state (secrets.go).
+	secrets secretScan
 }
 
 // DefaultJournalPath returns the journal location for a first root.
@@ -118,6 +125,7 @@ func Open(o Options) (*Engine, error) {
 	}
 	e := &Engine{actor: o.Actor, streamMin: o.StreamThreshold, fault: o.Fault, commitFault: o.CommitFault, logLimit: o.LogLimit}
 	e.spares.on = o.SpareTemps
+	e.secrets.on = o.ScanSecrets
 	if e.logLimit == 0 || e.logLimit > journal.MaxLogRecord {
 		e.logLimit = journal.MaxLogRecord
 	}
@@ -199,7 +207,10 @@ func (e *Engine) Close() error {
 		e.mu.Lock()
 		wrote := e.wroteLog
 		e.mu.Unlock()
-		if err = e.Checkpoint(); err == nil && wrote {
+		if err = e.Checkpoint(); err == nil {
+			e.scanSecrets(true) // best effort: status scans what is not stored
+		}
+		if err == nil && wrote {
 			// a journal nobody writes keeps no log of zeros
 			// (journal.DB.LogTrim); only space: a failure changes nothing
 			// this engine did, and the next close tries again

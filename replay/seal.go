@@ -57,7 +57,9 @@ func (e *Engine) timedSeal(gen uint64) {
 			e.armSeal(sealRetry)
 		}
 		e.mu.Unlock()
+		return
 	}
+	e.scanSecrets(false) // best effort: a failed pass is retried by the next
 }
 
 // outstanding reports whether the engine has work a flush would do: an

@@ -1,0 +1,233 @@
+package journal
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/journalfs/journal/journal/secrets"
+	"github.com/journalfs/journal/snapshot"
+)
+
+// bucketSecrets holds what the secret detector found in events: seq (8,
+// big endian) → JSON array of Secret, for events with at least one; its
+// bbolt sequence is the last event scanned (SecretsScanned). Written after
+// the events, off the edit's path (the replay engine scans after its
+// deferred checkpoint); a journal written before detection existed has no
+// bucket, and its events are scanned when asked (ScanSecrets). An older
+// binary ignores the bucket and gc copies it whole, so no format number
+// marks it: what it says is recomputed from the events and contents.
+var bucketSecrets = []byte("secrets")
+
+// Secret is a secret found in an event: in the content a file change left
+// (Path, Content: the file's after-content) or, with Finding.Arg set, in
+// the event's arguments (Path is then the arguments' path, if any). It
+// never holds the value, only where it is.
+type Secret struct {
+	Path    string      `json:"path,omitempty"`
+	Content snapshot.ID `json:"content"`
+	secrets.Finding
+}
+
+// InArgs reports whether the secret is in the event's arguments.
+func (s Secret) InArgs() bool { return s.Arg != "" }
+
+// ScanText is what the detector reads of one event: its arguments and the
+// contents its file changes left, read inside a transaction so that the
+// scan itself can run outside it (CollectSecretTexts, ScanSecretTexts).
+type ScanText struct {
+	Seq      uint64
+	Args     []byte
+	Paths    []string
+	Contents []snapshot.ID
+	Bytes    [][]byte // nil for a content not scanned (too large, gone)
+}
+
+// SecretsScanned returns the last event the detector has scanned and
+// stored (0: none, or a journal from before detection).
+func (t *Tx) SecretsScanned() uint64 {
+	if b := t.tx.Bucket(bucketSecrets); b != nil {
+		return b.Sequence()
+	}
+	return 0
+}
+
+// Secrets returns the secrets stored for event seq, and whether the event
+// has been scanned (if not, ScanSecrets finds them).
+func (t *Tx) Secrets(seq uint64) ([]Secret, bool, error) {
+	b := t.tx.Bucket(bucketSecrets)
+	if b == nil {
+		return nil, false, nil
+	}
+	v := b.Get(u64(seq))
+	if v == nil {
+		return nil, seq <= b.Sequence(), nil
+	}
+	var out []Secret
+	if err := json.Unmarshal(v, &out); err != nil {
+		return nil, true, fmt.Errorf("journal: secrets of event %d: %w: %w", seq, ErrCorrupt, err)
+	}
+	return out, true, nil
+}
+
+// EachSecrets calls fn with every event's stored secrets, oldest first.
+func (t *Tx) EachSecrets(fn func(seq uint64, s []Secret) error) error {
+	b := t.tx.Bucket(bucketSecrets)
+	if b == nil {
+		return nil
+	}
+	return b.ForEach(func(k, v []byte) error {
+		var s []Secret
+		if err := json.Unmarshal(v, &s); err != nil {
+			return fmt.Errorf("journal: secrets of event %d: %w: %w", keySeq(k), ErrCorrupt, err)
+		}
+		return fn(keySeq(k), s)
+	})
+}
+
+// PutSecrets stores the secrets found in the events up to last (found:
+// seq → secrets; events without any are left out) and records last as
+// scanned. A last at or below the stored one changes nothing.
+func (t *Tx) PutSecrets(last uint64, found map[uint64][]Secret) error {
+	b, err := t.tx.CreateBucketIfNotExists(bucketSecrets)
+	if err != nil {
+		return fmt.Errorf("journal: store secrets: %w", err)
+	}
+	if last <= b.Sequence() {
+		return nil
+	}
+	for seq, s := range found {
+		if seq <= b.Sequence() || seq > last || len(s) == 0 {
+			continue
+		}
+		v, err := json.Marshal(s)
+		if err != nil {
+			return fmt.Errorf("journal: store secrets of event %d: %w", seq, err)
+		}
+		if err := b.Put(u64(seq), v); err != nil {
+			return fmt.Errorf("journal: store secrets of event %d: %w", seq, err)
+		}
+	}
+	if err := b.SetSequence(last); err != nil {
+		return fmt.Errorf("journal: store secrets: %w", err)
+	}
+	return nil
+}
+
+// CollectSecretTexts reads the texts of the sealed events after event from
+// (the arguments and the after-contents of their file changes), stopping
+// after the event that brings the bytes read past budget, and returns them
+// with the last event read (from if none). Contents larger than
+// secrets.MaxSize, and contents no longer in the store (redacted, lost),
+// are left unread.
+func (t *Tx) CollectSecretTexts(from uint64, budget int) (texts []ScanText, last uint64, err error) {
+	last = from
+	read := 0
+	top := t.Last()
+	for _, p := range t.Pending() {
+		if p <= top {
+			top = p - 1
+		}
+	}
+	err = t.Each(from+1, false, func(e *Event) error {
+		if e.Seq > top || read > budget {
+			return ErrStop
+		}
+		st := ScanText{Seq: e.Seq, Args: e.Args}
+		read += len(e.Args)
+		for _, f := range e.Files {
+			if f.After.IsZero() {
+				continue
+			}
+			var b []byte
+			if n, err := snapshot.Size(t.tx, f.After); err == nil && n <= secrets.MaxSize {
+				if b, err = snapshot.Bytes(t.tx, f.After); err != nil {
+					if !errors.Is(err, snapshot.ErrNotFound) {
+						return fmt.Errorf("journal: scan event %d for secrets: %s: %w", e.Seq, f.Path, err)
+					}
+					b = nil
+				}
+			}
+			read += len(b)
+			st.Paths = append(st.Paths, f.Path)
+			st.Contents = append(st.Contents, f.After)
+			st.Bytes = append(st.Bytes, b)
+		}
+		texts = append(texts, st)
+		last = e.Seq
+		return nil
+	})
+	if errors.Is(err, ErrStop) {
+		err = nil
+	}
+	return texts, last, err
+}
+
+// ScanSecretTexts runs the detector over texts (no transaction needed):
+// seq → secrets, for the events that have any. A content shared by several
+// changes is scanned once per path.
+func ScanSecretTexts(texts []ScanText) map[uint64][]Secret {
+	found := map[uint64][]Secret{}
+	type key struct {
+		path string
+		id   snapshot.ID
+	}
+	memo := map[key][]secrets.Finding{}
+	for _, st := range texts {
+		var out []Secret
+		for i, id := range st.Contents {
+			k := key{st.Paths[i], id}
+			fs, ok := memo[k]
+			if !ok && st.Bytes[i] != nil {
+				fs = secrets.ScanFile(st.Paths[i], st.Bytes[i])
+				memo[k] = fs
+			}
+			for _, f := range fs {
+				out = append(out, Secret{Path: st.Paths[i], Content: id, Finding: f})
+			}
+		}
+		for _, f := range secrets.ScanArgs(st.Args) {
+			out = append(out, Secret{Path: argsPath(st.Args), Finding: f})
+		}
+		if len(out) > 0 {
+			found[st.Seq] = out
+		}
+	}
+	return found
+}
+
+// argsPath returns the arguments' top-level "path", if any.
+func argsPath(args []byte) string {
+	var a struct {
+		Path string `json:"path"`
+	}
+	if json.Unmarshal(args, &a) != nil {
+		return ""
+	}
+	return a.Path
+}
+
+// ScanSecrets returns every event's secrets, seq → secrets: those stored,
+// and those of the events after the last scanned one, found now (read
+// only: nothing is stored). For journal status on a journal the detector
+// has not caught up with, or one written before it existed.
+func (t *Tx) ScanSecrets() (map[uint64][]Secret, error) {
+	found := map[uint64][]Secret{}
+	if err := t.EachSecrets(func(seq uint64, s []Secret) error { found[seq] = s; return nil }); err != nil {
+		return nil, err
+	}
+	from := t.SecretsScanned()
+	for {
+		texts, last, err := t.CollectSecretTexts(from, 64<<20)
+		if err != nil {
+			return nil, err
+		}
+		if last == from {
+			return found, nil
+		}
+		for seq, s := range ScanSecretTexts(texts) {
+			found[seq] = s
+		}
+		from = last
+	}
+}

@@ -1,0 +1,75 @@
+package replay
+
+import (
+	"sync/atomic"
+
+	"github.com/journalfs/journal/journal"
+)
+
+// Secret detection (Options.ScanSecrets): after each timed checkpoint — when
+// the engine has been idle for the seal's delay, never on an edit's reply —
+// the events after the last scanned one are read under the journal's lock
+// (their arguments and after-contents, up to scanBudget bytes), scanned with
+// the lock released (journal/secrets), and what was found is stored in one
+// bbolt commit (journal.Tx.PutSecrets). Events that hold no secret cost no
+// commit of their own: the scanned mark is kept in memory and stored with
+// the next findings, once scanStoreEvery events are scanned without any, or
+// at Close. Readers never depend on it: what they print is masked by a scan
+// of what they print (journal.Tx.ScanSecrets covers what is not stored).
+
+// scanBudget bounds the bytes one pass reads; scanStoreEvery is how many
+// scanned events without findings may wait for a commit.
+const (
+	scanBudget     = 64 << 20
+	scanStoreEvery = 256
+)
+
+// secretScan is an engine's detector state.
+type secretScan struct {
+	on      bool
+	running atomic.Bool
+	// scanned is the last event scanned (stored or not); guarded by running.
+	scanned uint64
+}
+
+// scanSecrets runs one detection pass unless one is running; store forces
+// the scanned mark to be stored even without findings (Close).
+func (e *Engine) scanSecrets(store bool) error {
+	s := &e.secrets
+	if !s.on || !s.running.CompareAndSwap(false, true) {
+		return nil
+	}
+	defer s.running.Store(false)
+	for {
+		var texts []journal.ScanText
+		var stored, last uint64
+		err := e.do(func(db *journal.DB) error {
+			return db.View(func(tx *journal.Tx) error {
+				stored = tx.SecretsScanned()
+				from := max(stored, s.scanned)
+				var err error
+				texts, last, err = tx.CollectSecretTexts(from, scanBudget)
+				if last == from {
+					last = s.scanned
+				}
+				return err
+			})
+		})
+		if err != nil {
+			return err
+		}
+		found := journal.ScanSecretTexts(texts)
+		s.scanned = max(s.scanned, last)
+		if len(found) == 0 && !(store && s.scanned > stored) && s.scanned-stored < scanStoreEvery {
+			return nil
+		}
+		if err := e.do(func(db *journal.DB) error {
+			return db.Update(func(tx *journal.Tx) error { return tx.PutSecrets(s.scanned, found) })
+		}); err != nil {
+			return err
+		}
+		if len(texts) == 0 {
+			return nil
+		}
+	}
+}
