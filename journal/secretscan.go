@@ -231,3 +231,16 @@ func (t *Tx) ScanSecrets() (map[uint64][]Secret, error) {
 		from = last
 	}
 }
+
+// MaskEvent returns e if its arguments hold no secret, else a copy whose
+// arguments have them masked (secrets.MaskArgs): for printing, never for
+// storing (the copy's hash no longer covers its arguments).
+func MaskEvent(e *Event) *Event {
+	fs := secrets.ScanArgs(e.Args)
+	if len(fs) == 0 {
+		return e
+	}
+	c := *e
+	c.Args = secrets.MaskArgs(e.Args, fs)
+	return &c
+}

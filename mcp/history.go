@@ -12,6 +12,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/secrets"
 	"github.com/journalfs/journal/ops"
 	"github.com/journalfs/journal/replay"
 )
@@ -401,12 +402,19 @@ func (s *Server) registerResources() {
 		})
 }
 
-// eventText renders an event with a diff per file (contents over 4 MiB are summarised).
+// eventText renders an event with a diff per file (contents over 4 MiB are
+// summarised). Detected secrets are masked in its arguments and in both
+// sides of each diff (journal/secrets): the history is the journal's to
+// show, and a client's transcript is no place for a key. The live file
+// tools (file_read, read_content) are not masked: they read the workspace
+// as it is, which the agent edits and must see byte for byte, and a
+// secret there is one the agent itself wrote or can read anyway.
 func (s *Server) eventText(seq uint64) (string, error) {
 	ev, err := s.eng.Event(seq)
 	if err != nil {
 		return "", err
 	}
+	ev = journal.MaskEvent(ev)
 	head, _ := json.MarshalIndent(ev, "", "  ")
 	var b strings.Builder
 	b.Write(head)
@@ -424,6 +432,7 @@ func (s *Server) eventText(seq uint64) (string, error) {
 			fmt.Fprintf(&b, "%s: too large to diff here (journal diff %d %s)\n", f.Path, seq, f.Path)
 			continue
 		}
+		before, after = secrets.MaskFile(f.Path, before), secrets.MaskFile(f.Path, after)
 		b.WriteString(ops.Diff("a/"+f.Path, "b/"+f.Path, before, after))
 	}
 	return s.capText(b.String()), nil

@@ -70,6 +70,7 @@ first line of each event is preceded by its details, one per line: "time <RFC 33
 						}
 					}
 				}
+				a.maskBlame(b)
 				switch {
 				case jsonOut:
 					return printBlameJSON(a.out, b)
@@ -84,6 +85,7 @@ first line of each event is preceded by its details, one per line: "time <RFC 33
 	cmd.Flags().Uint64Var(&at, "at", 0, "blame the file as it was right after this event")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "one JSON object (see above)")
 	cmd.Flags().BoolVar(&porcelain, "porcelain", false, "a line-oriented format for scripts (see above)")
+	a.addReveal(cmd)
 	return cmd
 }
 

@@ -37,6 +37,7 @@ PATH limits the list to events that touched a file (or any file under a director
 	fl.StringVar(&f.actor, "actor", "", "only events whose actor (client name, user, kind, or client/session) is A")
 	fl.BoolVar(&f.oneline, "oneline", false, "one line per event")
 	fl.BoolVar(&f.jsonOut, "json", false, "one JSON object per event (JSON lines)")
+	a.addReveal(cmd)
 	return cmd
 }
 
@@ -206,6 +207,7 @@ func what(e *journal.Event) string {
 }
 
 func (a *app) printLogEntry(w io.Writer, tx *journal.Tx, e *journal.Event, f logFlags) error {
+	e = a.maskEvent(e)
 	status := eventStatus(tx, e)
 	when := e.Time.In(zone())
 	switch {

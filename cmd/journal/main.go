@@ -38,6 +38,7 @@ type app struct {
 	roots       []string
 	noPager     bool
 	color       string
+	reveal      bool // --reveal: print detected secrets in clear (secrets.go)
 
 	out    io.Writer // stdout, or the pager's input
 	errOut io.Writer

@@ -18,7 +18,7 @@ import (
 const maxDiffBytes = 8 << 20
 
 func newShowCmd(a *app) *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "show N",
 		Short: "Show an event in full, with a unified diff per file",
 		Args:  cobra.ExactArgs(1),
@@ -38,6 +38,8 @@ func newShowCmd(a *app) *cobra.Command {
 			})
 		},
 	}
+	a.addReveal(cmd)
+	return cmd
 }
 
 func newDiffCmd(a *app) *cobra.Command {
@@ -79,6 +81,7 @@ diff PATH --from N --to M compares PATH as it was right after event N with PATH 
 	}
 	cmd.Flags().Uint64Var(&from, "from", 0, "the event whose after-state is the old side")
 	cmd.Flags().Uint64Var(&to, "to", 0, "the event whose after-state is the new side (default: the newest)")
+	a.addReveal(cmd)
 	return cmd
 }
 
@@ -95,6 +98,7 @@ func eventOrErr(tx *journal.Tx, seq uint64) (*journal.Event, error) {
 }
 
 func (a *app) printEvent(w io.Writer, tx *journal.Tx, e *journal.Event) {
+	e = a.maskEvent(e)
 	status := string(e.Status)
 	if s := eventStatus(tx, e); s != "" && e.Status == journal.StatusCommitted {
 		status += ", " + s
@@ -189,6 +193,7 @@ func (a *app) printDiff(w io.Writer, tx *journal.Tx, oldName, newName string, be
 		fmt.Fprintf(w, "Binary files %s and %s differ\n", oldName, newName)
 		return nil
 	}
+	old, cur = a.maskFile(diffPath(oldName), old), a.maskFile(diffPath(newName), cur)
 	d := ops.Unified(oldName, newName, string(old), string(cur))
 	for _, l := range strings.SplitAfter(d, "\n") {
 		switch {

@@ -19,7 +19,8 @@ last wrote or saw (changed outside it), the batches a stopped process left pendi
 finishes them, as any command that opens the workspace does: one whose files were all in place is sealed
 committed, any other is rolled back), the batches committed through the write-ahead log and not yet in the
 journal file (moved into it; a file still as before such a batch gets its content), the journal's size and the
-content store's dedup ratio (logical bytes per stored byte).`,
+content store's dedup ratio (logical bytes per stored byte), and where the journal holds detected secrets
+(keys, tokens, passwords: event, file and line or argument, and the rule that found it, never the value).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return a.runStatus() },
 	}
@@ -63,9 +64,13 @@ func (a *app) runStatus() error {
 	var head string
 	var cps []*journal.Checkpoint
 	var treeSize int64
+	var found []secretPlace
 	outcome := map[uint64]journal.Status{}
 	err = e.Journal().View(func(tx *journal.Tx) error {
 		treeSize = tx.TreeSize()
+		if found, err = liveSecrets(tx); err != nil {
+			return err
+		}
 		if cps, err = tx.Checkpoints(); err != nil {
 			return err
 		}
@@ -142,6 +147,7 @@ func (a *app) runStatus() error {
 	} else {
 		fmt.Fprintln(w, "watcher   not running: changes made outside the tools are recorded when `journal serve` or `journal watch` next starts")
 	}
+	printSecrets(w, found)
 	if len(st.Changed) == 0 {
 		fmt.Fprintln(w, "\nno file changed outside the journal")
 		return nil

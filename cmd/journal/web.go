@@ -47,6 +47,7 @@ scripts send Authorization: Bearer T. Put TLS in front of it (a reverse proxy) o
 				token = os.Getenv("JOURNAL_WEB_TOKEN")
 			}
 			s.Token = token
+			s.Reveal = a.reveal
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return s.Listen(ctx, addr, func(url string) {
@@ -63,6 +64,7 @@ scripts send Authorization: Bearer T. Put TLS in front of it (a reverse proxy) o
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:0", "address to listen on (port 0: a free one); loopback only unless --token")
 	cmd.Flags().StringVar(&token, "token", "", "require this token of every request (or JOURNAL_WEB_TOKEN); needed for a non-loopback --addr")
 	cmd.Flags().BoolVar(&open, "open", false, "open the app in the default browser")
+	a.addReveal(cmd)
 	return cmd
 }
 

@@ -237,3 +237,47 @@ func marshal(v any) []byte {
 	_ = e.Encode(v)
 	return bytes.TrimSuffix(b.Bytes(), []byte{'\n'})
 }
+
+// MaskFile returns the content of the file at path with its secrets masked
+// (ScanFile, then Mask): b itself when it holds none.
+func MaskFile(path string, b []byte) []byte { return Mask(b, ScanFile(path, b)) }
+
+// MaskLines masks the secrets of a file given as its lines (each with or
+// without its line ending, as long as joining them with "\n" where one is
+// missing gives the content): a secret on one line is masked as Mask does;
+// one spanning lines (a PEM key) leaves its mark on its first line and
+// "…" on the others, so the lines keep their number.
+func MaskLines(path string, lines []string) []string {
+	var b strings.Builder
+	starts := make([]int, len(lines))
+	for i, l := range lines {
+		starts[i] = b.Len()
+		b.WriteString(l)
+		if !strings.HasSuffix(l, "\n") {
+			b.WriteByte('\n')
+		}
+	}
+	text := b.String()
+	fs := ScanFile(path, []byte(text))
+	if len(fs) == 0 {
+		return lines
+	}
+	out := append([]string(nil), lines...)
+	for _, f := range fs {
+		for i, l := range lines {
+			ls, le := starts[i], starts[i]+len(strings.TrimRight(l, "\r\n")) // line endings stay
+			if le <= f.Start || ls >= f.End || (le == ls && ls > f.Start) {
+				continue
+			}
+			a, z := max(f.Start, ls)-ls, min(f.End, le)-ls
+			cur := out[i]
+			shift := len(cur) - len(l) // earlier findings on this line changed its length
+			if ls <= f.Start {
+				out[i] = cur[:a+shift] + Mark(f.Rule, []byte(text[f.Start:f.End])) + cur[z+shift:]
+			} else {
+				out[i] = cur[:a+shift] + "…" + cur[z+shift:]
+			}
+		}
+	}
+	return out
+}

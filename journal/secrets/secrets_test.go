@@ -180,3 +180,16 @@ func TestScan_RepositoryFalsePositives(t *testing.T) {
 		t.Fatalf("%d findings in %d files", n, files)
 	}
 }
+
+func TestMaskLines(t *testing.T) {
+	lines := strings.SplitAfter("a\nkey: `"+pemKey+"`\nGITHUB_TOKEN="+ghToken+" x GITLAB="+"glpat-Q3xR8vT2mW9kL4pZ7nB1"+"\nz", "\n")
+	got := secrets.MaskLines("x.yaml", lines)
+	if len(got) != len(lines) {
+		t.Fatalf("%d lines, want %d", len(got), len(lines))
+	}
+	want := []string{"a\n", "key: `-----BEGIN RSA PRIVATE KEY-----…[secret: private-key]\n", "…\n", "…\n", "…`\n",
+		"GITHUB_TOKEN=ghp_…[secret: github-pat] x GITLAB=glpat-…[secret: gitlab-pat]\n", "z"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("got\n%q\nwant\n%q", got, want)
+	}
+}

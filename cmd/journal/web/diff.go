@@ -140,7 +140,7 @@ func (l *limitWriter) Write(p []byte) (int, error) {
 }
 
 // diffFile diffs one file change's stored before and after contents.
-func diffFile(tx *journal.Tx, f journal.FileChange) fileDiff {
+func (s *Server) diffFile(tx *journal.Tx, f journal.FileChange) fileDiff {
 	a, why := version(tx, f.Before)
 	if why != "" {
 		return summarised(f, why)
@@ -149,16 +149,19 @@ func diffFile(tx *journal.Tx, f journal.FileChange) fileDiff {
 	if why != "" {
 		return summarised(f, why)
 	}
-	return makeDiff(f, a, b)
+	return s.makeDiff(f, a, b)
 }
 
 func summarised(f journal.FileChange, why string) fileDiff {
 	return fileDiff{FileChange: f, Summary: why}
 }
 
-// makeDiff diffs a and b (nil: the file does not exist) as f's diff.
-func makeDiff(f journal.FileChange, a, b []byte) fileDiff {
+// makeDiff diffs a and b (nil: the file does not exist) as f's diff, the
+// secrets of both masked first (unless Reveal), so the diff is as small as
+// the change and holds no secret.
+func (s *Server) makeDiff(f journal.FileChange, a, b []byte) fileDiff {
 	d := fileDiff{FileChange: f}
+	a, b = s.maskFile(f.Path, a), s.maskFile(f.Path, b)
 	if bytes.IndexByte(a, 0) >= 0 || bytes.IndexByte(b, 0) >= 0 {
 		d.Summary = fmt.Sprintf("binary: %d bytes before, %d after", len(a), len(b))
 		return d

@@ -182,6 +182,7 @@ func (s *Server) timeline(w http.ResponseWriter, r *http.Request) {
 			if !until.IsZero() && !e.Time.Before(until) {
 				return nil
 			}
+			e = s.maskEvent(e) // the instruction shown and the text searched hold no secret
 			if tool != "" && e.Tool != tool || session != "" && e.Actor.Session != session || text != "" && !matches(e, text) {
 				return nil
 			}
@@ -287,13 +288,14 @@ func (s *Server) event(w http.ResponseWriter, r *http.Request) {
 		if ev, err = tx.Event(seq); err != nil {
 			return err
 		}
+		ev = s.maskEvent(ev)
 		revertedBy = tx.RevertedBy(seq)
 		for _, f := range ev.Files {
 			d := fileDiff{FileChange: f, Seq: seq}
 			if large(tx, f) {
 				d.Lazy = fmt.Sprintf("/event/%d/diff?path=%s", seq, url.QueryEscape(f.Path))
 			} else {
-				d = diffFile(tx, f)
+				d = s.diffFile(tx, f)
 				d.Seq = seq
 			}
 			files = append(files, d)
@@ -339,7 +341,7 @@ func (s *Server) eventDiff(w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		if f, ok := ev.File(path); ok {
-			fd := diffFile(tx, f)
+			fd := s.diffFile(tx, f)
 			fd.Seq, fd.Open = seq, true
 			d = &fd
 		}
@@ -405,7 +407,7 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 		}
 		for _, p := range order {
 			sp := spans[p]
-			sf := sessionFile{Diff: diffFile(tx, sp.f)}
+			sf := sessionFile{Diff: s.diffFile(tx, sp.f)}
 			err := tx.EachIndexed("path", p, func(e *journal.Event) error {
 				if e.Seq < sp.first {
 					return journal.ErrStop
@@ -582,6 +584,7 @@ func (s *Server) blame(w http.ResponseWriter, r *http.Request) {
 	for i, l := range b.Lines {
 		lines[i] = strings.TrimRight(string(l.Text), "\r\n")
 	}
+	lines = s.maskLines(b.Path, lines)
 	var code []template.HTML
 	if lx := hl.Match(b.Path); lx != nil {
 		code = highlight(lx, lines)
@@ -678,7 +681,7 @@ func (s *Server) planned(res *replay.Result) ([]fileDiff, error) {
 			}
 			d := summarised(f, why)
 			if why == "" {
-				d = makeDiff(f, cur, next)
+				d = s.makeDiff(f, cur, next)
 			}
 			d.Open = true
 			files = append(files, d)

@@ -41,6 +41,9 @@ type Server struct {
 	// sets a cookie, or Authorization: Bearer), and lets the app answer on
 	// any address and Host; without it the app is loopback only.
 	Token string
+	// Reveal shows detected secrets in clear; by default every page masks
+	// them (secrets.go).
+	Reveal bool
 }
 
 // New returns the app over e; the events it makes are recorded with actor.
