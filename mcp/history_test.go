@@ -138,3 +138,35 @@ func TestHistory_UndoAll(t *testing.T) {
 		t.Fatalf("forced undo all: %q", e.read("f.txt"))
 	}
 }
+
+// TestHistory_EventResourceMasksSecrets: over the in-process client, the
+// event resource shows an event whose file and arguments hold an AWS key
+// and a GitHub token with both masked (arguments and both sides of the
+// diff); the file the agent wrote is read back as written (live reads are
+// not masked), and the journal keeps the exact bytes (undo, then redo).
+func TestHistory_EventResourceMasksSecrets(t *testing.T) {
+	e := newEnv(t, jmcp.Options{}, ".env", "REGION=eu-west-1\n")
+	const key, tok = "AKIALALEMEL33243OLIB", "ghp_R4nd0mT0k3nV4lu3Xy9Zq8W7e6R5t4Y3u2I1"
+	content := "REGION=eu-west-1\nAWS_ACCESS_KEY_ID=" + key + "\nGITHUB_TOKEN=" + tok + "\n"
+	e.ok("file_replace", map[string]any{"ops": []map[string]any{{"path": ".env", "content": content}}}, nil)
+	req := mcpgo.ReadResourceRequest{}
+	req.Params.URI = "journal://events/1"
+	res, err := e.c.ReadResource(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := res.Contents[0].(mcpgo.TextResourceContents).Text
+	if strings.Contains(got, key) || strings.Contains(got, tok) ||
+		!strings.Contains(got, "+AWS_ACCESS_KEY_ID=AKIA…[secret: aws-access-token]") || !strings.Contains(got, "+GITHUB_TOKEN=ghp_…[secret: github-pat]") ||
+		!strings.Contains(got, `AKIA…[secret: aws-access-token]\n`) {
+		t.Fatalf("event resource:\n%s", got)
+	}
+	if e.read(".env") != content {
+		t.Fatalf("file on disk: %q", e.read(".env"))
+	}
+	e.ok("undo", map[string]any{}, nil)
+	e.ok("redo", map[string]any{}, nil)
+	if e.read(".env") != content {
+		t.Fatalf("after undo and redo: %q", e.read(".env"))
+	}
+}

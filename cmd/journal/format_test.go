@@ -74,6 +74,10 @@ func formatSample(t *testing.T, sample string, wantFormat byte, codec, events in
 	jp := filepath.Join(dir, journal.DirName, journal.FileName)
 	copyFile(t, sample, jp)
 	ok(t, dir, "verify")
+	// written before secret detection: no secrets bucket, scanned as it is
+	if st := ok(t, dir, "status"); !strings.Contains(st, "secrets   none detected") {
+		t.Fatalf("status of the sample:\n%s", st)
+	}
 	log := ok(t, dir, "log", "--oneline")
 	if !strings.Contains(log, " gc") || strings.Count(log, "\n") != events { // 20 kept edits, the gc event, ..., the newest
 		t.Fatalf("log of the sample:\n%s", log)

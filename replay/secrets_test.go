@@ -1,0 +1,66 @@
+package replay_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/replay"
+)
+
+// TestScanSecrets_StoredAfterCheckpoint: an engine with ScanSecrets finds a
+// key an edit wrote after its timed checkpoint, with no call of its own,
+// and stores where it is; edits without secrets move the scanned mark only
+// at Close (no commit of their own).
+func TestScanSecrets_StoredAfterCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	e, err := replay.Open(replay.Options{Roots: []string{dir}, Actor: journal.Actor{Kind: "cli"}, ScanSecrets: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply := func(name, content string) uint64 {
+		t.Helper()
+		res, err := e.Apply(ctx, &replay.Batch{Tool: "write_file", Args: []byte(`{"path":"` + name + `"}`),
+			Changes: []replay.Change{{Path: name, Data: []byte(content)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Seq
+	}
+	plain := apply("a.txt", "nothing here\n")
+	seq := apply(".env", "X=1\nAWS_ACCESS_KEY_ID=AKIALALEMEL33243OLIB\n")
+	var got []journal.Secret
+	deadline := time.Now().Add(10 * time.Second)
+	for len(got) == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+		if err := e.Journal().View(func(tx *journal.Tx) (err error) {
+			got, _, err = tx.Secrets(seq)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(got) != 1 || got[0].Path != ".env" || got[0].Rule != "aws-access-token" || got[0].Line != 2 || got[0].Start != 22 {
+		t.Fatalf("stored secrets of event %d: %+v", seq, got)
+	}
+	after := apply("b.txt", "still nothing\n")
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	j, err := journal.Open(replay.DefaultJournalPath(dir), journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if err := j.View(func(tx *journal.Tx) error {
+		if n := tx.SecretsScanned(); n != after {
+			t.Errorf("scanned to %d, want %d (Close stores the mark)", n, after)
+		}
+		if s, scanned, _ := tx.Secrets(plain); len(s) != 0 || !scanned {
+			t.Errorf("event %d: %+v, scanned %v", plain, s, scanned)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
