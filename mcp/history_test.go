@@ -146,7 +146,7 @@ func TestHistory_UndoAll(t *testing.T) {
 // not masked), and the journal keeps the exact bytes (undo, then redo).
 func TestHistory_EventResourceMasksSecrets(t *testing.T) {
 	e := newEnv(t, jmcp.Options{}, ".env", "REGION=eu-west-1\n")
-	const key, tok = "AKIALALEMEL33243OLIB", "ghp_R4nd0mT0k3nV4lu3Xy9Zq8W7e6R5t4Y3u2I1"
+	const key, tok = "AKIALALEMEL33243OLIB", "ghp_R4nd0mT0k3nV4lu3Xy9Zq8W7e6R5t4Y3u2I1" // gitleaks:allow (made up for the test)
 	content := "REGION=eu-west-1\nAWS_ACCESS_KEY_ID=" + key + "\nGITHUB_TOKEN=" + tok + "\n"
 	e.ok("file_replace", map[string]any{"ops": []map[string]any{{"path": ".env", "content": content}}}, nil)
 	req := mcpgo.ReadResourceRequest{}

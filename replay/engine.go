@@ -69,6 +69,9 @@ type Engine struct {
 	// else waits for it (do). Guarded by mu.
 	queued atomic.Int64
 	lease  *journal.Lease
+	// calls counts the calls of do: the secret detector gives way to any
+	// batch or read that comes while it scans (secrets.go).
+	calls atomic.Uint64
 
 	// fault, if set, runs before each step of the apply protocol and may fail it (tests).
 	fault func(step, path string) error
@@ -252,6 +255,7 @@ func (e *Engine) dropLease() error {
 
 // do runs fn with the journal held exclusively.
 func (e *Engine) do(fn func(db *journal.DB) error) (err error) {
+	e.calls.Add(1)
 	e.queued.Add(1)
 	e.mu.Lock()
 	e.queued.Add(-1)

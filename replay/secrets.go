@@ -11,8 +11,11 @@ import (
 // the events after the last scanned one are read under the journal's lock
 // (their arguments and after-contents, up to scanBudget bytes), scanned with
 // the lock released (journal/secrets), and what was found is stored in one
-// bbolt commit (journal.Tx.PutSecrets). Events that hold no secret cost no
-// commit of their own: the scanned mark is kept in memory and stored with
+// bbolt commit (journal.Tx.PutSecrets). A pass gives way to the engine's
+// other work: it stops after the event it is scanning when a batch or a
+// reader calls the engine, and goes on from there at the next idle moment,
+// so an edit waits for one event's scan at most (its CPU, not the lock).
+// Events that hold no secret cost no commit of their own: the scanned mark is kept in memory and stored with
 // the next findings, once scanStoreEvery events are scanned without any, or
 // at Close. Readers never depend on it: what they print is masked by a scan
 // of what they print (journal.Tx.ScanSecrets covers what is not stored).
@@ -20,7 +23,7 @@ import (
 // scanBudget bounds the bytes one pass reads; scanStoreEvery is how many
 // scanned events without findings may wait for a commit.
 const (
-	scanBudget     = 64 << 20
+	scanBudget     = 1 << 20
 	scanStoreEvery = 256
 )
 
@@ -41,6 +44,9 @@ func (e *Engine) scanSecrets(store bool) error {
 	}
 	defer s.running.Store(false)
 	for {
+		if e.queued.Load() > 0 { // a batch waits for the engine: go on at the next idle moment
+			return nil
+		}
 		var texts []journal.ScanText
 		var stored, last uint64
 		err := e.do(func(db *journal.DB) error {
@@ -58,7 +64,19 @@ func (e *Engine) scanSecrets(store bool) error {
 		if err != nil {
 			return err
 		}
-		found := journal.ScanSecretTexts(texts)
+		// give way: stop at the first event after which the engine was
+		// called (a batch, a reader); the next pass goes on from there
+		since := e.calls.Load()
+		found := map[uint64][]journal.Secret{}
+		for i := range texts {
+			if i > 0 && e.calls.Load() != since {
+				texts, last = texts[:i], texts[i-1].Seq
+				break
+			}
+			for seq, f := range journal.ScanSecretTexts(texts[i : i+1]) {
+				found[seq] = f
+			}
+		}
 		s.scanned = max(s.scanned, last)
 		if len(found) == 0 && !(store && s.scanned > stored) && s.scanned-stored < scanStoreEvery {
 			return nil
@@ -68,7 +86,7 @@ func (e *Engine) scanSecrets(store bool) error {
 		}); err != nil {
 			return err
 		}
-		if len(texts) == 0 {
+		if len(texts) == 0 || e.calls.Load() != since+1 { // +1: the store's own call
 			return nil
 		}
 	}

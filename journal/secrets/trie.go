@@ -7,7 +7,7 @@ package secrets
 type trie struct {
 	class   [256]uint8
 	classes int
-	next    []int32 // state*classes + class → state
+	next    []int32 // state*classes + class → the next state's offset (see newTrie)
 	out     [][]int // state → keywords ending there (through fail links too)
 }
 
@@ -73,17 +73,30 @@ func newTrie(keywords []string) *trie {
 			}
 		}
 	}
+	// the hot loop's form: an entry is the target state's offset in next
+	// (state × classes), complemented when the state has keywords ending
+	for i, v := range t.next {
+		off := v * int32(t.classes)
+		if len(t.out[v]) > 0 {
+			off = ^off
+		}
+		t.next[i] = off
+	}
 	return t
 }
 
 // hits calls fn with the end offset of each keyword occurrence in b and the
 // keyword's index.
 func (t *trie) hits(b []byte, fn func(end, k int)) {
-	s := int32(0)
+	next, class := t.next, &t.class
+	off := int32(0)
 	for i, c := range b {
-		s = t.next[int(s)*t.classes+int(t.class[c])]
-		for _, k := range t.out[s] {
-			fn(i+1, k)
+		off = next[off+int32(class[c])]
+		if off < 0 {
+			off = ^off
+			for _, k := range t.out[off/int32(t.classes)] {
+				fn(i+1, k)
+			}
 		}
 	}
 }

@@ -15,11 +15,11 @@ import (
 
 // Credentials shaped like real ones (random, issued to no one).
 const (
-	awsKeyID  = "AKIALALEMEL33243OLIB"
-	awsSecret = "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"
-	ghToken   = "ghp_R4nd0mT0k3nV4lu3Xy9Zq8W7e6R5t4Y3u2I1"
+	awsKeyID  = "AKIALALEMEL33243OLIB"                     // gitleaks:allow (made up for the test)
+	awsSecret = "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" // gitleaks:allow (made up for the test)
+	ghToken   = "ghp_R4nd0mT0k3nV4lu3Xy9Zq8W7e6R5t4Y3u2I1" // gitleaks:allow (made up for the test)
 	pemBody   = "MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM9Oi1QZbO+ZjJ8r0Q5v4Jv8c1s0Jv"
-	pemKey    = "-----BEGIN RSA PRIVATE KEY-----\n" + pemBody + "\nq2c3Xy4Tt7Pq9wZ8Y1tqv5o1Yk0x7b3QZ1sVt0Y2uX8b0Q9Zr2w1Lk5Jv6u3Pq8X\nc2VjcmV0IGtleSBtYXRlcmlhbCBmb3IgYSB0ZXN0IG9ubHksIG5vdCBhIHJlYWwga2V5\n-----END RSA PRIVATE KEY-----\n"
+	pemKey    = "-----BEGIN RSA PRIVATE KEY-----\n" + pemBody + "\nq2c3Xy4Tt7Pq9wZ8Y1tqv5o1Yk0x7b3QZ1sVt0Y2uX8b0Q9Zr2w1Lk5Jv6u3Pq8X\nc2VjcmV0IGtleSBtYXRlcmlhbCBmb3IgYSB0ZXN0IG9ubHksIG5vdCBhIHJlYWwga2V5\n-----END RSA PRIVATE KEY-----\n" // gitleaks:allow (made up for the test)
 )
 
 // secretValues are the values no output may show without --reveal.
