@@ -187,24 +187,13 @@ func ScanSecretTexts(texts []ScanText) map[uint64][]Secret {
 			}
 		}
 		for _, f := range secrets.ScanArgs(st.Args) {
-			out = append(out, Secret{Path: argsPath(st.Args), Finding: f})
+			out = append(out, Secret{Path: secrets.ArgsPath(st.Args), Finding: f})
 		}
 		if len(out) > 0 {
 			found[st.Seq] = out
 		}
 	}
 	return found
-}
-
-// argsPath returns the arguments' top-level "path", if any.
-func argsPath(args []byte) string {
-	var a struct {
-		Path string `json:"path"`
-	}
-	if json.Unmarshal(args, &a) != nil {
-		return ""
-	}
-	return a.Path
 }
 
 // ScanSecrets returns every event's secrets, seq → secrets: those stored,
@@ -243,4 +232,34 @@ func MaskEvent(e *Event) *Event {
 	c := *e
 	c.Args = secrets.MaskArgs(e.Args, fs)
 	return &c
+}
+
+// Masking masks detected secrets in what is printed of the journal (an
+// event's arguments, contents, a file's lines), unless Reveal: the CLI's
+// --reveal, journal web's.
+type Masking struct{ Reveal bool }
+
+// Event returns e with the secrets in its arguments masked (MaskEvent).
+func (m Masking) Event(e *Event) *Event {
+	if m.Reveal {
+		return e
+	}
+	return MaskEvent(e)
+}
+
+// File returns the content of the file at path with its secrets masked
+// (secrets.MaskFile); nil stays nil (no such file).
+func (m Masking) File(path string, b []byte) []byte {
+	if m.Reveal || b == nil {
+		return b
+	}
+	return secrets.MaskFile(path, b)
+}
+
+// Lines is File for a file given as lines (secrets.MaskLines).
+func (m Masking) Lines(path string, lines []string) []string {
+	if m.Reveal {
+		return lines
+	}
+	return secrets.MaskLines(path, lines)
 }

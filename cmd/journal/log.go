@@ -207,7 +207,7 @@ func what(e *journal.Event) string {
 }
 
 func (a *app) printLogEntry(w io.Writer, tx *journal.Tx, e *journal.Event, f logFlags) error {
-	e = a.maskEvent(e)
+	e = a.mask().Event(e)
 	status := eventStatus(tx, e)
 	when := e.Time.In(zone())
 	switch {

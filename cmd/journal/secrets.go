@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/journalfs/journal/journal"
-	"github.com/journalfs/journal/journal/secrets"
 	"github.com/journalfs/journal/replay"
 	"github.com/journalfs/journal/snapshot"
 	"github.com/spf13/cobra"
@@ -25,31 +24,8 @@ func (a *app) addReveal(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&a.reveal, "reveal", false, "print detected secrets (keys, tokens, passwords) in clear instead of masked")
 }
 
-// maskEvent returns e with the secrets in its arguments masked, unless
-// --reveal.
-func (a *app) maskEvent(e *journal.Event) *journal.Event {
-	if a.reveal {
-		return e
-	}
-	return journal.MaskEvent(e)
-}
-
-// maskFile returns the content of the file at path with its secrets
-// masked, unless --reveal.
-func (a *app) maskFile(path string, b []byte) []byte {
-	if a.reveal || b == nil {
-		return b
-	}
-	return secrets.MaskFile(path, b)
-}
-
-// maskLines is maskFile for a file given as lines.
-func (a *app) maskLines(path string, lines []string) []string {
-	if a.reveal {
-		return lines
-	}
-	return secrets.MaskLines(path, lines)
-}
+// mask masks what the commands print, unless --reveal.
+func (a *app) mask() journal.Masking { return journal.Masking{Reveal: a.reveal} }
 
 // diffPath returns the file path of a diff side's name ("a/x.go", "b/x.go@7").
 func diffPath(name string) string {
@@ -70,11 +46,11 @@ func (a *app) maskBlame(b *replay.Blame) {
 	for i, l := range b.Lines {
 		lines[i] = string(l.Text)
 	}
-	for i, l := range a.maskLines(b.Path, lines) {
+	for i, l := range a.mask().Lines(b.Path, lines) {
 		b.Lines[i].Text = []byte(l)
 	}
 	for seq, e := range b.Events {
-		b.Events[seq] = a.maskEvent(e)
+		b.Events[seq] = a.mask().Event(e)
 	}
 }
 

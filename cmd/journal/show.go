@@ -98,7 +98,7 @@ func eventOrErr(tx *journal.Tx, seq uint64) (*journal.Event, error) {
 }
 
 func (a *app) printEvent(w io.Writer, tx *journal.Tx, e *journal.Event) {
-	e = a.maskEvent(e)
+	e = a.mask().Event(e)
 	status := string(e.Status)
 	if s := eventStatus(tx, e); s != "" && e.Status == journal.StatusCommitted {
 		status += ", " + s
@@ -193,7 +193,7 @@ func (a *app) printDiff(w io.Writer, tx *journal.Tx, oldName, newName string, be
 		fmt.Fprintf(w, "Binary files %s and %s differ\n", oldName, newName)
 		return nil
 	}
-	old, cur = a.maskFile(diffPath(oldName), old), a.maskFile(diffPath(newName), cur)
+	old, cur = a.mask().File(diffPath(oldName), old), a.mask().File(diffPath(newName), cur)
 	d := ops.Unified(oldName, newName, string(old), string(cur))
 	for _, l := range strings.SplitAfter(d, "\n") {
 		switch {

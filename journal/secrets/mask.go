@@ -81,7 +81,7 @@ func ScanArgs(args []byte) []Finding {
 	if len(args) == 0 || !bytes.Contains(args, []byte{'"'}) {
 		return nil
 	}
-	path := argPath(args)
+	path := ArgsPath(args)
 	var fs []Finding
 	_ = walkStrings(args, nil, func(ptr, s string) (string, bool) {
 		for _, f := range ScanFile(path, []byte(s)) {
@@ -117,8 +117,9 @@ func MaskArgs(args []byte, fs []Finding) []byte {
 	return out.Bytes()
 }
 
-// argPath returns the arguments' top-level "path" member, if it is a string.
-func argPath(args []byte) string {
+// ArgsPath returns the arguments' top-level "path" member, if it is a
+// string: the file a tool call names, whose path rules apply to its strings.
+func ArgsPath(args []byte) string {
 	var a struct {
 		Path string `json:"path"`
 	}

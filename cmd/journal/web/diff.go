@@ -161,7 +161,7 @@ func summarised(f journal.FileChange, why string) fileDiff {
 // the change and holds no secret.
 func (s *Server) makeDiff(f journal.FileChange, a, b []byte) fileDiff {
 	d := fileDiff{FileChange: f}
-	a, b = s.maskFile(f.Path, a), s.maskFile(f.Path, b)
+	a, b = s.mask().File(f.Path, a), s.mask().File(f.Path, b)
 	if bytes.IndexByte(a, 0) >= 0 || bytes.IndexByte(b, 0) >= 0 {
 		d.Summary = fmt.Sprintf("binary: %d bytes before, %d after", len(a), len(b))
 		return d

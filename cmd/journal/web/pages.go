@@ -182,7 +182,7 @@ func (s *Server) timeline(w http.ResponseWriter, r *http.Request) {
 			if !until.IsZero() && !e.Time.Before(until) {
 				return nil
 			}
-			e = s.maskEvent(e) // the instruction shown and the text searched hold no secret
+			e = s.mask().Event(e) // the instruction shown and the text searched hold no secret
 			if tool != "" && e.Tool != tool || session != "" && e.Actor.Session != session || text != "" && !matches(e, text) {
 				return nil
 			}
@@ -288,7 +288,7 @@ func (s *Server) event(w http.ResponseWriter, r *http.Request) {
 		if ev, err = tx.Event(seq); err != nil {
 			return err
 		}
-		ev = s.maskEvent(ev)
+		ev = s.mask().Event(ev)
 		revertedBy = tx.RevertedBy(seq)
 		for _, f := range ev.Files {
 			d := fileDiff{FileChange: f, Seq: seq}
@@ -584,7 +584,7 @@ func (s *Server) blame(w http.ResponseWriter, r *http.Request) {
 	for i, l := range b.Lines {
 		lines[i] = strings.TrimRight(string(l.Text), "\r\n")
 	}
-	lines = s.maskLines(b.Path, lines)
+	lines = s.mask().Lines(b.Path, lines)
 	var code []template.HTML
 	if lx := hl.Match(b.Path); lx != nil {
 		code = highlight(lx, lines)
