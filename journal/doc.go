@@ -82,6 +82,7 @@
 //	staging     root dir 0x00 temp path → ∅ (temps to remove: made before an intent, or out of recovery's reach)
 //	merkle      level (1) | index (8) → SHA-256 (32): the Merkle tree's stored hashes (see "Merkle tree")
 //	checkpoints tree size (8) | time (8) → signed note (see "Checkpoints")
+//	secrets     seq → JSON findings of the secret detector; sequence: the last event scanned (secretscan.go)
 //	chunks, lists, contents                 (package snapshot)
 //
 // Paths never contain NUL, so "path 0x00 seq" keys sort each path's events
