@@ -35,11 +35,26 @@ type secretScan struct {
 	scanned uint64
 }
 
-// scanSecrets runs one detection pass unless one is running; store forces
-// the scanned mark to be stored even without findings (Close).
+// ScanSecrets runs the detector over every event not scanned yet, whether
+// or not the engine was opened with Options.ScanSecrets, and stores what it
+// finds and how far it scanned: journal status runs it, so a journal that
+// no server scanned (an earlier binary's, a CLI's) is scanned once.
+func (e *Engine) ScanSecrets() error { return e.scan(true) }
+
+// scanSecrets runs one detection pass of an engine opened with
+// Options.ScanSecrets; store forces the scanned mark to be stored even
+// without findings (Close).
 func (e *Engine) scanSecrets(store bool) error {
+	if !e.secrets.on {
+		return nil
+	}
+	return e.scan(store)
+}
+
+// scan is a detection pass, unless one is running.
+func (e *Engine) scan(store bool) error {
 	s := &e.secrets
-	if !s.on || !s.running.CompareAndSwap(false, true) {
+	if !s.running.CompareAndSwap(false, true) {
 		return nil
 	}
 	defer s.running.Store(false)

@@ -61,6 +61,9 @@ func (a *app) runStatus() error {
 		return err
 	}
 	defer e.Close()
+	if err := e.ScanSecrets(); err != nil { // once: what it scans is stored
+		return err
+	}
 	var head string
 	var cps []*journal.Checkpoint
 	var treeSize int64
