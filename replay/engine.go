@@ -213,6 +213,7 @@ func (e *Engine) Close() error {
 		if err = e.Checkpoint(); err == nil {
 			e.scanSecrets(true) // best effort: status scans what is not stored
 		}
+		e.secrets.closed.Store(true)
 		if err == nil && wrote {
 			// a journal nobody writes keeps no log of zeros
 			// (journal.DB.LogTrim); only space: a failure changes nothing

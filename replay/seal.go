@@ -43,12 +43,17 @@ func (e *Engine) armSeal(after time.Duration) {
 }
 
 // timedSeal is the timer's seal: it does nothing if a later batch re-armed
-// the timer, and tries again later if the seal fails.
+// the timer, and tries again later if the seal fails. Then, the engine being
+// idle, the secret detector runs (secrets.go).
 func (e *Engine) timedSeal(gen uint64) {
 	e.mu.Lock()
-	stale := !e.outstanding(true) || e.sealGen != gen
+	stale, done := e.sealGen != gen, !e.outstanding(true)
 	e.mu.Unlock()
 	if stale {
+		return
+	}
+	if done { // a reader flushed first: the engine is idle all the same
+		e.scanSecrets(false)
 		return
 	}
 	if err := e.Checkpoint(); err != nil {

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"sync/atomic"
+	"time"
 
 	"github.com/journalfs/journal/journal"
 )
@@ -31,6 +32,7 @@ const (
 type secretScan struct {
 	on      bool
 	running atomic.Bool
+	closed  atomic.Bool // Close has run its last pass: no retry may run after it
 	// scanned is the last event scanned (stored or not); guarded by running.
 	scanned uint64
 }
@@ -51,15 +53,18 @@ func (e *Engine) scanSecrets(store bool) error {
 	return e.scan(store)
 }
 
-// scan is a detection pass, unless one is running.
+// scan is a detection pass, unless one is running. A pass that gives way
+// tries again sealDelay later (retry), so what it left is scanned without
+// waiting for another batch.
 func (e *Engine) scan(store bool) error {
 	s := &e.secrets
-	if !s.running.CompareAndSwap(false, true) {
+	if s.closed.Load() || !s.running.CompareAndSwap(false, true) {
 		return nil
 	}
 	defer s.running.Store(false)
 	for {
-		if e.queued.Load() > 0 { // a batch waits for the engine: go on at the next idle moment
+		if e.queued.Load() > 0 { // a batch waits for the engine
+			e.retryScan()
 			return nil
 		}
 		var texts []journal.ScanText
@@ -80,12 +85,13 @@ func (e *Engine) scan(store bool) error {
 			return err
 		}
 		// give way: stop at the first event after which the engine was
-		// called (a batch, a reader); the next pass goes on from there
+		// called (a batch, a reader)
 		since := e.calls.Load()
 		found := map[uint64][]journal.Secret{}
+		gave := false
 		for i := range texts {
 			if i > 0 && e.calls.Load() != since {
-				texts, last = texts[:i], texts[i-1].Seq
+				texts, last, gave = texts[:i], texts[i-1].Seq, true
 				break
 			}
 			for seq, f := range journal.ScanSecretTexts(texts[i : i+1]) {
@@ -93,16 +99,25 @@ func (e *Engine) scan(store bool) error {
 			}
 		}
 		s.scanned = max(s.scanned, last)
-		if len(found) == 0 && !(store && s.scanned > stored) && s.scanned-stored < scanStoreEvery {
+		if len(found) > 0 || (store && s.scanned > stored) || s.scanned-stored >= scanStoreEvery {
+			if err := e.do(func(db *journal.DB) error {
+				return db.Update(func(tx *journal.Tx) error { return tx.PutSecrets(s.scanned, found) })
+			}); err != nil {
+				return err
+			}
+			since++ // the store's own call
+		}
+		switch {
+		case gave || e.calls.Load() != since:
+			e.retryScan()
 			return nil
-		}
-		if err := e.do(func(db *journal.DB) error {
-			return db.Update(func(tx *journal.Tx) error { return tx.PutSecrets(s.scanned, found) })
-		}); err != nil {
-			return err
-		}
-		if len(texts) == 0 || e.calls.Load() != since+1 { // +1: the store's own call
+		case len(texts) == 0:
 			return nil
 		}
 	}
+}
+
+// retryScan runs a detection pass sealDelay from now.
+func (e *Engine) retryScan() {
+	time.AfterFunc(sealDelay, func() { e.scanSecrets(false) })
 }
