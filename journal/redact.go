@@ -312,19 +312,53 @@ func (d *DB) Redact(req RedactRequest) (*RedactReport, error) {
 		if len(t.Pending()) > 0 {
 			return fmt.Errorf("journal: redact: event %d is pending: %w", t.Pending()[0], ErrBusy)
 		}
+		if err := t.tx.Bucket(bucketMeta).Put(metaRedactDue, []byte(fileInode(d.j.path))); err != nil {
+			return fmt.Errorf("journal: redact: %w", err)
+		}
 		return t.redact(req, rep)
 	})
 	if err != nil {
 		return nil, err
 	}
+	rep.FileBefore, rep.FileAfter, err = d.finishRedaction()
+	return rep, err
+}
+
+// metaRedactDue names, in the meta bucket, the file (fileInode) a
+// redaction committed in whose free pages and write-ahead log may still
+// hold the values: until a compaction replaced that file, FinishRedaction
+// does the rest.
+var metaRedactDue = []byte("redact_due")
+
+// FinishRedaction completes a redaction a crash interrupted after its
+// transaction (FinishRedaction is called by the replay engine's recovery):
+// it empties the write-ahead log and compacts the file, unless that file
+// was replaced since. Like Compact, it must be the last thing its Do does
+// with d.
+func (d *DB) FinishRedaction() error {
+	var due []byte
+	if err := d.View(func(t *Tx) error {
+		due = bytes.Clone(t.tx.Bucket(bucketMeta).Get(metaRedactDue))
+		return nil
+	}); err != nil {
+		return err
+	}
+	if due == nil || string(due) != fileInode(d.j.path) {
+		return nil
+	}
+	_, _, err := d.finishRedaction()
+	return err
+}
+
+// finishRedaction empties the write-ahead log and compacts the file.
+func (d *DB) finishRedaction() (before, after int64, err error) {
 	if err := d.LogTrim(); err != nil {
-		return rep, fmt.Errorf("journal: redact: empty the write-ahead log: %w", err)
+		return 0, 0, fmt.Errorf("journal: redact: empty the write-ahead log: %w", err)
 	}
 	if fi, err := os.Stat(d.j.path + ".wal"); err == nil && fi.Size() > 0 {
-		return rep, fmt.Errorf("journal: redact: the write-ahead log %s could not be emptied (its files may be unsynced): %w", d.j.path+".wal", ErrBusy)
+		return 0, 0, fmt.Errorf("journal: redact: the write-ahead log %s could not be emptied (its files may be unsynced): %w", d.j.path+".wal", ErrBusy)
 	}
-	rep.FileBefore, rep.FileAfter, err = d.Compact()
-	return rep, err
+	return d.Compact()
 }
 
 func (t *Tx) redact(req RedactRequest, rep *RedactReport) error {
@@ -332,6 +366,7 @@ func (t *Tx) redact(req RedactRequest, rep *RedactReport) error {
 	if err != nil {
 		return fmt.Errorf("journal: redact: %w", err)
 	}
+
 	red := &Redaction{Paths: req.Paths, Why: req.Why}
 	evs := slices.Clone(req.Events)
 	slices.Sort(evs)
