@@ -3,6 +3,7 @@ package journal
 import (
 	"bytes"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -121,25 +122,36 @@ func (e *Event) Withhold(why string) *Event {
 	return &c
 }
 
-// disclosure is what an export line carries of a salted event's arguments
-// beside its hashed event.
-type disclosure struct {
-	What struct {
-		Args         json.RawMessage `json:"args"`
-		ArgsSalt     []byte          `json:"args_salt"`
-		ArgsWithheld string          `json:"args_withheld"`
-	} `json:"what"`
-}
-
 // disclose sets in e, decoded from a line's hashed event, the arguments,
 // salt or reason they were withheld that the line b carries, and checks
-// the arguments against e's digest.
+// the arguments against e's digest. It finds them without decoding the
+// line: `,"args":` and `,"args_withheld":"` appear in a line only as
+// what's keys (inside a JSON string a quote is escaped), and the caller
+// compares the whole line with the one derived from e, so anything
+// misplaced fails there.
 func disclose(e *Event, b []byte) error {
-	var d disclosure
-	if err := json.Unmarshal(b, &d); err != nil {
-		return fmt.Errorf("event %d: %v", e.Seq, err)
+	var w ExportWhat
+	if i := bytes.Index(b, []byte(`,"args":`)); i >= 0 {
+		rest := b[i+len(`,"args":`):]
+		dec := json.NewDecoder(bytes.NewReader(rest))
+		if err := dec.Decode(&w.Args); err != nil {
+			return fmt.Errorf("event %d: arguments: %v", e.Seq, err)
+		}
+		rest = rest[dec.InputOffset():]
+		const salt = `,"args_salt":"`
+		if bytes.HasPrefix(rest, []byte(salt)) {
+			rest = rest[len(salt):]
+			if j := bytes.IndexByte(rest, '"'); j >= 0 {
+				w.ArgsSalt, _ = base64.StdEncoding.DecodeString(string(rest[:j]))
+			}
+		}
+	} else if i := bytes.Index(b, []byte(`,"args_withheld":"`)); i >= 0 {
+		rest := b[i+len(`,"args_withheld":"`):]
+		if j := bytes.IndexByte(rest, '"'); j >= 0 {
+			w.ArgsWithheld = string(rest[:j])
+		}
 	}
-	return discloseWhat(e, &ExportWhat{Args: d.What.Args, ArgsSalt: d.What.ArgsSalt, ArgsWithheld: d.What.ArgsWithheld})
+	return discloseWhat(e, &w)
 }
 
 // discloseWhat is disclose of an export line's what, decoded.
