@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/secrets"
 	"github.com/journalfs/journal/replay"
 	"github.com/journalfs/journal/snapshot"
 	"github.com/spf13/cobra"
@@ -126,3 +127,8 @@ func printSecrets(w io.Writer, found []secretPlace) {
 		fmt.Fprintf(w, "    event %d  %s  %s\n", s.seq, where, cDim(s.Rule))
 	}
 }
+
+// holdsSecret reports whether a stored content, or a string of an event's
+// arguments, holds a detected secret: redact --secrets takes out what it
+// accepts.
+func holdsSecret(b []byte) bool { return len(secrets.Scan(b)) > 0 }

@@ -130,6 +130,19 @@ func TestSecrets_MaskedUnlessRevealed(t *testing.T) {
 			t.Errorf("journal web --reveal does not show the secrets")
 		}
 	}
+
+	// redact --secrets takes every one out; verify still passes
+	red := runJournal(t, root, "redact", "--secrets", "--why", "keys written by an agent", "--no-pager")
+	if !strings.Contains(red, "took out the arguments of 2 event(s) (1, 2) and 3 content(s)") {
+		t.Errorf("redact --secrets:\n%s", red)
+	}
+	if st := runJournal(t, root, "status", "--no-pager"); !strings.Contains(st, "secrets   none detected") {
+		t.Errorf("status after redact --secrets:\n%s", st)
+	}
+	runJournal(t, root, "verify", "--no-pager")
+	if show := runJournal(t, root, "show", "1", "--reveal", "--no-pager"); strings.Contains(show, awsKeyID) || !strings.Contains(show, "redacted by event 6") {
+		t.Errorf("show 1 --reveal after redact:\n%s", show)
+	}
 }
 
 // webPages runs journal web on root and returns the bodies of the paths.
