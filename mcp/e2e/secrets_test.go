@@ -39,7 +39,8 @@ func noSecret(t *testing.T, what, out string) {
 // .env, a GitHub token into a Go file and a PEM private key, over MCP. No
 // output of the journal — log (text and JSON), show, diff, blame, the MCP
 // event resource, the web app's pages — holds a value unless --reveal;
-// status says where they are; undo and redo put back the exact bytes.
+// status says where they are; undo and redo put back the exact bytes;
+// journal redact --secrets then takes every one out and verify still passes.
 func TestSecrets_MaskedUnlessRevealed(t *testing.T) {
 	root := t.TempDir()
 	env := "# service\nAWS_ACCESS_KEY_ID=" + awsKeyID + "\r\nAWS_SECRET_ACCESS_KEY=" + awsSecret + "\r\nREGION=eu-west-1\n"
