@@ -222,15 +222,16 @@ func (t *Tx) ScanSecrets() (map[uint64][]Secret, error) {
 }
 
 // MaskEvent returns e if its arguments hold no secret, else a copy whose
-// arguments have them masked (secrets.MaskArgs): for printing, never for
-// storing (the copy's hash no longer covers its arguments).
+// arguments have them masked (secrets.MaskArgs) and whose salt is left out
+// (beside the digest, the salt would let a reader test guesses of a weak
+// password): for printing, never for storing.
 func MaskEvent(e *Event) *Event {
 	fs := secrets.ScanArgs(e.Args)
 	if len(fs) == 0 {
 		return e
 	}
 	c := *e
-	c.Args = secrets.MaskArgs(e.Args, fs)
+	c.Args, c.ArgsSalt = secrets.MaskArgs(e.Args, fs), nil
 	return &c
 }
 
