@@ -28,9 +28,9 @@
 //   - gitleaks' Go library (github.com/zricethezav/gitleaks/v8, detect and
 //     config): its config package alone pulls in viper, hcl, zerolog and
 //     their trees, and detect adds archive readers (rar, 7z, xz, zip, lz4,
-//     brotli), lipgloss and sprig: 371 packages for a program that only
-//     calls detect.NewDetectorDefaultConfig; such a program is 12.8 MB and
-//     takes 35 s to build cold on this machine. Its findings give lines and
+//     brotli), lipgloss and sprig — hundreds of packages for a program that
+//     only runs the default detector (BENCHMARKS.md, "Secret detection",
+//     has the count, size and build time). Its findings give lines and
 //     columns of the match, not byte offsets of the secret, which masking
 //     needs.
 //   - DefangLabs/secret-detector (a port of Yelp's detect-secrets): a

@@ -83,9 +83,8 @@ var (
 	loadErr  error
 )
 
-// rules returns the compiled rule set, compiling it on first use (a few
-// milliseconds: the embedded file is fixed, so an error is a build defect
-// and panics).
+// rules returns the compiled rule set, compiling it on first use (the
+// embedded file is fixed, so an error is a build defect and panics).
 func rules() *ruleSet {
 	loadOnce.Do(func() { loaded, loadErr = compile(gitleaksTOML) })
 	if loadErr != nil {
