@@ -211,7 +211,7 @@ func (e *Engine) Close() error {
 		wrote := e.wroteLog
 		e.mu.Unlock()
 		if err = e.Checkpoint(); err == nil {
-			e.scanSecrets(true) // best effort: status scans what is not stored
+			e.closeScan() // best effort: status scans what is not stored
 		}
 		e.secrets.closed.Store(true)
 		if err == nil && wrote {

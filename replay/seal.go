@@ -53,7 +53,7 @@ func (e *Engine) timedSeal(gen uint64) {
 		return
 	}
 	if done { // a reader flushed first: the engine is idle all the same
-		e.scanSecrets(false)
+		e.scanSecrets()
 		return
 	}
 	if err := e.Checkpoint(); err != nil {
@@ -64,7 +64,7 @@ func (e *Engine) timedSeal(gen uint64) {
 		e.mu.Unlock()
 		return
 	}
-	e.scanSecrets(false) // best effort: a failed pass is retried by the next
+	e.scanSecrets() // best effort: a failed pass is retried by the next
 }
 
 // outstanding reports whether the engine has work a flush would do: an

@@ -18,7 +18,7 @@ import (
 // so an edit waits for one event's scan at most (its CPU, not the lock).
 // Events that hold no secret cost no commit of their own: the scanned mark is kept in memory and stored with
 // the next findings, once scanStoreEvery events are scanned without any, or
-// at Close. Readers never depend on it: what they print is masked by a scan
+// at Close (whose last pass runs closeScanTime at most). Readers never depend on it: what they print is masked by a scan
 // of what they print (journal.Tx.ScanSecrets covers what is not stored).
 
 // scanBudget bounds the bytes one pass reads; scanStoreEvery is how many
@@ -41,22 +41,35 @@ type secretScan struct {
 // or not the engine was opened with Options.ScanSecrets, and stores what it
 // finds and how far it scanned: journal status runs it, so a journal that
 // no server scanned (an earlier binary's, a CLI's) is scanned once.
-func (e *Engine) ScanSecrets() error { return e.scan(true) }
+func (e *Engine) ScanSecrets() error { return e.scan(true, time.Time{}) }
 
 // scanSecrets runs one detection pass of an engine opened with
-// Options.ScanSecrets; store forces the scanned mark to be stored even
-// without findings (Close).
-func (e *Engine) scanSecrets(store bool) error {
+// Options.ScanSecrets.
+func (e *Engine) scanSecrets() error {
 	if !e.secrets.on {
 		return nil
 	}
-	return e.scan(store)
+	return e.scan(false, time.Time{})
+}
+
+// closeScanTime bounds Close's last pass: what a busy server left unscanned
+// beyond it waits for journal status, not for the server's exit.
+const closeScanTime = 2 * time.Second
+
+// closeScan is Close's last pass: it stores the scanned mark even without
+// findings, for at most closeScanTime.
+func (e *Engine) closeScan() error {
+	if !e.secrets.on {
+		return nil
+	}
+	return e.scan(true, time.Now().Add(closeScanTime))
 }
 
 // scan is a detection pass, unless one is running. A pass that gives way
 // tries again sealDelay later (retry), so what it left is scanned without
-// waiting for another batch.
-func (e *Engine) scan(store bool) error {
+// waiting for another batch. store stores the scanned mark even without
+// findings; a pass with a deadline stops at the first store after it.
+func (e *Engine) scan(store bool, deadline time.Time) error {
 	s := &e.secrets
 	if s.closed.Load() || !s.running.CompareAndSwap(false, true) {
 		return nil
@@ -111,7 +124,7 @@ func (e *Engine) scan(store bool) error {
 		case gave || e.calls.Load() != since:
 			e.retryScan()
 			return nil
-		case len(texts) == 0:
+		case len(texts) == 0, !deadline.IsZero() && time.Now().After(deadline):
 			return nil
 		}
 	}
@@ -119,5 +132,5 @@ func (e *Engine) scan(store bool) error {
 
 // retryScan runs a detection pass sealDelay from now.
 func (e *Engine) retryScan() {
-	time.AfterFunc(sealDelay, func() { e.scanSecrets(false) })
+	time.AfterFunc(sealDelay, func() { e.scanSecrets() })
 }
