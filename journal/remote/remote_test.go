@@ -116,15 +116,25 @@ func workspace(t testing.TB, name string, n int, at map[uint64]map[string]string
 // events lists a journal's events as "seq hash" lines.
 func events(t testing.TB, dir string) []string {
 	t.Helper()
+	var out []string
+	for _, e := range journalEvents(t, dir) {
+		out = append(out, fmt.Sprintf("%d %s %s", e.Seq, e.Hash, e.Tool))
+	}
+	return out
+}
+
+// journalEvents reads the events of the journal in dir.
+func journalEvents(t testing.TB, dir string) []*journal.Event {
+	t.Helper()
 	j, err := journal.Open(filepath.Join(dir, journal.DirName, journal.FileName), journal.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer j.Close()
-	var out []string
+	var out []*journal.Event
 	err = j.View(func(tx *journal.Tx) error {
 		return tx.Each(0, false, func(e *journal.Event) error {
-			out = append(out, fmt.Sprintf("%d %s %s", e.Seq, e.Hash, e.Tool))
+			out = append(out, e)
 			return nil
 		})
 	})

@@ -1,0 +1,202 @@
+package remote_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/journalfs/journal/journal/remote"
+	"github.com/journalfs/journal/journal/remote/s3test"
+	"github.com/journalfs/journal/replay"
+	"github.com/journalfs/journal/snapshot"
+	"github.com/klauspost/compress/zstd"
+)
+
+// secret is an AWS secret access key an agent writes into .env (AWS's
+// documentation example: no real key).
+const secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+
+// sealedStore opens the encrypted remote "sealed": data under
+// s3://journal-test/<prefix>, keys in s3://journal-keys/<prefix>.
+func sealedStore(t testing.TB, srv *s3test.Server, prefix string) *remote.Store {
+	t.Helper()
+	s, err := remote.Open(ctx, remote.Remote{Name: "sealed", URL: "s3://" + s3test.Bucket + "/" + prefix, Endpoint: srv.Endpoint(),
+		Keys: "s3://" + s3test.KeysBucket + "/" + prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// secretWorkspace is a workspace of the repository's files where an agent
+// then writes the secret into .env (the secret in the event's arguments
+// too), and a large file of many chunks that holds it in its middle.
+func secretWorkspace(t testing.TB, name string) (string, *replay.Engine, snapshot.ID, snapshot.ID) {
+	t.Helper()
+	dir, e := workspace(t, name, 20, nil)
+	env := "AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE\nAWS_SECRET_ACCESS_KEY=" + secret + "\n"
+	if _, err := e.Apply(ctx, &replay.Batch{Tool: "file_create_new", Args: []byte(fmt.Sprintf(`{"path":".env","content":%q}`, env)),
+		Changes: []replay.Change{{Path: ".env", Data: []byte(env)}}}); err != nil {
+		t.Fatal(err)
+	}
+	var big strings.Builder
+	for i := 0; big.Len() < 300<<10; i++ {
+		if i == 3000 {
+			big.WriteString("secret = \"" + secret + "\"\n")
+		}
+		fmt.Fprintf(&big, "line %d of a file of many chunks %x\n", i, i*7919)
+	}
+	if _, err := e.Apply(ctx, &replay.Batch{Tool: "file_create_new", Changes: []replay.Change{{Path: "config/big.txt", Data: []byte(big.String())}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Apply(ctx, &replay.Batch{Tool: "edit_content", Args: []byte(`{"path":"notes.md"}`),
+		Changes: []replay.Change{{Path: "notes.md", Data: []byte("# notes\n")}}}); err != nil {
+		t.Fatal(err)
+	}
+	return dir, e, snapshot.Sum([]byte(env)), snapshot.Sum([]byte(big.String()))
+}
+
+// objectVersions returns every version of every object under prefix of
+// bucket, read through S3 (key "@" version → bytes).
+func objectVersions(t testing.TB, srv *s3test.Server, bucket, prefix string) map[string][]byte {
+	t.Helper()
+	c := srv.Client()
+	out := map[string][]byte{}
+	p := s3.NewListObjectVersionsPaginator(c, &s3.ListObjectVersionsInput{Bucket: aws.String(bucket), Prefix: aws.String(prefix)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range page.Versions {
+			in := &s3.GetObjectInput{Bucket: aws.String(bucket), Key: v.Key}
+			if id := aws.ToString(v.VersionId); id != "" && id != "null" {
+				in.VersionId = v.VersionId
+			}
+			o, err := c.GetObject(ctx, in)
+			if err != nil {
+				t.Fatal(aws.ToString(v.Key), err)
+			}
+			var b bytes.Buffer
+			b.ReadFrom(o.Body)
+			o.Body.Close()
+			out[aws.ToString(v.Key)+"@"+aws.ToString(v.VersionId)] = b.Bytes()
+		}
+	}
+	return out
+}
+
+// holding returns the objects whose bytes, or their zstd decoding, hold
+// any of the needles.
+func holding(objects map[string][]byte, needles ...string) []string {
+	d, _ := zstd.NewReader(nil)
+	defer d.Close()
+	var out []string
+	for k, b := range objects {
+		plain, _ := d.DecodeAll(b, nil)
+		for _, n := range needles {
+			if bytes.Contains(b, []byte(n)) || bytes.Contains(plain, []byte(n)) {
+				out = append(out, k)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// TestPushClone_Encrypted: a workspace with a secret in .env (and in the
+// event's arguments) pushed to an encrypted remote: no object of the data
+// bucket or the key store holds the secret or a line of a known file,
+// where the same push to a plain remote shows both; the clone is
+// identical and verify passes; a second workspace of the same repository
+// stores none of its files again; the remote opened without its key store
+// is refused.
+func TestPushClone_Encrypted(t *testing.T) {
+	srv := s3test.Start(t)
+	dir, e, _, _ := secretWorkspace(t, "enc")
+	known := []string{secret, "// file 3, line 17: as long as the lines", "line 2000 of a file of many chunks"}
+
+	plain := store(t, srv)
+	if _, err := remote.Push(ctx, plain, e.Journal(), remote.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := holding(objectVersions(t, srv, s3test.Bucket, "team/"), known...); len(got) < 3 {
+		t.Fatalf("the control failed: the plain remote shows the known bytes in only %v", got)
+	}
+
+	s := sealedStore(t, srv, "enc")
+	rep, err := remote.Push(ctx, s, e.Journal(), remote.PushOptions{SegmentEvents: 10})
+	if err != nil || rep.To != 24 || rep.Segments != 3 {
+		t.Fatalf("push: %+v %v", rep, err)
+	}
+	data := objectVersions(t, srv, s3test.Bucket, "enc/")
+	keys := objectVersions(t, srv, s3test.KeysBucket, "enc/")
+	if len(data) < 30 || len(keys) != 3 {
+		t.Fatalf("%d data objects, %d key files", len(data), len(keys))
+	}
+	if got := holding(data, known...); len(got) > 0 {
+		t.Fatalf("objects of the encrypted remote hold plaintext: %v", got)
+	}
+	if got := holding(keys, known...); len(got) > 0 {
+		t.Fatalf("key files hold plaintext: %v", got)
+	}
+	ws := workspaceID(t, dir)
+	vr, err := remote.Verify(ctx, s, "")
+	if err != nil || !vr.OK() || vr.Events != 24 || vr.Contents < 30 || vr.Unreadable != 0 {
+		t.Fatalf("verify: %+v %v", vr, err)
+	}
+	clone := filepath.Join(t.TempDir(), "clone")
+	cr, err := remote.Clone(ctx, s, ws, clone, remote.CloneOptions{})
+	if err != nil || len(cr.Withheld) != 0 {
+		t.Fatalf("clone: %+v %v", cr, err)
+	}
+	if fmt.Sprint(files(t, clone)) != fmt.Sprint(files(t, dir)) {
+		t.Fatal("the clone's files differ")
+	}
+	if a, b := events(t, dir), events(t, clone); strings.Join(a, "\n") != strings.Join(b, "\n") {
+		t.Fatalf("events differ:\n%v\n%v", a, b)
+	}
+	if a, b := eventArgs(t, dir), eventArgs(t, clone); a != b || !strings.Contains(a, secret) {
+		t.Fatalf("the clone's arguments differ:\n%s\n---\n%s", a, b)
+	}
+
+	// a second workspace of the repository: its files are there already
+	_, e2 := workspace(t, "enc2", 5, nil)
+	rep2, err := remote.Push(ctx, s, e2.Journal(), remote.PushOptions{})
+	if err != nil || rep2.ContentsThere < 10 {
+		t.Fatalf("second workspace: %+v %v", rep2, err)
+	}
+	if vr, err := remote.Verify(ctx, s, ""); err != nil || !vr.OK() || len(vr.Workspaces) != 2 {
+		t.Fatalf("verify: %+v %v", vr, err)
+	}
+
+	// without its key store, the remote is refused; so is a key store in
+	// the data bucket, and an encrypted remote over plain objects
+	_, err = remote.Open(ctx, remote.Remote{Name: "nokeys", URL: "s3://" + s3test.Bucket + "/enc", Endpoint: srv.Endpoint()})
+	if !errors.Is(err, remote.ErrUsage) || !strings.Contains(err.Error(), "is an encrypted remote: add it with --keys s3://"+s3test.KeysBucket+"/enc") {
+		t.Fatalf("open without keys: %v", err)
+	}
+	_, err = remote.Open(ctx, remote.Remote{Name: "same", URL: "s3://" + s3test.Bucket + "/x", Endpoint: srv.Endpoint(), Keys: "s3://" + s3test.Bucket + "/keys"})
+	if !errors.Is(err, remote.ErrUsage) || !strings.Contains(err.Error(), "keys must be kept outside it") {
+		t.Fatalf("keys in the data bucket: %v", err)
+	}
+	_, err = remote.Open(ctx, remote.Remote{Name: "over", URL: "s3://" + s3test.Bucket + "/team", Endpoint: srv.Endpoint(), Keys: "s3://" + s3test.KeysBucket + "/team"})
+	if !errors.Is(err, remote.ErrUsage) || !strings.Contains(err.Error(), "holds objects pushed unencrypted") {
+		t.Fatalf("encrypted over plain objects: %v", err)
+	}
+}
+
+// eventArgs lists the arguments of a journal's events.
+func eventArgs(t testing.TB, dir string) string {
+	t.Helper()
+	var out strings.Builder
+	for _, e := range journalEvents(t, dir) {
+		fmt.Fprintf(&out, "%d %s\n", e.Seq, e.Args)
+	}
+	return out.String()
+}
