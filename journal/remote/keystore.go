@@ -171,6 +171,9 @@ func (s *Store) purge(ctx context.Context, name string, all bool) (int, error) {
 		if v.latest && !all {
 			continue
 		}
+		if s.beforeWrite != nil {
+			s.beforeWrite("delete", name)
+		}
 		in := &s3.DeleteObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(s.key(name))}
 		if v.id != "" && v.id != "null" {
 			in.VersionId = aws.String(v.id)

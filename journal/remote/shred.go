@@ -74,6 +74,9 @@ func ShredStore(ctx context.Context, s *Store, ws string, events []uint64, conte
 				}
 			}
 			if ev+ct > 0 {
+				if s.keys.beforeWrite != nil {
+					s.keys.beforeWrite("put", n.name)
+				}
 				if _, err := s.keys.put(ctx, n.name, f.encode(), "", false); err != nil {
 					return rep, err
 				}

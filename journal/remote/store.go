@@ -60,6 +60,9 @@ type Store struct {
 	prefix string        // "" or ending in "/"
 	retain time.Duration // Object Lock retention of immutable objects (0: none)
 	keys   *Store        // an encrypted remote's key store (another bucket); nil: plain
+	// beforeWrite, if set (tests), is called before each write or delete
+	// a shred makes in the key store: a fault seam.
+	beforeWrite func(op, name string)
 }
 
 // Open connects to the remote (credentials from the AWS chain) and checks
