@@ -48,12 +48,7 @@ func newShredSetup(t *testing.T) *shredSetup {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	e, err := replay.Open(replay.Options{Roots: []string{dir}, Actor: journal.Actor{Kind: "mcp", Name: "agent", Session: "s"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
+	dir, e := newEngine(t)
 	apply := func(tool, path, data string) uint64 {
 		t.Helper()
 		r, err := e.Apply(ctx, &replay.Batch{Tool: tool, Args: []byte(fmt.Sprintf(`{"path":%q,"content":%q}`, path, data)),
