@@ -35,6 +35,9 @@ type PushReport struct {
 	Bytes           int64 // bytes sent
 	MissingContents int   // contents events name that the journal no longer holds (gc, repair)
 	Checkpoints     int   // signed checkpoints sent
+	// Shred is, when the events pushed carry redactions and the remote is
+	// encrypted, what destroying their keys did (nil: none to destroy).
+	Shred *StoreShred
 }
 
 // PushOptions tune Push.
@@ -113,6 +116,11 @@ func Push(ctx context.Context, s *Store, j *journal.Journal, o PushOptions) (*Pu
 	if from > upTo {
 		rep.Checkpoints, err = pushCheckpoints(ctx, s, j, ws, rep.Head)
 		return rep, err
+	}
+	if s.Encrypted() && head.Last > head.BaseSeq { // what was pushed before and is redacted now
+		if rep.Shred, err = shredPushed(ctx, s, j, ws, from, upTo); err != nil {
+			return rep, err
+		}
 	}
 	per := o.SegmentEvents
 	if per == 0 {

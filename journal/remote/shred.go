@@ -94,6 +94,31 @@ func ShredStore(ctx context.Context, s *Store, ws string, events []uint64, conte
 	return rep, nil
 }
 
+// shredPushed shreds on s, before a push of events from..upTo of j, the
+// redactions those events carry: all that an earlier push sent of what
+// they took out. It returns nil when they carry none.
+func shredPushed(ctx context.Context, s *Store, j *journal.Journal, ws string, from, upTo uint64) (*StoreShred, error) {
+	var events []uint64
+	var contents []snapshot.ID
+	err := j.View(func(tx *journal.Tx) error {
+		return tx.Scan(from, false, func(e *journal.Event) error {
+			if e.Seq > upTo {
+				return journal.ErrStop
+			}
+			evs, cts := redactionOf(e)
+			events, contents = append(events, evs...), append(contents, cts...)
+			return nil
+		}, nil)
+	})
+	if err != nil && !errors.Is(err, journal.ErrStop) {
+		return nil, err
+	}
+	if len(events)+len(contents) == 0 {
+		return nil, nil
+	}
+	return ShredStore(ctx, s, ws, events, contents)
+}
+
 // keyFileName is a key file found in the key store; live when it has a
 // current version (not only older ones behind a delete).
 type keyFileName struct {
