@@ -200,3 +200,45 @@ func eventArgs(t testing.TB, dir string) string {
 	}
 	return out.String()
 }
+
+// TestPush_EncryptedRollUp: 40 pushes of one event each to an encrypted
+// remote (as continuous replication makes them) leave their small
+// segments rolled into one with its key file; the rolled-away key files
+// are gone from the key store; verify and clone are whole.
+func TestPush_EncryptedRollUp(t *testing.T) {
+	srv := s3test.Start(t)
+	s := sealedStore(t, srv, "roll")
+	dir, e := workspace(t, "roll", 0, nil)
+	if _, err := remote.Push(ctx, s, e.Journal(), remote.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rolled := 0
+	for i := range 40 {
+		if _, err := e.Apply(ctx, &replay.Batch{Tool: "edit_content", Args: []byte(fmt.Sprintf(`{"n":%d}`, i)),
+			Changes: []replay.Change{{Path: fmt.Sprintf("notes/%d.txt", i%3), Data: []byte(fmt.Sprintf("note %d\n", i))}}}); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := remote.Push(ctx, s, e.Journal(), remote.PushOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rolled += rep.Rolled
+	}
+	var keys []string
+	for k := range srv.Objects(s3test.KeysBucket, "roll") {
+		keys = append(keys, k)
+	}
+	if rolled != 32 || len(keys) != 10 { // events 1-32 rolled into one, 33 to 41 each alone
+		t.Fatalf("rolled %d segments; %d key files: %v", rolled, len(keys), keys)
+	}
+	if vr, err := remote.Verify(ctx, s, ""); err != nil || !vr.OK() || vr.Events != 41 {
+		t.Fatalf("verify: %+v %v", vr, err)
+	}
+	clone := filepath.Join(t.TempDir(), "clone")
+	if _, err := remote.Clone(ctx, s, workspaceID(t, dir), clone, remote.CloneOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(files(t, clone)) != fmt.Sprint(files(t, dir)) || eventArgs(t, clone) != eventArgs(t, dir) {
+		t.Fatal("the clone differs")
+	}
+}

@@ -156,8 +156,8 @@ func Push(ctx context.Context, s *Store, j *journal.Journal, o PushOptions) (*Pu
 			if err != nil {
 				return rep, err
 			}
-			if enc { // the keys of the contents the run's events name
-				if err := p.contents(ctx, big.ids); err != nil {
+			if enc {
+				if err := p.rollKeys(ctx, run, big); err != nil {
 					return rep, err
 				}
 			}
@@ -404,6 +404,7 @@ func (p *pusher) content(ctx context.Context, id snapshot.ID) error {
 	}
 	size, chunks, err := p.local(id)
 	if err != nil || chunks == nil {
+		p.missing(chunks, err)
 		return err
 	}
 	// a content of one chunk is that chunk (same bytes, same ID): it needs
@@ -449,7 +450,7 @@ func (p *pusher) content(ctx context.Context, id snapshot.ID) error {
 }
 
 // local returns content id's size and chunks in the journal; no chunks
-// (nil) when the journal no longer holds it (counted as missing).
+// (nil) when the journal no longer holds it.
 func (p *pusher) local(id snapshot.ID) (int64, []snapshot.ID, error) {
 	var size int64
 	chunks := []snapshot.ID{}
@@ -465,10 +466,16 @@ func (p *pusher) local(id snapshot.ID) (int64, []snapshot.ID, error) {
 		})
 	})
 	if errors.Is(err, snapshot.ErrNotFound) {
-		p.count(func(r *PushReport) { r.MissingContents++ })
 		return 0, nil, nil
 	}
 	return size, chunks, err
+}
+
+// missing counts a content local found missing.
+func (p *pusher) missing(chunks []snapshot.ID, err error) {
+	if err == nil && chunks == nil {
+		p.count(func(r *PushReport) { r.MissingContents++ })
+	}
 }
 
 // putChunk sends chunk object c (z: its bytes as stored, sealed or not)

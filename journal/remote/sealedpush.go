@@ -14,6 +14,12 @@ import (
 // already (this or another workspace's) gets its key from the journal's
 // own bytes, without any read of the remote but the manifest's HEAD.
 func (p *pusher) sealedContent(ctx context.Context, id snapshot.ID) error {
+	return p.sealContent(ctx, id, true)
+}
+
+// sealContent is sealedContent; without send it only derives the
+// content's key, from the journal's bytes (the remote has it).
+func (p *pusher) sealContent(ctx context.Context, id snapshot.ID, send bool) error {
 	p.mu.Lock()
 	_, done := p.keys[id]
 	p.mu.Unlock()
@@ -22,11 +28,14 @@ func (p *pusher) sealedContent(ctx context.Context, id snapshot.ID) error {
 	}
 	size, chunks, err := p.local(id)
 	if err != nil || chunks == nil {
+		if send {
+			p.missing(chunks, err)
+		}
 		return err
 	}
 	single := len(chunks) == 1 && chunks[0] == id
-	there := false // a manifest there: its chunks are there too (sent before it)
-	if !single {
+	there := !send // a manifest there: its chunks are there too (sent before it)
+	if !single && send {
 		if there, err = p.s.exists(ctx, contentKey(id)); err != nil {
 			return err
 		}
@@ -51,9 +60,9 @@ func (p *pusher) sealedContent(ctx context.Context, id snapshot.ID) error {
 	} else {
 		m := sealedManifest(size, chunks, keys)
 		key = convergentKey(kindManifest, m)
-		if there {
+		if there && send {
 			p.count(func(r *PushReport) { r.ContentsThere++ })
-		} else {
+		} else if !there {
 			z := seal(key, m, id[:])
 			if _, err := p.s.put(ctx, contentKey(id), z, "", false); err != nil {
 				return err
@@ -65,5 +74,42 @@ func (p *pusher) sealedContent(ctx context.Context, id snapshot.ID) error {
 	p.keys[id] = key
 	p.sent[id] = true
 	p.mu.Unlock()
+	return nil
+}
+
+// rollKeys gives the key file of big, the segment a run of small ones is
+// rolled into, the keys of every content its events name: derived from
+// the journal's bytes, or, for a content the journal no longer holds
+// (gc), taken from the run's own key files, which the roll-up deletes.
+func (p *pusher) rollKeys(ctx context.Context, run []Segment, big *builtSegment) error {
+	var lacking []snapshot.ID
+	for _, id := range distinct(big.ids) {
+		if err := p.sealContent(ctx, id, false); err != nil {
+			return err
+		}
+		p.mu.Lock()
+		if _, ok := p.keys[id]; !ok {
+			lacking = append(lacking, id)
+		}
+		p.mu.Unlock()
+	}
+	for _, sg := range run {
+		if len(lacking) == 0 {
+			break
+		}
+		f, err := p.s.readKeys(ctx, sg.Key)
+		if err != nil {
+			return err
+		}
+		left := lacking[:0]
+		for _, id := range lacking {
+			if k, ok := f.contents[id]; ok {
+				big.keys.contents[id] = k
+			} else {
+				left = append(left, id)
+			}
+		}
+		lacking = left
+	}
 	return nil
 }
