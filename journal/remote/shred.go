@@ -162,6 +162,26 @@ type ShredReport struct {
 	NotShredded []NotShredded
 }
 
+// Lines says what the report holds, a line per remote, for a command to
+// print: "remote audit (workspace W): shredded the keys of 1 event's
+// arguments and 2 contents in 3 key files" or "remote team: not shredded:
+// REASON (ERROR)".
+func (r *ShredReport) Lines() []string {
+	var out []string
+	for _, s := range r.Shredded {
+		out = append(out, fmt.Sprintf("remote %s (workspace %s): shredded the keys of %d event(s)' arguments and %d content(s) in %d key file(s); %d older version(s) deleted",
+			s.Remote, s.Workspace, s.Events, s.Contents, s.Rewritten, s.Versions))
+	}
+	for _, n := range r.NotShredded {
+		l := fmt.Sprintf("remote %s: not shredded: %s", n.Remote, n.Reason)
+		if n.Err != nil {
+			l += " (" + n.Err.Error() + ")"
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
 // NotShredded is a remote a redaction could not reach.
 type NotShredded struct {
 	Remote string

@@ -1,9 +1,12 @@
 package remote
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -33,6 +36,7 @@ type shredSetup struct {
 	ws     string
 	env    snapshot.ID // the .env content
 	envSeq uint64      // the event that wrote it
+	big    snapshot.ID // a file of many chunks holding the secret in one
 }
 
 func newShredSetup(t *testing.T) *shredSetup {
@@ -49,9 +53,13 @@ func newShredSetup(t *testing.T) *shredSetup {
 		t.Fatal(err)
 	}
 	dir, e := newEngine(t)
-	apply := func(tool, path, data string) uint64 {
+	apply := func(tool, path, data string) uint64 { // the arguments hold the content of a small file
 		t.Helper()
-		r, err := e.Apply(ctx, &replay.Batch{Tool: tool, Args: []byte(fmt.Sprintf(`{"path":%q,"content":%q}`, path, data)),
+		args := fmt.Sprintf(`{"path":%q,"content":%q}`, path, data)
+		if len(data) > 1000 {
+			args = fmt.Sprintf(`{"path":%q}`, path)
+		}
+		r, err := e.Apply(ctx, &replay.Batch{Tool: tool, Args: []byte(args),
 			Changes: []replay.Change{{Path: path, Data: []byte(data)}}})
 		if err != nil {
 			t.Fatal(err)
@@ -64,6 +72,15 @@ func newShredSetup(t *testing.T) *shredSetup {
 	env := "AWS_SECRET_ACCESS_KEY=" + leakedKey + "\n"
 	st := &shredSetup{srv: srv, s: s, e: e, dir: dir, env: snapshot.Sum([]byte(env))}
 	st.envSeq = apply("file_create_new", ".env", env)
+	var big strings.Builder
+	for i := 0; big.Len() < 256<<10; i++ {
+		if i == 2500 {
+			big.WriteString("aws_secret_access_key = " + leakedKey + "\n")
+		}
+		fmt.Fprintf(&big, "line %d of a large configuration file %x\n", i, i*7919)
+	}
+	st.big = snapshot.Sum([]byte(big.String()))
+	apply("file_create_new", "config/large.ini", big.String())
 	for i := range 6 {
 		apply("edit_file", fmt.Sprintf("src/f%d.go", i), fmt.Sprintf("package f\n\nconst N = %d\n", i+10))
 	}
@@ -124,6 +141,82 @@ func (st *shredSetup) everyKey(t *testing.T) []dataKey {
 	return out
 }
 
+// recoverable is everything someone holding the data bucket (every
+// version of every object) and every key left in the key store (every
+// version of every key file, and every chunk key in a manifest one of
+// them opens) can open: the plaintext of every sealed object and value.
+func (st *shredSetup) recoverable(t *testing.T) [][]byte {
+	t.Helper()
+	keys := st.everyKey(t)
+	var out [][]byte
+	objs := map[string][]byte{}
+	ctx := context.Background()
+	c := st.srv.Client()
+	l, err := c.ListObjectVersions(ctx, &s3.ListObjectVersionsInput{Bucket: aws.String(s3test.LockedBucket), Prefix: aws.String("audit/")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range l.Versions {
+		o, err := c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(s3test.LockedBucket), Key: v.Key, VersionId: v.VersionId})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(o.Body)
+		o.Body.Close()
+		objs[strings.TrimPrefix(aws.ToString(v.Key), "audit/")] = b
+	}
+	open := func(b, ad []byte) {
+		for _, k := range keys {
+			if p, err := unseal(k, b, ad); err == nil {
+				out = append(out, p)
+				if _, _, ks, err := parseSealedManifest(p); err == nil {
+					keys = append(keys, ks...)
+				}
+			}
+		}
+	}
+	for name, b := range objs { // manifests first: they hold chunk keys
+		if strings.HasPrefix(name, "contents/") {
+			id, _ := snapshot.ParseID(strings.TrimPrefix(name, "contents/"))
+			open(b, id[:])
+		}
+	}
+	for name, b := range objs {
+		switch {
+		case strings.HasPrefix(name, "chunks/"):
+			id, _ := snapshot.ParseID(name[strings.LastIndexByte(name, '/')+1:])
+			open(b, id[:])
+		case strings.HasSuffix(name, ".jsonl.zst"):
+			raw, err := zdec().DecodeAll(b, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, line := range bytes.Split(raw, []byte("\n")) {
+				var l sealedLine
+				if json.Unmarshal(line, &l) == nil && len(l.Sealed) > 0 {
+					open(l.Sealed, l.Hash[:])
+				}
+			}
+		}
+	}
+	for i, p := range out { // chunks are compressed
+		if z, err := zdec().DecodeAll(p, nil); err == nil {
+			out[i] = z
+		}
+	}
+	return out
+}
+
+// leaks reports whether any plaintext holds the secret.
+func leaks(plain [][]byte) bool {
+	for _, p := range plain {
+		if bytes.Contains(p, []byte(leakedKey)) {
+			return true
+		}
+	}
+	return false
+}
+
 // TestShredStore_FaultsThenRetry: a shred of the .env content on a
 // --retain remote whose versioned key store is killed in the middle (the
 // S3 server, after the first key file is rewritten and before its older
@@ -147,8 +240,8 @@ func TestShredStore_FaultsThenRetry(t *testing.T) {
 		}
 		return false
 	}
-	if !opens() {
-		t.Fatal("before the shred no key opens the .env chunk")
+	if !opens() || !leaks(st.recoverable(t)) {
+		t.Fatal("before the shred the keys do not open the secret: the test would prove nothing")
 	}
 	st.s.keys.beforeWrite = func(op, name string) {
 		if op == "delete" {
@@ -157,7 +250,7 @@ func TestShredStore_FaultsThenRetry(t *testing.T) {
 	}
 	short, cancel := context.WithTimeout(ctx, 20e9)
 	defer cancel()
-	rep, err := ShredStore(short, st.s, st.ws, nil, []snapshot.ID{st.env})
+	rep, err := ShredStore(short, st.s, st.ws, []uint64{st.envSeq}, []snapshot.ID{st.env, st.big})
 	if !errors.Is(err, ErrUnreachable) || rep.Rewritten != 1 {
 		t.Fatalf("shred with the server killed: %+v %v", rep, err)
 	}
@@ -166,12 +259,12 @@ func TestShredStore_FaultsThenRetry(t *testing.T) {
 	if !opens() {
 		t.Fatal("the interrupted shred left no older version holding the key: the fault came too late to test anything")
 	}
-	rep, err = ShredStore(ctx, st.s, st.ws, nil, []snapshot.ID{st.env})
+	rep, err = ShredStore(ctx, st.s, st.ws, []uint64{st.envSeq}, []snapshot.ID{st.env, st.big})
 	if err != nil || rep.Versions == 0 {
 		t.Fatalf("the retried shred: %+v %v", rep, err)
 	}
-	if opens() {
-		t.Fatal("after the shred a key in the key store still opens the .env chunk")
+	if opens() || leaks(st.recoverable(t)) {
+		t.Fatal("after the shred the data bucket and the keys left still open the secret")
 	}
 	// the chunk is still there, locked, and sealed
 	h, err := st.s.c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(s3test.LockedBucket), Key: aws.String(st.s.key(chunkKey(st.env)))})
@@ -186,20 +279,60 @@ func TestShredStore_FaultsThenRetry(t *testing.T) {
 			t.Fatalf("%s holds the secret in clear", name)
 		}
 	}
-	again, err := ShredStore(ctx, st.s, st.ws, nil, []snapshot.ID{st.env})
+	again, err := ShredStore(ctx, st.s, st.ws, []uint64{st.envSeq}, []snapshot.ID{st.env, st.big})
 	if err != nil || again.Rewritten != 0 || again.Versions != 0 {
 		t.Fatalf("a third shred: %+v %v", again, err)
 	}
 	clone := filepath.Join(t.TempDir(), "c")
 	cr, err := Clone(ctx, st.s, st.ws, clone, CloneOptions{})
-	if err != nil || !slices.Equal(cr.Withheld, []string{".env"}) || !slices.Equal(cr.WithheldContents, []snapshot.ID{st.env}) || cr.Files != 6 {
+	slices.Sort(cr.Withheld)
+	if err != nil || !slices.Equal(cr.Withheld, []string{".env", "config/large.ini"}) || len(cr.WithheldContents) != 2 || cr.Files != 6 {
 		t.Fatalf("clone after the shred: %+v %v", cr, err)
 	}
 	vr, err := Verify(ctx, st.s, st.ws)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := fmt.Sprintf("content %s: the key store has no key for it", st.env.Short()); len(vr.Problems) != 1 || !strings.Contains(vr.Problems[0], want) {
+	if want := fmt.Sprintf("content %s: the key store has no key for it", st.env.Short()); len(vr.Problems) != 2 || !strings.Contains(strings.Join(vr.Problems, "\n"), want) {
 		t.Fatalf("verify of a content shredded without a redaction: %+v", vr)
+	}
+}
+
+// TestShred_Remotes: a redaction reaches every remote the journal pushed
+// to: the encrypted one is shredded; the plain one under --retain is
+// named with the reason (its objects stay, locked), for journal redact to
+// print.
+func TestShred_Remotes(t *testing.T) {
+	ctx := context.Background()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	st := newShredSetup(t)
+	sealed := st.s.Remote()
+	plain := Remote{Name: "locked", URL: "s3://" + s3test.LockedBucket + "/plain", Endpoint: st.srv.Endpoint(), Retain: "2d"}
+	for _, r := range []Remote{sealed, plain} {
+		if err := Add(r); err != nil {
+			t.Fatal(err)
+		}
+		s, err := Open(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Push(ctx, s, st.e.Journal(), PushOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.e.Journal().WriteReplication(journal.Replication{Remote: r.Name, Workspace: rep.Workspace, Pushed: rep.Head})
+	}
+	rep, err := Shred(ctx, st.e.Journal(), nil, []snapshot.ID{st.env})
+	if err != nil || len(rep.Shredded) != 1 || len(rep.NotShredded) != 1 {
+		t.Fatalf("shred: %+v %v", rep, err)
+	}
+	lines := strings.Join(rep.Lines(), "\n")
+	for _, want := range []string{
+		"remote audit (workspace " + st.ws + "): shredded the keys of 0 event(s)' arguments and 1 content(s) in 1 key file(s)",
+		"remote locked: not shredded: it is not encrypted: its segments keep the arguments and its objects the contents, under Object Lock for 2d from each push (they cannot be deleted)",
+	} {
+		if !strings.Contains(lines, want) {
+			t.Errorf("the report lacks %q:\n%s", want, lines)
+		}
 	}
 }
