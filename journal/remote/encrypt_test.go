@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/journalfs/journal/journal/remote"
 	"github.com/journalfs/journal/journal/remote/s3test"
 	"github.com/journalfs/journal/replay"
@@ -61,36 +59,6 @@ func secretWorkspace(t testing.TB, name string) (string, *replay.Engine, snapsho
 	return dir, e, snapshot.Sum([]byte(env)), snapshot.Sum([]byte(big.String()))
 }
 
-// objectVersions returns every version of every object under prefix of
-// bucket, read through S3 (key "@" version → bytes).
-func objectVersions(t testing.TB, srv *s3test.Server, bucket, prefix string) map[string][]byte {
-	t.Helper()
-	c := srv.Client()
-	out := map[string][]byte{}
-	p := s3.NewListObjectVersionsPaginator(c, &s3.ListObjectVersionsInput{Bucket: aws.String(bucket), Prefix: aws.String(prefix)})
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, v := range page.Versions {
-			in := &s3.GetObjectInput{Bucket: aws.String(bucket), Key: v.Key}
-			if id := aws.ToString(v.VersionId); id != "" && id != "null" {
-				in.VersionId = v.VersionId
-			}
-			o, err := c.GetObject(ctx, in)
-			if err != nil {
-				t.Fatal(aws.ToString(v.Key), err)
-			}
-			var b bytes.Buffer
-			b.ReadFrom(o.Body)
-			o.Body.Close()
-			out[aws.ToString(v.Key)+"@"+aws.ToString(v.VersionId)] = b.Bytes()
-		}
-	}
-	return out
-}
-
 // holding returns the objects whose bytes, or their zstd decoding, hold
 // any of the needles.
 func holding(objects map[string][]byte, needles ...string) []string {
@@ -125,7 +93,7 @@ func TestPushClone_Encrypted(t *testing.T) {
 	if _, err := remote.Push(ctx, plain, e.Journal(), remote.PushOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if got := holding(objectVersions(t, srv, s3test.Bucket, "team/"), known...); len(got) < 3 {
+	if got := holding(srv.Versions(s3test.Bucket, "team/"), known...); len(got) < 3 {
 		t.Fatalf("the control failed: the plain remote shows the known bytes in only %v", got)
 	}
 
@@ -134,8 +102,8 @@ func TestPushClone_Encrypted(t *testing.T) {
 	if err != nil || rep.To != 24 || rep.Segments != 3 {
 		t.Fatalf("push: %+v %v", rep, err)
 	}
-	data := objectVersions(t, srv, s3test.Bucket, "enc/")
-	keys := objectVersions(t, srv, s3test.KeysBucket, "enc/")
+	data := srv.Versions(s3test.Bucket, "enc/")
+	keys := srv.Versions(s3test.KeysBucket, "enc/")
 	if len(data) < 30 || len(keys) != 3 {
 		t.Fatalf("%d data objects, %d key files", len(data), len(keys))
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -91,42 +90,11 @@ func newShredSetup(t *testing.T) *shredSetup {
 	return st
 }
 
-// keyVersions returns the bytes of every version of every key file of the
-// key store.
-func (st *shredSetup) keyVersions(t *testing.T) map[string][]byte {
-	t.Helper()
-	ctx := context.Background()
-	c := st.srv.Client()
-	out := map[string][]byte{}
-	l, err := c.ListObjectVersions(ctx, &s3.ListObjectVersionsInput{Bucket: aws.String(s3test.KeysBucket), Prefix: aws.String("audit/")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range l.Versions {
-		o, err := c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(s3test.KeysBucket), Key: v.Key, VersionId: v.VersionId})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b strings.Builder
-		buf := make([]byte, 1<<16)
-		for {
-			n, err := o.Body.Read(buf)
-			b.Write(buf[:n])
-			if err != nil {
-				break
-			}
-		}
-		o.Body.Close()
-		out[aws.ToString(v.Key)+"@"+aws.ToString(v.VersionId)] = []byte(b.String())
-	}
-	return out
-}
-
 // everyKey is every 32-byte key any version of any key file holds.
 func (st *shredSetup) everyKey(t *testing.T) []dataKey {
 	t.Helper()
 	var out []dataKey
-	for k, b := range st.keyVersions(t) {
+	for k, b := range st.srv.Versions(s3test.KeysBucket, "audit/") {
 		f, err := decodeKeyFile(b)
 		if err != nil {
 			t.Fatalf("%s: %v", k, err)
@@ -150,20 +118,8 @@ func (st *shredSetup) recoverable(t *testing.T) [][]byte {
 	keys := st.everyKey(t)
 	var out [][]byte
 	objs := map[string][]byte{}
-	ctx := context.Background()
-	c := st.srv.Client()
-	l, err := c.ListObjectVersions(ctx, &s3.ListObjectVersionsInput{Bucket: aws.String(s3test.LockedBucket), Prefix: aws.String("audit/")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range l.Versions {
-		o, err := c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(s3test.LockedBucket), Key: v.Key, VersionId: v.VersionId})
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(o.Body)
-		o.Body.Close()
-		objs[strings.TrimPrefix(aws.ToString(v.Key), "audit/")] = b
+	for k, b := range st.srv.Versions(s3test.LockedBucket, "audit/") {
+		objs[strings.TrimPrefix(k[:strings.LastIndexByte(k, '@')], "audit/")+k[strings.LastIndexByte(k, '@'):]] = b
 	}
 	open := func(b, ad []byte) {
 		for _, k := range keys {
@@ -177,11 +133,12 @@ func (st *shredSetup) recoverable(t *testing.T) [][]byte {
 	}
 	for name, b := range objs { // manifests first: they hold chunk keys
 		if strings.HasPrefix(name, "contents/") {
-			id, _ := snapshot.ParseID(strings.TrimPrefix(name, "contents/"))
+			id, _ := snapshot.ParseID(strings.TrimPrefix(name[:strings.LastIndexByte(name, '@')], "contents/"))
 			open(b, id[:])
 		}
 	}
 	for name, b := range objs {
+		name = name[:strings.LastIndexByte(name, '@')]
 		switch {
 		case strings.HasPrefix(name, "chunks/"):
 			id, _ := snapshot.ParseID(name[strings.LastIndexByte(name, '/')+1:])

@@ -7,6 +7,7 @@ package s3test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -133,6 +134,39 @@ func (s *Server) Objects(bucket, dir string) map[string][]byte {
 		out[filepath.ToSlash(rel)] = b
 		return nil
 	})
+	return out
+}
+
+// Versions returns every version of every object under prefix of bucket,
+// read through S3: key "@" version ID → bytes.
+func (s *Server) Versions(bucket, prefix string) map[string][]byte {
+	s.t.Helper()
+	ctx := context.Background()
+	c := s.Client()
+	out := map[string][]byte{}
+	p := s3.NewListObjectVersionsPaginator(c, &s3.ListObjectVersionsInput{Bucket: aws.String(bucket), Prefix: aws.String(prefix)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		for _, v := range page.Versions {
+			in := &s3.GetObjectInput{Bucket: aws.String(bucket), Key: v.Key}
+			if id := aws.ToString(v.VersionId); id != "" && id != "null" {
+				in.VersionId = v.VersionId
+			}
+			o, err := c.GetObject(ctx, in)
+			if err != nil {
+				s.t.Fatal(aws.ToString(v.Key), err)
+			}
+			b, err := io.ReadAll(o.Body)
+			o.Body.Close()
+			if err != nil {
+				s.t.Fatal(aws.ToString(v.Key), err)
+			}
+			out[aws.ToString(v.Key)+"@"+aws.ToString(v.VersionId)] = b
+		}
+	}
 	return out
 }
 
