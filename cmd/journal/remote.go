@@ -224,6 +224,10 @@ remote sends nothing. A second writer for one workspace (a copy of it pushing to
 			if rep.Checkpoints > 0 {
 				defer fmt.Fprintf(a.out, "sent %d signed checkpoint(s)\n", rep.Checkpoints)
 			}
+			if sh := rep.Shred; sh != nil {
+				fmt.Fprintf(a.out, "shredded on %s the keys of %d event(s)' arguments and %d content(s) the events pushed redact (%d key file(s) rewritten, %d older version(s) deleted)\n",
+					sh.Remote, sh.Events, sh.Contents, sh.Rewritten, sh.Versions)
+			}
 			if rep.From == 0 {
 				fmt.Fprintf(a.out, "%s is up to date (workspace %s)\n", r.Name, rep.Workspace)
 				return nil
