@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -208,5 +209,48 @@ func TestPush_EncryptedRollUp(t *testing.T) {
 	}
 	if fmt.Sprint(files(t, clone)) != fmt.Sprint(files(t, dir)) || eventArgs(t, clone) != eventArgs(t, dir) {
 		t.Fatal("the clone differs")
+	}
+}
+
+// TestVerify_EncryptedDamage: on an encrypted remote, a flipped byte in a
+// sealed chunk and in a sealed manifest is named by verify (the storage's checksum or the seal catches it), and a
+// clone refuses instead of writing what it cannot check.
+func TestVerify_EncryptedDamage(t *testing.T) {
+	srv := s3test.Start(t)
+	s := sealedStore(t, srv, "dmg")
+	dir, e, env, big := secretWorkspace(t, "dmg")
+	if _, err := remote.Push(ctx, s, e.Journal(), remote.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	flip := func(key string) {
+		t.Helper()
+		p := srv.Object(key)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b[len(b)-20] ^= 1
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	envChunk := "dmg/chunks/" + env.String()[:2] + "/" + env.String()
+	flip(envChunk)
+	flip("dmg/contents/" + big.String())
+	vr, err := remote.Verify(ctx, s, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := strings.Join(vr.Problems, "\n")
+	for _, want := range []string{
+		strings.TrimPrefix(envChunk, "dmg/") + ": altered",
+		"contents/" + big.String() + ": ",
+	} {
+		if !strings.Contains(report, want) {
+			t.Errorf("verify does not name %q:\n%s", want, report)
+		}
+	}
+	if _, err := remote.Clone(ctx, s, workspaceID(t, dir), filepath.Join(t.TempDir(), "c"), remote.CloneOptions{}); !errors.Is(err, remote.ErrDamaged) {
+		t.Fatalf("clone of a damaged encrypted remote: %v", err)
 	}
 }
