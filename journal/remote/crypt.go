@@ -45,15 +45,25 @@ func convergentKey(kind string, plaintext []byte) dataKey {
 
 // seal encrypts plaintext under k, bound to ad (the object's ID or the
 // event's hash): a ciphertext moved under another name does not open. A
-// key seals exactly one plaintext (it is derived from it), so the nonce
-// is derived from the key.
+// key seals one plaintext only (it is derived from it), so the nonce is
+// derived from the key and ad: the one key two events with the same
+// unsalted arguments share seals under two nonces, never reusing a
+// Poly1305 key on two messages.
 func seal(k dataKey, plaintext, ad []byte) []byte {
 	a, _ := chacha20poly1305.NewX(k[:]) // a 32-byte key never fails
-	var nonce [chacha20poly1305.NonceSizeX]byte
-	blake3.DeriveKey(kindNonce, k[:], nonce[:])
 	out := make([]byte, len(sealMagic), len(sealMagic)+len(plaintext)+a.Overhead())
 	copy(out, sealMagic)
-	return a.Seal(out, nonce[:], plaintext, ad)
+	return a.Seal(out, nonceOf(k, ad), plaintext, ad)
+}
+
+// nonceOf derives the nonce of what k seals under ad.
+func nonceOf(k dataKey, ad []byte) []byte {
+	h := blake3.NewDeriveKey(kindNonce)
+	h.Write(k[:])
+	h.Write(ad)
+	nonce := make([]byte, chacha20poly1305.NonceSizeX)
+	h.Digest().Read(nonce)
+	return nonce
 }
 
 // errOpen is a sealed object that does not open with the key given:
@@ -66,9 +76,7 @@ func unseal(k dataKey, b, ad []byte) ([]byte, error) {
 		return nil, errOpen
 	}
 	a, _ := chacha20poly1305.NewX(k[:])
-	var nonce [chacha20poly1305.NonceSizeX]byte
-	blake3.DeriveKey(kindNonce, k[:], nonce[:])
-	p, err := a.Open(nil, nonce[:], b[len(sealMagic):], ad)
+	p, err := a.Open(nil, nonceOf(k, ad), b[len(sealMagic):], ad)
 	if err != nil {
 		return nil, errOpen
 	}

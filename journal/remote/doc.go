@@ -98,7 +98,8 @@
 // a content's) or the event's hash, so a ciphertext moved under another
 // name does not open. Each key is derived from the bytes it seals (BLAKE3
 // in key derivation mode, a context string per kind: chunk, manifest,
-// arguments) and seals only those, so the nonce is derived from the key.
+// arguments) and seals only those, so the nonce is derived from the key
+// and the associated data.
 // Convergent keys keep what plain remotes have: a chunk is one object
 // whoever pushes it, workspaces share it, and two writers of one segment
 // write the same bytes. They let whoever holds a plaintext confirm that a
