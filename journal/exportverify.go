@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/journalfs/journal/snapshot"
 )
@@ -34,6 +35,17 @@ type ExportReport struct {
 	Leaves []snapshot.ID
 	// TreeBase is the event before the tree's first leaf.
 	TreeBase uint64
+	// Redacted are the events whose arguments a redact event took out of
+	// the journal; Withheld those whose arguments the export left out
+	// (detected secrets; export --reveal includes them). Their digests
+	// still verify.
+	Redacted, Withheld []uint64
+	// Redactions are the export's redact events.
+	Redactions []uint64
+	// Unsalted are the events written before salting whose arguments a
+	// redact event took out: their hash could not be recomputed, their
+	// links were checked.
+	Unsalted []uint64
 }
 
 // ExportCheck says what CheckExport checks beyond the chain.
@@ -76,6 +88,7 @@ func CheckExport(r io.Reader, o ExportCheck) (*ExportReport, error) {
 	var firstPrev snapshot.ID
 	var gap error // a break in numbering or linking, fatal unless the export is filtered
 	var head *ExportHead
+	named := map[uint64]bool{} // events a redact event names
 	line := 0
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("journal: export line %d: %s: %w", line, fmt.Sprintf(format, a...), ErrCorrupt)
@@ -111,14 +124,42 @@ func CheckExport(r io.Reader, o ExportCheck) (*ExportReport, error) {
 			return rep, bad("not an event or head record")
 		}
 		hash, raw, ok := splitLine(b)
+		unsalted := false
 		if !ok {
-			return rep, bad("%s: no event whose blake3 is the line's hash", lineEvent(b))
+			if hash, raw, unsalted = splitUnsalted(b); !unsalted {
+				return rep, bad("%s: no event whose blake3 is the line's hash", lineEvent(b))
+			}
 		}
 		e := new(Event)
 		if err := json.Unmarshal(raw, e); err != nil {
 			return rep, bad("%s: hashed JSON does not decode: %v", lineEvent(b), err)
 		}
 		e.Hash = hash
+		if unsalted {
+			if e.ArgsDigest != nil || len(e.Args) > 0 {
+				return rep, bad("event %d: its blake3 is not the line's hash", e.Seq)
+			}
+			e.withheld = WithheldUnsalted
+			rep.Unsalted = append(rep.Unsalted, e.Seq)
+		}
+		if e.ArgsDigest != nil {
+			if err := disclose(e, b); err != nil {
+				return rep, bad("%v", err)
+			}
+			switch {
+			case len(e.Args) > 0:
+			case e.withheld == WithheldSecret:
+				rep.Withheld = append(rep.Withheld, e.Seq)
+			default:
+				rep.Redacted = append(rep.Redacted, e.Seq)
+			}
+		}
+		if e.Kind == KindRedact {
+			rep.Redactions = append(rep.Redactions, e.Seq)
+			for _, n := range e.redactedEvents() {
+				named[n] = true
+			}
+		}
 		want, err := exportLine(e, raw)
 		if err != nil || !bytes.Equal(want, b) {
 			return rep, bad("event %d: fields do not match the hashed event", e.Seq)
@@ -173,6 +214,13 @@ func CheckExport(r io.Reader, o ExportCheck) (*ExportReport, error) {
 		return rep, bad("head line: head %s is not the last event's hash %s", head.Head.Short(), prev.Hash.Short())
 	}
 	rep.Head, rep.Base, rep.Filtered = head.Head, head.Base, head.Filtered
+	if !rep.Filtered {
+		for _, n := range append(slices.Clone(rep.Redacted), rep.Unsalted...) {
+			if !named[n] {
+				return rep, fmt.Errorf("journal: export: event %d: arguments missing, and no redact event names it: %w", n, ErrCorrupt)
+			}
+		}
+	}
 	if err := rep.checkTree(head, o.CheckOptions); err != nil {
 		return rep, err
 	}
@@ -209,6 +257,26 @@ func splitLine(b []byte) (snapshot.ID, []byte, bool) {
 		}
 		off = i + 1
 	}
+}
+
+// splitUnsalted is splitLine for the line of an event written before
+// salting whose arguments were redacted (WithheldUnsalted): its hash is no
+// longer blake3 of its event, which is then the JSON after the line's last
+// `,"event":` (the line is re-derived from it, so a false split fails).
+func splitUnsalted(b []byte) (snapshot.ID, []byte, bool) {
+	if !bytes.Contains(b, []byte(`"args_withheld":"`+WithheldUnsalted+`"`)) {
+		return snapshot.ID{}, nil, false
+	}
+	const pre = `"hash":"`
+	i := bytes.LastIndex(b, eventMarker)
+	if i < len(pre)+65 || string(b[i-len(pre)-65:i-65]) != pre || b[i-1] != '"' || len(b) < i+len(eventMarker)+2 {
+		return snapshot.ID{}, nil, false
+	}
+	id, err := snapshot.ParseID(string(b[i-65 : i-1]))
+	if err != nil {
+		return snapshot.ID{}, nil, false
+	}
+	return id, b[i+len(eventMarker)-1 : len(b)-2], true
 }
 
 // lineEvent names the event a line claims to be, for error messages.

@@ -121,9 +121,12 @@ func (e *Engine) planSessionUndo(r *Reader, session string, evs []*journal.Event
 				at := *p.cur
 				at.ID, at.Exists, at.Mode, at.Data = p.id, !p.id.IsZero(), modeOf(p.mode), p.data
 				if at.Exists && at.Data == nil && p.id != p.cur.ID {
-					err := r.db.View(func(tx *journal.Tx) (err error) { at.Data, err = snapshot.Bytes(tx.Bolt(), p.id); return })
+					err := r.db.View(func(tx *journal.Tx) (err error) {
+						at.Data, err = snapshot.Bytes(tx.Bolt(), p.id)
+						return tx.ContentError(p.id, err)
+					})
 					if err != nil {
-						return nil, journal.NamedContent(err)
+						return nil, err
 					}
 				}
 				c, err := e.mergeChange(r, ev, f, &at)

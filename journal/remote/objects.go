@@ -251,11 +251,10 @@ func (s *Store) line(b []byte, keys *keyFile) (*journal.Event, bool, error) {
 		}
 		return nil, false, fmt.Errorf("a line that is not an event")
 	}
-	e := &journal.Event{}
-	if err := json.Unmarshal(rec.Event, e); err != nil {
-		return nil, false, fmt.Errorf("event %d: %v", rec.Seq, err)
+	e, err := rec.Decode()
+	if err != nil {
+		return nil, false, err
 	}
-	e.Hash = rec.Hash
 	return e, false, nil
 }
 

@@ -85,14 +85,19 @@ func openLine(b []byte, keys *keyFile) (e *journal.Event, withheld bool, err err
 		return nil, false, fmt.Errorf("event %d: its sealed arguments: %v", l.Seq, err)
 	}
 	setEventArgs(e, a.Args, a.Salt)
+	if err := e.CheckArgs(); err != nil { // a salted event's digest
+		return nil, false, fmt.Errorf("event %d: its arguments are not those its digest names", l.Seq)
+	}
 	return e, false, nil
 }
 
 // eventArgs returns e's arguments and their salt.
-func eventArgs(e *journal.Event) (json.RawMessage, []byte) { return e.Args, nil }
+func eventArgs(e *journal.Event) (json.RawMessage, []byte) { return e.Args, e.ArgsSalt }
 
 // setEventArgs gives e arguments and a salt (nil, nil: none).
-func setEventArgs(e *journal.Event, args json.RawMessage, salt []byte) { e.Args = args }
+func setEventArgs(e *journal.Event, args json.RawMessage, salt []byte) {
+	e.Args, e.ArgsSalt = args, salt
+}
 
 // salted reports whether e's chain hash leaves its arguments out.
-func salted(e *journal.Event) bool { return false }
+func salted(e *journal.Event) bool { return e.Salted() }

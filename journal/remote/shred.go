@@ -311,5 +311,12 @@ func (w *shredCheck) report(rep *VerifyReport, problem func(string, ...any)) {
 }
 
 // redactionOf returns what e, a redact event, took out: the events whose
-// arguments and the contents (nil, nil for any other event).
-func redactionOf(e *journal.Event) ([]uint64, []snapshot.ID) { return nil, nil }
+// arguments (salted or not) and the contents (nil, nil for any other
+// event).
+func redactionOf(e *journal.Event) ([]uint64, []snapshot.ID) {
+	if e.Kind != journal.KindRedact || e.Redaction == nil {
+		return nil, nil
+	}
+	r := e.Redaction
+	return append(append([]uint64{}, r.Events...), r.Unsalted...), r.Contents
+}
