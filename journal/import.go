@@ -91,5 +91,33 @@ func (t *Tx) Import(e *Event, base snapshot.ID) error {
 	if err := t.committed(e); err != nil {
 		return err
 	}
-	return t.put(e)
+	if err := t.put(e); err != nil {
+		return err
+	}
+	return t.indexRedaction(e)
+}
+
+// indexRedaction records in the redacted bucket what an imported redact
+// event took out, as Redact does for its own: a clone's verify and reads
+// then tell a value redacted on the source from a lost one.
+func (t *Tx) indexRedaction(e *Event) error {
+	if e.Kind != KindRedact || e.Redaction == nil {
+		return nil
+	}
+	b, err := t.tx.CreateBucketIfNotExists(bucketRedacted)
+	if err != nil {
+		return fmt.Errorf("journal: import %d: %w", e.Seq, err)
+	}
+	by := u64(e.Seq)
+	for _, seq := range e.redactedEvents() {
+		if err := b.Put(redactedKey('e', u64(seq)), by); err != nil {
+			return fmt.Errorf("journal: import %d: %w", e.Seq, err)
+		}
+	}
+	for _, id := range e.Redaction.Contents {
+		if err := b.Put(redactedKey('c', id[:]), by); err != nil {
+			return fmt.Errorf("journal: import %d: %w", e.Seq, err)
+		}
+	}
+	return nil
 }

@@ -250,7 +250,7 @@ func TestShredStore_FaultsThenRetry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := fmt.Sprintf("content %s: the key store has no key for it", st.env.Short()); len(vr.Problems) != 2 || !strings.Contains(strings.Join(vr.Problems, "\n"), want) {
+	if want := fmt.Sprintf("content %s: the key store has no key for it", st.env.Short()); len(vr.Problems) != 3 || !strings.Contains(strings.Join(vr.Problems, "\n"), want) {
 		t.Fatalf("verify of a content shredded without a redaction: %+v", vr)
 	}
 }
@@ -291,5 +291,82 @@ func TestShred_Remotes(t *testing.T) {
 		if !strings.Contains(lines, want) {
 			t.Errorf("the report lacks %q:\n%s", want, lines)
 		}
+	}
+}
+
+// TestRedact_PushShreds: the agent's secret redacted (journal redact
+// --path .env --path config/large.ini), then pushed to the --retain
+// encrypted remote with the S3 server killed during the push's shred: the
+// push fails before the head moves; pushed again, it shreds and carries
+// the redact event. Then no object of the data bucket opens to the
+// secret with any key left; verify passes and reports the four values
+// redacted; the clone holds the events (7 and 8 without their arguments),
+// writes neither file, verifies, and its export carries no secret.
+func TestRedact_PushShreds(t *testing.T) {
+	ctx := context.Background()
+	st := newShredSetup(t)
+	res, err := st.e.Redact(replay.RedactSelect{Paths: []string{".env", "config/large.ini"}, Why: "a leaked AWS key",
+		Actor: journal.Actor{Kind: "cli", User: "sec"}})
+	if err != nil || !slices.Contains(res.Events, st.envSeq) || !slices.Contains(res.Contents, st.env) || !slices.Contains(res.Contents, st.big) {
+		t.Fatalf("redact: %+v %v", res, err)
+	}
+	st.s.keys.beforeWrite = func(op, name string) {
+		if op == "delete" {
+			st.srv.Kill()
+		}
+	}
+	short, cancel := context.WithTimeout(ctx, 20e9)
+	defer cancel()
+	if _, err := Push(short, st.s, st.e.Journal(), PushOptions{}); !errors.Is(err, ErrUnreachable) {
+		t.Fatalf("push with the server killed during the shred: %v", err)
+	}
+	st.srv.Restart()
+	st.s.keys.beforeWrite = nil
+	if h, _, err := st.s.readHead(ctx, st.ws); err != nil || h.Last >= res.Event {
+		t.Fatalf("the head moved past the redact event though the shred failed: %+v %v", h, err)
+	}
+	rep, err := Push(ctx, st.s, st.e.Journal(), PushOptions{})
+	// the first attempt rewrote the key file; this one deletes the older
+	// version that still held the keys
+	if err != nil || rep.To != res.Event || rep.Shred == nil || rep.Shred.Versions != 1 {
+		t.Fatalf("push of the redaction: %+v %+v %v", rep, rep.Shred, err)
+	}
+	if leaks(st.recoverable(t)) {
+		t.Fatal("after the push the data bucket and the keys left still open the secret")
+	}
+	vr, err := Verify(ctx, st.s, st.ws)
+	if err != nil || !vr.OK() || len(vr.Redacted) != 4 { // two events' arguments (.env's and large.ini's), two contents
+		t.Fatalf("verify after the redaction: %+v %v", vr, err)
+	}
+	for _, want := range []string{
+		fmt.Sprintf("event %d's arguments, redacted by event %d", st.envSeq, res.Event),
+		fmt.Sprintf("content %s, redacted by event %d", st.env.Short(), res.Event),
+		fmt.Sprintf("content %s, redacted by event %d", st.big.Short(), res.Event),
+	} {
+		if !strings.Contains(strings.Join(vr.Redacted, "\n"), want) {
+			t.Errorf("verify does not report %q: %v", want, vr.Redacted)
+		}
+	}
+	clone := filepath.Join(t.TempDir(), "c")
+	cr, err := Clone(ctx, st.s, st.ws, clone, CloneOptions{})
+	slices.Sort(cr.Withheld)
+	if err != nil || !slices.Equal(cr.WithheldArgs, []uint64{st.envSeq, st.envSeq + 1}) || !slices.Equal(cr.Withheld, []string{".env", "config/large.ini"}) || cr.Last != res.Event {
+		t.Fatalf("clone: %+v %v", cr, err)
+	}
+	j, err := journal.Open(filepath.Join(clone, journal.DirName, journal.FileName), journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	var audit bytes.Buffer
+	err = j.View(func(tx *journal.Tx) error {
+		if _, err := tx.Verify(true, nil); err != nil {
+			return err
+		}
+		_, err := tx.Export(&audit, "jsonl", journal.ExportFilter{}, nil)
+		return err
+	})
+	if err != nil || bytes.Contains(audit.Bytes(), []byte(leakedKey)) || !bytes.Contains(audit.Bytes(), []byte(`"args_withheld":"redacted"`)) {
+		t.Fatalf("the clone's verify and export: %v\n%s", err, audit.String())
 	}
 }
