@@ -256,4 +256,40 @@ func TestRemote_Encrypted_CLI(t *testing.T) {
 	if r := run(t, dir, "push", "nokeys"); r.code != 2 || !strings.Contains(r.stderr, "is an encrypted remote: add it with --keys s3://"+s3test.KeysBucket+"/sealed") {
 		t.Fatalf("push without the key store: %+v", r)
 	}
+	ok(t, dir, "remote", "remove", "nokeys")
+
+	// the token redacted: shredded at once on the encrypted remote, the
+	// plain one named as keeping it; the push carries the redact event
+	ok(t, dir, "remote", "add", "plain", "s3://"+s3test.Bucket+"/plain", "--endpoint", srv.Endpoint())
+	ok(t, dir, "push", "plain")
+	out = ok(t, dir, "redact", "--path", ".env", "--why", "a leaked GitHub token")
+	for _, want := range []string{
+		"recorded as event 3 (redact)",
+		"remote sealed (workspace " + ws + "): shredded the keys of 1 event(s)' arguments and 1 content(s) in 1 key file(s)",
+		"remote plain: not shredded: it is not encrypted: its segments keep the arguments and its objects the contents",
+	} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("redact does not say %q:\n%s", want, out)
+		}
+	}
+	if out := ok(t, dir, "push", "sealed"); !strings.Contains(out, "pushed events 3-3 to sealed") {
+		t.Fatalf("push of the redaction:\n%s", out)
+	}
+	out = ok(t, dir, "verify", "--remote", "sealed")
+	for _, want := range []string{"ok: 1 workspace(s) " + ws + ", 3 events", "redacted: workspace " + ws + ": event 1's arguments, redacted by event 3 (its key shredded)",
+		"redacted: workspace " + ws + ": content "} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("verify --remote after the redaction lacks %q:\n%s", want, out)
+		}
+	}
+	if out := ok(t, elsewhere, "clone", "sealed", "--workspace", ws, "after"); !strings.Contains(out, "redacted: 1 event(s)' arguments and 1 content(s) (their keys were shredded); files not written: .env") {
+		t.Fatalf("clone after the redaction:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(elsewhere, "after", ".env")); !os.IsNotExist(err) {
+		t.Fatalf(".env in the clone after the redaction: %v", err)
+	}
+	ok(t, filepath.Join(elsewhere, "after"), "verify")
+	if out := ok(t, filepath.Join(elsewhere, "after"), "export"); strings.Contains(out, secret) {
+		t.Fatalf("the clone's export holds the token:\n%s", out)
+	}
 }
