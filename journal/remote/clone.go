@@ -120,6 +120,11 @@ func Clone(ctx context.Context, s *Store, ws, dir string, o CloneOptions) (rep *
 					rep.WithheldArgs = append(rep.WithheldArgs, seq)
 				}
 			}
+			for _, e := range evs {
+				if !e.Salted() && slices.Contains(sr.withheld, e.Seq) {
+					return fail(ErrDamaged, "remote %s: event %d was written before salted arguments and its arguments were redacted: its hash can no longer be recomputed, and a clone cannot import it (journal verify --remote checks its links)", s.r.Name, e.Seq)
+				}
+			}
 			err := db.Update(func(tx *journal.Tx) error {
 				for _, e := range evs {
 					if err := tx.Import(e, head.BaseHash); err != nil {

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/journal/remote"
 	"github.com/journalfs/journal/journal/remote/s3test"
 	"github.com/journalfs/journal/replay"
@@ -252,5 +254,84 @@ func TestVerify_EncryptedDamage(t *testing.T) {
 	}
 	if _, err := remote.Clone(ctx, s, workspaceID(t, dir), filepath.Join(t.TempDir(), "c"), remote.CloneOptions{}); !errors.Is(err, remote.ErrDamaged) {
 		t.Fatalf("clone of a damaged encrypted remote: %v", err)
+	}
+}
+
+// TestEncrypted_OldJournal: a journal written before salted arguments
+// (format 11 sample) pushes to an encrypted remote, verifies and clones;
+// then one of its events' arguments is redacted (their hash covered them)
+// and the redaction pushed: verify --remote reports them redacted, never
+// altered; a clone refuses that event with a clear message.
+func TestEncrypted_OldJournal(t *testing.T) {
+	srv := s3test.Start(t)
+	s := sealedStore(t, srv, "old")
+	dir, e, old := oldJournal(t)
+	if _, err := remote.Push(ctx, s, e.Journal(), remote.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ws := workspaceID(t, dir)
+	if vr, err := remote.Verify(ctx, s, ws); err != nil || !vr.OK() {
+		t.Fatalf("verify: %+v %v", vr, err)
+	}
+	if _, err := remote.Clone(ctx, s, ws, filepath.Join(t.TempDir(), "c"), remote.CloneOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	by := redactArgs(t, e, old)
+	rep, err := remote.Push(ctx, s, e.Journal(), remote.PushOptions{})
+	if err != nil || rep.Shred == nil || rep.Shred.Events != 1 {
+		t.Fatalf("push of the redaction: %+v %v", rep, err)
+	}
+	checkOldRedacted(t, s, ws, old, by)
+
+	// redacted before its first push: the line says so
+	dir2, e2, old2 := oldJournal(t)
+	by2 := redactArgs(t, e2, old2)
+	s2 := sealedStore(t, srv, "old2")
+	if _, err := remote.Push(ctx, s2, e2.Journal(), remote.PushOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	checkOldRedacted(t, s2, workspaceID(t, dir2), old2, by2)
+}
+
+// oldJournal is a workspace holding the format-11 sample journal, and an
+// event of it with arguments (unsalted).
+func oldJournal(t *testing.T) (string, *replay.Engine, uint64) {
+	t.Helper()
+	dir := sampleWorkspace(t, "baserefs-format11.db")
+	for _, ev := range journalEvents(t, dir) {
+		if len(ev.Args) > 0 && !ev.Salted() {
+			e, err := replay.Open(replay.Options{Roots: []string{dir}, Actor: agent("old")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { e.Close() })
+			return dir, e, ev.Seq
+		}
+	}
+	t.Fatal("the sample has no unsalted event with arguments")
+	return "", nil, 0
+}
+
+// redactArgs redacts event seq's arguments; it returns the redact event.
+func redactArgs(t *testing.T, e *replay.Engine, seq uint64) uint64 {
+	t.Helper()
+	res, err := e.Redact(replay.RedactSelect{Events: []uint64{seq}, ArgsOnly: true, Why: "test", Actor: journal.Actor{Kind: "cli"}})
+	if err != nil || !slices.Equal(res.Unsalted, []uint64{seq}) {
+		t.Fatalf("redact: %+v %v", res, err)
+	}
+	return res.Event
+}
+
+// checkOldRedacted: verify reports event old's arguments redacted by
+// event by, and a clone refuses the event, saying why.
+func checkOldRedacted(t *testing.T, s *remote.Store, ws string, old, by uint64) {
+	t.Helper()
+	vr, err := remote.Verify(ctx, s, ws)
+	if err != nil || !vr.OK() || len(vr.Redacted) != 1 || !strings.Contains(vr.Redacted[0], fmt.Sprintf("event %d's arguments, redacted by event %d", old, by)) {
+		t.Fatalf("verify after the redaction: %+v %v", vr, err)
+	}
+	_, err = remote.Clone(ctx, s, ws, filepath.Join(t.TempDir(), "c"), remote.CloneOptions{})
+	if !errors.Is(err, remote.ErrDamaged) || !strings.Contains(err.Error(), fmt.Sprintf("event %d was written before salted arguments and its arguments were redacted", old)) {
+		t.Fatalf("clone of a redacted unsalted event: %v", err)
 	}
 }

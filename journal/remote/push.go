@@ -238,7 +238,8 @@ func buildSegment(j *journal.Journal, ws string, first, last uint64, encrypt boo
 			var err error
 			if encrypt {
 				var k *dataKey
-				if l, k, err = sealLine(e); k != nil {
+				_, redacted := tx.ArgsRedactedBy(e.Seq)
+				if l, k, err = sealLine(e, redacted && !e.Salted()); k != nil {
 					b.keys.events[e.Seq] = *k
 				}
 			} else {

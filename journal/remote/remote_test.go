@@ -761,15 +761,7 @@ func TestReplicate_TwoServers(t *testing.T) {
 func TestPushClone_Repaired(t *testing.T) {
 	srv := s3test.Start(t)
 	s := store(t, srv)
-	dir := t.TempDir()
-	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "journals", "repaired-format3.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.MkdirAll(filepath.Join(dir, journal.DirName), 0o755)
-	if err := os.WriteFile(filepath.Join(dir, journal.DirName, journal.FileName), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := sampleWorkspace(t, "repaired-format3.db")
 	e, err := replay.Open(replay.Options{Roots: []string{dir}, Actor: agent("rep")})
 	if err != nil {
 		t.Fatal(err)
@@ -809,4 +801,20 @@ func TestPushClone_Repaired(t *testing.T) {
 	if err := j.View(func(tx *journal.Tx) error { _, err := tx.Verify(false, nil); return err }); err != nil {
 		t.Fatalf("the clone does not verify: %v", err)
 	}
+}
+
+// sampleWorkspace is a new workspace holding a copy of the kept journal
+// testdata/journals/name.
+func sampleWorkspace(t testing.TB, name string) string {
+	t.Helper()
+	dir := t.TempDir()
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "journals", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(dir, journal.DirName), 0o755)
+	if err := os.WriteFile(filepath.Join(dir, journal.DirName, journal.FileName), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

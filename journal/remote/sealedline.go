@@ -19,6 +19,10 @@ type sealedLine struct {
 	Hash   snapshot.ID     `json:"hash"`
 	Event  json.RawMessage `json:"event"`
 	Sealed []byte          `json:"sealed,omitempty"` // seal(key, sealedArgs JSON, hash)
+	// Unsalted is set on an event written before salting whose arguments
+	// were redacted before it was pushed: its hash covered them, so it
+	// can no longer be recomputed (a redact event names it).
+	Unsalted bool `json:"redacted_unsalted,omitempty"`
 }
 
 // sealedArgs is what a sealed line seals.
@@ -29,12 +33,13 @@ type sealedArgs struct {
 
 // sealLine returns e's line in an encrypted segment and, if e has
 // arguments, the key that seals them (derived from the arguments and
-// their salt: two pushes of one event write the same line).
-func sealLine(e *journal.Event) ([]byte, *dataKey, error) {
+// their salt: two pushes of one event write the same line). unsalted
+// marks an event written before salting whose arguments were redacted.
+func sealLine(e *journal.Event, unsalted bool) ([]byte, *dataKey, error) {
 	c := *e
 	args, salt := eventArgs(&c)
 	setEventArgs(&c, nil, nil)
-	l := sealedLine{Type: "sealed", Seq: e.Seq, Hash: e.Hash, Event: journal.Canonical(&c)}
+	l := sealedLine{Type: "sealed", Seq: e.Seq, Hash: e.Hash, Event: journal.Canonical(&c), Unsalted: unsalted}
 	var key *dataKey
 	if len(args) > 0 {
 		p, err := json.Marshal(sealedArgs{Args: args, Salt: salt})
@@ -70,7 +75,7 @@ func openLine(b []byte, keys *keyFile) (e *journal.Event, withheld bool, err err
 	}
 	e.Hash = l.Hash
 	if len(l.Sealed) == 0 {
-		return e, false, nil
+		return e, l.Unsalted && !e.Salted(), nil
 	}
 	k, ok := keys.events[l.Seq]
 	if !ok {
