@@ -119,7 +119,10 @@
 //	                           who and when stay readable; for a salted event
 //	                           the very bytes its hash is over), "sealed" the
 //	                           arguments and salt, seal(K_e, {"args",
-//	                           "args_salt"}), K_e derived from those
+//	                           "args_salt"}), K_e derived from those;
+//	                           "redacted_unsalted" marks an event written
+//	                           before salting whose arguments were redacted
+//	                           before it was pushed (its hash covered them)
 //	journal-remote.json        {"version":1,"encrypted":true,"keys":URL}: a
 //	                           plain push to the prefix, and a plain open,
 //	                           are refused; so is an encrypted one over a
@@ -159,11 +162,17 @@
 // journal pushes to (Shred), and reports those it could not.
 //
 // Afterwards a clone imports the redacted events without their arguments
-// and writes no file whose content was redacted (CloneReport.Withheld);
+// (and the redact event, which its journal indexes as Redact does) and
+// writes no file whose content was redacted (CloneReport.Withheld);
 // verify checks the rest as before and reports each value whose key is
 // gone as redacted when a redact event of the workspace names it — a key
 // gone that no redaction names, or a redacted value whose key is still
 // there, is a problem.
+//
+// An event written before salting hashed its arguments: once they are
+// shredded its hash can no longer be recomputed. Verify checks its links
+// and reports it redacted when a redact event names it
+// (Redaction.Unsalted); a clone refuses it, naming it.
 //
 // What it cannot do: a redaction is one workspace's. Another workspace on
 // the same remote that holds the same content has its key in its own key
