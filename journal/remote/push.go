@@ -117,7 +117,7 @@ func Push(ctx context.Context, s *Store, j *journal.Journal, o PushOptions) (*Pu
 		rep.Checkpoints, err = pushCheckpoints(ctx, s, j, ws, rep.Head)
 		return rep, err
 	}
-	if s.Encrypted() && head.Last > head.BaseSeq { // what was pushed before and is redacted now
+	if s.Encrypted() { // what was pushed before (or by a push that failed) and is redacted now
 		if rep.Shred, err = shredPushed(ctx, s, j, ws, from, upTo); err != nil {
 			return rep, err
 		}
