@@ -2,6 +2,8 @@ package main_test
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -63,6 +65,19 @@ func TestRedact_CLI(t *testing.T) {
 	}
 	if r := run(t, dir, "redact", "--path", "creds.txt", "--why", "again"); r.code != 1 || !strings.Contains(r.stderr, "nothing the journal still holds") {
 		t.Fatalf("a second redaction: exit %d\n%s", r.code, r.stderr)
+	}
+	// the web app: the redacted versions say so, the value is nowhere
+	_, url := startWeb(t, dir)
+	for _, page := range []string{"/event/2", "/event/3", "/event/5", "/"} {
+		resp, err := http.Get(strings.TrimSuffix(url, "/") + page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || strings.Contains(string(body), "hunter2") || page == "/event/3" && !strings.Contains(string(body), "redacted by event 5") {
+			t.Errorf("GET %s: %d\n%s", page, resp.StatusCode, body)
+		}
 	}
 	// keep.txt's history is whole: its edit still reverts
 	ok(t, dir, "revert", "4")
