@@ -51,8 +51,9 @@ const recordV3 = 3
 
 // recordV5 and recordV6 are recordV2 and recordV3 of a salted event
 // (Event.ArgsDigest, format 12): right after the arguments, the salt (a
-// uvarint length and its bytes; 0 once redacted) and the digest (an ID).
-// Version 4 is an event block's (pack.go).
+// uvarint length and its bytes), the digest being blake3 of the salt and
+// the arguments; once they are redacted, a zero length and the digest (an
+// ID). Version 4 is an event block's (pack.go).
 const (
 	recordV5 = 5
 	recordV6 = 6
@@ -157,7 +158,9 @@ func encodeCompact(e *Event, canon []byte, actor uint64) ([]byte, bool) {
 	if e.ArgsDigest != nil {
 		w.uvarint(uint64(len(e.ArgsSalt)))
 		w.b = append(w.b, e.ArgsSalt...)
-		w.id(*e.ArgsDigest)
+		if len(e.ArgsSalt) == 0 {
+			w.id(*e.ArgsDigest)
+		}
 	}
 	if e.Files == nil { // "files": null, not []
 		w.uvarint(0)
@@ -316,10 +319,13 @@ func (r *recReader) compact(rec []byte, actors actorResolver) (*Event, error) {
 		e.Args = json.RawMessage(args)
 	}
 	if salted {
+		var d snapshot.ID
 		if s := r.take(r.uvarint()); len(s) > 0 {
 			e.ArgsSalt = bytes.Clone(s)
+			d = ArgsDigestOf(e.ArgsSalt, e.Args)
+		} else {
+			d = r.id()
 		}
-		d := r.id()
 		e.ArgsDigest = &d
 	}
 	n := r.uvarint()

@@ -3,6 +3,7 @@ package journal
 import (
 	"bytes"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -121,25 +122,36 @@ func (e *Event) Withhold(why string) *Event {
 	return &c
 }
 
-// disclosure is what an export line carries of a salted event's arguments
-// beside its hashed event.
-type disclosure struct {
-	What struct {
-		Args         json.RawMessage `json:"args"`
-		ArgsSalt     []byte          `json:"args_salt"`
-		ArgsWithheld string          `json:"args_withheld"`
-	} `json:"what"`
-}
-
 // disclose sets in e, decoded from a line's hashed event, the arguments,
 // salt or reason they were withheld that the line b carries, and checks
-// the arguments against e's digest.
+// the arguments against e's digest. It finds them without decoding the
+// line: `,"args":` and `,"args_withheld":"` appear in a line only as
+// what's keys (inside a JSON string a quote is escaped), and the caller
+// compares the whole line with the one derived from e, so anything
+// misplaced fails there.
 func disclose(e *Event, b []byte) error {
-	var d disclosure
-	if err := json.Unmarshal(b, &d); err != nil {
-		return fmt.Errorf("event %d: %v", e.Seq, err)
+	var w ExportWhat
+	if i := bytes.Index(b, []byte(`,"args":`)); i >= 0 {
+		rest := b[i+len(`,"args":`):]
+		dec := json.NewDecoder(bytes.NewReader(rest))
+		if err := dec.Decode(&w.Args); err != nil {
+			return fmt.Errorf("event %d: arguments: %v", e.Seq, err)
+		}
+		rest = rest[dec.InputOffset():]
+		const salt = `,"args_salt":"`
+		if bytes.HasPrefix(rest, []byte(salt)) {
+			rest = rest[len(salt):]
+			if j := bytes.IndexByte(rest, '"'); j >= 0 {
+				w.ArgsSalt, _ = base64.StdEncoding.DecodeString(string(rest[:j]))
+			}
+		}
+	} else if i := bytes.Index(b, []byte(`,"args_withheld":"`)); i >= 0 {
+		rest := b[i+len(`,"args_withheld":"`):]
+		if j := bytes.IndexByte(rest, '"'); j >= 0 {
+			w.ArgsWithheld = string(rest[:j])
+		}
 	}
-	return discloseWhat(e, &ExportWhat{Args: d.What.Args, ArgsSalt: d.What.ArgsSalt, ArgsWithheld: d.What.ArgsWithheld})
+	return discloseWhat(e, &w)
 }
 
 // discloseWhat is disclose of an export line's what, decoded.
@@ -312,26 +324,56 @@ func (d *DB) Redact(req RedactRequest) (*RedactReport, error) {
 		if len(t.Pending()) > 0 {
 			return fmt.Errorf("journal: redact: event %d is pending: %w", t.Pending()[0], ErrBusy)
 		}
+		if err := t.tx.Bucket(bucketMeta).Put(metaRedactDue, []byte(fileInode(d.j.path))); err != nil {
+			return fmt.Errorf("journal: redact: %w", err)
+		}
 		return t.redact(req, rep)
 	})
 	if err != nil {
 		return nil, err
 	}
-	if err := d.LogTrim(); err != nil {
-		return rep, fmt.Errorf("journal: redact: empty the write-ahead log: %w", err)
-	}
-	if fi, err := os.Stat(d.j.path + ".wal"); err == nil && fi.Size() > 0 {
-		return rep, fmt.Errorf("journal: redact: the write-ahead log %s could not be emptied (its files may be unsynced): %w", d.j.path+".wal", ErrBusy)
-	}
-	rep.FileBefore, rep.FileAfter, err = d.Compact()
+	rep.FileBefore, rep.FileAfter, err = d.finishRedaction()
 	return rep, err
 }
 
-func (t *Tx) redact(req RedactRequest, rep *RedactReport) error {
-	b, err := t.tx.CreateBucketIfNotExists(bucketRedacted)
-	if err != nil {
-		return fmt.Errorf("journal: redact: %w", err)
+// metaRedactDue names, in the meta bucket, the file (fileInode) a
+// redaction committed in whose free pages and write-ahead log may still
+// hold the values: until a compaction replaced that file, FinishRedaction
+// does the rest.
+var metaRedactDue = []byte("redact_due")
+
+// FinishRedaction completes a redaction a crash interrupted after its
+// transaction (FinishRedaction is called by the replay engine's recovery):
+// it empties the write-ahead log and compacts the file, unless that file
+// was replaced since. Like Compact, it must be the last thing its Do does
+// with d.
+func (d *DB) FinishRedaction() error {
+	var due []byte
+	if err := d.View(func(t *Tx) error {
+		due = bytes.Clone(t.tx.Bucket(bucketMeta).Get(metaRedactDue))
+		return nil
+	}); err != nil {
+		return err
 	}
+	if due == nil || string(due) != fileInode(d.j.path) {
+		return nil
+	}
+	_, _, err := d.finishRedaction()
+	return err
+}
+
+// finishRedaction empties the write-ahead log and compacts the file.
+func (d *DB) finishRedaction() (before, after int64, err error) {
+	if err := d.LogTrim(); err != nil {
+		return 0, 0, fmt.Errorf("journal: redact: empty the write-ahead log: %w", err)
+	}
+	if fi, err := os.Stat(d.j.path + ".wal"); err == nil && fi.Size() > 0 {
+		return 0, 0, fmt.Errorf("journal: redact: the write-ahead log %s could not be emptied (its files may be unsynced): %w", d.j.path+".wal", ErrBusy)
+	}
+	return d.Compact()
+}
+
+func (t *Tx) redact(req RedactRequest, rep *RedactReport) error {
 	red := &Redaction{Paths: req.Paths, Why: req.Why}
 	evs := slices.Clone(req.Events)
 	slices.Sort(evs)
@@ -340,43 +382,21 @@ func (t *Tx) redact(req RedactRequest, rep *RedactReport) error {
 		if err != nil {
 			return fmt.Errorf("journal: redact: %w", err)
 		}
-		if len(e.Args) == 0 {
-			continue // none, or redacted already
-		}
-		if e.Status == StatusPending {
+		switch {
+		case len(e.Args) == 0: // none, or redacted already
+		case e.Status == StatusPending:
 			return fmt.Errorf("journal: redact: event %d is pending: %w", seq, ErrBusy)
-		}
-		c := *e
-		c.Args, c.ArgsSalt = nil, nil
-		rec, err := t.encode(&c)
-		if err != nil {
-			return err
-		}
-		if err := t.replaceRecord(seq, rec); err != nil {
-			return err
-		}
-		if e.Salted() {
+		case e.Salted():
 			red.Events = append(red.Events, seq)
-		} else {
+		default:
 			red.Unsalted = append(red.Unsalted, seq)
 		}
 	}
-	// the contents' chunks, before their names go: those no kept content
-	// lists must leave the file
 	done := t.redactedContents()
-	forbid := map[snapshot.ID]bool{}
 	for _, id := range req.Contents {
-		if _, ok := done[id]; ok || id.IsZero() || !snapshot.Has(t.tx, id) || slices.Contains(red.Contents, id) {
-			continue
+		if _, ok := done[id]; !ok && !id.IsZero() && snapshot.Has(t.tx, id) && !slices.Contains(red.Contents, id) {
+			red.Contents = append(red.Contents, id)
 		}
-		if err := snapshot.Refs(t.tx, id, func(bk []byte, ref snapshot.ID) {
-			if string(bk) == string(snapshot.BucketChunks) {
-				forbid[ref] = true
-			}
-		}); err != nil {
-			return fmt.Errorf("journal: redact: content %s: %w", id.Short(), err)
-		}
-		red.Contents = append(red.Contents, id)
 	}
 	if len(red.Events)+len(red.Unsalted)+len(red.Contents) == 0 {
 		return fmt.Errorf("journal: redact: %w", ErrNothingToRedact)
@@ -386,25 +406,75 @@ func (t *Tx) redact(req RedactRequest, rep *RedactReport) error {
 	if err := t.Append(ev); err != nil {
 		return err
 	}
-	by := u64(ev.Seq)
-	for _, seq := range append(slices.Clone(red.Events), red.Unsalted...) {
-		if err := b.Put(redactedKey('e', u64(seq)), by); err != nil {
-			return fmt.Errorf("journal: redact: %w", err)
-		}
-	}
-	for _, id := range red.Contents {
-		if err := b.Put(redactedKey('c', id[:]), by); err != nil {
-			return fmt.Errorf("journal: redact: %w", err)
-		}
-	}
-	gc := &GCReport{}
-	n, err := t.sweepWithout(gc, func(string, int, int) {}, forbid)
+	rewritten, chunks, err := t.applyRedaction(ev)
 	if err != nil {
 		return err
 	}
 	*rep = RedactReport{Event: ev.Seq, Events: red.Events, Unsalted: red.Unsalted, Contents: red.Contents,
-		Chunks: gc.Chunks, Rewritten: n}
+		Chunks: chunks, Rewritten: rewritten}
 	return nil
+}
+
+// applyRedaction takes out what the redact event ev names: the events'
+// arguments and salt (their records rewritten), the contents' bytes (the
+// chunks no kept content lists, after the kept chunks that were deltas
+// against them are stored whole, by gc's sweep), and indexes it. Redact
+// runs it on the event it appends, Import on one a remote's history holds,
+// so that a clone takes out what its source did. It returns how many
+// chunks it stored whole and how many it deleted.
+func (t *Tx) applyRedaction(ev *Event) (rewritten, chunks int, err error) {
+	red := ev.Redaction
+	b, err := t.tx.CreateBucketIfNotExists(bucketRedacted)
+	if err != nil {
+		return 0, 0, fmt.Errorf("journal: redact: %w", err)
+	}
+	by := u64(ev.Seq)
+	for _, seq := range ev.redactedEvents() {
+		e, err := t.Event(seq)
+		if errors.Is(err, ErrNotFound) {
+			continue // before the base of a clone or a gc
+		}
+		if err != nil {
+			return 0, 0, fmt.Errorf("journal: redact: %w", err)
+		}
+		if len(e.Args) > 0 {
+			c := *e
+			c.Args, c.ArgsSalt = nil, nil
+			rec, err := t.encode(&c)
+			if err != nil {
+				return 0, 0, err
+			}
+			if err := t.replaceRecord(seq, rec); err != nil {
+				return 0, 0, err
+			}
+		}
+		if err := b.Put(redactedKey('e', u64(seq)), by); err != nil {
+			return 0, 0, fmt.Errorf("journal: redact: %w", err)
+		}
+	}
+	// the contents' chunks, before their names go: those no kept content
+	// lists must leave the file
+	forbid := map[snapshot.ID]bool{}
+	for _, id := range red.Contents {
+		if snapshot.Has(t.tx, id) {
+			if err := snapshot.Refs(t.tx, id, func(bk []byte, ref snapshot.ID) {
+				if string(bk) == string(snapshot.BucketChunks) {
+					forbid[ref] = true
+				}
+			}); err != nil {
+				return 0, 0, fmt.Errorf("journal: redact: content %s: %w", id.Short(), err)
+			}
+		}
+		if err := b.Put(redactedKey('c', id[:]), by); err != nil {
+			return 0, 0, fmt.Errorf("journal: redact: %w", err)
+		}
+	}
+	if len(red.Contents) == 0 {
+		return 0, 0, nil
+	}
+	gc := &GCReport{}
+	rewritten, err = t.sweepWithout(gc, func(string, int, int) {}, forbid)
+	return rewritten, gc.Chunks, err
 }
 
 // replaceRecord stores rec as event seq's record, loose or inside its

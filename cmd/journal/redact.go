@@ -104,7 +104,7 @@ func (a *app) runRedact(sel replay.RedactSelect, f redactFlags) error {
 		sel.Paths = append(sel.Paths, a.key(p))
 	}
 	res, err := e.Redact(sel)
-	if errors.Is(err, replay.ErrNothing) {
+	if errors.Is(err, replay.ErrNothing) || errors.Is(err, replay.ErrBadEvent) {
 		return withHint(err, "journal log lists the events; journal log PATH those of a file")
 	}
 	if err != nil {
