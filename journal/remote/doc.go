@@ -162,7 +162,8 @@
 // journal pushes to (Shred), and reports those it could not.
 //
 // Afterwards a clone imports the redacted events without their arguments
-// (and the redact event, which its journal indexes as Redact does) and
+// (and the redact event, which the clone's journal applies as its source
+// did) and
 // writes no file whose content was redacted (CloneReport.Withheld);
 // verify checks the rest as before and reports each value whose key is
 // gone as redacted when a redact event of the workspace names it — a key
