@@ -301,3 +301,42 @@ func BenchmarkPushClone(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkShred100k: a 100,000-event journal pushed to an encrypted
+// remote (10 segments, 10 key files), then one content shredded there:
+// every key file of the workspace read, the one holding it rewritten,
+// older versions looked for (one run).
+func BenchmarkShred100k(b *testing.B) {
+	srv := s3test.Start(b)
+	j := bigJournal(b, b.TempDir(), 100000)
+	s, err := remote.Open(ctx, remote.Remote{Name: "team", URL: "s3://" + s3test.Bucket + "/team", Endpoint: srv.Endpoint(),
+		Keys: "s3://" + s3test.KeysBucket + "/team"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	rep, err := remote.Push(ctx, s, j, remote.PushOptions{})
+	if err != nil || rep.To != 100000 {
+		b.Fatal(rep, err)
+	}
+	b.ReportMetric(time.Since(start).Seconds(), "s/push")
+	var id snapshot.ID
+	j.View(func(tx *journal.Tx) error {
+		e, err := tx.Event(54321)
+		id = e.Files[0].After
+		return err
+	})
+	keys := 0
+	for _, v := range srv.Objects(s3test.KeysBucket, "team") {
+		keys += len(v)
+	}
+	b.ResetTimer()
+	start = time.Now()
+	sr, err := remote.ShredStore(ctx, s, rep.Workspace, []uint64{54321}, []snapshot.ID{id})
+	if err != nil || sr.Contents == 0 || sr.Events != 1 {
+		b.Fatal(sr, err)
+	}
+	b.ReportMetric(time.Since(start).Seconds(), "s/shred")
+	b.ReportMetric(float64(sr.KeyFiles), "key-files")
+	b.ReportMetric(float64(keys)/1e6, "MB-keys")
+}

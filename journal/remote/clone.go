@@ -85,6 +85,7 @@ func Clone(ctx context.Context, s *Store, ws, dir string, o CloneOptions) (rep *
 	}
 	defer j.Close()
 	rep = &CloneReport{Workspace: ws}
+	redacted := map[any]bool{} // event numbers and content IDs the events' redactions name
 	err = j.Do(func(db *journal.DB) error {
 		if err := db.Update(func(tx *journal.Tx) error { return tx.SetWorkspace(ws) }); err != nil {
 			return err
@@ -125,6 +126,15 @@ func Clone(ctx context.Context, s *Store, ws, dir string, o CloneOptions) (rep *
 					return fail(ErrDamaged, "remote %s: event %d was written before salted arguments and its arguments were redacted: its hash can no longer be recomputed, and a clone cannot import it (journal verify --remote checks its links)", s.r.Name, e.Seq)
 				}
 			}
+			for _, e := range evs {
+				rs, cts := redactionOf(e)
+				for _, seq := range rs {
+					redacted[seq] = true
+				}
+				for _, id := range cts {
+					redacted[id] = true
+				}
+			}
 			err := db.Update(func(tx *journal.Tx) error {
 				for _, e := range evs {
 					if err := tx.Import(e, head.BaseHash); err != nil {
@@ -151,6 +161,18 @@ func Clone(ctx context.Context, s *Store, ws, dir string, o CloneOptions) (rep *
 	})
 	if err != nil {
 		return rep, err
+	}
+	if o.At == 0 { // a value without its key must have been redacted (by an event after --at, it may)
+		for _, seq := range rep.WithheldArgs {
+			if !redacted[seq] {
+				return rep, fail(ErrDamaged, "remote %s: key store %s has no key for event %d's arguments, and no redaction names them", s.r.Name, s.r.Keys, seq)
+			}
+		}
+		for _, id := range rep.WithheldContents {
+			if !redacted[id] {
+				return rep, fail(ErrDamaged, "remote %s: key store %s has no key for content %s, and no redaction names it", s.r.Name, s.r.Keys, id.Short())
+			}
+		}
 	}
 	if err := cloneCheckpoints(ctx, s, j, ws, rep.Last-head.BaseSeq); err != nil {
 		return rep, err
