@@ -163,8 +163,10 @@
 //
 // Afterwards a clone imports the redacted events without their arguments
 // (and the redact event, which the clone's journal applies as its source
-// did) and
-// writes no file whose content was redacted (CloneReport.Withheld);
+// did) and writes no file whose content was redacted
+// (CloneReport.Withheld); a key missing that no redaction names is damage
+// to it (a clone --at an event before the redaction takes the value as
+// withheld);
 // verify checks the rest as before and reports each value whose key is
 // gone as redacted when a redact event of the workspace names it — a key
 // gone that no redaction names, or a redacted value whose key is still
