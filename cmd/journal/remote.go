@@ -323,8 +323,11 @@ func (a *app) verifyRemote(name, ws string, o journal.CheckOptions) error {
 	}
 	fmt.Fprintf(a.out, "ok: %d workspace(s) %s, %d events, chains intact; %d contents and %d chunks re-hashed\n",
 		len(rep.Workspaces), strings.Join(rep.Workspaces, " "), rep.Events, rep.Contents, rep.Chunks)
-	if s.Encrypted() {
+	switch {
+	case s.Encrypted() && len(rep.Redacted) == 0:
 		fmt.Fprintf(a.out, "ok: encrypted; every sealed object opened with its key from %s\n", s.Remote().Keys)
+	case s.Encrypted():
+		fmt.Fprintf(a.out, "ok: encrypted; every sealed object opened with its key from %s, but the %d redacted value(s) below\n", s.Remote().Keys, len(rep.Redacted))
 	}
 	for _, r := range rep.Redacted {
 		fmt.Fprintf(a.out, "redacted: %s (its key shredded)\n", r)

@@ -276,7 +276,7 @@ func TestRemote_Encrypted_CLI(t *testing.T) {
 		t.Fatalf("push of the redaction:\n%s", out)
 	}
 	out = ok(t, dir, "verify", "--remote", "sealed")
-	for _, want := range []string{"ok: 1 workspace(s) " + ws + ", 3 events", "redacted: workspace " + ws + ": event 1's arguments, redacted by event 3 (its key shredded)",
+	for _, want := range []string{"ok: 1 workspace(s) " + ws + ", 3 events", "but the 2 redacted value(s) below", "redacted: workspace " + ws + ": event 1's arguments, redacted by event 3 (its key shredded)",
 		"redacted: workspace " + ws + ": content "} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("verify --remote after the redaction lacks %q:\n%s", want, out)
