@@ -374,11 +374,6 @@ func (d *DB) finishRedaction() (before, after int64, err error) {
 }
 
 func (t *Tx) redact(req RedactRequest, rep *RedactReport) error {
-	b, err := t.tx.CreateBucketIfNotExists(bucketRedacted)
-	if err != nil {
-		return fmt.Errorf("journal: redact: %w", err)
-	}
-
 	red := &Redaction{Paths: req.Paths, Why: req.Why}
 	evs := slices.Clone(req.Events)
 	slices.Sort(evs)
@@ -387,43 +382,21 @@ func (t *Tx) redact(req RedactRequest, rep *RedactReport) error {
 		if err != nil {
 			return fmt.Errorf("journal: redact: %w", err)
 		}
-		if len(e.Args) == 0 {
-			continue // none, or redacted already
-		}
-		if e.Status == StatusPending {
+		switch {
+		case len(e.Args) == 0: // none, or redacted already
+		case e.Status == StatusPending:
 			return fmt.Errorf("journal: redact: event %d is pending: %w", seq, ErrBusy)
-		}
-		c := *e
-		c.Args, c.ArgsSalt = nil, nil
-		rec, err := t.encode(&c)
-		if err != nil {
-			return err
-		}
-		if err := t.replaceRecord(seq, rec); err != nil {
-			return err
-		}
-		if e.Salted() {
+		case e.Salted():
 			red.Events = append(red.Events, seq)
-		} else {
+		default:
 			red.Unsalted = append(red.Unsalted, seq)
 		}
 	}
-	// the contents' chunks, before their names go: those no kept content
-	// lists must leave the file
 	done := t.redactedContents()
-	forbid := map[snapshot.ID]bool{}
 	for _, id := range req.Contents {
-		if _, ok := done[id]; ok || id.IsZero() || !snapshot.Has(t.tx, id) || slices.Contains(red.Contents, id) {
-			continue
+		if _, ok := done[id]; !ok && !id.IsZero() && snapshot.Has(t.tx, id) && !slices.Contains(red.Contents, id) {
+			red.Contents = append(red.Contents, id)
 		}
-		if err := snapshot.Refs(t.tx, id, func(bk []byte, ref snapshot.ID) {
-			if string(bk) == string(snapshot.BucketChunks) {
-				forbid[ref] = true
-			}
-		}); err != nil {
-			return fmt.Errorf("journal: redact: content %s: %w", id.Short(), err)
-		}
-		red.Contents = append(red.Contents, id)
 	}
 	if len(red.Events)+len(red.Unsalted)+len(red.Contents) == 0 {
 		return fmt.Errorf("journal: redact: %w", ErrNothingToRedact)
@@ -433,25 +406,75 @@ func (t *Tx) redact(req RedactRequest, rep *RedactReport) error {
 	if err := t.Append(ev); err != nil {
 		return err
 	}
-	by := u64(ev.Seq)
-	for _, seq := range append(slices.Clone(red.Events), red.Unsalted...) {
-		if err := b.Put(redactedKey('e', u64(seq)), by); err != nil {
-			return fmt.Errorf("journal: redact: %w", err)
-		}
-	}
-	for _, id := range red.Contents {
-		if err := b.Put(redactedKey('c', id[:]), by); err != nil {
-			return fmt.Errorf("journal: redact: %w", err)
-		}
-	}
-	gc := &GCReport{}
-	n, err := t.sweepWithout(gc, func(string, int, int) {}, forbid)
+	rewritten, chunks, err := t.applyRedaction(ev)
 	if err != nil {
 		return err
 	}
 	*rep = RedactReport{Event: ev.Seq, Events: red.Events, Unsalted: red.Unsalted, Contents: red.Contents,
-		Chunks: gc.Chunks, Rewritten: n}
+		Chunks: chunks, Rewritten: rewritten}
 	return nil
+}
+
+// applyRedaction takes out what the redact event ev names: the events'
+// arguments and salt (their records rewritten), the contents' bytes (the
+// chunks no kept content lists, after the kept chunks that were deltas
+// against them are stored whole, by gc's sweep), and indexes it. Redact
+// runs it on the event it appends, Import on one a remote's history holds,
+// so that a clone takes out what its source did. It returns how many
+// chunks it stored whole and how many it deleted.
+func (t *Tx) applyRedaction(ev *Event) (rewritten, chunks int, err error) {
+	red := ev.Redaction
+	b, err := t.tx.CreateBucketIfNotExists(bucketRedacted)
+	if err != nil {
+		return 0, 0, fmt.Errorf("journal: redact: %w", err)
+	}
+	by := u64(ev.Seq)
+	for _, seq := range ev.redactedEvents() {
+		e, err := t.Event(seq)
+		if errors.Is(err, ErrNotFound) {
+			continue // before the base of a clone or a gc
+		}
+		if err != nil {
+			return 0, 0, fmt.Errorf("journal: redact: %w", err)
+		}
+		if len(e.Args) > 0 {
+			c := *e
+			c.Args, c.ArgsSalt = nil, nil
+			rec, err := t.encode(&c)
+			if err != nil {
+				return 0, 0, err
+			}
+			if err := t.replaceRecord(seq, rec); err != nil {
+				return 0, 0, err
+			}
+		}
+		if err := b.Put(redactedKey('e', u64(seq)), by); err != nil {
+			return 0, 0, fmt.Errorf("journal: redact: %w", err)
+		}
+	}
+	// the contents' chunks, before their names go: those no kept content
+	// lists must leave the file
+	forbid := map[snapshot.ID]bool{}
+	for _, id := range red.Contents {
+		if snapshot.Has(t.tx, id) {
+			if err := snapshot.Refs(t.tx, id, func(bk []byte, ref snapshot.ID) {
+				if string(bk) == string(snapshot.BucketChunks) {
+					forbid[ref] = true
+				}
+			}); err != nil {
+				return 0, 0, fmt.Errorf("journal: redact: content %s: %w", id.Short(), err)
+			}
+		}
+		if err := b.Put(redactedKey('c', id[:]), by); err != nil {
+			return 0, 0, fmt.Errorf("journal: redact: %w", err)
+		}
+	}
+	if len(red.Contents) == 0 {
+		return 0, 0, nil
+	}
+	gc := &GCReport{}
+	rewritten, err = t.sweepWithout(gc, func(string, int, int) {}, forbid)
+	return rewritten, gc.Chunks, err
 }
 
 // replaceRecord stores rec as event seq's record, loose or inside its

@@ -59,8 +59,10 @@ func sessionTargets(db *journal.DB, session string, through uint64) ([]*journal.
 		}
 		for _, ev := range all {
 			switch {
-			case through != 0 && ev.Seq > through, ev.Status != journal.StatusCommitted, ev.Kind == journal.KindObserve, ev.Kind == journal.KindGC,
-				ev.Kind == journal.KindDamaged, len(ev.Files) == 0, !live(tx, ev.Seq):
+			// a hook's record of the agent's shell call (observe, tool
+			// "Bash", the agent's session) is the session's as much as
+			// its tools' edits: undoable decides, as for undo
+			case through != 0 && ev.Seq > through, !undoable(ev), ev.Kind == journal.KindDamaged, len(ev.Files) == 0, !live(tx, ev.Seq):
 				continue
 			}
 			if t := ev.Targets(); len(t) > 0 && !slices.ContainsFunc(t, func(s uint64) bool { return !mine[s] }) {
