@@ -187,7 +187,7 @@ func ScanSecretTexts(texts []ScanText) map[uint64][]Secret {
 			}
 		}
 		for _, f := range secrets.ScanArgs(st.Args) {
-			out = append(out, Secret{Path: secrets.ArgsPath(st.Args), Finding: f})
+			out = append(out, Secret{Path: secrets.ArgPath(st.Args, f.Arg), Finding: f})
 		}
 		if len(out) > 0 {
 			found[st.Seq] = out

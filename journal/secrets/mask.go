@@ -72,8 +72,9 @@ func publicPrefix(secret []byte) string {
 }
 
 // ScanArgs returns the secrets in an event's arguments (a tool call's JSON):
-// every string value is scanned, as the content of the file named by the
-// arguments' top-level "path" if there is one (so path rules apply). A
+// every string value is scanned, as the content of the file its object
+// names by a "path" member, else the arguments' top-level "path", if any
+// (so path rules apply: {"ops": [{"path": "go.sum", "content": ...}]}). A
 // finding's Arg is the JSON Pointer (RFC 6901) of the string holding it, its
 // Start and End offsets into the string's decoded value, its Line the line
 // in that value. Arguments that are not JSON have none.
@@ -81,10 +82,10 @@ func ScanArgs(args []byte) []Finding {
 	if len(args) == 0 || !bytes.Contains(args, []byte{'"'}) {
 		return nil
 	}
-	path := ArgsPath(args)
+	paths := objectPaths(args)
 	var fs []Finding
 	_ = walkStrings(args, nil, func(ptr, s string) (string, bool) {
-		for _, f := range ScanFile(path, []byte(s)) {
+		for _, f := range ScanFile(pathAt(paths, ptr), []byte(s)) {
 			f.Arg = ptr
 			fs = append(fs, f)
 		}
@@ -117,17 +118,52 @@ func MaskArgs(args []byte, fs []Finding) []byte {
 	return out.Bytes()
 }
 
-// ArgsPath returns the arguments' top-level "path" member, if it is a
-// string: the file a tool call names, whose path rules apply to its strings.
-func ArgsPath(args []byte) string {
-	var a struct {
-		Path string `json:"path"`
+// ArgPath returns the file path a string of the arguments belongs to (ptr:
+// its JSON Pointer, a Finding's Arg): its object's "path" member, else the
+// arguments' top-level "path", else "".
+func ArgPath(args []byte, ptr string) string { return pathAt(objectPaths(args), ptr) }
+
+// objectPaths maps the JSON Pointer of every object of args that has a
+// string "path" member to it.
+func objectPaths(args []byte) map[string]string {
+	var v any
+	if json.Unmarshal(args, &v) != nil {
+		return nil
 	}
-	if json.Unmarshal(args, &a) != nil {
-		return ""
+	out := map[string]string{}
+	var walk func(ptr string, v any)
+	walk = func(ptr string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if p, ok := x["path"].(string); ok {
+				out[ptr] = p
+			}
+			for k, y := range x {
+				walk(ptr+"/"+pointerEscaper.Replace(k), y)
+			}
+		case []any:
+			for i, y := range x {
+				walk(ptr+"/"+strconv.Itoa(i), y)
+			}
+		}
 	}
-	return a.Path
+	walk("", v)
+	return out
 }
+
+// pathAt returns the path of the object holding the string at ptr, else
+// the top level's.
+func pathAt(paths map[string]string, ptr string) string {
+	if i := strings.LastIndexByte(ptr, '/'); i >= 0 {
+		if p, ok := paths[ptr[:i]]; ok {
+			return p
+		}
+	}
+	return paths[""]
+}
+
+// pointerEscaper escapes a member name in a JSON Pointer (RFC 6901).
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
 // walkStrings calls fn with the JSON Pointer and value of every string value
 // (not member names) in the JSON text b, and, if out is not nil, writes b
@@ -148,7 +184,7 @@ func walkStrings(b []byte, out *bytes.Buffer, fn func(ptr, s string) (string, bo
 		for _, f := range stack {
 			sb.WriteByte('/')
 			if f.object {
-				sb.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(f.key))
+				sb.WriteString(pointerEscaper.Replace(f.key))
 			} else {
 				sb.WriteString(strconv.Itoa(f.index))
 			}

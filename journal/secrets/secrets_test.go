@@ -193,3 +193,20 @@ func TestMaskLines(t *testing.T) {
 		t.Fatalf("got\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestScanArgs_PathOfTheObject: a string is scanned as the file its own
+// object names (go.sum is allowed whole by gitleaks' paths), not the
+// arguments' top-level path.
+func TestScanArgs_PathOfTheObject(t *testing.T) {
+	args := `{"path":"x","ops":[{"content":"AWS_ACCESS_KEY_ID=` + awsKeyID + `","path":"go.sum"},{"path":".env","content":"AWS_ACCESS_KEY_ID=` + awsKeyID + `"}]}`
+	fs := secrets.ScanArgs([]byte(args))
+	if len(fs) != 1 || fs[0].Arg != "/ops/1/content" {
+		t.Fatalf("findings %+v", fs)
+	}
+	if p := secrets.ArgPath([]byte(args), fs[0].Arg); p != ".env" {
+		t.Fatalf("ArgPath %q", p)
+	}
+	if p := secrets.ArgPath([]byte(args), "/note"); p != "x" {
+		t.Fatalf("ArgPath of a top-level string %q", p)
+	}
+}
