@@ -1,0 +1,78 @@
+package journal_test
+
+import (
+	"testing"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/snapshot"
+)
+
+// TestSecrets_StoredAndScannedLazily: events not yet scanned are scanned by
+// ScanSecrets (nothing stored); PutSecrets stores findings and the scanned
+// mark, which never moves back; Secrets says whether an event was scanned.
+func TestSecrets_StoredAndScannedLazily(t *testing.T) {
+	j := create(t)
+	defer j.Close()
+	put := func(path, content, args string) {
+		t.Helper()
+		if err := j.Do(func(db *journal.DB) error {
+			return db.Update(func(tx *journal.Tx) error {
+				id, err := snapshot.PutTx(tx.Bolt(), []byte(content))
+				if err != nil {
+					return err
+				}
+				ev := &journal.Event{Kind: journal.KindApply, Actor: journal.Actor{Kind: "mcp"}, Args: []byte(args),
+					Files: []journal.FileChange{{Path: path, After: id}}}
+				if err := tx.Append(ev); err != nil {
+					return err
+				}
+				_, err = tx.Seal(ev.Seq, journal.StatusCommitted, "")
+				return err
+			})
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("a.txt", "nothing\n", `{"path":"a.txt"}`)
+	put(".env", "X=1\nAWS_ACCESS_KEY_ID=AKIALALEMEL33243OLIB\n", `{"path":".env","token":"ghp_R4nd0mT0k3nV4lu3Xy9Zq8W7e6R5t4Y3u2I1"}`) // gitleaks:allow (made up for the test)
+	var found map[uint64][]journal.Secret
+	if err := j.View(func(tx *journal.Tx) (err error) {
+		if _, scanned, _ := tx.Secrets(2); scanned || tx.SecretsScanned() != 0 {
+			t.Errorf("a journal nobody scanned says event 2 was")
+		}
+		found, err = tx.ScanSecrets()
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	s := found[2]
+	if len(found) != 1 || len(s) != 2 || s[0].Path != ".env" || s[0].Line != 2 || s[0].InArgs() ||
+		s[1].Arg != "/token" || s[1].Path != ".env" || s[1].Rule != "github-pat" || !s[1].Content.IsZero() {
+		t.Fatalf("found %+v", found)
+	}
+	if err := j.Do(func(db *journal.DB) error {
+		return db.Update(func(tx *journal.Tx) error {
+			if err := tx.PutSecrets(2, found); err != nil {
+				return err
+			}
+			return tx.PutSecrets(1, nil) // an older mark changes nothing
+		})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.View(func(tx *journal.Tx) error {
+		got, scanned, err := tx.Secrets(2)
+		if err != nil || !scanned || len(got) != 2 || got[1].Arg != "/token" {
+			t.Errorf("event 2: %+v scanned %v %v", got, scanned, err)
+		}
+		if got, scanned, _ := tx.Secrets(1); len(got) != 0 || !scanned {
+			t.Errorf("event 1: %+v scanned %v", got, scanned)
+		}
+		if tx.SecretsScanned() != 2 {
+			t.Errorf("scanned mark %d", tx.SecretsScanned())
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
