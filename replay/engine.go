@@ -212,8 +212,9 @@ func (e *Engine) Close() error {
 		e.mu.Unlock()
 		if err = e.Checkpoint(); err == nil {
 			e.closeScan() // best effort: status scans what is not stored
+		} else {
+			e.secrets.closing.Store(true)
 		}
-		e.secrets.closed.Store(true)
 		if err == nil && wrote {
 			// a journal nobody writes keeps no log of zeros
 			// (journal.DB.LogTrim); only space: a failure changes nothing

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -30,10 +31,14 @@ const (
 
 // secretScan is an engine's detector state.
 type secretScan struct {
-	on      bool
-	running atomic.Bool
-	closed  atomic.Bool // Close has run its last pass: no retry may run after it
-	// scanned is the last event scanned (stored or not); guarded by running.
+	on bool
+	// mu is held by a pass: background passes skip when it is taken, the
+	// passes of Close and ScanSecrets wait for it.
+	mu sync.Mutex
+	// closing stops background passes (at their next step) and their
+	// retries: Close is running its own, the last.
+	closing atomic.Bool
+	// scanned is the last event scanned (stored or not); guarded by mu.
 	scanned uint64
 }
 
@@ -41,7 +46,7 @@ type secretScan struct {
 // or not the engine was opened with Options.ScanSecrets, and stores what it
 // finds and how far it scanned: journal status runs it, so a journal that
 // no server scanned (an earlier binary's, a CLI's) is scanned once.
-func (e *Engine) ScanSecrets() error { return e.scan(true, time.Time{}) }
+func (e *Engine) ScanSecrets() error { return e.scan(true, true, time.Time{}) }
 
 // scanSecrets runs one detection pass of an engine opened with
 // Options.ScanSecrets.
@@ -49,34 +54,45 @@ func (e *Engine) scanSecrets() error {
 	if !e.secrets.on {
 		return nil
 	}
-	return e.scan(false, time.Time{})
+	return e.scan(false, false, time.Time{})
 }
 
 // closeScanTime bounds Close's last pass: what a busy server left unscanned
 // beyond it waits for journal status, not for the server's exit.
 const closeScanTime = 2 * time.Second
 
-// closeScan is Close's last pass: it stores the scanned mark even without
-// findings, for at most closeScanTime.
+// closeScan is Close's last pass: background passes stop first (closing),
+// then it stores the scanned mark even without findings, for at most
+// closeScanTime.
 func (e *Engine) closeScan() error {
+	e.secrets.closing.Store(true)
 	if !e.secrets.on {
 		return nil
 	}
-	return e.scan(true, time.Now().Add(closeScanTime))
+	return e.scan(true, true, time.Now().Add(closeScanTime))
 }
 
-// scan is a detection pass, unless one is running. A pass that gives way
-// tries again sealDelay later (retry), so what it left is scanned without
-// waiting for another batch. store stores the scanned mark even without
-// findings; a pass with a deadline stops at the first store after it.
-func (e *Engine) scan(store bool, deadline time.Time) error {
+// scan is a detection pass. A background pass (final false) skips when
+// another runs, stops when Close begins, and gives way to the engine's
+// other calls, trying again sealDelay later (retry) so that what it left is
+// scanned without waiting for another batch; the final passes (Close's,
+// ScanSecrets') wait for the one running and scan to the end (or the
+// deadline). store stores the scanned mark even without findings; a pass
+// with a deadline stops at the first store after it.
+func (e *Engine) scan(store, final bool, deadline time.Time) error {
 	s := &e.secrets
-	if s.closed.Load() || !s.running.CompareAndSwap(false, true) {
+	if final {
+		s.mu.Lock()
+	} else if s.closing.Load() || !s.mu.TryLock() {
 		return nil
 	}
-	defer s.running.Store(false)
+	defer s.mu.Unlock()
+	stop := func() bool { return !final && s.closing.Load() }
 	for {
-		if e.queued.Load() > 0 { // a batch waits for the engine
+		if stop() {
+			return nil
+		}
+		if !final && e.queued.Load() > 0 { // a batch waits for the engine
 			e.retryScan()
 			return nil
 		}
@@ -103,7 +119,7 @@ func (e *Engine) scan(store bool, deadline time.Time) error {
 		found := map[uint64][]journal.Secret{}
 		gave := false
 		for i := range texts {
-			if i > 0 && e.calls.Load() != since {
+			if i > 0 && !final && (e.calls.Load() != since || stop()) {
 				texts, last, gave = texts[:i], texts[i-1].Seq, true
 				break
 			}
@@ -111,17 +127,18 @@ func (e *Engine) scan(store bool, deadline time.Time) error {
 				found[seq] = f
 			}
 		}
-		s.scanned = max(s.scanned, last)
-		if len(found) > 0 || (store && s.scanned > stored) || s.scanned-stored >= scanStoreEvery {
+		next := max(s.scanned, last) // moved once what was found is stored
+		if len(found) > 0 || (store && next > stored) || next-stored >= scanStoreEvery {
 			if err := e.do(func(db *journal.DB) error {
-				return db.Update(func(tx *journal.Tx) error { return tx.PutSecrets(s.scanned, found) })
+				return db.Update(func(tx *journal.Tx) error { return tx.PutSecrets(next, found) })
 			}); err != nil {
 				return err
 			}
 			since++ // the store's own call
 		}
+		s.scanned = next
 		switch {
-		case gave || e.calls.Load() != since:
+		case !final && (gave || e.calls.Load() != since):
 			e.retryScan()
 			return nil
 		case len(texts) == 0, !deadline.IsZero() && time.Now().After(deadline):
