@@ -165,8 +165,10 @@ func (t *Tx) CollectSecretTexts(from uint64, budget int) (texts []ScanText, last
 
 // ScanSecretTexts runs the detector over texts (no transaction needed):
 // seq → secrets, for the events that have any. A content shared by several
-// changes is scanned once per path.
-func ScanSecretTexts(texts []ScanText) map[uint64][]Secret {
+// changes is scanned once per path; with a cache (nil: none), an edited
+// file's regions the edit left alone are not scanned again
+// (secrets.Cache).
+func ScanSecretTexts(c *secrets.Cache, texts []ScanText) map[uint64][]Secret {
 	found := map[uint64][]Secret{}
 	type key struct {
 		path string
@@ -179,7 +181,7 @@ func ScanSecretTexts(texts []ScanText) map[uint64][]Secret {
 			k := key{st.Paths[i], id}
 			fs, ok := memo[k]
 			if !ok && st.Bytes[i] != nil {
-				fs = secrets.ScanFile(st.Paths[i], st.Bytes[i])
+				fs = c.ScanFile(st.Paths[i], st.Bytes[i])
 				memo[k] = fs
 			}
 			for _, f := range fs {
@@ -206,6 +208,7 @@ func (t *Tx) ScanSecrets() (map[uint64][]Secret, error) {
 		return nil, err
 	}
 	from := t.SecretsScanned()
+	c := secrets.NewCache() // successive versions of a file share most of their regions
 	for {
 		texts, last, err := t.CollectSecretTexts(from, 64<<20)
 		if err != nil {
@@ -214,7 +217,7 @@ func (t *Tx) ScanSecrets() (map[uint64][]Secret, error) {
 		if last == from {
 			return found, nil
 		}
-		for seq, s := range ScanSecretTexts(texts) {
+		for seq, s := range ScanSecretTexts(c, texts) {
 			found[seq] = s
 		}
 		from = last

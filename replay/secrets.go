@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/secrets"
 )
 
 // Secret detection (Options.ScanSecrets): after each timed checkpoint — when
@@ -38,8 +39,11 @@ type secretScan struct {
 	// closing stops background passes (at their next step) and their
 	// retries: Close is running its own, the last.
 	closing atomic.Bool
-	// scanned is the last event scanned (stored or not); guarded by mu.
+	// scanned is the last event scanned (stored or not); cache remembers
+	// the regions scanned, so an edited file costs the regions its edit
+	// changed. Guarded by mu.
 	scanned uint64
+	cache   *secrets.Cache
 }
 
 // ScanSecrets runs the detector over every event not scanned yet, whether
@@ -123,7 +127,10 @@ func (e *Engine) scan(store, final bool, deadline time.Time) error {
 				texts, last, gave = texts[:i], texts[i-1].Seq, true
 				break
 			}
-			for seq, f := range journal.ScanSecretTexts(texts[i : i+1]) {
+			if s.cache == nil {
+				s.cache = secrets.NewCache()
+			}
+			for seq, f := range journal.ScanSecretTexts(s.cache, texts[i:i+1]) {
 				found[seq] = f
 			}
 		}

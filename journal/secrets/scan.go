@@ -53,7 +53,12 @@ func Scan(b []byte) []Finding { return ScanFile("", b) }
 // relative to its root): gitleaks' path rules and allowlists apply (no
 // findings in go.sum, lock files or vendored trees; a rule on a path alone,
 // such as a PKCS#12 file, reports the whole content as one finding).
-func ScanFile(path string, b []byte) []Finding {
+func ScanFile(path string, b []byte) []Finding { return (*Cache)(nil).ScanFile(path, b) }
+
+// ScanFile is ScanFile, remembering what each rule found in each region of
+// b: a later scan of an edited version re-runs the rules only on the
+// regions the edit changed. A nil Cache remembers nothing.
+func (c *Cache) ScanFile(path string, b []byte) []Finding {
 	rs := rules()
 	for _, a := range rs.global {
 		if a.pathAllowed(path) {
@@ -83,6 +88,11 @@ func ScanFile(path string, b []byte) []Finding {
 		}
 		rs.trie.hits(b[from:hi], func(end, k int) { hits[k] = append(hits[k], from+end-1) })
 		var lines lineIndex
+		base := 0 // the line of from, when c is used
+		if c != nil {
+			lines = newLineIndex(b[from:hi], from)
+			base = 1 + bytes.Count(b[:from], []byte{'\n'})
+		}
 		for ri, r := range rs.rules {
 			if r.re == nil || (r.path != nil && (path == "" || !r.path.MatchString(path))) || r.pathAllowed(path) {
 				continue
@@ -103,7 +113,13 @@ func ScanFile(path string, b []byte) []Finding {
 				regions = lines.regions(at, r.span, hi)
 			}
 			for _, rg := range regions {
-				for _, f := range r.find(rs, path, b, rg[0], rg[1]) {
+				var got []Finding
+				if c != nil {
+					got = c.find(ri, r, rs, path, b, rg, base+lines.line(rg[0]))
+				} else {
+					got = r.find(rs, path, b, rg[0], rg[1])
+				}
+				for _, f := range got {
 					k := [2]int{ri, f.Start}
 					if !seen[k] {
 						seen[k] = true
