@@ -90,7 +90,6 @@ func (c *Cache) ScanFile(path string, b []byte) []Finding {
 		var lines lineIndex
 		base := 0 // the line of from, when c is used
 		if c != nil {
-			lines = newLineIndex(b[from:hi], from)
 			base = 1 + bytes.Count(b[:from], []byte{'\n'})
 		}
 		for ri, r := range rs.rules {
@@ -114,9 +113,12 @@ func (c *Cache) ScanFile(path string, b []byte) []Finding {
 			}
 			for _, rg := range regions {
 				var got []Finding
-				if c != nil {
+				switch {
+				case c != nil && rg[0] == from:
+					got = c.find(ri, r, rs, path, b, rg, base)
+				case c != nil: // a region of lines: lines is built
 					got = c.find(ri, r, rs, path, b, rg, base+lines.line(rg[0]))
-				} else {
+				default:
 					got = r.find(rs, path, b, rg[0], rg[1])
 				}
 				for _, f := range got {
