@@ -64,4 +64,10 @@
 // its keywords, so the generic rule does not run over a whole source file
 // because the words key or token occur in it. Time is linear in the size;
 // BENCHMARKS.md has the figures.
+//
+// A Cache makes a scan of an edited file cost about what its edit changed:
+// a rule's findings in a region of lines depend only on the rule, the path
+// and the region's bytes, so they are remembered by a hash of those bytes
+// and the regions an edit left alone are not run again. Its findings are
+// ScanFile's, exactly (TestCache_SameAsScanFile).
 package secrets
