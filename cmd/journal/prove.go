@@ -1,0 +1,112 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/sshnote"
+	"github.com/spf13/cobra"
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+)
+
+// Proof is what `journal prove` prints: enough to check one event against a
+// signed checkpoint without the journal (docs/VERIFY.md).
+type Proof struct {
+	Seq        uint64      `json:"seq"`
+	Event      string      `json:"event"` // the hashed JSON, as a string: blake3 of its UTF-8 bytes is Hash
+	Hash       string      `json:"hash"`  // the event's chain hash, hex
+	LeafIndex  int64       `json:"leaf_index"`
+	TreeSize   int64       `json:"tree_size"`
+	Proof      []tlog.Hash `json:"proof"`      // RFC 6962 inclusion proof, base64 hashes
+	Checkpoint string      `json:"checkpoint"` // the signed note
+	// SSHSignatures are the checkpoint's SSH signatures by principal,
+	// armored, over CheckpointText: `ssh-keygen -Y verify -n
+	// journal-checkpoint` checks them with an allowed-signers file.
+	SSHSignatures  map[string]string `json:"ssh_signatures,omitempty"`
+	CheckpointText string            `json:"checkpoint_text,omitempty"`
+}
+
+func newProveCmd(a *app) *cobra.Command {
+	var keys []string
+	cmd := &cobra.Command{
+		Use:   "prove EVENT [--key FILE.pub]",
+		Short: "Print an inclusion proof of one event against the newest signed checkpoint (JSON)",
+		Long: `prove prints, as JSON, one event's hashed record, its leaf index, the RFC 6962 inclusion proof of its
+leaf in the Merkle tree and the newest signed checkpoint that covers it: an auditor handed the record checks
+it without the journal (docs/VERIFY.md). With --key the checkpoint's signature is checked first.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			seq, err := parseSeq(args[0])
+			if err != nil {
+				return usageError{fmt.Errorf("prove: %q is not an event number", args[0])}
+			}
+			vs, err := loadVerifiers(keys)
+			if err != nil {
+				return err
+			}
+			var p *Proof
+			err = a.view(func(tx *journal.Tx) error { p, err = prove(tx, seq, vs); return err })
+			if err != nil {
+				return err
+			}
+			b, _ := json.MarshalIndent(p, "", "  ")
+			_, err = a.out.Write(append(b, '\n'))
+			return err
+		},
+	}
+	cmd.Flags().StringArrayVar(&keys, "key", nil, "verifier key file the checkpoint must be signed by: FILE.pub of journal key generate, or an SSH allowed-signers file (repeatable)")
+	return cmd
+}
+
+func prove(tx *journal.Tx, seq uint64, vs note.Verifiers) (*Proof, error) {
+	e, err := tx.Event(seq)
+	if errors.Is(err, journal.ErrNotFound) {
+		return nil, withHint(fmt.Errorf("prove: no event %d (the newest is %d)", seq, tx.Last()), "`journal log` lists the events")
+	}
+	if err != nil {
+		return nil, err
+	}
+	i, err := tx.LeafIndex(seq)
+	if err != nil {
+		return nil, withHint(err, "gc dropped the events before this one's tile: it cannot be proven")
+	}
+	cps, err := tx.Checkpoints()
+	if err != nil {
+		return nil, err
+	}
+	var c *journal.Checkpoint
+	if len(cps) > 0 {
+		c = cps[len(cps)-1]
+	}
+	if c == nil || c.Size <= i {
+		return nil, withHint(fmt.Errorf("prove: no checkpoint covers event %d yet: %w", seq, journal.ErrCheckpoint),
+			"run `journal checkpoint` (or serve with --checkpoint-every N), then prove it")
+	}
+	if vs != nil {
+		if c, err = journal.OpenCheckpoint(c.Note, vs); err != nil {
+			return nil, withHint(err, "the journal's newest checkpoint is not signed by the key given: the journal may have been rewritten")
+		}
+	}
+	if n := tx.TreeSize(); n < c.Size {
+		return nil, withHint(fmt.Errorf("prove: the newest checkpoint covers %d events, the journal's tree has %d: %w", c.Size, n, journal.ErrRewritten),
+			"run `journal verify --key FILE.pub` to find where the journal parts from its checkpoints")
+	}
+	rp, err := tx.ProveEvent(i, c.Size)
+	if err != nil {
+		return nil, err
+	}
+	// a proof that cannot check is not printed: the journal was rewritten after the checkpoint
+	if err := tlog.CheckRecord(rp, c.Size, c.Root, i, journal.LeafHash(e.Hash)); err != nil {
+		return nil, withHint(fmt.Errorf("prove: event %d is not in the tree the newest checkpoint (%d events) signed: %w", seq, c.Size, journal.ErrRewritten),
+			"run `journal verify --key FILE.pub` to find where the journal parts from its checkpoints")
+	}
+	p := &Proof{Seq: seq, Event: string(journal.Canonical(e)), Hash: e.Hash.String(), LeafIndex: i, TreeSize: c.Size, Proof: rp,
+		Checkpoint: string(c.Note)}
+	if text, sigs, err := sshnote.Signatures(c.Note); err == nil && len(sigs) > 0 {
+		p.CheckpointText, p.SSHSignatures = text, sigs
+	}
+	return p, nil
+}
