@@ -31,33 +31,51 @@ type Proof struct {
 
 func newProveCmd(a *app) *cobra.Command {
 	var keys []string
+	var old string
 	cmd := &cobra.Command{
-		Use:   "prove EVENT [--key FILE.pub]",
-		Short: "Print an inclusion proof of one event against the newest signed checkpoint (JSON)",
+		Use:   "prove EVENT [--key FILE.pub] | prove --consistency OLD [NEW] [--key FILE.pub]",
+		Short: "Print an inclusion proof of one event, or a consistency proof between two checkpoints (JSON)",
 		Long: `prove prints, as JSON, one event's hashed record, its leaf index, the RFC 6962 inclusion proof of its
 leaf in the Merkle tree and the newest signed checkpoint that covers it: an auditor handed the record checks
-it without the journal (docs/VERIFY.md). With --key the checkpoint's signature is checked first.`,
-		Args: cobra.ExactArgs(1),
+it without the journal (docs/VERIFY.md). With --key the checkpoint's signature is checked first.
+
+With --consistency OLD [NEW] it prints the RFC 6962 consistency proof that the tree NEW signs extends the
+tree OLD signed (every event OLD covered still there, unchanged), with both signed checkpoints: OLD and NEW
+are checkpoint files or sizes of the journal's checkpoints; NEW defaults to the newest. An auditor holding
+OLD checks it without the journal (docs/VERIFY.md), or with ` + "`journal verify --consistency FILE --checkpoint OLD`" + `.`,
+		Args: cobra.RangeArgs(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			seq, err := parseSeq(args[0])
-			if err != nil {
-				return usageError{fmt.Errorf("prove: %q is not an event number", args[0])}
-			}
 			vs, err := loadVerifiers(keys)
 			if err != nil {
 				return err
 			}
-			var p *Proof
-			err = a.view(func(tx *journal.Tx) error { p, err = prove(tx, seq, vs); return err })
+			var out any
+			if cmd.Flags().Changed("consistency") {
+				newer := ""
+				if len(args) == 1 {
+					newer = args[0]
+				}
+				err = a.view(func(tx *journal.Tx) (err error) { out, err = proveConsistency(tx, old, newer, vs); return err })
+			} else {
+				if len(args) != 1 {
+					return withHint(usageError{errors.New("prove: which event? (prove EVENT, or prove --consistency OLD [NEW])")}, "`journal log` lists the events")
+				}
+				seq, perr := parseSeq(args[0])
+				if perr != nil {
+					return usageError{fmt.Errorf("prove: %q is not an event number", args[0])}
+				}
+				err = a.view(func(tx *journal.Tx) (err error) { out, err = prove(tx, seq, vs); return err })
+			}
 			if err != nil {
 				return err
 			}
-			b, _ := json.MarshalIndent(p, "", "  ")
+			b, _ := json.MarshalIndent(out, "", "  ")
 			_, err = a.out.Write(append(b, '\n'))
 			return err
 		},
 	}
-	cmd.Flags().StringArrayVar(&keys, "key", nil, "verifier key file the checkpoint must be signed by: FILE.pub of journal key generate, or an SSH allowed-signers file (repeatable)")
+	cmd.Flags().StringArrayVar(&keys, "key", nil, "verifier key file the checkpoints must be signed by: FILE.pub of journal key generate, or an SSH allowed-signers file (repeatable)")
+	cmd.Flags().StringVar(&old, "consistency", "", "prove the tree of this earlier checkpoint (a checkpoint file, or the size of one of the journal's) consistent with NEW (default: the newest)")
 	return cmd
 }
 

@@ -12,7 +12,7 @@ import (
 )
 
 func newVerifyCmd(a *app) *cobra.Command {
-	var anchor, export, remoteName, ws, against string
+	var anchor, export, remoteName, ws, against, consistency string
 	var keys, checkpoints []string
 	cmd := &cobra.Command{
 		Use:   "verify [--anchor HASH] [--export FILE]",
@@ -28,7 +28,11 @@ Checkpoints (journal checkpoint): the Merkle tree is recomputed from the events 
 journal or export holds must match it; with --key FILE.pub (repeatable) each must be signed by one of the keys,
 and there must be one. --checkpoint FILE (repeatable; a signed checkpoint, or an earlier jsonl export with its
 checkpoints) is an earlier record the history must still match: a journal deleted and made anew, cut, or
-altered anywhere fails, naming the first event where the histories part (docs/VERIFY.md).`,
+altered anywhere fails, naming the first event where the histories part (docs/VERIFY.md).
+
+--consistency FILE checks a consistency proof (journal prove --consistency) on its own, without a journal:
+both checkpoints signed by a --key, the proof leading from the older root to the newer, and each --checkpoint
+FILE (the auditor's own copy) one of the two.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var id snapshot.ID
@@ -37,6 +41,12 @@ altered anywhere fails, naming the first event where the histories part (docs/VE
 				if id, err = snapshot.ParseID(anchor); err != nil {
 					return usageError{fmt.Errorf("--anchor: want the full 64-digit head hash from an export or `journal verify`")}
 				}
+			}
+			if consistency != "" {
+				if anchor != "" || export != "" || remoteName != "" || against != "" || ws != "" {
+					return usageError{errors.New("--consistency FILE checks a proof on its own: with --key and --checkpoint only")}
+				}
+				return a.verifyConsistency(consistency, keys, checkpoints)
 			}
 			o, err := checkOptions(keys, checkpoints)
 			if err != nil {
@@ -72,6 +82,7 @@ altered anywhere fails, naming the first event where the histories part (docs/VE
 	cmd.Flags().StringVar(&ws, "workspace", "", "with --remote: only this workspace")
 	cmd.Flags().StringVar(&against, "against", "", "the record a remote holds of this workspace (its events, under Object Lock with --retain, and checkpoints) must still match (with --workspace for an export)")
 	cmd.Flags().StringArrayVar(&keys, "key", nil, "verifier key file the checkpoints must be signed by: FILE.pub of journal key generate, or an SSH allowed-signers file or .pub (repeatable)")
+	cmd.Flags().StringVar(&consistency, "consistency", "", "check this consistency proof (journal prove --consistency's output) on its own, without a journal")
 	cmd.Flags().StringArrayVar(&checkpoints, "checkpoint", nil, "an earlier signed checkpoint, or an earlier jsonl export, the history must still match (repeatable)")
 	return cmd
 }
@@ -173,5 +184,38 @@ func (a *app) verifyExport(path string, anchor snapshot.ID, o journal.CheckOptio
 	if rep.Filtered {
 		fmt.Fprintln(w, "note: a filtered export: each record and consecutive links are checked, completeness cannot be")
 	}
+	return nil
+}
+
+// verifyConsistency checks a consistency proof file without a journal
+// (checkConsistency): --checkpoint files are the auditor's earlier copies,
+// each of which must be one of the proof's checkpoints.
+func (a *app) verifyConsistency(path string, keys, checkpoints []string) error {
+	vs, err := loadVerifiers(keys)
+	if err != nil {
+		return err
+	}
+	var earlier []*journal.Checkpoint
+	for _, p := range checkpoints {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return withHint(usageError{fmt.Errorf("--checkpoint %s: %w", p, errors.Unwrap(err))}, "name a checkpoint file (journal checkpoint's output)")
+		}
+		c, err := journal.OpenCheckpoint(b, vs)
+		if err != nil {
+			return withHint(fmt.Errorf("--checkpoint %s: %w", p, err), "a checkpoint file is a signed note as `journal checkpoint` prints it; with --key, signed by one of the keys")
+		}
+		earlier = append(earlier, c)
+	}
+	_, cs, err := checkConsistency(path, vs, earlier)
+	if err != nil {
+		return err
+	}
+	signed := "signatures not checked (give --key FILE.pub)"
+	if vs != nil {
+		signed = "both signed by a key given"
+	}
+	fmt.Fprintf(a.out, "ok: the tree of %d events (root %s, signed %s) extends the tree of %d events (root %s, signed %s) of workspace %s; %s\n",
+		cs[1].Size, cs[1].Root, cs[1].Time.Format(time.RFC3339), cs[0].Size, cs[0].Root, cs[0].Time.Format(time.RFC3339), cs[0].Workspace(), signed)
 	return nil
 }
