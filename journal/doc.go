@@ -258,7 +258,10 @@
 // serve's cadence (cmd/journal/cadence.go) is a number of events, a time
 // since the newest checkpoint's, the end of each MCP session, and its exit,
 // each only once an event was sealed since the newest: it asks
-// Tx.NewestCheckpoint, one record, every second.
+// Tx.NewestCheckpoint, one record, every second. A witness countersigns a
+// checkpoint (Cosign: one more signature line over the same text, stored
+// in place); CheckOptions.Quorum asks for that many of the keys given on
+// every checkpoint.
 //
 // Verify (TreeCheck) recomputes the tree from the events it has just
 // checked and requires every checkpoint's root at its size: two

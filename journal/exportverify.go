@@ -398,7 +398,7 @@ func (rep *ExportReport) checkTree(head *ExportHead, o CheckOptions) error {
 		rep.Checkpoints = append(rep.Checkpoints, c)
 	}
 	if rep.Filtered {
-		cps, err := Reopen(rep.Checkpoints, o.Keys, "the export's")
+		cps, err := Reopen(rep.Checkpoints, o.Keys, o.Quorum, "the export's")
 		rep.Checkpoints = cps
 		return err
 	}

@@ -236,9 +236,9 @@ func loadVerifiers(paths []string) (note.Verifiers, error) {
 }
 
 func newCheckpointCmd(a *app) *cobra.Command {
-	var keyFile string
+	var keyFile, witness string
 	cmd := &cobra.Command{
-		Use:   "checkpoint [--key FILE]",
+		Use:   "checkpoint [--key FILE] | checkpoint --cosign FILE [CHECKPOINT]",
 		Short: "Sign a checkpoint of the journal's Merkle tree now",
 		Long: `checkpoint signs the root of the Merkle tree over every sealed event (a C2SP checkpoint in a signed
 note: the workspace, the tree size, the root hash and the time) with the signer key (default: the one
@@ -246,9 +246,26 @@ note: the workspace, the tree size, the root hash and the time) with the signer 
 A later ` + "`journal verify --key FILE.pub`" + ` then fails if any event it covers is altered, dropped, reordered or cut.
 ` + "`journal serve --checkpoint-every 1000,10m,session`" + ` signs every 1,000 events, 10 minutes after the newest
 checkpoint, at the end of each MCP session, and when it exits; ` + "`journal checkpoint config`" + ` sets the key and the
-cadence once.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+cadence once.
+
+--cosign FILE adds a witness's signature (FILE: its signer key) to one of the journal's checkpoints — the newest,
+or CHECKPOINT: a size or a checkpoint file — once the journal's events still hash to its root; it is stored in
+place and printed. ` + "`journal verify --key signer.pub --key witness.pub --quorum 2`" + ` then wants both.`,
+		Args: cobra.RangeArgs(0, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("cosign") {
+				if cmd.Flags().Changed("key") {
+					return usageError{fmt.Errorf("checkpoint: --cosign FILE signs with FILE, the witness's key: --key goes without it")}
+				}
+				arg := ""
+				if len(args) == 1 {
+					arg = args[0]
+				}
+				return a.cosign(witness, arg)
+			}
+			if len(args) > 0 {
+				return withHint(usageError{fmt.Errorf("checkpoint: %q: a CHECKPOINT goes with --cosign", args[0])}, "`journal checkpoint` signs the tree as it is now; `journal checkpoint --cosign FILE CHECKPOINT` countersigns one")
+			}
 			if !cmd.Flags().Changed("key") {
 				cfg, err := loadCheckpointConfig()
 				if err != nil {
@@ -282,6 +299,7 @@ cadence once.`,
 		},
 	}
 	cmd.Flags().StringVar(&keyFile, "key", "", "signer key file: the one `journal checkpoint config` set, else the one `journal key generate` made (default), or an OpenSSH Ed25519 private key (signed as its .pub's comment)")
+	cmd.Flags().StringVar(&witness, "cosign", "", "countersign a checkpoint with this signer key (a witness's) instead of signing a new one")
 	cmd.AddCommand(newCheckpointConfigCmd(a))
 	return cmd
 }

@@ -39,7 +39,7 @@ func proveConsistency(tx *journal.Tx, old, newer string, vs note.Verifiers) (*Co
 	if err != nil {
 		return nil, err
 	}
-	if cps, err = journal.Reopen(cps, vs, "the journal's"); err != nil {
+	if cps, err = journal.Reopen(cps, vs, 1, "the journal's"); err != nil {
 		return nil, withHint(err, "the journal holds a checkpoint not signed by the keys given: `journal verify --key FILE.pub` says which")
 	}
 	oc, err := checkpointArg(cps, old, vs, "OLD")

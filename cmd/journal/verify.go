@@ -15,6 +15,7 @@ import (
 func newVerifyCmd(a *app) *cobra.Command {
 	var anchor, export, remoteName, ws, against, consistency string
 	var keys, checkpoints []string
+	var quorum int
 	cmd := &cobra.Command{
 		Use:   "verify [--anchor HASH] [--export FILE]",
 		Short: "Recompute the hash chain and re-hash every stored content (or check an export on its own)",
@@ -49,7 +50,7 @@ FILE (the auditor's own copy) one of the two.`,
 				}
 				return a.verifyConsistency(consistency, keys, checkpoints)
 			}
-			o, err := checkOptions(keys, checkpoints)
+			o, err := checkOptions(keys, checkpoints, quorum)
 			if err != nil {
 				return err
 			}
@@ -83,6 +84,7 @@ FILE (the auditor's own copy) one of the two.`,
 	cmd.Flags().StringVar(&ws, "workspace", "", "with --remote: only this workspace")
 	cmd.Flags().StringVar(&against, "against", "", "the record a remote holds of this workspace (its events, under Object Lock with --retain, and checkpoints) must still match (with --workspace for an export)")
 	cmd.Flags().StringArrayVar(&keys, "key", nil, "verifier key file the checkpoints must be signed by: FILE.pub of journal key generate, or an SSH allowed-signers file or .pub (repeatable)")
+	cmd.Flags().IntVar(&quorum, "quorum", 1, "how many of the --key keys must each have signed every checkpoint (a signer and its witnesses: journal checkpoint --cosign)")
 	cmd.Flags().StringVar(&consistency, "consistency", "", "check this consistency proof (journal prove --consistency's output) on its own, without a journal")
 	cmd.Flags().StringArrayVar(&checkpoints, "checkpoint", nil, "an earlier signed checkpoint, or an earlier jsonl export, the history must still match (repeatable)")
 	return cmd
