@@ -36,6 +36,17 @@ func TestCheckpoint_Witness(t *testing.T) {
 	ok(t, dir, "export", "-o", exp)
 	ok(t, dir, append([]string{"verify", "--export", exp, "--quorum", "2"}, both...)...)
 	failsWith(t, dir, "CHECKPOINT_INVALID", "the quorum is 3", append([]string{"verify", "--export", exp, "--quorum", "3"}, both...)...)
+	// a consistency proof between the signer's first checkpoint and a cosigned later one: the quorum holds for both only once both are cosigned
+	e := engine(t, dir)
+	apply(t, e, "edit_file", "f0.txt", "later\n")
+	e.Close()
+	ok(t, dir, "checkpoint")
+	pf := filepath.Join(t.TempDir(), "c.json")
+	os.WriteFile(pf, []byte(ok(t, dir, "prove", "--consistency", "12")), 0o644)
+	failsWith(t, t.TempDir(), "CHECKPOINT_INVALID", "the quorum is 2", append([]string{"verify", "--consistency", pf, "--quorum", "2"}, both...)...)
+	ok(t, dir, "checkpoint", "--cosign", witness)
+	os.WriteFile(pf, []byte(ok(t, dir, "prove", "--consistency", "12")), 0o644)
+	ok(t, t.TempDir(), append([]string{"verify", "--consistency", pf, "--quorum", "2"}, both...)...)
 	// cosigning again replaces the witness's signature, not adds one
 	if again := ok(t, dir, "checkpoint", "--cosign", witness, "12"); strings.Count(again, "— bob ") != 1 || strings.Count(again, "— alice ") != 1 {
 		t.Fatalf("cosigned twice:\n%s", again)

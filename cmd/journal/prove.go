@@ -101,7 +101,7 @@ func prove(tx *journal.Tx, seq uint64, vs note.Verifiers) (*Proof, error) {
 	}
 	if c == nil || c.Size <= i {
 		return nil, withHint(fmt.Errorf("prove: no checkpoint covers event %d yet: %w", seq, journal.ErrCheckpoint),
-			"run `journal checkpoint` (or serve with --checkpoint-every N), then prove it")
+			"run `journal checkpoint` (or serve with a cadence: --checkpoint-every, or journal checkpoint config), then prove it")
 	}
 	if vs != nil {
 		if c, err = journal.OpenCheckpoint(c.Note, vs); err != nil {

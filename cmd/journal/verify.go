@@ -48,7 +48,7 @@ FILE (the auditor's own copy) one of the two.`,
 				if anchor != "" || export != "" || remoteName != "" || against != "" || ws != "" {
 					return usageError{errors.New("--consistency FILE checks a proof on its own: with --key and --checkpoint only")}
 				}
-				return a.verifyConsistency(consistency, keys, checkpoints)
+				return a.verifyConsistency(consistency, keys, checkpoints, quorum)
 			}
 			o, err := checkOptions(keys, checkpoints, quorum)
 			if err != nil {
@@ -204,11 +204,12 @@ func (a *app) verifyExport(path string, anchor snapshot.ID, o journal.CheckOptio
 // verifyConsistency checks a consistency proof file without a journal
 // (checkConsistency): --checkpoint files are the auditor's earlier copies,
 // each of which must be one of the proof's checkpoints.
-func (a *app) verifyConsistency(path string, keys, checkpoints []string) error {
-	vs, err := loadVerifiers(keys)
+func (a *app) verifyConsistency(path string, keys, checkpoints []string, quorum int) error {
+	o, err := checkOptions(keys, nil, quorum)
 	if err != nil {
 		return err
 	}
+	vs := o.Keys
 	var earlier []*journal.Checkpoint
 	for _, p := range checkpoints {
 		b, err := os.ReadFile(p)
@@ -224,6 +225,9 @@ func (a *app) verifyConsistency(path string, keys, checkpoints []string) error {
 	_, cs, err := checkConsistency(path, vs, earlier)
 	if err != nil {
 		return err
+	}
+	if _, err := journal.Reopen(cs, vs, quorum, "the proof's"); err != nil {
+		return withHint(err, "give the signer's and the witnesses' keys with --key; the checkpoints need --quorum of them")
 	}
 	signed := "signatures not checked (give --key FILE.pub)"
 	if vs != nil {
