@@ -274,13 +274,15 @@ func TestTree_AfterGC(t *testing.T) {
 	json.Unmarshal(lines[5], &rec)
 	e := new(journal.Event)
 	json.Unmarshal(rec.Event, e)
-	e.Args = json.RawMessage(`{"x":1}`)
+	e.Args, e.ArgsSalt = rec.What.Args, rec.What.ArgsSalt
+	e.Tool = "forged"
 	e.Hash = journal.ComputeHash(e)
 	lines[5], _ = journal.ExportLine(e)
 	for i := 6; i < len(lines)-2; i++ { // the events after it; then the head line, then ""
 		json.Unmarshal(lines[i], &rec)
 		n := new(journal.Event)
 		json.Unmarshal(rec.Event, n)
+		n.Args, n.ArgsSalt = rec.What.Args, rec.What.ArgsSalt
 		n.Prev = e.Hash
 		n.Hash = journal.ComputeHash(n)
 		lines[i], _ = journal.ExportLine(n)

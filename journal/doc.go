@@ -82,6 +82,7 @@
 //	staging     root dir 0x00 temp path → ∅ (temps to remove: made before an intent, or out of recovery's reach)
 //	merkle      level (1) | index (8) → SHA-256 (32): the Merkle tree's stored hashes (see "Merkle tree")
 //	checkpoints tree size (8) | time (8) → signed note (see "Checkpoints")
+//	redacted    'e' | seq, or 'c' | content ID → the redact event (see "Redaction")
 //	chunks, lists, contents                 (package snapshot)
 //
 // Paths never contain NUL, so "path 0x00 seq" keys sort each path's events
@@ -113,7 +114,7 @@
 //
 // # Event record
 //
-//	byte 0      record version (1: JSON, 2: compact, 3: compact naming its actor by number, record.go)
+//	byte 0      record version (1: JSON, 2: compact, 3: compact naming its actor by number, 5 and 6: 2 and 3 of a salted event, record.go; 4 is a block, pack.go)
 //	bytes 1..4  CRC-32C (Castagnoli) of the body, big endian
 //	bytes 5..   body: the Event as JSON (1), or its fields in binary (2, 3)
 //
@@ -241,6 +242,36 @@
 // so nothing an older binary writes makes them say something false; at
 // worst its gc drops leaves the tree needs, which verify reports
 // (ErrTree). Exports are marked: a head with checkpoints is version 2.
+//
+// # Redaction
+//
+// An event with arguments written since format 12 commits to them by a
+// salted digest (Event.ArgsDigest = blake3(ArgsSalt || Args), redact.go):
+// its chain hash is over its JSON without the arguments and the salt, so
+// both can be deleted and every hash, leaf, checkpoint and signature stays
+// valid, while the salt (16 random bytes, stored beside the arguments and
+// deleted with them) keeps the digest from confirming a guess. Arguments
+// are salted where an event first becomes durable: Tx.Append, or the
+// write-ahead record (LogAppendWith), whose JSON carries the salt into the
+// bbolt file. An export line discloses them beside its hashed event
+// (what.args, what.args_salt), or says why not (what.args_withheld).
+//
+// DB.Redact takes out, in one transaction: the arguments and salt of the
+// events named (their records rewritten in place, inside their block if
+// packed); the contents named, whose chunks no kept content lists are
+// deleted after every kept chunk that was a delta or splice against one of
+// them is stored whole (snapshot.Unbase), by gc's sweep; then it appends a
+// redact event (KindRedact, Event.Redaction: what, and why; who and when
+// are its own) and indexes what it took in the redacted bucket ('e' | seq,
+// 'c' | content ID → the redact event). The file is then compacted and the
+// write-ahead log emptied, so that the values are on no free page of
+// either. Verify checks the arguments it has against their digests,
+// accepts missing ones only where a redact event names them and the index
+// agrees, and does not re-hash redacted contents; reads of a redacted
+// content fail with ErrRedacted naming the event. Events written before
+// salting can be redacted too, at a price the redact event records
+// (Redaction.Unsalted): their own hash can no longer be recomputed, only
+// their links and leaves checked.
 //
 // # Checkpoints
 //

@@ -23,6 +23,7 @@ const (
 	KindObserve Kind = "observe" // a change made outside the journal, recorded before it is overwritten
 	KindGC      Kind = "gc"      // retention ran
 	KindDamaged Kind = "damaged" // written by repair: what the damaged journal lost (Event.Lost)
+	KindRedact  Kind = "redact"  // values taken out of the record (Event.Redaction); changes no file
 )
 
 // Tools of observe events recorded by the workspace watcher (replay/watch.go),
@@ -90,22 +91,36 @@ type FileChange struct {
 // fixed when the event is appended; Status and Error are fixed when it is
 // sealed, and Hash then covers all of it (see doc.go).
 type Event struct {
-	Seq     uint64          `json:"seq"`
-	Time    time.Time       `json:"time"`
-	Kind    Kind            `json:"kind"`
-	Actor   Actor           `json:"actor"`
-	Tool    string          `json:"tool,omitempty"`
-	Args    json.RawMessage `json:"args,omitempty"`
-	Files   []FileChange    `json:"files"`
-	Reverts uint64          `json:"reverts,omitempty"` // for revert/undo/redo: the event taken back
+	Seq   uint64          `json:"seq"`
+	Time  time.Time       `json:"time"`
+	Kind  Kind            `json:"kind"`
+	Actor Actor           `json:"actor"`
+	Tool  string          `json:"tool,omitempty"`
+	Args  json.RawMessage `json:"args,omitempty"`
+	// ArgsSalt and ArgsDigest are, for an event with arguments written
+	// since format 12, 16 random bytes and blake3(ArgsSalt || Args): the
+	// chain hash covers the digest, not the arguments nor the salt
+	// (ComputeHash), so both can be taken out (a redaction) and the
+	// record still verifies, while the salt keeps the digest from
+	// confirming a guess of the arguments. Nil on events written before.
+	ArgsSalt   []byte       `json:"args_salt,omitempty"`
+	ArgsDigest *snapshot.ID `json:"args_digest,omitempty"`
+	Files      []FileChange `json:"files"`
+	Reverts    uint64       `json:"reverts,omitempty"` // for revert/undo/redo: the event taken back
 	// Undone is, for the undo of a whole session (KindUndo, Reverts 0), every
 	// event it took back, newest first; each is linked to it as Reverts is.
-	Undone []uint64    `json:"undone,omitempty"`
-	Status Status      `json:"status"`
-	Error  string      `json:"error,omitempty"` // why it was rolled back
-	Lost   *Lost       `json:"lost,omitempty"`  // for damaged: what it stands for
-	Prev   snapshot.ID `json:"prev"`
-	Hash   snapshot.ID `json:"hash"`
+	Undone []uint64 `json:"undone,omitempty"`
+	Status Status   `json:"status"`
+	Error  string   `json:"error,omitempty"` // why it was rolled back
+	Lost   *Lost    `json:"lost,omitempty"`  // for damaged: what it stands for
+	// Redaction is, on a redact event, what it took out of the record.
+	Redaction *Redaction  `json:"redaction,omitempty"`
+	Prev      snapshot.ID `json:"prev"`
+	Hash      snapshot.ID `json:"hash"`
+
+	// withheld says why an export leaves out the arguments of this copy
+	// of a salted event (Withhold), when the journal still holds them.
+	withheld string
 }
 
 // Lost is what a damaged event (KindDamaged, written by repair) stands for.
@@ -166,12 +181,11 @@ const recordV1 = 1
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// ComputeHash returns the chain hash of e: blake3 of its canonical JSON with Hash zeroed.
+// ComputeHash returns the chain hash of e: blake3 of its canonical JSON
+// (Canonical: Hash zeroed, and for a salted event its arguments and salt
+// left out).
 func ComputeHash(e *Event) snapshot.ID {
-	c := *e
-	c.Hash = snapshot.ID{}
-	b, _ := json.Marshal(&c)
-	return snapshot.Sum(b)
+	return snapshot.Sum(canonical(e))
 }
 
 // Encode returns the stored record of e: compact (record.go) when it stands
@@ -207,7 +221,7 @@ func decode(rec []byte, actors actorResolver) (*Event, error) {
 	}
 	switch rec[0] {
 	case recordV1:
-	case recordV2, recordV3:
+	case recordV2, recordV3, recordV5, recordV6:
 		e, n, err := decodeCompact(rec, actors)
 		if err == nil && n != len(rec) {
 			err = fmt.Errorf("%d bytes past its end", len(rec)-n)

@@ -64,12 +64,18 @@ type ExportFile struct {
 
 // ExportWhat is what an event did.
 type ExportWhat struct {
-	Tool    string          `json:"tool,omitempty"`
-	Kind    Kind            `json:"kind"`
-	Args    json.RawMessage `json:"args,omitempty"` // large text is stored as content hashes by the recorder
-	Files   []ExportFile    `json:"files"`
-	Reverts uint64          `json:"reverts,omitempty"`
-	Undone  []uint64        `json:"undone,omitempty"` // a session undo's events (Event.Undone)
+	Tool string          `json:"tool,omitempty"`
+	Kind Kind            `json:"kind"`
+	Args json.RawMessage `json:"args,omitempty"` // large text is stored as content hashes by the recorder
+	// ArgsSalt is, for a salted event, the salt of its arguments:
+	// blake3(args_salt || args) is the hashed event's args_digest.
+	ArgsSalt []byte `json:"args_salt,omitempty"`
+	// ArgsWithheld says why a salted event's arguments are not in the
+	// line: WithheldRedacted or WithheldSecret.
+	ArgsWithheld string       `json:"args_withheld,omitempty"`
+	Files        []ExportFile `json:"files"`
+	Reverts      uint64       `json:"reverts,omitempty"`
+	Undone       []uint64     `json:"undone,omitempty"` // a session undo's events (Event.Undone)
 }
 
 // ExportRecord is one event line of a jsonl export.
@@ -119,10 +125,15 @@ type ExportHead struct {
 // "event" of its export line): blake3 of them is e.Hash.
 func Canonical(e *Event) []byte { return canonical(e) }
 
-// canonical returns the bytes the chain hash of e is computed over.
+// canonical returns the bytes the chain hash of e is computed over: its
+// JSON with Hash empty and, for a salted event, without its arguments and
+// their salt, which it commits to by ArgsDigest alone.
 func canonical(e *Event) []byte {
 	c := *e
 	c.Hash = snapshot.ID{}
+	if c.ArgsDigest != nil {
+		c.Args, c.ArgsSalt = nil, nil
+	}
 	b, _ := json.Marshal(&c)
 	return b
 }
@@ -140,8 +151,14 @@ func NewExportRecord(e *Event, raw []byte) *ExportRecord {
 	r := &ExportRecord{Type: "event", Seq: e.Seq, Time: e.Time.UTC().Format(time.RFC3339Nano),
 		Who: ExportWho{Actor: e.Actor.Kind, User: e.Actor.User, Host: e.Actor.Host, Client: e.Actor.Name,
 			ClientVersion: e.Actor.Version, Session: e.Actor.Session},
-		What:    ExportWhat{Tool: e.Tool, Kind: e.Kind, Args: e.Args, Files: []ExportFile{}, Reverts: e.Reverts, Undone: e.Undone},
+		What:    ExportWhat{Tool: e.Tool, Kind: e.Kind, Args: e.Args, ArgsSalt: e.ArgsSalt, Files: []ExportFile{}, Reverts: e.Reverts, Undone: e.Undone},
 		Outcome: string(e.Status), Error: e.Error, Origin: origin(e.Actor), Prev: e.Prev, Hash: e.Hash, Event: raw}
+	if e.ArgsRedacted() || e.withheld == WithheldUnsalted {
+		r.What.ArgsWithheld = e.withheld
+		if r.What.ArgsWithheld == "" {
+			r.What.ArgsWithheld = WithheldRedacted
+		}
+	}
 	for _, f := range e.Files {
 		r.What.Files = append(r.What.Files, ExportFile{Path: f.Path, Before: f.Before, After: f.After,
 			Added: f.Added, Removed: f.Removed, MovedFrom: f.MovedFrom})
@@ -247,6 +264,9 @@ func (t *Tx) Export(w io.Writer, format string, f ExportFilter, progress func(se
 		h.Events++
 		if cw != nil {
 			return cw.Write(csvRow(e))
+		}
+		if t.unsaltedRedacted(e) {
+			e.withheld = WithheldUnsalted
 		}
 		line, err := ExportLine(e)
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"sync"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -37,6 +38,17 @@ type ExportReport struct {
 	Leaves []snapshot.ID
 	// TreeBase is the event before the tree's first leaf.
 	TreeBase uint64
+	// Redacted are the events whose arguments a redact event took out of
+	// the journal; Withheld those whose arguments the export left out
+	// (detected secrets; export --reveal includes them). Their digests
+	// still verify.
+	Redacted, Withheld []uint64
+	// Redactions are the export's redact events.
+	Redactions []uint64
+	// Unsalted are the events written before salting whose arguments a
+	// redact event took out: their hash could not be recomputed, their
+	// links were checked.
+	Unsalted []uint64
 }
 
 // ExportCheck says what CheckExport checks beyond the chain.
@@ -78,6 +90,7 @@ func CheckExport(r io.Reader, o ExportCheck) (*ExportReport, error) {
 	var firstPrev snapshot.ID
 	var gap error // a break in numbering or linking, fatal unless the export is filtered
 	var head *ExportHead
+	named := map[uint64]bool{} // events a redact event names
 	line := 0
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("journal: export line %d: %s: %w", line, fmt.Sprintf(format, a...), ErrCorrupt)
@@ -101,6 +114,24 @@ func CheckExport(r io.Reader, o ExportCheck) (*ExportReport, error) {
 			continue
 		}
 		e := c.e
+		if c.unsalted {
+			rep.Unsalted = append(rep.Unsalted, e.Seq)
+		}
+		if e.ArgsDigest != nil {
+			switch {
+			case len(e.Args) > 0:
+			case e.withheld == WithheldSecret:
+				rep.Withheld = append(rep.Withheld, e.Seq)
+			default:
+				rep.Redacted = append(rep.Redacted, e.Seq)
+			}
+		}
+		if e.Kind == KindRedact {
+			rep.Redactions = append(rep.Redactions, e.Seq)
+			for _, n := range e.redactedEvents() {
+				named[n] = true
+			}
+		}
 		rec := &ExportRecord{Seq: e.Seq, Hash: e.Hash, next: e.NextLink()}
 		switch {
 		case prev == nil:
@@ -148,6 +179,13 @@ func CheckExport(r io.Reader, o ExportCheck) (*ExportReport, error) {
 		return rep, bad("head line: head %s is not the last event's hash %s", head.Head.Short(), prev.Hash.Short())
 	}
 	rep.Head, rep.Base, rep.Filtered = head.Head, head.Base, head.Filtered
+	if !rep.Filtered {
+		for _, n := range append(slices.Clone(rep.Redacted), rep.Unsalted...) {
+			if !named[n] {
+				return rep, fmt.Errorf("journal: export: event %d: arguments missing, and no redact event names it: %w", n, ErrCorrupt)
+			}
+		}
+	}
 	if err := rep.checkTree(head, o.CheckOptions); err != nil {
 		return rep, err
 	}
@@ -163,17 +201,20 @@ func CheckExport(r io.Reader, o ExportCheck) (*ExportReport, error) {
 
 // checkedLine is one line of an export checked on its own (checkLine).
 type checkedLine struct {
-	line    int   // its number, from 1
-	size    int64 // its bytes
-	readErr error // reading it failed
-	err     error // it is bad on its own (ErrCorrupt, naming the line)
-	head    *ExportHead
-	e       *Event // an event line's event, its Hash set
+	line     int   // its number, from 1
+	size     int64 // its bytes
+	readErr  error // reading it failed
+	err      error // it is bad on its own (ErrCorrupt, naming the line)
+	head     *ExportHead
+	e        *Event // an event line's event, its Hash set, its arguments disclosed
+	unsalted bool   // an event written before salting whose arguments were redacted (splitUnsalted)
 }
 
 // checkLine checks one line of an export on its own: a head line decodes
 // and is canonical; an event line holds an event whose blake3 is the line's
-// hash, and is exactly what ExportLine derives from it, of a sealed event.
+// hash (or an unsalted one's, splitUnsalted), its arguments matching their
+// digest (disclose), and is exactly what ExportLine derives from it, of a
+// sealed event.
 // What relates a line to the others (order, links, the head) is the
 // caller's.
 func checkLine(b []byte, line int) checkedLine {
@@ -201,13 +242,26 @@ func checkLine(b []byte, line int) checkedLine {
 	}
 	hash, raw, ok := splitLine(b)
 	if !ok {
-		return bad("%s: no event whose blake3 is the line's hash", lineEvent(b))
+		if hash, raw, c.unsalted = splitUnsalted(b); !c.unsalted {
+			return bad("%s: no event whose blake3 is the line's hash", lineEvent(b))
+		}
 	}
 	e, err := decodeEvent(raw)
 	if err != nil {
 		return bad("%s: hashed JSON does not decode: %v", lineEvent(b), err)
 	}
 	e.Hash = hash
+	if c.unsalted {
+		if e.ArgsDigest != nil || len(e.Args) > 0 {
+			return bad("event %d: its blake3 is not the line's hash", e.Seq)
+		}
+		e.withheld = WithheldUnsalted
+	}
+	if e.ArgsDigest != nil {
+		if err := disclose(e, b); err != nil {
+			return bad("%v", err)
+		}
+	}
 	want, err := exportLine(e, raw)
 	if err != nil || !bytes.Equal(want, b) {
 		return bad("event %d: fields do not match the hashed event", e.Seq)
@@ -361,6 +415,26 @@ func splitLine(b []byte) (snapshot.ID, []byte, bool) {
 		}
 		off = i + 1
 	}
+}
+
+// splitUnsalted is splitLine for the line of an event written before
+// salting whose arguments were redacted (WithheldUnsalted): its hash is no
+// longer blake3 of its event, which is then the JSON after the line's last
+// `,"event":` (the line is re-derived from it, so a false split fails).
+func splitUnsalted(b []byte) (snapshot.ID, []byte, bool) {
+	if !bytes.Contains(b, []byte(`"args_withheld":"`+WithheldUnsalted+`"`)) {
+		return snapshot.ID{}, nil, false
+	}
+	const pre = `"hash":"`
+	i := bytes.LastIndex(b, eventMarker)
+	if i < len(pre)+65 || string(b[i-len(pre)-65:i-65]) != pre || b[i-1] != '"' || len(b) < i+len(eventMarker)+2 {
+		return snapshot.ID{}, nil, false
+	}
+	id, err := snapshot.ParseID(string(b[i-65 : i-1]))
+	if err != nil {
+		return snapshot.ID{}, nil, false
+	}
+	return id, b[i+len(eventMarker)-1 : len(b)-2], true
 }
 
 // lineEvent names the event a line claims to be, for error messages.

@@ -25,6 +25,9 @@ func FuzzDecodeEvent(f *testing.F) {
 		Prev: snapshot.Sum([]byte("p"))}
 	f.Add(canonical(full))
 	f.Add(canonical(&Event{Seq: 1, Kind: KindApply, Status: StatusCommitted}))
+	digest := snapshot.Sum([]byte("salted"))
+	f.Add(canonical(&Event{Seq: 3, Kind: KindRedact, Status: StatusCommitted, ArgsDigest: &digest,
+		Redaction: &Redaction{Events: []uint64{1, 2}, Unsalted: []uint64{1}, Contents: []snapshot.ID{digest}, Paths: []string{".env"}, Why: "a key"}}))
 	for _, s := range []string{
 		`{"seq":1,"SEQ":2,"time":"2026-01-01T00:00:00Z","files":null,"status":"committed","prev":"","hash":""}`,
 		`{"seq":1,"seq":2,"time":"2026-01-01T00:00:00Z","files":[],"status":"committed","prev":"","hash":""}`,
@@ -36,6 +39,10 @@ func FuzzDecodeEvent(f *testing.F) {
 		`{"seq":1,"time":null,"actor":null,"args":  { "a" : [ 1 , 2 ] } ,"files":[{"path":"x","before":null}],"lost":null,"undone":null,"status":"committed","prev":"","hash":""}`,
 		`{"seq":1.0,"time":"2026-01-01T00:00:00Z","files":[],"status":"committed"}`,
 		`{"seq":"1","time":"2026-01-01T00:00:00Z"}`,
+		`{"seq":1,"time":"2026-01-01T00:00:00Z","args":{"a":1},"args_salt":"AAECAwQFBgcICQoLDA0ODw==","files":[],"status":"committed","prev":"","hash":""}`,
+		`{"seq":1,"time":"2026-01-01T00:00:00Z","args_salt":"AAECAwQFBgcICQoLDA0ODw","files":[],"status":"committed","prev":"","hash":""}`,
+		`{"seq":1,"time":"2026-01-01T00:00:00Z","args_salt":"AAECAwQFBgcI\nCQoLDA0ODw==","files":[],"status":"committed","prev":"","hash":""}`,
+		`{"seq":1,"time":"2026-01-01T00:00:00Z","args_salt":"AA-_","args_digest":null,"redaction":{"events":[1],"why":"x"},"files":[],"status":"committed","prev":"","hash":""}`,
 		` {"seq":18446744073709551615,"time":"2026-01-01T00:00:00Z","reverts":-1} `,
 		`{"seq":1,"time":"2026-01-01T00:00:00Z","files":[{"path":"x","added":-3}],"undone":[1,2,3],"args":"a string","lost":{"first":1,"next_prev":"zz"}}`,
 	} {

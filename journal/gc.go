@@ -318,6 +318,16 @@ func (t *Tx) dropPrefix(p *gcPlan, o GCOptions) error {
 
 // sweep deletes contents, lists and chunks that no retained event or head references.
 func (t *Tx) sweep(rep *GCReport, prog func(string, int, int)) error {
+	_, err := t.sweepWithout(rep, prog, nil)
+	return err
+}
+
+// sweepWithout is sweep, leaving out the contents a redaction took out
+// (which events and heads still name) and, first, storing whole every kept
+// chunk that was a delta against a chunk in forbid not listed by a kept
+// content (snapshot.Unbase), so that those go too. It returns how many
+// chunks it stored whole.
+func (t *Tx) sweepWithout(rep *GCReport, prog func(string, int, int), forbid map[snapshot.ID]bool) (int, error) {
 	keep := map[snapshot.ID]bool{}
 	t.Heads(func(_ string, h Head) error {
 		keep[h.ID] = true
@@ -330,9 +340,12 @@ func (t *Tx) sweep(rep *GCReport, prog func(string, int, int)) error {
 		return nil
 	})
 	if err != nil {
-		return err
+		return 0, err
 	}
 	delete(keep, snapshot.ID{})
+	for id := range t.redactedContents() {
+		delete(keep, id)
+	}
 	refs := map[string]map[snapshot.ID]bool{string(snapshot.BucketLists): {}, string(snapshot.BucketChunks): {}}
 	n := 0
 	for id := range keep {
@@ -341,16 +354,26 @@ func (t *Tx) sweep(rep *GCReport, prog func(string, int, int)) error {
 		}
 		err := snapshot.Refs(t.tx, id, func(bucket []byte, ref snapshot.ID) { refs[string(bucket)][ref] = true })
 		if err != nil {
-			return fmt.Errorf("journal: gc: content %s: %w", id.Short(), err)
+			return 0, fmt.Errorf("journal: gc: content %s: %w", id.Short(), err)
 		}
 		if n++; n%releaseContents == 0 {
 			t.release()
 		}
 		prog("mark", n, len(keep))
 	}
+	dead := map[snapshot.ID]bool{}
+	for id := range forbid {
+		if !refs[string(snapshot.BucketChunks)][id] {
+			dead[id] = true
+		}
+	}
+	rewritten, err := snapshot.Unbase(t.tx, refs[string(snapshot.BucketChunks)], dead)
+	if err != nil {
+		return 0, fmt.Errorf("journal: redact: %w", err)
+	}
 	// a kept delta needs its bases (snapshot's delta.go)
 	if err := snapshot.MarkBases(t.tx, refs[string(snapshot.BucketChunks)]); err != nil {
-		return fmt.Errorf("journal: gc: %w", err)
+		return 0, fmt.Errorf("journal: gc: %w", err)
 	}
 	sweep := func(name []byte, live func(snapshot.ID) bool, count *int) error {
 		bk := t.tx.Bucket(name)
@@ -377,15 +400,15 @@ func (t *Tx) sweep(rep *GCReport, prog func(string, int, int)) error {
 		return nil
 	}
 	if err := sweep(snapshot.BucketContents, func(id snapshot.ID) bool { return keep[id] }, &rep.Contents); err != nil {
-		return err
+		return 0, err
 	}
 	if err := sweep(snapshot.BucketLists, func(id snapshot.ID) bool { return refs["lists"][id] }, &rep.Lists); err != nil {
-		return err
+		return 0, err
 	}
 	if err := sweep(snapshot.BucketChunks, func(id snapshot.ID) bool { return refs["chunks"][id] }, &rep.Chunks); err != nil {
-		return err
+		return 0, err
 	}
 	// the store's running totals, recounted (created in a journal from
 	// before them)
-	return snapshot.Recount(t.tx)
+	return rewritten, snapshot.Recount(t.tx)
 }

@@ -46,8 +46,9 @@ func (t *Tx) SetWorkspace(ws string) error {
 // empty journal, any number: the events before it become the journal's
 // base, as after a gc), its Prev must be that event's hash (or, into an
 // empty journal, base), and its hash must be its own. The contents it names
-// must be stored already. Indexes, heads, sessions and revert links are
-// kept as Append keeps them.
+// must be stored already (but those a later redact event takes out). Indexes,
+// heads, sessions and revert links are kept as Append keeps them, and a
+// redact event takes out here what it took out in its source.
 func (t *Tx) Import(e *Event, base snapshot.ID) error {
 	if e.Status == StatusPending {
 		return fmt.Errorf("journal: import %d: a pending event: %w", e.Seq, ErrState)
@@ -91,5 +92,20 @@ func (t *Tx) Import(e *Event, base snapshot.ID) error {
 	if err := t.committed(e); err != nil {
 		return err
 	}
-	return t.put(e)
+	if err := t.put(e); err != nil {
+		return err
+	}
+	if e.Kind == KindRedact && e.Redaction != nil && e.Status == StatusCommitted {
+		// what the source took out, the copy takes out too; its file is
+		// compacted when next recovered (FinishRedaction)
+		if t.j != nil {
+			if err := t.tx.Bucket(bucketMeta).Put(metaRedactDue, []byte(fileInode(t.j.path))); err != nil {
+				return fmt.Errorf("journal: import %d: %w", e.Seq, err)
+			}
+		}
+		if _, _, err := t.applyRedaction(e); err != nil {
+			return fmt.Errorf("journal: import %d: %w", e.Seq, err)
+		}
+	}
+	return nil
 }

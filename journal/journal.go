@@ -58,8 +58,12 @@ const FormatHint = "a newer journal binary has written this journal: run that bi
 // reader of format 9 would take for a damaged record; 11 (FormatBaseRefs),
 // a delta or splice chunk may name its bases by the first 8 bytes of their
 // IDs (snapshot's delta.go), which a reader of format 10 would take for a
-// damaged record. A journal is marked 11 in the transaction that appends
-// its first event from this version (Tx.MarkFormat), which covers 2 to 10;
+// damaged record; 12 (FormatSalted), an event may commit to its arguments
+// by a salted digest (Event.ArgsDigest) and be stored as a record of
+// version 4 or 5 (record.go), and a redact event (KindRedact) may have taken
+// arguments and contents out, which a reader of format 11 would take for
+// tampering. A journal is marked 12 in the transaction that appends
+// its first event from this version (Tx.MarkFormat), which covers 2 to 11;
 // a journal a version before wrote stays as it was marked: 2 once its
 // first logged events reached the bbolt file, 3 when repair wrote it, 4
 // when it stored its first delta, 5 to 10 when it appended its first event
@@ -71,7 +75,7 @@ const FormatHint = "a newer journal binary has written this journal: run that bi
 // transactions of its own) may be of format 8 in a journal still marked 7
 // until the event lands; a reader of format 7 does not see it, as no event
 // it reads names it.
-const Format = FormatBaseRefs
+const Format = FormatSalted
 
 // The formats that need a newer reader than the one before.
 const (
@@ -85,6 +89,7 @@ const (
 	FormatActors   = 9
 	FormatPacked   = 10
 	FormatBaseRefs = 11
+	FormatSalted   = 12
 )
 
 // DirName is the directory, inside the first workspace root, that holds the journal.

@@ -49,6 +49,32 @@ const recordV2 = 2
 // journal, writes v2.
 const recordV3 = 3
 
+// recordV5 and recordV6 are recordV2 and recordV3 of a salted event
+// (Event.ArgsDigest, format 12): right after the arguments, the salt (a
+// uvarint length and its bytes), the digest being blake3 of the salt and
+// the arguments; once they are redacted, a zero length and the digest (an
+// ID). Version 4 is an event block's (pack.go).
+const (
+	recordV5 = 5
+	recordV6 = 6
+)
+
+// compactVersion reports whether v is a compact record's version, and
+// whether such a record names its actor by number and holds a salt.
+func compactVersion(v byte) (ok, actorNum, salted bool) {
+	switch v {
+	case recordV2:
+		return true, false, false
+	case recordV3:
+		return true, true, false
+	case recordV5:
+		return true, false, true
+	case recordV6:
+		return true, true, true
+	}
+	return false, false, false
+}
+
 // argsCompressMin is the size from which a call's arguments are compressed.
 const argsCompressMin = 48
 
@@ -105,8 +131,13 @@ func encodeCompact(e *Event, canon []byte, actor uint64) ([]byte, bool) {
 	}
 	w := recWriter{b: make([]byte, 5, 5+256+len(e.Args))}
 	w.b[0] = recordV2
-	if actor != 0 {
+	switch {
+	case actor != 0 && e.ArgsDigest != nil:
+		w.b[0] = recordV6
+	case actor != 0:
 		w.b[0] = recordV3
+	case e.ArgsDigest != nil:
+		w.b[0] = recordV5
 	}
 	w.uvarint(e.Seq)
 	_, offset := e.Time.Zone()
@@ -124,6 +155,13 @@ func encodeCompact(e *Event, canon []byte, actor uint64) ([]byte, bool) {
 	}
 	w.str(e.Tool)
 	w.args(e.Args)
+	if e.ArgsDigest != nil {
+		w.uvarint(uint64(len(e.ArgsSalt)))
+		w.b = append(w.b, e.ArgsSalt...)
+		if len(e.ArgsSalt) == 0 {
+			w.id(*e.ArgsDigest)
+		}
+	}
 	if e.Files == nil { // "files": null, not []
 		w.uvarint(0)
 	} else {
@@ -236,7 +274,11 @@ func parseCompact(rec []byte, actors actorResolver) (*Event, int, error) {
 // compact reads the v2 or v3 record at the start of rec (parseCompact),
 // leaving r after it.
 func (r *recReader) compact(rec []byte, actors actorResolver) (*Event, error) {
-	if len(rec) < 5 || (rec[0] != recordV2 && rec[0] != recordV3) {
+	if len(rec) < 5 {
+		return nil, errShort
+	}
+	ok, actorNum, salted := compactVersion(rec[0])
+	if !ok {
 		return nil, errShort
 	}
 	*r = recReader{b: rec, i: 5}
@@ -253,7 +295,7 @@ func (r *recReader) compact(rec []byte, actors actorResolver) (*Event, error) {
 	e.Time = time.Unix(0, nanos).In(loc)
 	e.Kind = Kind(r.str())
 	e.Status = Status(r.str())
-	if rec[0] == recordV3 {
+	if actorNum {
 		id := r.uvarint()
 		switch {
 		case r.err != nil:
@@ -275,6 +317,16 @@ func (r *recReader) compact(rec []byte, actors actorResolver) (*Event, error) {
 	e.Tool = r.str()
 	if args := r.args(); len(args) > 0 {
 		e.Args = json.RawMessage(args)
+	}
+	if salted {
+		var d snapshot.ID
+		if s := r.take(r.uvarint()); len(s) > 0 {
+			e.ArgsSalt = bytes.Clone(s)
+			d = ArgsDigestOf(e.ArgsSalt, e.Args)
+		} else {
+			d = r.id()
+		}
+		e.ArgsDigest = &d
 	}
 	n := r.uvarint()
 	if n > uint64(len(rec)) {

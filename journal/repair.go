@@ -259,7 +259,7 @@ func rawRecord(raw []byte, seq uint64, prev snapshot.ID, actors actorResolver) *
 				continue
 			}
 			e, _ = Decode(raw[at : at+5+int(dec.InputOffset())])
-		case recordV2, recordV3:
+		case recordV2, recordV3, recordV5, recordV6:
 			e, _, _ = decodeCompact(raw[at:], actors)
 		}
 		if e == nil || e.Seq != seq || e.Prev != prev || e.Status == StatusPending || ComputeHash(e) != e.Hash {

@@ -137,6 +137,9 @@ func (t *Tx) Append(e *Event) error {
 	}
 	e.Seq = last + 1
 	e.Hash = snapshot.ID{}
+	if err := e.salt(); err != nil {
+		return err
+	}
 	if e.Status == "" {
 		e.Status = StatusPending
 	}

@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -20,6 +21,14 @@ type VerifyReport struct {
 	Contents int         // contents re-hashed (with VerifyContents)
 	Bytes    int64       // content bytes re-hashed
 	Pending  []uint64    // events not yet sealed
+	// Redacted are the events whose arguments a redact event took out
+	// (their digests verify); Unsalted those of them written before
+	// salting, whose own hash could not be recomputed (their links
+	// were checked); RedactedContents the contents taken out;
+	// Redactions the redact events.
+	Redacted, Unsalted []uint64
+	RedactedContents   int
+	Redactions         []uint64
 }
 
 // NamedContent reports the failure to read a content an event names: a
@@ -97,6 +106,9 @@ func (t *Tx) Verify(contents bool, progress func(seq uint64)) (r *VerifyReport, 
 	want := base + 1
 	ec := t.eventCursor()
 	lost := t.lostContents()
+	redacted := t.redactedContents()
+	r.RedactedContents = len(redacted)
+	named := map[uint64]uint64{} // events redact events name → the redact event
 	for it := ec.seek(0, false); it.seq != 0 || it.err != nil; it = ec.next(false) {
 		if it.err != nil {
 			at = it.lo
@@ -123,14 +135,39 @@ func (t *Tx) Verify(contents bool, progress func(seq uint64)) (r *VerifyReport, 
 			if !e.Hash.IsZero() {
 				return r, fmt.Errorf("journal: verify: event %d: pending but hashed: %w", seq, ErrCorrupt)
 			}
-		} else if h := ComputeHash(e); h != e.Hash {
+		} else if h := ComputeHash(e); h != e.Hash && !t.unsaltedRedacted(e) {
 			return r, fmt.Errorf("journal: verify: event %d: hash %s, recomputed %s: %w", seq, e.Hash.Short(), h.Short(), ErrCorrupt)
 		} else {
 			r.Head = e.Hash
+			if h != e.Hash {
+				r.Unsalted = append(r.Unsalted, seq)
+			}
+		}
+		if err := e.CheckArgs(); err != nil {
+			return r, fmt.Errorf("journal: verify: %w", err)
+		}
+		if e.ArgsRedacted() {
+			r.Redacted = append(r.Redacted, seq)
+		}
+		if e.Kind == KindRedact && e.Status == StatusCommitted {
+			r.Redactions = append(r.Redactions, seq)
+			for _, n := range e.redactedEvents() {
+				named[n] = seq
+			}
+			if e.Redaction != nil {
+				for _, id := range e.Redaction.Contents {
+					if by, ok := redacted[id]; !ok || by != seq {
+						return r, fmt.Errorf("journal: verify: redact event %d: content %s is not indexed as its redaction: %w", seq, id.Short(), ErrCorrupt)
+					}
+				}
+			}
 		}
 		if contents {
 			for _, f := range e.Files {
 				for _, id := range []snapshot.ID{f.Before, f.After} {
+					if _, gone := redacted[id]; gone {
+						continue
+					}
 					if id.IsZero() || lost[id] || !seen.add(id) {
 						continue
 					}
@@ -158,6 +195,16 @@ func (t *Tx) Verify(contents bool, progress func(seq uint64)) (r *VerifyReport, 
 	if cv != nil {
 		if err := cv.wait(r); err != nil {
 			return r, err
+		}
+	}
+	for _, n := range append(slices.Clone(r.Redacted), r.Unsalted...) {
+		if by, ok := t.ArgsRedactedBy(n); !ok || named[n] != by {
+			return r, fmt.Errorf("journal: verify: event %d: arguments missing, and no redact event names it: %w", n, ErrCorrupt)
+		}
+	}
+	for id, by := range redacted {
+		if by > base && !slices.Contains(r.Redactions, by) { // gc may have dropped it
+			return r, fmt.Errorf("journal: verify: content %s: indexed as redacted by event %d, which is no redact event: %w", id.Short(), by, ErrCorrupt)
 		}
 	}
 	at = ^uint64(0)

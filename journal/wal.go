@@ -344,6 +344,11 @@ func (d *DB) LogAppendWith(off int64, rec *LogRecord, meanwhile func()) (end int
 			return off, err
 		}
 	}
+	for _, e := range rec.Events {
+		if err := e.salt(); err != nil {
+			return off, err
+		}
+	}
 	b, err := rec.encode()
 	if err != nil {
 		return off, err

@@ -53,7 +53,12 @@ func TestDamage_ServerKeepsAnswering(t *testing.T) {
 			}
 		},
 		"the events' leaf page": func(b []byte, _ string) {
-			i := bytes.Index(b, append(binary.BigEndian.AppendUint64(nil, 2), 3)) // a compact record naming its actor by number
+			i := -1
+			for _, v := range []byte{6, 5, 3} { // salted compact records, naming their actor by number or in full; unsalted ones
+				if i < 0 {
+					i = bytes.Index(b, append(binary.BigEndian.AppendUint64(nil, 2), v))
+				}
+			}
 			if i < 0 {
 				i = bytes.Index(b, append(binary.BigEndian.AppendUint64(nil, 2), 2)) // a compact one naming it in full
 			}

@@ -38,6 +38,7 @@ const (
 	CodeNoLanguageServer = "NO_LANGUAGE_SERVER"
 	CodeJournalDamaged   = "JOURNAL_DAMAGED"
 	CodeJournalTooNew    = "JOURNAL_TOO_NEW"
+	CodeRedacted         = "REDACTED"
 	CodeCancelled        = "CANCELLED"
 	// CodeOutcomeUnknown: the serve process that ran a relayed call ended
 	// before it answered (share.go).
@@ -112,6 +113,7 @@ var codes = []struct {
 	{replay.ErrNoSpace, CodeNoSpace, "free disk space and retry; nothing was changed"},
 	{journal.ErrBusy, CodeBusy, "a process holds the journal's lock and has made no progress for seconds (a hung journal serve or command?): retry once it is stopped"},
 	{errCancelled, CodeCancelled, "the client cancelled the call before its commit point: nothing was changed"},
+	{journal.ErrRedacted, CodeRedacted, "a content this needs was redacted (the message names the redact event): nothing was changed; revert or restore only the files whose contents remain, or edit the file by hand"},
 	{journal.ErrDamaged, CodeJournalDamaged, journal.DamageHint},
 	{journal.ErrFormat, CodeJournalTooNew, journal.FormatHint},
 	{journal.ErrCorrupt, CodeJournalDamaged, "a journal record is damaged; nothing was changed — `journal verify` names the first damaged record"},

@@ -29,7 +29,10 @@ func (e *Engine) Recover() ([]uint64, error) {
 		if done, err = e.recover(db); err != nil {
 			return err
 		}
-		return e.flushLocked(db, true) // the log's run, if recover adopted it (wal.go)
+		if err := e.flushLocked(db, true); err != nil { // the log's run, if recover adopted it (wal.go)
+			return err
+		}
+		return db.FinishRedaction() // a redaction a crash interrupted: its last step
 	})
 	return done, err
 }

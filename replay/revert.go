@@ -126,7 +126,7 @@ func live(tx *journal.Tx, seq uint64) bool {
 // only because a tool was about to overwrite it (its tool's event follows).
 func undoable(ev *journal.Event) bool {
 	switch {
-	case ev.Status != journal.StatusCommitted, ev.Kind == journal.KindGC, ev.IsBaseline():
+	case ev.Status != journal.StatusCommitted, ev.Kind == journal.KindGC, ev.Kind == journal.KindRedact, ev.IsBaseline():
 		return false
 	case ev.Kind == journal.KindObserve:
 		return ev.Tool != ""
@@ -207,6 +207,8 @@ func (e *Engine) planRevert(r *Reader, seq uint64, kind journal.Kind, o RevertOp
 		return nil, fmt.Errorf("event %d is %s: it changed nothing, so there is nothing to revert: %w", seq, ev.Status, ErrBadEvent)
 	case ev.Kind == journal.KindGC:
 		return nil, fmt.Errorf("event %d records a garbage collection and cannot be reverted: %w", seq, ErrBadEvent)
+	case ev.Kind == journal.KindRedact:
+		return nil, fmt.Errorf("event %d records a redaction, which cannot be reverted: the values it took out are gone: %w", seq, ErrBadEvent)
 	case ev.IsBaseline():
 		return nil, fmt.Errorf("event %d records files as a watcher first found them (a baseline, not their creation), so it cannot be reverted: %w", seq, ErrBadEvent)
 	case by != 0:
@@ -249,13 +251,19 @@ func (e *Engine) contentChange(r *Reader, path string, id snapshot.ID, mode uint
 		return c, nil
 	}
 	var size int64
-	err := r.db.View(func(tx *journal.Tx) (err error) { size, err = snapshot.Size(tx.Bolt(), id); return })
+	err := r.db.View(func(tx *journal.Tx) (err error) {
+		size, err = snapshot.Size(tx.Bolt(), id)
+		return tx.ContentError(id, err)
+	})
 	if err != nil {
-		return c, journal.NamedContent(err)
+		return c, err
 	}
 	if size < e.streamMin {
-		err = r.db.View(func(tx *journal.Tx) (err error) { c.Data, err = snapshot.Bytes(tx.Bolt(), id); return })
-		return c, journal.NamedContent(err)
+		err = r.db.View(func(tx *journal.Tx) (err error) {
+			c.Data, err = snapshot.Bytes(tx.Bolt(), id)
+			return tx.ContentError(id, err)
+		})
+		return c, err
 	}
 	c.Source = func(w io.Writer) error {
 		return r.db.View(func(tx *journal.Tx) error { return snapshot.Get(tx.Bolt(), id, w) })
@@ -283,13 +291,13 @@ func (e *Engine) mergeChange(r *Reader, ev *journal.Event, f journal.FileChange,
 	var base, theirs []byte
 	err := r.db.View(func(tx *journal.Tx) (err error) {
 		if base, err = snapshot.Bytes(tx.Bolt(), f.After); err != nil {
-			return err
+			return tx.ContentError(f.After, err)
 		}
 		theirs, err = snapshot.Bytes(tx.Bolt(), f.Before)
-		return err
+		return tx.ContentError(f.Before, err)
 	})
 	if err != nil {
-		return Change{}, journal.NamedContent(err)
+		return Change{}, err
 	}
 	if bytes.IndexByte(base, 0) >= 0 || bytes.IndexByte(theirs, 0) >= 0 || bytes.IndexByte(cur.Data, 0) >= 0 {
 		return conflict("the file is binary and changed since the event; it cannot be merged (use force to restore the old content exactly)")

@@ -59,8 +59,10 @@ func sessionTargets(db *journal.DB, session string, through uint64) ([]*journal.
 		}
 		for _, ev := range all {
 			switch {
-			case through != 0 && ev.Seq > through, ev.Status != journal.StatusCommitted, ev.Kind == journal.KindObserve, ev.Kind == journal.KindGC,
-				ev.Kind == journal.KindDamaged, len(ev.Files) == 0, !live(tx, ev.Seq):
+			// a hook's record of the agent's shell call (observe, tool
+			// "Bash", the agent's session) is the session's as much as
+			// its tools' edits: undoable decides, as for undo
+			case through != 0 && ev.Seq > through, !undoable(ev), ev.Kind == journal.KindDamaged, len(ev.Files) == 0, !live(tx, ev.Seq):
 				continue
 			}
 			if t := ev.Targets(); len(t) > 0 && !slices.ContainsFunc(t, func(s uint64) bool { return !mine[s] }) {
@@ -121,9 +123,12 @@ func (e *Engine) planSessionUndo(r *Reader, session string, evs []*journal.Event
 				at := *p.cur
 				at.ID, at.Exists, at.Mode, at.Data = p.id, !p.id.IsZero(), modeOf(p.mode), p.data
 				if at.Exists && at.Data == nil && p.id != p.cur.ID {
-					err := r.db.View(func(tx *journal.Tx) (err error) { at.Data, err = snapshot.Bytes(tx.Bolt(), p.id); return })
+					err := r.db.View(func(tx *journal.Tx) (err error) {
+						at.Data, err = snapshot.Bytes(tx.Bolt(), p.id)
+						return tx.ContentError(p.id, err)
+					})
 					if err != nil {
-						return nil, journal.NamedContent(err)
+						return nil, err
 					}
 				}
 				c, err := e.mergeChange(r, ev, f, &at)

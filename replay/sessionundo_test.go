@@ -2,6 +2,8 @@ package replay_test
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -120,4 +122,42 @@ func TestUndoSession(t *testing.T) {
 		t.Fatalf("unknown session: %v", err)
 	}
 	verifyChain(t, e)
+}
+
+// TestUndoSession_TakesItsShellCalls: a session's shell call, recorded by
+// an agent hook (an observe event with the agent's tool and session), is
+// undone with the session's tool edits; a change the watcher saw, which
+// no session made, is left alone.
+func TestUndoSession_TakesItsShellCalls(t *testing.T) {
+	dir := t.TempDir()
+	e := open(t, dir)
+	s3 := &journal.Actor{Kind: "agent", Name: "claude-code", Session: "s3"}
+	if _, err := e.Apply(ctx, &replay.Batch{Tool: "file_replace", Actor: s3, Changes: []replay.Change{{Path: "a.txt", Data: []byte("by the tool\n")}}}); err != nil {
+		t.Fatal(err)
+	}
+	observe := func(path, data, tool string, actor *journal.Actor) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, path), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ob, err := e.Observe(ctx, replay.Observation{Paths: []string{path}, Tool: tool, Actor: actor, Args: []byte(`{"command":"sed -i ..."}`)})
+		if err != nil || len(ob.Events) != 1 {
+			t.Fatalf("observe %s: %+v %v", path, ob, err)
+		}
+	}
+	observe("b.txt", "by the agent's shell\n", "Bash", s3)
+	observe("c.txt", "by someone else\n", journal.ToolWatch, nil)
+	res, err := e.UndoSession(ctx, "s3", replay.RevertOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := e.Event(res.Seq)
+	if err != nil || len(ev.Undone) != 2 {
+		t.Fatalf("the undo: %+v %v", ev, err)
+	}
+	for path, exists := range map[string]bool{"a.txt": false, "b.txt": false, "c.txt": true} {
+		if _, ok := read(t, dir, path); ok != exists {
+			t.Errorf("%s exists: %v, want %v", path, ok, exists)
+		}
+	}
 }

@@ -412,9 +412,33 @@ func MarkBases(tx *bolt.Tx, live map[ID]bool) error {
 	if err != nil {
 		return err
 	}
-	work := make([]ID, 0, len(live))
+	start := make([]ID, 0, len(live))
 	for id := range live {
-		work = append(work, id)
+		start = append(start, id)
+	}
+	return walkBases(chunks, start, func(_ ID, _ []byte, bases [][]ID) (bool, error) {
+		for _, cands := range bases {
+			for _, b := range cands {
+				live[b] = true
+			}
+		}
+		return true, nil
+	})
+}
+
+// walkBases visits each chunk reachable from start through the bases
+// deltas are decoded against, once: visit gets a delta's record and its
+// bases' candidates and says whether to go on into those bases. Chunks
+// not stored, not deltas, or whose record does not parse (verify reports
+// it) are not visited.
+func walkBases(chunks *bolt.Bucket, start []ID, visit func(id ID, rec []byte, bases [][]ID) (bool, error)) error {
+	seen := make(map[ID]bool, len(start))
+	work := make([]ID, 0, len(start))
+	for _, id := range start {
+		if !seen[id] {
+			seen[id] = true
+			work = append(work, id)
+		}
 	}
 	for len(work) > 0 {
 		id := work[len(work)-1]
@@ -425,12 +449,20 @@ func MarkBases(tx *bolt.Tx, live map[ID]bool) error {
 		}
 		_, refs, _, ok := parseDelta(rec)
 		if !ok {
-			continue // verify reports it; gc does not make it worse
+			continue
 		}
-		for _, cands := range resolveBases(chunks, refs, false) {
-			for _, b := range cands {
-				if !live[b] {
-					live[b] = true
+		cands := resolveBases(chunks, refs, false)
+		descend, err := visit(id, rec, cands)
+		if err != nil {
+			return err
+		}
+		if !descend {
+			continue
+		}
+		for _, cs := range cands {
+			for _, b := range cs {
+				if !seen[b] {
+					seen[b] = true
 					work = append(work, b)
 				}
 			}

@@ -503,3 +503,21 @@ func walkStats(tx *bolt.Tx) (Stats, error) {
 	}
 	return s, nil
 }
+
+// EachChunk calls fn with every stored chunk's ID and its verified bytes
+// (deltas and splices decoded), in key order: what a check that a value
+// is nowhere in the store walks. The bytes are valid during the call only.
+func EachChunk(tx *bolt.Tx, fn func(id ID, data []byte) error) error {
+	chunks, err := bucket(tx, BucketChunks)
+	if err != nil {
+		return err
+	}
+	return chunks.ForEach(func(k, v []byte) error {
+		id := ID(k)
+		data, err := decodeChunk(chunks, id, v, nil)
+		if err != nil {
+			return err
+		}
+		return fn(id, data)
+	})
+}

@@ -164,7 +164,8 @@ func TestCheckpoint_Attacks(t *testing.T) {
 	}
 
 	alter := func(evs []*journal.Event) []*journal.Event {
-		evs[4].Args = json.RawMessage(`{"note":"nothing to see"}`)
+		// an insider who knows the format: new arguments, salted anew
+		evs[4].Args, evs[4].ArgsSalt, evs[4].ArgsDigest = json.RawMessage(`{"note":"nothing to see"}`), nil, nil
 		return evs
 	}
 	drop := func(evs []*journal.Event) []*journal.Event { return append(evs[:4:4], evs[5:]...) }
@@ -370,7 +371,7 @@ func TestCheckpoint_Remote(t *testing.T) {
 		t.Fatalf("verify of the clone:\n%s", out)
 	}
 	p := rewrite(t, jp, true, func(evs []*journal.Event) []*journal.Event {
-		evs[6].Args = json.RawMessage(`{"note":"rewritten after the push"}`)
+		evs[6].Args, evs[6].ArgsSalt, evs[6].ArgsDigest = json.RawMessage(`{"note":"rewritten after the push"}`), nil, nil
 		return evs
 	})
 	fails(t, dir, "HISTORY_REWRITTEN", []string{"the histories part at event 7", "remote team's copy"}, "--journal", p, "--against", "team")

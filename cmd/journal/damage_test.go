@@ -314,7 +314,7 @@ func recordAt(b []byte, seq uint64, from int) int {
 			return -1
 		}
 		at := off + i
-		if at+8 < len(b) && (b[at+8] == 1 || b[at+8] == 2 || b[at+8] == 3) && leafKey(b, at, len(k)) {
+		if at+8 < len(b) && (b[at+8] >= 1 && b[at+8] <= 3 || b[at+8] == 5 || b[at+8] == 6) && leafKey(b, at, len(k)) {
 			return at
 		}
 		off = at + 1
@@ -514,7 +514,8 @@ func TestRepair_SampleTakesEdits(t *testing.T) {
 		t.Fatal(err)
 	}
 	var format byte
-	var records, deltas [4]int
+	var records [8]int
+	var deltas [4]int
 	err = j.View(func(tx *journal.Tx) error {
 		format = tx.Bolt().Bucket([]byte("meta")).Get([]byte("format"))[0]
 		tx.Bolt().Bucket([]byte("events")).ForEach(func(_, v []byte) error { records[v[0]]++; return nil })
@@ -524,7 +525,7 @@ func TestRepair_SampleTakesEdits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if format != journal.Format || records[1] != 12 || records[3] != 5 || deltas[2]+deltas[3] < 4 { // v3 records; deltas and splices
+	if format != journal.Format || records[1] != 12 || records[3]+records[6] != 5 || deltas[2]+deltas[3] < 4 { // v3 records; deltas and splices
 		t.Fatalf("format %d; records by version %v; chunks by codec %v", format, records, deltas)
 	}
 	ok(t, dir, "verify")

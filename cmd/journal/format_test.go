@@ -37,7 +37,11 @@ import (
 //   - packed-format10.db, format 10: the same history and 480 more edits,
 //     the oldest kept events packed into a block (journal/pack.go);
 //   - baserefs-format11.db, format 11: the same history, whose splices name
-//     their bases by the first 8 bytes of their IDs (snapshot/delta.go).
+//     their bases by the first 8 bytes of their IDs (snapshot/delta.go);
+//   - salted-format12.db, format 12: the same history, whose events commit
+//     to their arguments by salted digests (records of version 5 and 6),
+//     then a .env holding a key and a redaction of it (event 528: the
+//     creation's arguments and content).
 var formatSamples = []struct {
 	file   string
 	format byte
@@ -51,6 +55,7 @@ var formatSamples = []struct {
 	{"actors-format9.db", journal.FormatActors, 3, 26},
 	{"packed-format10.db", journal.FormatPacked, 3, 506},
 	{"baserefs-format11.db", journal.FormatBaseRefs, 3, 506},
+	{"salted-format12.db", journal.FormatSalted, 3, 508},
 }
 
 // TestFormatSamples: each kept journal verifies, lists its events (the gc
@@ -87,7 +92,18 @@ func formatSample(t *testing.T, sample string, wantFormat byte, codec, events in
 		}
 	}
 	ok(t, dir, "export", "-o", filepath.Join(dir, "a.jsonl"))
-	ok(t, dir, "verify", "--export", filepath.Join(dir, "a.jsonl"))
+	out := ok(t, dir, "verify", "--export", filepath.Join(dir, "a.jsonl"))
+	if wantFormat >= journal.FormatSalted {
+		// the redaction: reported, and the value in no file
+		if !strings.Contains(out, "1 redact event(s) (528) took out the arguments of 1 event(s) (527)") || !strings.Contains(ok(t, dir, "verify"), "(527) and 1 content(s)") {
+			t.Fatalf("verify of the redacted sample:\n%s", out)
+		}
+		for _, f := range []string{jp, filepath.Join(dir, "a.jsonl")} {
+			if b, _ := os.ReadFile(f); bytes.Contains(b, []byte(sampleSecret)) {
+				t.Fatalf("%s holds the redacted value", f)
+			}
+		}
+	}
 	j, err := journal.Open(jp, journal.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -128,6 +144,10 @@ func formatSample(t *testing.T, sample string, wantFormat byte, codec, events in
 	packed := wantFormat < journal.FormatPacked || records[4] > 0
 	// short base references (11), and none before
 	refs := (wantFormat < journal.FormatBaseRefs) == (short == 0)
+	// salted records (12: v6, naming the actor by number)
+	if wantFormat >= journal.FormatSalted {
+		compact = records[6]
+	}
 	if format != wantFormat || compact == 0 || codecs[codec] == 0 || small == 0 || !packed || !refs {
 		t.Fatalf("format %d; records by version %v; chunks by codec %v; manifests by version %v; chunks by format %v; short base references %d", format, records, codecs, manifests, chunkFormats, short)
 	}
@@ -215,6 +235,18 @@ func writeSample(t *testing.T, path string) {
 	for i := 40; i <= 520; i++ {
 		edit(i)
 	}
+	// a key written, then taken out
+	env := "AWS_SECRET_ACCESS_KEY=" + sampleSecret + "\n"
+	none := snapshot.ID{}
+	b := &replay.Batch{Tool: "file_create_new", Args: fmt.Appendf(nil, `{"path":".env","content":%q}`, env),
+		Changes: []replay.Change{{Path: ".env", Data: []byte(env), Expect: &none}}}
+	res, err := e.Apply(context.Background(), b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Redact(replay.RedactSelect{Events: []uint64{res.Seq}, Why: "a key in the sample", Actor: journal.Actor{Kind: "cli"}}); err != nil {
+		t.Fatal(err)
+	}
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -222,13 +254,16 @@ func writeSample(t *testing.T, path string) {
 	os.Remove(path + ".checked")
 }
 
+// sampleSecret is the value the format-12 sample wrote and redacted.
+const sampleSecret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYSAMPLEKEYxq"
+
 // TestFormat_TooNew: a journal a newer binary marked with a format this one
 // does not read is refused by every command with JOURNAL_TOO_NEW and the
 // way out (run the newer binary) — not taken for damage, and not changed.
 func TestFormat_TooNew(t *testing.T) {
 	dir := t.TempDir()
 	jp := filepath.Join(dir, journal.DirName, journal.FileName)
-	newer := tamper(t, filepath.Join(repoRoot, "testdata", "journals", "baserefs-format11.db"), func(tx *bolt.Tx) error {
+	newer := tamper(t, filepath.Join(repoRoot, "testdata", "journals", "salted-format12.db"), func(tx *bolt.Tx) error {
 		return tx.Bucket([]byte("meta")).Put([]byte("format"), []byte{journal.Format + 1})
 	})
 	copyFile(t, newer, jp)

@@ -185,6 +185,15 @@ func what(e *journal.Event) string {
 		return fmt.Sprintf("%s of %d", e.Kind, e.Reverts)
 	case journal.KindObserve:
 		return observeWhat(e)
+	case journal.KindRedact:
+		if r := e.Redaction; r != nil {
+			s := fmt.Sprintf("redact: arguments of %d event(s), %d content(s)", len(r.Events)+len(r.Unsalted), len(r.Contents))
+			if r.Why != "" {
+				s += " — " + r.Why
+			}
+			return s
+		}
+		return "redact"
 	case journal.KindRestore:
 		var a struct {
 			At   uint64

@@ -137,10 +137,17 @@ func ok(t testing.TB, dir string, args ...string) string {
 	return r.stdout
 }
 
+// Arguments' salts are random, and so are their digests.
+var (
+	saltRE   = regexp.MustCompile(`"args_salt":"[A-Za-z0-9+/=]+"`)
+	digestRE = regexp.MustCompile(`"args_digest":"[0-9a-f]{64}"`)
+)
+
 var timeRE = regexp.MustCompile(`\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d+)?( UTC|Z)?`)
 
 // normalize makes output stable: times become <TIME>, event hashes <HASH n>
-// (n = the event), the workspace directory $WS.
+// (n = the event), salts <SALT> and their digests <DIGEST>, the workspace
+// directory $WS.
 func normalize(t testing.TB, dir, s string) string {
 	t.Helper()
 	j, err := journal.Open(filepath.Join(dir, journal.DirName, journal.FileName), journal.Options{})
@@ -159,6 +166,8 @@ func normalize(t testing.TB, dir, s string) string {
 	})
 	s = strings.NewReplacer(pairs...).Replace(s)
 	s = timeRE.ReplaceAllString(s, "<TIME>")
+	s = saltRE.ReplaceAllString(s, `"args_salt":"<SALT>"`)
+	s = digestRE.ReplaceAllString(s, `"args_digest":"<DIGEST>"`)
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		s = strings.ReplaceAll(s, real, "$WS")
 	}

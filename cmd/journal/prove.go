@@ -22,6 +22,12 @@ type Proof struct {
 	TreeSize   int64       `json:"tree_size"`
 	Proof      []tlog.Hash `json:"proof"`      // RFC 6962 inclusion proof, base64 hashes
 	Checkpoint string      `json:"checkpoint"` // the signed note
+	// Args and ArgsSalt are, for an event that commits to its arguments
+	// by a salted digest (its event's args_digest), the arguments' JSON
+	// exactly as digested and the salt (base64): blake3(salt ‖ args) is
+	// the digest. Absent when the arguments were redacted.
+	Args     string `json:"args,omitempty"`
+	ArgsSalt []byte `json:"args_salt,omitempty"`
 	// SSHSignatures are the checkpoint's SSH signatures by principal,
 	// armored, over CheckpointText: `ssh-keygen -Y verify -n
 	// journal-checkpoint` checks them with an allowed-signers file.
@@ -123,6 +129,9 @@ func prove(tx *journal.Tx, seq uint64, vs note.Verifiers) (*Proof, error) {
 	}
 	p := &Proof{Seq: seq, Event: string(journal.Canonical(e)), Hash: e.Hash.String(), LeafIndex: i, TreeSize: c.Size, Proof: rp,
 		Checkpoint: string(c.Note)}
+	if e.Salted() && len(e.Args) > 0 {
+		p.Args, p.ArgsSalt = string(e.Args), e.ArgsSalt
+	}
 	if text, sigs, err := sshnote.Signatures(c.Note); err == nil && len(sigs) > 0 {
 		p.CheckpointText, p.SSHSignatures = text, sigs
 	}

@@ -29,6 +29,8 @@ type proof struct {
 	TreeSize   int64    `json:"tree_size"`
 	Proof      []string `json:"proof"`
 	Checkpoint string   `json:"checkpoint"`
+	Args       string   `json:"args"`
+	ArgsSalt   string   `json:"args_salt"`
 }
 
 // auditorCheck is docs/VERIFY.md's algorithm, written from the page with
@@ -59,10 +61,21 @@ func auditorCheck(p proof, vkey string) ([]byte, error) {
 		return nil, fmt.Errorf("blake3 of the record is %x, not %s", chain, p.Hash)
 	}
 	var rec struct {
-		Seq uint64 `json:"seq"`
+		Seq        uint64 `json:"seq"`
+		ArgsDigest string `json:"args_digest"`
 	}
 	if err := json.Unmarshal([]byte(p.Event), &rec); err != nil || rec.Seq != p.Seq {
 		return nil, fmt.Errorf("record names event %d, not %d", rec.Seq, p.Seq)
+	}
+	// the arguments, when given, are those the record's digest commits to
+	if p.Args != "" {
+		salt, err := base64.StdEncoding.DecodeString(p.ArgsSalt)
+		if err != nil || rec.ArgsDigest == "" {
+			return nil, fmt.Errorf("arguments without a salt (%q) or a digest (%q)", p.ArgsSalt, rec.ArgsDigest)
+		}
+		if d := blake3.Sum256(append(salt, p.Args...)); hex.EncodeToString(d[:]) != rec.ArgsDigest {
+			return nil, fmt.Errorf("blake3(salt ‖ args) is %x, the record's digest %s", d, rec.ArgsDigest)
+		}
 	}
 	leaf := sha256.Sum256(append([]byte{0}, chain[:]...))
 	var path [][]byte
@@ -136,7 +149,15 @@ func TestProve_AuditorChecksWithoutTheJournal(t *testing.T) {
 		}
 		proofs = append(proofs, p)
 	}
+	if proofs[3].Args == "" {
+		t.Fatalf("prove 257 gives no arguments: %+v", proofs[3])
+	}
 	p := proofs[3]
+	p.Args = strings.Replace(p.Args, "}", `,"x":1}`, 1)
+	if _, err := auditorCheck(p, vkey); err == nil || !strings.Contains(err.Error(), "digest") {
+		t.Fatalf("altered arguments: %v", err)
+	}
+	p = proofs[3]
 	p.Event = strings.Replace(p.Event, `"seq":257`, `"seq":258`, 1)
 	if _, err := auditorCheck(p, vkey); err == nil {
 		t.Error("an altered record passed")

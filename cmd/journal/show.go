@@ -121,6 +121,23 @@ func (a *app) printEvent(w io.Writer, tx *journal.Tx, e *journal.Event) {
 	row("kind", string(e.Kind))
 	row("tool", e.Tool)
 	row("args", string(e.Args))
+	if e.ArgsRedacted() || len(e.Args) == 0 && e.ArgsDigest == nil && e.Kind != journal.KindRedact {
+		if by, ok := tx.ArgsRedactedBy(e.Seq); ok {
+			row("args", fmt.Sprintf("(redacted by event %d)", by))
+		}
+	}
+	if r := e.Redaction; r != nil {
+		if evs := append(append([]uint64{}, r.Events...), r.Unsalted...); len(evs) > 0 {
+			row("redacted", "arguments of events "+seqList(evs))
+		}
+		for _, id := range r.Contents {
+			row("redacted", "content "+id.String())
+		}
+		if len(r.Paths) > 0 {
+			row("paths", strings.Join(r.Paths, ", "))
+		}
+		row("why", r.Why)
+	}
 	if e.Reverts != 0 {
 		row("reverts", fmt.Sprintf("event %d", e.Reverts))
 	}
@@ -174,10 +191,20 @@ func (a *app) printDiff(w io.Writer, tx *journal.Tx, oldName, newName string, be
 		newName = "/dev/null"
 	}
 	old, err := loadContent(tx, before)
+	if errors.Is(err, journal.ErrRedacted) {
+		by, _ := tx.Redacted(before)
+		fmt.Fprintf(w, "%s: redacted by event %d\n", shortID(before), by)
+		return nil
+	}
 	if err != nil {
 		return err
 	}
 	cur, err := loadContent(tx, after)
+	if errors.Is(err, journal.ErrRedacted) {
+		by, _ := tx.Redacted(after)
+		fmt.Fprintf(w, "%s: redacted by event %d\n", shortID(after), by)
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -215,13 +242,13 @@ func loadContent(tx *journal.Tx, id snapshot.ID) ([]byte, error) {
 	}
 	n, err := snapshot.Size(tx.Bolt(), id)
 	if err != nil {
-		return nil, journal.NamedContent(err) // an event names it: lost is damage
+		return nil, tx.ContentError(id, err) // an event names it: lost is damage, unless redacted
 	}
 	if n > maxDiffBytes {
 		return nil, nil
 	}
 	b, err := snapshot.Bytes(tx.Bolt(), id)
-	return b, journal.NamedContent(err)
+	return b, tx.ContentError(id, err)
 }
 
 // stateAt returns path's content right after event seq: the after-content of

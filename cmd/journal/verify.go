@@ -3,8 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 	"time"
 
 	"github.com/journalfs/journal/journal"
@@ -148,6 +150,7 @@ func (a *app) verifyJournal(anchor snapshot.ID, o journal.CheckOptions) error {
 	if err := a.sayTree(tree, o, rep.Events); err != nil {
 		return err
 	}
+	sayRedacted(w, rep.Redactions, rep.Redacted, rep.Unsalted, nil, rep.RedactedContents)
 	if len(rep.Pending) > 0 {
 		fmt.Fprintf(w, "note: %d event(s) pending (a batch in progress or a crash): %v\n", len(rep.Pending), rep.Pending)
 	}
@@ -195,10 +198,33 @@ func (a *app) verifyExport(path string, anchor snapshot.ID, o journal.CheckOptio
 	} else if err := a.sayTree(rep.Tree, o, rep.Events); err != nil {
 		return err
 	}
+	sayRedacted(w, rep.Redactions, rep.Redacted, rep.Unsalted, rep.Withheld, -1)
 	if rep.Filtered {
 		fmt.Fprintln(w, "note: a filtered export: each record and consecutive links are checked, completeness cannot be")
 	}
 	return nil
+}
+
+// sayRedacted reports what verify found taken out of the record: by redact
+// events (redacted), before salting (unsalted), or left out of an export
+// (withheld); contents < 0: not counted (an export holds none).
+func sayRedacted(w io.Writer, redactions, redacted, unsalted, withheld []uint64, contents int) {
+	if len(redactions) > 0 || len(redacted) > 0 || len(unsalted) > 0 || contents > 0 {
+		evs := append(slices.Clone(redacted), unsalted...)
+		slices.Sort(evs)
+		what := fmt.Sprintf("the arguments of %d event(s)%s", len(evs), seqParen(evs))
+		if contents >= 0 {
+			what += fmt.Sprintf(" and %d content(s)", contents)
+		}
+		fmt.Fprintf(w, "ok: %d redact event(s)%s took out %s: the values are not in the record, what they were bound to verifies\n",
+			len(redactions), seqParen(redactions), what)
+	}
+	if len(unsalted) > 0 {
+		fmt.Fprintf(w, "note: event(s)%s were redacted though written before salted digests: their own hash cannot be recomputed; their links and place in the tree were checked\n", seqParen(unsalted))
+	}
+	if len(withheld) > 0 {
+		fmt.Fprintf(w, "ok: the arguments of %d event(s)%s are withheld (they hold detected secrets; export --reveal includes them): their digests are in the chain\n", len(withheld), seqParen(withheld))
+	}
 }
 
 // verifyConsistency checks a consistency proof file without a journal

@@ -17,28 +17,7 @@ import (
 // interrupted; a non-loopback --addr is refused with the reason.
 func TestWeb_CLI(t *testing.T) {
 	dir := basicWorkspace(t)
-	cmd := exec.Command(bin, "web", "--addr", "127.0.0.1:0")
-	cmd.Dir = dir
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	line := make(chan string, 1)
-	go func() {
-		l, _ := bufio.NewReader(out).ReadString('\n')
-		line <- l
-	}()
-	var url string
-	select {
-	case l := <-line:
-		url = strings.TrimSpace(strings.TrimPrefix(l, "journal web: "))
-	case <-time.After(20 * time.Second):
-		t.Fatal("journal web printed no URL")
-	}
+	cmd, url := startWeb(t, dir)
 	resp, err := http.Get(url)
 	if err != nil {
 		t.Fatal(err)
@@ -64,6 +43,34 @@ func TestWeb_CLI(t *testing.T) {
 	if r.code == 0 || !strings.Contains(r.stderr, "not a loopback address: give --token") {
 		t.Fatalf("web --addr 0.0.0.0:0: exit %d\n%s", r.code, r.stderr)
 	}
+}
+
+// startWeb runs `journal web` on a loopback port of dir's journal and
+// returns it and the URL it printed; the test's end kills it.
+func startWeb(t *testing.T, dir string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(bin, "web", "--addr", "127.0.0.1:0")
+	cmd.Dir = dir
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	line := make(chan string, 1)
+	go func() {
+		l, _ := bufio.NewReader(out).ReadString('\n')
+		line <- l
+	}()
+	select {
+	case l := <-line:
+		return cmd, strings.TrimSpace(strings.TrimPrefix(l, "journal web: "))
+	case <-time.After(20 * time.Second):
+		t.Fatal("journal web printed no URL")
+	}
+	return nil, ""
 }
 
 // TestWeb_CLIToken: `journal web --addr 0.0.0.0:0 --token T` serves beyond

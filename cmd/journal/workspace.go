@@ -238,6 +238,8 @@ func hintFor(err error) string {
 		return pe.Hint
 	case errors.Is(err, journal.ErrBusy):
 		return "a process holds the journal's lock and has made no progress for seconds: if it is stuck (a hung journal serve), stop it and run the command again"
+	case errors.Is(err, journal.ErrRedacted):
+		return "a content this needs was redacted: nothing was changed; `journal show EVENT` of the redact event lists what it took out — revert or restore the other files one by one (journal revert EVENT --path P), or edit the file by hand"
 	case errors.Is(err, journal.ErrDamaged):
 		return journal.DamageHint
 	case errors.Is(err, journal.ErrFormat):

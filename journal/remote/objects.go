@@ -182,11 +182,10 @@ func (s *Store) segmentAfter(ctx context.Context, sg Segment, prevSeq uint64, pr
 		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil || rec.Type != "event" {
 			return nil, fail(ErrDamaged, "remote %s: %s: a line that is not an event", s.r.Name, sg.Key)
 		}
-		e := &journal.Event{}
-		if err := json.Unmarshal(rec.Event, e); err != nil {
-			return nil, fail(ErrDamaged, "remote %s: %s: event %d: %v", s.r.Name, sg.Key, rec.Seq, err)
+		e, err := rec.Decode()
+		if err != nil {
+			return nil, fail(ErrDamaged, "remote %s: %s: %v", s.r.Name, sg.Key, err)
 		}
-		e.Hash = rec.Hash
 		switch {
 		case e.Seq != prevSeq+1 && !e.Spans(prevSeq+1): // a damaged event (repair) stands for a run of numbers
 			return nil, fail(ErrDamaged, "remote %s: %s: event %d where %d was due", s.r.Name, sg.Key, e.Seq, prevSeq+1)

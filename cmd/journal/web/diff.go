@@ -103,6 +103,9 @@ func version(tx *journal.Tx, id snapshot.ID) ([]byte, string) {
 		return nil, ""
 	}
 	n, err := snapshot.Size(tx.Bolt(), id)
+	if by, ok := tx.Redacted(id); err != nil && ok {
+		return nil, fmt.Sprintf("redacted by event %d", by)
+	}
 	if err != nil {
 		return nil, err.Error()
 	}
