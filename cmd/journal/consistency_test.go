@@ -206,7 +206,7 @@ func TestProve_Consistency(t *testing.T) {
 	// the journal rewritten after the checkpoint at 1000 (its checkpoints kept): no proof is printed
 	jp := filepath.Join(dir, journal.DirName, journal.FileName)
 	rw := rewrite(t, jp, false, func(evs []*journal.Event) []*journal.Event {
-		evs[500].Args = json.RawMessage(`{"note":"nothing to see"}`)
+		evs[500].Args, evs[500].ArgsSalt, evs[500].ArgsDigest = json.RawMessage(`{"note":"nothing to see"}`), nil, nil // salted anew
 		return evs
 	})
 	failsWith(t, dir, "HISTORY_REWRITTEN", "the checkpoint of 1000 events signed", "--journal", rw, "prove", "--consistency", files[1000])

@@ -70,7 +70,7 @@ func TestCheckpoint_Witness(t *testing.T) {
 
 	// a rewritten journal, its checkpoint kept: the witness refuses
 	rw := rewrite(t, jp, false, func(evs []*journal.Event) []*journal.Event {
-		evs[3].Args = json.RawMessage(`{"note":"nothing to see"}`)
+		evs[3].Args, evs[3].ArgsSalt, evs[3].ArgsDigest = json.RawMessage(`{"note":"nothing to see"}`), nil, nil // salted anew
 		return evs
 	})
 	failsWith(t, dir, "HISTORY_REWRITTEN", "no longer hash to the root", "--journal", rw, "checkpoint", "--cosign", witness)
