@@ -259,6 +259,53 @@ func Cosign(c *Checkpoint, s note.Signer) (*Checkpoint, error) {
 	return out, nil
 }
 
+// Signatures is the number of signature lines c's note carries, verified
+// or not (a signer's and its witnesses').
+func (c *Checkpoint) Signatures() int {
+	n, err := note.Open(c.Note, note.VerifierList())
+	var unverified *note.UnverifiedNoteError
+	if !errors.As(err, &unverified) {
+		return 0
+	}
+	n = unverified.Note
+	return len(n.Sigs) + len(n.UnverifiedSigs)
+}
+
+// MergeCheckpoints returns one checkpoint carrying the signatures of a
+// and b, two copies of one signed text (a checkpoint and its cosigned
+// copy, as a remote may hold both); ok is false when their texts differ.
+func MergeCheckpoints(a, b *Checkpoint) (c *Checkpoint, ok bool, err error) {
+	var notes [2]*note.Note
+	for i, x := range []*Checkpoint{a, b} {
+		_, err := note.Open(x.Note, note.VerifierList())
+		var unverified *note.UnverifiedNoteError
+		if !errors.As(err, &unverified) {
+			return nil, false, fmt.Errorf("journal: merge checkpoints: %v: %w", err, ErrCheckpoint)
+		}
+		notes[i] = unverified.Note
+	}
+	if notes[0].Text != notes[1].Text {
+		return nil, false, nil
+	}
+	m := notes[0]
+	seen := map[note.Signature]bool{}
+	for _, sg := range m.UnverifiedSigs {
+		seen[sg] = true
+	}
+	for _, sg := range notes[1].UnverifiedSigs {
+		if !seen[sg] {
+			m.UnverifiedSigs = append(m.UnverifiedSigs, sg)
+			seen[sg] = true
+		}
+	}
+	msg, err := note.Sign(m) // no new signer: the signatures as they are
+	if err != nil {
+		return nil, false, fmt.Errorf("journal: merge checkpoints: %v: %w", err, ErrCheckpoint)
+	}
+	c, err = OpenCheckpoint(msg, nil)
+	return c, err == nil, err
+}
+
 // sortCheckpoints orders checkpoints by size, then time.
 func sortCheckpoints(cps []*Checkpoint) {
 	sort.SliceStable(cps, func(i, j int) bool {

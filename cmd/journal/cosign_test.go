@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/remote/s3test"
 )
 
 // TestCheckpoint_Witness: a witness countersigns the signer's checkpoint
@@ -74,4 +75,42 @@ func TestCheckpoint_Witness(t *testing.T) {
 		return evs
 	})
 	failsWith(t, dir, "HISTORY_REWRITTEN", "no longer hash to the root", "--journal", rw, "checkpoint", "--cosign", witness)
+}
+
+// TestCheckpoint_WitnessRemote: a witness cosigns a checkpoint already
+// pushed; the next push sends the cosigned copy beside the first (objects
+// are never overwritten), and the remote's checkpoints carry both
+// signatures: verify --remote and --against with --quorum 2 pass, and so
+// does a clone's verify.
+func TestCheckpoint_WitnessRemote(t *testing.T) {
+	srv := s3test.Start(t)
+	dir, pub, _ := signedWorkspace(t, 12)
+	witness := filepath.Join(t.TempDir(), "bob")
+	ok(t, dir, "key", "generate", "--name", "bob", "--out", witness)
+	both := []string{"--key", pub, "--key", witness + ".pub", "--quorum", "2"}
+	ok(t, dir, "remote", "add", "team", "s3://"+s3test.Bucket+"/w", "--endpoint", srv.Endpoint())
+	ok(t, dir, "push", "team")
+	if r := run(t, dir, append([]string{"verify", "--remote", "team"}, both...)...); r.code == 0 || !strings.Contains(r.stdout+r.stderr, "the quorum is 2") {
+		t.Fatalf("verify --remote, quorum 2, before the cosign: %+v", r)
+	}
+	ok(t, dir, "checkpoint", "--cosign", witness)
+	if out := ok(t, dir, "push", "team"); !strings.Contains(out, "sent 1 signed checkpoint(s)") {
+		t.Fatalf("push of the cosigned copy:\n%s", out)
+	}
+	if out := ok(t, dir, "push", "team"); strings.Contains(out, "checkpoint") {
+		t.Fatalf("a third push sent checkpoints again:\n%s", out)
+	}
+	if out := ok(t, dir, append([]string{"verify", "--remote", "team"}, both...)...); !strings.Contains(out, "ok: 1 checkpoint(s) match") {
+		t.Fatalf("verify --remote, quorum 2:\n%s", out)
+	}
+	ok(t, dir, append([]string{"verify", "--against", "team"}, both...)...)
+	j, err := journal.Open(filepath.Join(dir, journal.DirName, journal.FileName), journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ws string
+	j.View(func(tx *journal.Tx) error { ws = tx.Workspace(); return nil })
+	clone := filepath.Join(t.TempDir(), "clone")
+	ok(t, dir, "clone", "team", "--workspace", ws, clone)
+	ok(t, clone, append([]string{"verify"}, both...)...)
 }
