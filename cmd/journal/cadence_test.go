@@ -156,6 +156,13 @@ func TestCheckpointConfig(t *testing.T) {
 	if _, err := os.Stat(cfg); err == nil {
 		t.Fatal("--unset left the file")
 	}
+	// a cadence with the default key, which does not exist yet: said at once, and serve refuses with KEY_INVALID
+	if out := ok(t, dir, "checkpoint", "config", "--every", "5m"); !strings.Contains(out, "note: the default key does not exist yet") {
+		t.Fatalf("a cadence without a key:\n%s", out)
+	}
+	if r := run(t, dir, "serve", "--http", "127.0.0.1:0"); r.code != 1 || !strings.Contains(r.stderr, "KEY_INVALID") || !strings.Contains(r.stderr, "journal key generate") {
+		t.Fatalf("serve with a cadence and no key: %+v", r)
+	}
 }
 
 // TestServe_CheckpointEveryMinutes: a cadence set once in the

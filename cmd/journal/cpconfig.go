@@ -171,6 +171,13 @@ remotes and the default key, never in a journal: --key FILE is the signer key ` 
 				e = "not set (serve signs at exit when it has a key from --checkpoint-key or here, else not at all)"
 			}
 			fmt.Fprintf(a.out, "configuration: %s\nkey:   %s\nevery: %s\n", p, k, e)
+			if cfg.Every != "" && cfg.Key == "" {
+				if d, _ := defaultSignerKey(); d != "" {
+					if _, err := os.Stat(d); errors.Is(err, fs.ErrNotExist) {
+						fmt.Fprintln(a.out, "note: the default key does not exist yet: serve will refuse to start until `journal key generate` makes it (or set --key)")
+					}
+				}
+			}
 			return nil
 		},
 	}
