@@ -1,13 +1,18 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"os/signal"
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 
+	"github.com/journalfs/journal/journal/remote"
 	"github.com/journalfs/journal/replay"
 	"github.com/journalfs/journal/snapshot"
 	"github.com/spf13/cobra"
@@ -86,6 +91,7 @@ type redactJSON struct {
 	FileBefore int64         `json:"file_before,omitempty"`
 	FileAfter  int64         `json:"file_after,omitempty"`
 	Remotes    []string      `json:"remotes,omitempty"`
+	Shred      []string      `json:"remote_shred,omitempty"` // remote.ShredReport.Lines
 }
 
 func (a *app) runRedact(sel replay.RedactSelect, f redactFlags) error {
@@ -105,14 +111,23 @@ func (a *app) runRedact(sel replay.RedactSelect, f redactFlags) error {
 		return err
 	}
 	rs, _ := e.Journal().Replications()
-	var remotes []string
+	var remotes, shred []string
 	for _, r := range rs {
 		remotes = append(remotes, r.Remote)
+	}
+	if !sel.DryRun && len(remotes) > 0 { // encrypted remotes: their keys destroyed now
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		sr, err := remote.Shred(ctx, e.Journal(), append(append([]uint64{}, res.Events...), res.Unsalted...), res.Contents)
+		stop()
+		if err != nil {
+			return err
+		}
+		shred = sr.Lines()
 	}
 	if f.jsonOut {
 		out := redactJSON{DryRun: sel.DryRun, Event: res.Event, Events: res.Events, Unsalted: res.Unsalted,
 			Contents: res.Contents, Chunks: res.Chunks, Rewritten: res.Rewritten, Heads: res.Heads,
-			FileBefore: res.FileBefore, FileAfter: res.FileAfter, Remotes: remotes}
+			FileBefore: res.FileBefore, FileAfter: res.FileAfter, Remotes: remotes, Shred: shred}
 		if sel.DryRun {
 			out.Events, out.Contents = res.Plan.Events, res.Plan.Contents
 		}
@@ -144,6 +159,9 @@ func (a *app) runRedact(sel replay.RedactSelect, f redactFlags) error {
 	}
 	for _, p := range res.Heads {
 		fmt.Fprintf(w, "warning: %s: its last recorded state was taken out; if the file still holds the value, remove it there, or its next change records it again\n", p)
+	}
+	for _, l := range shred {
+		fmt.Fprintln(w, l)
 	}
 	for _, r := range remotes {
 		fmt.Fprintf(w, "remote %s: run `journal push %s` to carry the redaction there\n", r, r)

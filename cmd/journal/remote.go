@@ -25,13 +25,28 @@ optional endpoint (MinIO, Ceph, R2, versitygw...) and region. Credentials are ne
 standard AWS chain (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE and ~/.aws, web identity, instance
 roles). Every workspace replicating to one bucket and prefix shares its contents, stored once.`,
 	}
-	var endpoint, region, retain string
+	var endpoint, region, retain, keys string
+	var encrypt, plain bool
 	add := &cobra.Command{
 		Use:   "add NAME s3://bucket/prefix",
 		Short: "Add (or replace) a remote",
-		Args:  cobra.ExactArgs(2),
+		Long: `add names an S3 location. With --keys s3://other-bucket/prefix the remote is encrypted: chunks, manifests and
+events' arguments are sealed with keys kept in that key store (another bucket, without Object Lock), never in the
+data bucket, and ` + "`journal redact`" + ` (or the push that carries the redaction) destroys the keys of what it takes
+out: the sealed objects stay, and no longer open for anyone. A --retain remote is encrypted unless --plain says
+otherwise: what Object Lock keeps cannot be deleted, only made unreadable.`,
+		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r := remote.Remote{Name: args[0], URL: args[1], Endpoint: endpoint, Region: region, Retain: retain}
+			switch {
+			case encrypt && keys == "":
+				return usageError{errors.New("--encrypt needs --keys s3://another-bucket/prefix: the key store, outside the data bucket")}
+			case plain && keys != "":
+				return usageError{errors.New("--plain and --keys: choose one (--keys encrypts)")}
+			case retain != "" && keys == "" && !plain:
+				return withHint(usageError{fmt.Errorf("--retain %s without --keys: every object would stay under Object Lock for %s, and a secret pushed there could never be taken out", retain, retain)},
+					"add --keys s3://another-bucket/prefix to encrypt (a redaction then shreds the keys), or --plain to keep the objects readable for the retention")
+			}
+			r := remote.Remote{Name: args[0], URL: args[1], Endpoint: endpoint, Region: region, Retain: retain, Keys: keys}
 			if err := remote.Add(r); err != nil {
 				return remoteErr(err)
 			}
@@ -41,7 +56,10 @@ roles). Every workspace replicating to one bucket and prefix shares its contents
 	}
 	add.Flags().StringVar(&endpoint, "endpoint", "", "the S3 endpoint URL (default: AWS)")
 	add.Flags().StringVar(&region, "region", "", "the region (default: the AWS chain's, else us-east-1)")
-	add.Flags().StringVar(&retain, "retain", "", "keep every object a push writes under Object Lock (compliance) this long: 90d, 7y (the bucket must have Object Lock)")
+	add.Flags().StringVar(&retain, "retain", "", "keep every object a push writes under Object Lock (compliance) this long: 90d, 7y (the bucket must have Object Lock; needs --keys or --plain)")
+	add.Flags().StringVar(&keys, "keys", "", "encrypt what is pushed, with keys kept in this key store: s3://another-bucket/prefix (same endpoint; a redaction shreds them)")
+	add.Flags().BoolVar(&encrypt, "encrypt", false, "encrypt (the default with --keys; needs it)")
+	add.Flags().BoolVar(&plain, "plain", false, "with --retain: do not encrypt (what is pushed stays readable, and locked, for the retention)")
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List the remotes",
@@ -119,6 +137,9 @@ func describeEndpoint(r remote.Remote) string {
 	}
 	if r.Retain != "" {
 		s += " (retain " + r.Retain + ", Object Lock)"
+	}
+	if r.Keys != "" {
+		s += " (encrypted, keys in " + r.Keys + ")"
 	}
 	return s
 }
@@ -203,6 +224,10 @@ remote sends nothing. A second writer for one workspace (a copy of it pushing to
 			if rep.Checkpoints > 0 {
 				defer fmt.Fprintf(a.out, "sent %d signed checkpoint(s)\n", rep.Checkpoints)
 			}
+			if sh := rep.Shred; sh != nil {
+				fmt.Fprintf(a.out, "shredded on %s the keys of %d event(s)' arguments and %d content(s) the events pushed redact (%d key file(s) rewritten, %d older version(s) deleted)\n",
+					sh.Remote, sh.Events, sh.Contents, sh.Rewritten, sh.Versions)
+			}
 			if rep.From == 0 {
 				fmt.Fprintf(a.out, "%s is up to date (workspace %s)\n", r.Name, rep.Workspace)
 				return nil
@@ -246,6 +271,10 @@ workspace's ID: push from it to carry the workspace on once the original has sto
 			}
 			fmt.Fprintf(a.out, "cloned workspace %s from %s into %s: %d events (to %d), %d contents fetched, %d files written\n",
 				ws, s.Remote().Name, args[1], rep.Events, rep.Last, rep.Contents, rep.Files)
+			if n := len(rep.WithheldArgs) + len(rep.WithheldContents); n > 0 {
+				fmt.Fprintf(a.out, "redacted: %d event(s)' arguments and %d content(s) (their keys were shredded); files not written: %s\n",
+					len(rep.WithheldArgs), len(rep.WithheldContents), strings.Join(rep.Withheld, ", "))
+			}
 			if len(rep.Skipped) > 0 {
 				fmt.Fprintf(a.out, "note: %d file(s) of other workspace roots were not written: %s\n", len(rep.Skipped), strings.Join(rep.Skipped, ", "))
 			}
@@ -294,6 +323,18 @@ func (a *app) verifyRemote(name, ws string, o journal.CheckOptions) error {
 	}
 	fmt.Fprintf(a.out, "ok: %d workspace(s) %s, %d events, chains intact; %d contents and %d chunks re-hashed\n",
 		len(rep.Workspaces), strings.Join(rep.Workspaces, " "), rep.Events, rep.Contents, rep.Chunks)
+	switch {
+	case s.Encrypted() && len(rep.Redacted) == 0:
+		fmt.Fprintf(a.out, "ok: encrypted; every sealed object opened with its key from %s\n", s.Remote().Keys)
+	case s.Encrypted():
+		fmt.Fprintf(a.out, "ok: encrypted; every sealed object opened with its key from %s, but the %d redacted value(s) below\n", s.Remote().Keys, len(rep.Redacted))
+	}
+	for _, r := range rep.Redacted {
+		fmt.Fprintf(a.out, "redacted: %s (its key shredded)\n", r)
+	}
+	if rep.Unreadable > 0 {
+		fmt.Fprintf(a.out, "note: %d object(s) no workspace's keys open (shredded, or left by an interrupted push)\n", rep.Unreadable)
+	}
 	if o.Keys != nil && rep.Checkpoints == 0 {
 		return withHint(fmt.Errorf("verify --remote %s: no checkpoint signed by the keys given: %w", s.Remote().Name, journal.ErrCheckpoint),
 			"checkpoints reach a remote with `journal push` once `journal checkpoint` (or serve --checkpoint-every) signed them")

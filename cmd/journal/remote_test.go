@@ -200,3 +200,96 @@ func TestGC_KeepsUnpushed(t *testing.T) {
 		t.Fatalf("verify --remote:\n%s", out)
 	}
 }
+
+// TestRemote_Encrypted_CLI: `journal remote add --keys` makes an encrypted
+// remote: push, verify --remote (every sealed object opened) and clone
+// work as with a plain one, and no object in the data bucket holds the
+// secret written into .env; --retain without --keys or --plain, and
+// --encrypt without --keys, are refused with a hint.
+func TestRemote_Encrypted_CLI(t *testing.T) {
+	srv := s3test.Start(t)
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	dir := t.TempDir()
+	e := engine(t, dir)
+	const secret = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"
+	apply(t, e, "write_file", "a.txt", "one\n", ".env", "GITHUB_TOKEN="+secret+"\n")
+	apply(t, e, "edit_file", "a.txt", "one\ntwo\n")
+	e.Close()
+
+	r := run(t, dir, "remote", "add", "audit", "s3://"+s3test.Bucket+"/locked", "--endpoint", srv.Endpoint(), "--retain", "7y")
+	if r.code != 2 || !strings.Contains(r.stderr, "--retain 7y without --keys") || !strings.Contains(r.stderr, "hint: add --keys s3://another-bucket/prefix") {
+		t.Fatalf("--retain without --keys: %+v", r)
+	}
+	if r := run(t, dir, "remote", "add", "x", "s3://"+s3test.Bucket+"/x", "--encrypt"); r.code != 2 || !strings.Contains(r.stderr, "--encrypt needs --keys") {
+		t.Fatalf("--encrypt without --keys: %+v", r)
+	}
+	if r := run(t, dir, "remote", "add", "x", "s3://"+s3test.Bucket+"/x", "--keys", "s3://"+s3test.Bucket+"/keys"); r.code != 2 || !strings.Contains(r.stderr, "keep the keys in another bucket") {
+		t.Fatalf("--keys in the data bucket: %+v", r)
+	}
+	out := ok(t, dir, "remote", "add", "sealed", "s3://"+s3test.Bucket+"/sealed", "--endpoint", srv.Endpoint(), "--keys", "s3://"+s3test.KeysBucket+"/sealed")
+	if !strings.Contains(out, "(encrypted, keys in s3://"+s3test.KeysBucket+"/sealed)") {
+		t.Fatalf("remote add --keys:\n%s", out)
+	}
+	out = ok(t, dir, "push", "sealed")
+	m := regexp.MustCompile(`pushed events 1-2 to sealed \(workspace ([0-9a-f]{32})\)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("push:\n%s", out)
+	}
+	ws := m[1]
+	for k, b := range srv.Objects(s3test.Bucket, "sealed") {
+		if bytes.Contains(b, []byte(secret)) || bytes.Contains(b, []byte("one\ntwo")) {
+			t.Fatalf("%s holds plaintext", k)
+		}
+	}
+	if out := ok(t, dir, "verify", "--remote", "sealed"); !strings.Contains(out, "ok: 1 workspace(s) "+ws+", 2 events") || !strings.Contains(out, "ok: encrypted; every sealed object opened with its key from s3://"+s3test.KeysBucket+"/sealed") {
+		t.Fatalf("verify --remote:\n%s", out)
+	}
+	elsewhere := t.TempDir()
+	if out := ok(t, elsewhere, "clone", "sealed", "--workspace", ws, "c"); !strings.Contains(out, "2 events (to 2)") || !strings.Contains(out, "2 files written") {
+		t.Fatalf("clone:\n%s", out)
+	}
+	if b, err := os.ReadFile(filepath.Join(elsewhere, "c", ".env")); err != nil || !strings.Contains(string(b), secret) {
+		t.Fatalf(".env in the clone: %q %v", b, err)
+	}
+	// the same prefix without its key store is refused, naming it
+	ok(t, dir, "remote", "add", "nokeys", "s3://"+s3test.Bucket+"/sealed", "--endpoint", srv.Endpoint())
+	if r := run(t, dir, "push", "nokeys"); r.code != 2 || !strings.Contains(r.stderr, "is an encrypted remote: add it with --keys s3://"+s3test.KeysBucket+"/sealed") {
+		t.Fatalf("push without the key store: %+v", r)
+	}
+	ok(t, dir, "remote", "remove", "nokeys")
+
+	// the token redacted: shredded at once on the encrypted remote, the
+	// plain one named as keeping it; the push carries the redact event
+	ok(t, dir, "remote", "add", "plain", "s3://"+s3test.Bucket+"/plain", "--endpoint", srv.Endpoint())
+	ok(t, dir, "push", "plain")
+	out = ok(t, dir, "redact", "--path", ".env", "--why", "a leaked GitHub token")
+	for _, want := range []string{
+		"recorded as event 3 (redact)",
+		"remote sealed (workspace " + ws + "): shredded the keys of 1 event(s)' arguments and 1 content(s) in 1 key file(s)",
+		"remote plain: not shredded: it is not encrypted: its segments keep the arguments and its objects the contents",
+	} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("redact does not say %q:\n%s", want, out)
+		}
+	}
+	if out := ok(t, dir, "push", "sealed"); !strings.Contains(out, "pushed events 3-3 to sealed") {
+		t.Fatalf("push of the redaction:\n%s", out)
+	}
+	out = ok(t, dir, "verify", "--remote", "sealed")
+	for _, want := range []string{"ok: 1 workspace(s) " + ws + ", 3 events", "but the 2 redacted value(s) below", "redacted: workspace " + ws + ": event 1's arguments, redacted by event 3 (its key shredded)",
+		"redacted: workspace " + ws + ": content "} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("verify --remote after the redaction lacks %q:\n%s", want, out)
+		}
+	}
+	if out := ok(t, elsewhere, "clone", "sealed", "--workspace", ws, "after"); !strings.Contains(out, "redacted: 1 event(s)' arguments and 1 content(s) (their keys were shredded); files not written: .env") {
+		t.Fatalf("clone after the redaction:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(elsewhere, "after", ".env")); !os.IsNotExist(err) {
+		t.Fatalf(".env in the clone after the redaction: %v", err)
+	}
+	ok(t, filepath.Join(elsewhere, "after"), "verify")
+	if out := ok(t, filepath.Join(elsewhere, "after"), "export"); strings.Contains(out, secret) {
+		t.Fatalf("the clone's export holds the token:\n%s", out)
+	}
+}

@@ -248,3 +248,96 @@ func BenchmarkDedup5Workspaces(b *testing.B) {
 	b.ReportMetric(float64(sharedBytes)/float64(5*size), "shared/5×repo")
 	b.ReportMetric(float64(sharedBytes)/float64(aloneBytes), "shared/per-workspace")
 }
+
+// BenchmarkPushClone: the first push of a 2,000-event journal (one small
+// content per event, as BenchmarkPush100k) and the clone of it, to a plain
+// remote and to an encrypted one (its key store in a second bucket): the
+// cost of sealing, of the key files, and of opening on the way back.
+func BenchmarkPushClone(b *testing.B) {
+	const n = 2000
+	for _, enc := range []bool{false, true} {
+		name := "plain"
+		if enc {
+			name = "encrypted"
+		}
+		b.Run(name, func(b *testing.B) {
+			srv := s3test.Start(b)
+			j := bigJournal(b, b.TempDir(), n)
+			r := remote.Remote{Name: "team", URL: "s3://" + s3test.Bucket + "/team", Endpoint: srv.Endpoint()}
+			if enc {
+				r.Keys = "s3://" + s3test.KeysBucket + "/team"
+			}
+			s, err := remote.Open(ctx, r)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			start := time.Now()
+			rep, err := remote.Push(ctx, s, j, remote.PushOptions{})
+			if err != nil || rep.To != n {
+				b.Fatal(rep, err)
+			}
+			push := time.Since(start)
+			var ws string
+			j.View(func(tx *journal.Tx) error { ws = tx.Workspace(); return nil })
+			start = time.Now()
+			cr, err := remote.Clone(ctx, s, ws, filepath.Join(b.TempDir(), "clone"), remote.CloneOptions{})
+			if err != nil || cr.Events != n {
+				b.Fatal(cr, err)
+			}
+			clone := time.Since(start)
+			data, objects := bucketBytes(srv, "team")
+			keys, keyObjects := 0, 0
+			for _, v := range srv.Objects(s3test.KeysBucket, "team") {
+				keys += len(v)
+				keyObjects++
+			}
+			b.ReportMetric(push.Seconds(), "s/push")
+			b.ReportMetric(clone.Seconds(), "s/clone")
+			b.ReportMetric(float64(data)/1e6, "MB-data")
+			b.ReportMetric(float64(objects), "objects")
+			b.ReportMetric(float64(keys)/1e3, "kB-keys")
+			b.ReportMetric(float64(keyObjects), "key-objects")
+		})
+	}
+}
+
+// BenchmarkShred100k: a 100,000-event journal pushed to an encrypted
+// remote (10 segments, 10 key files), then one content shredded there:
+// every key file of the workspace read, the one holding it rewritten,
+// older versions looked for (one run).
+func BenchmarkShred100k(b *testing.B) {
+	srv := s3test.Start(b)
+	j := bigJournal(b, b.TempDir(), 100000)
+	s, err := remote.Open(ctx, remote.Remote{Name: "team", URL: "s3://" + s3test.Bucket + "/team", Endpoint: srv.Endpoint(),
+		Keys: "s3://" + s3test.KeysBucket + "/team"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	rep, err := remote.Push(ctx, s, j, remote.PushOptions{})
+	if err != nil || rep.To != 100000 {
+		b.Fatal(rep, err)
+	}
+	push := time.Since(start)
+	var id snapshot.ID
+	j.View(func(tx *journal.Tx) error {
+		e, err := tx.Event(54321)
+		id = e.Files[0].After
+		return err
+	})
+	keys := 0
+	for _, v := range srv.Objects(s3test.KeysBucket, "team") {
+		keys += len(v)
+	}
+	b.ResetTimer()
+	start = time.Now()
+	sr, err := remote.ShredStore(ctx, s, rep.Workspace, []uint64{54321}, []snapshot.ID{id})
+	if err != nil || sr.Contents == 0 || sr.Events != 1 {
+		b.Fatal(sr, err)
+	}
+	b.ReportMetric(time.Since(start).Seconds(), "s/shred")
+	b.ReportMetric(push.Seconds(), "s/push") // after ResetTimer, which drops metrics
+	b.ReportMetric(float64(sr.KeyFiles), "key-files")
+	b.ReportMetric(float64(keys)/1e6, "MB-keys")
+}

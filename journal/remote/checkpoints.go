@@ -108,8 +108,8 @@ func History(ctx context.Context, s *Store, ws string) (leaves []snapshot.ID, cp
 	if err != nil {
 		return nil, nil, err
 	}
-	err = s.walk(ctx, head, func(evs []*journal.Event) error {
-		for _, e := range evs {
+	err = s.walk(ctx, head, func(sr *segRead, _ *keyFile) error {
+		for _, e := range sr.evs {
 			for head.BaseSeq+uint64(len(leaves))+1 < e.Seq { // numbers a damaged event spans
 				leaves = append(leaves, snapshot.ID{})
 			}

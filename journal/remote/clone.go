@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/journalfs/journal/journal"
@@ -23,6 +24,12 @@ type CloneReport struct {
 	Contents  int // contents fetched
 	Files     int // files written
 	Skipped   []string
+	// On an encrypted remote, what the key store no longer has the keys
+	// of (shredded by a redaction): events imported without their
+	// arguments, contents not fetched, and the files not written for it.
+	WithheldArgs     []uint64
+	WithheldContents []snapshot.ID
+	Withheld         []string
 }
 
 // CloneOptions tune Clone.
@@ -78,6 +85,7 @@ func Clone(ctx context.Context, s *Store, ws, dir string, o CloneOptions) (rep *
 	}
 	defer j.Close()
 	rep = &CloneReport{Workspace: ws}
+	redacted := map[any]bool{} // event numbers and content IDs the events' redactions name
 	err = j.Do(func(db *journal.DB) error {
 		if err := db.Update(func(tx *journal.Tx) error { return tx.SetWorkspace(ws) }); err != nil {
 			return err
@@ -86,7 +94,8 @@ func Clone(ctx context.Context, s *Store, ws, dir string, o CloneOptions) (rep *
 		if o.At != 0 {
 			total = o.At - head.BaseSeq
 		}
-		return s.walk(ctx, head, func(evs []*journal.Event) error {
+		return s.walk(ctx, head, func(sr *segRead, ring *keyFile) error {
+			evs := sr.evs
 			if o.At != 0 {
 				for len(evs) > 0 && evs[len(evs)-1].Seq > o.At {
 					evs = evs[:len(evs)-1]
@@ -94,11 +103,36 @@ func Clone(ctx context.Context, s *Store, ws, dir string, o CloneOptions) (rep *
 			}
 			for _, e := range evs {
 				for _, id := range contentIDs(e) {
-					n, err := fetchContent(ctx, s, db, id)
+					n, err := fetchContent(ctx, s, db, id, ring)
+					if errors.Is(err, errNoKey) {
+						if !slices.Contains(rep.WithheldContents, id) {
+							rep.WithheldContents = append(rep.WithheldContents, id)
+						}
+						continue
+					}
 					if err != nil {
 						return err
 					}
 					rep.Contents += n
+				}
+			}
+			for _, seq := range sr.withheld {
+				if o.At == 0 || seq <= o.At {
+					rep.WithheldArgs = append(rep.WithheldArgs, seq)
+				}
+			}
+			for _, e := range evs {
+				if !e.Salted() && slices.Contains(sr.withheld, e.Seq) {
+					return fail(ErrDamaged, "remote %s: event %d was written before salted arguments and its arguments were redacted: its hash can no longer be recomputed, and a clone cannot import it (journal verify --remote checks its links)", s.r.Name, e.Seq)
+				}
+			}
+			for _, e := range evs {
+				rs, cts := redactionOf(e)
+				for _, seq := range rs {
+					redacted[seq] = true
+				}
+				for _, id := range cts {
+					redacted[id] = true
 				}
 			}
 			err := db.Update(func(tx *journal.Tx) error {
@@ -127,6 +161,18 @@ func Clone(ctx context.Context, s *Store, ws, dir string, o CloneOptions) (rep *
 	})
 	if err != nil {
 		return rep, err
+	}
+	if o.At == 0 { // a value without its key must have been redacted (by an event after --at, it may)
+		for _, seq := range rep.WithheldArgs {
+			if !redacted[seq] {
+				return rep, fail(ErrDamaged, "remote %s: key store %s has no key for event %d's arguments, and no redaction names them", s.r.Name, s.r.Keys, seq)
+			}
+		}
+		for _, id := range rep.WithheldContents {
+			if !redacted[id] {
+				return rep, fail(ErrDamaged, "remote %s: key store %s has no key for content %s, and no redaction names it", s.r.Name, s.r.Keys, id.Short())
+			}
+		}
 	}
 	if err := cloneCheckpoints(ctx, s, j, ws, rep.Last-head.BaseSeq); err != nil {
 		return rep, err
@@ -158,8 +204,9 @@ func cloneCheckpoints(ctx context.Context, s *Store, j *journal.Journal, ws stri
 
 // fetchContent stores content id in the clone's journal unless it holds it:
 // its manifest, then its chunks streamed into the store, the whole checked
-// against id. It returns 1 if it fetched it.
-func fetchContent(ctx context.Context, s *Store, db *journal.DB, id snapshot.ID) (int, error) {
+// against id. It returns 1 if it fetched it; errNoKey when the remote is
+// encrypted and ring has no key for it.
+func fetchContent(ctx context.Context, s *Store, db *journal.DB, id snapshot.ID, ring *keyFile) (int, error) {
 	have := false
 	db.View(func(tx *journal.Tx) error {
 		_, err := snapshot.Size(tx.Bolt(), id)
@@ -169,23 +216,14 @@ func fetchContent(ctx context.Context, s *Store, db *journal.DB, id snapshot.ID)
 	if have {
 		return 0, nil
 	}
-	m, _, err := s.get(ctx, contentKey(id))
-	var size int64
-	var chunks []snapshot.ID
-	switch {
-	case errors.Is(err, ErrNotFound): // a content of one chunk is that chunk
-		size, chunks = -1, []snapshot.ID{id}
-	case err != nil:
+	size, chunks, keys, err := s.contentChunks(ctx, id, ring)
+	if err != nil {
 		return 0, err
-	default:
-		if size, chunks, err = parseManifest(m); err != nil {
-			return 0, fail(ErrDamaged, "remote %s: %s is not a manifest", s.r.Name, contentKey(id))
-		}
 	}
 	pr, pw := io.Pipe()
 	go func() {
-		for _, c := range chunks {
-			b, err := s.chunk(ctx, c)
+		for i, c := range chunks {
+			b, err := s.chunk(ctx, c, keys[i])
 			if err != nil {
 				pw.CloseWithError(err)
 				return
@@ -205,6 +243,53 @@ func fetchContent(ctx context.Context, s *Store, db *journal.DB, id snapshot.ID)
 		return 0, fail(ErrDamaged, "remote %s: the chunks %s names make another content (%s, %d bytes)", s.r.Name, contentKey(id), got.Short(), n)
 	}
 	return 1, nil
+}
+
+// errNoKey is a content of an encrypted remote whose key the key store
+// does not hold.
+var errNoKey = errors.New("remote: no key for the content")
+
+// contentChunks reads content id's manifest: its size (-1: unknown, a
+// content of one chunk, which has none), its chunks and, on an encrypted
+// remote (ring: the keys met so far), their keys.
+func (s *Store) contentChunks(ctx context.Context, id snapshot.ID, ring *keyFile) (int64, []snapshot.ID, []*dataKey, error) {
+	var key dataKey
+	if ring != nil {
+		k, ok := ring.contents[id]
+		if !ok {
+			return 0, nil, nil, errNoKey
+		}
+		key = k
+	}
+	m, _, err := s.get(ctx, contentKey(id))
+	switch {
+	case errors.Is(err, ErrNotFound): // a content of one chunk is that chunk
+		if ring != nil {
+			return -1, []snapshot.ID{id}, []*dataKey{&key}, nil
+		}
+		return -1, []snapshot.ID{id}, []*dataKey{nil}, nil
+	case err != nil:
+		return 0, nil, nil, err
+	case ring == nil:
+		size, chunks, err := parseManifest(m)
+		if err != nil {
+			return 0, nil, nil, fail(ErrDamaged, "remote %s: %s is not a manifest", s.r.Name, contentKey(id))
+		}
+		return size, chunks, make([]*dataKey, len(chunks)), nil
+	}
+	p, err := unseal(key, m, id[:])
+	if err != nil {
+		return 0, nil, nil, fail(ErrDamaged, "remote %s: %s %v (altered)", s.r.Name, contentKey(id), err)
+	}
+	size, chunks, ks, err := parseSealedManifest(p)
+	if err != nil {
+		return 0, nil, nil, fail(ErrDamaged, "remote %s: %s is not a manifest", s.r.Name, contentKey(id))
+	}
+	keys := make([]*dataKey, len(ks))
+	for i := range ks {
+		keys[i] = &ks[i]
+	}
+	return size, chunks, keys, nil
 }
 
 // writeFiles writes the files the journal's heads name into dir (through
@@ -240,6 +325,12 @@ func writeFiles(j *journal.Journal, dir string, rep *CloneReport) error {
 			if err := f.Chmod(mode); err != nil { // exactly, whatever the umask
 				f.Close()
 				return fmt.Errorf("remote: %s: %w", p, err)
+			}
+			if _, err := snapshot.Size(tx.Bolt(), h.ID); errors.Is(err, snapshot.ErrNotFound) && slices.Contains(rep.WithheldContents, h.ID) {
+				f.Close()
+				root.Remove(p)
+				rep.Withheld = append(rep.Withheld, p) // its key was shredded
+				return nil
 			}
 			if err := snapshot.Get(tx.Bolt(), h.ID, f); err != nil {
 				f.Close()

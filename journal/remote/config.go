@@ -27,6 +27,11 @@ type Remote struct {
 	// segment a push writes under Object Lock (compliance mode) for that
 	// long; the bucket must have Object Lock enabled.
 	Retain string `json:"retain,omitempty"`
+	// Keys, if set (s3://bucket/prefix, another bucket on the same
+	// endpoint), makes the remote encrypted: what a push sends is sealed
+	// with keys kept there, never in the data bucket, and a redaction
+	// shreds them (doc.go "Encryption and crypto-shredding").
+	Keys string `json:"keys,omitempty"`
 }
 
 // Retention parses r.Retain (journal.ParseDuration); 0 when unset.
@@ -103,6 +108,15 @@ func Add(r Remote) error {
 	}
 	if _, err := r.Retention(); err != nil {
 		return err
+	}
+	if r.Keys != "" {
+		kb, _, err := splitURL(r.Keys)
+		if err != nil {
+			return fail(ErrUsage, "remote: --keys %q is not an s3://bucket/prefix URL", r.Keys)
+		}
+		if kb == r.Bucket() {
+			return fail(ErrUsage, "remote: --keys %s is in the data bucket %q: keep the keys in another bucket (holding the data bucket must not give the keys)", r.Keys, kb)
+		}
 	}
 	if r.Endpoint != "" {
 		if u, err := url.Parse(r.Endpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

@@ -81,6 +81,118 @@
 // Nothing deletes chunks or contents on a remote: local gc never touches
 // it, so no workspace's history loses what it shares with another.
 //
+// # Encryption and crypto-shredding
+//
+// What Object Lock keeps cannot be deleted, so a value a redaction takes
+// out (journal redact: an event's arguments, a content's bytes) would stay
+// in a --retain remote for years. An encrypted remote (remote add --keys
+// s3://other-bucket/prefix; a --retain remote is encrypted unless added
+// with --plain) seals what it is sent with keys it keeps in a key store,
+// and a redaction destroys the keys (crypto-shredding): the sealed objects
+// stay, locked, and no longer open for anyone.
+//
+// The key store is a bucket and prefix on the same endpoint and
+// credentials, and must be another bucket than the data's (Open refuses
+// the data bucket, and a bucket whose Object Lock puts a default
+// retention on what is written, which would lock the keys): the issue's
+// rule that holding the data bucket must not give the keys, and the
+// boundary S3 draws its policies, replication and Object Lock at. It may
+// be versioned: a shred deletes every version.
+//
+// Sealing: XChaCha20-Poly1305 (golang.org/x/crypto), "JRE1" then the
+// ciphertext and tag; the associated data is the object's ID (a chunk's,
+// a content's) or the event's hash, so a ciphertext moved under another
+// name does not open. Each key is derived from the bytes it seals (BLAKE3
+// in key derivation mode, a context string per kind: chunk, manifest,
+// arguments) and seals only those, so the nonce is derived from the key
+// and the associated data.
+// Convergent keys keep what plain remotes have: a chunk is one object
+// whoever pushes it, workspaces share it, and two writers of one segment
+// write the same bytes. They let whoever holds a plaintext confirm that a
+// ciphertext is its — which the object's name (the blake3 ID of the
+// plaintext) and the events' content IDs let anyone do anyway; a salted
+// event's arguments are sealed with their 16-byte salt, so no guess of
+// them can be confirmed.
+//
+//	chunks/<hh>/<id>           seal(K_c, zstd(chunk)), K_c derived from the chunk
+//	contents/<id>              seal(K_m, "JRM2" | uvarint size | uvarint n |
+//	                           n × (chunk ID, K_c)), K_m derived from those
+//	                           bytes; a content of one chunk has none, its
+//	                           key is its chunk's
+//	workspaces/<ws>/segments/… lines {"type":"sealed","seq","hash","event",
+//	                           "sealed"}: "event" is the event's JSON without
+//	                           its arguments and salt (paths, content IDs,
+//	                           who and when stay readable; for a salted event
+//	                           the very bytes its hash is over), "sealed" the
+//	                           arguments and salt, seal(K_e, {"args",
+//	                           "args_salt"}), K_e derived from those;
+//	                           "redacted_unsalted" marks an event written
+//	                           before salting whose arguments were redacted
+//	                           before it was pushed (its hash covered them)
+//	journal-remote.json        {"version":1,"encrypted":true,"keys":URL}: a
+//	                           plain push to the prefix, and a plain open,
+//	                           are refused; so is an encrypted one over a
+//	                           prefix holding plain objects
+//
+// Key store, beside each segment (one object per segment: a first push
+// of 100,000 events adds 10 objects to its 200,000):
+//
+//	workspaces/<ws>/segments/<first>-<last>.keys
+//	                           "JRK1" | uvarint n | n × (uvarint event number,
+//	                           K_e) | uvarint m | m × (content ID, content
+//	                           key): the keys of the segment's events'
+//	                           arguments and of every content its events
+//	                           name (K_m, or K_c for a content of one chunk)
+//
+// A push writes a segment's key file before the segment, and both before
+// the head names them, so nothing the head names lacks its keys; rolled-up
+// segments' key files are deleted with them. A clone or verify reads a
+// segment's key file with it and keeps the contents' keys of the segments
+// before (an event names as before a content an earlier segment named as
+// after).
+//
+// Shredding (ShredStore): every key file of the workspace — the ones the
+// head names and any a roll-up left, found by listing versions — is
+// rewritten without the keys of the redacted events' arguments and of
+// the redacted contents, and every older version of it deleted. A content's
+// key opens its manifest, which holds its chunks' keys: once it is gone,
+// a chunk that no other content of the workspace names has its key in no
+// object anyone holds. A chunk another unredacted content names stays
+// readable through that content, as it stays in the local store. Someone
+// holding the whole data bucket and every remaining key holds
+// ciphertexts, names and the keys of other values: the redacted bytes
+// cannot be computed from them. The push that carries a redact event
+// shreds before it writes anything, so a failure leaves the head behind
+// the redact event and the next push shreds again (ShredStore is
+// idempotent); `journal redact` shreds at once on every remote the
+// journal pushes to (Shred), and reports those it could not.
+//
+// Afterwards a clone imports the redacted events without their arguments
+// (and the redact event, which the clone's journal applies as its source
+// did) and writes no file whose content was redacted
+// (CloneReport.Withheld); a key missing that no redaction names is damage
+// to it (a clone --at an event before the redaction takes the value as
+// withheld);
+// verify checks the rest as before and reports each value whose key is
+// gone as redacted when a redact event of the workspace names it — a key
+// gone that no redaction names, or a redacted value whose key is still
+// there, is a problem.
+//
+// An event written before salting hashed its arguments: once they are
+// shredded its hash can no longer be recomputed. Verify checks its links
+// and reports it redacted when a redact event names it
+// (Redaction.Unsalted); a clone refuses it, naming it.
+//
+// What it cannot do: a redaction is one workspace's. Another workspace on
+// the same remote that holds the same content has its key in its own key
+// files, and keeps it readable until that workspace redacts it too. On a
+// plain remote nothing is shredded: its segments hold the arguments and
+// its objects the contents, under Object Lock until their retention ends;
+// Shred reports such remotes (ShredReport.NotShredded) for `journal
+// redact` to name. Encrypting an existing plain prefix is not done in
+// place: an encrypted remote needs a prefix of its own, to which a push
+// sends the workspace's whole history again.
+//
 // Not built yet (issue #19): a remote gc (retention on the remote, by
 // reference counting across every workspace's segments); packing small
 // chunks into pack objects (a first push of 100,000 small edits sends

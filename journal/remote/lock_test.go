@@ -31,12 +31,7 @@ func TestPush_Retain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	e, err := replay.Open(replay.Options{Roots: []string{dir}, Actor: journal.Actor{Kind: "mcp", Name: "t", Session: "s"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	_, e := newEngine(t)
 	for i := range 3 {
 		if _, err := e.Apply(ctx, &replay.Batch{Tool: "file_create_new", Changes: []replay.Change{{Path: fmt.Sprintf("f%d.txt", i), Data: []byte(fmt.Sprintf("file %d\n", i))}}}); err != nil {
 			t.Fatal(err)
@@ -86,4 +81,17 @@ func TestPush_Retain(t *testing.T) {
 	if _, err := Clone(ctx, s, ws, filepath.Join(t.TempDir(), "c"), CloneOptions{}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// newEngine opens a replay engine on a new workspace, closed when the
+// test ends.
+func newEngine(t *testing.T) (string, *replay.Engine) {
+	t.Helper()
+	dir := t.TempDir()
+	e, err := replay.Open(replay.Options{Roots: []string{dir}, Actor: journal.Actor{Kind: "mcp", Name: "agent", Session: "s"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return dir, e
 }

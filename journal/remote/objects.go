@@ -86,18 +86,27 @@ func (s *Store) workspaceHead(ctx context.Context, ws string) (*Head, error) {
 }
 
 // walk reads head's segments in order, each checked against the head and
-// the chain from the head's base, and calls fn with each segment's events.
-// fn may return errStop to end the walk there; otherwise the segments must
-// end in the event the head names.
-func (s *Store) walk(ctx context.Context, head *Head, fn func(evs []*journal.Event) error) error {
+// the chain from the head's base, and calls fn with each segment's events
+// (as read) and, on an encrypted remote, the keys met so far.
+// fn may return errStop to end the walk there; otherwise the segments
+// must end in the event the head names.
+func (s *Store) walk(ctx context.Context, head *Head, fn func(sr *segRead, ring *keyFile) error) error {
 	prevSeq, prev, last := head.BaseSeq, head.BaseHash, head.BaseHash
+	var ring *keyFile // nil: a plain remote
+	if s.keys != nil {
+		ring = newKeyFile()
+	}
 	for _, sg := range head.Segments {
-		evs, err := s.segment(ctx, sg, prevSeq, prev)
+		sr, err := s.segment(ctx, sg, prevSeq, prev)
 		if err != nil {
 			return err
 		}
+		evs := sr.evs
+		if ring != nil {
+			ring.merge(sr.keys)
+		}
 		prevSeq, prev, last = sg.Last, evs[len(evs)-1].NextLink(), evs[len(evs)-1].Hash
-		if err := fn(evs); errors.Is(err, errStop) {
+		if err := fn(sr, ring); errors.Is(err, errStop) {
 			return nil
 		} else if err != nil {
 			return err
@@ -141,11 +150,17 @@ func parseManifest(b []byte) (int64, []snapshot.ID, error) {
 	return int64(size), ids, nil
 }
 
-// chunk returns a chunk's verified bytes.
-func (s *Store) chunk(ctx context.Context, id snapshot.ID) ([]byte, error) {
+// chunk returns a chunk's verified bytes; key is its key on an encrypted
+// remote (nil on a plain one).
+func (s *Store) chunk(ctx context.Context, id snapshot.ID, key *dataKey) ([]byte, error) {
 	z, _, err := s.get(ctx, chunkKey(id))
 	if err != nil {
 		return nil, err
+	}
+	if key != nil {
+		if z, err = unseal(*key, z, id[:]); err != nil {
+			return nil, fail(ErrDamaged, "remote %s: %s %v (altered)", s.r.Name, chunkKey(id), err)
+		}
 	}
 	b, err := zdec().DecodeAll(z, nil)
 	if err != nil || snapshot.Sum(b) != id {
@@ -154,15 +169,27 @@ func (s *Store) chunk(ctx context.Context, id snapshot.ID) ([]byte, error) {
 	return b, nil
 }
 
+// segRead is a segment as read: its events, checked, and on an encrypted
+// remote its key file and the events whose sealed arguments have no key
+// there (returned without them).
+type segRead struct {
+	evs      []*journal.Event
+	keys     *keyFile
+	withheld []uint64
+}
+
 // segment returns a segment's events, each checked against its hash and its
 // predecessor's (prev: the hash before the segment's first event).
-func (s *Store) segment(ctx context.Context, sg Segment, prevSeq uint64, prev snapshot.ID) ([]*journal.Event, error) {
+func (s *Store) segment(ctx context.Context, sg Segment, prevSeq uint64, prev snapshot.ID) (*segRead, error) {
 	return s.segmentAfter(ctx, sg, prevSeq, prev, true)
 }
 
 // segmentAfter is segment; without linked, the first event's link is not
-// checked (the segment before it could not be read: verify goes on).
-func (s *Store) segmentAfter(ctx context.Context, sg Segment, prevSeq uint64, prev snapshot.ID, linked bool) ([]*journal.Event, error) {
+// checked (the segment before it could not be read: verify goes on). An
+// event whose arguments were sealed and whose key is gone is checked as
+// far as it can be: a salted one whole (its hash does not cover them), an
+// unsalted one by its place in the chain alone.
+func (s *Store) segmentAfter(ctx context.Context, sg Segment, prevSeq uint64, prev snapshot.ID, linked bool) (*segRead, error) {
 	z, _, err := s.get(ctx, sg.Key)
 	if err != nil {
 		return nil, err
@@ -174,36 +201,61 @@ func (s *Store) segmentAfter(ctx context.Context, sg Segment, prevSeq uint64, pr
 	if err != nil {
 		return nil, fail(ErrDamaged, "remote %s: %s: %v", s.r.Name, sg.Key, err)
 	}
-	var evs []*journal.Event
+	sr := &segRead{}
+	if s.keys != nil {
+		if sr.keys, err = s.readKeys(ctx, sg.Key); err != nil {
+			return nil, err
+		}
+	}
 	sc := bufio.NewScanner(bytes.NewReader(raw))
 	sc.Buffer(nil, 1<<30)
 	for sc.Scan() {
-		var rec journal.ExportRecord
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil || rec.Type != "event" {
-			return nil, fail(ErrDamaged, "remote %s: %s: a line that is not an event", s.r.Name, sg.Key)
-		}
-		e, err := rec.Decode()
+		e, withheld, err := s.line(sc.Bytes(), sr.keys)
 		if err != nil {
 			return nil, fail(ErrDamaged, "remote %s: %s: %v", s.r.Name, sg.Key, err)
+		}
+		if withheld {
+			sr.withheld = append(sr.withheld, e.Seq)
 		}
 		switch {
 		case e.Seq != prevSeq+1 && !e.Spans(prevSeq+1): // a damaged event (repair) stands for a run of numbers
 			return nil, fail(ErrDamaged, "remote %s: %s: event %d where %d was due", s.r.Name, sg.Key, e.Seq, prevSeq+1)
-		case e.Prev != prev && (linked || len(evs) > 0):
+		case e.Prev != prev && (linked || len(sr.evs) > 0):
 			return nil, fail(ErrDamaged, "remote %s: %s: event %d does not link to event %d", s.r.Name, sg.Key, e.Seq, prevSeq)
-		case journal.ComputeHash(e) != e.Hash:
+		case journal.ComputeHash(e) != e.Hash && !(withheld && !salted(e)):
 			return nil, fail(ErrDamaged, "remote %s: %s: event %d is not the event its hash names (altered)", s.r.Name, sg.Key, e.Seq)
 		}
-		evs = append(evs, e)
+		sr.evs = append(sr.evs, e)
 		prevSeq, prev = e.Seq, e.NextLink()
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fail(ErrDamaged, "remote %s: %s: %v", s.r.Name, sg.Key, err)
 	}
+	evs := sr.evs
 	if len(evs) == 0 || evs[0].Seq != sg.First && !evs[0].Spans(sg.First) || evs[len(evs)-1].Seq != sg.Last {
 		return nil, fail(ErrDamaged, "remote %s: %s does not hold events %d to %d", s.r.Name, sg.Key, sg.First, sg.Last)
 	}
-	return evs, nil
+	return sr, nil
+}
+
+// line reads one line of a segment: an export line on a plain remote, a
+// sealed line on an encrypted one (keys: the segment's key file).
+func (s *Store) line(b []byte, keys *keyFile) (*journal.Event, bool, error) {
+	if keys != nil {
+		return openLine(b, keys)
+	}
+	var rec journal.ExportRecord
+	if err := json.Unmarshal(b, &rec); err != nil || rec.Type != "event" {
+		if bytes.Contains(b, []byte(`"type":"sealed"`)) {
+			return nil, false, fmt.Errorf("an encrypted event, and the remote has no key store (add it with --keys)")
+		}
+		return nil, false, fmt.Errorf("a line that is not an event")
+	}
+	e, err := rec.Decode()
+	if err != nil {
+		return nil, false, err
+	}
+	return e, false, nil
 }
 
 // contentIDs are the contents an event names.

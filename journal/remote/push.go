@@ -35,6 +35,9 @@ type PushReport struct {
 	Bytes           int64 // bytes sent
 	MissingContents int   // contents events name that the journal no longer holds (gc, repair)
 	Checkpoints     int   // signed checkpoints sent
+	// Shred is, when the events pushed carry redactions and the remote is
+	// encrypted, what destroying their keys did (nil: none to destroy).
+	Shred *StoreShred
 }
 
 // PushOptions tune Push.
@@ -114,14 +117,20 @@ func Push(ctx context.Context, s *Store, j *journal.Journal, o PushOptions) (*Pu
 		rep.Checkpoints, err = pushCheckpoints(ctx, s, j, ws, rep.Head)
 		return rep, err
 	}
+	if s.Encrypted() { // what was pushed before (or by a push that failed) and is redacted now
+		if rep.Shred, err = shredPushed(ctx, s, j, ws, from, upTo); err != nil {
+			return rep, err
+		}
+	}
 	per := o.SegmentEvents
 	if per == 0 {
 		per = segmentEvents
 	}
-	p := &pusher{s: s, j: j, rep: rep, sent: map[snapshot.ID]bool{}, there: map[snapshot.ID]bool{}}
+	p := &pusher{s: s, j: j, rep: rep, sent: map[snapshot.ID]bool{}, there: map[snapshot.ID]bool{}, keys: map[snapshot.ID]dataKey{}}
+	enc := s.Encrypted()
 	for first := from; first <= upTo; first += per {
 		last := min(first+per-1, upTo)
-		z, sg, ids, lastHash, err := buildSegment(j, ws, first, last)
+		b, err := buildSegment(j, ws, first, last, enc)
 		if err != nil {
 			return rep, err
 		}
@@ -129,29 +138,34 @@ func Push(ctx context.Context, s *Store, j *journal.Journal, o PushOptions) (*Pu
 			seg, done, total := last-first+1, first-from, upTo-from+1
 			p.onContent = func(k, n int) { o.Progress(done+uint64(k)*seg/uint64(n+1), total) }
 		}
-		if err := p.contents(ctx, ids); err != nil { // contents before the events that name them
+		if err := p.contents(ctx, b.ids); err != nil { // contents before the events that name them
 			return rep, err
 		}
-		if _, err := s.put(ctx, sg.Key, z, "", false); err != nil {
+		if err := p.putSegment(ctx, b); err != nil {
 			return rep, err
 		}
-		rep.Bytes += int64(len(z))
-		head.Segments = append(head.Segments, sg)
-		head.Last, head.Hash, head.Updated = last, lastHash, time.Now().UTC()
+		rep.Bytes += int64(len(b.z))
+		head.Segments = append(head.Segments, b.sg)
+		head.Last, head.Hash, head.Updated = last, b.lastHash, time.Now().UTC()
 		// the small segments continuous pushes leave are rolled into one
 		// once there are rollAt of them: the head stays small
 		var drop []Segment
 		if k := smallTail(head.Segments, per); k >= rollAt {
 			run := head.Segments[len(head.Segments)-k:]
-			zb, big, _, _, err := buildSegment(j, ws, run[0].First, run[k-1].Last)
+			big, err := buildSegment(j, ws, run[0].First, run[k-1].Last, enc)
 			if err != nil {
 				return rep, err
 			}
-			if _, err := s.put(ctx, big.Key, zb, "", false); err != nil {
+			if enc {
+				if err := p.rollKeys(ctx, run, big); err != nil {
+					return rep, err
+				}
+			}
+			if err := p.putSegment(ctx, big); err != nil {
 				return rep, err
 			}
 			drop = append(drop, run...)
-			head.Segments = append(head.Segments[:len(head.Segments)-k], big)
+			head.Segments = append(head.Segments[:len(head.Segments)-k], big.sg)
 			rep.Rolled += k
 		}
 		hb, _ := json.MarshalIndent(head, "", " ")
@@ -161,6 +175,9 @@ func Push(ctx context.Context, s *Store, j *journal.Journal, o PushOptions) (*Pu
 		rep.Head = last
 		for _, d := range drop { // no head names them now; one left behind is only garbage
 			s.remove(ctx, d.Key)
+			if enc { // nor their keys, which a shred would otherwise have to find
+				s.keys.purge(ctx, keyFileKey(d.Key), true)
+			}
 		}
 		if rep.From == 0 {
 			rep.From = first
@@ -193,33 +210,76 @@ func smallTail(segs []Segment, per uint64) int {
 	return k
 }
 
+// builtSegment is a segment object made from the journal: its bytes, its
+// entry in the head, the contents its events name, the last event's hash
+// and, on an encrypted remote, its key file (the events' keys so far).
+type builtSegment struct {
+	z        []byte
+	sg       Segment
+	ids      []snapshot.ID
+	lastHash snapshot.ID
+	keys     *keyFile
+}
+
 // buildSegment makes the segment object of events first..last of j: its
-// bytes, its entry in the head, the contents its events name and the last
-// event's hash.
-func buildSegment(j *journal.Journal, ws string, first, last uint64) ([]byte, Segment, []snapshot.ID, snapshot.ID, error) {
+// events' export lines, or with encrypt their sealed lines.
+func buildSegment(j *journal.Journal, ws string, first, last uint64, encrypt bool) (*builtSegment, error) {
 	var lines bytes.Buffer
-	var ids []snapshot.ID
-	var lastHash snapshot.ID
+	b := &builtSegment{}
+	if encrypt {
+		b.keys = newKeyFile()
+	}
 	err := j.View(func(tx *journal.Tx) error {
 		return tx.Scan(first, false, func(e *journal.Event) error {
 			if e.Seq > last {
 				return journal.ErrStop
 			}
-			l, err := journal.ExportLine(e)
+			var l []byte
+			var err error
+			if encrypt {
+				var k *dataKey
+				_, redacted := tx.ArgsRedactedBy(e.Seq)
+				if l, k, err = sealLine(e, redacted && !e.Salted()); k != nil {
+					b.keys.events[e.Seq] = *k
+				}
+			} else {
+				l, err = journal.ExportLine(e)
+			}
 			if err != nil {
 				return err
 			}
 			lines.Write(l)
-			ids = append(ids, contentIDs(e)...)
-			lastHash = e.Hash
+			b.ids = append(b.ids, contentIDs(e)...)
+			b.lastHash = e.Hash
 			return nil
 		}, nil)
 	})
 	if err != nil && !errors.Is(err, journal.ErrStop) {
-		return nil, Segment{}, nil, lastHash, err
+		return nil, err
 	}
-	z := zenc().EncodeAll(lines.Bytes(), nil)
-	return z, Segment{Key: segmentKey(ws, first, last), First: first, Last: last, Sum: snapshot.Sum(z)}, ids, lastHash, nil
+	b.z = zenc().EncodeAll(lines.Bytes(), nil)
+	b.sg = Segment{Key: segmentKey(ws, first, last), First: first, Last: last, Sum: snapshot.Sum(b.z)}
+	return b, nil
+}
+
+// putSegment writes a built segment: on an encrypted remote its key file
+// first (the keys of its events and of every content they name that the
+// push met), so that no segment is readable only by keys not written yet.
+func (p *pusher) putSegment(ctx context.Context, b *builtSegment) error {
+	if b.keys != nil {
+		p.mu.Lock()
+		for _, id := range b.ids {
+			if k, ok := p.keys[id]; ok {
+				b.keys.contents[id] = k
+			}
+		}
+		p.mu.Unlock()
+		if err := p.s.writeKeys(ctx, b.sg.Key, b.keys); err != nil {
+			return err
+		}
+	}
+	_, err := p.s.put(ctx, b.sg.Key, b.z, "", false)
+	return err
 }
 
 // putHead writes a workspace's head: over the one with ETag etag, or as a
@@ -241,6 +301,7 @@ type pusher struct {
 	sent   map[snapshot.ID]bool // contents and chunks known to be there
 	there  map[snapshot.ID]bool // contents found by listing (counted as there when met)
 	listed bool
+	keys   map[snapshot.ID]dataKey // on an encrypted remote, the key of each content met
 	// onContent, if set, is told of each content done (k of n)
 	onContent func(k, n int)
 	doneN     int
@@ -330,6 +391,9 @@ func (p *pusher) count(f func(r *PushReport)) {
 }
 
 func (p *pusher) content(ctx context.Context, id snapshot.ID) error {
+	if p.s.keys != nil {
+		return p.sealedContent(ctx, id)
+	}
 	if p.known(id) {
 		p.mu.Lock()
 		if p.there[id] {
@@ -339,24 +403,9 @@ func (p *pusher) content(ctx context.Context, id snapshot.ID) error {
 		p.mu.Unlock()
 		return nil
 	}
-	var size int64
-	var chunks []snapshot.ID
-	err := p.j.View(func(tx *journal.Tx) error {
-		var err error
-		if size, err = snapshot.Size(tx.Bolt(), id); err != nil {
-			return err
-		}
-		return snapshot.Refs(tx.Bolt(), id, func(b []byte, ref snapshot.ID) {
-			if bytes.Equal(b, snapshot.BucketChunks) {
-				chunks = append(chunks, ref)
-			}
-		})
-	})
-	if errors.Is(err, snapshot.ErrNotFound) {
-		p.count(func(r *PushReport) { r.MissingContents++ })
-		return nil
-	}
-	if err != nil {
+	size, chunks, err := p.local(id)
+	if err != nil || chunks == nil {
+		p.missing(chunks, err)
 		return err
 	}
 	// a content of one chunk is that chunk (same bytes, same ID): it needs
@@ -384,19 +433,8 @@ func (p *pusher) content(ctx context.Context, id snapshot.ID) error {
 		// one request: created, or there already (another workspace's, or
 		// an interrupted push's); a store without conditional writes
 		// overwrites it with the same bytes
-		z := zenc().EncodeAll(data, nil)
-		_, err := p.s.put(ctx, chunkKey(c), z, "", true)
-		switch {
-		case errors.Is(err, ErrConflict) && single:
-			p.count(func(r *PushReport) { r.ChunksThere++; r.ContentsThere++ })
-		case errors.Is(err, ErrConflict):
-			p.count(func(r *PushReport) { r.ChunksThere++ })
-		case err != nil:
+		if err := p.putChunk(ctx, c, zenc().EncodeAll(data, nil), single); err != nil {
 			return err
-		case single:
-			p.count(func(r *PushReport) { r.Chunks++; r.Contents++; r.Bytes += int64(len(z)) })
-		default:
-			p.count(func(r *PushReport) { r.Chunks++; r.Bytes += int64(len(z)) })
 		}
 		p.mark(c)
 	}
@@ -409,6 +447,55 @@ func (p *pusher) content(ctx context.Context, id snapshot.ID) error {
 	}
 	p.mark(id)
 	p.count(func(r *PushReport) { r.Contents++; r.Bytes += int64(len(m)) })
+	return nil
+}
+
+// local returns content id's size and chunks in the journal; no chunks
+// (nil) when the journal no longer holds it.
+func (p *pusher) local(id snapshot.ID) (int64, []snapshot.ID, error) {
+	var size int64
+	chunks := []snapshot.ID{}
+	err := p.j.View(func(tx *journal.Tx) error {
+		var err error
+		if size, err = snapshot.Size(tx.Bolt(), id); err != nil {
+			return err
+		}
+		return snapshot.Refs(tx.Bolt(), id, func(b []byte, ref snapshot.ID) {
+			if bytes.Equal(b, snapshot.BucketChunks) {
+				chunks = append(chunks, ref)
+			}
+		})
+	})
+	if errors.Is(err, snapshot.ErrNotFound) {
+		return 0, nil, nil
+	}
+	return size, chunks, err
+}
+
+// missing counts a content local found missing.
+func (p *pusher) missing(chunks []snapshot.ID, err error) {
+	if err == nil && chunks == nil {
+		p.count(func(r *PushReport) { r.MissingContents++ })
+	}
+}
+
+// putChunk sends chunk object c (z: its bytes as stored, sealed or not)
+// unless it is there, and counts it; single: it is a whole content.
+func (p *pusher) putChunk(ctx context.Context, c snapshot.ID, z []byte, single bool) error {
+	_, err := p.s.put(ctx, chunkKey(c), z, "", true)
+	switch {
+	case errors.Is(err, ErrConflict) && single:
+		p.count(func(r *PushReport) { r.ChunksThere++; r.ContentsThere++ })
+	case errors.Is(err, ErrConflict):
+		p.count(func(r *PushReport) { r.ChunksThere++ })
+	case err != nil:
+		return err
+	case single:
+		p.count(func(r *PushReport) { r.Chunks++; r.Contents++; r.Bytes += int64(len(z)) })
+	default:
+		p.count(func(r *PushReport) { r.Chunks++; r.Bytes += int64(len(z)) })
+	}
+	p.mark(c)
 	return nil
 }
 

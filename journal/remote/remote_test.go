@@ -116,15 +116,25 @@ func workspace(t testing.TB, name string, n int, at map[uint64]map[string]string
 // events lists a journal's events as "seq hash" lines.
 func events(t testing.TB, dir string) []string {
 	t.Helper()
+	var out []string
+	for _, e := range journalEvents(t, dir) {
+		out = append(out, fmt.Sprintf("%d %s %s", e.Seq, e.Hash, e.Tool))
+	}
+	return out
+}
+
+// journalEvents reads the events of the journal in dir.
+func journalEvents(t testing.TB, dir string) []*journal.Event {
+	t.Helper()
 	j, err := journal.Open(filepath.Join(dir, journal.DirName, journal.FileName), journal.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer j.Close()
-	var out []string
+	var out []*journal.Event
 	err = j.View(func(tx *journal.Tx) error {
 		return tx.Each(0, false, func(e *journal.Event) error {
-			out = append(out, fmt.Sprintf("%d %s %s", e.Seq, e.Hash, e.Tool))
+			out = append(out, e)
 			return nil
 		})
 	})
@@ -751,15 +761,7 @@ func TestReplicate_TwoServers(t *testing.T) {
 func TestPushClone_Repaired(t *testing.T) {
 	srv := s3test.Start(t)
 	s := store(t, srv)
-	dir := t.TempDir()
-	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "journals", "repaired-format3.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.MkdirAll(filepath.Join(dir, journal.DirName), 0o755)
-	if err := os.WriteFile(filepath.Join(dir, journal.DirName, journal.FileName), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := sampleWorkspace(t, "repaired-format3.db")
 	e, err := replay.Open(replay.Options{Roots: []string{dir}, Actor: agent("rep")})
 	if err != nil {
 		t.Fatal(err)
@@ -799,4 +801,20 @@ func TestPushClone_Repaired(t *testing.T) {
 	if err := j.View(func(tx *journal.Tx) error { _, err := tx.Verify(false, nil); return err }); err != nil {
 		t.Fatalf("the clone does not verify: %v", err)
 	}
+}
+
+// sampleWorkspace is a new workspace holding a copy of the kept journal
+// testdata/journals/name.
+func sampleWorkspace(t testing.TB, name string) string {
+	t.Helper()
+	dir := t.TempDir()
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "journals", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(dir, journal.DirName), 0o755)
+	if err := os.WriteFile(filepath.Join(dir, journal.DirName, journal.FileName), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

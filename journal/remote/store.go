@@ -59,6 +59,10 @@ type Store struct {
 	bucket string
 	prefix string        // "" or ending in "/"
 	retain time.Duration // Object Lock retention of immutable objects (0: none)
+	keys   *Store        // an encrypted remote's key store (another bucket); nil: plain
+	// beforeWrite, if set (tests), is called before each write or delete
+	// a shred makes in the key store: a fault seam.
+	beforeWrite func(op, name string)
 }
 
 // Open connects to the remote (credentials from the AWS chain) and checks
@@ -105,6 +109,14 @@ func Open(ctx context.Context, r Remote) (*Store, error) {
 		if err != nil || lc.ObjectLockConfiguration == nil || lc.ObjectLockConfiguration.ObjectLockEnabled != types.ObjectLockEnabledEnabled {
 			return nil, fail(ErrUsage, "remote %s: --retain %s needs Object Lock, and bucket %q does not have it enabled (it is chosen when the bucket is created)", r.Name, r.Retain, bucket)
 		}
+	}
+	if r.Keys != "" {
+		err = s.openKeys(ctx)
+	} else {
+		err = s.checkMarker(ctx, false)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return s, nil
 }

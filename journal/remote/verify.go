@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -23,6 +24,13 @@ type VerifyReport struct {
 	// Checkpoints counts the checkpoints whose roots matched their
 	// workspace's events (and signatures, with keys).
 	Checkpoints int
+	// Redacted names each value of an encrypted remote whose key a
+	// redaction shredded ("workspace W: event 42's arguments, redacted by
+	// event 57"): it cannot be read, and that is not damage.
+	Redacted []string
+	// Unreadable counts the objects of an encrypted remote that no
+	// workspace's keys open (shredded, or left by an interrupted push).
+	Unreadable int
 }
 
 // OK reports whether nothing was wrong.
@@ -57,7 +65,12 @@ func Verify(ctx context.Context, s *Store, ws string) (*VerifyReport, error) {
 // VerifyWith is Verify, also checking each workspace's checkpoints against
 // the Merkle tree of its events (journal.TreeCheck; with o.Keys, their
 // signatures; o's checkpoints and reference too): a failure is a problem
-// naming the workspace and the event where its history parts.
+// naming the workspace and the event where its history parts. On an
+// encrypted remote every sealed object is opened with its key from the
+// key store; a value whose key is gone is reported redacted when a
+// redact event of its workspace names it, and a problem otherwise; a
+// redacted value whose key is still there is a problem too (the shred
+// did not finish).
 func VerifyWith(ctx context.Context, s *Store, ws string, o journal.CheckOptions) (*VerifyReport, error) {
 	rep := &VerifyReport{}
 	wss := []string{ws}
@@ -67,8 +80,8 @@ func VerifyWith(ctx context.Context, s *Store, ws string, o journal.CheckOptions
 			return nil, err
 		}
 	}
-	checked := map[snapshot.ID]bool{}
-	problem := func(format string, a ...any) { rep.Problems = append(rep.Problems, fmt.Sprintf(format, a...)) }
+	v := &verifier{s: s, rep: rep, checked: map[snapshot.ID]bool{}, chunkKeys: map[snapshot.ID]dataKey{}}
+	problem := v.problem
 	for _, ws := range wss {
 		rep.Workspaces = append(rep.Workspaces, ws)
 		head, _, err := s.readHead(ctx, ws)
@@ -89,12 +102,13 @@ func VerifyWith(ctx context.Context, s *Store, ws string, o journal.CheckOptions
 		if err != nil {
 			problem("workspace %s: %s", ws, strings.TrimPrefix(err.Error(), "journal: "))
 		}
+		w := newShredCheck(s, ws)
 		for _, sg := range head.Segments {
 			if sg.First != prevSeq+1 {
 				problem("%s: the head names it for events %d to %d where %d was due (a segment missing from the head)", sg.Key, sg.First, sg.Last, prevSeq+1)
 				intact = false
 			}
-			evs, err := s.segmentAfter(ctx, sg, prevSeq, prev, linked)
+			sr, err := s.segmentAfter(ctx, sg, prevSeq, prev, linked)
 			if err != nil {
 				if !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrDamaged) {
 					return rep, err
@@ -104,9 +118,11 @@ func VerifyWith(ctx context.Context, s *Store, ws string, o journal.CheckOptions
 				prevSeq, prev, lastHash = sg.Last, snapshot.ID{}, snapshot.ID{}
 				continue
 			}
+			evs := sr.evs
 			linked = true
 			rep.Events += len(evs)
 			prevSeq, prev, lastHash = sg.Last, evs[len(evs)-1].NextLink(), evs[len(evs)-1].Hash
+			w.segment(sr)
 			for _, e := range evs {
 				if tree != nil {
 					first := e.Seq
@@ -116,12 +132,18 @@ func VerifyWith(ctx context.Context, s *Store, ws string, o journal.CheckOptions
 					tree.Add(e.Seq, first, e.Hash)
 				}
 				for _, id := range contentIDs(e) {
-					if checked[id] {
+					if v.checked[id] {
 						continue
 					}
-					checked[id] = true
+					v.checked[id] = true
 					rep.Contents++
-					if err := verifyContent(ctx, s, id, rep, checked, problem); err != nil {
+					if err := v.content(ctx, id, w.ring); errors.Is(err, errNoKey) {
+						if !slices.Contains(w.noKey, id) {
+							w.noKey = append(w.noKey, id)
+						}
+						delete(v.checked, id) // another workspace may hold its key
+						rep.Contents--
+					} else if err != nil {
 						return rep, err
 					}
 				}
@@ -137,6 +159,7 @@ func VerifyWith(ctx context.Context, s *Store, ws string, o journal.CheckOptions
 				rep.Checkpoints += tree.Matched
 			}
 		}
+		w.report(rep, problem)
 	}
 	if ws != "" {
 		return rep, nil
@@ -152,10 +175,14 @@ func VerifyWith(ctx context.Context, s *Store, ws string, o journal.CheckOptions
 			problem("%s: not a content's name", k)
 			continue
 		}
-		if !checked[id] {
-			checked[id] = true
+		if !v.checked[id] {
+			v.checked[id] = true
+			if s.keys != nil { // sealed under a key no workspace's key files hold
+				rep.Unreadable++
+				continue
+			}
 			rep.Contents++
-			if err := verifyContent(ctx, s, id, rep, checked, problem); err != nil {
+			if err := v.content(ctx, id, nil); err != nil {
 				return rep, err
 			}
 		}
@@ -169,12 +196,21 @@ func VerifyWith(ctx context.Context, s *Store, ws string, o journal.CheckOptions
 			problem("%s: not a chunk's name", k)
 			continue
 		}
-		if checked[id] {
+		if v.checked[id] {
 			continue
 		}
-		checked[id] = true
+		v.checked[id] = true
+		var key *dataKey
+		if s.keys != nil {
+			k, ok := v.chunkKeys[id]
+			if !ok {
+				rep.Unreadable++
+				continue
+			}
+			key = &k
+		}
 		rep.Chunks++
-		if _, err := s.chunk(ctx, id); errors.Is(err, ErrDamaged) {
+		if _, err := s.chunk(ctx, id, key); errors.Is(err, ErrDamaged) {
 			problem("%s: altered: its bytes are not chunk %s", k, id.Short())
 		} else if err != nil {
 			return rep, err
@@ -183,46 +219,56 @@ func VerifyWith(ctx context.Context, s *Store, ws string, o journal.CheckOptions
 	return rep, nil
 }
 
-// verifyContent checks a content's manifest and chunks, and that they make
-// the content.
-func verifyContent(ctx context.Context, s *Store, id snapshot.ID, rep *VerifyReport, checked map[snapshot.ID]bool, problem func(string, ...any)) error {
-	m, _, err := s.get(ctx, contentKey(id))
-	if errors.Is(err, ErrNotFound) { // a content of one chunk is that chunk, without a manifest
-		rep.Chunks++
-		checked[id] = true
-		_, err := s.chunk(ctx, id)
-		switch {
-		case errors.Is(err, ErrNotFound):
-			problem("%s: missing (and no chunk %s stands for it)", contentKey(id), chunkKey(id))
-		case errors.Is(err, ErrDamaged):
-			problem("%s: altered: its bytes are not content %s", chunkKey(id), id.Short())
-		case err != nil:
-			return err
-		}
-		return nil
-	}
-	if err != nil {
+// verifier is one Verify's state.
+type verifier struct {
+	s         *Store
+	rep       *VerifyReport
+	checked   map[snapshot.ID]bool // contents and chunks checked
+	chunkKeys map[snapshot.ID]dataKey
+}
+
+func (v *verifier) problem(format string, a ...any) {
+	v.rep.Problems = append(v.rep.Problems, fmt.Sprintf(format, a...))
+}
+
+// content checks a content's manifest and chunks, and that they make the
+// content (ring: an encrypted remote's keys; errNoKey when it has none
+// for the content).
+func (v *verifier) content(ctx context.Context, id snapshot.ID, ring *keyFile) error {
+	s, rep := v.s, v.rep
+	size, chunks, keys, err := s.contentChunks(ctx, id, ring)
+	switch {
+	case errors.Is(err, errNoKey):
 		return err
-	}
-	size, chunks, err := parseManifest(m)
-	if err != nil {
-		problem("%s: not a manifest (altered)", contentKey(id))
+	case errors.Is(err, ErrDamaged):
+		v.problem("%s", cause(err))
 		return nil
+	case err != nil:
+		return err
 	}
 	h := snapshot.NewHasher()
 	var n int64
 	whole := true
-	for _, c := range chunks {
+	for i, c := range chunks {
 		rep.Chunks++
-		checked[c] = true
-		b, err := s.chunk(ctx, c)
+		v.checked[c] = true
+		if keys[i] != nil {
+			v.chunkKeys[c] = *keys[i]
+		}
+		b, err := s.chunk(ctx, c, keys[i])
 		switch {
+		case errors.Is(err, ErrNotFound) && size < 0:
+			v.problem("%s: missing (and no chunk %s stands for it)", contentKey(id), chunkKey(id))
+			return nil
 		case errors.Is(err, ErrNotFound):
-			problem("%s: missing (chunk of %s)", chunkKey(c), contentKey(id))
+			v.problem("%s: missing (chunk of %s)", chunkKey(c), contentKey(id))
 			whole = false
 			continue
+		case errors.Is(err, ErrDamaged) && size < 0:
+			v.problem("%s: altered: its bytes are not content %s", chunkKey(id), id.Short())
+			return nil
 		case errors.Is(err, ErrDamaged):
-			problem("%s: altered: its bytes are not chunk %s", chunkKey(c), c.Short())
+			v.problem("%s: altered: its bytes are not chunk %s", chunkKey(c), c.Short())
 			whole = false
 			continue
 		case err != nil:
@@ -231,8 +277,8 @@ func verifyContent(ctx context.Context, s *Store, id snapshot.ID, rep *VerifyRep
 		h.Write(b)
 		n += int64(len(b))
 	}
-	if whole && (h.ID() != id || n != size) {
-		problem("%s: altered: its chunks make another content", contentKey(id))
+	if whole && (h.ID() != id || size >= 0 && n != size) {
+		v.problem("%s: altered: its chunks make another content", contentKey(id))
 	}
 	return nil
 }
@@ -266,8 +312,8 @@ func Export(ctx context.Context, s *Store, ws string, w io.Writer) (*journal.Exp
 	}
 	h := &journal.ExportHead{Type: "head", Version: journal.ExportVersionChain, BaseSeq: head.BaseSeq, Base: head.BaseHash, Head: head.BaseHash,
 		Producer: "journal " + journal.BuildVersion() + " from remote " + s.r.Name}
-	err = s.walk(ctx, head, func(evs []*journal.Event) error {
-		for _, e := range evs {
+	err = s.walk(ctx, head, func(sr *segRead, _ *keyFile) error {
+		for _, e := range sr.evs {
 			line, err := journal.ExportLine(e)
 			if err != nil {
 				return err

@@ -7,6 +7,7 @@ package s3test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -27,6 +28,9 @@ const (
 	Bucket = "journal-test"
 	// LockedBucket is a bucket with Object Lock enabled (StartLocked).
 	LockedBucket = "journal-locked"
+	// KeysBucket is a second plain bucket, for an encrypted remote's key
+	// store (which must not be the data's bucket).
+	KeysBucket = "journal-keys"
 )
 
 // Server is a running versitygw.
@@ -65,11 +69,7 @@ func Start(t testing.TB) *Server { return start(t, false) }
 func StartLocked(t testing.TB) *Server {
 	t.Helper()
 	s := start(t, true)
-	cfg, err := config.LoadDefaultConfig(context.Background(), config.WithRegion("us-east-1"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := s3.NewFromConfig(cfg, func(o *s3.Options) { o.BaseEndpoint = aws.String(s.Endpoint()); o.UsePathStyle = true })
+	c := s.Client()
 	if _, err := c.CreateBucket(context.Background(), &s3.CreateBucketInput{Bucket: aws.String(LockedBucket), ObjectLockEnabledForBucket: aws.Bool(true)}); err != nil {
 		t.Fatalf("create a bucket with Object Lock: %v", err)
 	}
@@ -82,8 +82,10 @@ func start(t testing.TB, versioning bool) *Server {
 	if versioning {
 		s.ver = t.TempDir()
 	}
-	if err := os.Mkdir(filepath.Join(s.Root, Bucket), 0o755); err != nil {
-		t.Fatal(err)
+	for _, b := range []string{Bucket, KeysBucket} {
+		if err := os.Mkdir(filepath.Join(s.Root, b), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -102,6 +104,70 @@ func start(t testing.TB, versioning bool) *Server {
 	s.Restart()
 	t.Cleanup(s.Kill)
 	return s
+}
+
+// Client is an S3 client of the server, with its root credentials.
+func (s *Server) Client() *s3.Client {
+	s.t.Helper()
+	cfg, err := config.LoadDefaultConfig(context.Background(), config.WithRegion("us-east-1"))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return s3.NewFromConfig(cfg, func(o *s3.Options) { o.BaseEndpoint = aws.String(s.Endpoint()); o.UsePathStyle = true })
+}
+
+// Objects returns the bytes of every object under dir of bucket, by key
+// (the posix backend's files; versions kept aside are not included).
+func (s *Server) Objects(bucket, dir string) map[string][]byte {
+	s.t.Helper()
+	out := map[string][]byte{}
+	root := filepath.Join(s.Root, bucket)
+	filepath.WalkDir(filepath.Join(root, filepath.FromSlash(dir)), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(root, p)
+		out[filepath.ToSlash(rel)] = b
+		return nil
+	})
+	return out
+}
+
+// Versions returns every version of every object under prefix of bucket,
+// read through S3: key "@" version ID → bytes.
+func (s *Server) Versions(bucket, prefix string) map[string][]byte {
+	s.t.Helper()
+	ctx := context.Background()
+	c := s.Client()
+	out := map[string][]byte{}
+	p := s3.NewListObjectVersionsPaginator(c, &s3.ListObjectVersionsInput{Bucket: aws.String(bucket), Prefix: aws.String(prefix)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		for _, v := range page.Versions {
+			in := &s3.GetObjectInput{Bucket: aws.String(bucket), Key: v.Key}
+			if id := aws.ToString(v.VersionId); id != "" && id != "null" {
+				in.VersionId = v.VersionId
+			}
+			o, err := c.GetObject(ctx, in)
+			if err != nil {
+				s.t.Fatal(aws.ToString(v.Key), err)
+			}
+			b, err := io.ReadAll(o.Body)
+			o.Body.Close()
+			if err != nil {
+				s.t.Fatal(aws.ToString(v.Key), err)
+			}
+			out[aws.ToString(v.Key)+"@"+aws.ToString(v.VersionId)] = b
+		}
+	}
+	return out
 }
 
 // Endpoint is the server's URL.
