@@ -157,6 +157,26 @@ func (t *Tx) Checkpoints() ([]*Checkpoint, error) {
 	return out, err
 }
 
+// NewestCheckpoint returns the checkpoint of the largest tree (of a size,
+// the newest), signature not checked, or nil when the journal has none. It
+// reads one record, where Checkpoints opens every one: serve asks it every
+// second.
+func (t *Tx) NewestCheckpoint() (*Checkpoint, error) {
+	b := t.tx.Bucket(bucketCheckpoints)
+	if b == nil {
+		return nil, nil
+	}
+	k, v := b.Cursor().Last()
+	if k == nil {
+		return nil, nil
+	}
+	c, err := OpenCheckpoint(bytes.Clone(v), nil)
+	if err != nil {
+		return nil, fmt.Errorf("journal: checkpoint stored at size %d: %w", binary.BigEndian.Uint64(k), err)
+	}
+	return c, nil
+}
+
 // PutCheckpoint stores a checkpoint (as a clone receives it), fixing the
 // tree's base if it was not yet: a later gc must not move the leaves the
 // checkpoint covers.
@@ -193,12 +213,12 @@ func (t *Tx) MakeCheckpoint(s note.Signer, now time.Time) (c *Checkpoint, made b
 	if n == 0 {
 		return nil, false, fmt.Errorf("journal: checkpoint: the journal has no sealed event to sign: %w", ErrState)
 	}
-	cps, err := t.Checkpoints()
+	last, err := t.NewestCheckpoint()
 	if err != nil {
 		return nil, false, err
 	}
-	if len(cps) > 0 && cps[len(cps)-1].Size == n {
-		return cps[len(cps)-1], false, nil
+	if last != nil && last.Size == n {
+		return last, false, nil
 	}
 	root, err := t.TreeHash(n)
 	if err != nil {
@@ -214,6 +234,76 @@ func (t *Tx) MakeCheckpoint(s note.Signer, now time.Time) (c *Checkpoint, made b
 	}
 	c.Signers = []string{s.Name()}
 	return c, true, t.PutCheckpoint(c)
+}
+
+// Cosign adds s's signature to the checkpoint c (a witness's), keeping the
+// signatures it has: the text, and so the tree it signs, is unchanged, and
+// a verifier that asks for a quorum of keys counts both. A signature by s's
+// key already there is replaced.
+func Cosign(c *Checkpoint, s note.Signer) (*Checkpoint, error) {
+	n, err := note.Open(c.Note, note.VerifierList())
+	var unverified *note.UnverifiedNoteError
+	if !errors.As(err, &unverified) {
+		return nil, fmt.Errorf("journal: cosign checkpoint: %v: %w", err, ErrCheckpoint)
+	}
+	n = unverified.Note
+	msg, err := note.Sign(n, s)
+	if err != nil {
+		return nil, fmt.Errorf("journal: cosign checkpoint: %w", err)
+	}
+	out, err := OpenCheckpoint(msg, nil)
+	if err != nil {
+		return nil, err
+	}
+	out.Signers = []string{s.Name()}
+	return out, nil
+}
+
+// Signatures is the number of signature lines c's note carries, verified
+// or not (a signer's and its witnesses').
+func (c *Checkpoint) Signatures() int {
+	n, err := note.Open(c.Note, note.VerifierList())
+	var unverified *note.UnverifiedNoteError
+	if !errors.As(err, &unverified) {
+		return 0
+	}
+	n = unverified.Note
+	return len(n.Sigs) + len(n.UnverifiedSigs)
+}
+
+// MergeCheckpoints returns one checkpoint carrying the signatures of a
+// and b, two copies of one signed text (a checkpoint and its cosigned
+// copy, as a remote may hold both); ok is false when their texts differ.
+func MergeCheckpoints(a, b *Checkpoint) (c *Checkpoint, ok bool, err error) {
+	var notes [2]*note.Note
+	for i, x := range []*Checkpoint{a, b} {
+		_, err := note.Open(x.Note, note.VerifierList())
+		var unverified *note.UnverifiedNoteError
+		if !errors.As(err, &unverified) {
+			return nil, false, fmt.Errorf("journal: merge checkpoints: %v: %w", err, ErrCheckpoint)
+		}
+		notes[i] = unverified.Note
+	}
+	if notes[0].Text != notes[1].Text {
+		return nil, false, nil
+	}
+	m := notes[0]
+	seen := map[note.Signature]bool{}
+	for _, sg := range m.UnverifiedSigs {
+		seen[sg] = true
+	}
+	for _, sg := range notes[1].UnverifiedSigs {
+		if !seen[sg] {
+			m.UnverifiedSigs = append(m.UnverifiedSigs, sg)
+			seen[sg] = true
+		}
+	}
+	msg, err := note.Sign(m) // no new signer: the signatures as they are
+	if err != nil {
+		return nil, false, fmt.Errorf("journal: merge checkpoints: %v: %w", err, ErrCheckpoint)
+	}
+	c, err = OpenCheckpoint(msg, nil)
+	return c, err == nil, err
 }
 
 // sortCheckpoints orders checkpoints by size, then time.

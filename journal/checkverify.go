@@ -3,6 +3,7 @@ package journal
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/journalfs/journal/snapshot"
 	"golang.org/x/mod/sumdb/note"
@@ -15,6 +16,10 @@ type CheckOptions struct {
 	// holds, and every one given, must be signed by one of them. Nil: the
 	// signatures are not checked (the roots still are).
 	Keys note.Verifiers
+	// Quorum is how many of Keys must each have signed every checkpoint
+	// (a signer and its witnesses: journal checkpoint --cosign); 0 or 1:
+	// one.
+	Quorum int
 	// Checkpoints are checkpoints taken from elsewhere (an auditor's copy,
 	// a remote's): the history must match each.
 	Checkpoints []*Checkpoint
@@ -38,14 +43,19 @@ type TreeReport struct {
 }
 
 // Reopen verifies the signatures of cps with keys (nil keys: returned as
-// they are). what names them in errors ("the journal's", "the export's").
-func Reopen(cps []*Checkpoint, keys note.Verifiers, what string) ([]*Checkpoint, error) {
+// they are): each must be signed by quorum of them (at least one). what
+// names them in errors ("the journal's", "the export's").
+func Reopen(cps []*Checkpoint, keys note.Verifiers, quorum int, what string) ([]*Checkpoint, error) {
 	if keys == nil {
 		return cps, nil
 	}
 	out := make([]*Checkpoint, 0, len(cps))
 	for _, cp := range cps {
 		c, err := OpenCheckpoint(cp.Note, keys)
+		if err == nil && len(c.Signers) < quorum {
+			err = fmt.Errorf("journal: signed by %d of the keys given (%s), the quorum is %d: %w", len(c.Signers),
+				strings.Join(c.Signers, ", "), quorum, ErrCheckpoint)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("journal: %s checkpoint of %d events dated %s: %w", what, cp.Size,
 				cp.Time.Format("2006-01-02T15:04:05Z"), err)
@@ -60,11 +70,11 @@ func Reopen(cps []*Checkpoint, keys note.Verifiers, what string) ([]*Checkpoint,
 // errors): those and o's, their signatures checked with o.Keys, and o's
 // reference. It also returns all the checkpoints, smallest tree first.
 func (o CheckOptions) NewCheck(base uint64, ws string, own []*Checkpoint, what string) (*TreeCheck, []*Checkpoint, error) {
-	own, err := Reopen(own, o.Keys, what)
+	own, err := Reopen(own, o.Keys, o.Quorum, what)
 	if err != nil {
 		return nil, nil, err
 	}
-	given, err := Reopen(o.Checkpoints, o.Keys, "the given")
+	given, err := Reopen(o.Checkpoints, o.Keys, o.Quorum, "the given")
 	if err != nil {
 		return nil, nil, err
 	}

@@ -284,9 +284,16 @@
 // it 0600 under os.UserConfigDir()/journal/, beside the remotes; or an SSH
 // Ed25519 key, whose signatures are SSHSIG blobs ssh-keygen -Y verify
 // checks: package sshnote), never in the journal or an export. Checkpoints are made on demand (journal
-// checkpoint), by serve every N events and when it exits, kept in the
+// checkpoint), by serve at the user's cadence and when it exits, kept in the
 // checkpoints bucket, written into the head line of every export and pushed
 // to remotes (immutable objects, under Object Lock with a retention).
+// serve's cadence (cmd/journal/cadence.go) is a number of events, a time
+// since the newest checkpoint's, the end of each MCP session, and its exit,
+// each only once an event was sealed since the newest: it asks
+// Tx.NewestCheckpoint, one record, every second. A witness countersigns a
+// checkpoint (Cosign: one more signature line over the same text, stored
+// in place); CheckOptions.Quorum asks for that many of the keys given on
+// every checkpoint.
 //
 // Verify (TreeCheck) recomputes the tree from the events it has just
 // checked and requires every checkpoint's root at its size: two

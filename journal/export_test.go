@@ -5,6 +5,8 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"io"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -123,4 +125,75 @@ func ExampleVerifyExport() {
 	fmt.Fprint(&log, rep.Events, err)
 	fmt.Println(log.String())
 	// Output: 0 <nil>
+}
+
+// failingReader returns r's bytes, then err once n bytes were read.
+type failingReader struct {
+	r   io.Reader
+	n   int
+	err error
+}
+
+func (f *failingReader) Read(p []byte) (int, error) {
+	if f.n <= 0 {
+		return 0, f.err
+	}
+	p = p[:min(len(p), f.n)]
+	k, err := f.r.Read(p)
+	f.n -= k
+	return k, err
+}
+
+// TestCheckExport_ManyBatches: the lines of an export are checked on every
+// core in batches and judged in order: across 3,000 events, the first bad
+// line is the one named (a later bad line checked earlier by another
+// worker does not win), a read error, a torn tail and data after the head
+// are named at their line, progress only grows, and a check that stops
+// early leaves no goroutine behind.
+func TestCheckExport_ManyBatches(t *testing.T) {
+	j := create(t)
+	appendN(t, j, 3000, "s1")
+	b, _ := export(t, j, "jsonl", journal.ExportFilter{})
+	before := runtime.NumGoroutine()
+	var last int64
+	rep, err := journal.CheckExport(bytes.NewReader(b), journal.ExportCheck{Progress: func(n int64) {
+		if n <= last {
+			t.Fatalf("progress %d after %d", n, last)
+		}
+		last = n
+	}})
+	if err != nil || rep.Events != 3000 || rep.Bytes != int64(len(b)) || last != rep.Bytes-int64(len(b)-bytes.LastIndexByte(b[:len(b)-1], '\n')-1) {
+		t.Fatalf("whole export: %v, %d events, %d of %d bytes, progress %d", err, rep.Events, rep.Bytes, len(b), last)
+	}
+	lines := bytes.SplitAfter(b, []byte("\n"))
+	lines = lines[:len(lines)-1] // the empty piece after the last newline
+	alter := func(i int) []byte {
+		c := make([][]byte, len(lines))
+		copy(c, lines)
+		c[i] = bytes.Replace(c[i], []byte(`"session":"s1"`), []byte(`"session":"s9"`), 1)
+		return bytes.Join(c, nil)
+	}
+	bad := alter(2900)
+	bad = bytes.Replace(bad, lines[1700], bytes.Replace(lines[1700], []byte(`"session":"s1"`), []byte(`"session":"s9"`), 1), 1)
+	for _, c := range []struct {
+		name string
+		r    io.Reader
+		want string
+	}{
+		{"two bad lines", bytes.NewReader(bad), "export line 1701: event 1701: fields do not match"},
+		{"read error", &failingReader{r: bytes.NewReader(b), n: len(bytes.Join(lines[:1234], nil)) + 10, err: io.ErrUnexpectedEOF}, "export line 1235: unexpected EOF"},
+		{"torn tail", bytes.NewReader(b[:len(b)-1]), "export line 3001: torn line"},
+		{"data after the head", bytes.NewReader(append(bytes.Clone(b), lines[0]...)), "export line 3002: data after the head line"},
+		{"first line", bytes.NewReader(alter(0)), "export line 1: event 1: fields do not match"},
+	} {
+		_, err := journal.CheckExport(c.r, journal.ExportCheck{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+	for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > before; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines after the checks, %d before", runtime.NumGoroutine(), before)
+		}
+	}
 }

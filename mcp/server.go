@@ -51,6 +51,12 @@ type Options struct {
 	// that takes over a relayed session keeps the id its client's events
 	// were recorded under (share.go).
 	Session string
+	// SessionEnded, if set, is called with a session's id when it ends: a
+	// relayed stdio client gone (ServeFollower), an HTTP session closed
+	// (DELETE, or idle), the process's own stdio client gone. serve signs a
+	// checkpoint then (--checkpoint-every session). It runs on the
+	// transport's goroutine: it must return quickly.
+	SessionEnded func(session string)
 }
 
 // Server adapts the engine to MCP. Handlers decode, call the engine, encode.
@@ -106,10 +112,14 @@ func New(eng *replay.Engine, o Options) *Server {
 	}
 	s := &Server{eng: eng, opts: o, processSession: o.Session, seen: map[string]map[string]*fileView{},
 		spill: newSpills(), toolNames: map[string]bool{}}
+	hooks := s.subscriptionHooks()
+	if o.SessionEnded != nil {
+		hooks.AddOnUnregisterSession(func(_ context.Context, sess server.ClientSession) { o.SessionEnded(sess.SessionID()) })
+	}
 	s.srv = server.NewMCPServer("journal", o.Version,
 		server.WithToolCapabilities(false),
 		server.WithResourceCapabilities(true, false),
-		server.WithHooks(s.subscriptionHooks()),
+		server.WithHooks(hooks),
 		server.WithLogging(),
 		server.WithRecovery(),
 		server.WithInstructions(instructions),

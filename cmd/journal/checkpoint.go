@@ -2,7 +2,6 @@ package main
 
 import (
 	"crypto/rand"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -15,7 +14,6 @@ import (
 	"github.com/journalfs/journal/journal/sshnote"
 	"github.com/spf13/cobra"
 	"golang.org/x/mod/sumdb/note"
-	"golang.org/x/mod/sumdb/tlog"
 )
 
 // keyError is a key file that cannot be used (KEY_INVALID).
@@ -238,17 +236,43 @@ func loadVerifiers(paths []string) (note.Verifiers, error) {
 }
 
 func newCheckpointCmd(a *app) *cobra.Command {
-	var keyFile string
+	var keyFile, witness string
 	cmd := &cobra.Command{
-		Use:   "checkpoint [--key FILE]",
+		Use:   "checkpoint [--key FILE] | checkpoint --cosign FILE [CHECKPOINT]",
 		Short: "Sign a checkpoint of the journal's Merkle tree now",
 		Long: `checkpoint signs the root of the Merkle tree over every sealed event (a C2SP checkpoint in a signed
 note: the workspace, the tree size, the root hash and the time) with the signer key (default: the one
 ` + "`journal key generate`" + ` made) and keeps it in the journal; every export carries it and ` + "`journal push`" + ` sends it.
 A later ` + "`journal verify --key FILE.pub`" + ` then fails if any event it covers is altered, dropped, reordered or cut.
-` + "`journal serve --checkpoint-every N`" + ` signs every N events and when it exits.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+` + "`journal serve --checkpoint-every 1000,10m,session`" + ` signs every 1,000 events, 10 minutes after the newest
+checkpoint, at the end of each MCP session, and when it exits; ` + "`journal checkpoint config`" + ` sets the key and the
+cadence once.
+
+--cosign FILE adds a witness's signature (FILE: its signer key) to one of the journal's checkpoints — the newest,
+or CHECKPOINT: a size or a checkpoint file — once the journal's events still hash to its root; it is stored in
+place and printed. ` + "`journal verify --key signer.pub --key witness.pub --quorum 2`" + ` then wants both.`,
+		Args: cobra.RangeArgs(0, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("cosign") {
+				if cmd.Flags().Changed("key") {
+					return usageError{fmt.Errorf("checkpoint: --cosign FILE signs with FILE, the witness's key: --key goes without it")}
+				}
+				arg := ""
+				if len(args) == 1 {
+					arg = args[0]
+				}
+				return a.cosign(witness, arg)
+			}
+			if len(args) > 0 {
+				return withHint(usageError{fmt.Errorf("checkpoint: %q: a CHECKPOINT goes with --cosign", args[0])}, "`journal checkpoint` signs the tree as it is now; `journal checkpoint --cosign FILE CHECKPOINT` countersigns one")
+			}
+			if !cmd.Flags().Changed("key") {
+				cfg, err := loadCheckpointConfig()
+				if err != nil {
+					return err
+				}
+				keyFile = cfg.Key
+			}
 			s, err := loadSigner(keyFile)
 			if err != nil {
 				return err
@@ -274,161 +298,8 @@ A later ` + "`journal verify --key FILE.pub`" + ` then fails if any event it cov
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&keyFile, "key", "", "signer key file: the one `journal key generate` made (default), or an OpenSSH Ed25519 private key (signed as its .pub's comment)")
+	cmd.Flags().StringVar(&keyFile, "key", "", "signer key file: the one `journal checkpoint config` set, else the one `journal key generate` made (default), or an OpenSSH Ed25519 private key (signed as its .pub's comment)")
+	cmd.Flags().StringVar(&witness, "cosign", "", "countersign a checkpoint with this signer key (a witness's) instead of signing a new one")
+	cmd.AddCommand(newCheckpointConfigCmd(a))
 	return cmd
-}
-
-// Proof is what `journal prove` prints: enough to check one event against a
-// signed checkpoint without the journal (docs/VERIFY.md).
-type Proof struct {
-	Seq        uint64      `json:"seq"`
-	Event      string      `json:"event"` // the hashed JSON, as a string: blake3 of its UTF-8 bytes is Hash
-	Hash       string      `json:"hash"`  // the event's chain hash, hex
-	LeafIndex  int64       `json:"leaf_index"`
-	TreeSize   int64       `json:"tree_size"`
-	Proof      []tlog.Hash `json:"proof"`      // RFC 6962 inclusion proof, base64 hashes
-	Checkpoint string      `json:"checkpoint"` // the signed note
-	// Args and ArgsSalt are, for an event that commits to its arguments
-	// by a salted digest (its event's args_digest), the arguments' JSON
-	// exactly as digested and the salt (base64): blake3(salt ‖ args) is
-	// the digest. Absent when the arguments were redacted.
-	Args     string `json:"args,omitempty"`
-	ArgsSalt []byte `json:"args_salt,omitempty"`
-	// SSHSignatures are the checkpoint's SSH signatures by principal,
-	// armored, over CheckpointText: `ssh-keygen -Y verify -n
-	// journal-checkpoint` checks them with an allowed-signers file.
-	SSHSignatures  map[string]string `json:"ssh_signatures,omitempty"`
-	CheckpointText string            `json:"checkpoint_text,omitempty"`
-}
-
-func newProveCmd(a *app) *cobra.Command {
-	var keys []string
-	cmd := &cobra.Command{
-		Use:   "prove EVENT [--key FILE.pub]",
-		Short: "Print an inclusion proof of one event against the newest signed checkpoint (JSON)",
-		Long: `prove prints, as JSON, one event's hashed record, its leaf index, the RFC 6962 inclusion proof of its
-leaf in the Merkle tree and the newest signed checkpoint that covers it: an auditor handed the record checks
-it without the journal (docs/VERIFY.md). With --key the checkpoint's signature is checked first.`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			seq, err := parseSeq(args[0])
-			if err != nil {
-				return usageError{fmt.Errorf("prove: %q is not an event number", args[0])}
-			}
-			vs, err := loadVerifiers(keys)
-			if err != nil {
-				return err
-			}
-			var p *Proof
-			err = a.view(func(tx *journal.Tx) error { p, err = prove(tx, seq, vs); return err })
-			if err != nil {
-				return err
-			}
-			b, _ := json.MarshalIndent(p, "", "  ")
-			_, err = a.out.Write(append(b, '\n'))
-			return err
-		},
-	}
-	cmd.Flags().StringArrayVar(&keys, "key", nil, "verifier key file the checkpoint must be signed by: FILE.pub of journal key generate, or an SSH allowed-signers file (repeatable)")
-	return cmd
-}
-
-func prove(tx *journal.Tx, seq uint64, vs note.Verifiers) (*Proof, error) {
-	e, err := tx.Event(seq)
-	if errors.Is(err, journal.ErrNotFound) {
-		return nil, withHint(fmt.Errorf("prove: no event %d (the newest is %d)", seq, tx.Last()), "`journal log` lists the events")
-	}
-	if err != nil {
-		return nil, err
-	}
-	i, err := tx.LeafIndex(seq)
-	if err != nil {
-		return nil, withHint(err, "gc dropped the events before this one's tile: it cannot be proven")
-	}
-	cps, err := tx.Checkpoints()
-	if err != nil {
-		return nil, err
-	}
-	var c *journal.Checkpoint
-	if len(cps) > 0 {
-		c = cps[len(cps)-1]
-	}
-	if c == nil || c.Size <= i {
-		return nil, withHint(fmt.Errorf("prove: no checkpoint covers event %d yet: %w", seq, journal.ErrCheckpoint),
-			"run `journal checkpoint` (or serve with --checkpoint-every N), then prove it")
-	}
-	if vs != nil {
-		if c, err = journal.OpenCheckpoint(c.Note, vs); err != nil {
-			return nil, withHint(err, "the journal's newest checkpoint is not signed by the key given: the journal may have been rewritten")
-		}
-	}
-	if n := tx.TreeSize(); n < c.Size {
-		return nil, withHint(fmt.Errorf("prove: the newest checkpoint covers %d events, the journal's tree has %d: %w", c.Size, n, journal.ErrRewritten),
-			"run `journal verify --key FILE.pub` to find where the journal parts from its checkpoints")
-	}
-	rp, err := tx.ProveEvent(i, c.Size)
-	if err != nil {
-		return nil, err
-	}
-	// a proof that cannot check is not printed: the journal was rewritten after the checkpoint
-	if err := tlog.CheckRecord(rp, c.Size, c.Root, i, journal.LeafHash(e.Hash)); err != nil {
-		return nil, withHint(fmt.Errorf("prove: event %d is not in the tree the newest checkpoint (%d events) signed: %w", seq, c.Size, journal.ErrRewritten),
-			"run `journal verify --key FILE.pub` to find where the journal parts from its checkpoints")
-	}
-	p := &Proof{Seq: seq, Event: string(journal.Canonical(e)), Hash: e.Hash.String(), LeafIndex: i, TreeSize: c.Size, Proof: rp,
-		Checkpoint: string(c.Note)}
-	if e.Salted() && len(e.Args) > 0 {
-		p.Args, p.ArgsSalt = string(e.Args), e.ArgsSalt
-	}
-	if text, sigs, err := sshnote.Signatures(c.Note); err == nil && len(sigs) > 0 {
-		p.CheckpointText, p.SSHSignatures = text, sigs
-	}
-	return p, nil
-}
-
-// checkpointPoll is how often serve looks whether --checkpoint-every events
-// have been sealed since the newest checkpoint.
-const checkpointPoll = time.Second
-
-// startCheckpointer signs checkpoints of j with s in the background, never
-// in an edit's way: whenever every (> 0) events have been sealed since the
-// newest checkpoint, and once more when the returned stop is called (serve's
-// close) if any event came after it. Failures are reported on stderr; the
-// next attempt retries.
-func startCheckpointer(j *journal.Journal, s note.Signer, every int64) (stop func()) {
-	sign := func(force bool) {
-		var size, last int64
-		err := j.View(func(tx *journal.Tx) error {
-			size = tx.TreeSize()
-			cps, err := tx.Checkpoints()
-			if len(cps) > 0 {
-				last = cps[len(cps)-1].Size
-			}
-			return err
-		})
-		if err == nil && size > last && (force || every > 0 && size-last >= every) {
-			_, _, err = j.Checkpoint(s, time.Now())
-		}
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "journal serve: checkpoint: %v\n", err)
-		}
-	}
-	done, finished := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(checkpointPoll)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				sign(true)
-				return
-			case <-t.C:
-				if every > 0 {
-					sign(false)
-				}
-			}
-		}
-	}()
-	return func() { close(done); <-finished }
 }

@@ -14,11 +14,15 @@ import (
 // file is a signed checkpoint, or an earlier jsonl export: then its events
 // are the reference the history must start with, and its checkpoints are
 // taken too.
-func checkOptions(keys, checkpoints []string) (journal.CheckOptions, error) {
-	var o journal.CheckOptions
+func checkOptions(keys, checkpoints []string, quorum int) (journal.CheckOptions, error) {
+	o := journal.CheckOptions{Quorum: quorum}
 	var err error
 	if o.Keys, err = loadVerifiers(keys); err != nil {
 		return o, err
+	}
+	if quorum < 1 || quorum > 1 && len(keys) == 0 {
+		return o, withHint(usageError{fmt.Errorf("--quorum %d: want how many of the --key files must each have signed every checkpoint (1 or more)", quorum)},
+			"give the signer's and the witnesses' keys with --key (repeatable) and --quorum 2 or more")
 	}
 	for _, p := range checkpoints {
 		b, err := os.ReadFile(p)
@@ -26,7 +30,7 @@ func checkOptions(keys, checkpoints []string) (journal.CheckOptions, error) {
 			return o, withHint(fmt.Errorf("--checkpoint %s: %w", p, errors.Unwrap(err)), "name a checkpoint file (journal checkpoint's output) or an earlier jsonl export")
 		}
 		if bytes.HasPrefix(b, []byte(`{"type":`)) {
-			rep, err := journal.CheckExport(bytes.NewReader(b), journal.ExportCheck{CheckOptions: journal.CheckOptions{Keys: o.Keys}})
+			rep, err := journal.CheckExport(bytes.NewReader(b), journal.ExportCheck{CheckOptions: journal.CheckOptions{Keys: o.Keys, Quorum: quorum}})
 			if err != nil {
 				return o, withHint(exportError{fmt.Errorf("--checkpoint %s: the earlier export does not verify: %w", p, err)},
 					"an earlier record must verify on its own first: `journal verify --export "+p+"`")

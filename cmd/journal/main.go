@@ -183,13 +183,17 @@ func (a *app) report(err error) int {
 // events are not the ones a checkpoint or an earlier export covered),
 // CHECKPOINT_INVALID (malformed, signed by no key given, of another
 // workspace), TREE_INCOMPLETE (gc dropped leaves a proof needs) and
-// KEY_INVALID (a key file that cannot be used).
+// KEY_INVALID (a key file that cannot be used); CONFIG_INVALID for a
+// configuration file that does not read (checkpoint.json).
 func errorCode(err error) string {
 	var ex exportError
 	var ke keyError
+	var ce configError
 	switch {
 	case errors.As(err, &ke):
 		return "KEY_INVALID"
+	case errors.As(err, &ce):
+		return "CONFIG_INVALID"
 	case errors.Is(err, journal.ErrRewritten):
 		return "HISTORY_REWRITTEN"
 	case errors.Is(err, journal.ErrCheckpoint):

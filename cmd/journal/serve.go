@@ -19,6 +19,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/spf13/cobra"
+	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/term"
 
 	"github.com/journalfs/journal/cmd/journal/web"
@@ -60,7 +61,7 @@ func newServeCmd() *cobra.Command {
 		share    bool
 		watching bool
 		cpKey    string
-		cpEvery  int64
+		cpEvery  string
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -71,6 +72,17 @@ Every mutating tool call becomes one journal event in <first root>/.journal/jour
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := jmcp.CheckPreset(preset); err != nil {
 				return err
+			}
+			// checkpoints: the flags over journal checkpoint config's
+			key, cpCadence, cpOn, err := checkpointSettings(cmd, cpKey, cpEvery)
+			if err != nil {
+				return err
+			}
+			var signer note.Signer
+			if cpOn {
+				if signer, err = loadSigner(key); err != nil {
+					return err
+				}
 			}
 			serveMemoryLimit()
 			roots := flagStrings(cmd, "root")
@@ -111,22 +123,18 @@ Every mutating tool call becomes one journal event in <first root>/.journal/jour
 					return nil, nil, done, err
 				}
 				opened := eng // eng, a result, is nil once an error is returned
-				var stopCheckpoints func()
+				var cp *checkpointer
 				closers = append(closers, func() {
+					if cp != nil {
+						cp.Pause() // no session's flush while the engine closes
+					}
 					opened.Close()
-					if stopCheckpoints != nil { // after the close: the events its log held are in the journal
-						stopCheckpoints()
+					if cp != nil { // after the close: the events its log held are in the journal
+						cp.Stop()
 					}
 				})
-				if cpEvery < 0 {
-					return nil, nil, done, usageError{fmt.Errorf("--checkpoint-every %d: want a number of events (0: only when serve exits)", cpEvery)}
-				}
-				if cpKey != "" || cpEvery > 0 {
-					signer, err := loadSigner(cpKey)
-					if err != nil {
-						return nil, nil, done, err
-					}
-					stopCheckpoints = startCheckpointer(opened.Journal(), signer, cpEvery)
+				if signer != nil {
+					cp = startCheckpointer(opened.Journal(), signer, cpCadence, opened.FlushSeal)
 				}
 				// continuous replication: in the background, never in an edit's way
 				var rs []remote.Remote
@@ -163,6 +171,9 @@ Every mutating tool call becomes one journal event in <first root>/.journal/jour
 					}
 				}
 				opts := jmcp.Options{Toolsets: sets, Preset: preset, ReadOnly: readOnly, Version: binVersion(), Origin: origin, LSPTimeout: lspWait, Session: session}
+				if cp != nil {
+					opts.SessionEnded = cp.SessionEnded
+				}
 				if useLSP {
 					m, err := newLSP(eng, lspFile, servers)
 					if err != nil {
@@ -227,8 +238,8 @@ Press Ctrl-D to exit.
 	cmd.Flags().StringArrayVar(&replicas, "replicate", nil, "replicate the journal continuously to this remote (journal remote add; repeatable)")
 	cmd.Flags().BoolVar(&share, "share", true, "stdio: the first server of a workspace serves the sessions of the servers started after it with the same flags (they relay their client's messages to it over a unix socket in the journal's directory, and take over when it exits): several agents on one workspace then make more edits a second together, not fewer; --share=false serves alone")
 	cmd.Flags().BoolVar(&watching, "watch", true, "record every change another process makes to the workspace (a shell command, an editor, git) as an event within about a second, as journal watch does; one watcher runs per workspace")
-	cmd.Flags().StringVar(&cpKey, "checkpoint-key", "", "sign a checkpoint of the journal's Merkle tree with this signer key when serve exits (journal key generate; default with --checkpoint-every: the one it made)")
-	cmd.Flags().Int64Var(&cpEvery, "checkpoint-every", 0, "also sign a checkpoint whenever this many events were sealed since the newest (in the background, never in an edit's way)")
+	cmd.Flags().StringVar(&cpKey, "checkpoint-key", "", "sign a checkpoint of the journal's Merkle tree with this signer key when serve exits (journal key generate; default: the one journal checkpoint config set, else the one key generate made)")
+	cmd.Flags().StringVar(&cpEvery, "checkpoint-every", "", "also sign checkpoints in the background, never in an edit's way, each time events were sealed since the newest: "+cadenceHelp+" (default: journal checkpoint config's)")
 	cmd.Flags().StringVar(&token, "token", "", "bearer token required on HTTP requests (or JOURNAL_HTTP_TOKEN); required when binding a non-loopback address")
 	return cmd
 }

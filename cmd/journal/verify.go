@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"slices"
 	"time"
 
@@ -14,8 +15,9 @@ import (
 )
 
 func newVerifyCmd(a *app) *cobra.Command {
-	var anchor, export, remoteName, ws, against string
+	var anchor, export, remoteName, ws, against, consistency string
 	var keys, checkpoints []string
+	var quorum int
 	cmd := &cobra.Command{
 		Use:   "verify [--anchor HASH] [--export FILE]",
 		Short: "Recompute the hash chain and re-hash every stored content (or check an export on its own)",
@@ -30,7 +32,11 @@ Checkpoints (journal checkpoint): the Merkle tree is recomputed from the events 
 journal or export holds must match it; with --key FILE.pub (repeatable) each must be signed by one of the keys,
 and there must be one. --checkpoint FILE (repeatable; a signed checkpoint, or an earlier jsonl export with its
 checkpoints) is an earlier record the history must still match: a journal deleted and made anew, cut, or
-altered anywhere fails, naming the first event where the histories part (docs/VERIFY.md).`,
+altered anywhere fails, naming the first event where the histories part (docs/VERIFY.md).
+
+--consistency FILE checks a consistency proof (journal prove --consistency) on its own, without a journal:
+both checkpoints signed by a --key, the proof leading from the older root to the newer, and each --checkpoint
+FILE (the auditor's own copy) one of the two.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var id snapshot.ID
@@ -40,7 +46,13 @@ altered anywhere fails, naming the first event where the histories part (docs/VE
 					return usageError{fmt.Errorf("--anchor: want the full 64-digit head hash from an export or `journal verify`")}
 				}
 			}
-			o, err := checkOptions(keys, checkpoints)
+			if consistency != "" {
+				if anchor != "" || export != "" || remoteName != "" || against != "" || ws != "" {
+					return usageError{errors.New("--consistency FILE checks a proof on its own: with --key and --checkpoint only")}
+				}
+				return a.verifyConsistency(consistency, keys, checkpoints, quorum)
+			}
+			o, err := checkOptions(keys, checkpoints, quorum)
 			if err != nil {
 				return err
 			}
@@ -74,6 +86,8 @@ altered anywhere fails, naming the first event where the histories part (docs/VE
 	cmd.Flags().StringVar(&ws, "workspace", "", "with --remote: only this workspace")
 	cmd.Flags().StringVar(&against, "against", "", "the record a remote holds of this workspace (its events, under Object Lock with --retain, and checkpoints) must still match (with --workspace for an export)")
 	cmd.Flags().StringArrayVar(&keys, "key", nil, "verifier key file the checkpoints must be signed by: FILE.pub of journal key generate, or an SSH allowed-signers file or .pub (repeatable)")
+	cmd.Flags().IntVar(&quorum, "quorum", 1, "how many of the --key keys must each have signed every checkpoint (a signer and its witnesses: journal checkpoint --cosign)")
+	cmd.Flags().StringVar(&consistency, "consistency", "", "check this consistency proof (journal prove --consistency's output) on its own, without a journal")
 	cmd.Flags().StringArrayVar(&checkpoints, "checkpoint", nil, "an earlier signed checkpoint, or an earlier jsonl export, the history must still match (repeatable)")
 	return cmd
 }
@@ -143,7 +157,18 @@ func (a *app) verifyJournal(anchor snapshot.ID, o journal.CheckOptions) error {
 	return nil
 }
 
+// exportGC is the garbage collector's target while an export is checked:
+// every line allocates its decoding and re-encoding and drops them, over a
+// live heap of a few MB (the events' hashes, 32 bytes each), so the default
+// (100) collects every few hundred lines; four times the live heap is still
+// tens of MB, and the check spends less of its time collecting
+// (BENCHMARKS.md "Signed checkpoints").
+const exportGC = 400
+
 func (a *app) verifyExport(path string, anchor snapshot.ID, o journal.CheckOptions) error {
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(exportGC))
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -200,4 +225,41 @@ func sayRedacted(w io.Writer, redactions, redacted, unsalted, withheld []uint64,
 	if len(withheld) > 0 {
 		fmt.Fprintf(w, "ok: the arguments of %d event(s)%s are withheld (they hold detected secrets; export --reveal includes them): their digests are in the chain\n", len(withheld), seqParen(withheld))
 	}
+}
+
+// verifyConsistency checks a consistency proof file without a journal
+// (checkConsistency): --checkpoint files are the auditor's earlier copies,
+// each of which must be one of the proof's checkpoints.
+func (a *app) verifyConsistency(path string, keys, checkpoints []string, quorum int) error {
+	o, err := checkOptions(keys, nil, quorum)
+	if err != nil {
+		return err
+	}
+	vs := o.Keys
+	var earlier []*journal.Checkpoint
+	for _, p := range checkpoints {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return withHint(usageError{fmt.Errorf("--checkpoint %s: %w", p, errors.Unwrap(err))}, "name a checkpoint file (journal checkpoint's output)")
+		}
+		c, err := journal.OpenCheckpoint(b, vs)
+		if err != nil {
+			return withHint(fmt.Errorf("--checkpoint %s: %w", p, err), "a checkpoint file is a signed note as `journal checkpoint` prints it; with --key, signed by one of the keys")
+		}
+		earlier = append(earlier, c)
+	}
+	_, cs, err := checkConsistency(path, vs, earlier)
+	if err != nil {
+		return err
+	}
+	if _, err := journal.Reopen(cs, vs, quorum, "the proof's"); err != nil {
+		return withHint(err, "give the signer's and the witnesses' keys with --key; the checkpoints need --quorum of them")
+	}
+	signed := "signatures not checked (give --key FILE.pub)"
+	if vs != nil {
+		signed = "both signed by a key given"
+	}
+	fmt.Fprintf(a.out, "ok: the tree of %d events (root %s, signed %s) extends the tree of %d events (root %s, signed %s) of workspace %s; %s\n",
+		cs[1].Size, cs[1].Root, cs[1].Time.Format(time.RFC3339), cs[0].Size, cs[0].Root, cs[0].Time.Format(time.RFC3339), cs[0].Workspace(), signed)
+	return nil
 }

@@ -16,8 +16,16 @@ import (
 // retention, and never overwritten (If-None-Match).
 func checkpointDir(ws string) string { return "workspaces/" + ws + "/checkpoints/" }
 
+// checkpointKey names c's object. A copy of a checkpoint that carries more
+// than its signer's signature (a witness cosigned it) is an object of its
+// own, named also by a digest of the note, since the first copy pushed is
+// never overwritten; Checkpoints merges the copies' signatures.
 func checkpointKey(ws string, c *journal.Checkpoint) string {
-	return fmt.Sprintf("%s%020d-%020d.note", checkpointDir(ws), c.Size, c.Time.UnixNano())
+	base := fmt.Sprintf("%s%020d-%020d", checkpointDir(ws), c.Size, c.Time.UnixNano())
+	if c.Signatures() > 1 {
+		return fmt.Sprintf("%s-%s.note", base, snapshot.Sum(c.Note).String()[:16])
+	}
+	return base + ".note"
 }
 
 // pushCheckpoints sends the journal's checkpoints the remote lacks, of
@@ -76,6 +84,16 @@ func Checkpoints(ctx context.Context, s *Store, ws string) ([]*journal.Checkpoin
 		c, err := journal.OpenCheckpoint(b, nil)
 		if err != nil {
 			return nil, fmt.Errorf("remote %s: %s: %w", s.r.Name, k, err)
+		}
+		if n := len(out); n > 0 && out[n-1].Size == c.Size && out[n-1].Time.Equal(c.Time) { // a cosigned copy
+			m, same, err := journal.MergeCheckpoints(out[n-1], c)
+			if err != nil {
+				return nil, fmt.Errorf("remote %s: %s: %w", s.r.Name, k, err)
+			}
+			if same {
+				out[n-1] = m
+				continue
+			}
 		}
 		out = append(out, c)
 	}

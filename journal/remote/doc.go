@@ -39,6 +39,12 @@
 //	                           tree (journal/doc.go), 20-digit tree size and
 //	                           Unix nanoseconds; immutable, sent by a push
 //	                           after the events it covers
+//	workspaces/<ws>/checkpoints/<size>-<time>-<digest>.note
+//	                           a copy of it a witness cosigned (more than one
+//	                           signature; 16 hex digits of blake3 of the
+//	                           note), beside the first copy, which is never
+//	                           overwritten; readers merge the copies'
+//	                           signatures (Checkpoints)
 //
 // Chunks and contents are keyed by what they hold, so every workspace
 // replicating to one bucket and prefix shares them: ten clones of one
