@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/journalfs/journal/journal/secrets"
 	"github.com/journalfs/journal/snapshot"
 	"golang.org/x/mod/sumdb/tlog"
 )
@@ -119,6 +120,9 @@ type ExportHead struct {
 	// Checkpoints are the journal's signed checkpoints (signed notes),
 	// smallest tree first: the history up to each must hash to its root.
 	Checkpoints []string `json:"checkpoints,omitempty"`
+	// Exposed are the events written before salting whose arguments hold
+	// a detected secret the export could not withhold (not written).
+	Exposed []uint64 `json:"-"`
 }
 
 // Canonical returns the bytes the chain hash of e is computed over (the
@@ -191,8 +195,16 @@ func exportLine(e *Event, raw []byte) ([]byte, error) {
 type ExportFilter struct {
 	Since, Until time.Time // inclusive bounds on the event time (zero: unbounded)
 	Paths        []string  // journal paths or directories; an event matches if it touched one
+	// Reveal keeps arguments that hold a detected secret (package
+	// secrets). Without it a salted event's are withheld
+	// (WithheldSecret: the line still verifies by its digest) and a csv
+	// row's masked; an event written before salting keeps them, its hash
+	// covering them (ExportHead.Exposed names it).
+	Reveal bool
 }
 
+// filtered reports whether f leaves events out (Reveal leaves out values,
+// not events).
 func (f ExportFilter) filtered() bool {
 	return !f.Since.IsZero() || !f.Until.IsZero() || len(f.Paths) > 0
 }
@@ -239,6 +251,7 @@ func (t *Tx) Export(w io.Writer, format string, f ExportFilter, progress func(se
 		cw.Write(csvHeader)
 	}
 	first := true
+	scanned := t.SecretsScanned()
 	err := t.Each(0, false, func(e *Event) error {
 		if progress != nil {
 			defer progress(e.Seq)
@@ -262,6 +275,20 @@ func (t *Tx) Export(w io.Writer, format string, f ExportFilter, progress func(se
 		}
 		h.Last = e.Seq
 		h.Events++
+		if !f.Reveal && len(e.Args) > 0 {
+			if fs := t.argsSecrets(e, scanned); len(fs) > 0 {
+				switch {
+				case cw != nil:
+					c := *e
+					c.Args = secrets.MaskArgs(e.Args, fs)
+					e = &c
+				case e.Salted():
+					e = e.Withhold(WithheldSecret)
+				default:
+					h.Exposed = append(h.Exposed, e.Seq)
+				}
+			}
+		}
 		if cw != nil {
 			return cw.Write(csvRow(e))
 		}

@@ -267,3 +267,22 @@ func (m Masking) Lines(path string, lines []string) []string {
 	}
 	return secrets.MaskLines(path, lines)
 }
+
+// argsSecrets returns the secrets in e's arguments: those the detector
+// stored, if it scanned e (scanned is SecretsScanned), else found now.
+func (t *Tx) argsSecrets(e *Event, scanned uint64) []secrets.Finding {
+	if e.Seq > scanned {
+		return secrets.ScanArgs(e.Args)
+	}
+	stored, _, err := t.Secrets(e.Seq)
+	if err != nil {
+		return secrets.ScanArgs(e.Args) // a damaged record of findings: look again
+	}
+	var out []secrets.Finding
+	for _, s := range stored {
+		if s.InArgs() {
+			out = append(out, s.Finding)
+		}
+	}
+	return out
+}

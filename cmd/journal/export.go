@@ -31,7 +31,8 @@ func newExportCmd(a *app) *cobra.Command {
 session), what (tool, kind, arguments, files with before/after hashes and line counts), when (RFC 3339 UTC),
 outcome, origin, and prev/hash of the chain; then a head record (event count, head hash) to anchor elsewhere.
 A jsonl record carries the exact JSON its hash is computed over, so ` + "`journal verify --export FILE`" + ` checks
-the file on its own. With -o the file appears only once complete.`,
+the file on its own. Arguments holding a detected secret are left out (the record still verifies by their salted
+digest; a csv row masks them) unless --reveal. With -o the file appears only once complete.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return a.runExport(f) },
 	}
@@ -43,6 +44,7 @@ the file on its own. With -o the file appears only once complete.`,
 	fl.StringVarP(&f.out, "output", "o", "", "write to FILE instead of standard output")
 	fl.StringVar(&f.remote, "remote", "", "export a workspace from this remote instead of the local journal (with --workspace)")
 	fl.StringVar(&f.workspace, "workspace", "", "with --remote: the workspace (journal remote show NAME lists them)")
+	a.addReveal(cmd)
 	return cmd
 }
 
@@ -71,6 +73,7 @@ func (a *app) runExport(f exportFlags) error {
 	for _, p := range f.paths {
 		filter.Paths = append(filter.Paths, a.key(p))
 	}
+	filter.Reveal = a.reveal
 	var w io.Writer = a.out
 	var tmp *os.File
 	if f.out != "" {
@@ -112,6 +115,9 @@ func (a *app) runExport(f exportFlags) error {
 	}
 	if err != nil {
 		return err
+	}
+	if n := len(head.Exposed); n > 0 {
+		fmt.Fprintf(a.errOut, "warning: %d event(s)%s written before salted digests hold detected secrets in their arguments, which the export cannot leave out without breaking their hash: `journal redact --secrets` takes them out\n", n, seqParen(head.Exposed))
 	}
 	if tmp == nil {
 		return nil

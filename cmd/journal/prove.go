@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/journalfs/journal/journal/secrets"
 
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/journal/sshnote"
@@ -28,6 +29,9 @@ type Proof struct {
 	// the digest. Absent when the arguments were redacted.
 	Args     string `json:"args,omitempty"`
 	ArgsSalt []byte `json:"args_salt,omitempty"`
+	// ArgsWithheld says why Args are absent though the event has them:
+	// "secret" (they hold a detected secret; prove --reveal prints them).
+	ArgsWithheld string `json:"args_withheld,omitempty"`
 	// SSHSignatures are the checkpoint's SSH signatures by principal,
 	// armored, over CheckpointText: `ssh-keygen -Y verify -n
 	// journal-checkpoint` checks them with an allowed-signers file.
@@ -70,7 +74,7 @@ OLD checks it without the journal (docs/VERIFY.md), or with ` + "`journal verify
 				if perr != nil {
 					return usageError{fmt.Errorf("prove: %q is not an event number", args[0])}
 				}
-				err = a.view(func(tx *journal.Tx) (err error) { out, err = prove(tx, seq, vs); return err })
+				err = a.view(func(tx *journal.Tx) (err error) { out, err = prove(tx, seq, vs, a.reveal); return err })
 			}
 			if err != nil {
 				return err
@@ -81,11 +85,15 @@ OLD checks it without the journal (docs/VERIFY.md), or with ` + "`journal verify
 		},
 	}
 	cmd.Flags().StringArrayVar(&keys, "key", nil, "verifier key file the checkpoints must be signed by: FILE.pub of journal key generate, or an SSH allowed-signers file (repeatable)")
+	a.addReveal(cmd)
 	cmd.Flags().StringVar(&old, "consistency", "", "prove the tree of this earlier checkpoint (a checkpoint file, or the size of one of the journal's) consistent with NEW (default: the newest)")
 	return cmd
 }
 
-func prove(tx *journal.Tx, seq uint64, vs note.Verifiers) (*Proof, error) {
+// prove is journal prove EVENT; without reveal, arguments holding a
+// detected secret are left out of the proof (ArgsWithheld), whose record
+// still checks by their digest.
+func prove(tx *journal.Tx, seq uint64, vs note.Verifiers, reveal bool) (*Proof, error) {
 	e, err := tx.Event(seq)
 	if errors.Is(err, journal.ErrNotFound) {
 		return nil, withHint(fmt.Errorf("prove: no event %d (the newest is %d)", seq, tx.Last()), "`journal log` lists the events")
@@ -129,7 +137,11 @@ func prove(tx *journal.Tx, seq uint64, vs note.Verifiers) (*Proof, error) {
 	}
 	p := &Proof{Seq: seq, Event: string(journal.Canonical(e)), Hash: e.Hash.String(), LeafIndex: i, TreeSize: c.Size, Proof: rp,
 		Checkpoint: string(c.Note)}
-	if e.Salted() && len(e.Args) > 0 {
+	switch {
+	case !e.Salted() || len(e.Args) == 0:
+	case !reveal && len(secrets.ScanArgs(e.Args)) > 0:
+		p.ArgsWithheld = journal.WithheldSecret
+	default:
 		p.Args, p.ArgsSalt = string(e.Args), e.ArgsSalt
 	}
 	if text, sigs, err := sshnote.Signatures(c.Note); err == nil && len(sigs) > 0 {

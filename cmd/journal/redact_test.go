@@ -1,11 +1,18 @@
 package main_test
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/journalfs/journal/replay"
 )
 
 // TestRedact_CLI: journal redact's refusals (nothing named, no reason, a
@@ -81,4 +88,48 @@ func TestRedact_CLI(t *testing.T) {
 	}
 	// keep.txt's history is whole: its edit still reverts
 	ok(t, dir, "revert", "4")
+}
+
+// TestExport_WithholdsSecrets: a call's arguments holding a token are left
+// out of the export (the line still verifies, by the salted digest, and
+// verify says so), masked in a csv row, and left out of prove's output;
+// --reveal includes them, and that export verifies too.
+func TestExport_WithholdsSecrets(t *testing.T) {
+	const token = "ghp_R4nd0mT0k3nV4lu3Xy9Zq8W7e6R5t4Y3u2I1" // gitleaks:allow (made up for the test)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(t.TempDir(), "config"))
+	dir := t.TempDir()
+	e := engine(t, dir)
+	apply(t, e, "write_file", "a.txt", "plain\n")
+	b := &replay.Batch{Tool: "file_create_new", Args: fmt.Appendf(nil, `{"ops":[{"path":"gh.go","content":"var token = %s"}]}`, token),
+		Changes: []replay.Change{{Path: "gh.go", Data: fmt.Appendf(nil, "package gh\n\nvar token = %q\n", token)}}}
+	res, err := e.Apply(context.Background(), b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	ok(t, dir, "key", "generate", "--name", "alice")
+	ok(t, dir, "checkpoint")
+	jsonl, csvFile, revealed := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "a.csv"), filepath.Join(dir, "r.jsonl")
+	ok(t, dir, "export", "-o", jsonl)
+	ok(t, dir, "export", "--format", "csv", "-o", csvFile)
+	ok(t, dir, "export", "--reveal", "-o", revealed)
+	for f, want := range map[string]bool{jsonl: false, csvFile: false, revealed: true} {
+		b, _ := os.ReadFile(f)
+		if bytes.Contains(b, []byte(token)) != want {
+			t.Errorf("%s holds the token: %v, want %v", f, !want, want)
+		}
+	}
+	if b, _ := os.ReadFile(jsonl); !bytes.Contains(b, []byte(`"args_withheld":"secret"`)) {
+		t.Fatalf("the export does not say why the arguments are out:\n%s", b)
+	}
+	if out := ok(t, dir, "verify", "--export", jsonl); !strings.Contains(out, fmt.Sprintf("the arguments of 1 event(s) (%d) are withheld", res.Seq)) {
+		t.Fatalf("verify --export:\n%s", out)
+	}
+	ok(t, dir, "verify", "--export", revealed, "--checkpoint", jsonl)
+	if out := ok(t, dir, "prove", fmt.Sprint(res.Seq)); strings.Contains(out, token) || !strings.Contains(out, `"args_withheld": "secret"`) {
+		t.Fatalf("prove:\n%s", out)
+	}
+	if out := ok(t, dir, "prove", fmt.Sprint(res.Seq), "--reveal"); !strings.Contains(out, "ghp_R4nd0m") {
+		t.Fatalf("prove --reveal:\n%s", out)
+	}
 }
