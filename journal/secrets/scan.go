@@ -67,7 +67,7 @@ func (c *Cache) ScanFile(path string, b []byte) []Finding {
 	}
 	var fs []Finding
 	for _, r := range rs.rules {
-		if r.re == nil && r.path != nil && path != "" && r.path.MatchString(path) && !r.pathAllowed(path) {
+		if r.src == "" && r.path != nil && path != "" && r.path.MatchString(path) && !r.pathAllowed(path) {
 			fs = append(fs, Finding{Rule: r.id, Start: 0, End: len(b), Line: 1})
 		}
 	}
@@ -93,7 +93,7 @@ func (c *Cache) ScanFile(path string, b []byte) []Finding {
 			base = 1 + bytes.Count(b[:from], []byte{'\n'})
 		}
 		for ri, r := range rs.rules {
-			if r.re == nil || (r.path != nil && (path == "" || !r.path.MatchString(path))) || r.pathAllowed(path) {
+			if r.src == "" || (r.path != nil && (path == "" || !r.path.MatchString(path))) || r.pathAllowed(path) {
 				continue
 			}
 			at = at[:0]
@@ -104,12 +104,12 @@ func (c *Cache) ScanFile(path string, b []byte) []Finding {
 				continue
 			}
 			regions := [][2]int{{from, hi}}
-			if len(r.keywords) > 0 && r.span != unbounded {
+			if len(r.keywords) > 0 && r.lines() != unbounded {
 				if lines == nil {
 					lines = newLineIndex(b[from:hi], from)
 				}
 				sort.Ints(at)
-				regions = lines.regions(at, r.span, hi)
+				regions = lines.regions(at, r.lines(), hi)
 			}
 			for _, rg := range regions {
 				var got []Finding
@@ -173,7 +173,7 @@ func (r *rule) pathAllowed(path string) bool {
 func (r *rule) find(rs *ruleSet, path string, b []byte, from, hi int) []Finding {
 	text := b[from:hi]
 	var fs []Finding
-	for _, m := range r.re.FindAllIndex(text, -1) {
+	for _, m := range r.regex().FindAllIndex(text, -1) {
 		start, end := from+m[0], from+m[1]
 		for start < end && b[start] == '\n' {
 			start++
@@ -191,7 +191,7 @@ func (r *rule) find(rs *ruleSet, path string, b []byte, from, hi int) []Finding 
 			continue
 		}
 		s0, s1 := start, end
-		if g := r.re.FindStringSubmatchIndex(match); len(g) >= 4 {
+		if g := r.regex().FindStringSubmatchIndex(match); len(g) >= 4 {
 			if r.secretGroup > 0 {
 				if 2*r.secretGroup+1 >= len(g) || g[2*r.secretGroup] < 0 {
 					continue
