@@ -12,7 +12,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/replay"
+	"github.com/journalfs/journal/snapshot"
+	bolt "go.etcd.io/bbolt"
 )
 
 // TestRedact_CLI: journal redact's refusals (nothing named, no reason, a
@@ -131,5 +134,29 @@ func TestExport_WithholdsSecrets(t *testing.T) {
 	}
 	if out := ok(t, dir, "prove", fmt.Sprint(res.Seq), "--reveal"); !strings.Contains(out, "ghp_R4nd0m") {
 		t.Fatalf("prove --reveal:\n%s", out)
+	}
+}
+
+// TestStatus_DamagedContentDoesNotStopIt: a stored content whose chunk is
+// damaged does not stop journal status (whose secret scan reads every
+// new content): it answers; verify names the damage, with a hint.
+func TestStatus_DamagedContentDoesNotStopIt(t *testing.T) {
+	dir := t.TempDir()
+	e := engine(t, dir)
+	apply(t, e, "write_file", "a.txt", strings.Repeat("a line that compresses well\n", 200))
+	e.Close()
+	jp := filepath.Join(dir, journal.DirName, journal.FileName)
+	bad := tamper(t, jp, func(tx *bolt.Tx) error {
+		c := tx.Bucket(snapshot.BucketChunks).Cursor()
+		k, v := c.First()
+		v = bytes.Clone(v)
+		v[len(v)-1] ^= 0xFF
+		return tx.Bucket(snapshot.BucketChunks).Put(bytes.Clone(k), v)
+	})
+	copyFile(t, bad, jp)
+	os.Remove(jp + ".checked")
+	ok(t, dir, "status")
+	if r := run(t, dir, "verify"); r.code == 0 || !strings.Contains(r.stderr, "JOURNAL_DAMAGED") || !strings.Contains(r.stderr, "hint: ") {
+		t.Fatalf("verify of the damaged content: exit %d\n%s", r.code, r.stderr)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/replay"
+	"github.com/journalfs/journal/snapshot"
 	"github.com/spf13/cobra"
 )
 
@@ -246,6 +247,8 @@ func hintFor(err error) string {
 		return journal.FormatHint
 	case errors.Is(err, journal.ErrCorrupt):
 		return "run `journal verify` to find the first damaged record, `journal repair` to see what can be salvaged"
+	case errors.Is(err, snapshot.ErrCorrupt):
+		return "a stored content is damaged: `journal verify` names the event that needs it, `journal repair` salvages the rest"
 	case errors.Is(err, fs.ErrPermission):
 		return "check the permissions of the file or directory"
 	case strings.HasPrefix(err.Error(), "unknown command"):
