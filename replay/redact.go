@@ -115,23 +115,22 @@ func planRedaction(tx *journal.Tx, sel RedactSelect, res *RedactResult) error {
 	}
 	scan := sel.Pattern != nil || sel.Match != nil
 	checked := map[snapshot.ID]bool{}
-	consider := func(id snapshot.ID) error {
+	consider := func(id snapshot.ID) {
 		if id.IsZero() || checked[id] {
-			return nil
+			return
 		}
 		checked[id] = true
 		if _, gone := tx.Redacted(id); gone || !snapshot.Has(tx.Bolt(), id) {
-			return nil
+			return
 		}
 		b, err := snapshot.Bytes(tx.Bolt(), id)
 		if err != nil {
 			res.Unreadable = append(res.Unreadable, id)
-			return nil
+			return
 		}
 		if matches(b) {
 			contents[id] = true
 		}
-		return nil
 	}
 	err := tx.Each(0, false, func(ev *journal.Event) error {
 		touches := slices.ContainsFunc(ev.Files, func(f journal.FileChange) bool {
@@ -150,12 +149,8 @@ func planRedaction(tx *journal.Tx, sel RedactSelect, res *RedactResult) error {
 				contents[f.After] = true
 			}
 			if scan {
-				if err := consider(f.Before); err != nil {
-					return err
-				}
-				if err := consider(f.After); err != nil {
-					return err
-				}
+				consider(f.Before)
+				consider(f.After)
 			}
 		}
 		return nil

@@ -91,10 +91,10 @@ func (a *app) keyGenerate(name, out string, force bool) error {
 			return withHint(keyError{fmt.Errorf("key generate: %s exists", out)}, "pass --force to replace it (checkpoints it signed stay verifiable with its .pub), or choose another --out")
 		}
 	}
-	if err := writeFileAtomic(out, []byte(skey+"\n"), 0o600); err != nil {
+	if err := journal.WriteFileAtomic(out, []byte(skey+"\n"), 0o600); err != nil {
 		return fmt.Errorf("key generate: %w", err)
 	}
-	if err := writeFileAtomic(out+".pub", []byte(vkey+"\n"), 0o644); err != nil {
+	if err := journal.WriteFileAtomic(out+".pub", []byte(vkey+"\n"), 0o644); err != nil {
 		return fmt.Errorf("key generate: %w", err)
 	}
 	fmt.Fprintf(a.out, "signer key:   %s (mode 0600; keep it secret, out of every journal)\nverifier key: %s.pub\n%s\n", out, out, vkey)
@@ -113,40 +113,6 @@ func insideJournal(path string) bool {
 		}
 	}
 	return false
-}
-
-// writeFileAtomic writes a file whole or not at all: temp file in the same
-// directory, fsync, rename, fsync the directory.
-func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if err := f.Chmod(mode); err != nil {
-		f.Close()
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return err
-	}
-	d, err := os.Open(filepath.Dir(path))
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 // loadSigner reads a signer key file; "" is the default one.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/journalfs/journal/journal"
 	"github.com/spf13/cobra"
 )
 
@@ -157,7 +158,7 @@ remotes and the default key, never in a journal: --key FILE is the signer key ` 
 				if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 					return fmt.Errorf("checkpoint config: %w", err)
 				}
-				if err := writeFileAtomic(p, append(b, '\n'), 0o600); err != nil {
+				if err := journal.WriteFileAtomic(p, append(b, '\n'), 0o600); err != nil {
 					return fmt.Errorf("checkpoint config: %w", err)
 				}
 			}

@@ -152,6 +152,9 @@ func (a *app) runRedact(sel replay.RedactSelect, f redactFlags) error {
 		verb = "would take out"
 		fmt.Fprintln(w, "dry run: nothing changed")
 	}
+	if n := len(res.Unreadable); n > 0 {
+		fmt.Fprintf(w, "warning: %d stored content(s) could not be read (damaged), so the pattern was not looked for in them: `journal verify` names them, `journal repair` salvages the rest\n", n)
+	}
 	evs := append(append([]uint64{}, res.Events...), res.Unsalted...)
 	fmt.Fprintf(w, "%s the arguments of %d event(s)%s and %d content(s)\n", verb, len(evs), seqParen(evs), len(res.Contents))
 	if sel.DryRun {

@@ -125,7 +125,7 @@ func (a *app) printEvent(w io.Writer, tx *journal.Tx, e *journal.Event) {
 	row("kind", string(e.Kind))
 	row("tool", e.Tool)
 	row("args", string(e.Args))
-	if e.ArgsRedacted() || len(e.Args) == 0 && e.ArgsDigest == nil && e.Kind != journal.KindRedact {
+	if len(e.Args) == 0 {
 		if by, ok := tx.ArgsRedactedBy(e.Seq); ok {
 			row("args", fmt.Sprintf("(redacted by event %d)", by))
 		}

@@ -172,7 +172,7 @@ func slicesDeleteName(rs []Remote, name string) []Remote {
 	return out
 }
 
-// save writes the remotes file atomically (temp file, fsync, rename).
+// save writes the remotes file atomically (journal.WriteFileAtomic).
 func save(rs []Remote) error {
 	p, err := ConfigPath()
 	if err != nil {
@@ -182,23 +182,7 @@ func save(rs []Remote) error {
 		return fmt.Errorf("remote: %w", err)
 	}
 	b, _ := json.MarshalIndent(configFile{Remotes: rs}, "", "  ")
-	f, err := os.CreateTemp(filepath.Dir(p), ".remotes-*.json")
-	if err != nil {
-		return fmt.Errorf("remote: %w", err)
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(append(b, '\n')); err != nil {
-		f.Close()
-		return fmt.Errorf("remote: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("remote: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("remote: %w", err)
-	}
-	if err := os.Rename(f.Name(), p); err != nil {
+	if err := journal.WriteFileAtomic(p, append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("remote: %w", err)
 	}
 	return nil
