@@ -46,14 +46,61 @@ type carrier struct {
 	window []line // the file's matched lines
 	align  []int  // search line → window line, -1 when unaligned (a blank line)
 	style  []string
-	loose  bool // near-miss mode: a changed line must merge without conflict
+	eol    string // the matched line's terminator: the file's, where the window shows none
+	loose  bool   // near-miss mode: a changed line must merge without conflict
 }
 
 // carry returns the text that replaces the window: the change search→replace
 // carried onto the file's lines. In loose mode (a suggestion for a near
 // miss) any changed line whose file text differs from the search in the
 // span the caller changed fails the carry.
+//
+// A window whose last line has no terminator (a search that does not end
+// with a line ending, or the file's last line without one) is open: what
+// follows it in the file stays after the replacement. Its lines are carried
+// as if the window, the search and the replacement all went on to the line
+// end — one virtual terminator each — and that terminator is taken off the
+// result, so every line the carry writes before it ends with one: a line
+// added after the window's last line is never glued to it, and a line taken
+// out leaves no blank line behind.
 func (c *carrier) carry(search, replace string) (string, error) {
+	n := len(c.window)
+	if n == 0 || c.window[n-1].eol != "" {
+		return c.carryLines(search, replace)
+	}
+	virtual := c.eol
+	if virtual == "" {
+		virtual = "\n"
+		for _, w := range c.window {
+			if w.eol != "" {
+				virtual = w.eol
+				break
+			}
+		}
+	}
+	closed := *c
+	closed.window = append(append([]line(nil), c.window[:n-1]...), line{c.window[n-1].text, virtual})
+	if search, replace = toLF(search), toLF(replace); !strings.HasSuffix(search, "\n") {
+		search, replace = search+"\n", replace+"\n"
+	}
+	out, err := closed.carryLines(search, replace)
+	if err != nil {
+		return "", err
+	}
+	if !strings.HasSuffix(replace, "\n") {
+		return out, nil // the caller took the final line ending away: nothing virtual was written
+	}
+	for _, eol := range []string{"\r\n", "\n"} {
+		if strings.HasSuffix(out, eol) {
+			return out[:len(out)-len(eol)], nil
+		}
+	}
+	return "", errors.New("the carried text lost the line end that closes the matched lines")
+}
+
+// carryLines carries search→replace onto a window whose last line is
+// closed by a terminator (see carry).
+func (c *carrier) carryLines(search, replace string) (string, error) {
 	sl, rl := splitKeep(toLF(search)), splitKeep(toLF(replace))
 	st, rt := make([]string, len(sl)), make([]string, len(rl))
 	for i, l := range sl {
@@ -64,6 +111,9 @@ func (c *carrier) carry(search, replace string) (string, error) {
 	}
 	ind := c.indenter(sl, rl)
 	fileEOL := "\n"
+	if c.eol != "" {
+		fileEOL = c.eol
+	}
 	for _, w := range c.window {
 		if w.eol != "" {
 			fileEOL = w.eol

@@ -117,7 +117,7 @@ func carryNear(li *lineIndex, i int, sl []string, finalNL bool, search, replace 
 	for k := range align {
 		align[k] = k
 	}
-	c := &carrier{window: splitKeep(exact), align: align, style: indentSample(li, i), loose: true}
+	c := &carrier{window: splitKeep(exact), align: align, style: indentSample(li, i), eol: eolAt(li.s, m.Start), loose: true}
 	if len(c.window) < len(align) {
 		return "", "", false
 	}
@@ -126,9 +126,6 @@ func carryNear(li *lineIndex, i int, sl []string, finalNL bool, search, replace 
 		return "", "", false
 	}
 	out = rename(out, renames) // the caller's new lines use the names as the file spells them
-	if m.dropFinalNL {
-		out = strings.TrimSuffix(strings.TrimSuffix(out, "\n"), "\r")
-	}
 	return exact, out, true
 }
 

@@ -130,7 +130,7 @@ func (m Match) carryOnto(replace string) (string, error) {
 			align[i] = i
 		}
 	}
-	c := &carrier{window: splitKeep(m.Matched), align: align, style: m.style}
+	c := &carrier{window: splitKeep(m.Matched), align: align, style: m.style, eol: m.eol}
 	if len(c.window) < len(align) && m.dropFinalNL {
 		c.window = append(c.window, line{})
 	}
@@ -145,9 +145,6 @@ func (m Match) carryOnto(replace string) (string, error) {
 			Hint: "send the search text exactly as the file has it (candidate) and indent the new lines as the file does",
 			Candidates: []ops.Candidate{{Line: m.Line, EndLine: m.EndLine, Similarity: 1, Text: shorten(m.Matched, 300),
 				SearchText: m.Matched}}}
-	}
-	if m.dropFinalNL {
-		out = strings.TrimSuffix(strings.TrimSuffix(out, "\n"), "\r")
 	}
 	return out, nil
 }
