@@ -1,6 +1,8 @@
 package mcp_test
 
 import (
+	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -223,5 +225,65 @@ func TestLargefileEdit_RetriesAndNearMisses(t *testing.T) {
 	e.ok(te.Retry.Tool, te.Retry.Arguments, &res)
 	if got := e.read("m.py"); got != "import sys\n\ndef load(userId):\n    row = db.get(userId)\n    if row is None:\n        raise KeyError(userId)\n    return row\n" {
 		t.Fatalf("retry wrote %q", got)
+	}
+}
+
+// TestLargefileEdit_CutTokenInPlace: a search text that occurs only inside a
+// longer word or number is refused the same way whether the file is in
+// memory or read in place (mapped, streamed: 16 MiB and more), and
+// substring=true takes it in both (issue 47: the large file answered
+// "search text not found" listing that very line at similarity 1.00).
+func TestLargefileEdit_CutTokenInPlace(t *testing.T) {
+	var b strings.Builder
+	for i := 1; i <= 400; i++ {
+		fmt.Fprintf(&b, "row %06d %s\n", i, strings.Repeat("x", 40))
+	}
+	b.WriteString("total = 1000\n")
+	content := b.String()
+	for _, tc := range []struct{ search, replace, kind string }{
+		{"row 000200 x", "row 000200 y", "word"},
+		{"total = 100", "total = 200", "number"},
+	} {
+		var memory jmcp.ToolError
+		for _, access := range []string{"memory", "mmap", "stream"} {
+			inPlace := access != "memory"
+			dir := t.TempDir()
+			write(t, dir, "rows.txt", content)
+			path := filepath.Join(dir, "rows.txt")
+			threshold := int64(1)
+			if !inPlace {
+				threshold = 1 << 30
+			}
+			restore := func() {}
+			if access == "stream" {
+				restore = jmcp.SetLargefileMmapLimit(1)
+			}
+			e := newThresholdEnv(t, dir, threshold)
+			var ov jmcp.OverviewOut
+			e.ok("get_overview", map[string]any{"absolute_file_path": path}, &ov)
+			if ov.Access != access {
+				t.Fatalf("access %s, want %s", ov.Access, access)
+			}
+			args := map[string]any{"absolute_file_path": path, "search_text": tc.search, "replace_text": tc.replace, "preview": false}
+			te := e.fail("edit_content", args, jmcp.CodeNoMatch)
+			if !strings.Contains(te.Message, "occurs only inside a longer "+tc.kind) || !strings.Contains(te.Hint, "substring=true") ||
+				len(te.Candidates) != 1 || te.Candidates[0].Similarity != 1 {
+				t.Fatalf("%s, access %s: %+v", tc.search, ov.Access, te)
+			}
+			if !inPlace {
+				memory = te
+			} else if te.Message != memory.Message || te.Candidates[0].Line != memory.Candidates[0].Line || te.Candidates[0].Text != memory.Candidates[0].Text {
+				t.Fatalf("%s: in place\n%+v\nin memory\n%+v", tc.search, te, memory)
+			}
+			if e.read("rows.txt") != content {
+				t.Fatal("a refusal wrote the file")
+			}
+			args["substring"] = true
+			e.apply(args)
+			if got := e.read("rows.txt"); got != strings.Replace(content, tc.search, tc.replace, 1) {
+				t.Fatalf("substring=true, access %s: wrote %q", ov.Access, got[:200])
+			}
+			restore()
+		}
 	}
 }
