@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	jmcp "github.com/journalfs/journal/mcp"
+	"github.com/journalfs/journal/ops"
 )
 
 // apply runs edit_content with preview=false.
@@ -284,6 +285,42 @@ func TestLargefileEdit_CutTokenInPlace(t *testing.T) {
 				t.Fatalf("substring=true, access %s: wrote %q", ov.Access, got[:200])
 			}
 			restore()
+		}
+	}
+}
+
+// TestLargefileEdit_MinimalDiff: the diff an edit returns marks only the
+// lines that change, as journal show's diff (ops.Unified over the whole
+// file) does — in memory and in place (issue 47: a search of three lines
+// changing the middle one showed its neighbours as removed and added).
+func TestLargefileEdit_MinimalDiff(t *testing.T) {
+	var b strings.Builder
+	for i := 1; i <= 60; i++ {
+		fmt.Fprintf(&b, "\tline(%d)\n", i)
+	}
+	content := b.String()
+	changes := []map[string]any{
+		{"search_text": "\tline(10)\n\tline(11)\n\tline(12)\n", "replace_text": "\tline(10)\n\tline(11) // changed\n\tline(12)\n"},
+		{"search_text": "    line(30)\n    line(31)\n    line(32)", "replace_text": "    line(30)\n    line(31)\n    added()\n    line(32)"},
+		{"search_text": "\tline(50)\n\tline(51)\n", "replace_text": "\tline(51)\n"},
+	}
+	for _, threshold := range []int64{1 << 30, 1} {
+		dir := t.TempDir()
+		write(t, dir, "f.go", content)
+		e := newThresholdEnv(t, dir, threshold)
+		path := filepath.Join(dir, "f.go")
+		var preview jmcp.EditOut
+		e.ok("edit_content", map[string]any{"absolute_file_path": path, "changes": changes}, &preview)
+		applied, _ := e.apply(map[string]any{"absolute_file_path": path, "changes": changes})
+		after := e.read("f.go")
+		want := ops.Unified("a/f.go", "b/f.go", content, after)
+		for _, out := range []jmcp.EditOut{preview, applied} {
+			if out.Preview != want {
+				t.Fatalf("access %s, status %s: diff\n%s\nwant (journal show's)\n%s", out.Access, out.Status, out.Preview, want)
+			}
+		}
+		if strings.Contains(want, "-\tline(10)") || strings.Count(want, "\n-\t") != 2 || strings.Count(want, "\n+\t") != 2 {
+			t.Fatalf("not minimal:\n%s", want)
 		}
 	}
 }
