@@ -140,6 +140,12 @@ type EditChangeResult struct {
 
 // EditOut is edit_content's result (seed 004's EditResult, plus the journal event and versions).
 type EditOut struct {
+	// Applied: this call wrote the change (a journal event was recorded);
+	// false for a preview (the default), a change found made already and
+	// a replacement that left the file as it was. Success and ChangesMade
+	// stay as seed 004 has them: the call worked, and how many changes it
+	// made or, for a preview, would make.
+	Applied bool   `json:"applied"`
 	Success bool   `json:"success"`
 	Status  string `json:"status"` // preview, applied or already_applied
 	// AlreadyApplied: every change was found made already; nothing was
@@ -179,7 +185,7 @@ func (s *Server) registerLargefile() {
 			return s.readContent(c, in)
 		})
 	addTool(s, def{name: "edit_content", toolset: ToolsetLargefile, title: "Search/replace edit",
-		desc:        "Search/replace in a file of any size: one (search_text, replace_text) or a batch (changes), all-or-nothing. PREVIEW BY DEFAULT: pass preview=false to write. Matching tolerates line endings and indentation, and with fuzzy (default) look-alike characters, spacing and copied line numbers; a near miss in a name or number is never applied. NO_MATCH gives the nearest candidates and maybe a retry; AMBIGUOUS_MATCH: set occurrence or replace_all.",
+		desc:        "Search/replace in a file of any size, PREVIEW BY DEFAULT (diff only; preview=false writes): one (search_text, replace_text) or a batch (changes), all-or-nothing. Matching tolerates line endings and indentation, and with fuzzy (default) look-alike characters, spacing and copied line numbers; a near miss in a name or number is never applied. NO_MATCH gives the nearest candidates and maybe a retry; AMBIGUOUS_MATCH: set occurrence or replace_all.",
 		destructive: true},
 		func(ctx context.Context, c *call, in *EditIn) (*EditOut, string, error) {
 			return s.editContent(ctx, c, in)

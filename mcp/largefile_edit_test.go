@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -75,6 +76,36 @@ func TestLargefileEdit_PreviewIsDefault(t *testing.T) {
 	e.ok("journal_log", map[string]any{}, &log)
 	if len(log.Events) != 0 {
 		t.Fatalf("a preview was journaled: %+v", log.Events)
+	}
+	// the structured result says it was not applied (issue 47: it read
+	// like an applied edit, success and changes_made alone), in the
+	// preview, for a change made already, and when the change was written
+	applied := func(args map[string]any) (bool, bool) {
+		r := e.call(nil, "edit_content", args)
+		if r.IsError {
+			t.Fatalf("edit_content: %s", text(r))
+		}
+		m, _ := r.StructuredContent.(map[string]any)
+		a, ok := m["applied"].(bool)
+		return a, ok
+	}
+	if a, ok := applied(map[string]any{"absolute_file_path": "f.txt", "search_text": "two", "replace_text": "2"}); a || !ok {
+		t.Fatalf("preview: applied=%v (present %v), want false", a, ok)
+	}
+	if a, ok := applied(map[string]any{"absolute_file_path": "f.txt", "search_text": "two", "replace_text": "two and a half", "preview": false}); !a || !ok {
+		t.Fatalf("written: applied=%v (present %v), want true", a, ok)
+	}
+	if a, ok := applied(map[string]any{"absolute_file_path": "f.txt", "search_text": "two", "replace_text": "two and a half", "preview": false}); a || !ok {
+		t.Fatalf("already applied: applied=%v (present %v), want false", a, ok)
+	}
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(readme), "\n") {
+		if strings.HasPrefix(l, "| `edit_content` |") && !strings.Contains(strings.ToLower(l), "preview by default") {
+			t.Fatalf("README's tool table does not say edit_content previews by default: %s", l)
+		}
 	}
 }
 
