@@ -84,6 +84,7 @@ type ReadIn struct {
 	Target           any    `json:"target,omitempty" jsonschema:"line number, symbol or text; tail: line count"`
 	Mode             string `json:"mode,omitempty" jsonschema:"lines (default), semantic or tail"`
 	MaxLines         int    `json:"max_lines,omitempty" jsonschema:"default 100"`
+	Column           int    `json:"column,omitempty"` // byte offset in the line to read a long line on from (the "more" hint gives it)
 }
 
 // ReadOut is read_content's result. The lines themselves are in the text content.
@@ -95,8 +96,12 @@ type ReadOut struct {
 	EndLine    int          `json:"end_line"`
 	TotalLines int          `json:"total_lines,omitempty"` // absent when unknown (tail of a streamed file)
 	Symbol     *OutlineItem `json:"symbol,omitempty"`
-	More       string       `json:"more,omitempty"` // how to read on
-	Note       string       `json:"note,omitempty"`
+	// Column: the byte offset in the line where the text starts (a long
+	// line read on with column); LineBytes: that line's length.
+	Column    int    `json:"column,omitempty"`
+	LineBytes int    `json:"line_bytes,omitempty"`
+	More      string `json:"more,omitempty"` // how to read on
+	Note      string `json:"note,omitempty"`
 }
 
 // EditChange is one search/replace pair of a batch.
