@@ -435,7 +435,7 @@ func (s *Server) eventText(seq uint64) (string, error) {
 		before, after = secrets.MaskFile(f.Path, before), secrets.MaskFile(f.Path, after)
 		b.WriteString(ops.Diff("a/"+f.Path, "b/"+f.Path, before, after))
 	}
-	return s.capText(b.String()), nil
+	return s.capText(b.String(), nil), nil
 }
 
 // languageServers describes the configured language servers for journal_status.
