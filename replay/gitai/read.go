@@ -24,7 +24,7 @@ type Reader struct {
 }
 
 // ErrNoNote means a commit has no note under the notes ref.
-var ErrNoNote = errors.New("gitai: the commit has no note")
+var ErrNoNote = errors.New("no Git AI note")
 
 // GitError is a git command that failed: its arguments and what it said.
 type GitError struct {

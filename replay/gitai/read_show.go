@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -58,7 +59,7 @@ func (r Reader) Show(ctx context.Context, rev string) (*ShowResult, error) {
 		return nil, err
 	}
 	if _, ok := idx[commit]; !ok {
-		return nil, ErrNoNote
+		return nil, fmt.Errorf("%s (%s): %w under %s", rev, commit[:min(12, len(commit))], ErrNoNote, r.ref())
 	}
 	notes, err := r.rdOpenNotes(ctx, idx)
 	if err != nil {

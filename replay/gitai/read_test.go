@@ -2,6 +2,7 @@ package gitai_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -289,7 +290,7 @@ func TestGitReadShow(t *testing.T) {
 	if !strings.HasPrefix(string(res.Raw), "src/app.py\n") {
 		t.Errorf("raw %q", res.Raw)
 	}
-	if _, err := r.reader().Show(context.Background(), r.b); err != gitai.ErrNoNote {
+	if _, err := r.reader().Show(context.Background(), r.b); !errors.Is(err, gitai.ErrNoNote) {
 		t.Errorf("commit without a note: %v", err)
 	}
 	// a note naming only a renamed file's new line

@@ -89,7 +89,7 @@ func (r Reader) Stats(ctx context.Context, revs ...string) (*Stats, error) {
 			return nil, fmt.Errorf("gitai: %q: a revision or range, not an option", v)
 		}
 	}
-	parsed, err := r.rdOutput(ctx, append([]string{"rev-parse", "--revs-only"}, revs...)...)
+	parsed, err := r.rdOutput(ctx, append([]string{"rev-parse"}, revs...)...)
 	if err != nil {
 		return nil, err
 	}

@@ -114,7 +114,7 @@ func (r Reader) Trace(ctx context.Context, opts TraceOptions, revs ...string) ([
 			return nil, err
 		}
 		if n == nil {
-			return nil, fmt.Errorf("%s: %w", rev, ErrNoNote)
+			return nil, fmt.Errorf("%s (%s): %w under %s", rev, commit[:min(12, len(commit))], ErrNoNote, r.ref())
 		}
 		ct, err := r.rdOutput(ctx, "show", "-s", "--format=%ct", commit)
 		if err != nil {
