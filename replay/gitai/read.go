@@ -111,6 +111,9 @@ type rdCat struct {
 	in  io.WriteCloser
 	out *bufio.Reader
 	err bytes.Buffer
+	// broken is the error that lost the exchange: every later request
+	// fails with it rather than read another request's answer.
+	broken error
 }
 
 func (r Reader) rdCatFile(ctx context.Context) (*rdCat, error) {
@@ -136,11 +139,22 @@ var errMissing = errors.New("gitai: no such object")
 
 // get returns the contents of one object (a hash or "rev:path").
 func (c *rdCat) get(name string) ([]byte, error) {
+	if c.broken != nil {
+		return nil, c.broken
+	}
 	if strings.ContainsAny(name, "\n") {
 		return nil, fmt.Errorf("gitai: object name %q holds a newline", name)
 	}
 	if _, err := io.WriteString(c.in, name+"\n"); err != nil {
 		return nil, c.fail(err)
+	}
+	return c.read(name)
+}
+
+// read reads the answer to a request already written.
+func (c *rdCat) read(name string) ([]byte, error) {
+	if c.broken != nil {
+		return nil, c.broken
 	}
 	head, err := c.out.ReadString('\n')
 	if err != nil {
@@ -150,12 +164,12 @@ func (c *rdCat) get(name string) ([]byte, error) {
 	if len(f) == 2 && f[1] == "missing" || len(f) >= 2 && f[len(f)-1] == "ambiguous" {
 		return nil, fmt.Errorf("%s: %w", name, errMissing)
 	}
-	if len(f) != 3 {
-		return nil, fmt.Errorf("gitai: cat-file answered %q", head)
+	n := -1
+	if len(f) == 3 {
+		n, _ = strconv.Atoi(f[2])
 	}
-	n, err := strconv.Atoi(f[2])
-	if err != nil {
-		return nil, fmt.Errorf("gitai: cat-file answered %q", head)
+	if n < 0 {
+		return nil, c.fail(fmt.Errorf("gitai: cat-file answered %q", head))
 	}
 	buf := make([]byte, n+1)
 	if _, err := io.ReadFull(c.out, buf); err != nil {
@@ -165,7 +179,8 @@ func (c *rdCat) get(name string) ([]byte, error) {
 }
 
 func (c *rdCat) fail(err error) error {
-	return &GitError{Args: []string{"cat-file", "--batch"}, Stderr: c.err.String(), Err: err}
+	c.broken = &GitError{Args: []string{"cat-file", "--batch"}, Stderr: c.err.String(), Err: err}
+	return c.broken
 }
 
 func (c *rdCat) close() {
@@ -217,6 +232,49 @@ func (n *rdNotes) note(commit string) (*Note, error) {
 	n.cache[commit] = x
 	n.raw[commit] = data
 	return x, nil
+}
+
+// prefetch reads the notes of commits in one pipelined exchange with
+// cat-file (the names written while the answers are read), so many notes
+// cost one round trip, not one each.
+func (n *rdNotes) prefetch(commits []string) {
+	var want []string
+	for _, c := range commits {
+		if _, done := n.cache[c]; done {
+			continue
+		}
+		if _, ok := n.index[c]; ok {
+			want = append(want, c)
+		} else {
+			n.cache[c] = nil
+		}
+	}
+	if len(want) == 0 {
+		return
+	}
+	werr := make(chan error, 1)
+	go func() {
+		var b strings.Builder
+		for _, c := range want {
+			b.WriteString(n.index[c] + "\n")
+		}
+		_, err := io.WriteString(n.cat.in, b.String())
+		werr <- err
+	}()
+	for _, c := range want {
+		data, err := n.cat.read(n.index[c])
+		if err != nil {
+			n.bad[c] = err
+			continue // a lost stream fails every later read the same way
+		}
+		x, err := Parse(data)
+		if err != nil {
+			n.bad[c] = fmt.Errorf("the note of %s: %w", c, err)
+			continue
+		}
+		n.cache[c], n.raw[c] = x, data
+	}
+	<-werr
 }
 
 func (n *rdNotes) close() { n.cat.close() }

@@ -57,33 +57,51 @@ func (r Reader) Blame(ctx context.Context, path, rev string) (*BlameResult, erro
 	if rev == "" {
 		rev = "HEAD"
 	}
-	commit, err := r.Resolve(ctx, rev)
-	if err != nil {
-		return nil, err
+	// git blame is the long pole: the revision, the notes' index and the
+	// cat-file process are made ready beside it.
+	type resolved struct {
+		commit string
+		err    error
 	}
-	type indexed struct {
-		idx map[string]string
-		err error
+	rc := make(chan resolved, 1)
+	go func() {
+		c, err := r.Resolve(ctx, rev)
+		rc <- resolved{c, err}
+	}()
+	type opened struct {
+		notes *rdNotes
+		err   error
 	}
-	ch := make(chan indexed, 1)
+	nc := make(chan opened, 1)
 	go func() {
 		idx, err := r.rdNoteIndex(ctx)
-		ch <- indexed{idx, err}
+		if err != nil {
+			nc <- opened{nil, err}
+			return
+		}
+		n, err := r.rdOpenNotes(ctx, idx)
+		nc <- opened{n, err}
 	}()
-	res, err := r.rdBlame(ctx, commit, path, nil)
-	ix := <-ch
-	if err != nil {
+	res, err := r.rdBlame(ctx, rev, path, nil)
+	rv, op := <-rc, <-nc
+	if op.notes != nil {
+		defer op.notes.close()
+	}
+	switch {
+	case rv.err != nil:
+		return nil, rv.err
+	case err != nil:
 		return nil, err
+	case op.err != nil:
+		return nil, op.err
 	}
-	if ix.err != nil {
-		return nil, ix.err
+	res.Path, res.Rev = path, rv.commit
+	notes := op.notes
+	var commits []string
+	for c := range res.Commits {
+		commits = append(commits, c)
 	}
-	res.Path, res.Rev = path, commit
-	notes, err := r.rdOpenNotes(ctx, ix.idx)
-	if err != nil {
-		return nil, err
-	}
-	defer notes.close()
+	notes.prefetch(commits)
 	keys := map[string]map[int]string{} // commit + "\x00" + path → line → key
 	for i := range res.Lines {
 		l := &res.Lines[i]
@@ -108,10 +126,10 @@ func (r Reader) Blame(ctx context.Context, path, rev string) (*BlameResult, erro
 	return res, nil
 }
 
-// rdBlame runs git blame --porcelain on path at commit (extra arguments,
+// rdBlame runs git blame --porcelain on path at rev (extra arguments,
 // such as ^boundaries, after it) and parses its answer.
-func (r Reader) rdBlame(ctx context.Context, commit, path string, extra []string) (*BlameResult, error) {
-	args := append([]string{"blame", "--porcelain", commit}, extra...)
+func (r Reader) rdBlame(ctx context.Context, rev, path string, extra []string) (*BlameResult, error) {
+	args := append([]string{"blame", "--porcelain", rev}, extra...)
 	args = append(args, "--", path)
 	cmd := r.rdGit(ctx, args...)
 	var stderr bytes.Buffer

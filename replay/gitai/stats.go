@@ -132,6 +132,11 @@ func (r Reader) Stats(ctx context.Context, revs ...string) (*Stats, error) {
 		return nil, err
 	}
 	defer notes.close()
+	hashes := make([]string, len(logs))
+	for i, c := range logs {
+		hashes[i] = c.hash
+	}
+	notes.prefetch(hashes)
 	st := &Stats{Range: revs, Tip: tips[0]}
 	inRange := make(map[string]int, len(logs))
 	for i, c := range logs {
