@@ -62,6 +62,7 @@ func Compute(ctx context.Context, r *Repo, j Journal, commits []string) (map[str
 	type blob struct {
 		f    fileDiff
 		key  string
+		also []string // the key of the path it was renamed from
 		data []byte
 	}
 	blobs := map[string][]blob{}
@@ -79,7 +80,13 @@ func Compute(ctx context.Context, r *Repo, j Journal, commits []string) (map[str
 			if err != nil {
 				return nil, err
 			}
-			blobs[c.ID] = append(blobs[c.ID], blob{f, key, data})
+			var also []string
+			if f.OldPath != "" {
+				if k, ok := j.Key(f.OldPath); ok && k != key {
+					also = append(also, k)
+				}
+			}
+			blobs[c.ID] = append(blobs[c.ID], blob{f, key, also, data})
 		}
 	}
 	if j.Flush != nil {
@@ -107,7 +114,7 @@ func Compute(ctx context.Context, r *Repo, j Journal, commits []string) (map[str
 				if err := ctx.Err(); err != nil {
 					return err
 				}
-				fn, err := at.file(b.key, b.f, b.data, c.Committer, n)
+				fn, err := at.file(b.key, b.also, b.f, b.data, c.Committer, n)
 				if err != nil {
 					return err
 				}
@@ -134,15 +141,15 @@ func newAttributor(tx *journal.Tx) *attributor { return &attributor{tx: tx} }
 
 // file attributes the lines commit adds to one file, adding the records its
 // keys name to n's metadata; nil when it proves none.
-func (a *attributor) file(key string, f fileDiff, data []byte, committer string, n *Note) (*FileNote, error) {
+func (a *attributor) file(key string, also []string, f fileDiff, data []byte, committer string, n *Note) (*FileNote, error) {
 	if bytes.IndexByte(data, 0) >= 0 {
 		return nil, nil // binary: no lines
 	}
-	b, err := blameContent(a.tx, key, data)
+	b, err := blameContent(a.tx, key, data, also...)
 	if err != nil || b == nil {
 		if err != nil && !errors.Is(err, journal.ErrNotFound) && !errors.Is(err, replay.ErrBinary) && !errors.Is(err, errTooLarge) {
-			if errors.Is(err, journal.ErrDamaged) || errors.Is(err, snapshot.ErrCorrupt) {
-				return nil, nil // what cannot be read proves nothing
+			if errors.Is(err, snapshot.ErrCorrupt) {
+				return nil, nil // a content that cannot be read proves nothing
 			}
 			return nil, err
 		}
@@ -179,40 +186,15 @@ func (a *attributor) file(key string, f fileDiff, data []byte, committer string,
 // errTooLarge means a blob is over what blame reads.
 var errTooLarge = errors.New("gitai: file too large to blame")
 
-// blameContent blames data, the content of file key in a commit: each
-// line's event is the one that wrote that exact content.
-//
-// Until replay.BlameContent exists, it blames the file right after the
-// oldest committed event that left it with exactly this content; with no
-// such event it proves nothing (nil).
-func blameContent(tx *journal.Tx, key string, data []byte) (*replay.Blame, error) {
+// blameContent blames data, the content of file key in a commit (also: the
+// keys it was renamed from, as git reports): each line's event is the one
+// that wrote that exact content (replay.BlameContent), 0 where the journal
+// cannot prove it.
+func blameContent(tx *journal.Tx, key string, data []byte, also ...string) (*replay.Blame, error) {
 	if len(data) > replay.MaxBlameBytes {
 		return nil, errTooLarge
 	}
-	id := snapshot.Sum(data)
-	var at uint64
-	err := tx.EachIndexed("path", key, func(e *journal.Event) error {
-		if e.Status != journal.StatusCommitted {
-			return nil
-		}
-		for _, fc := range e.Files {
-			if fc.Path == key && fc.After == id {
-				at = e.Seq // newest first: the last one found is the oldest
-			}
-		}
-		return nil
-	})
-	if err != nil || at == 0 {
-		return nil, err
-	}
-	b, err := replay.BlameTx(tx, key, at)
-	if err != nil {
-		return nil, err
-	}
-	if b.Content != id {
-		return nil, nil
-	}
-	return b, nil
+	return replay.BlameContent(tx, key, data, also...)
 }
 
 // attestation is the key of the lines event e wrote, adding its record to

@@ -168,6 +168,9 @@ func Hook(ctx context.Context, r *Repo, name string, in HookIO, j *Journal) erro
 			commits = append(commits, head)
 		}
 	case "post-rewrite":
+		if len(in.Args) > 0 && in.Args[0] == "amend" && r.rebasing() {
+			return nil // an amend inside a rebase: the rebase's own post-rewrite names what it made
+		}
 		sc := bufio.NewScanner(bytes.NewReader(in.Stdin))
 		for sc.Scan() {
 			f := strings.Fields(sc.Text())
