@@ -137,8 +137,8 @@ func (n *specNote) labels(t *testing.T) map[string]map[int]string {
 }
 
 const (
-	lA = "agent claude:s1"                   // an MCP client's edit
-	lB = "agent claude-code:S2"              // a Claude Code Bash call, through the hook
+	lA = "agent claude:s1"                 // an MCP client's edit
+	lB = "agent claude-code:S2"            // a Claude Code Bash call, through the hook
 	lH = "human Alice <alice@example.com>" // a person's edit through the journal
 )
 
