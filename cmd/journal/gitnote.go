@@ -216,8 +216,15 @@ func newGitHookCmd(a *app) *cobra.Command {
 		Hidden: true,
 		Args:   cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// What the journal says while it waits (another process's
+			// lock) is not for git's output: the one line below is.
+			stderr := os.Stderr
+			if null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0); err == nil {
+				os.Stderr = null
+				defer func() { os.Stderr = stderr; null.Close() }()
+			}
 			if err := runGitHook(a, args[0], args[1:]); err != nil {
-				fmt.Fprintf(os.Stderr, "journal git: %s: %v (the note is pending: the next commit or `journal git note` writes it)\n", args[0], oneLine(err))
+				fmt.Fprintf(stderr, "journal git: %s: %v (the note is pending: the next commit or `journal git note` writes it)\n", args[0], oneLine(err))
 			}
 			return nil
 		},

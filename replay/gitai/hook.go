@@ -138,7 +138,7 @@ type HookIO struct {
 }
 
 // HookNames are the hooks Install installs and Hook runs.
-var HookNames = []string{"post-commit", "post-rewrite", "post-merge", "pre-push"}
+var HookNames = []string{"post-commit", "post-rewrite", "post-merge", "post-checkout", "pre-push"}
 
 // hookGuard marks our own git commands run from a hook, so the hooks they
 // trigger do nothing.
@@ -178,7 +178,7 @@ func Hook(ctx context.Context, r *Repo, name string, in HookIO, j *Journal) erro
 				commits = append(commits, f[1])
 			}
 		}
-	case "post-merge":
+	case "post-merge", "post-checkout": // a pull: merge what the fetch brought
 	case "pre-push":
 		if len(in.Args) == 0 {
 			return nil

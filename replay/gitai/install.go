@@ -26,7 +26,7 @@ import (
 // whether or not it has them then (a hook added there later still runs):
 // those whose presence alone changes nothing in git.
 var passHooks = []string{"applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit", "pre-merge-commit",
-	"prepare-commit-msg", "commit-msg", "pre-rebase", "post-checkout", "pre-auto-gc", "sendemail-validate",
+	"prepare-commit-msg", "commit-msg", "pre-rebase", "pre-auto-gc", "sendemail-validate",
 	"pre-receive", "update", "post-receive", "post-update"}
 
 // install is the record of what Install did, for Uninstall.
