@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/aymanbagabas/go-udiff/lcs"
@@ -12,21 +13,10 @@ import (
 )
 
 // Blame: for every line of a file as it was right after an event (the
-// newest, by default), the event that last changed it — `journal blame`,
-// and later the web view. It reads the journal only: the file's events
-// through the path index, their contents from the store.
-//
-// The file's versions are replayed oldest first: the version an event left
-// is diffed, line by line, against the one before it (lcs over the lines
-// between the texts' common first and last lines), and the lines the event
-// inserted or replaced are its; the others keep theirs. So a revert, an undo
-// or a restore owns the lines it put back, as a commit that reverts does in
-// git; a line changed outside any tool is owned by the observe event that
-// recorded the change; a move (MovedFrom) carries the lines over from the old
-// path's history; a file deleted and made again starts afresh. Only committed
-// events count. Lines older than what the journal holds — a file that
-// existed before it was first journaled, or history a gc dropped — are
-// owned by event 0.
+// newest, by default), the event that wrote it — `journal blame`, the web
+// view, and the git notes (package replay/gitai, through BlameContent). It
+// reads the journal only: the file's events through the path index, their
+// contents from the store. The rules are in doc.go, "Blame by content".
 
 // MaxBlameBytes bounds the versions Blame reads: a larger one is refused.
 const MaxBlameBytes = 8 << 20
@@ -74,10 +64,117 @@ func BlameTx(tx *journal.Tx, key string, at uint64) (*Blame, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Blame{Path: key, At: at, Events: map[uint64]*journal.Event{}}
-	// The versions are read on one goroutine, hashed whole (verified) on
-	// another, and split and diffed on this one: each of the three takes
-	// about a third of the time.
+	if steps[len(steps)-1].after.IsZero() {
+		return nil, fmt.Errorf("%s did not exist after event %d (event %d deleted it): %w", key, at, steps[len(steps)-1].ev.Seq, journal.ErrNotFound)
+	}
+	r := newBlameReplay()
+	if err := r.run(tx, steps); err != nil {
+		return nil, err
+	}
+	if r.binary {
+		return nil, fmt.Errorf("%s after event %d: %w", key, at, ErrBinary)
+	}
+	return r.blame(key, at, r.cur, r.text, r.owners), nil
+}
+
+// BlameContent blames data, a version of the file key that the journal may
+// or may not hold (a commit's blob): each line is owned by the event that
+// wrote that content, by the rules of "Blame by content" (doc.go), and a
+// line the journal cannot prove is owned by event 0. The histories of the
+// paths also (a rename git reports: the old path) count as the file's. A
+// file the journal never held is ErrNotFound; data with a NUL byte is
+// ErrBinary; data over MaxBlameBytes is refused.
+func BlameContent(tx *journal.Tx, key string, data []byte, also ...string) (*Blame, error) {
+	if len(data) > MaxBlameBytes {
+		return nil, fmt.Errorf("%s: %d bytes, over the %d bytes blame reads", key, len(data), MaxBlameBytes)
+	}
+	if bytes.IndexByte(data, 0) >= 0 {
+		return nil, fmt.Errorf("%s: %w", key, ErrBinary)
+	}
+	at := tx.Last()
+	r := newBlameReplay()
+	found := false
+	var base *blameReplay // the key's own newest state, the one data is diffed against
+	for i, path := range append([]string{key}, also...) {
+		steps, err := blameHistory(tx, path, at)
+		if errors.Is(err, journal.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		found = true
+		pr := newBlameReplay()
+		pr.mem = r.mem // one memory across the paths
+		if err := pr.run(tx, steps); err != nil {
+			return nil, err
+		}
+		for seq, ev := range pr.events {
+			r.events[seq] = ev
+		}
+		if (i == 0 || base == nil) && !pr.binary && !pr.cur.IsZero() {
+			base = pr
+		}
+	}
+	if !found {
+		return nil, fmt.Errorf("%s has no journaled version: %w", key, journal.ErrNotFound)
+	}
+	id := snapshot.Sum(data)
+	text := splitLines(string(data))
+	var owners []uint64
+	if runs, ok := r.mem.versions[id]; ok {
+		owners = runs.expand(len(text))
+	}
+	if owners == nil {
+		var bt []string
+		var bo []uint64
+		if base != nil {
+			bt, bo = base.text, base.owners
+		}
+		owners = blameDiff(bo, bt, text, Unjournaled)
+		r.mem.restore(text, owners, Unjournaled)
+		for i, o := range owners {
+			if o == Unjournaled {
+				owners[i] = 0 // new to the journal: nothing proves who wrote it
+			}
+		}
+	}
+	return r.blame(key, at, id, text, owners), nil
+}
+
+// blameReplay replays a file's history oldest first: the lines of the
+// current version, their owners, and the memory of every version and line
+// the history held.
+type blameReplay struct {
+	text   []string
+	owners []uint64
+	cur    snapshot.ID
+	binary bool // the last version read is binary: it has no lines
+	mem    *blameMemory
+	events map[uint64]*journal.Event
+}
+
+func newBlameReplay() *blameReplay {
+	return &blameReplay{mem: newBlameMemory(), events: map[uint64]*journal.Event{}}
+}
+
+// blame returns the Blame of the replayed lines text (owners), with the
+// events they name.
+func (r *blameReplay) blame(key string, at uint64, id snapshot.ID, text []string, owners []uint64) *Blame {
+	b := &Blame{Path: key, At: at, Content: id, Lines: make([]BlameLine, len(text)), Events: map[uint64]*journal.Event{}}
+	for i, t := range text {
+		b.Lines[i] = BlameLine{Text: []byte(t), Seq: owners[i]}
+		if owners[i] != 0 {
+			b.Events[owners[i]] = r.events[owners[i]]
+		}
+	}
+	return b
+}
+
+// run replays steps. The versions are read on one goroutine, hashed whole
+// (verified) on another, and split and diffed on this one: each of the
+// three takes about a third of the time.
+func (r *blameReplay) run(tx *journal.Tx, steps []blameStep) error {
 	type version struct {
 		data   []byte
 		binary bool
@@ -85,8 +182,8 @@ func BlameTx(tx *journal.Tx, key string, at uint64) (*Blame, error) {
 	}
 	vch, stop := make(chan version, 8), make(chan struct{})
 	hch, bad := make(chan version, 8), make(chan error, 1)
-	// The reader reads through tx: BlameTx returns (and its caller may end
-	// tx) only once it has stopped.
+	// The reader reads through tx: run returns (and its caller may end tx)
+	// only once it has stopped.
 	var reading sync.WaitGroup
 	defer reading.Wait()
 	defer close(stop)
@@ -144,58 +241,211 @@ func BlameTx(tx *journal.Tx, key string, at uint64) (*Blame, error) {
 		}
 		bad <- err
 	}()
-	binary := false // the last version read is binary: it has no lines
 	next := func() ([]string, error) {
 		v, ok := <-vch
 		if !ok {
 			return nil, errors.New("replay: blame: a version went missing")
 		}
-		if binary = v.binary; v.err != nil || binary {
+		if r.binary = v.binary; v.err != nil || r.binary {
 			return nil, v.err
 		}
 		return splitLines(string(v.data)), nil
 	}
-	var owners []uint64 // the owner of each line of cur
-	var text []string   // the lines of cur
-	var cur snapshot.ID
 	for i, s := range steps {
-		if i == 0 || s.before != cur {
+		r.events[s.ev.Seq] = s.ev
+		if i == 0 || s.before != r.cur {
 			// the first version, or one reached outside the file's history
-			// (what changed in between has no event): its lines are owned
-			// by no event
+			// (what changed in between has no event): no event wrote its
+			// lines but those the memory proves
 			before, err := next()
 			if err != nil {
-				return nil, err
+				return err
 			}
-			owners, text = blameDiff(owners, text, before, 0), before
+			r.step(before, s.before, 0, true)
 		}
 		after, err := next()
 		if err != nil {
-			return nil, err
+			return err
 		}
-		owners, text, cur = blameDiff(owners, text, after, s.ev.Seq), after, s.after
+		r.step(after, s.after, s.ev.Seq, restores(s.ev))
 	}
-	if err := <-bad; err != nil {
-		return nil, err
+	return <-bad
+}
+
+// step moves the replay to version id (its lines text), written by event
+// seq: lines it shares with the current version keep their owners, the
+// others are seq's — unless seq only put content back (restoring) and the
+// memory proves who wrote it.
+func (r *blameReplay) step(text []string, id snapshot.ID, seq uint64, restoring bool) {
+	var owners []uint64
+	if runs, ok := r.mem.versions[id]; ok && restoring && !id.IsZero() {
+		owners = runs.expand(len(text))
 	}
-	if binary {
-		return nil, fmt.Errorf("%s after event %d: %w", key, at, ErrBinary)
+	fresh := owners == nil
+	if fresh {
+		owners = blameDiff(r.owners, r.text, text, seq)
+		if restoring {
+			r.mem.restore(text, owners, seq)
+		}
 	}
-	b.Content = cur
-	b.Lines = make([]BlameLine, len(text))
+	r.mem.remember(id, text, owners, seq, fresh)
+	r.text, r.owners, r.cur = text, owners, id
+}
+
+// restores reports whether an event's changed lines may be content it put
+// back rather than wrote: a change seen outside the tools (git checkout,
+// stash, reset, a shell command — whoever ran it), a revert, undo, redo or
+// restore. A tool's edit (an agent's call, a person's CLI edit) wrote what
+// it changed: its lines are its own.
+func restores(ev *journal.Event) bool {
+	switch ev.Kind {
+	case journal.KindObserve, journal.KindRevert, journal.KindUndo, journal.KindRedo, journal.KindRestore:
+		return true
+	}
+	return false
+}
+
+// blameMemory is what a file's history held: every version's owners (run
+// length encoded) and, for every line text, who wrote it — one owner, or
+// several (then the text alone proves nothing).
+type blameMemory struct {
+	versions map[snapshot.ID]ownerRuns
+	lines    map[string]lineOwner
+	runs     int // runs held in versions, bounded by maxMemoryRuns
+}
+
+// maxMemoryRuns bounds the owners a blame remembers per version (about
+// 16 bytes each); past it, versions are no longer remembered whole (lines
+// still are).
+const maxMemoryRuns = 1 << 20
+
+type lineOwner struct {
+	seq  uint64
+	many bool
+}
+
+// ownerRuns is a version's owners, run-length encoded.
+type ownerRuns []ownerRun
+
+type ownerRun struct {
+	seq uint64
+	n   int
+}
+
+func (rs ownerRuns) expand(n int) []uint64 {
+	out := make([]uint64, 0, n)
+	for _, r := range rs {
+		for k := 0; k < r.n; k++ {
+			out = append(out, r.seq)
+		}
+	}
+	if len(out) != n {
+		return nil
+	}
+	return out
+}
+
+func newBlameMemory() *blameMemory {
+	return &blameMemory{versions: map[snapshot.ID]ownerRuns{}, lines: map[string]lineOwner{}}
+}
+
+// remember records version id (text, owners); the lines seq wrote (all of
+// them when fresh is false and the version was restored whole, none new)
+// join the line memory.
+func (m *blameMemory) remember(id snapshot.ID, text []string, owners []uint64, seq uint64, fresh bool) {
+	if _, ok := m.versions[id]; !ok && !id.IsZero() && m.runs < maxMemoryRuns {
+		var rs ownerRuns
+		for _, o := range owners {
+			if len(rs) > 0 && rs[len(rs)-1].seq == o {
+				rs[len(rs)-1].n++
+			} else {
+				rs = append(rs, ownerRun{o, 1})
+			}
+		}
+		m.versions[id] = rs
+		m.runs += len(rs)
+	}
+	if !fresh {
+		return // a version restored whole: its lines are remembered already
+	}
+	add := func(k string, o uint64) {
+		if l, ok := m.lines[k]; !ok {
+			m.lines[k] = lineOwner{seq: o}
+		} else if l.seq != o && !l.many {
+			m.lines[k] = lineOwner{seq: l.seq, many: true}
+		}
+	}
 	for i, t := range text {
-		b.Lines[i] = BlameLine{Text: []byte(t), Seq: owners[i]}
-	}
-	bySeq := make(map[uint64]*journal.Event, len(steps))
-	for _, s := range steps {
-		bySeq[s.ev.Seq] = s.ev
-	}
-	for _, l := range b.Lines {
-		if l.Seq != 0 {
-			b.Events[l.Seq] = bySeq[l.Seq]
+		o := owners[i]
+		if o != seq && seq != 0 {
+			continue // kept from before, or restored: remembered already
+		}
+		add(t, o)
+		if !distinctive(t) {
+			if i > 0 {
+				add(pairAfter(text[i-1], t), o)
+			}
+			if i+1 < len(text) {
+				add(pairBefore(t, text[i+1]), o)
+			}
 		}
 	}
-	return b, nil
+}
+
+// restore gives the lines of text that seq wrote (owners[i] == seq) back
+// to the one owner the memory holds for their exact text: a distinctive
+// line by its own text; any other line (a brace, a blank line: every file
+// has them) only where it stood beside the line next to it now, with that
+// owner, and that neighbour is restored to the same owner.
+func (m *blameMemory) restore(text []string, owners []uint64, seq uint64) {
+	changed := make([]bool, len(text))
+	for i := range text {
+		changed[i] = owners[i] == seq
+	}
+	for i, t := range text {
+		if changed[i] && distinctive(t) {
+			if l, ok := m.lines[t]; ok && !l.many {
+				owners[i] = l.seq
+			}
+		}
+	}
+	for i := range text { // a trivial line after its neighbour
+		if changed[i] && owners[i] == seq && i > 0 && !distinctive(text[i]) {
+			if l, ok := m.lines[pairAfter(text[i-1], text[i])]; ok && !l.many && owners[i-1] == l.seq && l.seq != seq {
+				owners[i] = l.seq
+			}
+		}
+	}
+	for i := len(text) - 1; i >= 0; i-- { // a trivial line before its neighbour
+		if changed[i] && owners[i] == seq && i+1 < len(text) && !distinctive(text[i]) {
+			if l, ok := m.lines[pairBefore(text[i], text[i+1])]; ok && !l.many && owners[i+1] == l.seq && l.seq != seq {
+				owners[i] = l.seq
+			}
+		}
+	}
+}
+
+// pairAfter and pairBefore key the memory of a trivial line t by the line
+// before it (prev) or after it (next): its owner as it stood there. Lines
+// hold no NUL (a text with one is binary), so the keys never meet a line's.
+func pairAfter(prev, t string) string  { return "\x00a" + prev + "\x00" + t }
+func pairBefore(t, next string) string { return "\x00b" + t + "\x00" + next }
+
+// distinctive reports whether a line's text alone can prove where it came
+// from: at least three characters besides white space, two of them letters
+// or digits. A brace, "end", a blank line are common to every file.
+func distinctive(line string) bool {
+	n, an := 0, 0
+	for _, c := range line {
+		switch {
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+			continue
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c > 0x7f:
+			an++
+		}
+		n++
+	}
+	return n >= 3 && an >= 2
 }
 
 // OnDisk returns the blame of the file as it is on disk (data), from b, the
@@ -224,9 +474,11 @@ func (b *Blame) OnDisk(data []byte) (*Blame, error) {
 	return d, nil
 }
 
-// blameHistory returns the committed changes that made the file key what it
-// was after event at, oldest first: back to the event that made it (or to
-// the oldest the journal holds), through moves to the old path's history.
+// blameHistory returns the committed changes of the file key up to event
+// at, oldest first: every life of it the journal holds (a file deleted and
+// made again has its earlier lives too: their lines are what the memory
+// proves), through moves to the old path's history. The last step may have
+// deleted the file.
 func blameHistory(tx *journal.Tx, key string, at uint64) ([]blameStep, error) {
 	var steps []blameStep
 	path, below := key, at+1
@@ -240,9 +492,6 @@ func blameHistory(tx *journal.Tx, key string, at uint64) ([]blameStep, error) {
 			if !ok {
 				return nil
 			}
-			if len(steps) == 0 && f.After.IsZero() {
-				return fmt.Errorf("%s did not exist after event %d (event %d deleted it): %w", key, at, ev.Seq, journal.ErrNotFound)
-			}
 			s := blameStep{ev: ev, before: f.Before, after: f.After}
 			if f.MovedFrom != "" && f.Before.IsZero() {
 				if old, ok := ev.File(f.MovedFrom); ok {
@@ -251,8 +500,8 @@ func blameHistory(tx *journal.Tx, key string, at uint64) ([]blameStep, error) {
 				}
 			}
 			steps = append(steps, s)
-			if s.before.IsZero() || next != "" {
-				return journal.ErrStop // made here, or moved here
+			if next != "" {
+				return journal.ErrStop // moved here
 			}
 			return nil
 		})
@@ -264,9 +513,7 @@ func blameHistory(tx *journal.Tx, key string, at uint64) ([]blameStep, error) {
 	if len(steps) == 0 {
 		return nil, fmt.Errorf("%s has no journaled version at event %d: %w", key, at, journal.ErrNotFound)
 	}
-	for i, j := 0, len(steps)-1; i < j; i, j = i+1, j-1 {
-		steps[i], steps[j] = steps[j], steps[i]
-	}
+	slices.Reverse(steps)
 	return steps, nil
 }
 

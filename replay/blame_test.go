@@ -35,10 +35,11 @@ func blameOf(t *testing.T, e *replay.Engine, key string, at uint64) ([]uint64, s
 	return seqs, text.String(), nil
 }
 
-// TestBlame: each line is owned by the event that last changed it — through
-// edits, an outside change (its observe event), a revert (which owns the
-// lines it put back), a move (the lines carried over), at an earlier event,
-// and after a gc dropped the events that made the oldest lines (event 0).
+// TestBlame: each line is owned by the event that wrote it — through edits,
+// an outside change (its observe event), a revert (the line it put back
+// keeps the event that first wrote it), a move (the lines carried over), at
+// an earlier event, and after a gc dropped the events that made the oldest
+// lines (event 0).
 func TestBlame(t *testing.T) {
 	dir := t.TempDir()
 	e := open(t, dir)
@@ -76,18 +77,16 @@ func TestBlame(t *testing.T) {
 	}
 	check("a.txt", 0, []uint64{obs, c2, c5, c3}, "ONE\nTWO\nTHREE\nfour\n")
 
-	// reverting c2 puts "two" back: the revert owns it
-	res, err := e.Revert(ctx, c2, replay.RevertOptions{})
-	if err != nil {
+	// reverting c2 puts "two" back: it is c1's line again
+	if _, err := e.Revert(ctx, c2, replay.RevertOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	rv := res.Seq
-	check("a.txt", 0, []uint64{obs, rv, c5, c3}, "ONE\ntwo\nTHREE\nfour\n")
+	check("a.txt", 0, []uint64{obs, c1, c5, c3}, "ONE\ntwo\nTHREE\nfour\n")
 
 	// a move carries the lines over, and owns the line it changed
 	mv := apply("move", replay.Change{Path: "a.txt", Delete: true},
 		replay.Change{Path: "b.txt", Data: []byte("ONE\ntwo\nTHREE\nfour\nfive\n"), MovedFrom: "a.txt"})
-	check("b.txt", 0, []uint64{obs, rv, c5, c3, mv}, "ONE\ntwo\nTHREE\nfour\nfive\n")
+	check("b.txt", 0, []uint64{obs, c1, c5, c3, mv}, "ONE\ntwo\nTHREE\nfour\nfive\n")
 	if _, _, err := blameOf(t, e, "a.txt", 0); !errors.Is(err, journal.ErrNotFound) {
 		t.Fatalf("blame of the moved-away file: %v", err)
 	}
@@ -96,7 +95,7 @@ func TestBlame(t *testing.T) {
 		t.Fatalf("blame of a file never journaled: %v", err)
 	}
 
-	// a file made again after a delete starts afresh
+	// a file a tool makes again after a delete is that tool's: it wrote it
 	apply("delete", replay.Change{Path: "b.txt", Delete: true})
 	re := apply("recreate", put("b.txt", "ONE\nnew\n"))
 	check("b.txt", 0, []uint64{re, re}, "ONE\nnew\n")
@@ -254,8 +253,8 @@ func TestBlame_OnDisk(t *testing.T) {
 }
 
 // TestBlame_UndoRedoRestore: a line put back by an undo, a redo, a restore
-// or the undo of a whole session is owned by that event; the lines it did
-// not touch keep their owners.
+// or the undo of a whole session keeps the event that first wrote it; the
+// lines it did not touch keep their owners.
 func TestBlame_UndoRedoRestore(t *testing.T) {
 	dir := t.TempDir()
 	e := open(t, dir)
@@ -275,28 +274,33 @@ func TestBlame_UndoRedoRestore(t *testing.T) {
 		}
 	}
 	c1 := put(nil, "1\n2\n3\n")
-	put(nil, "1\nTWO\n3\n")
-	u, err := e.Undo(ctx, replay.RevertOptions{})
-	if err != nil {
+	c2 := put(nil, "1\nTWO\n3\n")
+	if _, err := e.Undo(ctx, replay.RevertOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	check(c1, u.Seq, c1)
-	r, err := e.Redo(ctx, replay.RevertOptions{})
-	if err != nil {
+	check(c1, c1, c1)
+	if _, err := e.Redo(ctx, replay.RevertOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	check(c1, r.Seq, c1)
-	rs, err := e.Restore(ctx, "a.txt", c1, replay.RevertOptions{})
-	if err != nil {
+	check(c1, c2, c1)
+	if _, err := e.Restore(ctx, "a.txt", c1, replay.RevertOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	check(c1, rs.Seq, c1)
+	check(c1, c1, c1)
 	s2 := &journal.Actor{Kind: "mcp", Name: "other", Session: "s2"}
 	e3 := put(s2, "1\n2\nTHREE\n")
-	check(c1, rs.Seq, e3)
-	us, err := e.UndoSession(ctx, "s2", replay.RevertOptions{})
-	if err != nil {
+	check(c1, c1, e3)
+	if _, err := e.UndoSession(ctx, "s2", replay.RevertOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	check(c1, rs.Seq, us.Seq)
+	check(c1, c1, c1)
+	// a line no version held is the restoring event's own: a restore of
+	// a version with a line changed behind the journal since
+	c6 := put(nil, "1\n2\n3\nfour more\n")
+	write(t, dir, "a.txt", "1\n2\n3\nfour more\nfive outside\n")
+	put(nil, "1\n2\n3\nfour more\nfive outside\nsix\n")
+	got, _, err := blameOf(t, e, "a.txt", 0)
+	if err != nil || got[3] != c6 || got[4] == c6 || got[4] == 0 {
+		t.Fatalf("blame %v (%v): line 4 is c6 (%d)'s, line 5 the observe event's", got, err, c6)
+	}
 }

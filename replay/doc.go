@@ -263,11 +263,38 @@
 // # Blame
 //
 // BlameTx (blame.go) names, for every line of a file after an event, the
-// event that last changed it, replaying the file's versions from the path
-// index oldest first and diffing each against the one before. It reads
-// through one bbolt read transaction: snapshot.Versions serves the chunks a
-// version shares with the one before from memory, and three goroutines
-// share the work (read, hash each version whole, split and diff).
+// event that wrote it, replaying the file's versions from the path index
+// oldest first and diffing each against the one before. It reads through
+// one bbolt read transaction: snapshot.Versions serves the chunks a version
+// shares with the one before from memory, and three goroutines share the
+// work (read, hash each version whole, split and diff). BlameContent blames
+// any content of a file (a commit's blob) by the same rules; package
+// replay/gitai writes git notes from it.
+//
+// # Blame by content
+//
+// Who wrote a line is a fact about its content, not about the last change
+// that put it in the file. The rules:
+//
+//   - Evidence. A line's owner is the event whose change first brought that
+//     exact text into the file's history (every life of the file: a file
+//     deleted and made again, and the old path of a move the journal or git
+//     reports). Exact bytes only — never similarity.
+//   - Conservation. A change that only puts content back — an outside change
+//     (a git checkout, stash pop, reset, revert, a restore by git or any
+//     shell command, whoever ran it) or a revert, undo, redo or restore of
+//     ours — keeps the owners the content had: a version the history held
+//     whole takes that version's owners line for line; otherwise each line it
+//     changed whose distinctive text (three characters or more besides white
+//     space, two of them letters or digits) the history holds under one owner
+//     is that owner's, and a brace or blank line is, where it stood beside the
+//     same neighbour line under the same owner. Only lines new to the file
+//     are the change's. A tool's edit (an agent's call, a person's CLI edit)
+//     wrote what it changed: its lines are its own, even where the text
+//     existed before.
+//   - Fail closed. A text two owners wrote proves neither; a line the journal
+//     never held, or held only past a gc, is owned by no event (0) — in a
+//     git note, untracked, never attributed.
 //
 // # Several processes
 //

@@ -27,8 +27,9 @@ func newBlameCmd(a *app) *cobra.Command {
 		Long: `blame prints every line of PATH as it is on disk (or as it was right after event N with --at N),
 each with the event that last changed it: its number, who made it (the MCP client and session, a
 person at the CLI, or "external" for a change made outside any tool, which the journal recorded when
-it next saw the file), the tool and the time. A revert, undo or restore owns the lines it put back;
-a move carries the lines over from the old path; lines older than the history the journal keeps
+it next saw the file), the tool and the time. Attribution follows content: a change that puts back
+lines the file held (a git checkout, stash pop or reset, a revert, undo or restore) keeps who wrote
+them, and only lines new to the file are the change's; a move carries the lines over from the old path; lines older than the history the journal keeps
 (a file that existed before it was first journaled, or events a gc dropped) show event 0, and lines
 changed on disk since the journal last saw the file show "*" (not journaled yet: the next edit of
 the file records the change as an outside one).
