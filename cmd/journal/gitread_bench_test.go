@@ -52,10 +52,10 @@ func (f *fastImport) run(t testing.TB, dir string) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("fast-import: %v\n%s", err, out)
 	}
-	gitIn(t, dir, "reset", "-q", "--hard", "main")
+	grGitIn(t, dir, "reset", "-q", "--hard", "main")
 }
 
-func gitIn(t testing.TB, dir string, args ...string) {
+func grGitIn(t testing.TB, dir string, args ...string) {
 	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
@@ -76,7 +76,7 @@ const benchMeta = `---
 // lines (agents and a person, some left untracked).
 func blameRepo(t testing.TB) string {
 	dir := t.TempDir()
-	gitIn(t, dir, "init", "-q", "-b", "main")
+	grGitIn(t, dir, "init", "-q", "-b", "main")
 	lines := make([]string, 5000)
 	var f fastImport
 	for c := 0; c < 200; c++ {
@@ -119,7 +119,7 @@ func blameRepo(t testing.TB) string {
 // one; 900 have a note (3 agent lines, 1 a person's, 1 untracked).
 func statsRepo(t testing.TB) string {
 	dir := t.TempDir()
-	gitIn(t, dir, "init", "-q", "-b", "main")
+	grGitIn(t, dir, "init", "-q", "-b", "main")
 	files := make([][]string, 20)
 	var f fastImport
 	for c := 0; c < 1000; c++ {

@@ -26,25 +26,6 @@ type Reader struct {
 // ErrNoNote means a commit has no note under the notes ref.
 var ErrNoNote = errors.New("no Git AI note")
 
-// GitError is a git command that failed: its arguments and what it said.
-type GitError struct {
-	Args   []string
-	Stderr string
-	Err    error
-}
-
-// Error implements error.
-func (e *GitError) Error() string {
-	msg := strings.TrimSpace(e.Stderr)
-	if msg == "" {
-		msg = e.Err.Error()
-	}
-	return "git " + strings.Join(e.Args, " ") + ": " + msg
-}
-
-// Unwrap returns the process error.
-func (e *GitError) Unwrap() error { return e.Err }
-
 func (r Reader) ref() string {
 	if r.Ref != "" {
 		return r.Ref
@@ -133,9 +114,6 @@ func (r Reader) rdCatFile(ctx context.Context) (*rdCat, error) {
 	c.out = bufio.NewReaderSize(stdout, 64<<10)
 	return c, nil
 }
-
-// errMissing is an object cat-file does not have.
-var errMissing = errors.New("gitai: no such object")
 
 // get returns the contents of one object (a hash or "rev:path").
 func (c *rdCat) get(name string) ([]byte, error) {
