@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/replay/gitai"
 	"github.com/spf13/cobra"
 )
@@ -175,11 +176,14 @@ commit that last changed it: the note's entry for that line in that commit's ver
 (renames followed as git blame follows them). A line is an agent's (tool, model, session, the tool
 call's trace id, the prompt when the note has one), a known person's, or untracked: its commit has
 no note ("no note"), or the note names nobody for it. Notes are read with one git cat-file process.
+When this workspace has a journal holding the tool call a trace id names, the line names its event
+("#42 edit_file"); otherwise the trace id.
 
 --porcelain prints, for each line, "<commit> <orig-line> <line> <kind> <key>" (kind agent, human,
 untracked or no-note; key "-" when none), then, the first time a commit's file or a key appears,
 "path <file in that commit>", "tool", "session-id", "model", "human-author", "prompt" or "person"
-lines, then the line itself after a tab.
+lines (quoted), and "call <event> <tool>" where the journal holds the tool call, then the line
+itself after a tab.
 --json prints {"path", "rev", "lines": [{"line", "commit", "path", "orig_line", "noted", "author",
 "text"}], "commits": {hash: {"author", "author_mail", "author_time", "summary"}}, "unreadable"}.`,
 		Args: cobra.RangeArgs(1, 2),
@@ -201,6 +205,16 @@ lines, then the line itself after a tab.
 			}
 			for c, why := range res.Unreadable {
 				fmt.Fprintf(a.errOut, "journal: %s: %s (its lines are untracked)\n", grShort(c), why)
+			}
+			if tr := res.Traces(); len(tr) > 0 && a.locate() == nil {
+				// the tool calls, where this workspace's journal holds them
+				// (a missing or busy journal only leaves them out)
+				a.view(func(tx *journal.Tx) error {
+					if calls, err := gitai.FindCalls(tx, tr); err == nil {
+						res.AttachCalls(calls)
+					}
+					return nil
+				})
 			}
 			switch {
 			case jsonOut:
@@ -224,7 +238,9 @@ func grWho(l gitai.BlameLine) string {
 		return "no note"
 	case l.Author.Kind == gitai.KindAgent:
 		s := l.Author.String()
-		if l.Author.Trace != "" {
+		if c := l.Author.Call; c != nil {
+			s += fmt.Sprintf(" #%d %s", c.Event, c.Tool)
+		} else if l.Author.Trace != "" {
 			s += " " + l.Author.Trace
 		}
 		return s
@@ -271,6 +287,9 @@ func printGitBlamePorcelain(out io.Writer, res *gitai.BlameResult) error {
 				if kv[1] != "" {
 					fmt.Fprintf(w, "%s %s\n", kv[0], strconv.Quote(kv[1]))
 				}
+			}
+			if c := au.Call; c != nil {
+				fmt.Fprintf(w, "call %d %s\n", c.Event, strconv.Quote(c.Tool))
 			}
 		}
 		fmt.Fprintf(w, "\t%s\n", l.Text)
@@ -355,7 +374,8 @@ func printGitStats(out io.Writer, st *gitai.Stats) error {
 	if len(t.Sessions) > 0 {
 		fmt.Fprintln(w, "by session")
 		for _, s := range t.Sessions {
-			fmt.Fprintf(w, "  %s  %s %s %s: %d lines, %d survived\n", s.Session, s.Tool, s.ID, s.Model, s.Lines, s.Survived)
+			name := strings.TrimSpace(strings.Join([]string{s.Tool, s.ID, s.Model}, " "))
+			fmt.Fprintf(w, "  %s  %s: %d lines, %d survived\n", s.Session, name, s.Lines, s.Survived)
 		}
 	}
 	return w.Flush()

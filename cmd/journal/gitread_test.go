@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // gitTestRepo is a real repository with notes attached by git itself, in
@@ -255,6 +257,7 @@ func TestGitStats_CLI(t *testing.T) {
 func TestGitTrace_CLI(t *testing.T) {
 	r, c1, c2, c3 := gitCLIRepo(t)
 	out := ok(t, r.dir, "git", "trace", c1, c3)
+	validTraceCLI(t, out)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if len(lines) != 2 {
 		t.Fatalf("%d records:\n%s", len(lines), out)
@@ -288,5 +291,88 @@ func TestGitTrace_CLI(t *testing.T) {
 	}
 	if p := ok(t, r.dir, "git", "trace", "--pretty", c3); !strings.Contains(p, "\n  \"version\": \"0.1\",\n") {
 		t.Errorf("--pretty: %s", p)
+	}
+}
+
+// The writer's notes (journal git install, a commit) read back by the
+// readers: the agent's lines name the session and the journal's event of
+// the tool call, the person's lines the person, the outside line nothing;
+// the Agent Trace record is valid against the schema.
+func TestGitReadEndToEnd_WriterNotes(t *testing.T) {
+	dir := gitRepo(t)
+	write(t, dir, agent, "f.txt", "a1\na2\n")
+	write(t, dir, human, "f.txt", "a1\na2\nh1\n")
+	files(t, dir, map[string]string{"f.txt": "a1\na2\nh1\no1\n"})
+	gitEnvIn(t, dir, nil, "add", "f.txt")
+	gitEnvIn(t, dir, nil, "commit", "-qm", "c1")
+
+	var js struct {
+		Lines []struct {
+			Noted  bool
+			Author struct {
+				Kind, Tool, Person string
+				ID                 string `json:"session_id"`
+				Call               *struct {
+					Event uint64
+					Tool  string
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(ok(t, dir, "git", "blame", "--json", "f.txt")), &js); err != nil {
+		t.Fatal(err)
+	}
+	if len(js.Lines) != 4 {
+		t.Fatalf("%+v", js)
+	}
+	l1, l3, l4 := js.Lines[0].Author, js.Lines[2].Author, js.Lines[3]
+	if l1.Kind != "agent" || l1.Tool != "claude" || l1.ID != "s1" || l1.Call == nil || l1.Call.Tool != "write_file" || l1.Call.Event == 0 {
+		t.Errorf("agent line %+v (call %+v)", l1, l1.Call)
+	}
+	if l3.Kind != "human" || l3.Person != "Alice <alice@example.com>" {
+		t.Errorf("person's line %+v", l3)
+	}
+	if !l4.Noted || l4.Author.Kind != "untracked" {
+		t.Errorf("outside line %+v", l4)
+	}
+	out := ok(t, dir, "git", "blame", "f.txt")
+	if !strings.Contains(out, fmt.Sprintf("claude session s1 #%d write_file", l1.Call.Event)) {
+		t.Errorf("blame:\n%s", out)
+	}
+	if out := ok(t, dir, "git", "stats", "HEAD^..HEAD"); !strings.Contains(out, "4 lines added: 2 by agents (50.0%), 1 by people, 1 untracked") {
+		t.Errorf("stats:\n%s", out)
+	}
+	validTraceCLI(t, ok(t, dir, "git", "trace"))
+}
+
+// validTraceCLI checks each line of out is an Agent Trace record.
+func validTraceCLI(t *testing.T, out string) {
+	t.Helper()
+	f, err := os.Open(filepath.Join(repoRoot, "replay", "gitai", "testdata", "agenttrace", "trace-record.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	doc, err := jsonschema.UnmarshalJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	if err := c.AddResource("trace-record.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile("trace-record.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		v, err := jsonschema.UnmarshalJSON(strings.NewReader(line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Validate(v); err != nil {
+			t.Errorf("not an Agent Trace record: %v\n%s", err, line)
+		}
 	}
 }

@@ -288,6 +288,9 @@ type Author struct {
 	Attributes map[string]string `json:"custom_attributes,omitempty"`
 	// Person is a known human's "Name <email>".
 	Person string `json:"person,omitempty"`
+	// Call is the journal's event for Trace, when a local journal holds it
+	// (BlameResult.AttachCalls).
+	Call *Call `json:"call,omitempty"`
 }
 
 // String is the author in a few words: "claude claude-sonnet-4 session
