@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/remote"
 	"github.com/journalfs/journal/replay/gitai"
 	"github.com/spf13/cobra"
 )
@@ -429,4 +431,77 @@ func grKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// gitRemoteJournals clones the workspaces of remote name (only those of
+// workspaces when given) into a temporary directory and returns their
+// journals for gitai.ComputeAll, and what removes them. A workspace's root
+// is taken to be the repository's top: its journal's keys are the
+// repository's paths.
+func (a *app) gitRemoteJournals(ctx context.Context, name string, workspaces []string) ([]gitai.Journal, func(), error) {
+	s, err := openRemote(ctx, name)
+	if err != nil {
+		return nil, nil, remoteErr(err)
+	}
+	if len(workspaces) == 0 {
+		if workspaces, err = s.Workspaces(ctx); err != nil {
+			return nil, nil, remoteErr(err)
+		}
+	}
+	if len(workspaces) == 0 {
+		return nil, nil, withHint(fmt.Errorf("remote %s holds no workspace", name), "`journal push "+name+"` from the workspace the agents worked in")
+	}
+	tmp, err := os.MkdirTemp("", "journal-git-remote-")
+	if err != nil {
+		return nil, nil, err
+	}
+	var opened []*journal.Journal
+	cleanup := func() {
+		for _, j := range opened {
+			j.Close()
+		}
+		os.RemoveAll(tmp)
+	}
+	var js []gitai.Journal
+	for i, ws := range workspaces {
+		dir := filepath.Join(tmp, strconv.Itoa(i))
+		if _, err := remote.Clone(ctx, s, ws, dir, remote.CloneOptions{}); err != nil {
+			cleanup()
+			return nil, nil, remoteErr(err)
+		}
+		j, err := journal.Open(filepath.Join(dir, journal.DirName, journal.FileName), journal.Options{})
+		if err != nil {
+			cleanup()
+			return nil, nil, err
+		}
+		opened = append(opened, j)
+		js = append(js, gitai.Journal{View: j.View, Key: func(p string) (string, bool) { return p, true }})
+	}
+	fmt.Fprintf(a.errOut, "journal: read %d workspace(s) of %s\n", len(js), name)
+	return js, cleanup, nil
+}
+
+// gitNoteRemote is `journal git note --remote`: the notes of commits from
+// the remote's journals, merged with the repository's remotes' notes and
+// written (WriteNotes), or printed with dryRun.
+func (a *app) gitNoteRemote(ctx context.Context, r *gitai.Repo, commits []string, name string, workspaces []string, jsonOut, dryRun bool) error {
+	js, cleanup, err := a.gitRemoteJournals(ctx, name, workspaces)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	if _, err := gitai.MergeRemotes(ctx, r); err != nil {
+		return err
+	}
+	notes, err := gitai.ComputeAll(ctx, r, js, commits)
+	if err != nil {
+		return err
+	}
+	res := &gitai.NoteResult{Notes: notes}
+	if !dryRun && len(notes) > 0 {
+		if res.Changed, err = gitai.WriteNotes(context.WithoutCancel(ctx), r, notes); err != nil {
+			return err
+		}
+	}
+	return printNotes(a.out, commits, res, jsonOut, dryRun)
 }
