@@ -89,7 +89,7 @@ func squashScenario(t *testing.T, srv *s3test.Server) (bare, url, before, after 
 	write(t, dev, agent, "f.txt", "a1\na2\na3\n")
 	gitEnvIn(t, dev, nil, "add", "f.txt")
 	gitEnvIn(t, dev, nil, "commit", "-qm", "feature")
-	gitIn(t, dev, "push", "-q", "origin", "feature") // journal git install makes a push carry the notes
+	gitIn(t, dev, "push", "-q", "origin", "feature")                                                // journal git install makes a push carry the notes
 	url = "s3://" + s3test.Bucket + "/" + strings.NewReplacer("/", "-", ".", "-").Replace(t.Name()) // one prefix per scenario
 	ok(t, dev, "remote", "add", "team", url, "--endpoint", srv.Endpoint())
 	ok(t, dev, "push", "team")

@@ -302,3 +302,16 @@ func TestGitReadShow(t *testing.T) {
 		t.Errorf("C: %+v", res.LineCounts)
 	}
 }
+
+// Two journals that attribute the same line to different tool calls prove
+// nothing of it: the merge ComputeAll relies on (MergeNotes) leaves it
+// untracked, and keeps the lines only one names.
+func TestGitReadMergeNotes_ConflictLeavesUntracked(t *testing.T) {
+	a := &gitai.Note{Files: []gitai.FileNote{{Path: "f.txt", Entries: []gitai.Entry{{Key: sessClaude + "::" + trace1, Lines: []int{1, 2}}}}}}
+	b := &gitai.Note{Files: []gitai.FileNote{{Path: "f.txt", Entries: []gitai.Entry{{Key: sessClaude + "::" + trace2, Lines: []int{2, 3}}}}}}
+	m := gitai.MergeNotes(a, b)
+	keys := gitai.LineKeys(m, "f.txt")
+	if keys[1] != sessClaude+"::"+trace1 || keys[2] != "" || keys[3] != sessClaude+"::"+trace2 {
+		t.Fatalf("%v", keys)
+	}
+}
