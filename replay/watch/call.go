@@ -236,3 +236,11 @@ func scan(ctx context.Context, eng *replay.Engine, baseline bool, tool string, a
 	}
 	return &Result{Events: ob.Events, Files: len(ob.Files), Skipped: ob.Skipped}, nil
 }
+
+// FlushRunning asks the watcher of the journal at journalPath, if one runs,
+// to record now every change made before the call (as its own changes);
+// ErrNoWatcher when none answers. It opens no engine: a caller that must
+// record the changes itself without a watcher opens one then.
+func FlushRunning(ctx context.Context, journalPath string) (*Result, error) {
+	return ask(ctx, filepath.Join(filepath.Dir(journalPath), "watch"), "flush", nil)
+}

@@ -1,0 +1,260 @@
+package gitai
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/replay"
+	"github.com/journalfs/journal/snapshot"
+)
+
+// Journal is the journal's side of computing notes.
+type Journal struct {
+	// View runs fn in one read transaction of the journal.
+	View func(fn func(tx *journal.Tx) error) error
+	// Key maps a path of the repository (relative to its top, slashes) to
+	// the journal's key for the file; ok is false for a file outside the
+	// journal's workspace.
+	Key func(path string) (key string, ok bool)
+	// Flush, if set, makes the journal record now what it has not yet of
+	// the files keys (a running watcher's pending changes, or the files as
+	// they are): what it records so is an outside change, untracked.
+	Flush func(ctx context.Context, keys []string) error
+}
+
+// nullID is base_commit_sha of a root commit, which has no parent.
+const nullID = "0000000000000000000000000000000000000000"
+
+// Compute computes the note of each commit (full object names), from the
+// commit's blobs and the journal's history. A line is attributed only on
+// evidence (see doc.go): any doubt leaves it untracked, and an error of the
+// journal fails the whole computation rather than write a partial note.
+func Compute(ctx context.Context, r *Repo, j Journal, commits []string) (map[string]*Note, error) {
+	cf, err := r.catFile(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer cf.close()
+	infos := make([]commitInfo, 0, len(commits))
+	for _, c := range commits {
+		typ, data, err := cf.read(c)
+		if errors.Is(err, errMissing) {
+			continue // gone (a pending commit pruned since): nothing to note
+		}
+		if err != nil {
+			return nil, err
+		}
+		if typ != "commit" {
+			return nil, fmt.Errorf("gitai: %s is a %s, not a commit", c, typ)
+		}
+		infos = append(infos, parseCommit(c, data))
+	}
+	diffs, err := r.diffCommits(ctx, infos)
+	if err != nil {
+		return nil, err
+	}
+	// The blobs are read before the journal's transaction, so that it is
+	// held only for the blames.
+	type blob struct {
+		f    fileDiff
+		key  string
+		also []string // the key of the path it was renamed from
+		data []byte
+	}
+	blobs := map[string][]blob{}
+	for _, c := range infos {
+		d := diffs[c.ID]
+		if d == nil {
+			continue
+		}
+		for _, f := range d.Files {
+			key, ok := j.Key(f.Path)
+			if !ok {
+				continue
+			}
+			_, data, err := cf.read(f.Blob)
+			if err != nil {
+				return nil, err
+			}
+			var also []string
+			if f.OldPath != "" {
+				if k, ok := j.Key(f.OldPath); ok && k != key {
+					also = append(also, k)
+				}
+			}
+			blobs[c.ID] = append(blobs[c.ID], blob{f, key, also, data})
+		}
+	}
+	if j.Flush != nil {
+		var keys []string
+		for _, bs := range blobs {
+			for _, b := range bs {
+				keys = append(keys, b.key)
+			}
+		}
+		if len(keys) > 0 {
+			if err := j.Flush(ctx, keys); err != nil {
+				return nil, fmt.Errorf("recording what the journal has not yet: %w", err)
+			}
+		}
+	}
+	notes := make(map[string]*Note, len(infos))
+	err = j.View(func(tx *journal.Tx) error {
+		at := newAttributor(tx)
+		for _, c := range infos {
+			n := &Note{Meta: Meta{BaseCommitSHA: nullID}}
+			if len(c.Parents) > 0 {
+				n.Meta.BaseCommitSHA = c.Parents[0]
+			}
+			for _, b := range blobs[c.ID] {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				fn, err := at.file(b.key, b.also, b.f, b.data, c.Committer, n)
+				if err != nil {
+					return err
+				}
+				if fn != nil {
+					n.Files = append(n.Files, *fn)
+				}
+			}
+			notes[c.ID] = n
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return notes, nil
+}
+
+// attributor attributes the lines of blobs within one transaction.
+type attributor struct {
+	tx *journal.Tx
+}
+
+func newAttributor(tx *journal.Tx) *attributor { return &attributor{tx: tx} }
+
+// file attributes the lines commit adds to one file, adding the records its
+// keys name to n's metadata; nil when it proves none.
+func (a *attributor) file(key string, also []string, f fileDiff, data []byte, committer string, n *Note) (*FileNote, error) {
+	if bytes.IndexByte(data, 0) >= 0 {
+		return nil, nil // binary: no lines
+	}
+	b, err := blameContent(a.tx, key, data, also...)
+	if err != nil || b == nil {
+		if err != nil && !errors.Is(err, journal.ErrNotFound) && !errors.Is(err, replay.ErrBinary) && !errors.Is(err, errTooLarge) {
+			if errors.Is(err, snapshot.ErrCorrupt) {
+				return nil, nil // a content that cannot be read proves nothing
+			}
+			return nil, err
+		}
+		return nil, nil
+	}
+	keys := map[string][]int{}
+	for _, ln := range f.Added {
+		if ln < 1 || ln > len(b.Lines) {
+			continue
+		}
+		seq := b.Lines[ln-1].Seq
+		if seq == 0 || seq == replay.Unjournaled {
+			continue
+		}
+		e := b.Events[seq]
+		if e == nil {
+			continue
+		}
+		k := attestation(e, committer, &n.Meta)
+		if k != "" {
+			keys[k] = append(keys[k], ln)
+		}
+	}
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	fn := &FileNote{Path: f.Path}
+	for k, ls := range keys {
+		fn.Entries = append(fn.Entries, Entry{Key: k, Lines: ls})
+	}
+	return fn, nil
+}
+
+// errTooLarge means a blob is over what blame reads.
+var errTooLarge = errors.New("gitai: file too large to blame")
+
+// blameContent blames data, the content of file key in a commit (also: the
+// keys it was renamed from, as git reports): each line's event is the one
+// that wrote that exact content (replay.BlameContent), 0 where the journal
+// cannot prove it.
+func blameContent(tx *journal.Tx, key string, data []byte, also ...string) (*replay.Blame, error) {
+	if len(data) > replay.MaxBlameBytes {
+		return nil, errTooLarge
+	}
+	return replay.BlameContent(tx, key, data, also...)
+}
+
+// attestation is the key of the lines event e wrote, adding its record to
+// m; "" for an event that proves no author (outside changes, the
+// watcher's, reverts and restores, which put back what someone else wrote).
+func attestation(e *journal.Event, committer string, m *Meta) string {
+	switch e.Actor.Kind {
+	case "mcp", "agent":
+		if e.Actor.Name == "" || e.Actor.Session == "" {
+			return ""
+		}
+		switch {
+		case e.Kind == journal.KindApply:
+		case e.Kind == journal.KindObserve && !isWatchTool(e.Tool):
+		default:
+			return ""
+		}
+		tool := agentTool(e.Actor.Name)
+		s := SessionKey(tool, e.Actor.Session)
+		if m.Sessions == nil {
+			m.Sessions = map[string]Session{}
+		}
+		if _, ok := m.Sessions[s]; !ok {
+			m.Sessions[s] = Session{AgentID: AgentID{Tool: tool, ID: e.Actor.Session, Model: modelOf(e)}}
+		}
+		return s + "::" + TraceKey(callID(e))
+	case "cli":
+		if e.Kind != journal.KindApply || committer == "" {
+			return ""
+		}
+		h := HumanKey(committer)
+		if m.Humans == nil {
+			m.Humans = map[string]Human{}
+		}
+		m.Humans[h] = Human{Author: committer}
+		return h
+	}
+	return ""
+}
+
+// callID names the tool call of event e for its trace key: its chain hash,
+// which no other event anywhere has and which neither a gc nor a redaction
+// changes. A reader finds the event by computing TraceKey of the session's
+// events.
+func callID(e *journal.Event) string { return "event:" + e.Hash.String() }
+
+// CallTraceKey is the trace key the notes give event e's lines.
+func CallTraceKey(e *journal.Event) string { return TraceKey(callID(e)) }
+
+// isWatchTool reports whether tool is one of the watcher's: changes by an
+// author nobody named.
+func isWatchTool(tool string) bool {
+	return tool == "" || tool == journal.ToolWatch || strings.HasPrefix(tool, "watch.")
+}
+
+// agentTool is the standard's tool name for an agent (an MCP client's or a
+// hook's name), lower case.
+func agentTool(name string) string { return strings.ToLower(strings.TrimSpace(name)) }
+
+// modelOf is the model of the agent that made event e. The journal records
+// none yet; when the agents' hooks record the model (and the prompt), this
+// is where a note learns them.
+func modelOf(e *journal.Event) string { return "" }

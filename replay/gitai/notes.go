@@ -1,0 +1,346 @@
+package gitai
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// notePaths are the paths a note for commit may have in a notes tree: flat,
+// or under one to four levels of fanout ("ab/cdef…", "ab/cd/ef…").
+func notePaths(commit string) []string {
+	ps := []string{commit}
+	p := ""
+	for i := 0; i < 4 && 2*i+2 < len(commit); i++ {
+		p += commit[2*i:2*i+2] + "/"
+		ps = append(ps, p+commit[2*i+2:])
+	}
+	return ps
+}
+
+// treeNotes lists the notes of notes commit ref for commits (nil: all of
+// them): by commit, each note's blob and its path in the tree.
+func (r *Repo) treeNotes(ctx context.Context, ref string, commits []string) (map[string][2]string, error) {
+	args := []string{"ls-tree", "-r", "-z", "--full-tree", ref}
+	if commits != nil {
+		if len(commits) == 0 {
+			return map[string][2]string{}, nil
+		}
+		args = append(args, "--")
+		for _, c := range commits {
+			args = append(args, notePaths(c)...)
+		}
+	}
+	out, err := r.git(ctx, nil, args...)
+	if err != nil {
+		return nil, err
+	}
+	res := map[string][2]string{}
+	for _, rec := range strings.Split(string(out), "\x00") {
+		meta, path, ok := strings.Cut(rec, "\t")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(meta)
+		if len(f) != 3 || f[1] != "blob" {
+			continue
+		}
+		c := strings.ReplaceAll(path, "/", "")
+		if isObjectName(c) {
+			res[c] = [2]string{f[2], path}
+		}
+	}
+	return res, nil
+}
+
+// notesRefs are the notes refs of the repository: ours (refs/notes/ai)
+// and the tracking refs of remotes' (refs/notes/ai-remote/<remote>), by
+// name, each with its commit.
+func (r *Repo) notesRefs(ctx context.Context) (map[string]string, error) {
+	out, err := r.git(ctx, nil, "for-each-ref", "--format=%(objectname) %(refname)", NotesRef, RemoteNotesPrefix)
+	if err != nil {
+		return nil, err
+	}
+	res := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if id, name, ok := strings.Cut(l, " "); ok {
+			res[name] = id
+		}
+	}
+	return res, nil
+}
+
+// RemoteNotesPrefix is where a remote's notes are fetched to (a tracking
+// ref per remote, merged into NotesRef by the next hook or `journal git
+// note`).
+const RemoteNotesPrefix = "refs/notes/ai-remote/"
+
+// errLostRace means the notes ref moved while a new notes commit was made.
+var errLostRace = errors.New("gitai: the notes ref moved meanwhile")
+
+// maxRaces bounds the retries of a notes update lost to another writer.
+const maxRaces = 20
+
+// notesUpdate is one notes commit to make on top of the ref's value old: the
+// note blobs to set, by commit; extra parents (a merged remote's notes).
+type notesUpdate struct {
+	set     map[string][]byte
+	parents []string
+	message string
+	// ff, if set, is a notes commit to move the ref to as it is (a
+	// fast-forward to a remote's notes that hold all of ours).
+	ff string
+}
+
+// updateNotes moves NotesRef compare-and-swap to a notes commit made by
+// plan from its current value (plan is called again after a lost race).
+// It returns the commits whose note changed; a plan setting only notes
+// already there writes nothing.
+func (r *Repo) updateNotes(ctx context.Context, plan func(old string) (*notesUpdate, error)) ([]string, error) {
+	for try := 0; ; try++ {
+		old, _, err := r.RevParse(ctx, NotesRef)
+		if err != nil {
+			return nil, err
+		}
+		u, err := plan(old)
+		if err != nil {
+			return nil, err
+		}
+		changed, err := r.commitNotes(ctx, old, u)
+		if errors.Is(err, errLostRace) && try < maxRaces && ctx.Err() == nil {
+			continue
+		}
+		return changed, err
+	}
+}
+
+// commitNotes makes u's notes commit on old and moves the ref from old to it.
+func (r *Repo) commitNotes(ctx context.Context, old string, u *notesUpdate) ([]string, error) {
+	if u == nil {
+		return nil, nil
+	}
+	if u.ff != "" {
+		oldv := old
+		if oldv == "" {
+			oldv = nullOf(r)
+		}
+		if _, err := r.git(ctx, nil, "update-ref", "-m", "journal git: notes", NotesRef, u.ff, oldv); err != nil {
+			return nil, fmt.Errorf("%w: %v", errLostRace, err)
+		}
+		return []string{}, nil
+	}
+	commits := make([]string, 0, len(u.set))
+	for c := range u.set {
+		commits = append(commits, c)
+	}
+	sort.Strings(commits)
+	existing := map[string][2]string{}
+	if old != "" {
+		var err error
+		if existing, err = r.treeNotes(ctx, old, commits); err != nil {
+			return nil, err
+		}
+	}
+	var changed []string
+	for _, c := range commits {
+		if existing[c][0] != r.blobID(u.set[c]) {
+			changed = append(changed, c)
+		}
+	}
+	if len(changed) == 0 && len(u.parents) == 0 {
+		return nil, nil
+	}
+	if err := os.MkdirAll(r.StateDir(), 0o755); err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(r.StateDir(), "notes-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	blobs, err := r.writeBlobs(ctx, tmp, changed, u.set)
+	if err != nil {
+		return nil, err
+	}
+	env := []string{"GIT_INDEX_FILE=" + filepath.Join(tmp, "index")}
+	if old != "" {
+		_, err = r.gitEnv(ctx, env, nil, "read-tree", old)
+	} else {
+		_, err = r.gitEnv(ctx, env, nil, "read-tree", "--empty")
+	}
+	if err != nil {
+		return nil, err
+	}
+	var info bytes.Buffer
+	zero := nullOf(r)
+	for i, c := range changed {
+		if p := existing[c][1]; p != "" {
+			fmt.Fprintf(&info, "0 %s\t%s\n", zero, p)
+		}
+		fmt.Fprintf(&info, "100644 %s\t%s\n", blobs[i], c)
+	}
+	if _, err := r.gitEnv(ctx, env, info.Bytes(), "update-index", "--index-info"); err != nil {
+		return nil, err
+	}
+	tree, err := r.gitEnv(ctx, env, nil, "write-tree")
+	if err != nil {
+		return nil, err
+	}
+	args := []string{"commit-tree", strings.TrimSpace(string(tree))}
+	if old != "" {
+		args = append(args, "-p", old)
+	}
+	for _, p := range u.parents {
+		args = append(args, "-p", p)
+	}
+	msg := u.message
+	if msg == "" {
+		msg = "Notes added by 'journal git'"
+	}
+	args = append(args, "-m", msg)
+	nc, err := r.git(ctx, nil, args...)
+	if err != nil && strings.Contains(err.Error(), "tell me who you are") || err != nil && strings.Contains(err.Error(), "empty ident") {
+		nc, err = r.gitEnv(ctx, []string{"GIT_AUTHOR_NAME=journal", "GIT_AUTHOR_EMAIL=journal@localhost",
+			"GIT_COMMITTER_NAME=journal", "GIT_COMMITTER_EMAIL=journal@localhost"}, nil, args...)
+	}
+	if err != nil {
+		return nil, err
+	}
+	oldv := old
+	if oldv == "" {
+		oldv = zero
+	}
+	if _, err := r.git(ctx, nil, "update-ref", "-m", "journal git: notes", NotesRef, strings.TrimSpace(string(nc)), oldv); err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: %v", errLostRace, err)
+	}
+	return changed, nil
+}
+
+// nullOf is the null object name of r's hash.
+func nullOf(r *Repo) string {
+	if r.sha256 {
+		return strings.Repeat("0", 64)
+	}
+	return nullID
+}
+
+// writeBlobs stores the notes of commits as blobs, in one `git hash-object`.
+func (r *Repo) writeBlobs(ctx context.Context, tmp string, commits []string, set map[string][]byte) ([]string, error) {
+	if len(commits) == 0 {
+		return nil, nil
+	}
+	var paths bytes.Buffer
+	for i, c := range commits {
+		p := filepath.Join(tmp, "n"+strconv.Itoa(i))
+		if err := os.WriteFile(p, set[c], 0o644); err != nil {
+			return nil, err
+		}
+		paths.WriteString(p + "\n")
+	}
+	out, err := r.git(ctx, paths.Bytes(), "hash-object", "-w", "--no-filters", "--stdin-paths")
+	if err != nil {
+		return nil, err
+	}
+	ids := strings.Fields(string(out))
+	if len(ids) != len(commits) {
+		return nil, fmt.Errorf("gitai: hash-object gave %d names for %d notes", len(ids), len(commits))
+	}
+	return ids, nil
+}
+
+// readBlobs reads blobs by name.
+func (r *Repo) readBlobs(ctx context.Context, ids []string) (map[string][]byte, error) {
+	res := map[string][]byte{}
+	if len(ids) == 0 {
+		return res, nil
+	}
+	cf, err := r.catFile(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer cf.close()
+	for _, id := range ids {
+		_, data, err := cf.read(id)
+		if err != nil {
+			return nil, err
+		}
+		res[id] = data
+	}
+	return res, nil
+}
+
+// WriteNotes sets the notes of commits (Format's bytes, by commit) in one
+// notes commit, merged with what remotes' notes say of the same commits
+// (MergeNotes), compare-and-swap. It returns the commits whose note
+// changed: none when every note is already there.
+func WriteNotes(ctx context.Context, r *Repo, notes map[string]*Note) ([]string, error) {
+	refs, err := r.notesRefs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	commits := make([]string, 0, len(notes))
+	for c := range notes {
+		commits = append(commits, c)
+	}
+	// What remotes say of these commits is merged in.
+	theirs := map[string][]*Note{}
+	for name, id := range refs {
+		if !strings.HasPrefix(name, RemoteNotesPrefix) {
+			continue
+		}
+		tn, err := r.treeNotes(ctx, id, commits)
+		if err != nil {
+			return nil, err
+		}
+		var ids []string
+		for _, b := range tn {
+			ids = append(ids, b[0])
+		}
+		data, err := r.readBlobs(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		for c, b := range tn {
+			if n, err := Parse(data[b[0]]); err == nil {
+				theirs[c] = append(theirs[c], n)
+			}
+		}
+	}
+	set := map[string][]byte{}
+	for c, n := range notes {
+		for _, t := range theirs[c] {
+			n = MergeNotes(n, t)
+		}
+		b, err := Format(n)
+		if err != nil {
+			return nil, err
+		}
+		set[c] = b
+	}
+	return r.updateNotes(ctx, func(string) (*notesUpdate, error) {
+		return &notesUpdate{set: set, message: "Notes added by 'journal git note'"}, nil
+	})
+}
+
+// ReadNote returns the note of commit in NotesRef (nil if it has none).
+func ReadNote(ctx context.Context, r *Repo, commit string) ([]byte, error) {
+	old, ok, err := r.RevParse(ctx, NotesRef)
+	if err != nil || !ok {
+		return nil, err
+	}
+	tn, err := r.treeNotes(ctx, old, []string{commit})
+	if err != nil || tn[commit][0] == "" {
+		return nil, err
+	}
+	data, err := r.readBlobs(ctx, []string{tn[commit][0]})
+	return data[tn[commit][0]], err
+}
