@@ -558,6 +558,9 @@ func (w *Watcher) Begin(ctx context.Context, c Call) (*replay.Observed, error) {
 // not see begin (it started since) is named all the same.
 func (w *Watcher) End(ctx context.Context, c Call) (*replay.Observed, error) {
 	w.mu.Lock()
+	if s := w.calls[c.ID]; s != nil {
+		c.fill(s.call)
+	}
 	calls := []Call{c}
 	for id, s := range w.calls {
 		if id != c.ID {
