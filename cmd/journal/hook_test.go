@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -478,4 +481,67 @@ func eachAgent(f func(agent, pre string)) {
 		go func() { defer wg.Done(); f(agent, pre) }()
 	}
 	wg.Wait()
+}
+
+// Who did it, everywhere: a hook's event names the agent and its session
+// in log (and --actor AGENT/SESSION, --session find it), show (with the
+// call, model, prompt and subagent), blame, and the web app's event,
+// session and blame pages; a revert made in the web app names the web app.
+func TestHook_WhoEverywhere(t *testing.T) {
+	const s = "00893aaf-19fa-41d2-8238-13269b9b3ca0"
+	dir, evs := hookSession(t, "claude-code", steps("session-start", "prompt",
+		"pre-bash", "$ "+cmdOne, "post-bash",
+		"subagent-start", "sub-pre-bash", "$ echo sub > sub.txt", "sub-post-bash", "subagent-stop"))
+	if len(evs) != 2 {
+		t.Fatalf("%d events", len(evs))
+	}
+	call, sub := fmt.Sprint(evs[0]["seq"]), fmt.Sprint(evs[1]["seq"])
+	for _, args := range [][]string{{"log", "--oneline", "--actor", "claude-code/" + s}, {"log", "--oneline", "--session", s}, {"log", "--oneline", "--actor", "claude-code"}} {
+		out := ok(t, dir, args...)
+		if n := strings.Count(out, "claude-code/"+s+" Bash"); n != 2 || !strings.Contains(out, "Bash: echo one > one.txt") || !strings.Contains(out, "Bash (subagent Explore agent-7f3a): echo sub") {
+			t.Errorf("%s: %d events:\n%s", strings.Join(args, " "), n, out)
+		}
+	}
+	out := ok(t, dir, "show", sub)
+	for _, want := range []string{"actor    claude-code/" + s + " (", "origin hook", "call     toolu_01SUB", "model    claude-sonnet-5",
+		"prompt   550e8400-e29b-41d4-a716-446655440000", "subagent Explore agent-7f3a"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("show lacks %q:\n%s", want, out)
+		}
+	}
+	if out := ok(t, dir, "blame", "one.txt"); !strings.Contains(out, call+" claude-code/00893aaf") {
+		t.Errorf("blame:\n%s", out)
+	}
+	_, base := startWeb(t, dir)
+	get := func(path string) string {
+		t.Helper()
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 {
+			t.Fatalf("GET %s: %d\n%s", path, resp.StatusCode, b)
+		}
+		return string(b)
+	}
+	for _, p := range []string{"/event/" + sub, "/session/" + s, "/blame?path=one.txt", "/"} {
+		if page := get(p); !strings.Contains(page, "claude-code /"+s) {
+			t.Errorf("web %s does not name the agent and its session", p)
+		}
+	}
+	page := get("/event/" + call + "/revert")
+	m := regexp.MustCompile(`name="token" value="([0-9a-f]+)"`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("no token on the revert page:\n%s", page)
+	}
+	resp, err := http.PostForm(base+"/event/"+call+"/revert", url.Values{"token": {m[1]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if out := ok(t, dir, "log", "--oneline", "-n", "1"); !strings.Contains(out, "web:") || !strings.Contains(out, "revert of "+call) {
+		t.Errorf("the web app's revert:\n%s", out)
+	}
 }

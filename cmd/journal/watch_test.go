@@ -100,7 +100,7 @@ func TestHook_ClaudeCodeBash(t *testing.T) {
 		t.Fatalf("the event has %d files, want 3", n)
 	}
 	out := ok(t, dir, "log", "-n", "1")
-	if !strings.Contains(out, "claude-code Bash: sed -i") {
+	if !strings.Contains(out, "claude-code/8c35adc1-6f0e-4d1b-9a53-2f7c1c0e9b41  Bash: sed -i") {
 		t.Fatalf("log:\n%s", out)
 	}
 	ok(t, dir, "undo")
