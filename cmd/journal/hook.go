@@ -141,6 +141,11 @@ func runHook(a *app, agent, event string, in *os.File) error {
 		return err
 	}
 	agents.Recall(wdir, &h)
+	for i, f := range h.Call.Files {
+		if abs, err := filepath.Abs(f); err == nil {
+			h.Call.Files[i] = abs
+		}
+	}
 	eng, err := a.engine()
 	if err != nil {
 		return err

@@ -259,14 +259,15 @@ func TestHook_Codex(t *testing.T) {
 // Cursor (hooks.json version 1): a shell command through
 // beforeShellExecution/afterShellExecution sent after a BOM; one hooked by
 // both preToolUse/postToolUse and the shell hooks recorded once;
-// afterFileEdit, which has no before-hook; conversation_id as the session,
+// afterFileEdit, which has no before-hook (its event holds its file alone,
+// not a person's file changed at the same time); conversation_id as the session,
 // generation_id as the prompt, workspace_roots as the directory.
 func TestHook_Cursor(t *testing.T) {
 	const s, g, m = "b9c0f2de-3a41-4c8e-9d2b-0f4e7a1c6d35", "5f1a7e20-8c3d-4b9a-a6e1-2d7c9f0b4e88", "claude-sonnet-4-20250514"
 	_, evs := hookSession(t, "cursor", steps("session-start", "before-submit-prompt",
 		"before-shell", "$ "+cmdOne, "after-shell",
 		"pre-tool-shell", "before-shell-2", "$ echo two > two.txt", "after-shell-2", "post-tool-shell",
-		"$ sed -i s/c/C/ c.txt", "after-file-edit", "stop", "session-end"))
+		"$ echo mine > mine.txt; sed -i s/c/C/ c.txt", "after-file-edit", "stop", "session-end"))
 	checkCalls(t, "cursor", evs, []wantCall{
 		{tool: "Shell", session: s, call: "made-", args: cmdOne, model: m, prompt: g, files: []string{"a.txt", "one.txt"}},
 		{tool: "Shell", session: s, call: "made-", args: "echo two > two.txt", model: m, prompt: g, files: []string{"two.txt"}},

@@ -39,6 +39,10 @@ type Call struct {
 	Prompt    string `json:"prompt,omitempty"`
 	Subagent  string `json:"subagent,omitempty"`
 	AgentType string `json:"agent_type,omitempty"`
+	// Files are, for an after-hook with no before-hook (Cursor's
+	// afterFileEdit), the absolute paths it says it changed: its End names
+	// only their changes (Watcher.End).
+	Files []string `json:"files,omitempty"`
 }
 
 // About is what an event records of a hook's call beside its input, under

@@ -13,7 +13,8 @@ import (
 // postToolUse / postToolUseFailure with tool_name "Shell": both pairs name
 // one call (the generation and the command), so a hooks.json with both
 // records it once. afterFileEdit has no before-hook: it closes a call that
-// never opened, which names what changed since the watcher last recorded.
+// never opened: its End names that file's change if the watcher has not
+// recorded it yet.
 func init() {
 	Register(&Adapter{Name: "cursor", Env: []string{"CURSOR_PROJECT_DIR"}, Parse: parseCursor})
 }
@@ -76,6 +77,9 @@ func parseCursor(raw []byte, event string) (Hook, error) {
 			c.Tool = "Tab"
 		}
 		c.Input = marshalNoEscape(map[string]any{"file_path": p.FilePath, "edits": p.Edits})
+		if p.FilePath != "" {
+			c.Files = []string{p.FilePath}
+		}
 	}
 	return h, nil
 }
