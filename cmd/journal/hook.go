@@ -93,7 +93,14 @@ stderr, and returns within about 2 seconds.`,
 			}
 			a.journalFlag, a.roots = flagString(cmd, "journal"), flagStrings(cmd, "root")
 			done := make(chan error, 1)
-			go func() { done <- runHook(a, args[0], event, os.Stdin) }()
+			go func() {
+				defer func() { // a panic here would exit 2: "block this call"
+					if r := recover(); r != nil {
+						done <- fmt.Errorf("internal error: %v", r)
+					}
+				}()
+				done <- runHook(a, args[0], event, os.Stdin)
+			}()
 			var err error
 			select {
 			case err = <-done:

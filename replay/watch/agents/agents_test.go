@@ -112,3 +112,20 @@ func TestParse_CopilotToolArgs(t *testing.T) {
 		t.Fatalf("failure %+v", e)
 	}
 }
+
+// Parse never panics, whatever the agent is sent; what it accepts is a
+// call with an id, or another event.
+func FuzzParse(f *testing.F) {
+	samples, _ := filepath.Glob(filepath.Join("..", "..", "..", "testdata", "hooks", "*", "*.json"))
+	for _, p := range samples {
+		raw, _ := os.ReadFile(p)
+		f.Add(filepath.Base(filepath.Dir(p)), raw, "")
+	}
+	f.Add("copilot", []byte(`{"toolName":"bash","toolArgs":"{\"command\":1}"}`), "postToolUse")
+	f.Fuzz(func(t *testing.T, agent string, raw []byte, event string) {
+		h, err := agents.Parse(agent, raw, event)
+		if err == nil && h.Op != agents.Other && h.Call.ID == "" {
+			t.Fatalf("a call without an id: %+v", h)
+		}
+	})
+}
