@@ -105,7 +105,7 @@ stderr, and returns within about 2 seconds.`,
 			select {
 			case err = <-done:
 			case <-time.After(hookBudget):
-				err = fmt.Errorf("gave up after %v (the journal is busy or damaged; a running watcher still records the call)", hookBudget)
+				err = fmt.Errorf("gave up after %v (the journal or its watcher is busy, or the journal damaged)", hookBudget)
 			}
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "journal hook: %v (the call goes on; its changes are recorded by the next watcher or hook)\n", err)
@@ -153,19 +153,24 @@ func runHook(a *app, agent, event string, in *os.File) error {
 			h.Call.Files[i] = abs
 		}
 	}
+	actor := replay.CLIActor()
+	h.Call.User, h.Call.Host = actor.User, actor.Host
+	ctx, cancel := context.WithTimeout(context.Background(), hookBudget)
+	defer cancel()
+	ask, alone := watch.AskBegin, watch.Begin
+	if h.Op == agents.End {
+		ask, alone = watch.AskEnd, watch.End
+	}
+	// the running watcher first: the journal is not opened (nor its lock
+	// waited for) when one answers
+	if _, err := ask(ctx, wdir, h.Call); !errors.Is(err, watch.ErrNoWatcher) {
+		return err
+	}
 	eng, err := a.engine()
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
-	actor := replay.CLIActor()
-	h.Call.User, h.Call.Host = actor.User, actor.Host
-	ctx, cancel := context.WithTimeout(context.Background(), hookBudget)
-	defer cancel()
-	if h.Op == agents.Begin {
-		_, err = watch.Begin(ctx, eng, h.Call)
-	} else {
-		_, err = watch.End(ctx, eng, h.Call)
-	}
+	_, err = alone(ctx, eng, h.Call)
 	return err
 }

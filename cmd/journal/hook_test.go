@@ -546,3 +546,36 @@ func TestHook_WhoEverywhere(t *testing.T) {
 		t.Errorf("the web app's revert:\n%s", out)
 	}
 }
+
+// With a watcher running, a hook asks it without opening the journal: a
+// before-hook answers at once while another process holds the journal's
+// lock, and the call's event is named once the lock is free.
+func TestHook_WatcherAnswersWhileJournalLocked(t *testing.T) {
+	dir := t.TempDir()
+	files(t, dir, map[string]string{"a.txt": "a\n"})
+	stop := startWatch(t, dir)
+	defer stop()
+	lf, err := os.OpenFile(filepath.Join(dir, ".journal", "journal.db.lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lf.Close()
+	if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	r := hookRun(t, dir, false, sample(t, "claude-code", "pre-x", dir), "hook", "claude-code")
+	if took := time.Since(start); r.code != 0 || r.stdout != "" || r.stderr != "" || took > time.Second {
+		t.Fatalf("before-hook with the journal locked: exit %d after %v, %q %q", r.code, took, r.stdout, r.stderr)
+	}
+	syscall.Flock(int(lf.Fd()), syscall.LOCK_UN)
+	bash(t, dir, "echo x > x.txt")
+	if r := hookRun(t, dir, false, sample(t, "claude-code", "post-x-late", dir), "hook", "claude-code"); r.code != 0 || r.stderr != "" {
+		t.Fatalf("after-hook: %d %q", r.code, r.stderr)
+	}
+	evs := logJSON(t, dir)
+	last := evs[len(evs)-1]
+	if last["tool"] != "Bash" || strings.Join(eventFiles(last), " ") != "x.txt" || !strings.Contains(compact(last["args"]), `"id":"toolu_01X"`) {
+		t.Fatalf("the call's event: %v", last)
+	}
+}

@@ -276,6 +276,18 @@ func ask(ctx context.Context, dir, op string, c *Call) (*Result, error) {
 	return &Result{Events: r.Events, Files: r.Files, Skipped: r.Skipped, Watcher: true}, nil
 }
 
+// AskBegin is Begin asked of the running watcher of the journal whose
+// watch directory is dir (Dir), without opening the journal: ErrNoWatcher
+// when none answers there.
+func AskBegin(ctx context.Context, dir string, c Call) (*Result, error) {
+	return ask(ctx, dir, "begin", &c)
+}
+
+// AskEnd is End asked of the running watcher, as AskBegin.
+func AskEnd(ctx context.Context, dir string, c Call) (*Result, error) {
+	return ask(ctx, dir, "end", &c)
+}
+
 // Begin opens call c: the running watcher (if any) records what changed
 // before it, and names for c what changes until End. With no watcher
 // running, this process walks the workspace and records what changed
