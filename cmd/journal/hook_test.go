@@ -307,14 +307,16 @@ func TestHook_Gemini(t *testing.T) {
 
 // Copilot CLI: camelCase hooks (no event name: told from the fields, or
 // given by --event; toolArgs a JSON string or an object; a failure's
-// error) and PascalCase ones (hook_event_name, tool_input).
+// error), PascalCase ones (hook_event_name, tool_input), and VS Code's
+// Copilot agent hooks (sessionId, hookEventName, tool_name, tool_use_id).
 func TestHook_Copilot(t *testing.T) {
 	const s = "c0ffee00-1234-4abc-9def-0123456789ab"
 	st := steps("session-start", "user-prompt-submitted",
 		"pre-tool-use", "$ "+cmdOne, "post-tool-use",
 		"pre-tool-use-edit-object", "$ sed -i s/c/C/ c.txt", "post-tool-use-edit-object",
 		"pre-tool-use-fail", "$ echo partial > p.txt && false", "post-tool-use-failure",
-		"pascal-pre-tool-use", "$ echo pascal > pascal.txt", "pascal-post-tool-use", "agent-stop", "session-end")
+		"pascal-pre-tool-use", "$ echo pascal > pascal.txt", "pascal-post-tool-use", "agent-stop", "session-end",
+		"vscode-pre-tool-use", "$ echo vs > vs.txt", "vscode-post-tool-use")
 	st[5].event, st[7].event = "preToolUse", "postToolUse"
 	_, evs := hookSession(t, "copilot", st)
 	checkCalls(t, "copilot", evs, []wantCall{
@@ -322,6 +324,7 @@ func TestHook_Copilot(t *testing.T) {
 		{tool: "edit", session: s, call: "made-", args: `"path":"c.txt"`, files: []string{"c.txt"}},
 		{tool: "bash", session: s, call: "made-", args: "echo partial", files: []string{"p.txt"}},
 		{tool: "bash", session: s, call: "made-", args: "echo pascal", files: []string{"pascal.txt"}},
+		{tool: "runTerminalCommand", session: "3f2a9c41-vscode", call: "tool-123", args: "echo vs", files: []string{"vs.txt"}},
 	})
 }
 

@@ -116,7 +116,8 @@ var (
 )
 
 // Parse reads one payload of agent's hook. The Hook's Call has its Agent set
-// (the adapter's name) and its Origin "hook".
+// (the adapter's name, or the agent whose payload it is when one agent runs
+// another's hooks) and its Origin "hook".
 func Parse(agent string, raw []byte, event string) (Hook, error) {
 	a, ok := Lookup(agent)
 	if !ok {
@@ -134,7 +135,10 @@ func Parse(agent string, raw []byte, event string) (Hook, error) {
 	if err != nil {
 		return Hook{}, fmt.Errorf("agents: %s: %w", a.Name, err)
 	}
-	h.Call.Agent, h.Call.Origin = a.Name, "hook"
+	if h.Call.Agent == "" { // else another agent's payload, read as its own
+		h.Call.Agent = a.Name
+	}
+	h.Call.Origin = "hook"
 	if h.Dir == "" {
 		for _, v := range a.Env {
 			if d := os.Getenv(v); d != "" {

@@ -129,3 +129,21 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// VS Code's Copilot agent and Cursor run Claude Code's hooks with their own
+// payloads: `journal hook claude-code` reads them as theirs, with the ids
+// their own hooks give, so a call hooked both ways is one call.
+func TestParse_ClaudeCodeHooksRunByOthers(t *testing.T) {
+	root := filepath.Join("..", "..", "..", "testdata", "hooks")
+	for _, c := range []struct{ agent, sample string }{{"copilot", "vscode-pre-tool-use"}, {"cursor", "before-shell"}, {"cursor", "pre-tool-shell"}} {
+		raw, err := os.ReadFile(filepath.Join(root, c.agent, c.sample+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		own, err1 := agents.Parse(c.agent, raw, "")
+		viaClaude, err2 := agents.Parse("claude-code", raw, "")
+		if err1 != nil || err2 != nil || viaClaude.Call.Agent != c.agent || viaClaude.Call.ID != own.Call.ID || viaClaude.Op != agents.Begin {
+			t.Errorf("%s/%s through claude-code: %+v (%v), own %+v (%v)", c.agent, c.sample, viaClaude, err2, own, err1)
+		}
+	}
+}

@@ -9,9 +9,35 @@ import "encoding/json"
 // call's before-hook). prompt_id names the prompt (v2.1.196+); inside a
 // subagent, agent_id and agent_type name it; model comes on SessionStart
 // only (the hook command remembers it for the session, see Remember).
+//
+// VS Code's Copilot agent and Cursor run the hooks of Claude Code's
+// settings files too, with payloads of their own: those are read as theirs
+// and named for them (VS Code's by its hookEventName, Cursor's by its
+// conversation_id), with the ids their own hooks give the same call, so
+// that a call hooked both ways is recorded once.
 func init() {
-	Register(&Adapter{Name: "claude-code", Aliases: []string{"claude", "claudecode"}, Env: []string{"CLAUDE_PROJECT_DIR"},
-		Parse: func(raw []byte, _ string) (Hook, error) { return parseClaudeStyle(raw, "") }})
+	Register(&Adapter{Name: "claude-code", Aliases: []string{"claude", "claudecode"}, Env: []string{"CLAUDE_PROJECT_DIR"}, Parse: parseClaude})
+}
+
+func parseClaude(raw []byte, event string) (Hook, error) {
+	var probe struct {
+		VSCode       string `json:"hookEventName"`
+		Conversation string `json:"conversation_id"`
+	}
+	json.Unmarshal(raw, &probe)
+	var h Hook
+	var err error
+	switch {
+	case probe.VSCode != "":
+		h, err = parseCopilot(raw, event)
+		h.Call.Agent = "copilot"
+	case probe.Conversation != "":
+		h, err = parseCursor(raw, event)
+		h.Call.Agent = "cursor"
+	default:
+		h, err = parseClaudeStyle(raw, event)
+	}
+	return h, err
 }
 
 // claudeStyle is Claude Code's payload, and the fields of the agents that

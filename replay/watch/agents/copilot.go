@@ -19,7 +19,7 @@ import "encoding/json"
 // casing": sessionId, hookEventName, tool_name, tool_input, tool_use_id)
 // are read here too. No model, no prompt id.
 func init() {
-	Register(&Adapter{Name: "copilot", Aliases: []string{"copilot-cli", "github-copilot"}, Parse: parseCopilot})
+	Register(&Adapter{Name: "copilot", Aliases: []string{"copilot-cli", "github-copilot", "vscode"}, Parse: parseCopilot})
 }
 
 type copilotHook struct {
