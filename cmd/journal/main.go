@@ -57,6 +57,9 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	a := &app{out: stdout, errOut: stderr}
 	root := newRootCmd(a)
+	if isHookCall(root, args) {
+		return runHookCall(root, args, stderr)
+	}
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -124,6 +125,16 @@ func (a *app) printEvent(w io.Writer, tx *journal.Tx, e *journal.Event) {
 	row("actor", who)
 	row("kind", string(e.Kind))
 	row("tool", e.Tool)
+	if e.Actor.Origin == "hook" {
+		var a struct {
+			Call hookCall `json:"call"`
+		}
+		json.Unmarshal(e.Args, &a)
+		row("call", a.Call.ID)
+		row("model", a.Call.Model)
+		row("prompt", a.Call.Prompt)
+		row("subagent", strings.TrimSpace(a.Call.AgentType+" "+a.Call.Subagent))
+	}
 	row("args", string(e.Args))
 	if len(e.Args) == 0 {
 		if by, ok := tx.ArgsRedactedBy(e.Seq); ok {

@@ -558,6 +558,41 @@ func TestWatch_CallsThroughSocketAndAlone(t *testing.T) {
 	}
 }
 
+// An after-hook with no before-hook that names its files (Cursor's
+// afterFileEdit) is one event of those files alone, named for it; another
+// call open meanwhile keeps the rest.
+func TestWatch_EndWithoutBeginNamesItsFiles(t *testing.T) {
+	dir := t.TempDir()
+	files(t, dir, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	h := newHarness(t, dir)
+	ctx := context.Background()
+	shell := Call{ID: "shell", Agent: "cursor", Session: "c1", Tool: "Shell", Input: []byte(`{"command":"echo B > b.txt"}`), Origin: "hook"}
+	edit := Call{ID: "edit", Agent: "cursor", Session: "c1", Tool: "Write", Input: []byte(`{"file_path":"a.txt"}`), Origin: "hook",
+		Files: []string{filepath.Join(dir, "a.txt")}}
+	last := h.last()
+	if _, err := h.w.Begin(ctx, shell); err != nil {
+		t.Fatal(err)
+	}
+	sh(t, dir, `echo A > a.txt; echo B > b.txt`)
+	if _, err := h.w.End(ctx, edit); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.w.End(ctx, shell); err != nil {
+		t.Fatal(err)
+	}
+	evs := h.events(last + 1)
+	if len(evs) != 2 || evs[0].Tool != "Write" || paths(evs[0]) != "m a.txt" || evs[1].Tool != "Shell" || paths(evs[1]) != "m b.txt" {
+		var got []string
+		for _, e := range evs {
+			got = append(got, e.Tool+" "+paths(e))
+		}
+		t.Fatalf("events: %v", got)
+	}
+	if !strings.Contains(string(evs[0].Args), `"call":{"id":"edit"}`) || strings.Contains(string(evs[0].Args), "shell") {
+		t.Fatalf("the edit's event: %s", evs[0].Args)
+	}
+}
+
 // One watcher per workspace: a second Start is refused while the first runs.
 func TestWatch_OnePerWorkspace(t *testing.T) {
 	dir := t.TempDir()

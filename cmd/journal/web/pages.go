@@ -52,8 +52,11 @@ func who(a journal.Actor) string {
 			return "web:" + a.User
 		}
 		return "cli:" + a.User
-	case "mcp":
+	case "mcp", "agent": // an MCP client, an agent through its hooks
 		s := a.Name
+		if s == "" {
+			s = a.Kind
+		}
 		if a.Version != "" {
 			s += " " + a.Version
 		}
