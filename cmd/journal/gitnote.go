@@ -217,8 +217,8 @@ func newGitUninstallCmd(a *app) *cobra.Command {
 	}
 }
 
-// hookBudget bounds a hook's own work: past it the commits stay pending.
-const hookBudget = 20 * time.Second
+// gitHookBudget bounds a hook's own work: past it the commits stay pending.
+const gitHookBudget = 20 * time.Second
 
 func newGitHookCmd(a *app) *cobra.Command {
 	return &cobra.Command{
@@ -251,7 +251,7 @@ func runGitHook(a *app, name string, args []string) error {
 		}
 		in.Stdin = data
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), hookBudget)
+	ctx, cancel := context.WithTimeout(context.Background(), gitHookBudget)
 	defer cancel()
 	r, err := gitai.OpenRepo(ctx, ".")
 	if err != nil {
@@ -266,7 +266,7 @@ func runGitHook(a *app, name string, args []string) error {
 	select {
 	case err = <-done:
 	case <-ctx.Done():
-		err = fmt.Errorf("gave up after %s", hookBudget)
+		err = fmt.Errorf("gave up after %s", gitHookBudget)
 	}
 	if err == nil && jerr != nil && name != "pre-push" {
 		if p, _ := gitai.Pending(r); len(p) > 0 {
