@@ -2,6 +2,8 @@ package mcp_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -168,5 +170,37 @@ func TestHistory_EventResourceMasksSecrets(t *testing.T) {
 	e.ok("redo", map[string]any{}, nil)
 	if e.read(".env") != content {
 		t.Fatalf("after undo and redo: %q", e.read(".env"))
+	}
+}
+
+// TestHistory_UndoCreateRemovesItsDirs: undoing file_create_new takes back the directories it made for the
+// file when they are left empty — not one that holds another file, not one that was there before — and
+// redo makes them again; undo all of a session does the same.
+func TestHistory_UndoCreateRemovesItsDirs(t *testing.T) {
+	e := newEnv(t, jmcp.Options{}, "pre/keep.txt", "k\n")
+	isDir := func(rel string) bool {
+		fi, err := os.Stat(filepath.Join(e.dir, rel))
+		return err == nil && fi.IsDir()
+	}
+	e.ok("file_create_new", map[string]any{"ops": []map[string]any{{"path": "a/b/c/new.go", "content": "package c\n"}}}, nil)
+	e.ok("undo", map[string]any{}, nil)
+	if e.exists("a/b/c/new.go") || isDir("a") {
+		t.Fatalf("undo left the directories the create made: a exists %v", isDir("a"))
+	}
+	e.ok("redo", map[string]any{}, nil)
+	if e.read("a/b/c/new.go") != "package c\n" {
+		t.Fatal("redo did not make the file again")
+	}
+	// a directory that holds another file stays, and so does one that was there before
+	e.ok("file_create_new", map[string]any{"ops": []map[string]any{{"path": "x/y/one.txt", "content": "1\n"}, {"path": "pre/sub/two.txt", "content": "2\n"}}}, nil)
+	write(t, e.dir, "x/other.txt", "mine\n")
+	e.ok("undo", map[string]any{}, nil)
+	if isDir("x/y") || !isDir("x") || e.read("x/other.txt") != "mine\n" || isDir("pre/sub") || !isDir("pre") {
+		t.Fatalf("after undo: x/y %v, x %v, pre/sub %v, pre %v", isDir("x/y"), isDir("x"), isDir("pre/sub"), isDir("pre"))
+	}
+	// undo all of the session: a/b/c/new.go (redone) and nothing else of its goes back
+	e.ok("undo", map[string]any{"all": true}, nil)
+	if isDir("a") {
+		t.Fatal("undo all left the directories of a/b/c/new.go")
 	}
 }

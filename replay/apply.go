@@ -27,6 +27,11 @@ type Change struct {
 	// not exist); otherwise the batch fails with ErrConflict.
 	Expect    *snapshot.ID
 	MovedFrom string // informational: this change and a Delete of MovedFrom are one move
+	// PruneDirs, with Delete, are directories (relative to the file's root,
+	// outermost first) to remove once the batch is done if the delete left
+	// them empty: those the file's creation made (FileChange.NewDirs), when
+	// a revert or an undo takes the creation back.
+	PruneDirs []string
 }
 
 // Source writes a content to w (streaming).
@@ -412,6 +417,7 @@ func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, erro
 	// A note that cannot be written only leaves recovery to find them so.
 	_ = noteDone(db, ev.Seq)
 	e.deferSeal(ev)
+	pruneDirs(ops)
 	for _, op := range ops {
 		if op.owned {
 			versions.putOwn(op.p, op.own, op.after, op.layout)
@@ -783,4 +789,21 @@ func newDirs(p Path, dirs []createdDir) []string {
 		out = append(out, missing[i])
 	}
 	return out
+}
+
+// pruneDirs removes, innermost first, the directories deletes name in
+// PruneDirs that are left empty (a directory that holds anything stays, and
+// so do the ones outside it). It runs once the batch is done: a crash before
+// it leaves empty directories, never a batch that cannot be rolled back.
+func pruneDirs(ops []*fileOp) {
+	for _, op := range ops {
+		if !op.change.Delete {
+			continue
+		}
+		for i := len(op.change.PruneDirs) - 1; i >= 0; i-- {
+			if op.p.Root.root.Remove(op.change.PruneDirs[i]) != nil {
+				break
+			}
+		}
+	}
 }
