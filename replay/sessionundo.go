@@ -90,7 +90,7 @@ type pending struct {
 	cur  *File
 	id   snapshot.ID // the content (zero: deleted)
 	mode uint32
-	data []byte // merged content not in the store (id is its hash)
+	data []byte   // merged content not in the store (id is its hash)
 	dirs []string // the directories the session's creation of the file made (FileChange.NewDirs)
 }
 
