@@ -156,7 +156,7 @@ func (a *app) printEvent(w io.Writer, tx *journal.Tx, e *journal.Event) {
 	row("prev", e.Prev.String())
 	row("hash", e.Hash.String())
 	fmt.Fprintln(w)
-	for _, f := range e.Files {
+	for _, f := range e.Listed() {
 		fmt.Fprintf(w, "    %s\n", fileLine(f))
 	}
 	fmt.Fprintln(w)
@@ -164,15 +164,19 @@ func (a *app) printEvent(w io.Writer, tx *journal.Tx, e *journal.Event) {
 
 // printDiffs prints a unified diff per file of e (only the file `only`, if set).
 func (a *app) printDiffs(w io.Writer, tx *journal.Tx, e *journal.Event, only string) error {
-	for _, f := range e.Files {
-		if only != "" && f.Path != only || e.Kind == journal.KindGC {
+	for _, f := range e.Listed() {
+		if only != "" && f.Path != only && f.MovedFrom != only || e.Kind == journal.KindGC {
 			continue
 		}
 		oldName, newName := "a/"+f.Path, "b/"+f.Path
+		before, bm := f.Before, f.BeforeMode
 		if f.MovedFrom != "" {
 			oldName = "a/" + f.MovedFrom
 		}
-		if err := a.printDiff(w, tx, oldName, newName, f.Before, f.After, f.BeforeMode, f.AfterMode); err != nil {
+		if src, ok := e.MoveSource(f); ok { // a rename: the diff is from the content it carried
+			before, bm = src.Before, src.BeforeMode
+		}
+		if err := a.printDiff(w, tx, oldName, newName, before, f.After, bm, f.AfterMode); err != nil {
 			return err
 		}
 	}
@@ -184,8 +188,14 @@ func (a *app) printDiff(w io.Writer, tx *journal.Tx, oldName, newName string, be
 	if bm != 0 && am != 0 && bm != am {
 		fmt.Fprintf(w, "mode %o -> %o\n", bm&0o777, am&0o777)
 	}
+	renamed := !before.IsZero() && !after.IsZero() && diffPath(oldName) != diffPath(newName)
+	if renamed {
+		fmt.Fprintf(w, "rename from %s\nrename to %s\n", diffPath(oldName), diffPath(newName))
+	}
 	if before == after {
-		fmt.Fprintln(w, "(no difference)")
+		if !renamed {
+			fmt.Fprintln(w, "(no difference)")
+		}
 		return nil
 	}
 	if before.IsZero() {
