@@ -222,13 +222,19 @@ func (a *app) printDiff(w io.Writer, tx *journal.Tx, oldName, newName string, be
 	if err != nil {
 		return err
 	}
-	switch {
-	case old == nil || cur == nil:
+	if old == nil || cur == nil {
 		fmt.Fprintf(w, "%s -> %s: too large to diff here (over %s)\n", shortID(before), shortID(after), humanBytes(maxDiffBytes))
 		return nil
-	case bytes.IndexByte(old, 0) >= 0 || bytes.IndexByte(cur, 0) >= 0:
+	}
+	a.writeUnified(w, oldName, newName, old, cur)
+	return nil
+}
+
+// writeUnified writes the unified diff of two texts (secrets masked, coloured), or says they are binary.
+func (a *app) writeUnified(w io.Writer, oldName, newName string, old, cur []byte) {
+	if bytes.IndexByte(old, 0) >= 0 || bytes.IndexByte(cur, 0) >= 0 {
 		fmt.Fprintf(w, "Binary files %s and %s differ\n", oldName, newName)
-		return nil
+		return
 	}
 	old, cur = a.mask().File(diffPath(oldName), old), a.mask().File(diffPath(newName), cur)
 	d := ops.Unified(oldName, newName, string(old), string(cur))
@@ -247,7 +253,6 @@ func (a *app) printDiff(w io.Writer, tx *journal.Tx, oldName, newName string, be
 			fmt.Fprint(w, l)
 		}
 	}
-	return nil
 }
 
 // loadContent returns a stored content ([]byte{} for the zero ID), or nil if it is too large to diff.
