@@ -155,6 +155,9 @@ func (e *Engine) Apply(ctx context.Context, b *Batch) (*Result, error) {
 // Edit holds the journal's lock, recovers any crashed batch, runs plan to
 // compute the changes from the files as they are now, and applies them.
 func (e *Engine) Edit(ctx context.Context, plan Plan) (*Result, error) {
+	if err := e.hold.wait(ctx); err != nil {
+		return nil, err
+	}
 	var res *Result
 	err := e.do(func(db *journal.DB) error {
 		if err := e.recoverLocked(db); err != nil {
