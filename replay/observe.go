@@ -486,6 +486,11 @@ func (e *Engine) classifyObserved(tx *journal.Tx, o Observation, changed []*obse
 				fc.MovedFrom = from         // the old path's delete stays in the event: a revert puts it back (Event.Listed shows one move)
 				fc.Added, fc.Removed = 0, 0 // the very content: no line changed
 				delete(deleted, fc.After)
+				for j := range plain { // nor did the old path lose any: they moved
+					if plain[j].Path == from && plain[j].After.IsZero() {
+						plain[j].Added, plain[j].Removed = 0, 0
+					}
+				}
 			}
 		}
 	}
