@@ -10,6 +10,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	jmcp "github.com/journalfs/journal/mcp"
+	"github.com/journalfs/journal/replay"
 )
 
 func TestHistory_RevertUndoRedoLogStatus(t *testing.T) {
@@ -202,5 +203,41 @@ func TestHistory_UndoCreateRemovesItsDirs(t *testing.T) {
 	e.ok("undo", map[string]any{"all": true}, nil)
 	if isDir("a") {
 		t.Fatal("undo all left the directories of a/b/c/new.go")
+	}
+}
+
+// TestHistory_OutsideMoveIsOneRename: a file moved outside the tools (mv, as the watcher records it through
+// Observe) lists as one file in journal_log and reads as a rename in its event resource, not as the old
+// path deleted and 115 lines added at the new one.
+func TestHistory_OutsideMoveIsOneRename(t *testing.T) {
+	var b strings.Builder
+	for i := 1; i <= 115; i++ {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	e := newEnv(t, jmcp.Options{}, "a.md", b.String())
+	if _, err := e.eng.Observe(ctx, replay.Observation{Paths: []string{"a.md"}, Baseline: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(e.dir, "a.md"), filepath.Join(e.dir, "b.md")); err != nil {
+		t.Fatal(err)
+	}
+	ob, err := e.eng.Observe(ctx, replay.Observation{Paths: []string{"a.md", "b.md"}, Tool: "watch"})
+	if err != nil || len(ob.Events) != 1 {
+		t.Fatalf("observe of the move: %+v %v", ob, err)
+	}
+	var log jmcp.LogOut
+	e.ok("journal_log", map[string]any{"limit": 1}, &log)
+	if len(log.Events) != 1 || fmt.Sprint(log.Events[0].Files) != "[b.md]" {
+		t.Fatalf("journal_log of the move: %+v", log.Events)
+	}
+	req := mcpgo.ReadResourceRequest{}
+	req.Params.URI = fmt.Sprintf("journal://events/%d", ob.Events[0])
+	res, err := e.c.ReadResource(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	txt := res.Contents[0].(mcpgo.TextResourceContents).Text
+	if !strings.Contains(txt, "rename from a.md\nrename to b.md\n") || strings.Contains(txt, "+line 1\n") || strings.Contains(txt, "-line 1\n") {
+		t.Fatalf("event resource of the move:\n%s", txt)
 	}
 }
