@@ -795,8 +795,8 @@ func newDirs(p Path, dirs []createdDir) []string {
 }
 
 // pruneDirs removes, innermost first, the directories deletes name in
-// PruneDirs that are left empty (a directory that holds anything stays, and
-// so do the ones outside it). It runs once the batch is done: a crash before
+// PruneDirs that are left empty (one that holds anything stays, and so do
+// the ones outside it: the lists are outermost first). It runs once the batch is done: a crash before
 // it leaves empty directories, never a batch that cannot be rolled back.
 func pruneDirs(ops []*fileOp) {
 	for _, op := range ops {
@@ -804,9 +804,7 @@ func pruneDirs(ops []*fileOp) {
 			continue
 		}
 		for i := len(op.change.PruneDirs) - 1; i >= 0; i-- {
-			if op.p.Root.root.Remove(op.change.PruneDirs[i]) != nil {
-				break
-			}
+			op.p.Root.root.Remove(op.change.PruneDirs[i]) // fails, harmlessly, on one not empty
 		}
 	}
 }
