@@ -796,8 +796,8 @@ func newDirs(p Path, dirs []createdDir) []string {
 
 // pruneDirs removes, innermost first, the directories deletes name in
 // PruneDirs that are left empty (one that holds anything stays, and so do
-// the ones outside it: the lists are outermost first). It runs once the batch is done: a crash before
-// it leaves empty directories, never a batch that cannot be rolled back.
+// the ones outside it). It runs once the batch is done: a crash before it
+// leaves empty directories, never a batch that cannot be rolled back.
 func pruneDirs(ops []*fileOp) {
 	for _, op := range ops {
 		if !op.change.Delete {
