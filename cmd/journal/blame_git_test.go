@@ -131,9 +131,9 @@ func TestBlame_ThroughGit(t *testing.T) {
 	ok(t, dir, "exec", "--", "true") // the journal, with its baseline
 	startWatcher(t, dir)
 
-	hook(t, dir, "claude-code-pre-bash.json")
+	hook(t, dir, "claude-code/pre-bash-readme.json")
 	bash(t, dir, `printf 'def main():\n    pass\n\ndef agent_one():\n    return "agent"\n' > app.py`)
-	hook(t, dir, "claude-code-post-bash.json")
+	hook(t, dir, "claude-code/post-bash-readme.json")
 	agent := blameOwners(t, dir, "app.py")
 	if len(agent) != 5 || !strings.HasSuffix(agent[3], " Bash") || agent[3] != agent[4] {
 		t.Fatalf("after the agent's call: %q", agent)
