@@ -18,6 +18,7 @@ import (
 	"github.com/journalfs/journal/replay"
 	"github.com/journalfs/journal/replay/gitai"
 	"github.com/journalfs/journal/replay/watch"
+	"github.com/journalfs/journal/snapshot"
 )
 
 func init() {
@@ -45,6 +46,24 @@ func (a *app) gitJournal(r *gitai.Repo) (*gitai.Journal, error) {
 			if !errors.Is(err, watch.ErrNoWatcher) {
 				return err
 			}
+			// No watcher: the files that differ from the journal's heads
+			// are recorded through the engine (opened only if one does).
+			var differ []string
+			err = a.view(func(tx *journal.Tx) error {
+				differ = nil
+				for _, k := range keys {
+					h, known := tx.Head(k)
+					data, rerr := os.ReadFile(filepath.Join(a.rootD[0], filepath.FromSlash(k)))
+					if !known || rerr != nil || snapshot.Sum(data) != h.ID {
+						differ = append(differ, k)
+					}
+				}
+				return nil
+			})
+			if err != nil || len(differ) == 0 {
+				return err
+			}
+			keys = differ
 			eng, err := a.engine()
 			if err != nil {
 				return err
@@ -76,6 +95,7 @@ they are; commits the hooks left pending (a busy or missing journal) are written
 			if err != nil {
 				return err
 			}
+			defer r.Close()
 			commits, err := gitai.ResolveCommits(ctx, r, args)
 			if err != nil {
 				return usageError{err}
@@ -246,6 +266,7 @@ func runGitHook(a *app, name string, args []string) error {
 	if err != nil {
 		return err
 	}
+	defer r.Close()
 	j, jerr := a.gitJournal(r)
 	if jerr != nil {
 		j = nil

@@ -34,11 +34,10 @@ const nullID = "0000000000000000000000000000000000000000"
 // evidence (see doc.go): any doubt leaves it untracked, and an error of the
 // journal fails the whole computation rather than write a partial note.
 func Compute(ctx context.Context, r *Repo, j Journal, commits []string) (map[string]*Note, error) {
-	cf, err := r.catFile(ctx)
+	cf, err := r.cat()
 	if err != nil {
 		return nil, err
 	}
-	defer cf.close()
 	infos := make([]commitInfo, 0, len(commits))
 	for _, c := range commits {
 		typ, data, err := cf.read(c)
