@@ -281,7 +281,12 @@ func TestGitNote_NotesTravel(t *testing.T) {
 	wantNote(t, b, "HEAD", map[string]map[int]string{"b.txt": {1: lH}})
 	gitEnvIn(t, b, nil, "push", "-q", "origin", "main")
 
+	// a's own commit meanwhile: pull --rebase rewrites it onto b's
+	write(t, a, agent, "c.txt", "a again\n")
+	gitEnvIn(t, a, nil, "add", "c.txt")
+	gitEnvIn(t, a, nil, "commit", "-qm", "c")
 	gitEnvIn(t, a, nil, "pull", "-q", "--rebase")
-	wantNote(t, a, "HEAD", map[string]map[int]string{"b.txt": {1: lH}})
-	wantNote(t, a, "HEAD~1", map[string]map[int]string{"a.txt": {1: lA}})
+	wantNote(t, a, "HEAD", map[string]map[int]string{"c.txt": {1: lA}})
+	wantNote(t, a, "HEAD~1", map[string]map[int]string{"b.txt": {1: lH}})
+	wantNote(t, a, "HEAD~2", map[string]map[int]string{"a.txt": {1: lA}})
 }

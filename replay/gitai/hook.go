@@ -160,13 +160,21 @@ func Hook(ctx context.Context, r *Repo, name string, in HookIO, j *Journal) erro
 		if r.rebasing() {
 			return nil // post-rewrite notes what the rebase made, if it completes
 		}
-		out, err := r.git(ctx, nil, "rev-list", "--parents", "-n", "1", "HEAD", "--")
+		cf, err := r.cat()
+		if err != nil {
+			return err
+		}
+		id, _, err := cf.info("HEAD")
+		if err != nil {
+			return err
+		}
+		_, data, err := cf.read(id)
 		if err != nil {
 			return err
 		}
 		// A merge's lines are its parents': noted on the commits that added them.
-		if f := strings.Fields(string(out)); len(f) >= 1 && len(f) <= 2 {
-			commits = append(commits, f[0])
+		if c := parseCommit(id, data); len(c.Parents) <= 1 {
+			commits = append(commits, id)
 		}
 	case "post-rewrite":
 		if len(in.Args) > 0 && in.Args[0] == "amend" && r.rebasing() {
