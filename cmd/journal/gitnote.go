@@ -262,7 +262,7 @@ func runGitHook(a *app, name string, args []string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), hookBudget)
 	defer cancel()
-	r, err := gitai.OpenRepo(ctx, ".")
+	r, err := gitai.OpenHookRepo(ctx, ".")
 	if err != nil {
 		return err
 	}

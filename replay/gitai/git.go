@@ -88,6 +88,29 @@ func OpenRepo(ctx context.Context, dir string) (*Repo, error) {
 	return r, nil
 }
 
+// OpenHookRepo is OpenRepo for a hook, which git runs at the top of the
+// work tree: a plain repository there (a .git directory, no GIT_DIR nor
+// GIT_COMMON_DIR) is known without running git; anything else is asked.
+func OpenHookRepo(ctx context.Context, dir string) (*Repo, error) {
+	gd := filepath.Join(dir, ".git")
+	fi, err := os.Stat(gd)
+	if err != nil || !fi.IsDir() || os.Getenv("GIT_DIR") != "" || os.Getenv("GIT_COMMON_DIR") != "" || os.Getenv("GIT_WORK_TREE") != "" {
+		return OpenRepo(ctx, dir)
+	}
+	cfg, err := os.ReadFile(filepath.Join(gd, "config"))
+	if err != nil {
+		return OpenRepo(ctx, dir)
+	}
+	if strings.Contains(strings.ToLower(string(cfg)), "objectformat") {
+		return OpenRepo(ctx, dir) // SHA-256, or anything unusual: ask git
+	}
+	top, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Repo{Top: top, GitDir: filepath.Join(top, ".git"), CommonDir: filepath.Join(top, ".git")}, nil
+}
+
 // StateDir is where the package keeps its files in the repository
 // (<common dir>/journal): the pending list, the install record, the hooks.
 func (r *Repo) StateDir() string { return filepath.Join(r.CommonDir, "journal") }

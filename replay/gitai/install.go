@@ -227,17 +227,17 @@ status=0
 if [ -x "$prev/` + n + `" ]; then "$prev/` + n + `" "$@" < "$in"; status=$?; fi
 `
 			if n == "pre-push" {
-				s += `[ $status -eq 0 ] && "$J" git hook ` + n + ` "$@" < "$in" 2>&1 >/dev/null | head -n 5 >&2
+				s += `[ $status -eq 0 ] && "$J" git hook ` + n + ` "$@" < "$in" >/dev/null
 `
 			} else {
-				s += `"$J" git hook ` + n + ` "$@" < "$in" 2>&1 >/dev/null | head -n 5 >&2
+				s += `"$J" git hook ` + n + ` "$@" < "$in" >/dev/null
 `
 			}
 			s += "rm -f \"$in\"\nexit $status\n"
 		default:
 			s = head + ours + `status=0
 if [ -x "$prev/` + n + `" ]; then "$prev/` + n + `" "$@"; status=$?; fi
-"$J" git hook ` + n + ` "$@" < /dev/null 2>&1 >/dev/null | head -n 5 >&2
+"$J" git hook ` + n + ` "$@" < /dev/null >/dev/null
 exit $status
 `
 		}

@@ -5,6 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -84,13 +88,39 @@ func (r *Repo) notesRefs(ctx context.Context) (map[string]string, error) {
 	if r.refs != nil {
 		return r.refs, nil
 	}
-	out, err := r.git(ctx, nil, "for-each-ref", "--format=%(objectname) %(refname)", NotesRef, RemoteNotesPrefix)
+	// The names: loose refs under the prefix, and packed ones; each then
+	// resolved through the run's cat-file (no for-each-ref process).
+	names := []string{NotesRef}
+	base := filepath.Join(r.CommonDir, filepath.FromSlash(RemoteNotesPrefix))
+	filepath.WalkDir(base, func(p string, e fs.DirEntry, err error) error {
+		if err == nil && !e.IsDir() && !strings.HasSuffix(p, ".lock") {
+			if rel, err := filepath.Rel(base, p); err == nil {
+				names = append(names, RemoteNotesPrefix+filepath.ToSlash(rel))
+			}
+		}
+		return nil
+	})
+	if packed, err := os.ReadFile(filepath.Join(r.CommonDir, "packed-refs")); err == nil {
+		for _, l := range strings.Split(string(packed), "\n") {
+			if _, name, ok := strings.Cut(l, " "); ok && strings.HasPrefix(name, RemoteNotesPrefix) && !slices.Contains(names, name) {
+				names = append(names, name)
+			}
+		}
+	}
+	cf, err := r.cat()
 	if err != nil {
 		return nil, err
 	}
 	res := map[string]string{}
-	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		if id, name, ok := strings.Cut(l, " "); ok {
+	for _, name := range names {
+		id, typ, err := cf.info(name)
+		if errors.Is(err, errMissing) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if typ == "commit" {
 			res[name] = id
 		}
 	}
