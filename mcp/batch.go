@@ -205,13 +205,27 @@ func batchText(out *BatchOut) string {
 	for _, n := range out.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}
-	for _, a := range out.Applied {
-		fmt.Fprintf(&b, "[%d] %s %s lines %d-%d", a.Index, a.Kind, a.Path, a.StartLine, a.EndLine)
-		if a.TargetPath != "" {
-			fmt.Fprintf(&b, " → %s", a.TargetPath)
+	ver := func(path string) string {
+		if v := out.Versions[path]; v != "" {
+			return " (version " + v + ")"
 		}
-		if v := out.Versions[a.Path]; v != "" {
-			fmt.Fprintf(&b, " (version %s)", v)
+		return ""
+	}
+	for _, a := range out.Applied {
+		if a.TargetPath != "" {
+			// a move: its lines are the target's, and so is their version
+			fmt.Fprintf(&b, "[%d] %s %s", a.Index, a.Kind, a.Path)
+			if a.SourceLine > 0 {
+				fmt.Fprintf(&b, " from line %d", a.SourceLine)
+			}
+			if a.TargetPath != a.Path {
+				fmt.Fprintf(&b, "%s → %s", ver(a.Path), a.TargetPath)
+			} else {
+				b.WriteString(" →")
+			}
+			fmt.Fprintf(&b, " lines %d-%d%s", a.StartLine, a.EndLine, ver(a.TargetPath))
+		} else {
+			fmt.Fprintf(&b, "[%d] %s %s lines %d-%d%s", a.Index, a.Kind, a.Path, a.StartLine, a.EndLine, ver(a.Path))
 		}
 		b.WriteByte('\n')
 		for _, w := range a.Warnings {

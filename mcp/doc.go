@@ -12,7 +12,10 @@
 //     unknown parameter is INVALID_INPUT naming the valid ones; long strings
 //     were decoded at the transport, wire.go) and results are
 //     encoded (concise text for the model, structured content for programs,
-//     never over Options.ResultCap).
+//     never over Options.ResultCap; a text cut there says the structured
+//     result has the rest only when it does). A line longer than a result
+//     is shown from its start, cut between characters, with the column
+//     read_content reads it on from.
 //   - errors.go: the ONE mapping from errors to tool results ({code, message,
 //     hint, candidates, retry}); anything unmapped is an internal fault and
 //     becomes a protocol error. A refusal that knows what was meant carries

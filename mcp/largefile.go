@@ -84,6 +84,7 @@ type ReadIn struct {
 	Target           any    `json:"target,omitempty" jsonschema:"line number, symbol or text; tail: line count"`
 	Mode             string `json:"mode,omitempty" jsonschema:"lines (default), semantic or tail"`
 	MaxLines         int    `json:"max_lines,omitempty" jsonschema:"default 100"`
+	Column           int    `json:"column,omitempty"` // byte offset in the line to read a long line on from (the "more" hint gives it)
 }
 
 // ReadOut is read_content's result. The lines themselves are in the text content.
@@ -95,8 +96,12 @@ type ReadOut struct {
 	EndLine    int          `json:"end_line"`
 	TotalLines int          `json:"total_lines,omitempty"` // absent when unknown (tail of a streamed file)
 	Symbol     *OutlineItem `json:"symbol,omitempty"`
-	More       string       `json:"more,omitempty"` // how to read on
-	Note       string       `json:"note,omitempty"`
+	// Column: the byte offset in the line where the text starts (a long
+	// line read on with column); LineBytes: that line's length.
+	Column    int    `json:"column,omitempty"`
+	LineBytes int    `json:"line_bytes,omitempty"`
+	More      string `json:"more,omitempty"` // how to read on
+	Note      string `json:"note,omitempty"`
 }
 
 // EditChange is one search/replace pair of a batch.
@@ -140,6 +145,12 @@ type EditChangeResult struct {
 
 // EditOut is edit_content's result (seed 004's EditResult, plus the journal event and versions).
 type EditOut struct {
+	// Applied: this call wrote the change (a journal event was recorded);
+	// false for a preview (the default), a change found made already and
+	// a replacement that left the file as it was. Success and ChangesMade
+	// stay as seed 004 has them: the call worked, and how many changes it
+	// made or, for a preview, would make.
+	Applied bool   `json:"applied"`
 	Success bool   `json:"success"`
 	Status  string `json:"status"` // preview, applied or already_applied
 	// AlreadyApplied: every change was found made already; nothing was
@@ -179,7 +190,7 @@ func (s *Server) registerLargefile() {
 			return s.readContent(c, in)
 		})
 	addTool(s, def{name: "edit_content", toolset: ToolsetLargefile, title: "Search/replace edit",
-		desc:        "Search/replace in a file of any size: one (search_text, replace_text) or a batch (changes), all-or-nothing. PREVIEW BY DEFAULT: pass preview=false to write. Matching tolerates line endings and indentation, and with fuzzy (default) look-alike characters, spacing and copied line numbers; a near miss in a name or number is never applied. NO_MATCH gives the nearest candidates and maybe a retry; AMBIGUOUS_MATCH: set occurrence or replace_all.",
+		desc:        "Search/replace in a file of any size, PREVIEW BY DEFAULT (diff only; preview=false writes): one (search_text, replace_text) or a batch (changes), all-or-nothing. Matching tolerates line endings and indentation, and with fuzzy (default) look-alike characters, spacing and copied line numbers; a near miss in a name or number is never applied. NO_MATCH gives the nearest candidates and maybe a retry; AMBIGUOUS_MATCH: set occurrence or replace_all.",
 		destructive: true},
 		func(ctx context.Context, c *call, in *EditIn) (*EditOut, string, error) {
 			return s.editContent(ctx, c, in)

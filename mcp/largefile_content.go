@@ -21,6 +21,9 @@ func (s *Server) readContent(c *call, in *ReadIn) (*ReadOut, string, error) {
 	if in.MaxLines < 0 {
 		return nil, "", invalid("max_lines is a positive number of lines", "max_lines %d", in.MaxLines)
 	}
+	if in.Column < 0 || in.Column > 0 && mode != "lines" {
+		return nil, "", invalid("column is a byte offset (0-based) in the target line, in mode lines", "column %d in mode %s", in.Column, mode)
+	}
 	t, err := s.openLarge(c, in.AbsoluteFilePath)
 	if err != nil {
 		return nil, "", err
@@ -39,6 +42,9 @@ func (s *Server) readContent(c *call, in *ReadIn) (*ReadOut, string, error) {
 	line, sym, err := s.locate(t, li, in.Target)
 	if err != nil {
 		return nil, "", err
+	}
+	if in.Column > 0 {
+		return s.readOn(t, li, line, in.Column, budget, out)
 	}
 	from, to := line, line+max(in.MaxLines, 100)-1
 	if in.MaxLines > 0 {
@@ -77,6 +83,16 @@ func (s *Server) readContent(c *call, in *ReadIn) (*ReadOut, string, error) {
 		out.More = fmt.Sprintf("result cap reached: call again with target=%d (mode=lines) to read on", out.EndLine+1)
 	case out.EndLine < li.lines && out.Symbol == nil:
 		out.More = fmt.Sprintf("%d more lines: call again with target=%d", li.lines-out.EndLine, out.EndLine+1)
+	}
+	for _, l := range ls { // the first long line cut: how to read it on
+		if l.cut > 0 {
+			more := fmt.Sprintf("line %d has %d more bytes: call again with target=%d and column=%d to read on", l.n, l.cut, l.n, l.col+len(l.text))
+			if out.More != "" {
+				more = out.More + "; " + more
+			}
+			out.More = more
+			break
+		}
 	}
 	if out.More != "" {
 		fmt.Fprintf(&b, "[... %s]\n", out.More)
@@ -171,9 +187,44 @@ func writeLines(b *strings.Builder, ls []lineText, numbered bool) {
 			fmt.Fprintf(b, "%d: ", l.n)
 		}
 		b.WriteString(l.text)
-		if l.cut > 0 {
+		switch {
+		case l.cut > 0 && l.n > 0:
+			fmt.Fprintf(b, " [… %d more bytes on this line: target=%d column=%d reads on]", l.cut, l.n, l.col+len(l.text))
+		case l.cut > 0:
 			fmt.Fprintf(b, " [… %d more bytes on this line]", l.cut)
 		}
 		b.WriteByte('\n')
 	}
+}
+
+// readOn reads line n of a long line from byte col on (read_content's
+// column): one piece of at most budget bytes, and where the next starts.
+func (s *Server) readOn(t *ltext, li *lineIdx, n, col, budget int, out *ReadOut) (*ReadOut, string, error) {
+	l, err := t.lineAt(li, n, col, budget-200)
+	if err != nil {
+		return nil, "", err
+	}
+	out.StartLine, out.EndLine, out.Column, out.LineBytes = n, n, l.col, l.col+len(l.text)+l.cut
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (version %s, %d lines)\n", out.FilePath, out.Version, li.lines)
+	switch {
+	case l.col >= out.LineBytes:
+		out.Note = fmt.Sprintf("line %d is %d bytes: column %d is at or past its end", n, out.LineBytes, col)
+	case l.col != col:
+		out.Note = fmt.Sprintf("line %d from byte %d of its %d (column %d is inside a character: moved to its start)", n, l.col, out.LineBytes, col)
+	default:
+		out.Note = fmt.Sprintf("line %d from byte %d of its %d", n, l.col, out.LineBytes)
+	}
+	b.WriteString(out.Note + "\n")
+	writeLines(&b, []lineText{l}, true)
+	switch {
+	case l.cut > 0:
+		out.More = fmt.Sprintf("line %d has %d more bytes: call again with target=%d and column=%d to read on", n, l.cut, n, l.col+len(l.text))
+	case n < li.lines:
+		out.More = fmt.Sprintf("the end of line %d; %d more lines: call again with target=%d", n, li.lines-n, n+1)
+	}
+	if out.More != "" {
+		fmt.Fprintf(&b, "[... %s]\n", out.More)
+	}
+	return out, b.String(), nil
 }

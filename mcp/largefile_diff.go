@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/journalfs/journal/ops"
 	"github.com/journalfs/journal/ops/match"
 )
 
@@ -15,8 +16,10 @@ import (
 const diffContext = 3
 
 // describe builds the result of an edit from the original text around each
-// change: a unified diff (one hunk per change, without reading the whole
-// file) and the changed regions ±2 lines in post-edit numbering.
+// change: a unified diff (the minimal hunks of each change's lines, the same
+// as ops.Unified of the whole file gives — journal show's diff — without
+// reading the whole file) and the changed regions ±2 lines in post-edit
+// numbering.
 func (t *ltext) describe(edits []match.Edit) (*EditOut, error) {
 	out := &EditOut{Success: true, Changes: []EditChangeResult{}, SimilarityUsed: 1}
 	var diff strings.Builder
@@ -42,20 +45,9 @@ func (t *ltext) describe(edits []match.Edit) (*EditOut, error) {
 		if err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(&diff, "@@ -%d,%d +%d,%d @@\n", m.Line-len(h.before), len(h.before)+len(h.old)+len(h.after),
-			e.NewLine-len(h.before), len(h.before)+len(h.new)+len(h.after))
-		for _, l := range h.before {
-			diff.WriteString(" " + l + "\n")
-		}
-		for _, l := range h.old {
-			diff.WriteString("-" + l + "\n")
-		}
-		for _, l := range h.new {
-			diff.WriteString("+" + l + "\n")
-		}
-		for _, l := range h.after {
-			diff.WriteString(" " + l + "\n")
-		}
+		// the minimal diff of the region, as journal show gives it
+		first := m.Line - len(h.before)
+		diff.WriteString(ops.Hunks(joinLines(h.before, h.old, h.after), joinLines(h.before, h.new, h.after), first, e.NewLine-len(h.before)))
 		if len(out.Context) > 0 {
 			out.Context = append(out.Context, "…")
 		}
@@ -127,6 +119,17 @@ func (t *ltext) hunk(e match.Edit) (hunkLines, error) {
 	}
 	h.after = splitDisplay(buf[le:to])
 	return h, nil
+}
+
+// joinLines joins groups of lines, each line ended by "\n".
+func joinLines(groups ...[]string) string {
+	var b strings.Builder
+	for _, g := range groups {
+		for _, l := range g {
+			b.WriteString(l + "\n")
+		}
+	}
+	return b.String()
 }
 
 // splitDisplay splits text into lines without their endings.

@@ -116,6 +116,7 @@ func (s *Server) editContent(ctx context.Context, c *call, in *EditIn) (*EditOut
 		out.Status = "preview"
 	} else {
 		out.Status, out.Event = "applied", res.Seq
+		out.Applied = res.Seq != 0
 		s.synced(ctx, res)
 		if len(res.Files) == 1 { // none when the replacement left the file as it was
 			out.Version = version(res.Files[0].After)

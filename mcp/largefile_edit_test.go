@@ -1,11 +1,15 @@
 package mcp_test
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	jmcp "github.com/journalfs/journal/mcp"
+	"github.com/journalfs/journal/ops"
 )
 
 // apply runs edit_content with preview=false.
@@ -72,6 +76,36 @@ func TestLargefileEdit_PreviewIsDefault(t *testing.T) {
 	e.ok("journal_log", map[string]any{}, &log)
 	if len(log.Events) != 0 {
 		t.Fatalf("a preview was journaled: %+v", log.Events)
+	}
+	// the structured result says it was not applied (issue 47: it read
+	// like an applied edit, success and changes_made alone), in the
+	// preview, for a change made already, and when the change was written
+	applied := func(args map[string]any) (bool, bool) {
+		r := e.call(nil, "edit_content", args)
+		if r.IsError {
+			t.Fatalf("edit_content: %s", text(r))
+		}
+		m, _ := r.StructuredContent.(map[string]any)
+		a, ok := m["applied"].(bool)
+		return a, ok
+	}
+	if a, ok := applied(map[string]any{"absolute_file_path": "f.txt", "search_text": "two", "replace_text": "2"}); a || !ok {
+		t.Fatalf("preview: applied=%v (present %v), want false", a, ok)
+	}
+	if a, ok := applied(map[string]any{"absolute_file_path": "f.txt", "search_text": "two", "replace_text": "two and a half", "preview": false}); !a || !ok {
+		t.Fatalf("written: applied=%v (present %v), want true", a, ok)
+	}
+	if a, ok := applied(map[string]any{"absolute_file_path": "f.txt", "search_text": "two", "replace_text": "two and a half", "preview": false}); a || !ok {
+		t.Fatalf("already applied: applied=%v (present %v), want false", a, ok)
+	}
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(readme), "\n") {
+		if strings.HasPrefix(l, "| `edit_content` |") && !strings.Contains(strings.ToLower(l), "preview by default") {
+			t.Fatalf("README's tool table does not say edit_content previews by default: %s", l)
+		}
 	}
 }
 
@@ -223,5 +257,101 @@ func TestLargefileEdit_RetriesAndNearMisses(t *testing.T) {
 	e.ok(te.Retry.Tool, te.Retry.Arguments, &res)
 	if got := e.read("m.py"); got != "import sys\n\ndef load(userId):\n    row = db.get(userId)\n    if row is None:\n        raise KeyError(userId)\n    return row\n" {
 		t.Fatalf("retry wrote %q", got)
+	}
+}
+
+// TestLargefileEdit_CutTokenInPlace: a search text that occurs only inside a
+// longer word or number is refused the same way whether the file is in
+// memory or read in place (mapped, streamed: 16 MiB and more), and
+// substring=true takes it in both (issue 47: the large file answered
+// "search text not found" listing that very line at similarity 1.00).
+func TestLargefileEdit_CutTokenInPlace(t *testing.T) {
+	var b strings.Builder
+	for i := 1; i <= 400; i++ {
+		fmt.Fprintf(&b, "row %06d %s\n", i, strings.Repeat("x", 40))
+	}
+	b.WriteString("total = 1000\n")
+	content := b.String()
+	for _, tc := range []struct{ search, replace, kind string }{
+		{"row 000200 x", "row 000200 y", "word"},
+		{"total = 100", "total = 200", "number"},
+	} {
+		var memory jmcp.ToolError
+		for _, access := range []string{"memory", "mmap", "stream"} {
+			inPlace := access != "memory"
+			dir := t.TempDir()
+			write(t, dir, "rows.txt", content)
+			path := filepath.Join(dir, "rows.txt")
+			threshold := int64(1)
+			if !inPlace {
+				threshold = 1 << 30
+			}
+			restore := func() {}
+			if access == "stream" {
+				restore = jmcp.SetLargefileMmapLimit(1)
+			}
+			e := newThresholdEnv(t, dir, threshold)
+			var ov jmcp.OverviewOut
+			e.ok("get_overview", map[string]any{"absolute_file_path": path}, &ov)
+			if ov.Access != access {
+				t.Fatalf("access %s, want %s", ov.Access, access)
+			}
+			args := map[string]any{"absolute_file_path": path, "search_text": tc.search, "replace_text": tc.replace, "preview": false}
+			te := e.fail("edit_content", args, jmcp.CodeNoMatch)
+			if !strings.Contains(te.Message, "occurs only inside a longer "+tc.kind) || !strings.Contains(te.Hint, "substring=true") ||
+				len(te.Candidates) != 1 || te.Candidates[0].Similarity != 1 {
+				t.Fatalf("%s, access %s: %+v", tc.search, ov.Access, te)
+			}
+			if !inPlace {
+				memory = te
+			} else if te.Message != memory.Message || te.Candidates[0].Line != memory.Candidates[0].Line || te.Candidates[0].Text != memory.Candidates[0].Text {
+				t.Fatalf("%s: in place\n%+v\nin memory\n%+v", tc.search, te, memory)
+			}
+			if e.read("rows.txt") != content {
+				t.Fatal("a refusal wrote the file")
+			}
+			args["substring"] = true
+			e.apply(args)
+			if got := e.read("rows.txt"); got != strings.Replace(content, tc.search, tc.replace, 1) {
+				t.Fatalf("substring=true, access %s: wrote %q", ov.Access, got[:200])
+			}
+			restore()
+		}
+	}
+}
+
+// TestLargefileEdit_MinimalDiff: the diff an edit returns marks only the
+// lines that change, as journal show's diff (ops.Unified over the whole
+// file) does — in memory and in place (issue 47: a search of three lines
+// changing the middle one showed its neighbours as removed and added).
+func TestLargefileEdit_MinimalDiff(t *testing.T) {
+	var b strings.Builder
+	for i := 1; i <= 60; i++ {
+		fmt.Fprintf(&b, "\tline(%d)\n", i)
+	}
+	content := b.String()
+	changes := []map[string]any{
+		{"search_text": "\tline(10)\n\tline(11)\n\tline(12)\n", "replace_text": "\tline(10)\n\tline(11) // changed\n\tline(12)\n"},
+		{"search_text": "    line(30)\n    line(31)\n    line(32)", "replace_text": "    line(30)\n    line(31)\n    added()\n    line(32)"},
+		{"search_text": "\tline(50)\n\tline(51)\n", "replace_text": "\tline(51)\n"},
+	}
+	for _, threshold := range []int64{1 << 30, 1} {
+		dir := t.TempDir()
+		write(t, dir, "f.go", content)
+		e := newThresholdEnv(t, dir, threshold)
+		path := filepath.Join(dir, "f.go")
+		var preview jmcp.EditOut
+		e.ok("edit_content", map[string]any{"absolute_file_path": path, "changes": changes}, &preview)
+		applied, _ := e.apply(map[string]any{"absolute_file_path": path, "changes": changes})
+		after := e.read("f.go")
+		want := ops.Unified("a/f.go", "b/f.go", content, after)
+		for _, out := range []jmcp.EditOut{preview, applied} {
+			if out.Preview != want {
+				t.Fatalf("access %s, status %s: diff\n%s\nwant (journal show's)\n%s", out.Access, out.Status, out.Preview, want)
+			}
+		}
+		if strings.Contains(want, "-\tline(10)") || strings.Count(want, "\n-\t") != 2 || strings.Count(want, "\n+\t") != 2 {
+			t.Fatalf("not minimal:\n%s", want)
+		}
 	}
 }

@@ -258,6 +258,7 @@ func (t *ltext) streamFind(c match.Change, exactOnly bool) ([]match.Match, error
 	}
 	all := match.Options{ReplaceAll: true, Fuzzy: c.Fuzzy, Threshold: c.Threshold}
 	var ms []match.Match
+	cut := cutHits{} // occurrences inside longer tokens, dropped
 	for vi, v := range variants {
 		hits, err := t.scan(v, scanLimit)
 		if err != nil {
@@ -282,13 +283,18 @@ func (t *ltext) streamFind(c match.Change, exactOnly bool) ([]match.Match, error
 				return nil, err
 			}
 			found, _ := match.Find(lead+w, v, match.Options{ReplaceAll: true, Substring: c.Substring})
+			took := false
 			for _, m := range found {
 				if m.Start == len(lead) {
 					if vi > 0 {
 						m.Level = match.LevelLineEndings
 					}
 					ms = append(ms, shift(m, h.off-int64(len(lead)), h.line))
+					took = true
 				}
+			}
+			if !took && !c.Substring {
+				cut.add(lead+w, len(lead), len(v), h.line)
 			}
 		}
 		if len(ms) > 0 {
@@ -302,10 +308,46 @@ func (t *ltext) streamFind(c match.Change, exactOnly bool) ([]match.Match, error
 		var near []match.Hit
 		var err error
 		if ms, near, err = t.nearAnchor(c, all); err != nil || len(ms) == 0 {
+			if err == nil && len(cut.cands) > 0 {
+				return nil, t.cutMiss(c, cut)
+			}
 			return nil, t.streamMiss(c, near, err)
 		}
 	}
 	return pick(ms, c.Options)
+}
+
+// cutHits collects the exact occurrences dropped for cutting a longer
+// number or word, as the in-memory cascade refuses them (match.CutRefusal).
+type cutHits struct {
+	kind  string
+	cands []ops.Candidate
+}
+
+// add judges the occurrence of n bytes at off in w, whole lines starting
+// at line first of the file, and keeps it if it cuts a token.
+func (ch *cutHits) add(w string, off, n, first int) {
+	kind, cut := match.Cuts(w, off, off+n)
+	if !cut || len(ch.cands) == 20 {
+		return
+	}
+	if ch.kind == "" || kind == "number" {
+		ch.kind = kind
+	}
+	ch.cands = append(ch.cands, ops.Candidate{Line: first, EndLine: first + strings.Count(strings.TrimSuffix(w, "\n"), "\n"), Similarity: 1, Text: w})
+}
+
+// cutMiss refuses a change whose search text occurs only inside longer
+// tokens, as match.Find does, saying also when the replacement is present.
+func (t *ltext) cutMiss(c match.Change, cut cutHits) error {
+	err := match.CutRefusal(cut.kind, cut.cands)
+	var e *ops.Error
+	if errors.As(err, &e) && strings.TrimSpace(c.Replace) != "" {
+		if hits, serr := t.scan(c.Replace, 1); serr == nil && len(hits) > 0 {
+			e.Msg += fmt.Sprintf("; the replacement text is present at line %d — already applied?", hits[0].line)
+		}
+	}
+	return err
 }
 
 // checkChange refuses what match.Locate refuses before searching.

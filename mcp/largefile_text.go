@@ -254,6 +254,7 @@ type lineText struct {
 	n    int
 	text string // without its line ending
 	cut  int    // bytes left out of a very long line
+	col  int    // byte offset in the line where text starts (a long line read on)
 }
 
 // maxReadLine: longer lines are cut in reads (the rest is reported).
@@ -297,6 +298,9 @@ func readLine(br *bufio.Reader) ([]byte, int, error) {
 	for {
 		frag, err := br.ReadSlice('\n')
 		room := maxReadLine - len(line)
+		if cut == 0 && len(frag) > room {
+			room = runeStart(frag, room) // the next read starts on a whole character
+		}
 		if len(frag) <= room {
 			line = append(line, frag...)
 		} else {
@@ -319,6 +323,80 @@ func readLine(br *bufio.Reader) ([]byte, int, error) {
 		}
 		return line, cut, err
 	}
+}
+
+// runeStart moves i back to the start of the UTF-8 character it falls in
+// (at most 3 bytes), so b[:i] ends on a whole character.
+func runeStart(b []byte, i int) int {
+	for k := 0; k < 3 && i > 0 && i < len(b) && b[i]&0xC0 == 0x80; k++ {
+		i--
+	}
+	return i
+}
+
+// lineAt reads line n from byte col of it (a long line read on): at most
+// limit bytes, cut on a whole character, and how many bytes of the
+// line follow them. col is moved back to its character's start; at or past
+// the line's end it reads nothing.
+func (t *ltext) lineAt(li *lineIdx, n, col, limit int) (lineText, error) {
+	if n < 1 || n > li.lines {
+		return lineText{}, nil
+	}
+	k := (n - 1) / markEvery
+	off := li.marks[k]
+	br := bufio.NewReaderSize(io.NewSectionReader(t.body, off, t.size-off), 64<<10)
+	for m := k*markEvery + 1; m < n; { // skip to line n
+		frag, err := br.ReadSlice('\n')
+		off += int64(len(frag))
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+			return lineText{}, err // line n exists: no EOF before it
+		}
+		if err == nil {
+			m++
+		}
+	}
+	length, err := t.lineLength(off)
+	if err != nil {
+		return lineText{}, err
+	}
+	col = min(max(col, 0), length)
+	lo := max(col-3, 0) // up to 3 bytes before col: the start of its character
+	buf := make([]byte, min(length-lo, col-lo+limit+1))
+	if _, err := t.body.ReadAt(buf, off+int64(lo)); err != nil && !errors.Is(err, io.EOF) {
+		return lineText{}, err
+	}
+	i := runeStart(buf, col-lo)
+	col, buf = lo+i, buf[i:]
+	if len(buf) > limit {
+		buf = buf[:runeStart(buf, limit)]
+	}
+	return lineText{n: n, text: string(buf), col: col, cut: length - col - len(buf)}, nil
+}
+
+// lineLength returns the length of the line starting at off, without its
+// line ending.
+func (t *ltext) lineLength(off int64) (int, error) {
+	end := off
+	buf := make([]byte, 64<<10)
+	for end < t.size {
+		c, err := t.body.ReadAt(buf[:min(int64(len(buf)), t.size-end)], end)
+		if c == 0 && err != nil {
+			return 0, err
+		}
+		if i := bytes.IndexByte(buf[:c], '\n'); i >= 0 {
+			end += int64(i)
+			if i > 0 && buf[i-1] == '\r' {
+				end--
+			} else if i == 0 && end > off {
+				if b := []byte{0}; func() bool { _, err := t.body.ReadAt(b, end-1); return err == nil }() && b[0] == '\r' {
+					end--
+				}
+			}
+			return int(end - off), nil
+		}
+		end += int64(c)
+	}
+	return int(end - off), nil
 }
 
 // tailStart returns the offset of the n-th line from the end, reading

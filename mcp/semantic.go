@@ -130,6 +130,19 @@ func (s *Server) fileRead(c *call, in *FileReadIn) (*FileReadResult, string, err
 			end = n - 1
 			break
 		}
+		if room := max(budget, s.opts.ResultCap/2); len(line) > room { // one line longer than a result: its start
+			shown := line[:runeStartString(line, room)]
+			code.WriteString(shown + "\n")
+			out.More = fmt.Sprintf("line %d is %d bytes, longer than a result: its first %d are shown", n, len(line)-1, len(shown))
+			if s.enabled(ToolsetLargefile, "read_content") {
+				out.More += fmt.Sprintf("; read_content with target=%d and column=%d reads it on", n, len(shown))
+			}
+			if n < end {
+				out.More += fmt.Sprintf("; the next lines: call again with startLine=%d", n+1)
+			}
+			end = n
+			break
+		}
 		code.WriteString(line)
 	}
 	out.Range = LineRange{StartLine: start, EndLine: end}
@@ -137,6 +150,15 @@ func (s *Server) fileRead(c *call, in *FileReadIn) (*FileReadResult, string, err
 		out.Range = LineRange{}
 	}
 	return out, readText(out, in.Target, code.String()), nil
+}
+
+// runeStartString moves i back to the start of the UTF-8 character it falls
+// in, so s[:i] ends on a whole character.
+func runeStartString(s string, i int) int {
+	for k := 0; k < 3 && i > 0 && i < len(s) && s[i]&0xC0 == 0x80; k++ {
+		i--
+	}
+	return i
 }
 
 // resolveSymbol resolves the symbol path target of a file_read or

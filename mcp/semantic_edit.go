@@ -65,7 +65,10 @@ type FileEditResult struct {
 	Event           uint64           `json:"event,omitempty"`
 	Version         string           `json:"version,omitempty"`
 	DryRun          bool             `json:"dryRun,omitempty"`
-	Diff            string           `json:"diff,omitempty"` // dry runs
+	// Unchanged: the code equals what the file has, so nothing was written
+	// and no journal event recorded.
+	Unchanged bool   `json:"unchanged,omitempty"`
+	Diff      string `json:"diff,omitempty"` // dry runs
 }
 
 // editPlan is what the safety layer computed under the lock.
@@ -154,6 +157,7 @@ func (s *Server) fileEdit(ctx context.Context, c *call, in *FileEditIn) (*FileEd
 		}
 	}
 	if done.same {
+		out.Unchanged = true
 		out.Notes = append(out.Notes, "the code equals what the file already has: nothing was written")
 	}
 	out.Summary = editSummary(out, p)

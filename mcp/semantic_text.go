@@ -18,8 +18,11 @@ func editSummary(out *FileEditResult, p *editPlan) string {
 		}
 	}
 	what := "edit applied"
-	if out.DryRun {
+	switch {
+	case out.DryRun:
 		what = "dry run, nothing written"
+	case out.Unchanged:
+		what = "no change: the code equals what the file already has, nothing was written"
 	}
 	if len(parts) > 0 {
 		what += ": " + strings.Join(parts, ", ")
@@ -73,13 +76,19 @@ func editText(out *FileEditResult, p *editPlan, in *FileEditIn) string {
 		headline = " (errors detected)"
 	}
 	verb := "Applied edit to"
-	if out.DryRun {
+	switch {
+	case out.DryRun:
 		verb = "Dry run of an edit to"
+	case out.Unchanged:
+		verb = "No change to"
 	}
 	fmt.Fprintf(&b, "## file_edit: %s %s%s\n\n", verb, target, headline)
 	status := "✅ **Success** — "
-	if len(newErrs) > 0 {
+	switch {
+	case len(newErrs) > 0:
 		status = "⚠️ **Partial Success** — "
+	case out.Unchanged:
+		status = "ℹ️ **Nothing to do** — "
 	}
 	b.WriteString(status + out.Summary + "\n\n")
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
@@ -76,7 +77,7 @@ func addTool[In any, Out any](s *Server, d def, fn func(ctx context.Context, c *
 			// cancelled past the commit point: the change is whole
 			text = "note: the client cancelled this call after its commit point; the change was completed, not torn\n" + text
 		}
-		return mcpgo.NewToolResultStructured(out, s.capText(text)), nil
+		return mcpgo.NewToolResultStructured(out, s.capText(text, out)), nil
 	})
 }
 
@@ -109,8 +110,9 @@ func decodeArgs(raw any, into any) error {
 	return nil
 }
 
-// capText keeps a text result under the configured cap.
-func (s *Server) capText(text string) string {
+// capText keeps a text result under the configured cap. What it leaves out
+// is said to be in the structured result out only when it is there.
+func (s *Server) capText(text string, out any) string {
 	if len(text) <= s.opts.ResultCap {
 		return text
 	}
@@ -118,5 +120,36 @@ func (s *Server) capText(text string) string {
 	if cut < s.opts.ResultCap/2 {
 		cut = s.opts.ResultCap
 	}
-	return text[:cut] + fmt.Sprintf("\n[... %d more bytes not shown; the structured result has the rest, or read a narrower range]", len(text)-cut)
+	for cut > 0 && cut < len(text) && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	where := "read a narrower range"
+	switch {
+	case holds(out, text[cut:]):
+		where = "the structured result has the rest, or read a narrower range"
+	case out != nil:
+		where = "the structured result does not have them either: read a narrower range"
+	}
+	return text[:cut] + fmt.Sprintf("\n[... %d more bytes not shown; %s]", len(text)-cut, where)
+}
+
+// holds reports whether the structured result out carries the text rest
+// (its first and last 100 bytes, as JSON strings inside it).
+func holds(out any, rest string) bool {
+	rest = strings.TrimSpace(rest)
+	if out == nil || rest == "" {
+		return false
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return false
+	}
+	for _, part := range []string{rest[:min(len(rest), 100)], rest[max(0, len(rest)-100):]} {
+		p := strings.ToValidUTF8(part, "")
+		q, _ := json.Marshal(p)
+		if !bytes.Contains(b, bytes.Trim(q, `"`)) {
+			return false
+		}
+	}
+	return true
 }

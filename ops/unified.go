@@ -86,3 +86,26 @@ func HunkSide(sign byte, start, count int) string {
 	}
 	return fmt.Sprintf("%c%d,%d", sign, start, count)
 }
+
+// Hunks returns the hunks of Unified(old, new), without its file header,
+// numbered as if old started at line oldFirst of its file and new at line
+// newFirst: the minimal diff of a region read out of a larger file, the
+// same as Unified gives for the whole file (edit results, which do not read
+// the whole file). "" when old and new are equal.
+func Hunks(old, new string, oldFirst, newFirst int) string {
+	text := Unified("a", "b", old, new)
+	var b strings.Builder
+	b.Grow(len(text))
+	for _, l := range strings.SplitAfter(text, "\n") {
+		switch {
+		case strings.HasPrefix(l, "--- "), strings.HasPrefix(l, "+++ "):
+			continue
+		case strings.HasPrefix(l, "@@ "):
+			if a, oc, c, nc, ok := ParseHunk(l); ok {
+				l = fmt.Sprintf("@@ %s %s @@\n", HunkSide('-', a+oldFirst-1, oc), HunkSide('+', c+newFirst-1, nc))
+			}
+		}
+		b.WriteString(l)
+	}
+	return b.String()
+}

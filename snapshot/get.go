@@ -305,10 +305,16 @@ func Get(tx *bolt.Tx, id ID, w io.Writer) error {
 	return nil
 }
 
-// Bytes returns a stored content in memory. Use Get for contents that may be large.
+// Bytes returns a stored content in memory, in one allocation of its size
+// (a growing buffer would hold up to twice it at its last growth). Use Get
+// for contents that may be large.
 func Bytes(tx *bolt.Tx, id ID) ([]byte, error) {
-	var b bytes.Buffer
-	if err := Get(tx, id, &b); err != nil {
+	n, err := Size(tx, id)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot: content %s: %w", id.Short(), err)
+	}
+	b := bytes.NewBuffer(make([]byte, 0, n))
+	if err := Get(tx, id, b); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil

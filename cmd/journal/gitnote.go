@@ -77,6 +77,8 @@ func (a *app) gitJournal(r *gitai.Repo) (*gitai.Journal, error) {
 
 func newGitNoteCmd(a *app) *cobra.Command {
 	var dryRun, jsonOut bool
+	var remoteName string
+	var remoteWorkspaces []string
 	cmd := &cobra.Command{
 		Use:   "note [REV... | RANGE]",
 		Short: "Compute or refresh the notes of commits (default HEAD), and write the pending ones",
@@ -85,7 +87,11 @@ note of the lines it adds against its first parent, each attributed from the jou
 that exact content: an agent's session and tool call, a person who edited through the journal, or
 nothing (untracked) where the journal cannot prove it. Notes already there and unchanged are left as
 they are; commits the hooks left pending (a busy or missing journal) are written too.
---dry-run prints the notes instead of writing them; --json prints {"commit", "note", "written"} per line.`,
+--dry-run prints the notes instead of writing them; --json prints {"commit", "note", "written"} per line.
+--remote NAME computes them from the journals of the remote's workspaces (all, or each --workspace),
+cloned from S3 into a temporary directory, instead of this workspace's: a CI job notes a squash merge
+made on the server (docs/ci/). A workspace's root is taken to be the repository's top; a line two
+workspaces attribute differently is untracked.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			if ctx == nil {
@@ -99,6 +105,9 @@ they are; commits the hooks left pending (a busy or missing journal) are written
 			commits, err := gitai.ResolveCommits(ctx, r, args)
 			if err != nil {
 				return usageError{err}
+			}
+			if remoteName != "" {
+				return a.gitNoteRemote(ctx, r, commits, remoteName, remoteWorkspaces, jsonOut, dryRun)
 			}
 			j, err := a.gitJournal(r)
 			if err != nil {
@@ -121,6 +130,8 @@ they are; commits the hooks left pending (a busy or missing journal) are written
 	}
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the notes, write nothing")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "one JSON object per commit")
+	cmd.Flags().StringVar(&remoteName, "remote", "", "compute from the journals of this remote's workspaces (S3)")
+	cmd.Flags().StringArrayVar(&remoteWorkspaces, "workspace", nil, "with --remote: only this workspace (repeatable)")
 	return cmd
 }
 
@@ -226,8 +237,8 @@ func newGitUninstallCmd(a *app) *cobra.Command {
 	}
 }
 
-// hookBudget bounds a hook's own work: past it the commits stay pending.
-const hookBudget = 20 * time.Second
+// gitHookBudget bounds a hook's own work: past it the commits stay pending.
+const gitHookBudget = 20 * time.Second
 
 func newGitHookCmd(a *app) *cobra.Command {
 	return &cobra.Command{
@@ -260,7 +271,7 @@ func runGitHook(a *app, name string, args []string) error {
 		}
 		in.Stdin = data
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), hookBudget)
+	ctx, cancel := context.WithTimeout(context.Background(), gitHookBudget)
 	defer cancel()
 	r, err := gitai.OpenHookRepo(ctx, ".")
 	if err != nil {
@@ -276,7 +287,7 @@ func runGitHook(a *app, name string, args []string) error {
 	select {
 	case err = <-done:
 	case <-ctx.Done():
-		err = fmt.Errorf("gave up after %s", hookBudget)
+		err = fmt.Errorf("gave up after %s", gitHookBudget)
 	}
 	if err == nil && jerr != nil && name != "pre-push" {
 		if p, _ := gitai.Pending(r); len(p) > 0 {

@@ -229,7 +229,10 @@ func (a *app) printLogEntry(w io.Writer, tx *journal.Tx, e *journal.Event, f log
 		return err
 	case f.oneline:
 		var files []string
-		for _, fc := range e.Files {
+		for _, fc := range e.Listed() {
+			if fc.MovedFrom != "" {
+				fc.Path = fc.MovedFrom + "->" + fc.Path
+			}
 			files = append(files, fc.Path)
 		}
 		if e.Kind == journal.KindGC {
@@ -251,7 +254,7 @@ func (a *app) printLogEntry(w io.Writer, tx *journal.Tx, e *journal.Event, f log
 	if e.Kind == journal.KindGC {
 		fmt.Fprintf(w, "    %s\n", cDim(fmt.Sprintf("retention: %s; carried %d file states", e.Args, len(e.Files))))
 	} else {
-		for _, fc := range e.Files {
+		for _, fc := range e.Listed() {
 			fmt.Fprintf(w, "    %s\n", fileLine(fc))
 		}
 	}
@@ -275,28 +278,61 @@ func observeWhat(e *journal.Event) string {
 	case journal.ToolBaseline:
 		return "first seen (baseline)"
 	}
+	type input struct {
+		Command  string   `json:"command"`
+		Commands []string `json:"commands"` // Cline CLI's run_commands
+		FilePath string   `json:"file_path"`
+		Path     string   `json:"path"`
+	}
 	var a struct {
-		Command string `json:"command"`
-		Calls   []struct {
-			Input struct {
-				Command string `json:"command"`
-			} `json:"input"`
+		input
+		Call  hookCall `json:"call"`
+		Calls []struct {
+			Input input `json:"input"`
 		} `json:"calls"`
 	}
 	json.Unmarshal(e.Args, &a)
-	if a.Command == "" && len(a.Calls) > 0 {
-		a.Command = a.Calls[0].Input.Command
+	in := a.input
+	if len(a.Calls) > 0 {
+		in = a.Calls[0].Input
 	}
-	a.Command = strings.Join(strings.Fields(a.Command), " ")
-	if len(a.Command) > 60 {
-		a.Command = a.Command[:57] + "..."
+	what := first(in.Command, strings.Join(in.Commands, "; "), in.FilePath, in.Path)
+	what = strings.Join(strings.Fields(what), " ")
+	if len(what) > 60 {
+		what = what[:57] + "..."
 	}
 	who := e.Tool
-	if e.Actor.Name != "" && e.Actor.Name != e.Tool {
-		who = e.Actor.Name + " " + e.Tool
+	if e.Actor.Kind != "agent" && e.Actor.Name != "" && e.Actor.Name != e.Tool {
+		who = e.Actor.Name + " " + e.Tool // the agent is the actor column's
 	}
-	if a.Command == "" {
+	if n := len(a.Calls); n > 1 {
+		who += fmt.Sprintf(" (%d calls at once)", n)
+	}
+	if c := a.Call; c.Subagent != "" || c.AgentType != "" {
+		who += " (subagent " + strings.TrimSpace(c.AgentType+" "+c.Subagent) + ")"
+	}
+	if what == "" {
 		return who
 	}
-	return fmt.Sprintf("%s: %s", who, a.Command)
+	return fmt.Sprintf("%s: %s", who, what)
+}
+
+// hookCall is what an event of an agent's hook records of its call under
+// its arguments' "call" (watch.About).
+type hookCall struct {
+	ID        string `json:"id"`
+	Model     string `json:"model"`
+	Prompt    string `json:"prompt"`
+	Subagent  string `json:"subagent"`
+	AgentType string `json:"agent_type"`
+}
+
+// first is the first non-empty string.
+func first(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
 }

@@ -128,18 +128,24 @@ func (b *bar) Done() {
 	}
 }
 
-// actorString is the short form of who caused an event: client/session, cli:user, external.
+// actorString is the short form of who caused an event: client/session
+// (an MCP client, or an agent through its hooks: claude-code/SESSION),
+// cli:user, web:user (the web app), external.
 func actorString(a journal.Actor) string {
 	switch a.Kind {
 	case "cli":
-		if a.User != "" {
-			return "cli:" + a.User
+		k := "cli"
+		if a.Origin == "web" {
+			k = "web"
 		}
-		return "cli"
-	case "mcp":
+		if a.User != "" {
+			return k + ":" + a.User
+		}
+		return k
+	case "mcp", "agent":
 		s := a.Name
 		if s == "" {
-			s = "mcp"
+			s = a.Kind
 		}
 		if a.Session != "" {
 			s += "/" + a.Session

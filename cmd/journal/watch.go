@@ -22,7 +22,7 @@ import (
 )
 
 func init() {
-	extraCommands = append(extraCommands, newWatchCmd, newHookCmd, newExecCmd)
+	extraCommands = append(extraCommands, newWatchCmd, newExecCmd)
 }
 
 // openWorkspace opens the engine of the workspace the CLI would use, creating
@@ -111,12 +111,18 @@ func startWatcher(eng *replay.Engine) (stop func()) {
 	done := make(chan struct{})
 	var w *watch.Watcher
 	logf := func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
+	// the server's first tool call waits for the first start's catch-up
+	// (its baseline): held here, before the server answers (watch.Start
+	// holds it too, from the goroutine, which may start later)
+	release := eng.HoldEdits()
 	go func() {
 		defer close(done)
+		defer release()
 		said := false
 		for {
 			var err error
 			w, err = watch.Start(ctx, eng, watch.Options{Logf: logf})
+			release()
 			if err == nil {
 				return
 			}
@@ -146,97 +152,6 @@ func startWatcher(eng *replay.Engine) (stop func()) {
 			}
 		}
 	}
-}
-
-// claudeHook is what Claude Code (and the agents that copied its hooks:
-// Cursor, Cline) sends on a hook's stdin.
-type claudeHook struct {
-	SessionID string          `json:"session_id"`
-	Cwd       string          `json:"cwd"`
-	Event     string          `json:"hook_event_name"`
-	ToolName  string          `json:"tool_name"`
-	ToolInput json.RawMessage `json:"tool_input"`
-	ToolUseID string          `json:"tool_use_id"`
-}
-
-func newHookCmd() *cobra.Command {
-	a := &app{out: os.Stdout, errOut: os.Stderr}
-	cmd := &cobra.Command{
-		Use:   "hook AGENT",
-		Short: "Record an agent's tool call as one event naming it (Claude Code's PreToolUse/PostToolUse hooks)",
-		Long: `Read the JSON an agent's hook sends on stdin and record the changes its tool call made as one event
-naming the agent's session and the call's input. For Claude Code, in .claude/settings.json:
-
-  {"hooks": {
-    "PreToolUse":  [{"matcher": "Bash", "hooks": [{"type": "command", "command": "journal hook claude-code"}]}],
-    "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "journal hook claude-code"}]}]}}
-
-PreToolUse records what changed before the call (as the watcher's own changes); PostToolUse records what
-changed since, named for the call. With journal serve or journal watch running this takes milliseconds;
-without, the hook walks the workspace itself. It never blocks the agent: on any error it says why on
-stderr and exits 0. Agents whose hooks send the same JSON (Cursor, Cline) work the same way.`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			switch args[0] {
-			case "claude-code", "cursor", "cline":
-			default:
-				return usageError{fmt.Errorf("unknown agent %q (claude-code, cursor or cline)", args[0])}
-			}
-			if err := runHook(cmd, a, args[0], os.Stdin); err != nil {
-				fmt.Fprintf(os.Stderr, "journal hook: %v (the call goes on; its changes are recorded by the next watcher or hook)\n", err)
-			}
-			return nil
-		},
-	}
-	return cmd
-}
-
-func runHook(cmd *cobra.Command, a *app, agent string, in io.Reader) error {
-	var h claudeHook
-	if err := json.NewDecoder(io.LimitReader(in, 16<<20)).Decode(&h); err != nil {
-		return fmt.Errorf("reading the hook's JSON: %w", err)
-	}
-	a.journalFlag, a.roots = flagString(cmd, "journal"), flagStrings(cmd, "root")
-	if a.journalFlag == "" && len(a.roots) == 0 {
-		dir := h.Cwd
-		if dir == "" {
-			dir = os.Getenv("CLAUDE_PROJECT_DIR")
-		}
-		if dir != "" {
-			if err := os.Chdir(dir); err != nil {
-				return err
-			}
-		}
-	}
-	if err := a.locate(); err != nil {
-		if errors.Is(err, errNoJournal) {
-			return nil // not a journaled workspace: nothing to record
-		}
-		return err
-	}
-	eng, err := a.engine()
-	if err != nil {
-		return err
-	}
-	defer eng.Close()
-	id := h.ToolUseID
-	if id == "" {
-		id = h.SessionID + "/" + h.ToolName + "/" + string(h.ToolInput)
-	}
-	actor := replay.CLIActor()
-	c := watch.Call{ID: id, Agent: agent, Session: h.SessionID, Tool: h.ToolName, Input: h.ToolInput,
-		User: actor.User, Host: actor.Host, Origin: "hook"}
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second)
-	defer cancel()
-	switch {
-	case h.Event == "PreToolUse":
-		_, err = watch.Begin(ctx, eng, c)
-	case strings.HasPrefix(h.Event, "PostToolUse"):
-		_, err = watch.End(ctx, eng, c)
-	default:
-		return nil // other events change nothing
-	}
-	return err
 }
 
 func newExecCmd() *cobra.Command {

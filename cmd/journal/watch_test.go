@@ -73,18 +73,18 @@ func bash(t *testing.T, dir, script string) {
 func TestHook_ClaudeCodeBash(t *testing.T) {
 	dir := t.TempDir()
 	files(t, dir, map[string]string{"config.py": "retries = 3\n", "legacy.py": "old = True\n"})
-	if r := hook(t, dir, "claude-code-pre-bash.json"); r.stdout != "" || r.stderr != "" {
+	if r := hook(t, dir, "claude-code/pre-bash-readme.json"); r.stdout != "" || r.stderr != "" {
 		t.Fatalf("no journal: the hook said %q %q", r.stdout, r.stderr)
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".journal")); err == nil {
 		t.Fatal("the hook made a journal in a workspace without one")
 	}
 	ok(t, dir, "exec", "--", "true") // makes the journal: a baseline of config.py and legacy.py
-	if r := hook(t, dir, "claude-code-pre-bash.json"); r.stdout != "" {
+	if r := hook(t, dir, "claude-code/pre-bash-readme.json"); r.stdout != "" {
 		t.Fatalf("pre: stdout %q", r.stdout)
 	}
 	bash(t, dir, `sed -i 's/retries = 3/retries = 5/' config.py && rm legacy.py && printf 'x = 1\n' > new.py`)
-	if r := hook(t, dir, "claude-code-post-bash.json"); r.stdout != "" {
+	if r := hook(t, dir, "claude-code/post-bash-readme.json"); r.stdout != "" {
 		t.Fatalf("post: stdout %q", r.stdout)
 	}
 	evs := logJSON(t, dir)
@@ -100,7 +100,7 @@ func TestHook_ClaudeCodeBash(t *testing.T) {
 		t.Fatalf("the event has %d files, want 3", n)
 	}
 	out := ok(t, dir, "log", "-n", "1")
-	if !strings.Contains(out, "claude-code Bash: sed -i") {
+	if !strings.Contains(out, "claude-code/8c35adc1-6f0e-4d1b-9a53-2f7c1c0e9b41  Bash: sed -i") {
 		t.Fatalf("log:\n%s", out)
 	}
 	ok(t, dir, "undo")

@@ -15,6 +15,10 @@ import (
 // variant is a search/replace pair with an artefact removed.
 type variant struct {
 	search, replace, note string
+	// first, last: the numbers of the first and last prefixed lines when
+	// line-number prefixes were removed (0 otherwise); they pick the
+	// occurrence the caller read when the text stands in several places.
+	first, last int
 }
 
 // numPrefix matches a line-number prefix as read tools print them: "12: "
@@ -29,12 +33,18 @@ var numPrefixTight = regexp.MustCompile(`^\s*(\d+)(:|→|\t| ?\|)`)
 // stripNumbers removes line-number prefixes when every non-empty line has
 // one of the same kind with consecutive numbers.
 func stripNumbers(s string, tight bool) (string, string, bool) {
+	out, sep, _, _, ok := numbered(s, tight)
+	return out, sep, ok
+}
+
+// numbered is stripNumbers, also returning the first and last numbers.
+func numbered(s string, tight bool) (string, string, int, int, bool) {
 	re := numPrefix
 	if tight {
 		re = numPrefixTight
 	}
 	ls := strings.Split(toLF(s), "\n")
-	sep, prev, n := "", -1, 0
+	sep, prev, n, first := "", -1, 0, 0
 	out := make([]string, len(ls))
 	for i, l := range ls {
 		if strings.TrimSpace(l) == "" {
@@ -43,20 +53,23 @@ func stripNumbers(s string, tight bool) (string, string, bool) {
 		}
 		m := re.FindStringSubmatch(l)
 		if m == nil {
-			return "", "", false
+			return "", "", 0, 0, false
 		}
 		num, _ := strconv.Atoi(m[1])
 		if (sep != "" && strings.TrimSpace(m[2]) != sep) || (prev >= 0 && num != prev+1) {
-			return "", "", false
+			return "", "", 0, 0, false
+		}
+		if prev < 0 {
+			first = num
 		}
 		sep, prev = strings.TrimSpace(m[2]), num
 		out[i] = l[len(m[0]):]
 		n++
 	}
 	if n == 0 {
-		return "", "", false
+		return "", "", 0, 0, false
 	}
-	return strings.Join(out, "\n"), sep, true
+	return strings.Join(out, "\n"), sep, first, prev, true
 }
 
 // stripSomeNumbers removes prefixes of the kind sep from the lines of a
@@ -100,8 +113,8 @@ func doubleEscaped(s string) bool {
 func artefactVariants(search, replace string) []variant {
 	var vs []variant
 	s, r := search, replace
-	numbered := false
-	if ss, sep, ok := stripNumbers(search, false); ok {
+	first, last := 0, 0
+	if ss, sep, f, l, ok := numbered(search, false); ok {
 		rr := replace
 		if rs, _, ok := stripNumbers(replace, false); ok {
 			rr = rs
@@ -113,8 +126,8 @@ func artefactVariants(search, replace string) []variant {
 				ss = st
 			}
 		}
-		vs = append(vs, variant{ss, rr, "line-number prefixes (as read tools print them) were removed from the search and replacement text"})
-		s, r, numbered = ss, rr, true
+		vs = append(vs, variant{ss, rr, "line-number prefixes (as read tools print them) were removed from the search and replacement text", f, l})
+		s, r, first, last = ss, rr, f, l
 	}
 	if doubleEscaped(s) {
 		rr := r
@@ -122,12 +135,28 @@ func artefactVariants(search, replace string) []variant {
 			rr = unescaper.Replace(r)
 		}
 		note := `the search text was escaped twice (\n, \t, \" as text): it was unescaped once, and so was the replacement`
-		if numbered {
+		if first > 0 {
 			note = "line-number prefixes were removed and " + note[4:]
 		}
-		vs = append(vs, variant{unescaper.Replace(s), rr, note})
+		vs = append(vs, variant{unescaper.Replace(s), rr, note, first, last})
 	}
 	return vs
+}
+
+// atLines returns the one match of ms that stands at lines first..last,
+// the line numbers the caller's prefixes gave; false unless exactly one
+// does (numbers that point between occurrences, or off by one, pick none).
+func atLines(ms []Match, first, last int) (Match, bool) {
+	var at []Match
+	for _, m := range ms {
+		if first > 0 && m.Line == first && m.EndLine == last {
+			at = append(at, m)
+		}
+	}
+	if len(at) != 1 {
+		return Match{}, false
+	}
+	return at[0], true
 }
 
 // cutMarkers are lines agents put where they left text out.

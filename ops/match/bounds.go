@@ -146,11 +146,31 @@ func cutError(content string, li *lineIndex, ms []Match) error {
 		}
 		s, _, _ := li.bounds(m.Line - 1)
 		_, _, e := li.bounds(m.EndLine - 1)
-		whole := content[s:e]
-		cands = append(cands, ops.Candidate{Line: m.Line, EndLine: m.EndLine, Similarity: 1, Text: shorten(whole, 300)})
+		cands = append(cands, ops.Candidate{Line: m.Line, EndLine: m.EndLine, Similarity: 1, Text: content[s:e]})
 		if len(cands) == 20 {
 			break
 		}
+	}
+	return CutRefusal(kind, cands)
+}
+
+// Cuts reports whether the occurrence [start,end) of a search text in
+// content starts or ends inside a longer number or word, and which kind
+// ("number" or "word"): for callers that find the occurrences themselves,
+// in a window of whole lines (files matched in place).
+func Cuts(content string, start, end int) (kind string, cut bool) { return cuts(content, start, end) }
+
+// CutRefusal is the refusal (ops.ErrNoMatch) of a search text that occurs
+// only inside longer tokens of kind ("number" wins over "word"), with each
+// occurrence's whole lines as a candidate (cands, in file order; their text
+// is shortened here).
+func CutRefusal(kind string, cands []ops.Candidate) error {
+	if len(cands) == 0 {
+		return nil
+	}
+	cands = append([]ops.Candidate(nil), cands...)
+	for i := range cands {
+		cands[i].Text = shorten(cands[i].Text, 300)
 	}
 	return &ops.Error{Op: "match", Index: -1, Err: ops.ErrNoMatch,
 		Msg: fmt.Sprintf("the search text occurs only inside a longer %s (at line %s): %q is not where it starts and ends, so replacing there would change a different %s",

@@ -46,7 +46,10 @@
 // With Fuzzy and no match, agent artefacts are tried: line-number prefixes
 // as read tools print them, text escaped twice, one cut-marker line ("...",
 // "…", "[truncated]") standing for lines the search left out; each only on a
-// unique match, named in [Match.Note], never written into the file.
+// unique match, named in [Match.Note], never written into the file. Text
+// that stands in several places is taken where its line-number prefixes say
+// (exactly that occurrence's first and last lines), else refused as
+// ambiguous with what was removed.
 //
 // Unless [Options.AllowRepeat], a change that is applied already succeeds
 // as a no-op (Applied.AlreadyApplied): its replacement present once where

@@ -15,7 +15,8 @@ import (
 // reading: the caller copied the search loosely and wrote the new code as
 // the file has it). Translating a replacement that is already in the file's
 // style indents it twice. The lines the replacement keeps from the search
-// (same text but for indentation) tell the readings apart:
+// (same text but for indentation; lines equal byte for byte are aligned
+// first, see keptPairs) tell the readings apart:
 //
 //   - indented as in the search where the file differs: the caller reading;
 //   - indented as in the file where the search differs: the file reading,
@@ -43,15 +44,8 @@ const (
 // reading judges which style the replacement rl is written in, from the
 // search lines sl (aligned to the window by c.align).
 func (c *carrier) reading(sl, rl []line) int {
-	key := func(ls []line) []string {
-		out := make([]string, len(ls))
-		for i, l := range ls {
-			out[i] = strings.TrimSpace(l.text)
-		}
-		return out
-	}
-	sk, rk := key(sl), key(rl)
-	hunks := merge.DiffStrings(sk, rk)
+	sk, rk := trimmed(sl), trimmed(rl)
+	kept, hunks := keptPairs(sl, rl)
 	got := readNone
 	vote := func(i, j int) {
 		a := c.align[i]
@@ -68,12 +62,8 @@ func (c *carrier) reading(sl, rl []line) int {
 		}
 	}
 	// kept lines first
-	i, j := 0, 0
-	for _, h := range append(hunks, merge.Hunk{A0: len(sk), A1: len(sk), B0: len(rk), B1: len(rk)}) {
-		for ; i < h.A0 && j < h.B0; i, j = i+1, j+1 {
-			vote(i, j)
-		}
-		i, j = h.A1, h.B1
+	for _, p := range kept {
+		vote(p[0], p[1])
 	}
 	if got != readNone {
 		return got
@@ -104,6 +94,53 @@ func (c *carrier) reading(sl, rl []line) int {
 		got = readFile
 	}
 	return got
+}
+
+// trimmed returns the lines' texts without their indentation and trailing
+// whitespace.
+func trimmed(ls []line) []string {
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		out[i] = strings.TrimSpace(l.text)
+	}
+	return out
+}
+
+// keptPairs aligns the lines the replacement rl keeps from the search sl,
+// as pairs of indexes, and returns the hunks of the lines it does not keep.
+// Lines equal byte for byte are aligned first, then, between them, lines
+// equal but for indentation: a line that stays as it was is the same line
+// kept, so a line the replacement adds with the same text at another
+// indentation (a closing brace of a new block before the kept one) is not
+// taken for it.
+func keptPairs(sl, rl []line) (kept [][2]int, hunks []merge.Hunk) {
+	st, rt := make([]string, len(sl)), make([]string, len(rl))
+	for i, l := range sl {
+		st[i] = l.text
+	}
+	for i, l := range rl {
+		rt[i] = l.text
+	}
+	sk, rk := trimmed(sl), trimmed(rl)
+	i, j := 0, 0
+	for _, h := range append(merge.DiffStrings(st, rt), merge.Hunk{A0: len(sl), A1: len(sl), B0: len(rl), B1: len(rl)}) {
+		for ; i < h.A0 && j < h.B0; i, j = i+1, j+1 {
+			kept = append(kept, [2]int{i, j})
+		}
+		// between exact anchors: equal but for indentation
+		a, b := h.A0, h.B0
+		for _, g := range append(merge.DiffStrings(sk[h.A0:h.A1], rk[h.B0:h.B1]), merge.Hunk{A0: h.A1 - h.A0, A1: h.A1 - h.A0, B0: h.B1 - h.B0, B1: h.B1 - h.B0}) {
+			for ; a < h.A0+g.A0 && b < h.B0+g.B0; a, b = a+1, b+1 {
+				kept = append(kept, [2]int{a, b})
+			}
+			if g.A0 != g.A1 || g.B0 != g.B1 {
+				hunks = append(hunks, merge.Hunk{A0: h.A0 + g.A0, A1: h.A0 + g.A1, B0: h.B0 + g.B0, B1: h.B0 + g.B1})
+			}
+			a, b = h.A0+g.A1, h.B0+g.B1
+		}
+		i, j = h.A1, h.B1
+	}
+	return kept, hunks
 }
 
 // baseOf returns the shortest indentation of the non-blank lines.

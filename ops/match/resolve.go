@@ -30,12 +30,31 @@ func resolve(content string, li *lineIndex, c Change, idx int) ([]Edit, error) {
 	}
 	search, replace, note := c.Search, c.Replace, ""
 	ms := findAll(content, li, search, c.Options)
+	var several *variant // artefacts removed, the text stands in several places
 	if len(ms) == 0 && c.Fuzzy {
+		var severalAt []Match
 		for _, v := range artefactVariants(c.Search, c.Replace) {
-			if found := findAll(content, li, v.search, Options{Substring: c.Substring}); len(found) == 1 {
+			found := findAll(content, li, v.search, Options{Substring: c.Substring})
+			if n := len(found); n > 1 && c.Occurrence == 0 && !c.ReplaceAll {
+				// the prefixes' numbers say which occurrence was read
+				if m, ok := atLines(found, v.first, v.last); ok {
+					found = []Match{m}
+					v.note += fmt.Sprintf("; the text stands in %d places and the numbers (lines %d-%d) named this one", n, v.first, v.last)
+				}
+			}
+			if len(found) == 1 {
 				ms, search, replace, note = found, v.search, v.replace, v.note
 				break
 			}
+			if len(found) > 1 && several == nil {
+				vv := v
+				several, severalAt = &vv, found
+			}
+		}
+		if len(ms) == 0 && several != nil {
+			// refused as ambiguous below (or picked by occurrence or
+			// replace_all), naming what was removed
+			ms, search, replace, note = severalAt, several.search, several.replace, several.note
 		}
 		if len(ms) == 0 {
 			if es, ok, err := resolveCut(content, li, c, idx); ok {
@@ -81,7 +100,7 @@ func resolve(content string, li *lineIndex, c Change, idx int) ([]Edit, error) {
 	}
 	sel, err := selectMatches(ms, c.Options)
 	if err != nil {
-		return nil, err
+		return nil, severalErr(err, several)
 	}
 	out := make([]Edit, 0, len(sel))
 	for _, m := range sel {
@@ -93,6 +112,23 @@ func resolve(content string, li *lineIndex, c Change, idx int) ([]Edit, error) {
 		out = append(out, Edit{Applied: Applied{Change: idx, Match: m}, Replacement: r})
 	}
 	return out, nil
+}
+
+// severalErr completes the refusal of a search text that, its artefacts
+// removed (v), stands in several places: what was removed, and that the
+// line numbers sent (if any) point at none of them.
+func severalErr(err error, v *variant) error {
+	var e *ops.Error
+	if v == nil || !errors.As(err, &e) || !errors.Is(e.Err, ops.ErrAmbiguousMatch) {
+		return err
+	}
+	d := *e
+	d.Msg = v.note + ", and then the " + d.Msg
+	if v.first > 0 {
+		d.Msg += fmt.Sprintf("; the numbers sent (lines %d-%d) are not the lines of any of them", v.first, v.last)
+		d.Hint = "read the file again and copy the lines with their current numbers, or give occurrence (1-based) or replace_all"
+	}
+	return &d
 }
 
 // noop is an edit that leaves match m as it is, reported as already applied.

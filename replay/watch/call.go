@@ -2,6 +2,7 @@ package watch
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -29,6 +30,93 @@ type Call struct {
 	User    string          `json:"user,omitempty"`
 	Host    string          `json:"host,omitempty"`
 	Origin  string          `json:"origin,omitempty"` // "hook" or "exec"
+
+	// What an agent's hook says besides, where it says it (each may be
+	// empty): the agent's version, its model, the id of the prompt (turn)
+	// the call serves, and the subagent that made it (its id and type).
+	Version   string `json:"version,omitempty"`
+	Model     string `json:"model,omitempty"`
+	Prompt    string `json:"prompt,omitempty"`
+	Subagent  string `json:"subagent,omitempty"`
+	AgentType string `json:"agent_type,omitempty"`
+	// Files are, for an after-hook with no before-hook (Cursor's
+	// afterFileEdit), the absolute paths it says it changed: its End names
+	// only their changes (Watcher.End).
+	Files []string `json:"files,omitempty"`
+}
+
+// About is what an event records of a hook's call beside its input, under
+// the key "call" of the event's arguments (no journal format change: the
+// arguments are the call's to say): the call's id and what the agent said
+// of it.
+type About struct {
+	ID        string `json:"id"`
+	Model     string `json:"model,omitempty"`
+	Prompt    string `json:"prompt,omitempty"`
+	Subagent  string `json:"subagent,omitempty"`
+	AgentType string `json:"agent_type,omitempty"`
+}
+
+// about is c's About, nil for a call that is not a hook's.
+func (c Call) about() *About {
+	if c.Origin != "hook" {
+		return nil
+	}
+	return &About{ID: c.ID, Model: c.Model, Prompt: c.Prompt, Subagent: c.Subagent, AgentType: c.AgentType}
+}
+
+// args is what an event named for c alone records as its arguments: the
+// input, and for a hook's call its About under "call" (the input wrapped
+// as {"input": ...} when it is not an object or has a "call" of its own).
+func (c Call) args() json.RawMessage {
+	ab := c.about()
+	if ab == nil {
+		return c.Input
+	}
+	var obj map[string]json.RawMessage
+	if len(c.Input) > 0 && json.Unmarshal(c.Input, &obj) == nil && obj != nil {
+		if _, taken := obj["call"]; !taken {
+			b, _ := json.Marshal(ab)
+			obj["call"] = b
+			return marshal(obj)
+		}
+	}
+	m := map[string]any{"call": ab}
+	if len(c.Input) > 0 {
+		m["input"] = c.Input
+	}
+	return marshal(m)
+}
+
+// marshal is JSON without HTML escapes (a command's "&&" stays as typed).
+func marshal(v any) json.RawMessage {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return nil
+	}
+	return json.RawMessage(bytes.TrimSpace(b.Bytes()))
+}
+
+// fill sets c's empty fields from b, the same call as its before-hook
+// told it (an after-hook may send less: Kiro's an empty input).
+func (c *Call) fill(b Call) {
+	for _, f := range []struct {
+		to   *string
+		from string
+	}{
+		{&c.Agent, b.Agent}, {&c.Session, b.Session}, {&c.Tool, b.Tool}, {&c.User, b.User}, {&c.Host, b.Host},
+		{&c.Origin, b.Origin}, {&c.Version, b.Version}, {&c.Model, b.Model}, {&c.Prompt, b.Prompt},
+		{&c.Subagent, b.Subagent}, {&c.AgentType, b.AgentType},
+	} {
+		if *f.to == "" {
+			*f.to = f.from
+		}
+	}
+	if len(c.Input) == 0 || string(c.Input) == "{}" || string(c.Input) == "null" {
+		c.Input = b.Input
+	}
 }
 
 // attribution names an event for calls: one call's tool, input and agent;
@@ -40,24 +128,25 @@ func attribution(calls []Call) (string, json.RawMessage, *journal.Actor) {
 		return journal.ToolWatch, nil, nil
 	}
 	c := calls[0]
-	actor := &journal.Actor{Kind: "agent", Name: c.Agent, Session: c.Session, User: c.User, Host: c.Host, Origin: c.Origin}
+	actor := &journal.Actor{Kind: "agent", Name: c.Agent, Version: c.Version, Session: c.Session, User: c.User, Host: c.Host, Origin: c.Origin}
 	if c.Origin == "exec" {
 		actor.Kind = "cli"
 	}
 	if len(calls) == 1 {
-		return c.Tool, c.Input, actor
+		return c.Tool, c.args(), actor
 	}
 	type one struct {
 		Tool    string          `json:"tool"`
+		Agent   string          `json:"agent,omitempty"`
 		Session string          `json:"session,omitempty"`
 		Input   json.RawMessage `json:"input,omitempty"`
+		Call    *About          `json:"call,omitempty"`
 	}
 	var all []one
 	for _, x := range calls {
-		all = append(all, one{x.Tool, x.Session, x.Input})
+		all = append(all, one{x.Tool, x.Agent, x.Session, x.Input, x.about()})
 	}
-	args, _ := json.Marshal(map[string]any{"calls": all})
-	return c.Tool, args, actor
+	return c.Tool, marshal(map[string]any{"calls": all}), actor
 }
 
 // request is one message to a watcher's socket; reply its answer.
@@ -185,6 +274,18 @@ func ask(ctx context.Context, dir, op string, c *Call) (*Result, error) {
 		return nil, fmt.Errorf("watch: %s", r.Error)
 	}
 	return &Result{Events: r.Events, Files: r.Files, Skipped: r.Skipped, Watcher: true}, nil
+}
+
+// AskBegin is Begin asked of the running watcher of the journal whose
+// watch directory is dir (Dir), without opening the journal: ErrNoWatcher
+// when none answers there.
+func AskBegin(ctx context.Context, dir string, c Call) (*Result, error) {
+	return ask(ctx, dir, "begin", &c)
+}
+
+// AskEnd is End asked of the running watcher, as AskBegin.
+func AskEnd(ctx context.Context, dir string, c Call) (*Result, error) {
+	return ask(ctx, dir, "end", &c)
 }
 
 // Begin opens call c: the running watcher (if any) records what changed

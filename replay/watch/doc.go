@@ -34,7 +34,11 @@
 // before, so no undo or rewind deletes them. A cache of file identities
 // (<journal dir>/watch/cache) spares the hashing of unchanged files; it is
 // a hint, never the record. A watcher killed in a burst loses nothing: the
-// next start finds the rest.
+// next start finds the rest. Until the catch-up is recorded, the engine's
+// batches wait (replay.Engine.HoldEdits, taken by Start and, before the
+// server answers, by journal serve): the baseline is the tree as the
+// watcher found it at its start, so a tool's edit made meanwhile is
+// numbered after it and changes a file the baseline holds.
 //
 // # Rules
 //
@@ -64,4 +68,13 @@
 // through the event queue (Sync) makes sure every change made before the
 // request is seen. With no watcher running, Begin and End walk the
 // workspace themselves, under the watch lock.
+//
+// The event's arguments are the call's input with, for a hook's call, its
+// About under "call": the agent's id of the call, and where the agent said
+// them the model, the prompt's id and the subagent (Call.args). The actor
+// is {Kind "agent", Name, Version, Session, Origin "hook"}; none of it
+// needs a journal format of its own. An End whose call the watcher saw
+// begin takes what it does not say (an empty input) from the Begin; an End
+// with no Begin (Cursor's afterFileEdit) names what is still waiting. What
+// each agent sends, and how it becomes a Call, is replay/watch/agents'.
 package watch

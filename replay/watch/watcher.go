@@ -156,6 +156,10 @@ type hotState struct {
 // no watcher ran (a catch-up, see CatchUp), and goes on recording until
 // Close. It listens for agents' hooks on <journal dir>/watch/sock.
 func Start(ctx context.Context, eng *replay.Engine, o Options) (*Watcher, error) {
+	// the engine's batches wait until the catch-up (a first start's
+	// baseline) is recorded: it is the tree as found here, before them
+	release := eng.HoldEdits()
+	defer release()
 	o.defaults()
 	dir := Dir(eng)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -558,6 +562,15 @@ func (w *Watcher) Begin(ctx context.Context, c Call) (*replay.Observed, error) {
 // not see begin (it started since) is named all the same.
 func (w *Watcher) End(ctx context.Context, c Call) (*replay.Observed, error) {
 	w.mu.Lock()
+	begun := w.calls[c.ID]
+	if begun != nil {
+		c.fill(begun.call)
+	}
+	w.mu.Unlock()
+	if begun == nil && len(c.Files) > 0 {
+		return w.endFiles(ctx, c)
+	}
+	w.mu.Lock()
 	calls := []Call{c}
 	for id, s := range w.calls {
 		if id != c.ID {
@@ -570,6 +583,34 @@ func (w *Watcher) End(ctx context.Context, c Call) (*replay.Observed, error) {
 	delete(w.calls, c.ID)
 	w.mu.Unlock()
 	return ob, err
+}
+
+// endFiles is End for a call the watcher never saw begin that names the
+// files it changed (Cursor's afterFileEdit, which has no before-hook): only
+// those files' waiting changes are recorded, named for c alone; whatever
+// else waits is not the call's. A file already recorded (its change settled
+// before the after-hook came) is not named again.
+func (w *Watcher) endFiles(ctx context.Context, c Call) (*replay.Observed, error) {
+	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	err := w.Sync(sctx)
+	cancel()
+	if err != nil && ctx.Err() != nil {
+		return nil, err
+	}
+	w.record.Lock()
+	defer w.record.Unlock()
+	w.mu.Lock()
+	dirty := map[string]bool{}
+	for _, p := range c.Files {
+		if _, _, k, ok := place(w.eng.Roots(), p); ok && w.dirty[k] != nil {
+			dirty[k] = true
+			delete(w.dirty, k)
+			delete(w.deferred, k)
+		}
+	}
+	w.mu.Unlock()
+	tool, args, actor := attribution([]Call{c})
+	return w.observe(ctx, dirty, false, tool, args, actor, true)
 }
 
 // flush records what is dirty: the files, the subtrees of directories gone

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/journalfs/journal/replay"
+	"github.com/journalfs/journal/replay/watch"
+	"github.com/journalfs/journal/replay/watch/agents"
+)
+
+func init() {
+	extraCommands = append(extraCommands, newHookCmd)
+}
+
+// hookBudget bounds a hook's work: an agent waits for its hook, and a
+// journal that is damaged, locked by a long batch or on a hung disk must
+// not hold it. A watcher asked in time finishes the call's event itself.
+const hookBudget = 1500 * time.Millisecond
+
+// isHookCall reports whether args run journal hook: whatever goes wrong
+// then, journal exits 0 and writes nothing on stdout (exit 2 is "block this
+// call" to Claude Code, Codex, Cursor, Gemini CLI, Windsurf and Kiro, and
+// stdout goes into some agents' context).
+func isHookCall(root *cobra.Command, args []string) bool {
+	c, _, err := root.Find(args)
+	return err == nil && c != nil && c.Name() == "hook"
+}
+
+// runHookCall runs journal hook: help and errors on stderr, a panic
+// reported there, exit 0 always.
+func runHookCall(root *cobra.Command, args []string, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "journal hook: internal error: %v (the call goes on)\n", r)
+			code = 0
+		}
+	}()
+	root.SetArgs(args)
+	root.SetOut(stderr)
+	root.SetErr(stderr)
+	if err := root.Execute(); err != nil {
+		fmt.Fprintf(stderr, "journal hook: %s (the call goes on)\n", strings.TrimSuffix(cleanMessage(err), " (see `journal hook --help`)"))
+	}
+	return 0
+}
+
+func newHookCmd() *cobra.Command {
+	a := &app{out: os.Stderr, errOut: os.Stderr}
+	var event, agent string
+	cmd := &cobra.Command{
+		Use:   "hook AGENT",
+		Short: "Record a coding agent's tool calls as events naming them (the agent's command hooks)",
+		Long: `Read the JSON an agent's hook sends on stdin and record the changes each tool call makes as one
+event naming the agent, its session, the call, its input, and where the agent says them the model, the
+prompt's id and the subagent. A before-hook (PreToolUse, beforeShellExecution, BeforeTool, pre_run_command,
+...) records what changed before the call as the watcher's own changes and opens the call; its after-hook
+(PostToolUse, PostToolUseFailure, afterShellExecution, AfterTool, ...) records what changed since, named for
+the call. Other events (sessions, prompts, turns) record nothing.
+
+AGENT is one of: ` + strings.Join(agents.Names(), ", ") + `
+(also claude, codex-cli, gemini-cli, copilot-cli, kiro-cli). For Claude Code, in .claude/settings.json:
+
+  {"hooks": {
+    "PreToolUse":         [{"matcher": "*", "hooks": [{"type": "command", "command": "journal hook claude-code"}]}],
+    "PostToolUse":        [{"matcher": "*", "hooks": [{"type": "command", "command": "journal hook claude-code"}]}],
+    "PostToolUseFailure": [{"matcher": "*", "hooks": [{"type": "command", "command": "journal hook claude-code"}]}],
+    "SessionStart":       [{"hooks": [{"type": "command", "command": "journal hook claude-code"}]}]}}
+
+With journal serve or journal watch running the call's window is the watcher's; without, the hook walks
+the workspace itself. It never blocks the agent: it exits 0 whatever happens (a bad command line, an
+unknown agent, input that is not JSON, a damaged or busy journal), writes nothing on stdout, says why on
+stderr, and returns within about 2 seconds.`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if agent != "" {
+				args = append([]string{agent}, args...)
+			}
+			if len(args) != 1 {
+				return fmt.Errorf("want one AGENT (%s), got %d arguments", strings.Join(agents.Names(), ", "), len(args))
+			}
+			if _, ok := agents.Lookup(args[0]); !ok {
+				return fmt.Errorf("unknown agent %q (%s)", args[0], strings.Join(agents.Names(), ", "))
+			}
+			a.journalFlag, a.roots = flagString(cmd, "journal"), flagStrings(cmd, "root")
+			done := make(chan error, 1)
+			go func() {
+				defer func() { // a panic here would exit 2: "block this call"
+					if r := recover(); r != nil {
+						done <- fmt.Errorf("internal error: %v", r)
+					}
+				}()
+				done <- runHook(a, args[0], event, os.Stdin)
+			}()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(hookBudget):
+				err = fmt.Errorf("gave up after %v (the journal or its watcher is busy, or the journal damaged)", hookBudget)
+			}
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "journal hook: %v (the call goes on; its changes are recorded by the next watcher or hook)\n", err)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&agent, "agent", "", "the agent, instead of the argument AGENT")
+	cmd.Flags().StringVar(&event, "event", "", "the event's name, for agents whose payloads do not carry it (Copilot CLI's camelCase hooks)")
+	return cmd
+}
+
+// runHook reads one hook's payload from in and records what it says.
+func runHook(a *app, agent, event string, in *os.File) error {
+	if term.IsTerminal(int(in.Fd())) {
+		return errors.New("reads the JSON an agent's hook sends on stdin (nothing to read from a terminal)")
+	}
+	raw, err := io.ReadAll(io.LimitReader(in, 16<<20))
+	if err != nil {
+		return fmt.Errorf("reading the hook's input: %w", err)
+	}
+	h, err := agents.Parse(agent, raw, event)
+	if err != nil {
+		return err
+	}
+	if a.journalFlag == "" && len(a.roots) == 0 && h.Dir != "" {
+		if err := os.Chdir(h.Dir); err != nil {
+			return err
+		}
+	}
+	if err := a.locate(); err != nil {
+		if errors.Is(err, errNoJournal) {
+			return nil // not a journaled workspace: nothing to record
+		}
+		return err
+	}
+	wdir := filepath.Join(filepath.Dir(a.jpath), "watch")
+	if h.Op == agents.Other {
+		_, err := agents.Remember(wdir, h)
+		return err
+	}
+	agents.Recall(wdir, &h)
+	for i, f := range h.Call.Files {
+		if abs, err := filepath.Abs(f); err == nil {
+			h.Call.Files[i] = abs
+		}
+	}
+	actor := replay.CLIActor()
+	h.Call.User, h.Call.Host = actor.User, actor.Host
+	ctx, cancel := context.WithTimeout(context.Background(), hookBudget)
+	defer cancel()
+	ask, alone := watch.AskBegin, watch.Begin
+	if h.Op == agents.End {
+		ask, alone = watch.AskEnd, watch.End
+	}
+	// the running watcher first: the journal is not opened (nor its lock
+	// waited for) when one answers
+	if _, err := ask(ctx, wdir, h.Call); !errors.Is(err, watch.ErrNoWatcher) {
+		return err
+	}
+	eng, err := a.engine()
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	_, err = alone(ctx, eng, h.Call)
+	return err
+}
