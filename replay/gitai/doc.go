@@ -10,7 +10,8 @@
 // (compute.go: Compute); writing and merging them in the notes ref
 // (notes.go, objects.go, merge.go); the pending list and the hooks' work
 // (hook.go: Hook, Flush); installing the hooks (install.go: Install,
-// Uninstall). cmd/journal holds only flags and wiring.
+// Uninstall). The readers (read*.go, stats.go, trace.go) read the notes
+// back. cmd/journal holds only flags and wiring.
 //
 // # A note
 //
@@ -24,8 +25,10 @@
 //     attributed by `journal hook`): key SessionKey(tool, session) + "::" +
 //     TraceKey("event:" + the event's chain hash) — one trace per tool call,
 //     the same on every machine and after any gc or redaction; the session's
-//     record names the tool, the session id and the model (modelOf: the
-//     journal records none yet, nor prompts — the seam where they go);
+//     record names the tool, the session id and the model where the agent's
+//     hook said it (modelOf: the event's arguments, "call"); the prompt a
+//     call served has no field in a v3.0.0 session record (one per session)
+//     and is left out;
 //   - a person's edit through the journal (Actor.Kind "cli", Kind apply):
 //     the h_ key of the commit's committer, with its humans record;
 //   - anything else — outside changes (the watcher's, a baseline, a
