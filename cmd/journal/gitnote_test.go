@@ -398,6 +398,14 @@ func TestGitNote_Rewrites(t *testing.T) {
 	if strings.Contains(out, "written") || gitOut(t, dir, "rev-parse", "refs/notes/ai") != notes {
 		t.Fatalf("a second computation wrote: %s", out)
 	}
+	var js struct {
+		Commit, Note string
+		Written      bool
+	}
+	if err := json.Unmarshal([]byte(ok(t, dir, "git", "note", "--dry-run", "--json", "HEAD")), &js); err != nil ||
+		js.Commit != strings.TrimSpace(gitOut(t, dir, "rev-parse", "HEAD")) || js.Written || js.Note != gitOut(t, dir, "notes", "--ref=ai", "show", "HEAD") {
+		t.Fatalf("--dry-run --json: %+v %v", js, err)
+	}
 	if p, err := os.ReadFile(filepath.Join(dir, ".git", "journal", "pending")); err == nil && len(p) > 0 {
 		t.Fatalf("left pending: %s", p)
 	}
