@@ -29,6 +29,11 @@ func init() {
 // journal found from the repository's top (as any command finds it), its
 // keys, and the flush that records what it has not yet.
 func (a *app) gitJournal(r *gitai.Repo) (*gitai.Journal, error) {
+	if a.journalFlag != "" { // given relative to where the command was run
+		if p, err := filepath.Abs(a.journalFlag); err == nil {
+			a.journalFlag = p
+		}
+	}
 	if err := os.Chdir(r.Top); err != nil {
 		return nil, err
 	}
