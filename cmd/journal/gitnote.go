@@ -34,6 +34,11 @@ func (a *app) gitJournal(r *gitai.Repo) (*gitai.Journal, error) {
 			a.journalFlag = p
 		}
 	}
+	for i, root := range a.roots {
+		if p, err := filepath.Abs(root); err == nil {
+			a.roots[i] = p
+		}
+	}
 	if err := os.Chdir(r.Top); err != nil {
 		return nil, err
 	}
