@@ -156,7 +156,7 @@ func TestGitHook_BusyDamagedMissingJournal(t *testing.T) {
 		restore := breakIt()
 		out := commitErr(t, dir, name)
 		lines := strings.Split(strings.TrimSpace(out), "\n")
-		if len(lines) != 1 || !strings.HasPrefix(lines[0], "journal git: post-commit:") {
+		if len(lines) != 1 || !strings.HasPrefix(lines[0], "journal git: post-commit") {
 			t.Fatalf("%s: git said %q, want one line", name, out)
 		}
 		if readSpecNote(t, dir, "HEAD") != nil {
@@ -201,6 +201,20 @@ func TestGitHook_BusyDamagedMissingJournal(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+	})
+	check("no binary", func() func() {
+		cp := filepath.Join(t.TempDir(), "journal")
+		data, err := os.ReadFile(bin)
+		if err != nil || os.WriteFile(cp, data, 0o755) != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(cp, "git", "install")
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("install: %v %s", err, out)
+		}
+		os.Remove(cp)
+		return func() { ok(t, dir, "git", "install") }
 	})
 	check("missing", func() func() {
 		os.Rename(filepath.Join(dir, ".journal"), filepath.Join(dir, ".journal-away"))
@@ -281,7 +295,12 @@ func TestGitNote_NotesTravel(t *testing.T) {
 	wantNote(t, b, "HEAD", map[string]map[int]string{"b.txt": {1: lH}})
 	gitEnvIn(t, b, nil, "push", "-q", "origin", "main")
 
+	// a's own commit meanwhile: pull --rebase rewrites it onto b's
+	write(t, a, agent, "c.txt", "a again\n")
+	gitEnvIn(t, a, nil, "add", "c.txt")
+	gitEnvIn(t, a, nil, "commit", "-qm", "c")
 	gitEnvIn(t, a, nil, "pull", "-q", "--rebase")
-	wantNote(t, a, "HEAD", map[string]map[int]string{"b.txt": {1: lH}})
-	wantNote(t, a, "HEAD~1", map[string]map[int]string{"a.txt": {1: lA}})
+	wantNote(t, a, "HEAD", map[string]map[int]string{"c.txt": {1: lA}})
+	wantNote(t, a, "HEAD~1", map[string]map[int]string{"b.txt": {1: lH}})
+	wantNote(t, a, "HEAD~2", map[string]map[int]string{"a.txt": {1: lA}})
 }

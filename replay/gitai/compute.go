@@ -3,12 +3,14 @@ package gitai
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/replay"
+	"github.com/journalfs/journal/replay/watch"
 	"github.com/journalfs/journal/snapshot"
 )
 
@@ -34,11 +36,10 @@ const nullID = "0000000000000000000000000000000000000000"
 // evidence (see doc.go): any doubt leaves it untracked, and an error of the
 // journal fails the whole computation rather than write a partial note.
 func Compute(ctx context.Context, r *Repo, j Journal, commits []string) (map[string]*Note, error) {
-	cf, err := r.catFile(ctx)
+	cf, err := r.cat()
 	if err != nil {
 		return nil, err
 	}
-	defer cf.close()
 	infos := make([]commitInfo, 0, len(commits))
 	for _, c := range commits {
 		typ, data, err := cf.read(c)
@@ -254,7 +255,20 @@ func isWatchTool(tool string) bool {
 // hook's name), lower case.
 func agentTool(name string) string { return strings.ToLower(strings.TrimSpace(name)) }
 
-// modelOf is the model of the agent that made event e. The journal records
-// none yet; when the agents' hooks record the model (and the prompt), this
-// is where a note learns them.
-func modelOf(e *journal.Event) string { return "" }
+// modelOf is the model of the agent that made event e, where its hook said
+// it: a hook's call records it in the event's arguments, under "call"
+// (watch.About). An MCP client's events name none; redacted arguments
+// none either. The prompt the call served (About.Prompt) has no place in a
+// v3.0.0 session record (one per session, not per call): it is left out.
+func modelOf(e *journal.Event) string {
+	if e.Actor.Kind != "agent" || len(e.Args) == 0 {
+		return ""
+	}
+	var a struct {
+		Call *watch.About `json:"call"`
+	}
+	if json.Unmarshal(e.Args, &a) != nil || a.Call == nil {
+		return ""
+	}
+	return a.Call.Model
+}
