@@ -247,8 +247,17 @@ func newGitUninstallCmd(a *app) *cobra.Command {
 	}
 }
 
-// gitHookBudget bounds a hook's own work: past it the commits stay pending.
-const gitHookBudget = 20 * time.Second
+// gitHookBudget bounds a hook's own work, so that git (and whoever waits
+// on it) never waits long for a note: past it the commits stay pending
+// (written by the next hook or `journal git note`). A push's hook talks to
+// the remote (it fetches and pushes the notes), so it gets a network's
+// time; the others only read the journal and write local refs.
+func gitHookBudget(name string) time.Duration {
+	if name == "pre-push" {
+		return 20 * time.Second
+	}
+	return 3 * time.Second
+}
 
 func newGitHookCmd(a *app) *cobra.Command {
 	return &cobra.Command{
@@ -281,7 +290,7 @@ func runGitHook(a *app, name string, args []string) error {
 		}
 		in.Stdin = data
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), gitHookBudget)
+	ctx, cancel := context.WithTimeout(context.Background(), gitHookBudget(name))
 	defer cancel()
 	r, err := gitai.OpenHookRepo(ctx, ".")
 	if err != nil {
@@ -297,7 +306,7 @@ func runGitHook(a *app, name string, args []string) error {
 	select {
 	case err = <-done:
 	case <-ctx.Done():
-		err = fmt.Errorf("gave up after %s", gitHookBudget)
+		err = fmt.Errorf("gave up after %s", gitHookBudget(name))
 	}
 	if err == nil && jerr != nil && name != "pre-push" {
 		if p, _ := gitai.Pending(r); len(p) > 0 {

@@ -135,10 +135,10 @@ func Compute(ctx context.Context, r *Repo, j Journal, commits []string) (map[str
 
 // attributor attributes the lines of blobs within one transaction.
 type attributor struct {
-	tx *journal.Tx
+	blame *replay.Blamer // one per transaction: an event many files share is read once
 }
 
-func newAttributor(tx *journal.Tx) *attributor { return &attributor{tx: tx} }
+func newAttributor(tx *journal.Tx) *attributor { return &attributor{blame: replay.NewBlamer(tx)} }
 
 // file attributes the lines commit adds to one file, adding the records its
 // keys name to n's metadata; nil when it proves none.
@@ -146,7 +146,7 @@ func (a *attributor) file(key string, also []string, f fileDiff, data []byte, co
 	if bytes.IndexByte(data, 0) >= 0 {
 		return nil, nil // binary: no lines
 	}
-	b, err := blameContent(a.tx, key, data, also...)
+	b, err := a.blameContent(key, data, also...)
 	if err != nil || b == nil {
 		if err != nil && !errors.Is(err, journal.ErrNotFound) && !errors.Is(err, replay.ErrBinary) && !errors.Is(err, errTooLarge) {
 			if errors.Is(err, snapshot.ErrCorrupt) {
@@ -191,11 +191,11 @@ var errTooLarge = errors.New("gitai: file too large to blame")
 // keys it was renamed from, as git reports): each line's event is the one
 // that wrote that exact content (replay.BlameContent), 0 where the journal
 // cannot prove it.
-func blameContent(tx *journal.Tx, key string, data []byte, also ...string) (*replay.Blame, error) {
+func (a *attributor) blameContent(key string, data []byte, also ...string) (*replay.Blame, error) {
 	if len(data) > replay.MaxBlameBytes {
 		return nil, errTooLarge
 	}
-	return replay.BlameContent(tx, key, data, also...)
+	return a.blame.Content(key, data, also...)
 }
 
 // attestation is the key of the lines event e wrote, adding its record to
