@@ -59,7 +59,7 @@ func TestGitInstall_ChainsAndUninstalls(t *testing.T) {
 		"hooksPath": func(t *testing.T, dir string) []string {
 			script(t, filepath.Join(dir, ".githooks/post-commit"), "#!/bin/sh\necho user-post-commit >> user.log\n")
 			script(t, filepath.Join(dir, ".githooks/commit-msg"), "#!/bin/sh\necho user-commit-msg >> user.log\n")
-			gitIn(t, dir, "config", "core.hooksPath", ".githooks")
+			gitEnvInAllow(t, dir, "config", "core.hooksPath", ".githooks")
 			return []string{".git/hooks", ".githooks"}
 		},
 		"husky": func(t *testing.T, dir string) []string {
@@ -70,15 +70,15 @@ func TestGitInstall_ChainsAndUninstalls(t *testing.T) {
 			}
 			script(t, filepath.Join(dir, ".husky/post-commit"), "echo user-post-commit >> user.log\n")
 			script(t, filepath.Join(dir, ".husky/commit-msg"), "echo user-commit-msg >> user.log\n")
-			gitIn(t, dir, "config", "core.hooksPath", ".husky/_")
+			gitEnvInAllow(t, dir, "config", "core.hooksPath", ".husky/_")
 			return []string{".git/hooks", ".husky"}
 		},
 	}
 	for name, setup := range layouts {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			gitIn(t, dir, "init", "-q", "-b", "main")
-			gitIn(t, dir, "remote", "add", "origin", filepath.Join(dir, "nowhere"))
+			gitEnvInAllow(t, dir, "init", "-q", "-b", "main")
+			gitEnvInAllow(t, dir, "remote", "add", "origin", filepath.Join(dir, "nowhere"))
 			files(t, dir, map[string]string{".gitignore": ".journal/\nuser.log\n", "a.txt": "a\n"})
 			dirs := setup(t, dir)
 			before := snapshotFiles(t, dir, dirs...)
@@ -226,9 +226,9 @@ func TestGitHook_BusyDamagedMissingJournal(t *testing.T) {
 func TestGitNote_ConcurrentCommitters(t *testing.T) {
 	dir := gitRepo(t)
 	files(t, dir, map[string]string{".gitignore": ".journal/\nwt/\n"})
-	gitIn(t, dir, "commit", "-qam", "ignore wt")
+	gitEnvInAllow(t, dir, "commit", "-qam", "ignore wt")
 	other := filepath.Join(dir, "wt")
-	gitIn(t, dir, "worktree", "add", "-q", "-b", "other", other)
+	gitEnvInAllow(t, dir, "worktree", "add", "-q", "-b", "other", other)
 	var wg sync.WaitGroup
 	for w, d := range []string{dir, other} {
 		wg.Add(1)
@@ -266,9 +266,9 @@ func TestGitNote_ConcurrentCommitters(t *testing.T) {
 // merges; notes of one commit from two machines merge.
 func TestGitNote_NotesTravel(t *testing.T) {
 	remote := filepath.Join(t.TempDir(), "remote.git")
-	gitIn(t, t.TempDir(), "init", "-q", "--bare", "-b", "main", remote)
+	gitEnvInAllow(t, t.TempDir(), "init", "-q", "--bare", "-b", "main", remote)
 	a := gitRepo(t)
-	gitIn(t, a, "remote", "add", "origin", remote)
+	gitEnvInAllow(t, a, "remote", "add", "origin", remote)
 	ok(t, a, "git", "install") // the new remote's fetch refspec
 	write(t, a, agent, "a.txt", "from a\n")
 	gitEnvIn(t, a, nil, "add", "a.txt")
@@ -283,7 +283,7 @@ func TestGitNote_NotesTravel(t *testing.T) {
 
 	// another machine: its own journal, its own commit
 	b := filepath.Join(t.TempDir(), "b")
-	gitIn(t, t.TempDir(), "clone", "-q", remote, b)
+	gitEnvInAllow(t, t.TempDir(), "clone", "-q", remote, b)
 	files(t, b, map[string]string{".gitignore": ".journal/\n"})
 	ok(t, b, "exec", "--", "true")
 	ok(t, b, "git", "install")

@@ -219,10 +219,10 @@ func bashCall(t *testing.T, dir, id, script string) {
 // gitRepo is a repository holding a journal, journal git installed.
 func gitRepo(t *testing.T) string {
 	dir := t.TempDir()
-	gitIn(t, dir, "init", "-q", "-b", "main")
+	gitEnvInAllow(t, dir, "init", "-q", "-b", "main")
 	files(t, dir, map[string]string{".gitignore": ".journal/\n", "base.txt": "base1\nbase2\n"})
-	gitIn(t, dir, "add", "-A")
-	gitIn(t, dir, "commit", "-qm", "start")
+	gitEnvInAllow(t, dir, "add", "-A")
+	gitEnvInAllow(t, dir, "commit", "-qm", "start")
 	ok(t, dir, "exec", "--", "true") // the journal, with its baseline
 	if out := ok(t, dir, "git", "install"); !strings.Contains(out, "hooks installed") {
 		t.Fatalf("install: %s", out)
