@@ -74,6 +74,10 @@ func BlameTx(tx *journal.Tx, key string, at uint64) (*Blame, error) {
 	if r.binary {
 		return nil, fmt.Errorf("%s after event %d: %w", key, at, ErrBinary)
 	}
+	if r.gone {
+		by, _ := tx.Redacted(r.cur)
+		return nil, fmt.Errorf("%s after event %d: its content was taken out of the journal by redact event %d: %w", key, at, by, journal.ErrRedacted)
+	}
 	return r.blame(key, at, r.cur, r.text, r.owners), nil
 }
 
@@ -144,7 +148,7 @@ func (bl *Blamer) Content(key string, data []byte, also ...string) (*Blame, erro
 		for seq, ev := range pr.events {
 			r.events[seq] = ev
 		}
-		if (i == 0 || base == nil) && !pr.binary && !pr.cur.IsZero() {
+		if (i == 0 || base == nil) && !pr.binary && !pr.gone && !pr.cur.IsZero() {
 			base = pr
 		}
 	}
@@ -182,6 +186,7 @@ type blameReplay struct {
 	owners []uint64
 	cur    snapshot.ID
 	binary bool // the last version read is binary: it has no lines
+	gone   bool // the last version was taken out by a redaction
 	mem    *blameMemory
 	events map[uint64]*journal.Event
 }
@@ -210,6 +215,7 @@ func (r *blameReplay) run(tx *journal.Tx, steps []blameStep) error {
 	type version struct {
 		data   []byte
 		binary bool
+		gone   bool // taken out by a redaction: its lines are not known
 		err    error
 	}
 	vch, stop := make(chan version, 8), make(chan struct{})
@@ -227,14 +233,20 @@ func (r *blameReplay) run(tx *journal.Tx, steps []blameStep) error {
 		vs := snapshot.NewVersions(tx.Bolt())
 		send := func(id snapshot.ID) bool {
 			data, binary, err := blameBytes(vs, id)
+			gone := false
+			if err != nil && !id.IsZero() {
+				if _, ok := tx.Redacted(id); ok {
+					data, binary, err, gone = nil, false, nil, true
+				}
+			}
 			select {
-			case vch <- version{data, binary, err}:
+			case vch <- version{data, binary, gone, err}:
 			case <-stop:
 				return false
 			}
 			if err == nil && !id.IsZero() {
 				select {
-				case hch <- version{data: data}:
+				case hch <- version{data: data, gone: gone}:
 				case <-stop:
 					return false
 				}
@@ -266,13 +278,14 @@ func (r *blameReplay) run(tx *journal.Tx, steps []blameStep) error {
 					bad <- err
 					return
 				}
-				if err == nil && snapshot.Sum(v.data) != id {
+				if err == nil && !v.gone && snapshot.Sum(v.data) != id {
 					err = fmt.Errorf("version %s: content hash mismatch: %w", id.Short(), snapshot.ErrCorrupt)
 				}
 			}
 		}
 		bad <- err
 	}()
+	gap := false // the version before was redacted: what changed since is not known
 	next := func() ([]string, error) {
 		v, ok := <-vch
 		if !ok {
@@ -280,6 +293,9 @@ func (r *blameReplay) run(tx *journal.Tx, steps []blameStep) error {
 		}
 		if r.binary = v.binary; v.err != nil || r.binary {
 			return nil, v.err
+		}
+		if v.gone {
+			return nil, errGone
 		}
 		return splitLines(string(v.data)), nil
 	}
@@ -290,19 +306,39 @@ func (r *blameReplay) run(tx *journal.Tx, steps []blameStep) error {
 			// (what changed in between has no event): no event wrote its
 			// lines but those the memory proves
 			before, err := next()
-			if err != nil {
+			switch {
+			case errors.Is(err, errGone):
+				r.text, r.owners, r.cur, gap = nil, nil, s.before, true
+			case err != nil:
 				return err
+			default:
+				r.step(before, s.before, 0, true)
 			}
-			r.step(before, s.before, 0, true)
 		}
 		after, err := next()
-		if err != nil {
+		switch {
+		case errors.Is(err, errGone):
+			r.text, r.owners, r.cur, gap = nil, nil, s.after, true
+		case err != nil:
 			return err
+		case gap:
+			// after a redacted version, the lines no event can be said to
+			// have written are owned by none (0), but those the memory
+			// proves: a redaction hides who wrote a line, never names
+			// another author for it
+			r.text, r.owners = nil, nil
+			r.step(after, s.after, 0, true)
+			gap = false
+		default:
+			r.step(after, s.after, s.ev.Seq, restores(s.ev))
 		}
-		r.step(after, s.after, s.ev.Seq, restores(s.ev))
 	}
+	r.gone = gap
 	return <-bad
 }
+
+// errGone is a version a redaction took out of the store.
+var errGone = errors.New("replay: blame: version redacted")
 
 // step moves the replay to version id (its lines text), written by event
 // seq: lines it shares with the current version keep their owners, the

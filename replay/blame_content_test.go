@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"testing"
 
@@ -186,5 +187,38 @@ func TestBlameContent(t *testing.T) {
 	})
 	if !errors.Is(err, journal.ErrNotFound) {
 		t.Fatalf("a file the journal never held: %v", err)
+	}
+}
+
+// TestBlame_Redacted: a version a redaction took out hides who wrote the
+// lines after it that no other version proves — they are owned by none
+// (0), never by the next event's author — and keeps the others' owners;
+// a file whose newest version is redacted is ErrRedacted.
+func TestBlame_Redacted(t *testing.T) {
+	w := &contentWorld{t: t, dir: t.TempDir()}
+	w.e = open(t, w.dir)
+	c1 := w.tool(person, "s.py", "def f():\n    return personValue\n")
+	w.tool(agentA, "s.py", "def f():\n    return personValue\nTOKEN = 'sk-live-0123456789abcdef'\nagent_after_token()\n")
+	w.tool(person, "s.py", "def f():\n    return personValue\nagent_after_token()\nperson_later()\n")
+	if _, err := w.e.Redact(replay.RedactSelect{Pattern: regexp.MustCompile(`sk-live-[0-9a-f]+`), Why: "a leaked key"}); err != nil {
+		t.Fatal(err)
+	}
+	// the edit right after the redacted version: which of its lines it
+	// wrote is not known, so none is said to be the person's
+	if got, want := w.blame("s.py"), []uint64{c1, c1, 0, 0}; !slices.Equal(got, want) {
+		t.Fatalf("after the redaction: %v, want %v (the agent's line unproved, not the person's)", got, want)
+	}
+	p4 := w.tool(person, "s.py", "def f():\n    return personValue\nagent_after_token()\nperson_later()\nperson_last()\n")
+	if got, want := w.blame("s.py"), []uint64{c1, c1, 0, 0, p4}; !slices.Equal(got, want) {
+		t.Fatalf("an edit after that: %v, want %v", got, want)
+	}
+	w.tool(agentA, "k.py", "KEY = 'sk-live-fedcba9876543210'\n")
+	if _, err := w.e.Redact(replay.RedactSelect{Pattern: regexp.MustCompile(`sk-live-[0-9a-f]+`), Why: "another"}); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	w.e.Journal().View(func(tx *journal.Tx) error { _, err = replay.BlameTx(tx, "k.py", 0); return nil })
+	if !errors.Is(err, journal.ErrRedacted) {
+		t.Fatalf("blame of a redacted newest version: %v", err)
 	}
 }

@@ -297,7 +297,10 @@
 //     existed before.
 //   - Fail closed. A text two owners wrote proves neither; a line the journal
 //     never held, or held only past a gc, is owned by no event (0) — in a
-//     git note, untracked, never attributed.
+//     git note, untracked, never attributed. A version a redaction took out
+//     hides what changed across it: the next version's lines are owned by
+//     none but those the memory proves, never by the next event's author
+//     (a file whose newest version was taken out is journal.ErrRedacted).
 //
 // # Several processes
 //
