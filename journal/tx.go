@@ -90,10 +90,14 @@ func (t *Tx) put(e *Event) error {
 	if err != nil {
 		return err
 	}
-	// every event this version writes may be compact, may name contents
-	// with inline manifests and whose chunks may be splices (snapshot):
-	// format 6
-	if err := t.MarkFormat(Format); err != nil {
+	// every event this version writes may be compact, salted, may name
+	// contents with inline manifests and whose chunks may be splices
+	// (snapshot): format 12; a prompt event needs 13
+	v := byte(FormatSalted)
+	if e.Kind == KindPrompt {
+		v = FormatPrompts
+	}
+	if err := t.MarkFormat(v); err != nil {
 		return err
 	}
 	b := t.tx.Bucket(bucketEvents)
@@ -592,6 +596,17 @@ func (t *Tx) lookup(seq uint64) (e *Event, err error) {
 
 // ErrStop ends an iteration early without error.
 var ErrStop = fmt.Errorf("journal: stop")
+
+// EachIndexedSeq iterates the numbers of the events of one path or one
+// session (as EachIndexed), newest first, reading no event, until fn
+// returns ErrStop.
+func (t *Tx) EachIndexedSeq(index, key string, fn func(seq uint64) error) error {
+	b := t.tx.Bucket(bucketByPath)
+	if index == "session" {
+		b = t.tx.Bucket(bucketBySession)
+	}
+	return eachIndexed(b, key, fn)
+}
 
 // EachIndexed iterates the events of one path (index "path") or one session
 // (index "session") newest first, until fn returns ErrStop.
