@@ -48,7 +48,7 @@ type claudeStyle struct {
 	PromptID  string          `json:"prompt_id"`
 	TurnID    string          `json:"turn_id"` // Codex
 	Cwd       string          `json:"cwd"`
-	Model     string          `json:"model"` // Claude Code: SessionStart only; Codex: every event
+	Model     string          `json:"model"`  // Claude Code: SessionStart only; Codex: every event
 	Prompt    string          `json:"prompt"` // UserPromptSubmit, BeforeAgent: the prompt's text
 	ToolName  string          `json:"tool_name"`
 	ToolInput json.RawMessage `json:"tool_input"`
