@@ -129,7 +129,7 @@ func PromptOf(tx *journal.Tx, ev *journal.Event) (*Prompt, error) {
 		if err != nil {
 			return err
 		}
-		if p := PromptOfEvent(pe); p != nil && (id == "" || p.ID == id) {
+		if p := PromptOfEvent(pe); p != nil && (id == "" || p.ID == id || p.ID == "") { // "": its arguments redacted
 			found = p
 			return journal.ErrStop
 		}
@@ -170,6 +170,9 @@ func (ps *Prompts) Next(ev *journal.Event) *Prompt {
 	if id := CallPrompt(ev); id != "" {
 		if p := ps.byID[s+"\x00"+id]; p != nil {
 			return p
+		}
+		if p := ps.latest[s]; p != nil && p.ID == "" {
+			return p // its arguments redacted: the id with them
 		}
 		p := &Prompt{ID: id, Agent: ev.Actor.Name, Session: s}
 		ps.byID[s+"\x00"+id] = p
