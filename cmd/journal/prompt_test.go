@@ -40,7 +40,9 @@ func promptWorkspace(t *testing.T) (dir string, seq uint64) {
 }
 
 // A prompt event through every path that reads events: log and show mask
-// the key in its text (--reveal prints it); undo passes over it; verify
+// the key in its text (--reveal prints it); blame names the prompt of a
+// line its call wrote (columns, --porcelain, --json); a revert of it is
+// refused; verify
 // accepts it; the export withholds its secret arguments and verifies; gc
 // carries it; a push to a remote and a clone from it keep it; and journal
 // redact takes its text out of the journal's file, the record still
@@ -60,6 +62,19 @@ func TestPrompt_EveryPath(t *testing.T) {
 	}
 	if out := ok(t, dir, "log", "--oneline"); !strings.Contains(out, fmt.Sprintf("%d ", seq)) || !strings.Contains(out, `prompt p-1: "deploy with AKIA…`) {
 		t.Fatalf("log:\n%s", out)
+	}
+	// blame names a line's prompt; a line of no prompt names none
+	if out := ok(t, dir, "blame", "b.txt"); !strings.Contains(out, "prompt p-1") {
+		t.Fatalf("blame b.txt:\n%s", out)
+	}
+	if out := ok(t, dir, "blame", "b.txt", "--porcelain"); !strings.Contains(out, "prompt p-1\n") {
+		t.Fatalf("blame --porcelain:\n%s", out)
+	}
+	if out := ok(t, dir, "blame", "b.txt", "--json"); !strings.Contains(out, `"prompt":"p-1"`) {
+		t.Fatalf("blame --json:\n%s", out)
+	}
+	if out := ok(t, dir, "blame", "a.txt"); strings.Contains(out, "prompt") {
+		t.Fatalf("blame a.txt:\n%s", out)
 	}
 	// undo passes over the prompt to the call; a revert of the prompt itself is refused
 	if r := run(t, dir, "revert", fmt.Sprint(seq)); r.code == 0 || !strings.Contains(r.stderr, "records a prompt") {
