@@ -3,6 +3,7 @@ package gitai
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -217,9 +218,20 @@ func attestation(e *journal.Event, committer string, m *Meta) string {
 		if m.Sessions == nil {
 			m.Sessions = map[string]Session{}
 		}
-		if _, ok := m.Sessions[s]; !ok {
-			m.Sessions[s] = Session{AgentID: AgentID{Tool: tool, ID: e.Actor.Session, Model: modelOf(e)}}
+		rec, ok := m.Sessions[s]
+		if !ok {
+			rec = Session{AgentID: AgentID{Tool: tool, ID: e.Actor.Session}}
 		}
+		if rec.AgentID.Model == "" {
+			rec.AgentID.Model = modelOf(e)
+		}
+		if p := replay.CallPrompt(e); p != "" && rec.CustomAttributes["prompt"] == "" {
+			if rec.CustomAttributes == nil {
+				rec.CustomAttributes = map[string]string{}
+			}
+			rec.CustomAttributes["prompt"] = p // the id: a prompt's text stays in the journal, where redact reaches it
+		}
+		m.Sessions[s] = rec
 		return s + "::" + TraceKey(callID(e))
 	case "cli":
 		if e.Kind != journal.KindApply || committer == "" {
@@ -254,7 +266,16 @@ func isWatchTool(tool string) bool {
 // hook's name), lower case.
 func agentTool(name string) string { return strings.ToLower(strings.TrimSpace(name)) }
 
-// modelOf is the model of the agent that made event e. The journal records
-// none yet; when the agents' hooks record the model (and the prompt), this
-// is where a note learns them.
-func modelOf(e *journal.Event) string { return "" }
+// modelOf is the model of the agent that made event e, as its hook's call
+// recorded it (args.call.model; replay/watch.About), "" where none did.
+func modelOf(e *journal.Event) string {
+	var a struct {
+		Call struct {
+			Model string `json:"model"`
+		} `json:"call"`
+	}
+	if json.Unmarshal(e.Args, &a) != nil {
+		return ""
+	}
+	return a.Call.Model
+}
