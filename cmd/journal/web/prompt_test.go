@@ -85,6 +85,15 @@ func TestWeb_BrowserPrompts(t *testing.T) {
 		t.Fatalf("the timeline's groups: %q", groups)
 	}
 	shot(t, ctx, "prompts-timeline")
+	// a prompt event's own page: its text masked, no revert offered
+	do(t, ctx, chromedp.Navigate(base+"/event/3"), chromedp.WaitVisible(chromedp.CSS("dl.meta")))
+	if page := text(t, ctx, "main"); !strings.Contains(page, "AKIA…[secret: aws-access-token]") || strings.Contains(page, "AKIAIOSFODNN7EXAMPLQ") {
+		t.Fatalf("the prompt event's page:\n%s", page)
+	}
+	if n := eval[int](t, ctx, `document.querySelectorAll("#revert").length`); n != 0 {
+		t.Fatal("the prompt event's page offers a revert")
+	}
+	do(t, ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("div.prompt")))
 	// undo the first prompt (and the later one): previewed, then one event
 	do(t, ctx, chromedp.Click(chromedp.CSS(`div.prompt[data-prompt="p-one"] a.undo-prompt`)), chromedp.WaitVisible(chromedp.CSS("#confirm")))
 	preview := text(t, ctx, "main")
