@@ -182,6 +182,39 @@ func (e *Event) File(path string) (FileChange, bool) {
 	return FileChange{}, false
 }
 
+// Listed is the event's files as a reader sees them: the delete of a moved
+// file's old path is part of the move (the change whose MovedFrom names it)
+// and is left out. Files keeps both: a revert puts the old path back, blame
+// follows the lines across. Files is returned as it is when nothing moved.
+func (e *Event) Listed() []FileChange {
+	from := map[string]bool{}
+	for _, f := range e.Files {
+		if f.MovedFrom != "" {
+			from[f.MovedFrom] = true
+		}
+	}
+	if len(from) == 0 {
+		return e.Files
+	}
+	out := make([]FileChange, 0, len(e.Files))
+	for _, f := range e.Files {
+		if !(from[f.Path] && f.After.IsZero() && f.MovedFrom == "") {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// MoveSource is, for a file moved here (MovedFrom, created at its new path),
+// the change of its old path in the same event: its Before is the content
+// the move carried.
+func (e *Event) MoveSource(f FileChange) (FileChange, bool) {
+	if f.MovedFrom == "" || !f.Before.IsZero() {
+		return FileChange{}, false
+	}
+	return e.File(f.MovedFrom)
+}
+
 const recordV1 = 1
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)

@@ -597,29 +597,24 @@ func (t *Tx) lookup(seq uint64) (e *Event, err error) {
 // ErrStop ends an iteration early without error.
 var ErrStop = fmt.Errorf("journal: stop")
 
-// EachIndexedSeq iterates the numbers of the events of one path or one
-// session (as EachIndexed), newest first, reading no event, until fn
-// returns ErrStop.
-func (t *Tx) EachIndexedSeq(index, key string, fn func(seq uint64) error) error {
-	b := t.tx.Bucket(bucketByPath)
-	if index == "session" {
-		b = t.tx.Bucket(bucketBySession)
-	}
-	return eachIndexed(b, key, fn)
-}
-
 // EachIndexed iterates the events of one path (index "path") or one session
 // (index "session") newest first, until fn returns ErrStop.
 func (t *Tx) EachIndexed(index, key string, fn func(*Event) error) error {
-	b := t.tx.Bucket(bucketByPath)
-	if index == "session" {
-		b = t.tx.Bucket(bucketBySession)
-	}
-	return eachIndexed(b, key, func(seq uint64) error {
+	return t.EachIndexedSeq(index, key, func(seq uint64) error {
 		e, err := t.Event(seq)
 		if err != nil {
 			return err
 		}
 		return fn(e)
 	})
+}
+
+// EachIndexedSeq is EachIndexed giving the events' numbers without reading
+// the events: for a caller that reads each event once across several keys.
+func (t *Tx) EachIndexedSeq(index, key string, fn func(seq uint64) error) error {
+	b := t.tx.Bucket(bucketByPath)
+	if index == "session" {
+		b = t.tx.Bucket(bucketBySession)
+	}
+	return eachIndexed(b, key, fn)
 }

@@ -287,7 +287,7 @@ func entry(tx *journal.Tx, ev *journal.Event) LogEntry {
 	if ev.Actor.Session != "" {
 		e.Actor += "/" + ev.Actor.Session
 	}
-	for _, f := range ev.Files {
+	for _, f := range ev.Listed() {
 		e.Files = append(e.Files, f.Path)
 	}
 	return e
@@ -419,8 +419,12 @@ func (s *Server) eventText(seq uint64) (string, error) {
 	var b strings.Builder
 	b.Write(head)
 	b.WriteString("\n")
-	for _, f := range ev.Files {
-		before, ok1, err := s.eng.Content(f.Before, 4<<20)
+	for _, f := range ev.Listed() {
+		from, oldName := f.Before, "a/"+f.Path
+		if src, ok := ev.MoveSource(f); ok { // a rename: the diff is from the content it carried
+			from, oldName = src.Before, "a/"+f.MovedFrom
+		}
+		before, ok1, err := s.eng.Content(from, 4<<20)
 		if err != nil {
 			return "", err
 		}
@@ -433,7 +437,10 @@ func (s *Server) eventText(seq uint64) (string, error) {
 			continue
 		}
 		before, after = secrets.MaskFile(f.Path, before), secrets.MaskFile(f.Path, after)
-		b.WriteString(ops.Diff("a/"+f.Path, "b/"+f.Path, before, after))
+		if oldName != "a/"+f.Path {
+			fmt.Fprintf(&b, "rename from %s\nrename to %s\n", f.MovedFrom, f.Path)
+		}
+		b.WriteString(ops.Diff(oldName, "b/"+f.Path, before, after))
 	}
 	return s.capText(b.String(), nil), nil
 }

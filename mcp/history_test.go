@@ -2,12 +2,15 @@ package mcp_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	jmcp "github.com/journalfs/journal/mcp"
+	"github.com/journalfs/journal/replay"
 )
 
 func TestHistory_RevertUndoRedoLogStatus(t *testing.T) {
@@ -168,5 +171,73 @@ func TestHistory_EventResourceMasksSecrets(t *testing.T) {
 	e.ok("redo", map[string]any{}, nil)
 	if e.read(".env") != content {
 		t.Fatalf("after undo and redo: %q", e.read(".env"))
+	}
+}
+
+// TestHistory_UndoCreateRemovesItsDirs: undoing file_create_new takes back the directories it made for the
+// file when they are left empty — not one that holds another file, not one that was there before — and
+// redo makes them again; undo all of a session does the same.
+func TestHistory_UndoCreateRemovesItsDirs(t *testing.T) {
+	e := newEnv(t, jmcp.Options{}, "pre/keep.txt", "k\n")
+	isDir := func(rel string) bool {
+		fi, err := os.Stat(filepath.Join(e.dir, rel))
+		return err == nil && fi.IsDir()
+	}
+	e.ok("file_create_new", map[string]any{"ops": []map[string]any{{"path": "a/b/c/new.go", "content": "package c\n"}}}, nil)
+	e.ok("undo", map[string]any{}, nil)
+	if e.exists("a/b/c/new.go") || isDir("a") {
+		t.Fatalf("undo left the directories the create made: a exists %v", isDir("a"))
+	}
+	e.ok("redo", map[string]any{}, nil)
+	if e.read("a/b/c/new.go") != "package c\n" {
+		t.Fatal("redo did not make the file again")
+	}
+	// a directory that holds another file stays, and so does one that was there before
+	e.ok("file_create_new", map[string]any{"ops": []map[string]any{{"path": "x/y/one.txt", "content": "1\n"}, {"path": "pre/sub/two.txt", "content": "2\n"}}}, nil)
+	write(t, e.dir, "x/other.txt", "mine\n")
+	e.ok("undo", map[string]any{}, nil)
+	if isDir("x/y") || !isDir("x") || e.read("x/other.txt") != "mine\n" || isDir("pre/sub") || !isDir("pre") {
+		t.Fatalf("after undo: x/y %v, x %v, pre/sub %v, pre %v", isDir("x/y"), isDir("x"), isDir("pre/sub"), isDir("pre"))
+	}
+	// undo all of the session: a/b/c/new.go (redone) and nothing else of its goes back
+	e.ok("undo", map[string]any{"all": true}, nil)
+	if isDir("a") {
+		t.Fatal("undo all left the directories of a/b/c/new.go")
+	}
+}
+
+// TestHistory_OutsideMoveIsOneRename: a file moved outside the tools (mv, as the watcher records it through
+// Observe) lists as one file in journal_log and reads as a rename in its event resource, not as the old
+// path deleted and 115 lines added at the new one.
+func TestHistory_OutsideMoveIsOneRename(t *testing.T) {
+	var b strings.Builder
+	for i := 1; i <= 115; i++ {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	e := newEnv(t, jmcp.Options{}, "a.md", b.String())
+	if _, err := e.eng.Observe(ctx, replay.Observation{Paths: []string{"a.md"}, Baseline: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(e.dir, "a.md"), filepath.Join(e.dir, "b.md")); err != nil {
+		t.Fatal(err)
+	}
+	ob, err := e.eng.Observe(ctx, replay.Observation{Paths: []string{"a.md", "b.md"}, Tool: "watch"})
+	if err != nil || len(ob.Events) != 1 {
+		t.Fatalf("observe of the move: %+v %v", ob, err)
+	}
+	var log jmcp.LogOut
+	e.ok("journal_log", map[string]any{"limit": 1}, &log)
+	if len(log.Events) != 1 || fmt.Sprint(log.Events[0].Files) != "[b.md]" {
+		t.Fatalf("journal_log of the move: %+v", log.Events)
+	}
+	req := mcpgo.ReadResourceRequest{}
+	req.Params.URI = fmt.Sprintf("journal://events/%d", ob.Events[0])
+	res, err := e.c.ReadResource(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	txt := res.Contents[0].(mcpgo.TextResourceContents).Text
+	if !strings.Contains(txt, "rename from a.md\nrename to b.md\n") || strings.Contains(txt, "+line 1\n") || strings.Contains(txt, "-line 1\n") {
+		t.Fatalf("event resource of the move:\n%s", txt)
 	}
 }

@@ -27,6 +27,11 @@ type Change struct {
 	// not exist); otherwise the batch fails with ErrConflict.
 	Expect    *snapshot.ID
 	MovedFrom string // informational: this change and a Delete of MovedFrom are one move
+	// PruneDirs, with Delete, are directories (relative to the file's root,
+	// outermost first) to remove once the batch is done if the delete left
+	// them empty: those the file's creation made (FileChange.NewDirs), when
+	// a revert or an undo takes the creation back.
+	PruneDirs []string
 }
 
 // Source writes a content to w (streaming).
@@ -150,6 +155,9 @@ func (e *Engine) Apply(ctx context.Context, b *Batch) (*Result, error) {
 // Edit holds the journal's lock, recovers any crashed batch, runs plan to
 // compute the changes from the files as they are now, and applies them.
 func (e *Engine) Edit(ctx context.Context, plan Plan) (*Result, error) {
+	if err := e.hold.wait(ctx); err != nil {
+		return nil, err
+	}
 	var res *Result
 	err := e.do(func(db *journal.DB) error {
 		if err := e.recoverLocked(db); err != nil {
@@ -412,6 +420,7 @@ func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, erro
 	// A note that cannot be written only leaves recovery to find them so.
 	_ = noteDone(db, ev.Seq)
 	e.deferSeal(ev)
+	pruneDirs(ops)
 	for _, op := range ops {
 		if op.owned {
 			versions.putOwn(op.p, op.own, op.after, op.layout)
@@ -783,4 +792,19 @@ func newDirs(p Path, dirs []createdDir) []string {
 		out = append(out, missing[i])
 	}
 	return out
+}
+
+// pruneDirs removes, innermost first, the directories deletes name in
+// PruneDirs that are left empty (one that holds anything stays, and so do
+// the ones outside it). It runs once the batch is done: a crash before it
+// leaves empty directories, never a batch that cannot be rolled back.
+func pruneDirs(ops []*fileOp) {
+	for _, op := range ops {
+		if !op.change.Delete {
+			continue
+		}
+		for i := len(op.change.PruneDirs) - 1; i >= 0; i-- {
+			op.p.Root.root.Remove(op.change.PruneDirs[i]) // fails, harmlessly, on one not empty
+		}
+	}
 }

@@ -60,7 +60,7 @@ func BlameTx(tx *journal.Tx, key string, at uint64) (*Blame, error) {
 	if at == 0 {
 		at = tx.Last()
 	}
-	steps, err := blameHistory(tx, key, at)
+	steps, err := blameHistory(tx, key, at, tx.Event)
 	if err != nil {
 		return nil, err
 	}
@@ -85,6 +85,38 @@ func BlameTx(tx *journal.Tx, key string, at uint64) (*Blame, error) {
 // file the journal never held is ErrNotFound; data with a NUL byte is
 // ErrBinary; data over MaxBlameBytes is refused.
 func BlameContent(tx *journal.Tx, key string, data []byte, also ...string) (*Blame, error) {
+	return NewBlamer(tx).Content(key, data, also...)
+}
+
+// Blamer blames several files through one transaction, reading an event
+// that many of their histories share (a checkout of a thousand files is
+// one event) once.
+type Blamer struct {
+	tx     *journal.Tx
+	shared map[uint64]*journal.Event // events of sharedFiles files or more, by number
+}
+
+// sharedFiles is the size from which a Blamer keeps an event it read: the
+// events worth keeping are the large ones, and they are few.
+const sharedFiles = 16
+
+// NewBlamer returns a Blamer reading through tx; it is valid while tx is.
+func NewBlamer(tx *journal.Tx) *Blamer { return &Blamer{tx: tx, shared: map[uint64]*journal.Event{}} }
+
+func (bl *Blamer) event(seq uint64) (*journal.Event, error) {
+	if e, ok := bl.shared[seq]; ok {
+		return e, nil
+	}
+	e, err := bl.tx.Event(seq)
+	if err == nil && len(e.Files) >= sharedFiles {
+		bl.shared[seq] = e
+	}
+	return e, err
+}
+
+// Content is BlameContent through the Blamer's transaction.
+func (bl *Blamer) Content(key string, data []byte, also ...string) (*Blame, error) {
+	tx := bl.tx
 	if len(data) > MaxBlameBytes {
 		return nil, fmt.Errorf("%s: %d bytes, over the %d bytes blame reads", key, len(data), MaxBlameBytes)
 	}
@@ -96,7 +128,7 @@ func BlameContent(tx *journal.Tx, key string, data []byte, also ...string) (*Bla
 	found := false
 	var base *blameReplay // the key's own newest state, the one data is diffed against
 	for i, path := range append([]string{key}, also...) {
-		steps, err := blameHistory(tx, path, at)
+		steps, err := blameHistory(tx, path, at, bl.event)
 		if errors.Is(err, journal.ErrNotFound) {
 			continue
 		}
@@ -475,17 +507,24 @@ func (b *Blame) OnDisk(data []byte) (*Blame, error) {
 }
 
 // blameHistory returns the committed changes of the file key up to event
-// at, oldest first: every life of it the journal holds (a file deleted and
+// at (read by event), oldest first: every life of it the journal holds (a file deleted and
 // made again has its earlier lives too: their lines are what the memory
 // proves), through moves to the old path's history. The last step may have
 // deleted the file.
-func blameHistory(tx *journal.Tx, key string, at uint64) ([]blameStep, error) {
+func blameHistory(tx *journal.Tx, key string, at uint64, event func(seq uint64) (*journal.Event, error)) ([]blameStep, error) {
 	var steps []blameStep
 	path, below := key, at+1
 	for path != "" {
 		next := ""
-		err := tx.EachIndexed("path", path, func(ev *journal.Event) error {
-			if ev.Seq >= below || ev.Status != journal.StatusCommitted {
+		err := tx.EachIndexedSeq("path", path, func(seq uint64) error {
+			if seq >= below {
+				return nil
+			}
+			ev, err := event(seq)
+			if err != nil {
+				return err
+			}
+			if ev.Status != journal.StatusCommitted {
 				return nil
 			}
 			f, ok := ev.File(path)

@@ -241,7 +241,10 @@
 // Revert take observe events recorded by the watcher, a hook or journal exec
 // like any other (not a baseline, whose files existed before it, and not an
 // outside change recorded only because a tool was about to overwrite it:
-// its tool's event follows).
+// its tool's event follows). A revert or undo that deletes a file its event
+// created also removes the directories that creation made for it
+// (FileChange.NewDirs) where the delete leaves them empty, once the batch is
+// done (Change.PruneDirs): a crash before that leaves empty directories only.
 //
 // # Outside changes: Observe
 //

@@ -61,6 +61,10 @@ type Engine struct {
 	streamMin  int64
 	logLimit   int
 
+	// hold makes batches wait while a watcher's first walk records the tree
+	// (HoldEdits, hold.go); it has its own lock, taken before mu.
+	hold editHold
+
 	// mu serializes this process's batches before they reach the journal's
 	// file lock (which polls, and would add latency to in-process waits).
 	mu sync.Mutex

@@ -470,7 +470,7 @@ func (e *Engine) classifyObserved(tx *journal.Tx, o Observation, changed []*obse
 			fc.BeforeMode = 0
 		}
 		if fc.After.IsZero() {
-			fc.Added, fc.Removed = 0, 0
+			fc.Added, fc.Removed = observedLines(tx, fc.Before, state{}) // every line it had, as a tool's delete counts
 			deleted[fc.Before] = fc.Path
 		}
 		if o.Baseline && fc.Before.IsZero() && !known {
@@ -483,8 +483,14 @@ func (e *Engine) classifyObserved(tx *journal.Tx, o Observation, changed []*obse
 	for i := range plain {
 		if fc := &plain[i]; fc.Before.IsZero() && !fc.After.IsZero() {
 			if from, ok := deleted[fc.After]; ok {
-				fc.MovedFrom = from
+				fc.MovedFrom = from         // the old path's delete stays in the event: a revert puts it back (Event.Listed shows one move)
+				fc.Added, fc.Removed = 0, 0 // the very content: no line changed
 				delete(deleted, fc.After)
+				for j := range plain { // nor did the old path lose any: they moved
+					if plain[j].Path == from && plain[j].After.IsZero() {
+						plain[j].Added, plain[j].Removed = 0, 0
+					}
+				}
 			}
 		}
 	}

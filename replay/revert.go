@@ -230,6 +230,9 @@ func (e *Engine) planRevert(r *Reader, seq uint64, kind journal.Kind, o RevertOp
 			if err != nil {
 				return nil, err
 			}
+			if c.Delete && f.Before.IsZero() {
+				c.PruneDirs = f.NewDirs // the event made the file and these directories for it
+			}
 			b.Changes = append(b.Changes, c)
 		default:
 			c, err := e.mergeChange(r, ev, f, cur)

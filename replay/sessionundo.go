@@ -90,7 +90,8 @@ type pending struct {
 	cur  *File
 	id   snapshot.ID // the content (zero: deleted)
 	mode uint32
-	data []byte // merged content not in the store (id is its hash)
+	data []byte   // merged content not in the store (id is its hash)
+	dirs []string // the directories the session's creation of the file made (FileChange.NewDirs)
 }
 
 func (e *Engine) planSessionUndo(r *Reader, session string, evs []*journal.Event, o RevertOptions) (*Batch, error) {
@@ -118,6 +119,9 @@ func (e *Engine) planSessionUndo(r *Reader, session string, evs []*journal.Event
 				// already as before
 			case p.id == f.After || o.Force:
 				p.id, p.mode, p.data = f.Before, f.BeforeMode, nil
+				if f.Before.IsZero() {
+					p.dirs = f.NewDirs
+				}
 			default:
 				// reverse the event's change onto what the later ones left
 				at := *p.cur
@@ -165,6 +169,9 @@ func (e *Engine) planSessionUndo(r *Reader, session string, evs []*journal.Event
 		c, err := e.contentChange(r, path, p.id, p.mode, p.cur.ID)
 		if err != nil {
 			return nil, err
+		}
+		if c.Delete {
+			c.PruneDirs = p.dirs
 		}
 		b.Changes = append(b.Changes, c)
 	}

@@ -29,9 +29,11 @@ each with the event that last changed it: its number, who made it (the MCP clien
 person at the CLI, or "external" for a change made outside any tool, which the journal recorded when
 it next saw the file), the tool and the time. Attribution follows content: a change that puts back
 lines the file held (a git checkout, stash pop or reset, a revert, undo or restore) keeps who wrote
-them, and only lines new to the file are the change's; a move carries the lines over from the old path; lines older than the history the journal keeps
-(a file that existed before it was first journaled, or events a gc dropped) show event 0, and lines
-changed on disk since the journal last saw the file show "*" (not journaled yet: the next edit of
+them, and only lines new to the file are the change's; a move carries the lines over from the old
+path; the lines of a file that was there before the journal first saw it are owned by the event that
+recorded it as found (the watcher's baseline, "first seen", or a catch-up), lines whose events a gc
+dropped show event 0 ("before the journal"), and lines changed on disk since the journal last saw the
+file show "*" (not journaled yet: the next edit of
 the file records the change as an outside one).
 
 --porcelain prints, for each line, "<event> <line>" (the event "*" when not journaled yet) and then

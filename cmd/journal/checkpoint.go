@@ -264,7 +264,7 @@ place and printed. ` + "`journal verify --key signer.pub --key witness.pub --quo
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&keyFile, "key", "", "signer key file: the one `journal checkpoint config` set, else the one `journal key generate` made (default), or an OpenSSH Ed25519 private key (signed as its .pub's comment)")
+	cmd.Flags().StringVar(&keyFile, "key", "", "signer key `FILE`: the one `journal checkpoint config` set, else the one `journal key generate` made (default), or an OpenSSH Ed25519 private key (signed as its .pub's comment)")
 	cmd.Flags().StringVar(&witness, "cosign", "", "countersign a checkpoint with this signer key (a witness's) instead of signing a new one")
 	cmd.AddCommand(newCheckpointConfigCmd(a))
 	return cmd

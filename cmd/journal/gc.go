@@ -103,7 +103,24 @@ func (a *app) runGC(keep time.Duration, dryRun, unpushed bool) error {
 		fmt.Fprintf(w, "recorded as event %s\n", cSeq(rep.Event))
 	}
 	if rep.FileAfter > 0 {
-		fmt.Fprintf(w, "the journal file went from %s to %s\n", humanBytes(rep.FileBefore), humanBytes(rep.FileAfter))
+		fmt.Fprintln(w, fileSizeLine(rep))
 	}
 	return nil
+}
+
+// fileSizeLine says how the journal file's size changed in a gc that
+// rewrote it: in bytes when the rounded sizes would read the same, and why
+// when it did not shrink.
+func fileSizeLine(rep *journal.GCReport) string {
+	b, af := rep.FileBefore, rep.FileAfter
+	why := fmt.Sprintf("bbolt grows its file in steps, not page by page, and what gc kept still fills this step (gc freed %s of stored data inside it, which new events use first)", humanBytes(rep.Bytes))
+	switch {
+	case af == b:
+		return fmt.Sprintf("the journal file did not shrink: it is %s (%d bytes), as before: %s", humanBytes(af), af, why)
+	case af > b:
+		return fmt.Sprintf("the journal file grew from %d to %d bytes: %s", b, af, why)
+	case humanBytes(b) == humanBytes(af):
+		return fmt.Sprintf("the journal file went from %d to %d bytes (%s smaller)", b, af, humanBytes(b-af))
+	}
+	return fmt.Sprintf("the journal file went from %s to %s", humanBytes(b), humanBytes(af))
 }

@@ -2,9 +2,11 @@ package main_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -157,5 +159,57 @@ func TestGC_CompactsWhatAnEarlierGCLeft(t *testing.T) {
 	ok(t, dir, "verify")
 	if n := strings.Count(ok(t, dir, "log", "--oneline"), "\n"); n != 2000 {
 		t.Fatalf("%d events after a gc that dropped none", n)
+	}
+}
+
+// TestGC_DryRunSaysWhatTheRunDoes: `gc --keep D --dry-run` reports the very counts the real run just after
+// reports (small contents stored as one whole chunk were counted as chunks only by the dry run: "would
+// drop 7 contents", then "dropped 10"), and the size line never reads "from 1.0 MiB to 1.0 MiB": bytes
+// when the rounded sizes are equal, and why when the file did not shrink.
+func TestGC_DryRunSaysWhatTheRunDoes(t *testing.T) {
+	for _, c := range []struct {
+		name                string
+		files, size, rounds int
+	}{{"small", 6, 8, 3}, {"1MiB", 40, 24 << 10, 3}, {"1MiB-little-dropped", 40, 24 << 10, 1}} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			e := engine(t, dir)
+			rnd := rand.New(rand.NewPCG(1, 2))
+			content := func(n int) string {
+				b := make([]byte, n)
+				for i := range b {
+					b[i] = byte('a' + rnd.IntN(26))
+				}
+				return string(b) + "\n"
+			}
+			for round := 0; round < c.rounds; round++ {
+				for i := 0; i < c.files; i++ {
+					apply(t, e, "write_file", fmt.Sprintf("f%d.txt", i), content(c.size))
+				}
+			}
+			apply(t, e, "write_file", "f0.txt", content(c.size))
+			time.Sleep(1100 * time.Millisecond)
+			apply(t, e, "write_file", "f1.txt", content(c.size))
+			e.Close()
+			counts := func(out string) string {
+				for _, l := range strings.Split(out, "\n") {
+					if strings.Contains(l, " contents, ") {
+						return strings.TrimPrefix(strings.TrimPrefix(l, "would drop "), "dropped ")
+					}
+				}
+				t.Fatalf("no counts in:\n%s", out)
+				return ""
+			}
+			dry := ok(t, dir, "gc", "--keep", "1s", "--dry-run")
+			real := ok(t, dir, "gc", "--keep", "1s")
+			t.Logf("dry run:\n%sreal run:\n%s", dry, real)
+			if counts(dry) != counts(real) {
+				t.Errorf("the dry run said %q, the run did %q", counts(dry), counts(real))
+			}
+			if m := regexp.MustCompile(`went from (\S+ \S+) to (\S+ \S+)`).FindStringSubmatch(real); m != nil && m[1] == m[2] {
+				t.Errorf("the size line says nothing: %s", m[0])
+			}
+			ok(t, dir, "verify")
+		})
 	}
 }

@@ -59,7 +59,7 @@ func TestGitInstall_ChainsAndUninstalls(t *testing.T) {
 		"hooksPath": func(t *testing.T, dir string) []string {
 			script(t, filepath.Join(dir, ".githooks/post-commit"), "#!/bin/sh\necho user-post-commit >> user.log\n")
 			script(t, filepath.Join(dir, ".githooks/commit-msg"), "#!/bin/sh\necho user-commit-msg >> user.log\n")
-			gitIn(t, dir, "config", "core.hooksPath", ".githooks")
+			gitEnvInAllow(t, dir, "config", "core.hooksPath", ".githooks")
 			return []string{".git/hooks", ".githooks"}
 		},
 		"husky": func(t *testing.T, dir string) []string {
@@ -70,15 +70,15 @@ func TestGitInstall_ChainsAndUninstalls(t *testing.T) {
 			}
 			script(t, filepath.Join(dir, ".husky/post-commit"), "echo user-post-commit >> user.log\n")
 			script(t, filepath.Join(dir, ".husky/commit-msg"), "echo user-commit-msg >> user.log\n")
-			gitIn(t, dir, "config", "core.hooksPath", ".husky/_")
+			gitEnvInAllow(t, dir, "config", "core.hooksPath", ".husky/_")
 			return []string{".git/hooks", ".husky"}
 		},
 	}
 	for name, setup := range layouts {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			gitIn(t, dir, "init", "-q", "-b", "main")
-			gitIn(t, dir, "remote", "add", "origin", filepath.Join(dir, "nowhere"))
+			gitEnvInAllow(t, dir, "init", "-q", "-b", "main")
+			gitEnvInAllow(t, dir, "remote", "add", "origin", filepath.Join(dir, "nowhere"))
 			files(t, dir, map[string]string{".gitignore": ".journal/\nuser.log\n", "a.txt": "a\n"})
 			dirs := setup(t, dir)
 			before := snapshotFiles(t, dir, dirs...)
@@ -156,7 +156,7 @@ func TestGitHook_BusyDamagedMissingJournal(t *testing.T) {
 		restore := breakIt()
 		out := commitErr(t, dir, name)
 		lines := strings.Split(strings.TrimSpace(out), "\n")
-		if len(lines) != 1 || !strings.HasPrefix(lines[0], "journal git: post-commit:") {
+		if len(lines) != 1 || !strings.HasPrefix(lines[0], "journal git: post-commit") {
 			t.Fatalf("%s: git said %q, want one line", name, out)
 		}
 		if readSpecNote(t, dir, "HEAD") != nil {
@@ -202,6 +202,20 @@ func TestGitHook_BusyDamagedMissingJournal(t *testing.T) {
 			}
 		}
 	})
+	check("no binary", func() func() {
+		cp := filepath.Join(t.TempDir(), "journal")
+		data, err := os.ReadFile(bin)
+		if err != nil || os.WriteFile(cp, data, 0o755) != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(cp, "git", "install")
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("install: %v %s", err, out)
+		}
+		os.Remove(cp)
+		return func() { ok(t, dir, "git", "install") }
+	})
 	check("missing", func() func() {
 		os.Rename(filepath.Join(dir, ".journal"), filepath.Join(dir, ".journal-away"))
 		return func() { os.Rename(filepath.Join(dir, ".journal-away"), filepath.Join(dir, ".journal")) }
@@ -212,9 +226,9 @@ func TestGitHook_BusyDamagedMissingJournal(t *testing.T) {
 func TestGitNote_ConcurrentCommitters(t *testing.T) {
 	dir := gitRepo(t)
 	files(t, dir, map[string]string{".gitignore": ".journal/\nwt/\n"})
-	gitIn(t, dir, "commit", "-qam", "ignore wt")
+	gitEnvInAllow(t, dir, "commit", "-qam", "ignore wt")
 	other := filepath.Join(dir, "wt")
-	gitIn(t, dir, "worktree", "add", "-q", "-b", "other", other)
+	gitEnvInAllow(t, dir, "worktree", "add", "-q", "-b", "other", other)
 	var wg sync.WaitGroup
 	for w, d := range []string{dir, other} {
 		wg.Add(1)
@@ -252,9 +266,9 @@ func TestGitNote_ConcurrentCommitters(t *testing.T) {
 // merges; notes of one commit from two machines merge.
 func TestGitNote_NotesTravel(t *testing.T) {
 	remote := filepath.Join(t.TempDir(), "remote.git")
-	gitIn(t, t.TempDir(), "init", "-q", "--bare", "-b", "main", remote)
+	gitEnvInAllow(t, t.TempDir(), "init", "-q", "--bare", "-b", "main", remote)
 	a := gitRepo(t)
-	gitIn(t, a, "remote", "add", "origin", remote)
+	gitEnvInAllow(t, a, "remote", "add", "origin", remote)
 	ok(t, a, "git", "install") // the new remote's fetch refspec
 	write(t, a, agent, "a.txt", "from a\n")
 	gitEnvIn(t, a, nil, "add", "a.txt")
@@ -269,7 +283,7 @@ func TestGitNote_NotesTravel(t *testing.T) {
 
 	// another machine: its own journal, its own commit
 	b := filepath.Join(t.TempDir(), "b")
-	gitIn(t, t.TempDir(), "clone", "-q", remote, b)
+	gitEnvInAllow(t, t.TempDir(), "clone", "-q", remote, b)
 	files(t, b, map[string]string{".gitignore": ".journal/\n"})
 	ok(t, b, "exec", "--", "true")
 	ok(t, b, "git", "install")
@@ -281,7 +295,12 @@ func TestGitNote_NotesTravel(t *testing.T) {
 	wantNote(t, b, "HEAD", map[string]map[int]string{"b.txt": {1: lH}})
 	gitEnvIn(t, b, nil, "push", "-q", "origin", "main")
 
+	// a's own commit meanwhile: pull --rebase rewrites it onto b's
+	write(t, a, agent, "c.txt", "a again\n")
+	gitEnvIn(t, a, nil, "add", "c.txt")
+	gitEnvIn(t, a, nil, "commit", "-qm", "c")
 	gitEnvIn(t, a, nil, "pull", "-q", "--rebase")
-	wantNote(t, a, "HEAD", map[string]map[int]string{"b.txt": {1: lH}})
-	wantNote(t, a, "HEAD~1", map[string]map[int]string{"a.txt": {1: lA}})
+	wantNote(t, a, "HEAD", map[string]map[int]string{"c.txt": {1: lA}})
+	wantNote(t, a, "HEAD~1", map[string]map[int]string{"b.txt": {1: lH}})
+	wantNote(t, a, "HEAD~2", map[string]map[int]string{"a.txt": {1: lA}})
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/journalfs/journal/replay"
 	"github.com/journalfs/journal/replay/gitai"
 	"github.com/journalfs/journal/replay/watch"
+	"github.com/journalfs/journal/snapshot"
 )
 
 func init() {
@@ -28,6 +29,16 @@ func init() {
 // journal found from the repository's top (as any command finds it), its
 // keys, and the flush that records what it has not yet.
 func (a *app) gitJournal(r *gitai.Repo) (*gitai.Journal, error) {
+	if a.journalFlag != "" { // given relative to where the command was run
+		if p, err := filepath.Abs(a.journalFlag); err == nil {
+			a.journalFlag = p
+		}
+	}
+	for i, root := range a.roots {
+		if p, err := filepath.Abs(root); err == nil {
+			a.roots[i] = p
+		}
+	}
 	if err := os.Chdir(r.Top); err != nil {
 		return nil, err
 	}
@@ -45,6 +56,24 @@ func (a *app) gitJournal(r *gitai.Repo) (*gitai.Journal, error) {
 			if !errors.Is(err, watch.ErrNoWatcher) {
 				return err
 			}
+			// No watcher: the files that differ from the journal's heads
+			// are recorded through the engine (opened only if one does).
+			var differ []string
+			err = a.view(func(tx *journal.Tx) error {
+				differ = nil
+				for _, k := range keys {
+					h, known := tx.Head(k)
+					data, rerr := os.ReadFile(filepath.Join(a.rootD[0], filepath.FromSlash(k)))
+					if !known || rerr != nil || snapshot.Sum(data) != h.ID {
+						differ = append(differ, k)
+					}
+				}
+				return nil
+			})
+			if err != nil || len(differ) == 0 {
+				return err
+			}
+			keys = differ
 			eng, err := a.engine()
 			if err != nil {
 				return err
@@ -82,6 +111,7 @@ workspaces attribute differently is untracked.`,
 			if err != nil {
 				return err
 			}
+			defer r.Close()
 			commits, err := gitai.ResolveCommits(ctx, r, args)
 			if err != nil {
 				return usageError{err}
@@ -217,8 +247,17 @@ func newGitUninstallCmd(a *app) *cobra.Command {
 	}
 }
 
-// gitHookBudget bounds a hook's own work: past it the commits stay pending.
-const gitHookBudget = 20 * time.Second
+// gitHookBudget bounds a hook's own work, so that git (and whoever waits
+// on it) never waits long for a note: past it the commits stay pending
+// (written by the next hook or `journal git note`). A push's hook talks to
+// the remote (it fetches and pushes the notes), so it gets a network's
+// time; the others only read the journal and write local refs.
+func gitHookBudget(name string) time.Duration {
+	if name == "pre-push" {
+		return 20 * time.Second
+	}
+	return 3 * time.Second
+}
 
 func newGitHookCmd(a *app) *cobra.Command {
 	return &cobra.Command{
@@ -251,12 +290,13 @@ func runGitHook(a *app, name string, args []string) error {
 		}
 		in.Stdin = data
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), gitHookBudget)
+	ctx, cancel := context.WithTimeout(context.Background(), gitHookBudget(name))
 	defer cancel()
-	r, err := gitai.OpenRepo(ctx, ".")
+	r, err := gitai.OpenHookRepo(ctx, ".")
 	if err != nil {
 		return err
 	}
+	defer r.Close()
 	j, jerr := a.gitJournal(r)
 	if jerr != nil {
 		j = nil
@@ -266,7 +306,7 @@ func runGitHook(a *app, name string, args []string) error {
 	select {
 	case err = <-done:
 	case <-ctx.Done():
-		err = fmt.Errorf("gave up after %s", gitHookBudget)
+		err = fmt.Errorf("gave up after %s", gitHookBudget(name))
 	}
 	if err == nil && jerr != nil && name != "pre-push" {
 		if p, _ := gitai.Pending(r); len(p) > 0 {

@@ -219,10 +219,10 @@ func bashCall(t *testing.T, dir, id, script string) {
 // gitRepo is a repository holding a journal, journal git installed.
 func gitRepo(t *testing.T) string {
 	dir := t.TempDir()
-	gitIn(t, dir, "init", "-q", "-b", "main")
+	gitEnvInAllow(t, dir, "init", "-q", "-b", "main")
 	files(t, dir, map[string]string{".gitignore": ".journal/\n", "base.txt": "base1\nbase2\n"})
-	gitIn(t, dir, "add", "-A")
-	gitIn(t, dir, "commit", "-qm", "start")
+	gitEnvInAllow(t, dir, "add", "-A")
+	gitEnvInAllow(t, dir, "commit", "-qm", "start")
 	ok(t, dir, "exec", "--", "true") // the journal, with its baseline
 	if out := ok(t, dir, "git", "install"); !strings.Contains(out, "hooks installed") {
 		t.Fatalf("install: %s", out)
@@ -283,6 +283,29 @@ func TestGitNote_Rewrites(t *testing.T) {
 	gitEnvIn(t, dir, nil, "add", "g.txt")
 	gitEnvIn(t, dir, nil, "commit", "-qm", "c2")
 	wantNote(t, dir, "HEAD", map[string]map[int]string{"g.txt": {1: lB, 2: lB}})
+
+	// a Codex call, whose hook names the model: the session record has it
+	for _, ev := range []string{"PreToolUse", "PostToolUse"} {
+		in := fmt.Sprintf(`{"session_id":"S3","turn_id":"T1","cwd":%q,"hook_event_name":%q,"model":"gpt-5.5-codex","tool_name":"Bash","tool_input":{"command":"x"},"tool_use_id":"call_1"}`, dir, ev)
+		cmd := exec.Command(bin, "hook", "codex")
+		cmd.Dir = t.TempDir()
+		cmd.Stdin = strings.NewReader(in)
+		if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+			t.Fatalf("codex hook: %v %s", err, out)
+		}
+		if ev == "PreToolUse" {
+			files(t, dir, map[string]string{"x.txt": "codex\n"})
+		}
+	}
+	gitEnvIn(t, dir, nil, "add", "x.txt")
+	gitEnvIn(t, dir, nil, "commit", "-qm", "codex")
+	wantNote(t, dir, "HEAD", map[string]map[int]string{"x.txt": {1: "agent codex:S3"}})
+	for s, rec := range readSpecNote(t, dir, "HEAD").sessions {
+		if rec.AgentID.Model != "gpt-5.5-codex" {
+			t.Fatalf("session %s: model %q", s, rec.AgentID.Model)
+		}
+	}
+	gitEnvIn(t, dir, nil, "reset", "-q", "--hard", "HEAD~1")
 
 	// rebase: reorder
 	reverse := seq + `sh -c 'grep ^pick "$1" | tac > "$1.new" && mv "$1.new" "$1"' --`
@@ -374,6 +397,14 @@ func TestGitNote_Rewrites(t *testing.T) {
 	out := ok(t, dir, "git", "note", "HEAD~3..HEAD")
 	if strings.Contains(out, "written") || gitOut(t, dir, "rev-parse", "refs/notes/ai") != notes {
 		t.Fatalf("a second computation wrote: %s", out)
+	}
+	var js struct {
+		Commit, Note string
+		Written      bool
+	}
+	if err := json.Unmarshal([]byte(ok(t, dir, "git", "note", "--dry-run", "--json", "HEAD")), &js); err != nil ||
+		js.Commit != strings.TrimSpace(gitOut(t, dir, "rev-parse", "HEAD")) || js.Written || js.Note != gitOut(t, dir, "notes", "--ref=ai", "show", "HEAD") {
+		t.Fatalf("--dry-run --json: %+v %v", js, err)
 	}
 	if p, err := os.ReadFile(filepath.Join(dir, ".git", "journal", "pending")); err == nil && len(p) > 0 {
 		t.Fatalf("left pending: %s", p)

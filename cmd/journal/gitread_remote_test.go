@@ -20,13 +20,13 @@ func TestGitReadRemote_SquashMergeInCI(t *testing.T) {
 	srv := s3test.Start(t)
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	bare := filepath.Join(t.TempDir(), "origin.git")
-	gitIn(t, t.TempDir(), "init", "-q", "--bare", "-b", "main", bare)
+	gitEnvInAllow(t, t.TempDir(), "init", "-q", "--bare", "-b", "main", bare)
 
 	// the developer
 	dev := gitRepo(t)
-	gitIn(t, dev, "remote", "add", "origin", bare)
-	gitIn(t, dev, "push", "-q", "origin", "main")
-	gitIn(t, dev, "checkout", "-q", "-b", "feature")
+	gitEnvInAllow(t, dev, "remote", "add", "origin", bare)
+	gitEnvInAllow(t, dev, "push", "-q", "origin", "main")
+	gitEnvInAllow(t, dev, "checkout", "-q", "-b", "feature")
 	write(t, dev, agent, "f.txt", "a1\na2\na3\n")
 	gitEnvIn(t, dev, nil, "add", "f.txt")
 	gitEnvIn(t, dev, nil, "commit", "-qm", "feature: the agent's lines")
@@ -34,21 +34,21 @@ func TestGitReadRemote_SquashMergeInCI(t *testing.T) {
 	gitEnvIn(t, dev, nil, "add", "g.txt")
 	gitEnvIn(t, dev, nil, "commit", "-qm", "feature: a person's line")
 	wantNote(t, dev, "HEAD~1", map[string]map[int]string{"f.txt": {1: lA, 2: lA, 3: lA}})
-	gitIn(t, dev, "push", "-q", "origin", "feature")
+	gitEnvInAllow(t, dev, "push", "-q", "origin", "feature")
 	ok(t, dev, "remote", "add", "team", "s3://"+s3test.Bucket+"/ci", "--endpoint", srv.Endpoint())
 	ok(t, dev, "push", "team")
 
 	// the server's squash merge: no hook, no journal
 	server := filepath.Join(t.TempDir(), "server")
-	gitIn(t, t.TempDir(), "clone", "-q", bare, server)
+	gitEnvInAllow(t, t.TempDir(), "clone", "-q", bare, server)
 	gitEnvIn(t, server, nil, "merge", "-q", "--squash", "origin/feature")
 	gitEnvIn(t, server, nil, "commit", "-qm", "Squashed feature (#1)")
-	gitIn(t, server, "push", "-q", "origin", "main")
+	gitEnvInAllow(t, server, "push", "-q", "origin", "main")
 
 	// the CI job: the workflow's commands
 	ci := filepath.Join(t.TempDir(), "ci")
-	gitIn(t, t.TempDir(), "clone", "-q", bare, ci)
-	gitIn(t, ci, "fetch", "-q", "origin", "refs/notes/ai:refs/notes/ai")
+	gitEnvInAllow(t, t.TempDir(), "clone", "-q", bare, ci)
+	gitEnvInAllow(t, ci, "fetch", "-q", "origin", "refs/notes/ai:refs/notes/ai")
 	out := ok(t, ci, "git", "note", "--remote", "team", "HEAD")
 	if !strings.Contains(out, "note written") {
 		t.Fatalf("git note --remote: %s", out)
@@ -57,12 +57,12 @@ func TestGitReadRemote_SquashMergeInCI(t *testing.T) {
 	if out := ok(t, ci, "git", "note", "--remote", "team", "HEAD"); !strings.Contains(out, "note unchanged") {
 		t.Fatalf("second run: %s", out)
 	}
-	gitIn(t, ci, "push", "-q", "origin", "refs/notes/ai")
+	gitEnvInAllow(t, ci, "push", "-q", "origin", "refs/notes/ai")
 
 	// anyone who fetches the notes reads them
 	reader := filepath.Join(t.TempDir(), "reader")
-	gitIn(t, t.TempDir(), "clone", "-q", bare, reader)
-	gitIn(t, reader, "fetch", "-q", "origin", "refs/notes/ai:refs/notes/ai")
+	gitEnvInAllow(t, t.TempDir(), "clone", "-q", bare, reader)
+	gitEnvInAllow(t, reader, "fetch", "-q", "origin", "refs/notes/ai:refs/notes/ai")
 	if out := ok(t, reader, "git", "stats", "HEAD~1..HEAD"); !strings.Contains(out, "4 lines added: 3 by agents (75.0%), 1 by people, 0 untracked") {
 		t.Fatalf("stats of the squash commit:\n%s", out)
 	}
@@ -81,24 +81,24 @@ func TestGitReadRemote_SquashMergeInCI(t *testing.T) {
 // and after the merge.
 func squashScenario(t *testing.T, srv *s3test.Server) (bare, url, before, after string) {
 	bare = filepath.Join(t.TempDir(), "origin.git")
-	gitIn(t, t.TempDir(), "init", "-q", "--bare", "-b", "main", bare)
+	gitEnvInAllow(t, t.TempDir(), "init", "-q", "--bare", "-b", "main", bare)
 	dev := gitRepo(t)
-	gitIn(t, dev, "remote", "add", "origin", bare)
-	gitIn(t, dev, "push", "-q", "origin", "main")
-	gitIn(t, dev, "checkout", "-q", "-b", "feature")
+	gitEnvInAllow(t, dev, "remote", "add", "origin", bare)
+	gitEnvInAllow(t, dev, "push", "-q", "origin", "main")
+	gitEnvInAllow(t, dev, "checkout", "-q", "-b", "feature")
 	write(t, dev, agent, "f.txt", "a1\na2\na3\n")
 	gitEnvIn(t, dev, nil, "add", "f.txt")
 	gitEnvIn(t, dev, nil, "commit", "-qm", "feature")
-	gitIn(t, dev, "push", "-q", "origin", "feature")                                                // journal git install makes a push carry the notes
+	gitEnvInAllow(t, dev, "push", "-q", "origin", "feature")                                        // journal git install makes a push carry the notes
 	url = "s3://" + s3test.Bucket + "/" + strings.NewReplacer("/", "-", ".", "-").Replace(t.Name()) // one prefix per scenario
 	ok(t, dev, "remote", "add", "team", url, "--endpoint", srv.Endpoint())
 	ok(t, dev, "push", "team")
 	server := filepath.Join(t.TempDir(), "server")
-	gitIn(t, t.TempDir(), "clone", "-q", bare, server)
+	gitEnvInAllow(t, t.TempDir(), "clone", "-q", bare, server)
 	before = strings.TrimSpace(gitOut(t, server, "rev-parse", "HEAD"))
 	gitEnvIn(t, server, nil, "merge", "-q", "--squash", "origin/feature")
 	gitEnvIn(t, server, nil, "commit", "-qm", "Squashed feature (#1)")
-	gitIn(t, server, "push", "-q", "origin", "main")
+	gitEnvInAllow(t, server, "push", "-q", "origin", "main")
 	after = strings.TrimSpace(gitOut(t, server, "rev-parse", "HEAD"))
 	return
 }
@@ -138,7 +138,7 @@ func TestGitReadCI_Workflows(t *testing.T) {
 			bare, url, before, after := squashScenario(t, srv)
 			runScript := func() string {
 				ci := filepath.Join(t.TempDir(), "ci")
-				gitIn(t, t.TempDir(), "clone", "-q", bare, ci)
+				gitEnvInAllow(t, t.TempDir(), "clone", "-q", bare, ci)
 				cmd := exec.Command("bash", "-c", script)
 				cmd.Dir = ci
 				cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"),
@@ -154,8 +154,8 @@ func TestGitReadCI_Workflows(t *testing.T) {
 				t.Fatalf("first run:\n%s", out)
 			}
 			check := filepath.Join(t.TempDir(), "check")
-			gitIn(t, t.TempDir(), "clone", "-q", bare, check)
-			gitIn(t, check, "fetch", "-q", "origin", "refs/notes/ai:refs/notes/ai")
+			gitEnvInAllow(t, t.TempDir(), "clone", "-q", bare, check)
+			gitEnvInAllow(t, check, "fetch", "-q", "origin", "refs/notes/ai:refs/notes/ai")
 			wantNote(t, check, after, map[string]map[int]string{"f.txt": {1: lA, 2: lA, 3: lA}})
 			if out := runScript(); !strings.Contains(out, "every commit of "+before+".."+after+" has a note") {
 				t.Fatalf("second run:\n%s", out)

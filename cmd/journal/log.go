@@ -260,7 +260,10 @@ func (a *app) printLogEntry(w io.Writer, tx *journal.Tx, e *journal.Event, f log
 		return err
 	case f.oneline:
 		var files []string
-		for _, fc := range e.Files {
+		for _, fc := range e.Listed() {
+			if fc.MovedFrom != "" {
+				fc.Path = fc.MovedFrom + "->" + fc.Path
+			}
 			files = append(files, fc.Path)
 		}
 		if e.Kind == journal.KindGC {
@@ -282,7 +285,7 @@ func (a *app) printLogEntry(w io.Writer, tx *journal.Tx, e *journal.Event, f log
 	if e.Kind == journal.KindGC {
 		fmt.Fprintf(w, "    %s\n", cDim(fmt.Sprintf("retention: %s; carried %d file states", e.Args, len(e.Files))))
 	} else {
-		for _, fc := range e.Files {
+		for _, fc := range e.Listed() {
 			fmt.Fprintf(w, "    %s\n", fileLine(fc))
 		}
 	}

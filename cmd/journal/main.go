@@ -39,6 +39,7 @@ type app struct {
 	noPager     bool
 	color       string
 	reveal      bool // --reveal: print detected secrets in clear (secrets.go)
+	stat        bool // --stat: a dry run lists files and line counts instead of the diff (revert.go)
 
 	out    io.Writer // stdout, or the pager's input
 	errOut io.Writer

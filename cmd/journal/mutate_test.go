@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -252,3 +253,46 @@ func TestConcurrent_WhileAnotherProcessWrites(t *testing.T) {
 }
 
 func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
+
+// TestDryRun_ShowsTheDiff: revert N, restore F --at N and undo --session S --all, each with --dry-run,
+// print the diff of what they would write (from the file on disk), --stat one line per file with its line
+// counts — never "M args.go <hash> -> <hash>" — and change nothing.
+func TestDryRun_ShowsTheDiff(t *testing.T) {
+	dir := t.TempDir()
+	e := engine(t, dir)
+	apply(t, e, "write_file", "args.go", "package main\n\nfunc a() {}\nfunc b() {}\n", "x/new.txt", "hi\n")
+	apply(t, e, "edit_file", "args.go", "package main\n\nfunc a() {}\nfunc b() { panic(1) }\n")
+	e.Close()
+	wantDiff := []string{"diff --journal a/args.go b/args.go", "--- a/args.go", "+++ b/args.go", "@@ -1,4 +1,4 @@", "-func b() { panic(1) }\n", "+func b() {}\n"}
+	hashes := regexp.MustCompile(`[0-9a-f]{12} -> [0-9a-f]{12}`)
+	for _, c := range []struct {
+		args []string
+		diff []string
+		stat []string
+	}{
+		{[]string{"revert", "2"}, wantDiff, []string{"M  args.go  +1 -1\n"}},
+		{[]string{"restore", "args.go", "--at", "1"}, wantDiff, []string{"M  args.go  +1 -1\n"}},
+		// the session made both files: its undo deletes them
+		{[]string{"undo", "--session", "s1", "--all"}, []string{"--- a/args.go\n+++ /dev/null\n@@ -1,4 +0,0 @@\n-package main\n", "--- a/x/new.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-hi\n"},
+			[]string{"D  args.go  -4\n", "D  x/new.txt  -1\n"}},
+	} {
+		out := ok(t, dir, append(c.args, "--dry-run")...)
+		for _, w := range c.diff {
+			if !strings.Contains(out, w) {
+				t.Errorf("journal %s --dry-run does not show %q:\n%s", strings.Join(c.args, " "), w, out)
+			}
+		}
+		stat := ok(t, dir, append(c.args, "--dry-run", "--stat")...)
+		for _, w := range c.stat {
+			if !strings.Contains(stat, w) {
+				t.Errorf("journal %s --dry-run --stat does not show %q:\n%s", strings.Join(c.args, " "), w, stat)
+			}
+		}
+		if hashes.MatchString(out) || hashes.MatchString(stat) || strings.Contains(stat, "@@") {
+			t.Errorf("journal %s --dry-run shows hashes or a diff in the short form:\n%s\n%s", strings.Join(c.args, " "), out, stat)
+		}
+		if got := readFile(t, dir, "args.go"); got != "package main\n\nfunc a() {}\nfunc b() { panic(1) }\n" || readFile(t, dir, "x/new.txt") != "hi\n" {
+			t.Fatalf("a dry run changed args.go: %q", got)
+		}
+	}
+}

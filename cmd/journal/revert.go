@@ -2,13 +2,17 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/ops"
 	"github.com/journalfs/journal/replay"
 	"github.com/spf13/cobra"
 )
@@ -32,7 +36,8 @@ print the lines; --force restores N's before-content exactly (still as a new eve
 			})
 		},
 	}
-	cmd.Flags().BoolVar(&o.DryRun, "dry-run", false, "show what would change, change nothing")
+	cmd.Flags().BoolVar(&o.DryRun, "dry-run", false, "show the diff of what would change, change nothing")
+	cmd.Flags().BoolVar(&a.stat, "stat", false, "with --dry-run: list the files and their line counts instead of the diff")
 	cmd.Flags().BoolVar(&o.Force, "force", false, "restore the before-content exactly even where later changes overlap")
 	return cmd
 }
@@ -94,7 +99,8 @@ undo and names the event and lines, as for a session. --dry-run shows what would
 	cmd.Flags().StringVar(&o.Session, "session", "", "only undo changes of MCP session S")
 	cmd.Flags().BoolVar(&all, "all", false, "with --session: undo everything the session did, as one event")
 	cmd.Flags().StringVar(&prompt, "prompt", "", "undo everything prompt P and the later prompts of its session did, as one event")
-	cmd.Flags().BoolVar(&o.DryRun, "dry-run", false, "with --all or --prompt: show what would change, change nothing")
+	cmd.Flags().BoolVar(&o.DryRun, "dry-run", false, "with --all or --prompt: show the diff of what would change, change nothing")
+	cmd.Flags().BoolVar(&a.stat, "stat", false, "with --dry-run: list the files and their line counts instead of the diff")
 	cmd.Flags().BoolVar(&o.Force, "force", false, "with --all or --prompt: put files back exactly as before the session (or prompt), over later changes")
 	return cmd
 }
@@ -168,7 +174,8 @@ which changes no file and follows every change made before it.`,
 	}
 	cmd.Flags().Uint64Var(&at, "at", 0, "the event whose after-state to restore")
 	cmd.Flags().StringVar(&beforePrompt, "before-prompt", "", "rewind the whole workspace to its state right before prompt P")
-	cmd.Flags().BoolVar(&o.DryRun, "dry-run", false, "show what would change, change nothing")
+	cmd.Flags().BoolVar(&o.DryRun, "dry-run", false, "show the diff of what would change (with PATH), change nothing")
+	cmd.Flags().BoolVar(&a.stat, "stat", false, "with PATH and --dry-run: list the file and its line counts instead of the diff")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "without PATH: print what the rewind did (or would do) as one JSON object")
 	return cmd
 }
@@ -211,9 +218,7 @@ func (a *app) printMutation(e *replay.Engine, res *replay.Result, verb string, d
 	switch {
 	case dryRun:
 		fmt.Fprintf(w, "dry run: would have %s; nothing changed\n", verb)
-		for _, f := range res.Files {
-			fmt.Fprintf(w, "    %s  %s  %s -> %s\n", changeLetter(f), f.Path, shortID(f.Before), shortID(f.After))
-		}
+		a.printPlanned(w, e, res)
 		return
 	case res.Seq == 0:
 		fmt.Fprintln(w, "nothing changed")
@@ -264,4 +269,60 @@ func (a *app) explain(err error) error {
 		return withHint(d, fmt.Sprintf("nothing was changed; `journal undo --session %s --all --force` puts every file back exactly as before the session (as a new event)", ce.Session))
 	}
 	return withHint(d, fmt.Sprintf("nothing was changed; `journal revert %d --force` restores its before-content exactly (as a new event)", ce.Event))
+}
+
+// printPlanned prints a dry run's changes: the diff of each file from what
+// is on disk to what the change would write, or with --stat one line per
+// file with its line counts ("M  args.go  +3 -1").
+func (a *app) printPlanned(w io.Writer, e *replay.Engine, res *replay.Result) {
+	for i, f := range res.Files {
+		var old, cur []byte
+		known := true
+		if !f.Before.IsZero() {
+			if fl, err := e.Read(f.Path); err == nil && fl.Exists && fl.Data != nil {
+				old = fl.Data
+			} else {
+				known = false
+			}
+		}
+		if c := res.Planned[i]; !c.Delete {
+			cur, known = c.Data, known && c.Data != nil // a streamed content is too large to diff here
+		}
+		if a.stat {
+			if known {
+				f.Added, f.Removed = diffCounts(old, cur)
+			}
+			fmt.Fprintf(w, "    %s\n", fileLine(f))
+			continue
+		}
+		oldName, newName := "a/"+f.Path, "b/"+f.Path
+		fmt.Fprintln(w, cBold(fmt.Sprintf("diff --journal %s %s", oldName, newName)))
+		switch {
+		case !known:
+			fmt.Fprintf(w, "%s -> %s: too large to diff here\n", shortID(f.Before), shortID(f.After))
+			continue
+		case f.Before.IsZero():
+			oldName = "/dev/null"
+		case f.After.IsZero():
+			newName = "/dev/null"
+		}
+		a.writeUnified(w, oldName, newName, old, cur)
+	}
+}
+
+// diffCounts counts the lines the unified diff of two texts adds and removes.
+func diffCounts(old, cur []byte) (added, removed int) {
+	if bytes.IndexByte(old, 0) >= 0 || bytes.IndexByte(cur, 0) >= 0 {
+		return 0, 0
+	}
+	for _, l := range strings.Split(ops.Unified("a", "b", string(old), string(cur)), "\n") {
+		switch {
+		case strings.HasPrefix(l, "+++") || strings.HasPrefix(l, "---"):
+		case strings.HasPrefix(l, "+"):
+			added++
+		case strings.HasPrefix(l, "-"):
+			removed++
+		}
+	}
+	return added, removed
 }

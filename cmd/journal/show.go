@@ -167,7 +167,7 @@ func (a *app) printEvent(w io.Writer, tx *journal.Tx, e *journal.Event) {
 	row("prev", e.Prev.String())
 	row("hash", e.Hash.String())
 	fmt.Fprintln(w)
-	for _, f := range e.Files {
+	for _, f := range e.Listed() {
 		fmt.Fprintf(w, "    %s\n", fileLine(f))
 	}
 	fmt.Fprintln(w)
@@ -175,15 +175,19 @@ func (a *app) printEvent(w io.Writer, tx *journal.Tx, e *journal.Event) {
 
 // printDiffs prints a unified diff per file of e (only the file `only`, if set).
 func (a *app) printDiffs(w io.Writer, tx *journal.Tx, e *journal.Event, only string) error {
-	for _, f := range e.Files {
-		if only != "" && f.Path != only || e.Kind == journal.KindGC {
+	for _, f := range e.Listed() {
+		if only != "" && f.Path != only && f.MovedFrom != only || e.Kind == journal.KindGC {
 			continue
 		}
 		oldName, newName := "a/"+f.Path, "b/"+f.Path
+		before, bm := f.Before, f.BeforeMode
 		if f.MovedFrom != "" {
 			oldName = "a/" + f.MovedFrom
 		}
-		if err := a.printDiff(w, tx, oldName, newName, f.Before, f.After, f.BeforeMode, f.AfterMode); err != nil {
+		if src, ok := e.MoveSource(f); ok { // a rename: the diff is from the content it carried
+			before, bm = src.Before, src.BeforeMode
+		}
+		if err := a.printDiff(w, tx, oldName, newName, before, f.After, bm, f.AfterMode); err != nil {
 			return err
 		}
 	}
@@ -195,8 +199,14 @@ func (a *app) printDiff(w io.Writer, tx *journal.Tx, oldName, newName string, be
 	if bm != 0 && am != 0 && bm != am {
 		fmt.Fprintf(w, "mode %o -> %o\n", bm&0o777, am&0o777)
 	}
+	renamed := !before.IsZero() && !after.IsZero() && diffPath(oldName) != diffPath(newName)
+	if renamed {
+		fmt.Fprintf(w, "rename from %s\nrename to %s\n", diffPath(oldName), diffPath(newName))
+	}
 	if before == after {
-		fmt.Fprintln(w, "(no difference)")
+		if !renamed {
+			fmt.Fprintln(w, "(no difference)")
+		}
 		return nil
 	}
 	if before.IsZero() {
@@ -223,13 +233,19 @@ func (a *app) printDiff(w io.Writer, tx *journal.Tx, oldName, newName string, be
 	if err != nil {
 		return err
 	}
-	switch {
-	case old == nil || cur == nil:
+	if old == nil || cur == nil {
 		fmt.Fprintf(w, "%s -> %s: too large to diff here (over %s)\n", shortID(before), shortID(after), humanBytes(maxDiffBytes))
 		return nil
-	case bytes.IndexByte(old, 0) >= 0 || bytes.IndexByte(cur, 0) >= 0:
+	}
+	a.writeUnified(w, oldName, newName, old, cur)
+	return nil
+}
+
+// writeUnified writes the unified diff of two texts (secrets masked, coloured), or says they are binary.
+func (a *app) writeUnified(w io.Writer, oldName, newName string, old, cur []byte) {
+	if bytes.IndexByte(old, 0) >= 0 || bytes.IndexByte(cur, 0) >= 0 {
 		fmt.Fprintf(w, "Binary files %s and %s differ\n", oldName, newName)
-		return nil
+		return
 	}
 	old, cur = a.mask().File(diffPath(oldName), old), a.mask().File(diffPath(newName), cur)
 	d := ops.Unified(oldName, newName, string(old), string(cur))
@@ -248,7 +264,6 @@ func (a *app) printDiff(w io.Writer, tx *journal.Tx, oldName, newName string, be
 			fmt.Fprint(w, l)
 		}
 	}
-	return nil
 }
 
 // loadContent returns a stored content ([]byte{} for the zero ID), or nil if it is too large to diff.

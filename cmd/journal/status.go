@@ -15,7 +15,8 @@ func newStatusCmd(a *app) *cobra.Command {
 		Use:   "status",
 		Short: "Files changed outside the journal, pending recoveries, journal size and dedup ratio",
 		Long: `status hashes every file the journal knows and lists those whose content on disk is not what the journal
-last wrote or saw (changed outside it), the batches a stopped process left pending (this command
+last wrote or saw (changed outside it) and, when no watcher runs, the files it never recorded (new, of
+those the watcher's ignore rules keep), the batches a stopped process left pending (this command
 finishes them, as any command that opens the workspace does: one whose files were all in place is sealed
 committed, any other is rolled back), the batches committed through the write-ahead log and not yet in the
 journal file (moved into it; a file still as before such a batch gets its content), the journal's size and the
@@ -145,17 +146,21 @@ func (a *app) runStatus() error {
 	if logged && st.Events > last {
 		fmt.Fprintf(w, "logged    events %d–%d were committed through the write-ahead log and not yet in the journal file (a running server's last batches, or a stopped one's): moved into it now\n", last+1, st.Events)
 	}
+	var untracked []string // files never journaled: the watcher records them within a second when it runs
 	if watch.Running(a.jpath) {
 		fmt.Fprintln(w, "watcher   running: every change made outside the tools becomes an event within a second")
 	} else {
 		fmt.Fprintln(w, "watcher   not running: changes made outside the tools are recorded when `journal serve` or `journal watch` next starts")
+		if untracked, err = watch.Untracked(e); err != nil {
+			return err
+		}
 	}
 	printSecrets(w, found)
-	if len(st.Changed) == 0 {
+	if len(st.Changed)+len(untracked) == 0 {
 		fmt.Fprintln(w, "\nno file changed outside the journal")
 		return nil
 	}
-	fmt.Fprintf(w, "\nchanged outside the journal (%d):\n", len(st.Changed))
+	fmt.Fprintf(w, "\nchanged outside the journal (%d):\n", len(st.Changed)+len(untracked))
 	for _, d := range st.Changed {
 		letter, detail := "M", fmt.Sprintf("journal %s (event %d), disk %s", shortID(d.Head), d.HeadSeq, shortID(d.Disk))
 		switch {
@@ -167,6 +172,9 @@ func (a *app) runStatus() error {
 			letter, detail = "A", fmt.Sprintf("created again; journal had it deleted (event %d)", d.HeadSeq)
 		}
 		fmt.Fprintf(w, "    %s  %s  %s\n", cDel(letter), d.Path, cDim(detail))
+	}
+	for _, k := range untracked {
+		fmt.Fprintf(w, "    %s  %s  %s\n", cAdd("A"), k, cDim("new: never journaled"))
 	}
 	return nil
 }

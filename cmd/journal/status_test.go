@@ -141,3 +141,22 @@ func TestStatus_TrustsTheStamp(t *testing.T) {
 		t.Fatalf("status on a damaged file: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestStatus_ListsNewFiles: with no watcher running, `journal status` names the files made since the
+// journal last looked (which the next watcher records as first seen) beside the changed and deleted ones,
+// and leaves out what the ignore rules leave out.
+func TestStatus_ListsNewFiles(t *testing.T) {
+	dir := t.TempDir()
+	files(t, dir, map[string]string{"a.txt": "a\n", "gone.txt": "g\n", ".gitignore": "*.log\n"})
+	ok(t, dir, "exec", "--", "true") // the journal and its baseline
+	bash(t, dir, `echo b >> a.txt && rm gone.txt && printf 'new\n' > new.txt && mkdir -p sub/deep && printf 'x\n' > sub/deep/n.go && echo noise > run.log`)
+	out := ok(t, dir, "status")
+	for _, want := range []string{"changed outside the journal (4):", "M  a.txt", "D  gone.txt", "A  new.txt  new: never journaled", "A  sub/deep/n.go  new: never journaled"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("status does not say %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "run.log") {
+		t.Errorf("status lists an ignored file:\n%s", out)
+	}
+}

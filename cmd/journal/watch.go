@@ -111,12 +111,18 @@ func startWatcher(eng *replay.Engine) (stop func()) {
 	done := make(chan struct{})
 	var w *watch.Watcher
 	logf := func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
+	// the server's first tool call waits for the first start's catch-up
+	// (its baseline): held here, before the server answers (watch.Start
+	// holds it too, from the goroutine, which may start later)
+	release := eng.HoldEdits()
 	go func() {
 		defer close(done)
+		defer release()
 		said := false
 		for {
 			var err error
 			w, err = watch.Start(ctx, eng, watch.Options{Logf: logf})
+			release()
 			if err == nil {
 				return
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/replay"
+	"github.com/journalfs/journal/replay/watch"
 	"github.com/journalfs/journal/snapshot"
 )
 
@@ -35,11 +36,10 @@ const nullID = "0000000000000000000000000000000000000000"
 // evidence (see doc.go): any doubt leaves it untracked, and an error of the
 // journal fails the whole computation rather than write a partial note.
 func Compute(ctx context.Context, r *Repo, j Journal, commits []string) (map[string]*Note, error) {
-	cf, err := r.catFile(ctx)
+	cf, err := r.cat()
 	if err != nil {
 		return nil, err
 	}
-	defer cf.close()
 	infos := make([]commitInfo, 0, len(commits))
 	for _, c := range commits {
 		typ, data, err := cf.read(c)
@@ -135,10 +135,10 @@ func Compute(ctx context.Context, r *Repo, j Journal, commits []string) (map[str
 
 // attributor attributes the lines of blobs within one transaction.
 type attributor struct {
-	tx *journal.Tx
+	blame *replay.Blamer // one per transaction: an event many files share is read once
 }
 
-func newAttributor(tx *journal.Tx) *attributor { return &attributor{tx: tx} }
+func newAttributor(tx *journal.Tx) *attributor { return &attributor{blame: replay.NewBlamer(tx)} }
 
 // file attributes the lines commit adds to one file, adding the records its
 // keys name to n's metadata; nil when it proves none.
@@ -146,7 +146,7 @@ func (a *attributor) file(key string, also []string, f fileDiff, data []byte, co
 	if bytes.IndexByte(data, 0) >= 0 {
 		return nil, nil // binary: no lines
 	}
-	b, err := blameContent(a.tx, key, data, also...)
+	b, err := a.blameContent(key, data, also...)
 	if err != nil || b == nil {
 		if err != nil && !errors.Is(err, journal.ErrNotFound) && !errors.Is(err, replay.ErrBinary) && !errors.Is(err, errTooLarge) {
 			if errors.Is(err, snapshot.ErrCorrupt) {
@@ -191,11 +191,11 @@ var errTooLarge = errors.New("gitai: file too large to blame")
 // keys it was renamed from, as git reports): each line's event is the one
 // that wrote that exact content (replay.BlameContent), 0 where the journal
 // cannot prove it.
-func blameContent(tx *journal.Tx, key string, data []byte, also ...string) (*replay.Blame, error) {
+func (a *attributor) blameContent(key string, data []byte, also ...string) (*replay.Blame, error) {
 	if len(data) > replay.MaxBlameBytes {
 		return nil, errTooLarge
 	}
-	return replay.BlameContent(tx, key, data, also...)
+	return a.blame.Content(key, data, also...)
 }
 
 // attestation is the key of the lines event e wrote, adding its record to
@@ -266,15 +266,20 @@ func isWatchTool(tool string) bool {
 // hook's name), lower case.
 func agentTool(name string) string { return strings.ToLower(strings.TrimSpace(name)) }
 
-// modelOf is the model of the agent that made event e, as its hook's call
-// recorded it (args.call.model; replay/watch.About), "" where none did.
+// modelOf is the model of the agent that made event e, where its hook said
+// it: a hook's call records it in the event's arguments, under "call"
+// (watch.About). An MCP client's events name none; redacted arguments
+// none either. The prompt the call served (About.Prompt) goes in the
+// session record's custom_attributes["prompt"] (attestation), where the
+// readers look for it.
 func modelOf(e *journal.Event) string {
-	var a struct {
-		Call struct {
-			Model string `json:"model"`
-		} `json:"call"`
+	if e.Actor.Kind != "agent" || len(e.Args) == 0 {
+		return ""
 	}
-	if json.Unmarshal(e.Args, &a) != nil {
+	var a struct {
+		Call *watch.About `json:"call"`
+	}
+	if json.Unmarshal(e.Args, &a) != nil || a.Call == nil {
 		return ""
 	}
 	return a.Call.Model

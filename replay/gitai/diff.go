@@ -102,7 +102,8 @@ func parseDiff(out []byte) (map[string]*commitDiff, error) {
 		case strings.HasPrefix(l, "new mode "):
 			f.Mode = strings.TrimPrefix(l, "new mode ")
 		case strings.HasPrefix(l, "+++ "):
-			p := unquotePath(strings.TrimPrefix(l, "+++ "))
+			// git ends a path holding a space with a tab
+			p := unquotePath(strings.TrimSuffix(strings.TrimPrefix(l, "+++ "), "\t"))
 			if p != "/dev/null" {
 				f.Path = strings.TrimPrefix(p, "b/")
 			}

@@ -23,6 +23,32 @@ type Repo struct {
 	GitDir    string // this work tree's git directory
 	CommonDir string // the directory shared by every work tree (refs, objects, config)
 	sha256    bool   // the repository's objects are named by SHA-256
+	// refs caches notesRefs within one run (a hook's): the remotes'
+	// tracking refs do not move under it, and NotesRef's value is only a
+	// first guess for compare-and-swap, forgotten after every update.
+	refs map[string]string
+	// cf is the one `git cat-file --batch` of a run, started on first use.
+	cf *catFile
+}
+
+// cat returns the run's cat-file, starting it.
+func (r *Repo) cat() (*catFile, error) {
+	if r.cf == nil {
+		cf, err := r.catFile(context.Background())
+		if err != nil {
+			return nil, err
+		}
+		r.cf = cf
+	}
+	return r.cf, nil
+}
+
+// Close ends the git commands r keeps running.
+func (r *Repo) Close() {
+	if r.cf != nil {
+		r.cf.close()
+		r.cf = nil
+	}
 }
 
 // ErrNotRepo means the directory is not inside a git repository.
@@ -60,6 +86,29 @@ func OpenRepo(ctx context.Context, dir string) (*Repo, error) {
 		r.Top = dir
 	}
 	return r, nil
+}
+
+// OpenHookRepo is OpenRepo for a hook, which git runs at the top of the
+// work tree: a plain repository there (a .git directory, no GIT_DIR nor
+// GIT_COMMON_DIR) is known without running git; anything else is asked.
+func OpenHookRepo(ctx context.Context, dir string) (*Repo, error) {
+	gd := filepath.Join(dir, ".git")
+	fi, err := os.Stat(gd)
+	if err != nil || !fi.IsDir() || os.Getenv("GIT_DIR") != "" || os.Getenv("GIT_COMMON_DIR") != "" || os.Getenv("GIT_WORK_TREE") != "" {
+		return OpenRepo(ctx, dir)
+	}
+	cfg, err := os.ReadFile(filepath.Join(gd, "config"))
+	if err != nil {
+		return OpenRepo(ctx, dir)
+	}
+	if strings.Contains(strings.ToLower(string(cfg)), "objectformat") {
+		return OpenRepo(ctx, dir) // SHA-256, or anything unusual: ask git
+	}
+	top, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Repo{Top: top, GitDir: filepath.Join(top, ".git"), CommonDir: filepath.Join(top, ".git")}, nil
 }
 
 // StateDir is where the package keeps its files in the repository
@@ -188,6 +237,36 @@ func (c *catFile) read(rev string) (typ string, data []byte, err error) {
 		return "", nil, fmt.Errorf("git cat-file: %w", err)
 	}
 	return f[1], data[:n], nil
+}
+
+// info returns the name and type of the object rev names, reading (and
+// dropping) its content.
+func (c *catFile) info(rev string) (id, typ string, err error) {
+	if strings.ContainsAny(rev, "\n") {
+		return "", "", fmt.Errorf("gitai: %q: a newline", rev)
+	}
+	if _, err := io.WriteString(c.in, rev+"\n"); err != nil {
+		return "", "", fmt.Errorf("git cat-file: %w", err)
+	}
+	hdr, err := c.out.ReadString('\n')
+	if err != nil {
+		return "", "", fmt.Errorf("git cat-file: %w", err)
+	}
+	f := strings.Fields(hdr)
+	if len(f) == 2 && f[1] == "missing" || len(f) >= 2 && f[len(f)-1] == "ambiguous" {
+		return "", "", fmt.Errorf("%s: %w", rev, errMissing)
+	}
+	if len(f) != 3 {
+		return "", "", fmt.Errorf("git cat-file: header %q", hdr)
+	}
+	n, err := strconv.Atoi(f[2])
+	if err != nil {
+		return "", "", fmt.Errorf("git cat-file: header %q", hdr)
+	}
+	if _, err := c.out.Discard(n + 1); err != nil {
+		return "", "", fmt.Errorf("git cat-file: %w", err)
+	}
+	return f[0], f[1], nil
 }
 
 func (c *catFile) close() {

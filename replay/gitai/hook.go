@@ -160,12 +160,21 @@ func Hook(ctx context.Context, r *Repo, name string, in HookIO, j *Journal) erro
 		if r.rebasing() {
 			return nil // post-rewrite notes what the rebase made, if it completes
 		}
-		head, ok, err := r.RevParse(ctx, "HEAD")
-		if err != nil || !ok {
+		cf, err := r.cat()
+		if err != nil {
 			return err
 		}
-		if !r.isMerge(ctx, head) {
-			commits = append(commits, head)
+		id, _, err := cf.info("HEAD")
+		if err != nil {
+			return err
+		}
+		_, data, err := cf.read(id)
+		if err != nil {
+			return err
+		}
+		// A merge's lines are its parents': noted on the commits that added them.
+		if c := parseCommit(id, data); len(c.Parents) <= 1 {
+			commits = append(commits, id)
 		}
 	case "post-rewrite":
 		if len(in.Args) > 0 && in.Args[0] == "amend" && r.rebasing() {
@@ -212,13 +221,6 @@ func (r *Repo) rebasing() bool {
 	return false
 }
 
-// isMerge reports whether commit has more than one parent: a merge's lines
-// are its parents' and are noted on the commits that added them.
-func (r *Repo) isMerge(ctx context.Context, commit string) bool {
-	_, ok, err := r.RevParse(ctx, commit+"^2")
-	return err == nil && ok
-}
-
 // trackingName is the tracking ref's name for remote (a name, or a URL).
 func trackingName(remote string) string {
 	if !strings.ContainsAny(remote, "/:\\") {
@@ -238,6 +240,7 @@ func FetchNotes(ctx context.Context, r *Repo, remote string) error {
 	if err != nil && !strings.Contains(err.Error(), "couldn't find remote ref") {
 		return err
 	}
+	r.refs = nil // the tracking ref moved
 	_, err = MergeRemotes(context.WithoutCancel(ctx), r)
 	return err
 }

@@ -216,7 +216,11 @@ func writeHooks(dir string, in *install) error {
 			return err
 		}
 	}
-	ours := "J=" + shQuote(in.Journal) + "\n[ -x \"$J\" ] || J=journal\n"
+	// Without a journal binary the commits a hook names are listed pending
+	// by the script itself (journal git note writes them later).
+	ours := "J=" + shQuote(in.Journal) + "\n[ -x \"$J\" ] || J=$(command -v journal) || J=\n" +
+		"pending() { echo \"journal git: $1: no journal binary (the note is pending: journal git note writes it)\" >&2; " +
+		"d=$(git rev-parse --git-common-dir)/journal; mkdir -p \"$d\" && cat >> \"$d/pending\"; }\n"
 	for _, n := range HookNames {
 		var s string
 		switch n {
@@ -227,17 +231,23 @@ status=0
 if [ -x "$prev/` + n + `" ]; then "$prev/` + n + `" "$@" < "$in"; status=$?; fi
 `
 			if n == "pre-push" {
-				s += `[ $status -eq 0 ] && "$J" git hook ` + n + ` "$@" < "$in" 2>&1 >/dev/null | head -n 5 >&2
+				s += `[ $status -eq 0 ] && [ -n "$J" ] && "$J" git hook ` + n + ` "$@" < "$in" >/dev/null
 `
 			} else {
-				s += `"$J" git hook ` + n + ` "$@" < "$in" 2>&1 >/dev/null | head -n 5 >&2
+				s += `if [ -n "$J" ]; then "$J" git hook ` + n + ` "$@" < "$in" >/dev/null; else cut -d' ' -f2 < "$in" | pending ` + n + `; fi
 `
 			}
 			s += "rm -f \"$in\"\nexit $status\n"
+		case "post-commit":
+			s = head + ours + `status=0
+if [ -x "$prev/` + n + `" ]; then "$prev/` + n + `" "$@"; status=$?; fi
+if [ -n "$J" ]; then "$J" git hook ` + n + ` "$@" < /dev/null >/dev/null; else git rev-parse HEAD | pending ` + n + `; fi
+exit $status
+`
 		default:
 			s = head + ours + `status=0
 if [ -x "$prev/` + n + `" ]; then "$prev/` + n + `" "$@"; status=$?; fi
-"$J" git hook ` + n + ` "$@" < /dev/null 2>&1 >/dev/null | head -n 5 >&2
+[ -n "$J" ] && "$J" git hook ` + n + ` "$@" < /dev/null >/dev/null
 exit $status
 `
 		}

@@ -5,11 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
-	"strconv"
 	"strings"
+	"time"
 )
 
 // notePaths are the paths a note for commit may have in a notes tree: flat,
@@ -27,16 +29,10 @@ func notePaths(commit string) []string {
 // treeNotes lists the notes of notes commit ref for commits (nil: all of
 // them): by commit, each note's blob and its path in the tree.
 func (r *Repo) treeNotes(ctx context.Context, ref string, commits []string) (map[string][2]string, error) {
-	args := []string{"ls-tree", "-r", "-z", "--full-tree", ref}
 	if commits != nil {
-		if len(commits) == 0 {
-			return map[string][2]string{}, nil
-		}
-		args = append(args, "--")
-		for _, c := range commits {
-			args = append(args, notePaths(c)...)
-		}
+		return r.lookupNotes(ref, commits)
 	}
+	args := []string{"ls-tree", "-r", "-z", "--full-tree", ref}
 	out, err := r.git(ctx, nil, args...)
 	if err != nil {
 		return nil, err
@@ -59,20 +55,76 @@ func (r *Repo) treeNotes(ctx context.Context, ref string, commits []string) (map
 	return res, nil
 }
 
+// lookupNotes finds the notes of commits in notes commit ref through the
+// open cat-file, at every path a note may have.
+func (r *Repo) lookupNotes(ref string, commits []string) (map[string][2]string, error) {
+	res := map[string][2]string{}
+	cf, err := r.cat()
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range commits {
+		for _, p := range notePaths(c) {
+			id, typ, err := cf.info(ref + ":" + p)
+			if errors.Is(err, errMissing) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			if typ == "blob" {
+				res[c] = [2]string{id, p}
+				break
+			}
+		}
+	}
+	return res, nil
+}
+
 // notesRefs are the notes refs of the repository: ours (refs/notes/ai)
 // and the tracking refs of remotes' (refs/notes/ai-remote/<remote>), by
 // name, each with its commit.
 func (r *Repo) notesRefs(ctx context.Context) (map[string]string, error) {
-	out, err := r.git(ctx, nil, "for-each-ref", "--format=%(objectname) %(refname)", NotesRef, RemoteNotesPrefix)
+	if r.refs != nil {
+		return r.refs, nil
+	}
+	// The names: loose refs under the prefix, and packed ones; each then
+	// resolved through the run's cat-file (no for-each-ref process).
+	names := []string{NotesRef}
+	base := filepath.Join(r.CommonDir, filepath.FromSlash(RemoteNotesPrefix))
+	filepath.WalkDir(base, func(p string, e fs.DirEntry, err error) error {
+		if err == nil && !e.IsDir() && !strings.HasSuffix(p, ".lock") {
+			if rel, err := filepath.Rel(base, p); err == nil {
+				names = append(names, RemoteNotesPrefix+filepath.ToSlash(rel))
+			}
+		}
+		return nil
+	})
+	if packed, err := os.ReadFile(filepath.Join(r.CommonDir, "packed-refs")); err == nil {
+		for _, l := range strings.Split(string(packed), "\n") {
+			if _, name, ok := strings.Cut(l, " "); ok && strings.HasPrefix(name, RemoteNotesPrefix) && !slices.Contains(names, name) {
+				names = append(names, name)
+			}
+		}
+	}
+	cf, err := r.cat()
 	if err != nil {
 		return nil, err
 	}
 	res := map[string]string{}
-	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		if id, name, ok := strings.Cut(l, " "); ok {
+	for _, name := range names {
+		id, typ, err := cf.info(name)
+		if errors.Is(err, errMissing) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if typ == "commit" {
 			res[name] = id
 		}
 	}
+	r.refs = res
 	return res, nil
 }
 
@@ -104,15 +156,25 @@ type notesUpdate struct {
 // already there writes nothing.
 func (r *Repo) updateNotes(ctx context.Context, plan func(old string) (*notesUpdate, error)) ([]string, error) {
 	for try := 0; ; try++ {
-		old, _, err := r.RevParse(ctx, NotesRef)
-		if err != nil {
-			return nil, err
+		old, known := r.refs[NotesRef]
+		if r.refs == nil || try > 0 {
+			var err error
+			if old, known, err = r.RevParse(ctx, NotesRef); err != nil {
+				return nil, err
+			}
+		}
+		if !known {
+			old = ""
 		}
 		u, err := plan(old)
 		if err != nil {
 			return nil, err
 		}
 		changed, err := r.commitNotes(ctx, old, u)
+		if r.refs != nil {
+			delete(r.refs, NotesRef) // moved, or not what we thought
+			r.refs = nil
+		}
 		if errors.Is(err, errLostRace) && try < maxRaces && ctx.Err() == nil {
 			continue
 		}
@@ -120,7 +182,12 @@ func (r *Repo) updateNotes(ctx context.Context, plan func(old string) (*notesUpd
 	}
 }
 
-// commitNotes makes u's notes commit on old and moves the ref from old to it.
+// commitNotes makes u's notes commit on old and moves the ref from old to
+// it, in one `git fast-import`: its notemodify commands put each note where
+// the tree's fanout wants it (taking out the note the commit had, at any
+// fanout), and it moves the ref only if its value then is an ancestor of
+// the new commit — old itself, since no other writer's commit is — through
+// a ref transaction naming that value: compare-and-swap.
 func (r *Repo) commitNotes(ctx context.Context, old string, u *notesUpdate) ([]string, error) {
 	if u == nil {
 		return nil, nil
@@ -156,71 +223,38 @@ func (r *Repo) commitNotes(ctx context.Context, old string, u *notesUpdate) ([]s
 	if len(changed) == 0 && len(u.parents) == 0 {
 		return nil, nil
 	}
-	if err := os.MkdirAll(r.StateDir(), 0o755); err != nil {
-		return nil, err
-	}
-	tmp, err := os.MkdirTemp(r.StateDir(), "notes-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(tmp)
-	blobs, err := r.writeBlobs(ctx, tmp, changed, u.set)
-	if err != nil {
-		return nil, err
-	}
-	env := []string{"GIT_INDEX_FILE=" + filepath.Join(tmp, "index")}
-	if old != "" {
-		_, err = r.gitEnv(ctx, env, nil, "read-tree", old)
-	} else {
-		_, err = r.gitEnv(ctx, env, nil, "read-tree", "--empty")
-	}
-	if err != nil {
-		return nil, err
-	}
-	var info bytes.Buffer
-	zero := nullOf(r)
-	for i, c := range changed {
-		if p := existing[c][1]; p != "" {
-			fmt.Fprintf(&info, "0 %s\t%s\n", zero, p)
-		}
-		fmt.Fprintf(&info, "100644 %s\t%s\n", blobs[i], c)
-	}
-	if _, err := r.gitEnv(ctx, env, info.Bytes(), "update-index", "--index-info"); err != nil {
-		return nil, err
-	}
-	tree, err := r.gitEnv(ctx, env, nil, "write-tree")
-	if err != nil {
-		return nil, err
-	}
-	args := []string{"commit-tree", strings.TrimSpace(string(tree))}
-	if old != "" {
-		args = append(args, "-p", old)
-	}
-	for _, p := range u.parents {
-		args = append(args, "-p", p)
-	}
 	msg := u.message
 	if msg == "" {
 		msg = "Notes added by 'journal git'"
 	}
-	args = append(args, "-m", msg)
-	nc, err := r.git(ctx, nil, args...)
-	if err != nil && strings.Contains(err.Error(), "tell me who you are") || err != nil && strings.Contains(err.Error(), "empty ident") {
-		nc, err = r.gitEnv(ctx, []string{"GIT_AUTHOR_NAME=journal", "GIT_AUTHOR_EMAIL=journal@localhost",
-			"GIT_COMMITTER_NAME=journal", "GIT_COMMITTER_EMAIL=journal@localhost"}, nil, args...)
-	}
-	if err != nil {
+	switch err := r.fastCommit(ctx, old, existing, changed, u, msg); {
+	case err == nil:
+		return changed, nil
+	case !errors.Is(err, errSlowPath):
 		return nil, err
 	}
-	oldv := old
-	if oldv == "" {
-		oldv = zero
+	var in bytes.Buffer
+	fmt.Fprintf(&in, "commit %s\ncommitter journal <journal@localhost> %d +0000\ndata %d\n%s\n", NotesRef, time.Now().Unix(), len(msg), msg)
+	if old != "" {
+		fmt.Fprintf(&in, "from %s\n", old)
 	}
-	if _, err := r.git(ctx, nil, "update-ref", "-m", "journal git: notes", NotesRef, strings.TrimSpace(string(nc)), oldv); err != nil {
-		if ctx.Err() != nil {
-			return nil, err
+	for _, p := range u.parents {
+		fmt.Fprintf(&in, "merge %s\n", p)
+	}
+	for _, c := range changed {
+		fmt.Fprintf(&in, "N inline %s\ndata %d\n", c, len(u.set[c]))
+		in.Write(u.set[c])
+		in.WriteString("\n")
+	}
+	in.WriteString("done\n")
+	// Not cancelled with ctx: a fast-import killed half-way could leave the
+	// ref's lock behind.
+	if _, err := r.git(context.WithoutCancel(ctx), in.Bytes(), "fast-import", "--quiet", "--done", "--date-format=raw"); err != nil {
+		var ge *GitError
+		if errors.As(err, &ge) && strings.Contains(strings.ToLower(ge.Stderr), "not updating") || strings.Contains(err.Error(), "cannot lock ref") {
+			return nil, fmt.Errorf("%w: %v", errLostRace, err)
 		}
-		return nil, fmt.Errorf("%w: %v", errLostRace, err)
+		return nil, err
 	}
 	return changed, nil
 }
@@ -233,41 +267,16 @@ func nullOf(r *Repo) string {
 	return nullID
 }
 
-// writeBlobs stores the notes of commits as blobs, in one `git hash-object`.
-func (r *Repo) writeBlobs(ctx context.Context, tmp string, commits []string, set map[string][]byte) ([]string, error) {
-	if len(commits) == 0 {
-		return nil, nil
-	}
-	var paths bytes.Buffer
-	for i, c := range commits {
-		p := filepath.Join(tmp, "n"+strconv.Itoa(i))
-		if err := os.WriteFile(p, set[c], 0o644); err != nil {
-			return nil, err
-		}
-		paths.WriteString(p + "\n")
-	}
-	out, err := r.git(ctx, paths.Bytes(), "hash-object", "-w", "--no-filters", "--stdin-paths")
-	if err != nil {
-		return nil, err
-	}
-	ids := strings.Fields(string(out))
-	if len(ids) != len(commits) {
-		return nil, fmt.Errorf("gitai: hash-object gave %d names for %d notes", len(ids), len(commits))
-	}
-	return ids, nil
-}
-
 // readBlobs reads blobs by name.
 func (r *Repo) readBlobs(ctx context.Context, ids []string) (map[string][]byte, error) {
 	res := map[string][]byte{}
 	if len(ids) == 0 {
 		return res, nil
 	}
-	cf, err := r.catFile(ctx)
+	cf, err := r.cat()
 	if err != nil {
 		return nil, err
 	}
-	defer cf.close()
 	for _, id := range ids {
 		_, data, err := cf.read(id)
 		if err != nil {

@@ -34,7 +34,11 @@
 // before, so no undo or rewind deletes them. A cache of file identities
 // (<journal dir>/watch/cache) spares the hashing of unchanged files; it is
 // a hint, never the record. A watcher killed in a burst loses nothing: the
-// next start finds the rest.
+// next start finds the rest. Until the catch-up is recorded, the engine's
+// batches wait (replay.Engine.HoldEdits, taken by Start and, before the
+// server answers, by journal serve): the baseline is the tree as the
+// watcher found it at its start, so a tool's edit made meanwhile is
+// numbered after it and changes a file the baseline holds.
 //
 // # Rules
 //

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -236,4 +237,27 @@ func changes(eng *replay.Engine, t *tree, c *cache, heads map[string]journal.Hea
 func hasHead(heads map[string]journal.Head, k string) bool {
 	_, ok := heads[k]
 	return ok
+}
+
+// Untracked lists, sorted, the files under the engine's roots that the
+// ignore rules keep and the journal has never recorded (no head, present or
+// deleted): files made while no watcher ran, which the next start records
+// as first seen. `journal status` names them beside the changed ones.
+func Untracked(eng *replay.Engine) ([]string, error) {
+	t, err := walk(eng, nil)
+	if err != nil {
+		return nil, err
+	}
+	heads, err := eng.Known()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for k := range t.files {
+		if _, ok := heads[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
 }

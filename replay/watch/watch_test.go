@@ -687,3 +687,60 @@ func TestWatch_TreeMovedAndRemoved(t *testing.T) {
 		t.Fatalf("undo of rm -rf: %d files, want %d", len(got), len(before))
 	}
 }
+
+// An edit made through the engine while a first start's walk of a large tree runs waits for it: every
+// baseline event comes before the edit's, and the edited file is in the baseline as the walk found it.
+func TestWatch_EditDuringTheFirstWalk(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a tree of 10,000 files")
+	}
+	dir := t.TempDir()
+	m := map[string]string{"main.go": "package main\n"}
+	for i := 0; i < 10000; i++ {
+		m[fmt.Sprintf("d%02d/f%04d.txt", i%100, i)] = fmt.Sprintf("file %d\n", i)
+	}
+	files(t, dir, m)
+	eng, err := replay.Open(replay.Options{Roots: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	started := make(chan *Watcher, 1)
+	go func() {
+		w, err := Start(context.Background(), eng, Options{Logf: t.Logf})
+		if err != nil {
+			t.Error(err)
+		}
+		started <- w
+	}()
+	for { // the walk has begun once the watch lock is taken
+		if _, err := os.Stat(filepath.Join(Dir(eng), "lock")); err == nil {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	res, err := eng.Apply(context.Background(), &replay.Batch{Tool: "edit", Changes: []replay.Change{{Path: "main.go", Data: []byte("package main // edited\n")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := <-started
+	if w != nil {
+		defer w.Close()
+	}
+	var evs []*journal.Event
+	eng.Journal().View(func(tx *journal.Tx) error {
+		return tx.Each(0, false, func(e *journal.Event) error { evs = append(evs, e); return nil })
+	})
+	baseline := 0
+	for _, e := range evs {
+		if e.IsBaseline() {
+			baseline++
+			if e.Seq > res.Seq {
+				t.Fatalf("baseline event %d comes after the edit (event %d)", e.Seq, res.Seq)
+			}
+		}
+	}
+	if baseline == 0 || res.Files[0].Before.IsZero() {
+		t.Fatalf("%d baseline events; the edit's before %v", baseline, res.Files[0].Before)
+	}
+}

@@ -156,6 +156,10 @@ type hotState struct {
 // no watcher ran (a catch-up, see CatchUp), and goes on recording until
 // Close. It listens for agents' hooks on <journal dir>/watch/sock.
 func Start(ctx context.Context, eng *replay.Engine, o Options) (*Watcher, error) {
+	// the engine's batches wait until the catch-up (a first start's
+	// baseline) is recorded: it is the tree as found here, before them
+	release := eng.HoldEdits()
+	defer release()
 	o.defaults()
 	dir := Dir(eng)
 	if err := os.MkdirAll(dir, 0o700); err != nil {

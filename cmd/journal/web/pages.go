@@ -319,7 +319,10 @@ func (s *Server) event(w http.ResponseWriter, r *http.Request) {
 		}
 		ev = s.mask().Event(ev)
 		revertedBy = tx.RevertedBy(seq)
-		for _, f := range ev.Files {
+		for _, f := range ev.Listed() {
+			if src, ok := ev.MoveSource(f); ok { // a rename: diffed from the content it carried
+				f.Before, f.BeforeMode = src.Before, src.BeforeMode
+			}
 			d := fileDiff{FileChange: f, Seq: seq}
 			if large(tx, f) {
 				d.Lazy = fmt.Sprintf("/event/%d/diff?path=%s", seq, url.QueryEscape(f.Path))

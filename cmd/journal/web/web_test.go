@@ -195,10 +195,11 @@ func TestWeb_Browser(t *testing.T) {
 		t.Fatal("the page reloaded to show the new event")
 	}
 
-	// blame: line 2 is the revert's, lines 1 and 3 the first event's
+	// blame by content: the revert put line 2 back as event 1 wrote it, so
+	// every line is the first event's
 	do(t, ctx, chromedp.Navigate(base+"/blame?path=a.txt"), chromedp.WaitVisible(chromedp.CSS("table.blame")))
 	seqs := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("table.blame tbody tr")).map(r => r.dataset.seq)`)
-	if strings.Join(seqs, ",") != "1,4,1" {
+	if strings.Join(seqs, ",") != "1,1,1" {
 		t.Fatalf("blame rows %v", seqs)
 	}
 
