@@ -255,7 +255,10 @@
 // are salted where an event first becomes durable: Tx.Append, or the
 // write-ahead record (LogAppendWith), whose JSON carries the salt into the
 // bbolt file. An export line discloses them beside its hashed event
-// (what.args, what.args_salt), or says why not (what.args_withheld).
+// (what.args, what.args_salt), or says why not (what.args_withheld). A
+// prompt event (KindPrompt, format 13: an agent's prompt, no files) keeps
+// the prompt's text and id in its arguments, so they are salted, redacted,
+// exported and withheld exactly as a tool call's.
 //
 // DB.Redact takes out, in one transaction: the arguments and salt of the
 // events named (their records rewritten in place, inside their block if

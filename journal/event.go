@@ -24,6 +24,11 @@ const (
 	KindGC      Kind = "gc"      // retention ran
 	KindDamaged Kind = "damaged" // written by repair: what the damaged journal lost (Event.Lost)
 	KindRedact  Kind = "redact"  // values taken out of the record (Event.Redaction); changes no file
+	// KindPrompt records a prompt an agent was given (its text, id and model
+	// in the salted arguments, so a redaction takes the text out); changes
+	// no file. The events of its session after it, until the next, are its
+	// doing (replay/prompt.go).
+	KindPrompt Kind = "prompt"
 )
 
 // Tools of observe events recorded by the workspace watcher (replay/watch.go),

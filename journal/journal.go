@@ -62,8 +62,13 @@ const FormatHint = "a newer journal binary has written this journal: run that bi
 // by a salted digest (Event.ArgsDigest) and be stored as a record of
 // version 4 or 5 (record.go), and a redact event (KindRedact) may have taken
 // arguments and contents out, which a reader of format 11 would take for
-// tampering. A journal is marked 12 in the transaction that appends
-// its first event from this version (Tx.MarkFormat), which covers 2 to 11;
+// tampering; 13 (FormatPrompts), an event may record an agent's prompt
+// (KindPrompt, no files), which a reader of format 12 would offer to undo
+// (its undo would stop there, finding nothing to take back) and list as an
+// unknown kind. A journal is marked 12 in the transaction that appends
+// its first event from this version (Tx.MarkFormat), which covers 2 to 11,
+// and 13 only in the one that appends its first prompt event, so a journal
+// no agent's prompt was recorded in still opens with the version before;
 // a journal a version before wrote stays as it was marked: 2 once its
 // first logged events reached the bbolt file, 3 when repair wrote it, 4
 // when it stored its first delta, 5 to 10 when it appended its first event
@@ -75,7 +80,7 @@ const FormatHint = "a newer journal binary has written this journal: run that bi
 // transactions of its own) may be of format 8 in a journal still marked 7
 // until the event lands; a reader of format 7 does not see it, as no event
 // it reads names it.
-const Format = FormatSalted
+const Format = FormatPrompts
 
 // The formats that need a newer reader than the one before.
 const (
@@ -90,6 +95,7 @@ const (
 	FormatPacked   = 10
 	FormatBaseRefs = 11
 	FormatSalted   = 12
+	FormatPrompts  = 13
 )
 
 // DirName is the directory, inside the first workspace root, that holds the journal.

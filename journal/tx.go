@@ -90,10 +90,14 @@ func (t *Tx) put(e *Event) error {
 	if err != nil {
 		return err
 	}
-	// every event this version writes may be compact, may name contents
-	// with inline manifests and whose chunks may be splices (snapshot):
-	// format 6
-	if err := t.MarkFormat(Format); err != nil {
+	// every event this version writes may be compact, salted, may name
+	// contents with inline manifests and whose chunks may be splices
+	// (snapshot): format 12; a prompt event needs 13
+	v := byte(FormatSalted)
+	if e.Kind == KindPrompt {
+		v = FormatPrompts
+	}
+	if err := t.MarkFormat(v); err != nil {
 		return err
 	}
 	b := t.tx.Bucket(bucketEvents)

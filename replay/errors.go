@@ -59,6 +59,7 @@ func (e *PathError) Unwrap() []error {
 type ConflictError struct {
 	Event   uint64
 	Session string // the undo of this whole session met the conflict (UndoSession)
+	Prompt  string // the undo of this prompt of the session met it (UndoPrompt)
 	Path    string
 	Lines   [][2]int // 1-based inclusive line ranges in the current file
 	Msg     string
@@ -66,6 +67,9 @@ type ConflictError struct {
 
 // Error implements error.
 func (e *ConflictError) Error() string {
+	if e.Prompt != "" {
+		return fmt.Sprintf("undo of prompt %s (session %s): its event %d conflicts in %s: %s", e.Prompt, e.Session, e.Event, e.Path, e.Msg)
+	}
 	if e.Session != "" {
 		return fmt.Sprintf("undo of session %s: its event %d conflicts in %s: %s", e.Session, e.Event, e.Path, e.Msg)
 	}

@@ -126,7 +126,7 @@ func live(tx *journal.Tx, seq uint64) bool {
 // only because a tool was about to overwrite it (its tool's event follows).
 func undoable(ev *journal.Event) bool {
 	switch {
-	case ev.Status != journal.StatusCommitted, ev.Kind == journal.KindGC, ev.Kind == journal.KindRedact, ev.IsBaseline():
+	case ev.Status != journal.StatusCommitted, ev.Kind == journal.KindGC, ev.Kind == journal.KindRedact, ev.Kind == journal.KindPrompt, ev.IsBaseline():
 		return false
 	case ev.Kind == journal.KindObserve:
 		return ev.Tool != ""
@@ -207,6 +207,8 @@ func (e *Engine) planRevert(r *Reader, seq uint64, kind journal.Kind, o RevertOp
 		return nil, fmt.Errorf("event %d is %s: it changed nothing, so there is nothing to revert: %w", seq, ev.Status, ErrBadEvent)
 	case ev.Kind == journal.KindGC:
 		return nil, fmt.Errorf("event %d records a garbage collection and cannot be reverted: %w", seq, ErrBadEvent)
+	case ev.Kind == journal.KindPrompt:
+		return nil, fmt.Errorf("event %d records a prompt, which changed no file (`journal undo --prompt %d` takes back what the agent did for it): %w", seq, seq, ErrBadEvent)
 	case ev.Kind == journal.KindRedact:
 		return nil, fmt.Errorf("event %d records a redaction, which cannot be reverted: the values it took out are gone: %w", seq, ErrBadEvent)
 	case ev.IsBaseline():

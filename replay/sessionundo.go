@@ -32,7 +32,7 @@ func (e *Engine) UndoSession(ctx context.Context, session string, o RevertOption
 		if err := e.flushSealLocked(r.db); err != nil { // the plan reads the events
 			return nil, err
 		}
-		evs, err := sessionTargets(r.db, session, o.Through)
+		evs, err := sessionTargets(r.db, session, 0, o.Through)
 		if err != nil {
 			return nil, err
 		}
@@ -41,8 +41,8 @@ func (e *Engine) UndoSession(ctx context.Context, session string, o RevertOption
 }
 
 // sessionTargets returns the session's events whose effect stands, newest
-// first.
-func sessionTargets(db *journal.DB, session string, through uint64) ([]*journal.Event, error) {
+// first: from event from on (0: all), through event through (0: all).
+func sessionTargets(db *journal.DB, session string, from, through uint64) ([]*journal.Event, error) {
 	var evs []*journal.Event
 	found := false
 	err := db.View(func(tx *journal.Tx) error {
@@ -62,7 +62,7 @@ func sessionTargets(db *journal.DB, session string, through uint64) ([]*journal.
 			// a hook's record of the agent's shell call (observe, tool
 			// "Bash", the agent's session) is the session's as much as
 			// its tools' edits: undoable decides, as for undo
-			case through != 0 && ev.Seq > through, !undoable(ev), ev.Kind == journal.KindDamaged, len(ev.Files) == 0, !live(tx, ev.Seq):
+			case through != 0 && ev.Seq > through, ev.Seq < from, !undoable(ev), ev.Kind == journal.KindDamaged, len(ev.Files) == 0, !live(tx, ev.Seq):
 				continue
 			}
 			if t := ev.Targets(); len(t) > 0 && !slices.ContainsFunc(t, func(s uint64) bool { return !mine[s] }) {

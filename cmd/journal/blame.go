@@ -39,9 +39,10 @@ the file records the change as an outside one).
 --porcelain prints, for each line, "<event> <line>" (the event "*" when not journaled yet) and then
 the line itself after a tab; the
 first line of each event is preceded by its details, one per line: "time <RFC 3339>",
-"kind <kind>", "tool <tool>", "actor <who>".
---json prints one object: {"path", "at", "content", "lines": [{"line", "event", "unjournaled", "text"}],
-"events": [the events, as journal log --json prints them]}.`,
+"kind <kind>", "tool <tool>", "actor <who>", and "prompt <id>" when the event served an agent's prompt.
+A line whose event served an agent's prompt (journal log --prompts) names it in a column of its own.
+--json prints one object: {"path", "at", "content", "lines": [{"line", "event", "unjournaled", "prompt",
+"text"}], "events": [the events, as journal log --json prints them], "prompts": {event: prompt}}.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if jsonOut && porcelain {
@@ -74,14 +75,25 @@ first line of each event is preceded by its details, one per line: "time <RFC 33
 					}
 				}
 				a.maskBlame(b)
+				prompts := map[uint64]*replay.Prompt{}
+				for seq, e := range b.Events {
+					if e == nil {
+						continue
+					}
+					if p, err := replay.PromptOf(tx, e); err == nil && p != nil {
+						q := *p
+						q.Text = "" // blame names the prompt; log --prompts shows its text
+						prompts[seq] = &q
+					}
+				}
 				switch {
 				case jsonOut:
-					return printBlameJSON(a.out, b)
+					return printBlameJSON(a.out, b, prompts)
 				case porcelain:
-					return printBlamePorcelain(a.out, b)
+					return printBlamePorcelain(a.out, b, prompts)
 				}
 				a.startPager()
-				return printBlame(a.out, b)
+				return printBlame(a.out, b, prompts)
 			})
 		},
 	}
@@ -126,9 +138,10 @@ func readBounded(p string, limit int64) ([]byte, error) {
 	return data, err
 }
 
-// printBlame prints the blame as columns: event, who, tool, time, line
-// number, then the line.
-func printBlame(out io.Writer, b *replay.Blame) error {
+// printBlame prints the blame as columns: event, who, tool, time, the
+// prompt (when a line's event served an agent's prompt), line number, then
+// the line.
+func printBlame(out io.Writer, b *replay.Blame, prompts map[uint64]*replay.Prompt) error {
 	w := bufio.NewWriter(out)
 	seqW, whoW, toolW := 1, 1, 1
 	for _, l := range b.Lines {
@@ -139,12 +152,23 @@ func printBlame(out io.Writer, b *replay.Blame) error {
 			toolW = max(toolW, min(len(e.Tool), 20))
 		}
 	}
+	promptW := 0
+	for _, p := range prompts {
+		promptW = max(promptW, len("prompt ")+len(shortPrompt(p.ID)))
+	}
 	numW := len(fmt.Sprint(len(b.Lines)))
 	for i, l := range b.Lines {
 		e := b.Events[l.Seq]
 		tool, when := "", strings.Repeat(" ", 19)
 		if e != nil {
 			tool, when = e.Tool, e.Time.In(zone()).Format("2006-01-02 15:04:05")
+		}
+		if promptW > 0 {
+			p := ""
+			if q := prompts[l.Seq]; q != nil && l.Seq != replay.Unjournaled {
+				p = "prompt " + shortPrompt(q.ID)
+			}
+			when += " " + pad(p, promptW)
 		}
 		text := strings.TrimRight(string(l.Text), "\r\n")
 		fmt.Fprintf(w, "%s %s %s %s %*d) %s\n", cSeq(fmt.Sprintf("%*s", seqW, blameSeq(l))),
@@ -161,7 +185,7 @@ func pad(s string, n int) string {
 	return s + strings.Repeat(" ", n-len(s))
 }
 
-func printBlamePorcelain(out io.Writer, b *replay.Blame) error {
+func printBlamePorcelain(out io.Writer, b *replay.Blame, prompts map[uint64]*replay.Prompt) error {
 	w := bufio.NewWriter(out)
 	seen := map[uint64]bool{}
 	for i, l := range b.Lines {
@@ -169,6 +193,9 @@ func printBlamePorcelain(out io.Writer, b *replay.Blame) error {
 		if e := b.Events[l.Seq]; e != nil && !seen[l.Seq] {
 			seen[l.Seq] = true
 			fmt.Fprintf(w, "time %s\nkind %s\ntool %s\nactor %s\n", e.Time.UTC().Format(time.RFC3339Nano), e.Kind, e.Tool, actorString(e.Actor))
+			if p := prompts[l.Seq]; p != nil {
+				fmt.Fprintf(w, "prompt %s\n", p.ID)
+			}
 		}
 		fmt.Fprintf(w, "\t%s\n", strings.TrimRight(string(l.Text), "\r\n"))
 	}
@@ -182,19 +209,29 @@ type blameJSON struct {
 	Content string           `json:"content"`
 	Lines   []blameLineJSON  `json:"lines"`
 	Events  []*journal.Event `json:"events"`
+	// Prompts are the agents' prompts the lines' events served, by event
+	// number (their text left to log --prompts).
+	Prompts map[uint64]*replay.Prompt `json:"prompts,omitempty"`
 }
 
 type blameLineJSON struct {
 	Line        int    `json:"line"`
 	Event       uint64 `json:"event"`
 	Unjournaled bool   `json:"unjournaled,omitempty"`
+	Prompt      string `json:"prompt,omitempty"` // the id of the prompt its event served
 	Text        string `json:"text"`
 }
 
-func printBlameJSON(out io.Writer, b *replay.Blame) error {
+func printBlameJSON(out io.Writer, b *replay.Blame, prompts map[uint64]*replay.Prompt) error {
 	j := blameJSON{Path: b.Path, At: b.At, Content: b.Content.String(), Lines: make([]blameLineJSON, len(b.Lines)), Events: []*journal.Event{}}
+	if len(prompts) > 0 {
+		j.Prompts = prompts
+	}
 	for i, l := range b.Lines {
 		j.Lines[i] = blameLineJSON{Line: i + 1, Event: l.Seq, Text: string(l.Text)}
+		if p := prompts[l.Seq]; p != nil && l.Seq != replay.Unjournaled {
+			j.Lines[i].Prompt = p.ID
+		}
 		if l.Seq == replay.Unjournaled {
 			j.Lines[i].Event, j.Lines[i].Unjournaled = 0, true
 		}

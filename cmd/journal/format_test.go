@@ -41,7 +41,10 @@ import (
 //   - salted-format12.db, format 12: the same history, whose events commit
 //     to their arguments by salted digests (records of version 5 and 6),
 //     then a .env holding a key and a redaction of it (event 528: the
-//     creation's arguments and content).
+//     creation's arguments and content);
+//   - prompts-format13.db, format 13: the same history, then an agent's
+//     prompt (a prompt event) and a call of its
+//     session naming it.
 var formatSamples = []struct {
 	file   string
 	format byte
@@ -56,6 +59,7 @@ var formatSamples = []struct {
 	{"packed-format10.db", journal.FormatPacked, 3, 506},
 	{"baserefs-format11.db", journal.FormatBaseRefs, 3, 506},
 	{"salted-format12.db", journal.FormatSalted, 3, 508},
+	{"prompts-format13.db", journal.FormatPrompts, 3, 510},
 }
 
 // TestFormatSamples: each kept journal verifies, lists its events (the gc
@@ -155,10 +159,21 @@ func formatSample(t *testing.T, sample string, wantFormat byte, codec, events in
 	if format != wantFormat || compact == 0 || codecs[codec] == 0 || small == 0 || !packed || !refs {
 		t.Fatalf("format %d; records by version %v; chunks by codec %v; manifests by version %v; chunks by format %v; short base references %d", format, records, codecs, manifests, chunkFormats, short)
 	}
+	if wantFormat >= journal.FormatPrompts {
+		grouped := ok(t, dir, "log", "--prompts")
+		if !strings.Contains(grouped, "prompt p-sample") || !strings.Contains(grouped, "file_replace") {
+			t.Fatalf("log --prompts of the sample:\n%s", grouped)
+		}
+	}
 	e := engine(t, dir)
 	apply(t, e, "file_create_new", "src/new.txt", "written by a later binary\n")
 	e.Close()
 	ok(t, dir, "verify")
+	// an edit leaves the journal in its format (12 at least): one no
+	// prompt was recorded in still opens with the binary of format 12
+	if got := journalFormat(t, jp); got != max(wantFormat, journal.FormatSalted) {
+		t.Fatalf("after an edit the journal is format %d, want %d", got, max(wantFormat, journal.FormatSalted))
+	}
 	// its first checkpoint builds its tree (which starts after what gc dropped): signed, exported, proven
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(t.TempDir(), "config"))
 	ok(t, dir, "key", "generate", "--name", "alice")
@@ -170,6 +185,21 @@ func formatSample(t *testing.T, sample string, wantFormat byte, codec, events in
 	ok(t, dir, "export", "-o", filepath.Join(dir, "b.jsonl"))
 	ok(t, dir, "verify", "--export", filepath.Join(dir, "b.jsonl"), "--key", pub, "--checkpoint", filepath.Join(dir, "a.jsonl"))
 	ok(t, dir, "prove", strconv.Itoa(int(lastSeq(t, jp))), "--key", pub)
+}
+
+// journalFormat is the format the journal at jp is marked.
+func journalFormat(t *testing.T, jp string) byte {
+	t.Helper()
+	j, err := journal.Open(jp, journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	var v byte
+	if err := j.View(func(tx *journal.Tx) error { v = tx.Bolt().Bucket([]byte("meta")).Get([]byte("format"))[0]; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
 
 // lastSeq is the newest event of the journal at jp.
@@ -249,6 +279,16 @@ func writeSample(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 	if _, err := e.Redact(replay.RedactSelect{Events: []uint64{res.Seq}, Why: "a key in the sample", Actor: journal.Actor{Kind: "cli"}}); err != nil {
+		t.Fatal(err)
+	}
+	// an agent's prompt, and a call of its session naming it
+	claude := journal.Actor{Kind: "agent", Name: "claude-code", Session: "sess-sample", Origin: "hook"}
+	if _, err := e.RecordPrompt(context.Background(), claude, replay.PromptArgs{ID: "p-sample", Text: "tidy b.txt", Model: "claude-sonnet-5"}); err != nil {
+		t.Fatal(err)
+	}
+	b = &replay.Batch{Tool: "file_replace", Actor: &claude, Args: []byte(`{"path":"src/b.txt","call":{"id":"toolu_s","prompt":"p-sample"}}`),
+		Changes: []replay.Change{{Path: "src/b.txt", Data: []byte("b, the prompt's\n")}}}
+	if _, err := e.Apply(context.Background(), b); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.Close(); err != nil {

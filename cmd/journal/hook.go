@@ -65,7 +65,11 @@ event naming the agent, its session, the call, its input, and where the agent sa
 prompt's id and the subagent. A before-hook (PreToolUse, beforeShellExecution, BeforeTool, pre_run_command,
 ...) records what changed before the call as the watcher's own changes and opens the call; its after-hook
 (PostToolUse, PostToolUseFailure, afterShellExecution, AfterTool, ...) records what changed since, named for
-the call. Other events (sessions, prompts, turns) record nothing.
+the call. A prompt's hook (UserPromptSubmit, beforeSubmitPrompt, BeforeAgent, userPromptSubmitted,
+pre_user_prompt) records the prompt — its text, id, agent, model and session — as a prompt event that
+changes no file, after what changed before it; the session's events until its next prompt are that
+prompt's (journal log --prompts, journal undo --prompt P, journal restore --before-prompt P). Other
+events (sessions, turns) record nothing.
 
 AGENT is one of: ` + strings.Join(agents.Names(), ", ") + `
 (also claude, codex-cli, gemini-cli, copilot-cli, kiro-cli). For Claude Code, in .claude/settings.json:
@@ -74,6 +78,7 @@ AGENT is one of: ` + strings.Join(agents.Names(), ", ") + `
     "PreToolUse":         [{"matcher": "*", "hooks": [{"type": "command", "command": "journal hook claude-code"}]}],
     "PostToolUse":        [{"matcher": "*", "hooks": [{"type": "command", "command": "journal hook claude-code"}]}],
     "PostToolUseFailure": [{"matcher": "*", "hooks": [{"type": "command", "command": "journal hook claude-code"}]}],
+    "UserPromptSubmit":   [{"hooks": [{"type": "command", "command": "journal hook claude-code"}]}],
     "SessionStart":       [{"hooks": [{"type": "command", "command": "journal hook claude-code"}]}]}}
 
 With journal serve or journal watch running the call's window is the watcher's; without, the hook walks
@@ -118,6 +123,32 @@ stderr, and returns within about 2 seconds.`,
 	return cmd
 }
 
+// recordPrompt records a prompt's hook: through the running watcher, else
+// in this process; the session's later calls then name it (Remember).
+func recordPrompt(a *app, wdir string, h agents.Hook) error {
+	if h.Call.Session == "" {
+		return errors.New("the prompt's hook names no session: not recorded")
+	}
+	actor := replay.CLIActor()
+	h.Call.User, h.Call.Host = actor.User, actor.Host
+	p := watch.PromptRecord{Call: h.Call, Text: h.Text, Event: h.Event}
+	ctx, cancel := context.WithTimeout(context.Background(), hookBudget)
+	defer cancel()
+	_, err := watch.AskPrompt(ctx, wdir, p)
+	if errors.Is(err, watch.ErrNoWatcher) {
+		var eng *replay.Engine
+		if eng, err = a.engine(); err != nil {
+			return err
+		}
+		defer eng.Close()
+		_, err = watch.RecordPrompt(ctx, eng, p)
+	}
+	if _, merr := agents.Remember(wdir, h); err == nil {
+		err = merr
+	}
+	return err
+}
+
 // runHook reads one hook's payload from in and records what it says.
 func runHook(a *app, agent, event string, in *os.File) error {
 	if term.IsTerminal(int(in.Fd())) {
@@ -148,6 +179,9 @@ func runHook(a *app, agent, event string, in *os.File) error {
 		return err
 	}
 	agents.Recall(wdir, &h)
+	if h.Op == agents.Prompt {
+		return recordPrompt(a, wdir, h)
+	}
 	for i, f := range h.Call.Files {
 		if abs, err := filepath.Abs(f); err == nil {
 			h.Call.Files[i] = abs

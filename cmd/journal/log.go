@@ -16,6 +16,7 @@ type logFlags struct {
 	since, until         string
 	session, actor       string
 	oneline, jsonOut     bool
+	prompts              bool
 	sinceTime, untilTime time.Time
 }
 
@@ -26,7 +27,14 @@ func newLogCmd(a *app) *cobra.Command {
 		Short: "List events, newest first",
 		Long: `List the journal's events, newest first: number, time, who (client/session, cli:user or external),
 tool and kind, the files with added/removed line counts, and whether the event was reverted or rolled back.
-PATH limits the list to events that touched a file (or any file under a directory).`,
+PATH limits the list to events that touched a file (or any file under a directory).
+
+--prompts groups the events under the prompt each serves (an agent's prompt, recorded by its prompt hook:
+journal hook AGENT): the prompt's id, agent, session, model and text (secrets masked), then its events
+one per line — every event of the session from that prompt until its next, its subagents' included —;
+events of no prompt (people's edits, other tools) are grouped as "no prompt" after the prompt begun last
+before them. With --json, one object per group: {"prompt": {"seq", "id", "text", "model", "agent",
+"session", "time"} or null, "events": [events as log --json prints them]}; -n counts groups.`,
 		RunE: func(cmd *cobra.Command, args []string) error { return a.runLog(args, f) },
 	}
 	fl := cmd.Flags()
@@ -36,7 +44,8 @@ PATH limits the list to events that touched a file (or any file under a director
 	fl.StringVar(&f.session, "session", "", "only events of MCP session S")
 	fl.StringVar(&f.actor, "actor", "", "only events whose actor (client name, user, kind, or client/session) is A")
 	fl.BoolVar(&f.oneline, "oneline", false, "one line per event")
-	fl.BoolVar(&f.jsonOut, "json", false, "one JSON object per event (JSON lines)")
+	fl.BoolVar(&f.jsonOut, "json", false, "one JSON object per event (JSON lines); with --prompts one per prompt")
+	fl.BoolVar(&f.prompts, "prompts", false, "group the events under the agents' prompts they serve, newest prompt first")
 	a.addReveal(cmd)
 	return cmd
 }
@@ -61,6 +70,23 @@ func (a *app) runLog(args []string, f logFlags) error {
 	filter := journal.ExportFilter{Since: f.sinceTime, Until: f.untilTime}
 	for _, p := range args {
 		filter.Paths = append(filter.Paths, a.key(p))
+	}
+	if f.prompts {
+		return a.view(func(tx *journal.Tx) error {
+			for i, k := range filter.Paths {
+				if !knownPath(tx, k) {
+					return errNeverJournaled(args[i])
+				}
+			}
+			groups, err := a.promptGroups(tx, f, filter)
+			if err != nil {
+				return err
+			}
+			if !f.jsonOut {
+				a.startPager()
+			}
+			return a.printPromptGroups(a.out, tx, groups, f)
+		})
 	}
 	started := false
 	var bad []string // damaged events, as shown
@@ -179,8 +205,11 @@ func what(e *journal.Event) string {
 	switch e.Kind {
 	case journal.KindRevert, journal.KindUndo, journal.KindRedo:
 		if len(e.Undone) > 0 {
-			var a struct{ Session string }
+			var a struct{ Session, Prompt string }
 			json.Unmarshal(e.Args, &a)
+			if a.Prompt != "" {
+				return fmt.Sprintf("undo of prompt %s of session %s (%d events)", shortPrompt(a.Prompt), a.Session, len(e.Undone))
+			}
 			return fmt.Sprintf("undo of session %s (%d events)", a.Session, len(e.Undone))
 		}
 		return fmt.Sprintf("%s of %d", e.Kind, e.Reverts)
@@ -206,6 +235,8 @@ func what(e *journal.Event) string {
 		return "restore"
 	case journal.KindGC:
 		return "gc"
+	case journal.KindPrompt:
+		return promptWhat(e)
 	case journal.KindDamaged:
 		return lostText(e.Lost)
 	}

@@ -45,17 +45,37 @@ print the lines; --force restores N's before-content exactly (still as a new eve
 func newUndoCmd(a *app) *cobra.Command {
 	var o replay.RevertOptions
 	var all bool
+	var prompt string
 	cmd := &cobra.Command{
 		Use:   "undo",
-		Short: "Revert the newest change not yet undone (of anyone, or of --session); --all: the whole session",
+		Short: "Revert the newest change not yet undone (of anyone, or of --session); --all: the whole session; --prompt: from a prompt on",
 		Long: `Revert the newest change not yet undone, of anyone or of --session S, as a new event.
 
 With --session S --all, take back everything session S did that still stands, as one new event: its changes
 are reversed newest first, three-way merged around later changes by others; an overlap refuses the whole
 undo (nothing is written) and names the event and lines; --force puts each file back exactly as it was
-before the session's first change to it. Revert the new event to redo the session.`,
+before the session's first change to it. Revert the new event to redo the session.
+
+With --prompt P (a prompt's id, a unique start of one, or its event's number: journal log --prompts), take
+back everything that prompt and the later prompts of its session did — the agent's tool calls, its shell
+commands, its subagents' calls and the outside changes its hooks attributed to them — as one new event,
+merged around what other sessions and people changed since (which stays): an overlap refuses the whole
+undo and names the event and lines, as for a session. --dry-run shows what would change; journal redo
+(or journal revert of the new event) takes it back.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if prompt != "" {
+				if all || o.Session != "" {
+					return usageError{errors.New("--prompt P names its session: it goes without --session and --all")}
+				}
+				verb := "undid prompt " + prompt
+				if o.DryRun {
+					verb = "undone prompt " + prompt
+				}
+				return a.mutate(verb, o.DryRun, func(e *replay.Engine) (*replay.Result, error) {
+					return e.UndoPrompt(context.Background(), prompt, o)
+				})
+			}
 			if all {
 				if o.Session == "" {
 					return usageError{errors.New("undo --all needs --session S (the session to take back)")}
@@ -69,7 +89,7 @@ before the session's first change to it. Revert the new event to redo the sessio
 				})
 			}
 			if o.DryRun || o.Force {
-				return usageError{errors.New("--dry-run and --force go with --session S --all")}
+				return usageError{errors.New("--dry-run and --force go with --session S --all or --prompt P")}
 			}
 			return a.mutate("undid", false, func(e *replay.Engine) (*replay.Result, error) {
 				return e.Undo(context.Background(), o)
@@ -78,9 +98,10 @@ before the session's first change to it. Revert the new event to redo the sessio
 	}
 	cmd.Flags().StringVar(&o.Session, "session", "", "only undo changes of MCP session S")
 	cmd.Flags().BoolVar(&all, "all", false, "with --session: undo everything the session did, as one event")
-	cmd.Flags().BoolVar(&o.DryRun, "dry-run", false, "with --all: show the diff of what would change, change nothing")
+	cmd.Flags().StringVar(&prompt, "prompt", "", "undo everything prompt P and the later prompts of its session did, as one event")
+	cmd.Flags().BoolVar(&o.DryRun, "dry-run", false, "with --all or --prompt: show the diff of what would change, change nothing")
 	cmd.Flags().BoolVar(&a.stat, "stat", false, "with --dry-run: list the files and their line counts instead of the diff")
-	cmd.Flags().BoolVar(&o.Force, "force", false, "with --all: put files back exactly as before the session, over later changes")
+	cmd.Flags().BoolVar(&o.Force, "force", false, "with --all or --prompt: put files back exactly as before the session (or prompt), over later changes")
 	return cmd
 }
 
@@ -103,9 +124,10 @@ func newRedoCmd(a *app) *cobra.Command {
 func newRestoreCmd(a *app) *cobra.Command {
 	var at uint64
 	var jsonOut bool
+	var beforePrompt string
 	var o replay.RevertOptions
 	cmd := &cobra.Command{
-		Use:   "restore [PATH] --at N",
+		Use:   "restore [PATH] --at N | --before-prompt P",
 		Short: "Make a file, or without PATH the whole workspace, what it was right after event N, as a new event",
 		Long: `With PATH: make that file what it was right after event N, as a new event.
 
@@ -118,9 +140,19 @@ symbolic link or leads outside the workspace refuses the whole rewind, and nothi
 
 --dry-run lists each file and what the rewind would do to it (created, modified, deleted, mode) and writes
 nothing; --json prints the same as one JSON object: {"at", "dry_run", "event", "observed", "files": [{"change",
-"path", "before", "after", "before_mode", "after_mode", ...}]}.`,
+"path", "before", "after", "before_mode", "after_mode", ...}]}.
+
+--before-prompt P (a prompt's id, a unique start of one, or its event's number: journal log --prompts)
+rewinds the whole workspace to its exact state right before that prompt — as --at its prompt event,
+which changes no file and follows every change made before it.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if beforePrompt != "" {
+				if at != 0 || len(args) > 0 {
+					return usageError{errors.New("--before-prompt P rewinds the whole workspace: it goes without --at and PATH")}
+				}
+				return a.rewindBeforePrompt(beforePrompt, o, jsonOut)
+			}
 			if at == 0 {
 				return usageError{errors.New("restore needs --at N (the event whose after-state to restore)")}
 			}
@@ -141,6 +173,7 @@ nothing; --json prints the same as one JSON object: {"at", "dry_run", "event", "
 		},
 	}
 	cmd.Flags().Uint64Var(&at, "at", 0, "the event whose after-state to restore")
+	cmd.Flags().StringVar(&beforePrompt, "before-prompt", "", "rewind the whole workspace to its state right before prompt P")
 	cmd.Flags().BoolVar(&o.DryRun, "dry-run", false, "show the diff of what would change (with PATH), change nothing")
 	cmd.Flags().BoolVar(&a.stat, "stat", false, "with PATH and --dry-run: list the file and its line counts instead of the diff")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "without PATH: print what the rewind did (or would do) as one JSON object")
@@ -228,6 +261,9 @@ func (a *app) explain(err error) error {
 				d.lines = append(d.lines, fmt.Sprintf("  %5d | %s", n, cur[n-1]))
 			}
 		}
+	}
+	if ce.Prompt != "" {
+		return withHint(d, fmt.Sprintf("nothing was changed; `journal undo --prompt %s --force` puts every file back exactly as before the prompt (as a new event)", ce.Prompt))
 	}
 	if ce.Session != "" {
 		return withHint(d, fmt.Sprintf("nothing was changed; `journal undo --session %s --all --force` puts every file back exactly as before the session (as a new event)", ce.Session))

@@ -26,10 +26,29 @@ type rewindFile struct {
 	journal.FileChange
 }
 
+// rewindBeforePrompt returns the whole workspace to its state right
+// before prompt ref (replay.Engine.RewindBeforePrompt).
+func (a *app) rewindBeforePrompt(ref string, o replay.RevertOptions, jsonOut bool) error {
+	var at uint64
+	return a.rewindBy(func(e *replay.Engine) (*replay.Result, error) {
+		res, seq, err := e.RewindBeforePrompt(context.Background(), ref, o)
+		at = seq
+		return res, err
+	}, &at, o, jsonOut)
+}
+
 // rewind returns the whole workspace to its state right after event at (replay.Engine.Rewind).
 func (a *app) rewind(at uint64, o replay.RevertOptions, jsonOut bool) error {
+	return a.rewindBy(func(e *replay.Engine) (*replay.Result, error) {
+		return e.Rewind(context.Background(), at, o)
+	}, &at, o, jsonOut)
+}
+
+// rewindBy runs a rewind and prints it; *at is the event it went back to
+// once it ran.
+func (a *app) rewindBy(do func(e *replay.Engine) (*replay.Result, error), atp *uint64, o replay.RevertOptions, jsonOut bool) error {
 	op := func(e *replay.Engine) (*replay.Result, error) {
-		res, err := e.Rewind(context.Background(), at, o)
+		res, err := do(e)
 		var pe *replay.PathError
 		if errors.As(err, &pe) {
 			err = withHint(err, fmt.Sprintf("nothing was changed: make %s a regular file inside the workspace again (or move it away), then rewind again", pe.Path))
@@ -37,6 +56,7 @@ func (a *app) rewind(at uint64, o replay.RevertOptions, jsonOut bool) error {
 		return res, err
 	}
 	return a.change(op, func(_ *replay.Engine, res *replay.Result) error {
+		at := *atp
 		if jsonOut {
 			rep := rewindReport{At: at, DryRun: o.DryRun, Event: res.Seq, Observed: res.Observed, Files: []rewindFile{}}
 			for _, f := range res.Files {

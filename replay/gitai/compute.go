@@ -218,9 +218,20 @@ func attestation(e *journal.Event, committer string, m *Meta) string {
 		if m.Sessions == nil {
 			m.Sessions = map[string]Session{}
 		}
-		if _, ok := m.Sessions[s]; !ok {
-			m.Sessions[s] = Session{AgentID: AgentID{Tool: tool, ID: e.Actor.Session, Model: modelOf(e)}}
+		rec, ok := m.Sessions[s]
+		if !ok {
+			rec = Session{AgentID: AgentID{Tool: tool, ID: e.Actor.Session}}
 		}
+		if rec.AgentID.Model == "" {
+			rec.AgentID.Model = modelOf(e)
+		}
+		if p := replay.CallPrompt(e); p != "" && rec.CustomAttributes["prompt"] == "" {
+			if rec.CustomAttributes == nil {
+				rec.CustomAttributes = map[string]string{}
+			}
+			rec.CustomAttributes["prompt"] = p // the id: a prompt's text stays in the journal, where redact reaches it
+		}
+		m.Sessions[s] = rec
 		return s + "::" + TraceKey(callID(e))
 	case "cli":
 		if e.Kind != journal.KindApply || committer == "" {
@@ -258,8 +269,9 @@ func agentTool(name string) string { return strings.ToLower(strings.TrimSpace(na
 // modelOf is the model of the agent that made event e, where its hook said
 // it: a hook's call records it in the event's arguments, under "call"
 // (watch.About). An MCP client's events name none; redacted arguments
-// none either. The prompt the call served (About.Prompt) has no place in a
-// v3.0.0 session record (one per session, not per call): it is left out.
+// none either. The prompt the call served (About.Prompt) goes in the
+// session record's custom_attributes["prompt"] (attestation), where the
+// readers look for it.
 func modelOf(e *journal.Event) string {
 	if e.Actor.Kind != "agent" || len(e.Args) == 0 {
 		return ""

@@ -151,14 +151,16 @@ func attribution(calls []Call) (string, json.RawMessage, *journal.Actor) {
 
 // request is one message to a watcher's socket; reply its answer.
 type request struct {
-	Op   string `json:"op"` // "begin", "end" or "flush"
-	Call *Call  `json:"call,omitempty"`
+	Op     string        `json:"op"` // "begin", "end", "prompt" or "flush"
+	Call   *Call         `json:"call,omitempty"`
+	Prompt *PromptRecord `json:"prompt,omitempty"`
 }
 
 type reply struct {
 	Events  []uint64      `json:"events,omitempty"`
 	Files   int           `json:"files"`
 	Skipped []replay.Skip `json:"skipped,omitempty"`
+	Prompt  uint64        `json:"prompt,omitempty"` // the prompt event
 	Error   string        `json:"error,omitempty"`
 }
 
@@ -220,6 +222,13 @@ func serveConn(w *Watcher, c net.Conn) {
 		ob, err = w.Begin(ctx, *req.Call)
 	case req.Op == "end" && req.Call != nil:
 		ob, err = w.End(ctx, *req.Call)
+	case req.Op == "prompt" && req.Prompt != nil:
+		var seq uint64
+		ob, seq, err = w.Prompt(ctx, *req.Prompt)
+		r := toReply(ob, err)
+		r.Prompt = seq
+		json.NewEncoder(c).Encode(r)
+		return
 	default:
 		err = fmt.Errorf("unknown request %q", req.Op)
 	}
@@ -247,10 +256,12 @@ type Result struct {
 	// Watcher says a running watcher recorded it (else this process
 	// scanned the workspace itself).
 	Watcher bool `json:"watcher"`
+	// Prompt is, for a Prompt, its prompt event.
+	Prompt uint64 `json:"prompt,omitempty"`
 }
 
 // ask sends op to the watcher of the journal whose watch directory is dir.
-func ask(ctx context.Context, dir, op string, c *Call) (*Result, error) {
+func ask(ctx context.Context, dir, op string, c *Call, p ...*PromptRecord) (*Result, error) {
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "unix", filepath.Join(dir, "sock"))
 	if err != nil {
@@ -263,7 +274,11 @@ func ask(ctx context.Context, dir, op string, c *Call) (*Result, error) {
 	if dl, ok := ctx.Deadline(); ok {
 		conn.SetDeadline(dl)
 	}
-	if err := json.NewEncoder(conn).Encode(request{Op: op, Call: c}); err != nil {
+	req := request{Op: op, Call: c}
+	if len(p) > 0 {
+		req.Call, req.Prompt = nil, p[0]
+	}
+	if err := json.NewEncoder(conn).Encode(req); err != nil {
 		return nil, fmt.Errorf("watch: %w", err)
 	}
 	var r reply
@@ -273,7 +288,7 @@ func ask(ctx context.Context, dir, op string, c *Call) (*Result, error) {
 	if r.Error != "" {
 		return nil, fmt.Errorf("watch: %s", r.Error)
 	}
-	return &Result{Events: r.Events, Files: r.Files, Skipped: r.Skipped, Watcher: true}, nil
+	return &Result{Events: r.Events, Files: r.Files, Skipped: r.Skipped, Watcher: true, Prompt: r.Prompt}, nil
 }
 
 // AskBegin is Begin asked of the running watcher of the journal whose

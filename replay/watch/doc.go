@@ -77,4 +77,16 @@
 // begin takes what it does not say (an empty input) from the Begin; an End
 // with no Begin (Cursor's afterFileEdit) names what is still waiting. What
 // each agent sends, and how it becomes a Call, is replay/watch/agents'.
+//
+// # Prompts
+//
+// A prompt's hook (agents.Prompt) asks the watcher to record the prompt
+// (op "prompt", Watcher.Prompt): what changed before it first, as Begin
+// does, then one prompt event through replay.Engine.RecordPrompt (kind
+// prompt, no files, the text and id in its salted arguments), so that the
+// state right after the prompt event is the state the prompt was given in
+// (journal restore --before-prompt). With no watcher running the hook
+// walks the workspace itself, then appends it (RecordPrompt). The hook
+// remembers the prompt's id for the session, so that its later calls name
+// it in call.prompt even where the agent sends the id only with the prompt.
 package watch

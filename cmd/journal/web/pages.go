@@ -42,6 +42,15 @@ var funcs = template.FuncMap{
 	"inc":         func(i int) int { return i + 1 },
 	"rewound":     replay.RewindChange,
 	"perm":        func(m uint32) string { return fmt.Sprintf("%o", m) },
+	"agentActor": func(p *replay.Prompt) journal.Actor {
+		return journal.Actor{Kind: "agent", Name: p.Agent, Session: p.Session}
+	},
+	"promptRef": func(p *replay.Prompt) string {
+		if p.Seq != 0 {
+			return strconv.FormatUint(p.Seq, 10)
+		}
+		return p.ID
+	},
 }
 
 // who is the short form of who made an event.
@@ -135,6 +144,10 @@ type group struct {
 	From, To    time.Time // the session's first and last events' times (Known)
 	Start, Stop time.Time
 	Rows        []row
+	// Prompt is the agent's prompt the group's events served
+	// (replay.PromptOf; its text masked), nil for events of no prompt: a
+	// session's run of events is split where its prompt changes.
+	Prompt *replay.Prompt
 }
 
 // timeFormat is the form of the timeline's time filters (an
@@ -224,9 +237,14 @@ func (s *Server) timeline(w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		for _, rw := range rows {
+			p, err := replay.PromptOf(tx, rw.Event)
+			if err != nil {
+				return err
+			}
+			p = s.maskPrompt(tx, p)
 			g := groups[max(len(groups)-1, 0):]
-			if len(g) == 0 || g[0].Rows[0].Actor.Session != rw.Actor.Session || g[0].Rows[0].Actor.Kind != rw.Actor.Kind {
-				ng := &group{Session: journal.Session{ID: rw.Actor.Session, Actor: rw.Actor}, Stop: rw.Time}
+			if len(g) == 0 || g[0].Rows[0].Actor.Session != rw.Actor.Session || g[0].Rows[0].Actor.Kind != rw.Actor.Kind || !samePrompt(g[0].Prompt, p) {
+				ng := &group{Session: journal.Session{ID: rw.Actor.Session, Actor: rw.Actor}, Stop: rw.Time, Prompt: p}
 				if rw.Actor.Session != "" {
 					ng.Session, ng.Known = tx.Session(rw.Actor.Session)
 					if !ng.Known {
@@ -262,6 +280,14 @@ func (s *Server) timeline(w http.ResponseWriter, r *http.Request) {
 		"Path": path, "Session": session, "Tool": tool, "Q": text, "Since": q.Get("since"), "Until": q.Get("until"),
 		"Filtered": path != "" || session != "" || tool != "" || text != "" || !since.IsZero() || !until.IsZero(),
 		"Live":     before == 0})
+}
+
+// samePrompt reports whether a and b are the same prompt (or both none).
+func samePrompt(a, b *replay.Prompt) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Session == b.Session && a.ID == b.ID && a.Seq == b.Seq
 }
 
 // matches reports whether text is in e's tool, paths or arguments.

@@ -1,7 +1,8 @@
 // Package agents reads what coding agents' hooks send on stdin and turns it
 // into the watcher's calls: a tool call's before-hook opens a watch.Call, its
-// after-hook (done or failed) closes it, and every other event (a session's
-// start or end, a prompt, a turn's end) changes nothing.
+// after-hook (done or failed) closes it, a prompt's hook records the prompt
+// (watch.Prompt), and every other event (a session's start or end, a turn's
+// end) changes nothing.
 //
 // One file per agent registers its Adapter from init; its real payloads,
 // each with its source, are in testdata/hooks/<agent>/ at the module root.
@@ -15,7 +16,10 @@
 // session, the tool and what it acts on, so that a before-hook and its
 // after-hook name the same call), the agent, session, tool, input, and where
 // the payload has them the agent's version, the model, the prompt's id and
-// the subagent.
+// the subagent. A prompt's hook (Prompt) carries the prompt's text, and its
+// id in Call.Prompt: the agent's (Claude Code's prompt_id, Codex's turn_id,
+// Cursor's generation_id, Windsurf's execution_id), else one made up, which
+// the hook command remembers for the session's later calls (Remember).
 package agents
 
 import (
@@ -28,6 +32,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/journalfs/journal/replay/watch"
 )
@@ -36,13 +41,15 @@ import (
 type Op int
 
 const (
-	// Other changes nothing: a session starts or ends, a prompt comes, a
-	// turn ends.
+	// Other changes nothing: a session starts or ends, a turn ends.
 	Other Op = iota
 	// Begin: a tool call is about to run.
 	Begin
 	// End: a tool call ran (done, failed or interrupted).
 	End
+	// Prompt: the user gave the agent a prompt (Hook.Text; its id is
+	// Call.Prompt).
+	Prompt
 )
 
 func (o Op) String() string {
@@ -51,6 +58,8 @@ func (o Op) String() string {
 		return "begin"
 	case End:
 		return "end"
+	case Prompt:
+		return "prompt"
 	}
 	return "other"
 }
@@ -63,7 +72,9 @@ type Hook struct {
 	// workspace root, else the agent's environment's project directory;
 	// "" when neither says (the hook's own working directory then).
 	Dir  string
-	Call watch.Call // Begin, End: the call; Other: its Agent, Session, Model, Prompt as far as given
+	Call watch.Call // Begin, End: the call; Other, Prompt: its Agent, Session, Model, Prompt as far as given
+	// Text is a prompt's text (Prompt).
+	Text string
 }
 
 // Adapter reads one agent's hooks.
@@ -147,10 +158,20 @@ func Parse(agent string, raw []byte, event string) (Hook, error) {
 			}
 		}
 	}
-	if h.Op != Other && h.Call.ID == "" {
+	if (h.Op == Begin || h.Op == End) && h.Call.ID == "" {
 		h.Call.ID = madeID(h.Call)
 	}
+	if h.Op == Prompt && h.Call.Prompt == "" {
+		h.Call.Prompt = madePromptID(h)
+	}
 	return h, nil
+}
+
+// madePromptID names a prompt whose agent gives it no id: its session, its
+// text and the moment it came (two prompts of the same text are two).
+func madePromptID(h Hook) string {
+	sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%s\x00%d", h.Call.Agent, h.Call.Session, h.Text, time.Now().UnixNano()))
+	return "made-" + hex.EncodeToString(sum[:8])
 }
 
 // madeID names a call whose agent gives it no id: its session, prompt, tool

@@ -10,9 +10,10 @@ import (
 )
 
 // Every agent has samples in testdata/hooks/<agent>/ and every sample
-// directory an agent; each sample parses, a before-hook (pre-, before-) to
-// Begin, an after-hook (post-, after-) to End, the rest to Other, each
-// call with an id, a tool and a session where the payload has one.
+// directory an agent; each sample parses, a prompt's hook to Prompt (with
+// its text and an id), a before-hook (pre-, before-) to Begin, an
+// after-hook (post-, after-) to End, the rest to Other, each call with an
+// id, a tool and a session where the payload has one.
 func TestParse_EverySample(t *testing.T) {
 	root := filepath.Join("..", "..", "..", "testdata", "hooks")
 	dirs, err := os.ReadDir(root)
@@ -20,7 +21,12 @@ func TestParse_EverySample(t *testing.T) {
 		t.Fatal(err)
 	}
 	seen := map[string]bool{}
-	other := map[string]bool{"gemini/after-agent": true, "gemini/before-agent": true, "cursor/before-submit-prompt": true, "windsurf/post-cascade-response": true, "windsurf/pre-user-prompt": true}
+	other := map[string]bool{"gemini/after-agent": true, "windsurf/post-cascade-response": true}
+	// the prompts, and the id each agent gives it ("" made up)
+	prompts := map[string]string{"claude-code/prompt": "550e8400-e29b-41d4-a716-446655440000", "codex/prompt": "019d036d-c7fa-72d2-b6fd-78878bfe34e4",
+		"cursor/before-submit-prompt": "5f1a7e20-8c3d-4b9a-a6e1-2d7c9f0b4e88", "gemini/before-agent": "", "copilot/user-prompt-submitted": "",
+		"windsurf/pre-user-prompt": "xyz-456", "cline/user-prompt-submit": "", "kiro/user-prompt-submit": ""}
+	seenPrompt := map[string]bool{}
 	noSession := map[string]bool{"kiro/cli2-pre-tool-use": true, "kiro/cli2-post-tool-use": true}
 	for _, d := range dirs {
 		if !d.IsDir() {
@@ -42,6 +48,13 @@ func TestParse_EverySample(t *testing.T) {
 			}
 			base := filepath.Base(name)
 			want := agents.Other
+			if id, ok := prompts[name]; ok {
+				seenPrompt[d.Name()] = true
+				if h.Op != agents.Prompt || h.Text == "" || (id != "" && h.Call.Prompt != id) || (id == "" && !strings.HasPrefix(h.Call.Prompt, "made-")) || h.Call.Session == "" {
+					t.Errorf("%s: %v %+v text %q, want a prompt of id %q", name, h.Op, h.Call, h.Text, id)
+				}
+				continue
+			}
 			switch {
 			case other[name]:
 			case strings.HasPrefix(base, "pre-") || strings.HasPrefix(base, "before-") || strings.Contains(base, "-pre-"):
@@ -70,6 +83,9 @@ func TestParse_EverySample(t *testing.T) {
 	for _, n := range agents.Names() {
 		if !seen[n] {
 			t.Errorf("agent %s has no samples in testdata/hooks/%s/", n, n)
+		}
+		if !seenPrompt[n] {
+			t.Errorf("agent %s has no prompt's sample", n)
 		}
 	}
 }
@@ -114,7 +130,7 @@ func TestParse_CopilotToolArgs(t *testing.T) {
 }
 
 // Parse never panics, whatever the agent is sent; what it accepts is a
-// call with an id, or another event.
+// call with an id, a prompt with its id, or another event.
 func FuzzParse(f *testing.F) {
 	samples, _ := filepath.Glob(filepath.Join("..", "..", "..", "testdata", "hooks", "*", "*.json"))
 	for _, p := range samples {
@@ -124,8 +140,11 @@ func FuzzParse(f *testing.F) {
 	f.Add("copilot", []byte(`{"toolName":"bash","toolArgs":"{\"command\":1}"}`), "postToolUse")
 	f.Fuzz(func(t *testing.T, agent string, raw []byte, event string) {
 		h, err := agents.Parse(agent, raw, event)
-		if err == nil && h.Op != agents.Other && h.Call.ID == "" {
+		if err == nil && (h.Op == agents.Begin || h.Op == agents.End) && h.Call.ID == "" {
 			t.Fatalf("a call without an id: %+v", h)
+		}
+		if err == nil && h.Op == agents.Prompt && h.Call.Prompt == "" {
+			t.Fatalf("a prompt without an id: %+v", h)
 		}
 	})
 }

@@ -48,7 +48,8 @@ type claudeStyle struct {
 	PromptID  string          `json:"prompt_id"`
 	TurnID    string          `json:"turn_id"` // Codex
 	Cwd       string          `json:"cwd"`
-	Model     string          `json:"model"` // Claude Code: SessionStart only; Codex: every event
+	Model     string          `json:"model"`  // Claude Code: SessionStart only; Codex: every event
+	Prompt    string          `json:"prompt"` // UserPromptSubmit, BeforeAgent: the prompt's text
 	ToolName  string          `json:"tool_name"`
 	ToolInput json.RawMessage `json:"tool_input"`
 	ToolUseID string          `json:"tool_use_id"`
@@ -71,6 +72,9 @@ func parseClaudeStyle(raw []byte, event string) (Hook, error) {
 		h.Op = Begin
 	case "posttooluse", "posttoolusefailure", "aftertool":
 		h.Op = End
+	case "userpromptsubmit", "beforeagent":
+		h.Op, h.Text = Prompt, p.Prompt
+		return h, nil
 	default:
 		return h, nil
 	}

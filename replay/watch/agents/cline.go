@@ -52,6 +52,9 @@ type clineHook struct {
 	PostToolUse   *clineTool `json:"postToolUse"`
 	ToolCall      *clineCall `json:"tool_call"`
 	ToolResult    *clineCall `json:"tool_result"`
+	Prompt        *struct {
+		Prompt string `json:"prompt"`
+	} `json:"userPromptSubmit"`
 }
 
 func parseCline(raw []byte, event string) (Hook, error) {
@@ -78,6 +81,12 @@ func parseCline(raw []byte, event string) (Hook, error) {
 		h.Op, tool, call = Begin, p.PreToolUse, p.ToolCall
 	case "posttooluse", "toolresult":
 		h.Op, tool, call = End, p.PostToolUse, p.ToolResult
+	case "userpromptsubmit":
+		h.Op = Prompt
+		if p.Prompt != nil {
+			h.Text = p.Prompt.Prompt
+		}
+		return h, nil
 	default:
 		return h, nil
 	}

@@ -48,6 +48,9 @@ func parseCopilot(raw []byte, event string) (Hook, error) {
 	h := Hook{Event: first(p.Event, p.EventVS, event), Dir: p.Cwd}
 	c := &h.Call
 	c.Session = first(p.SessionID, p.Session)
+	if h.Event == "" && p.ToolName == "" && p.Prompt != nil { // camelCase without --event
+		h.Event = "userPromptSubmitted"
+	}
 	if h.Event == "" && p.ToolName != "" { // camelCase without --event
 		h.Event = "preToolUse"
 		if len(p.ToolResult) > 0 || len(p.Error) > 0 {
@@ -59,6 +62,12 @@ func parseCopilot(raw []byte, event string) (Hook, error) {
 		h.Op = Begin
 	case "posttooluse", "posttoolusefailure":
 		h.Op = End
+	case "userpromptsubmitted", "userpromptsubmit":
+		h.Op = Prompt
+		if p.Prompt != nil {
+			h.Text = *p.Prompt
+		}
+		return h, nil
 	default:
 		return h, nil
 	}

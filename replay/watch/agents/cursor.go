@@ -34,6 +34,7 @@ type cursorHook struct {
 	FilePath       string          `json:"file_path"`  // afterFileEdit
 	Edits          json.RawMessage `json:"edits"`      // afterFileEdit
 	SessionID      string          `json:"session_id"` // sessionStart, sessionEnd
+	Prompt         string          `json:"prompt"`     // beforeSubmitPrompt
 }
 
 func parseCursor(raw []byte, event string) (Hook, error) {
@@ -50,6 +51,8 @@ func parseCursor(raw []byte, event string) (Hook, error) {
 		c.ID = madeID(*c) // one id for preToolUse and beforeShellExecution
 	}
 	switch norm(h.Event) {
+	case "beforesubmitprompt":
+		h.Op, h.Text = Prompt, p.Prompt
 	case "beforeshellexecution", "aftershellexecution":
 		shell(p.Command, p.Cwd)
 		h.Op = End

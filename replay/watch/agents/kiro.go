@@ -13,7 +13,7 @@ func init() {
 	Register(&Adapter{Name: "kiro", Aliases: []string{"kiro-cli"},
 		Parse: func(raw []byte, _ string) (Hook, error) {
 			h, err := parseClaudeStyle(raw, "")
-			if err == nil && h.Op != Other && h.Call.ID == "" {
+			if err == nil && (h.Op == Begin || h.Op == End) && h.Call.ID == "" {
 				h.Call.ID = madeID(watch.Call{Session: h.Call.Session, Tool: h.Call.Tool})
 			}
 			return h, err

@@ -27,6 +27,7 @@ type windsurfHook struct {
 		Server      string          `json:"mcp_server_name"`
 		Tool        string          `json:"mcp_tool_name"`
 		Arguments   json.RawMessage `json:"mcp_tool_arguments"`
+		UserPrompt  string          `json:"user_prompt"`
 	} `json:"tool_info"`
 }
 
@@ -40,6 +41,9 @@ func parseWindsurf(raw []byte, event string) (Hook, error) {
 	c := &h.Call
 	c.Session, c.Prompt, c.Model = p.Trajectory, p.Execution, p.Model
 	switch h.Event {
+	case "pre_user_prompt":
+		h.Op, h.Text = Prompt, t.UserPrompt
+		return h, nil
 	case "pre_run_command", "post_run_command":
 		c.Tool = "run_command"
 		c.Input = marshalNoEscape(map[string]string{"command": t.CommandLine, "cwd": t.Cwd})

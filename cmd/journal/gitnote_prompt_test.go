@@ -1,0 +1,53 @@
+package main_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// A Claude Code session's model (SessionStart) and prompt (UserPromptSubmit)
+// reach the git note of a commit holding its Bash call's lines: the
+// session record's agent_id.model and custom_attributes.prompt (the
+// prompt's id; its text stays in the journal, where redact reaches it).
+func TestGitNote_PromptAndModel(t *testing.T) {
+	dir := gitRepo(t)
+	for _, in := range []string{
+		fmt.Sprintf(`{"session_id":"S3","cwd":%q,"hook_event_name":"SessionStart","model":"claude-sonnet-5"}`, dir),
+		fmt.Sprintf(`{"session_id":"S3","cwd":%q,"hook_event_name":"UserPromptSubmit","prompt_id":"p-77","prompt":"write g.txt"}`, dir),
+		fmt.Sprintf(`{"session_id":"S3","cwd":%q,"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"w"},"tool_use_id":"toolu_9"}`, dir),
+		"printf 'g1\\n' > g.txt",
+		fmt.Sprintf(`{"session_id":"S3","cwd":%q,"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"w"},"tool_use_id":"toolu_9"}`, dir),
+	} {
+		if !strings.HasPrefix(in, "{") {
+			bash(t, dir, in)
+			continue
+		}
+		cmd := exec.Command(bin, "hook", "claude-code")
+		cmd.Dir = t.TempDir()
+		cmd.Stdin = strings.NewReader(in)
+		if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+			t.Fatalf("hook: %v %s", err, out)
+		}
+	}
+	gitEnvIn(t, dir, nil, "add", "g.txt")
+	gitEnvIn(t, dir, nil, "commit", "-qm", "g")
+	note := gitOut(t, dir, "notes", "--ref=ai", "show", "HEAD")
+	_, meta, _ := strings.Cut(note, "\n---\n")
+	var m struct {
+		Sessions map[string]struct {
+			AgentID          struct{ Tool, ID, Model string } `json:"agent_id"`
+			CustomAttributes map[string]string                `json:"custom_attributes"`
+		}
+	}
+	if err := json.Unmarshal([]byte(meta), &m); err != nil || len(m.Sessions) != 1 {
+		t.Fatalf("note: %v\n%s", err, note)
+	}
+	for _, s := range m.Sessions {
+		if s.AgentID.ID != "S3" || s.AgentID.Model != "claude-sonnet-5" || s.CustomAttributes["prompt"] != "p-77" {
+			t.Fatalf("the session's record: %+v\n%s", s, note)
+		}
+	}
+}

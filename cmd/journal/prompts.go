@@ -1,0 +1,146 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/replay"
+)
+
+// promptGroup is one prompt and the events that are its doing, as
+// `log --prompts` lists them; Prompt nil for the events of no prompt
+// recorded after the prompt before it began.
+type promptGroup struct {
+	Prompt *replay.Prompt `json:"prompt"`
+	Events []logEntry     `json:"events"`
+	start  uint64
+}
+
+// promptGroups walks the journal in order and puts each event f keeps
+// under its prompt (replay.Prompts): the groups in the order their prompts
+// began, each event of no prompt in the group of no prompt that follows
+// the prompt begun last before it.
+func (a *app) promptGroups(tx *journal.Tx, f logFlags, filter journal.ExportFilter) ([]*promptGroup, error) {
+	ps := replay.NewPrompts()
+	var groups []*promptGroup
+	byKey := map[string]*promptGroup{}
+	var loose *promptGroup // of no prompt, since the newest prompt began
+	err := tx.Each(0, false, func(e *journal.Event) error {
+		p := ps.Next(e)
+		keep := filter.Match(e) && (f.actor == "" || actorMatches(e.Actor, f.actor)) && (f.session == "" || e.Actor.Session == f.session) &&
+			(f.sinceTime.IsZero() || !e.Time.Before(f.sinceTime))
+		var g *promptGroup
+		me := a.mask().Event(e)
+		if p != nil {
+			k := p.Session + "\x00" + p.ID
+			if g = byKey[k]; g == nil {
+				g = &promptGroup{Prompt: p, start: e.Seq}
+				byKey[k] = g
+				groups = append(groups, g)
+				loose = nil
+			}
+			if e.Kind == journal.KindPrompt {
+				g.Prompt = replay.PromptOfEvent(me) // its text masked
+			}
+		} else {
+			if loose == nil {
+				loose = &promptGroup{start: e.Seq}
+				groups = append(groups, loose)
+			}
+			g = loose
+		}
+		if keep {
+			g.Events = append(g.Events, logEntry{Event: me, RevertedBy: tx.RevertedBy(e.Seq)})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := groups[:0]
+	for _, g := range groups {
+		if len(g.Events) > 0 {
+			slices.Reverse(g.Events)
+			out = append(out, g)
+		}
+	}
+	slices.Reverse(out)
+	return out, nil
+}
+
+// printPromptGroups prints `log --prompts`: each prompt, newest first, its
+// id, agent, session, model and text, then its events as log prints them.
+func (a *app) printPromptGroups(w io.Writer, tx *journal.Tx, groups []*promptGroup, f logFlags) error {
+	for i, g := range groups {
+		if f.n > 0 && i >= f.n {
+			break
+		}
+		if f.jsonOut {
+			b, err := json.Marshal(g)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "%s\n", b)
+			continue
+		}
+		if g.Prompt == nil {
+			fmt.Fprintf(w, "%s\n", cBold("no prompt"))
+		} else {
+			p := g.Prompt
+			head := fmt.Sprintf("%s %s  %s", cBold("prompt"), cSeq(p.ID), actorString(journal.Actor{Kind: "agent", Name: p.Agent, Session: p.Session}))
+			if p.Seq != 0 {
+				head += fmt.Sprintf("  event %d  %s", p.Seq, p.Time.In(zone()).Format("2006-01-02 15:04:05 MST"))
+			} else {
+				head += "  " + cDim("(named by its calls; its prompt's hook recorded nothing)")
+			}
+			if p.Model != "" {
+				head += "  model " + p.Model
+			}
+			fmt.Fprintln(w, head)
+			if p.Text != "" {
+				for _, l := range strings.Split(strings.TrimRight(p.Text, "\n"), "\n") {
+					fmt.Fprintf(w, "  > %s\n", l)
+				}
+			}
+		}
+		for _, e := range g.Events {
+			if e.Kind == journal.KindPrompt {
+				continue // the header
+			}
+			var b strings.Builder
+			if err := a.printLogEntry(&b, tx, e.Event, logFlags{oneline: true}); err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "    %s", b.String())
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
+}
+
+// promptWhat names a prompt event in log's listing: its id and the start
+// of its text.
+func promptWhat(e *journal.Event) string {
+	p := replay.PromptOfEvent(e)
+	text := strings.Join(strings.Fields(p.Text), " ")
+	if len(text) > 60 {
+		text = text[:57] + "..."
+	}
+	if text == "" && len(e.Args) == 0 {
+		text = "(its text redacted)"
+	}
+	return fmt.Sprintf("prompt %s: %q", shortPrompt(p.ID), text)
+}
+
+// shortPrompt is a prompt's id cut to 13 characters (a made one's
+// "made-" and 8 hex digits).
+func shortPrompt(id string) string {
+	if len(id) > 13 {
+		return id[:13]
+	}
+	return id
+}
