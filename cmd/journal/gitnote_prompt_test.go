@@ -45,9 +45,17 @@ func TestGitNote_PromptAndModel(t *testing.T) {
 	if err := json.Unmarshal([]byte(meta), &m); err != nil || len(m.Sessions) != 1 {
 		t.Fatalf("note: %v\n%s", err, note)
 	}
+	// the line's call: its trace id, the second half of its key
+	att, _, _ := strings.Cut(note, "\n---\n")
+	_, key, _ := strings.Cut(att, "\n  ")
+	_, trace, _ := strings.Cut(strings.Fields(key)[0], "::")
 	for _, s := range m.Sessions {
-		if s.AgentID.ID != "S3" || s.AgentID.Model != "claude-sonnet-5" || s.CustomAttributes["prompt"] != "p-77" {
-			t.Fatalf("the session's record: %+v\n%s", s, note)
+		if s.AgentID.ID != "S3" || s.AgentID.Model != "claude-sonnet-5" || s.CustomAttributes["prompt"] != "p-77" ||
+			s.CustomAttributes["prompt:"+trace] != "p-77" {
+			t.Fatalf("the session's record: %+v (trace %q)\n%s", s, trace, note)
 		}
+	}
+	if out := ok(t, dir, "git", "blame", "--json", "g.txt"); !strings.Contains(out, `"prompt": "p-77"`) {
+		t.Fatalf("journal git blame does not name the line's prompt:\n%s", out)
 	}
 }

@@ -225,14 +225,22 @@ func attestation(e *journal.Event, committer string, m *Meta) string {
 		if rec.AgentID.Model == "" {
 			rec.AgentID.Model = modelOf(e)
 		}
-		if p := replay.CallPrompt(e); p != "" && rec.CustomAttributes["prompt"] == "" {
+		trace := TraceKey(callID(e))
+		if p := replay.CallPrompt(e); p != "" {
+			// the prompt's id (its text stays in the journal, where redact
+			// reaches it): per call under "prompt:<trace>", since one session
+			// record serves every prompt of the session, and the session's
+			// first under "prompt"
 			if rec.CustomAttributes == nil {
 				rec.CustomAttributes = map[string]string{}
 			}
-			rec.CustomAttributes["prompt"] = p // the id: a prompt's text stays in the journal, where redact reaches it
+			rec.CustomAttributes["prompt:"+trace] = p
+			if rec.CustomAttributes["prompt"] == "" {
+				rec.CustomAttributes["prompt"] = p
+			}
 		}
 		m.Sessions[s] = rec
-		return s + "::" + TraceKey(callID(e))
+		return s + "::" + trace
 	case "cli":
 		if e.Kind != journal.KindApply || committer == "" {
 			return ""
@@ -270,8 +278,8 @@ func agentTool(name string) string { return strings.ToLower(strings.TrimSpace(na
 // it: a hook's call records it in the event's arguments, under "call"
 // (watch.About). An MCP client's events name none; redacted arguments
 // none either. The prompt the call served (About.Prompt) goes in the
-// session record's custom_attributes["prompt"] (attestation), where the
-// readers look for it.
+// session record's custom_attributes["prompt:<trace>"] and, the session's
+// first, ["prompt"] (attestation), where the readers look for it.
 func modelOf(e *journal.Event) string {
 	if e.Actor.Kind != "agent" || len(e.Args) == 0 {
 		return ""

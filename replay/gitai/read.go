@@ -282,7 +282,8 @@ type Author struct {
 	Model string `json:"model,omitempty"`
 	// Directed is the session's human_author, the person who ran it.
 	Directed string `json:"human_author,omitempty"`
-	// Prompt is the session's custom attribute "prompt", when the note has it.
+	// Prompt is the prompt the line's call served: the session's custom
+	// attribute "prompt:<trace>", else its "prompt", when the note has it.
 	Prompt string `json:"prompt,omitempty"`
 	// Attributes are the session's custom attributes.
 	Attributes map[string]string `json:"custom_attributes,omitempty"`
@@ -344,7 +345,10 @@ func AuthorOf(n *Note, key string) Author {
 		if n != nil {
 			if s, ok := n.Meta.Sessions[sess]; ok {
 				a.Tool, a.ID, a.Model, a.Directed = s.AgentID.Tool, s.AgentID.ID, s.AgentID.Model, s.HumanAuthor
-				a.Attributes, a.Prompt = s.CustomAttributes, s.CustomAttributes["prompt"]
+				a.Attributes, a.Prompt = s.CustomAttributes, s.CustomAttributes["prompt:"+trace]
+				if a.Prompt == "" {
+					a.Prompt = s.CustomAttributes["prompt"]
+				}
 			}
 		}
 		return a
