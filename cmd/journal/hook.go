@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/journalfs/journal/replay"
+	"github.com/journalfs/journal/replay/setup"
 	"github.com/journalfs/journal/replay/watch"
 	"github.com/journalfs/journal/replay/watch/agents"
 )
@@ -143,6 +144,7 @@ func runHook(a *app, agent, event string, in *os.File) error {
 		return err
 	}
 	wdir := filepath.Join(filepath.Dir(a.jpath), "watch")
+	setup.Fired(wdir, h.Call.Agent, h.Event)
 	if h.Op == agents.Other {
 		_, err := agents.Remember(wdir, h)
 		return err
