@@ -35,6 +35,13 @@ type Observation struct {
 	// MaxFiles bounds the files of one event (default ObserveMaxFiles);
 	// more make several events, recorded together.
 	MaxFiles int
+	// Watched says the caller is told of every later write to these files
+	// (the watcher's inotify): a file changed within racyMargin is then
+	// recorded as read, without the wait and second read that would
+	// otherwise prove the read whole — a write in the same clock tick
+	// after the read sends its own event, and the file is observed again.
+	// Such a file's Stamp is not returned (a cache must not vouch for it).
+	Watched bool
 }
 
 // ObserveMaxFiles is the default bound on the files of one observe event:
@@ -75,6 +82,7 @@ type observed struct {
 	p       Path
 	stamp   Stamp // its identity when read; checked again before the event
 	stamped bool
+	racy    bool // changed within racyMargin of its read, recorded so (Watched): no Stamp returned
 	fc      journal.FileChange
 }
 
@@ -168,7 +176,11 @@ func (e *Engine) Observe(ctx context.Context, o Observation) (*Observed, error) 
 		// kept only if it is the same content with the same identity — a
 		// writer still at work would have moved its times by then (git's
 		// racy-index rule). One wait for the whole chunk.
-		if len(racy) > 0 {
+		if len(racy) > 0 && o.Watched {
+			for _, i := range racy {
+				chunk[i].racy = true
+			}
+		} else if len(racy) > 0 {
 			time.Sleep(time.Until(until))
 			for _, i := range racy {
 				ob := chunk[i]
@@ -458,7 +470,7 @@ func (e *Engine) classifyObserved(tx *journal.Tx, o Observation, changed []*obse
 		if known && h.ID == ob.fc.After && (!exists || h.Mode == ob.fc.AfterMode) {
 			continue
 		}
-		if exists && ob.stamped {
+		if exists && ob.stamped && !ob.racy {
 			if out.Stamps == nil {
 				out.Stamps = map[string]Stamp{}
 			}

@@ -146,8 +146,19 @@ func runHook(a *app, agent, event string, in *os.File) error {
 	wdir := filepath.Join(filepath.Dir(a.jpath), "watch")
 	setup.Fired(wdir, h.Call.Agent, h.Event)
 	if h.Op == agents.Other {
-		_, err := agents.Remember(wdir, h)
-		return err
+		if _, err := agents.Remember(wdir, h); err != nil {
+			return err
+		}
+		if reason := agents.Closes(h); reason != "" {
+			// the session's calls still open get no after-hook: the
+			// watcher closes them (without one, nothing is open)
+			ctx, cancel := context.WithTimeout(context.Background(), hookBudget)
+			defer cancel()
+			if _, err := watch.HandTurn(ctx, wdir, h.Call, reason); !errors.Is(err, watch.ErrNoWatcher) {
+				return err
+			}
+		}
+		return nil
 	}
 	agents.Recall(wdir, &h)
 	for i, f := range h.Call.Files {
@@ -161,7 +172,9 @@ func runHook(a *app, agent, event string, in *os.File) error {
 	defer cancel()
 	ask, alone := watch.AskBegin, watch.Begin
 	if h.Op == agents.End {
-		ask, alone = watch.AskEnd, watch.End
+		// handed over: the watcher answers once it has taken the call's
+		// changes and stores them after (every later call waits for that)
+		ask, alone = watch.HandEnd, watch.End
 	}
 	// the running watcher first: the journal is not opened (nor its lock
 	// waited for) when one answers

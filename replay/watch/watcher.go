@@ -450,13 +450,28 @@ func (w *Watcher) loop(ctx context.Context) {
 			}
 			due := w.due(now) != nil || (w.pendingDirs() && now.Sub(w.last) >= w.o.Settle)
 			var open []Call
+			stale := false
 			for _, c := range w.calls {
 				if now.Sub(c.start) < w.o.CallMax {
 					due = false // the call's End records them
+				} else {
+					stale = true
 				}
 				open = append(open, c.call)
 			}
 			w.mu.Unlock()
+			if stale {
+				// an after-hook that never came: the call closes, what
+				// changed since it began is named for it
+				rec, err := w.cut(ctx, nil, func(_ string, s *callState) bool { return time.Since(s.start) >= w.o.CallMax }, "timeout")
+				if err == nil {
+					_, err = rec()
+				}
+				if err != nil && ctx.Err() == nil {
+					w.o.Logf("journal watch: recording changes: %v (tried again at the next change)", err)
+				}
+				continue
+			}
 			if due {
 				if _, err := w.flush(ctx, open, false); err != nil && ctx.Err() == nil {
 					w.o.Logf("journal watch: recording changes: %v (tried again at the next change)", err)
@@ -557,6 +572,20 @@ func (w *Watcher) Begin(ctx context.Context, c Call) (*replay.Observed, error) {
 // any other call open meanwhile), and closes it. A call the watcher did
 // not see begin (it started since) is named all the same.
 func (w *Watcher) End(ctx context.Context, c Call) (*replay.Observed, error) {
+	rec, err := w.endTake(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return rec()
+}
+
+// endTake is End up to the recording: once every change made before it
+// has reached the watcher (its barrier) and the recordings before it are
+// done, it takes what changed and closes the call; rec records that, and
+// until it has, no other Begin, End or recording goes (they wait for
+// w.record). So a hook is answered before the contents are stored, and
+// the agent's next call cannot change a file before it is read.
+func (w *Watcher) endTake(ctx context.Context, c Call) (rec func() (*replay.Observed, error), err error) {
 	w.mu.Lock()
 	begun := w.calls[c.ID]
 	if begun != nil {
@@ -564,21 +593,84 @@ func (w *Watcher) End(ctx context.Context, c Call) (*replay.Observed, error) {
 	}
 	w.mu.Unlock()
 	if begun == nil && len(c.Files) > 0 {
-		return w.endFiles(ctx, c)
+		ob, err := w.endFiles(ctx, c)
+		return func() (*replay.Observed, error) { return ob, err }, nil
 	}
+	return w.cut(ctx, &c, func(string, *callState) bool { return false }, "")
+}
+
+// cut takes, after a barrier and with w.record held until rec has run,
+// what changed until now, to be named for first (if any), the open calls
+// pick chooses (closed, their About saying reason), and the calls still
+// open; first and the picked calls are closed.
+func (w *Watcher) cut(ctx context.Context, first *Call, pick func(id string, s *callState) bool, reason string) (rec func() (*replay.Observed, error), err error) {
+	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	err = w.Sync(sctx)
+	cancel()
+	if err != nil && ctx.Err() != nil {
+		return nil, err
+	}
+	w.record.Lock()
 	w.mu.Lock()
-	calls := []Call{c}
-	for id, s := range w.calls {
-		if id != c.ID {
-			calls = append(calls, s.call)
+	var calls, open []Call
+	if first != nil {
+		calls = append(calls, *first)
+		delete(w.calls, first.ID)
+	}
+	for _, s := range w.openCalls() {
+		if pick(s.call.ID, s) {
+			c := s.call
+			c.Closed = reason
+			calls = append(calls, c)
+			delete(w.calls, s.call.ID)
+		} else {
+			open = append(open, s.call)
 		}
 	}
 	w.mu.Unlock()
-	ob, err := w.Flush(ctx, calls)
+	t := w.take(true)
+	calls = append(calls, open...)
+	return func() (*replay.Observed, error) {
+		defer w.record.Unlock()
+		return w.recordTaken(ctx, calls, t, true)
+	}, nil
+}
+
+// openCalls are the open calls, oldest first; w.mu is held.
+func (w *Watcher) openCalls() []*callState {
+	out := make([]*callState, 0, len(w.calls))
+	for _, s := range w.calls {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].start.Before(out[j].start) })
+	return out
+}
+
+// Turn closes the calls of agent's session still open when the session
+// says its turn ended or a new prompt came (reason "prompt", "stop",
+// "session-end"): their after-hooks are not coming (the agent was killed,
+// the call cut short). What changed since is recorded named for them (and
+// for the other calls open), each closed call's About saying why.
+func (w *Watcher) Turn(ctx context.Context, agent, session, reason string) (*replay.Observed, error) {
+	rec, err := w.turnTake(ctx, agent, session, reason)
+	if err != nil || rec == nil {
+		return &replay.Observed{}, err
+	}
+	return rec()
+}
+
+func (w *Watcher) turnTake(ctx context.Context, agent, session, reason string) (func() (*replay.Observed, error), error) {
+	pick := func(_ string, s *callState) bool { return s.call.Agent == agent && s.call.Session == session }
 	w.mu.Lock()
-	delete(w.calls, c.ID)
+	any := false
+	for id, s := range w.calls {
+		any = any || pick(id, s)
+	}
 	w.mu.Unlock()
-	return ob, err
+	if !any {
+		return nil, nil
+	}
+	return w.cut(ctx, nil, pick, reason)
 }
 
 // endFiles is End for a call the watcher never saw begin that names the
@@ -614,7 +706,21 @@ func (w *Watcher) endFiles(ctx context.Context, c Call) (*replay.Observed, error
 func (w *Watcher) flush(ctx context.Context, calls []Call, all bool) (*replay.Observed, error) {
 	w.record.Lock()
 	defer w.record.Unlock()
+	return w.recordTaken(ctx, calls, w.take(all), all)
+}
+
+// taken is what one recording takes from the dirty state.
+type taken struct {
+	dirty            map[string]bool
+	dirs             map[string]bool
+	rescan, baseline bool
+}
+
+// take empties the dirty state into what one recording records (what is
+// due, or everything if all or nothing is due); w.record is held, w.mu not.
+func (w *Watcher) take(all bool) taken {
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	dirty := w.due(time.Now())
 	if all || dirty == nil {
 		dirty = map[string]bool{}
@@ -638,7 +744,7 @@ func (w *Watcher) flush(ctx context.Context, calls []Call, all bool) (*replay.Ob
 			}
 		}
 	}
-	dirs, rescan, baseline := w.dirtyDirs, w.rescan, w.baseline
+	t := taken{dirty: dirty, dirs: w.dirtyDirs, rescan: w.rescan, baseline: w.baseline}
 	w.dirtyDirs, w.rescan, w.baseline = map[string]bool{}, false, false
 	w.first, w.last = time.Time{}, time.Time{}
 	if all {
@@ -647,26 +753,30 @@ func (w *Watcher) flush(ctx context.Context, calls []Call, all bool) (*replay.Ob
 		}
 		clear(w.deferred)
 	}
-	w.mu.Unlock()
+	return t
+}
+
+// recordTaken records what take took, named for calls; w.record is held.
+func (w *Watcher) recordTaken(ctx context.Context, calls []Call, t taken, all bool) (*replay.Observed, error) {
 	tool, args, actor := attribution(calls)
-	if rescan {
+	if t.rescan {
 		w.mu.Lock()
-		t, err := walk(w.eng, func(d string) error { w.addWatch(d); return nil })
+		tr, err := walk(w.eng, func(d string) error { w.addWatch(d); return nil })
 		if err == nil {
-			w.rules = t.rules
+			w.rules = tr.rules
 		}
 		w.mu.Unlock()
 		if err != nil {
 			return nil, err
 		}
-		return w.catchUp(ctx, t, baseline, tool, args, actor, dirty)
+		return w.catchUp(ctx, tr, t.baseline, tool, args, actor, t.dirty)
 	}
-	if len(dirs) > 0 {
-		if err := w.subtrees(dirs, dirty); err != nil {
+	if len(t.dirs) > 0 {
+		if err := w.subtrees(t.dirs, t.dirty); err != nil {
 			return nil, err
 		}
 	}
-	return w.observe(ctx, dirty, false, tool, args, actor, all)
+	return w.observe(ctx, t.dirty, false, tool, args, actor, all)
 }
 
 // subtrees marks dirty every file the journal knows under the directories
@@ -762,7 +872,7 @@ func (w *Watcher) observe(ctx context.Context, dirty map[string]bool, baseline b
 		}
 		kept = append(kept, k)
 	}
-	ob, err := w.eng.Observe(ctx, replay.Observation{Paths: kept, Tool: tool, Args: args, Actor: actor, Baseline: baseline})
+	ob, err := w.eng.Observe(ctx, replay.Observation{Paths: kept, Tool: tool, Args: args, Actor: actor, Baseline: baseline, Watched: w.fw != nil})
 	if err != nil {
 		w.mu.Lock()
 		for k := range dirty {
