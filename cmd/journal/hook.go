@@ -170,10 +170,10 @@ func runHook(a *app, agent, event string, in *os.File) error {
 	h.Call.User, h.Call.Host = actor.User, actor.Host
 	ctx, cancel := context.WithTimeout(context.Background(), hookBudget)
 	defer cancel()
-	ask, alone := watch.AskBegin, watch.Begin
+	// handed over: the watcher answers once it has taken and read what
+	// changed, and stores it after answering
+	ask, alone := watch.HandBegin, watch.Begin
 	if h.Op == agents.End {
-		// handed over: the watcher answers once it has taken the call's
-		// changes and stores them after (every later call waits for that)
 		ask, alone = watch.HandEnd, watch.End
 	}
 	// the running watcher first: the journal is not opened (nor its lock

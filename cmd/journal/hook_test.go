@@ -584,7 +584,7 @@ func TestHook_WatcherAnswersWhileJournalLocked(t *testing.T) {
 }
 
 // startWatchArgs is startWatch with more flags for journal watch.
-func startWatchArgs(t *testing.T, dir string, extra ...string) (stop func()) {
+func startWatchArgs(t testing.TB, dir string, extra ...string) (stop func()) {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"watch", "--settle", "2s", "--quiet"}, extra...)...)
 	cmd.Dir = dir

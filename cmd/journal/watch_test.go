@@ -16,7 +16,7 @@ import (
 )
 
 // logJSON returns the journal's events, oldest first.
-func logJSON(t *testing.T, dir string) []map[string]any {
+func logJSON(t testing.TB, dir string) []map[string]any {
 	t.Helper()
 	waitWatcher(t, dir)
 	var evs []map[string]any
@@ -34,7 +34,7 @@ func logJSON(t *testing.T, dir string) []map[string]any {
 // waitWatcher waits, if a watcher runs on dir's journal, for the
 // recordings hooks handed it (a hook returns before its call's event is
 // stored).
-func waitWatcher(t *testing.T, dir string) {
+func waitWatcher(t testing.TB, dir string) {
 	t.Helper()
 	c, err := net.Dial("unix", filepath.Join(dir, ".journal", "watch", "sock"))
 	if err != nil {

@@ -232,7 +232,7 @@ func serveConn(w *Watcher, c net.Conn) {
 		w.record.Unlock()
 		ob = &replay.Observed{}
 	case req.Op == "begin" && req.Call != nil:
-		ob, err = w.Begin(ctx, *req.Call)
+		rec, err = w.beginTake(ctx, *req.Call)
 	case req.Op == "end" && req.Call != nil:
 		rec, err = w.endTake(ctx, *req.Call)
 	case req.Op == "turn" && req.Call != nil:
@@ -328,10 +328,18 @@ func AskEnd(ctx context.Context, dir string, c Call) (*Result, error) {
 	return ask(ctx, dir, "end", &c)
 }
 
+// HandBegin is AskBegin answered as soon as the watcher has taken (and
+// read) what changed before the call and opened it, before that is
+// stored, as HandEnd.
+func HandBegin(ctx context.Context, dir string, c Call) (*Result, error) {
+	return send(ctx, dir, request{Op: "begin", Call: &c, Hand: true})
+}
+
 // HandEnd is AskEnd answered as soon as the watcher has taken the call's
-// changes (after its barrier, the recordings before done), before they
-// are stored: what a hook waits for. Every later Begin or End waits for
-// the recording, so the call's changes are all in its event.
+// changes and read them (after its barrier), before they are stored:
+// what a hook waits for. The recording stores what was read, in order
+// after the recordings before it, so the call's changes are all in its
+// event whatever the agent's next call does meanwhile.
 func HandEnd(ctx context.Context, dir string, c Call) (*Result, error) {
 	return send(ctx, dir, request{Op: "end", Call: &c, Hand: true})
 }

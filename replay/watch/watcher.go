@@ -114,7 +114,11 @@ type Watcher struct {
 	said      map[string]bool      // files whose skip was reported; guarded by record
 	busyAt    map[string]time.Time // files recorded while busy, and when
 
-	record   sync.Mutex // one recording at a time
+	record sync.Mutex // one cut or recording at a time: the order of recordings
+	// lastDone closes when the last recording handed over (cut) is
+	// stored; a recording made under record waits for it first, so
+	// events follow the order the changes were taken in. Guarded by record.
+	lastDone chan struct{}
 	cache    *cache
 	barriers sync.Map // name → chan struct{}
 	seq      atomic.Uint64
@@ -215,7 +219,9 @@ func Start(ctx context.Context, eng *replay.Engine, o Options) (*Watcher, error)
 // newWatcher is a Watcher of eng with its state empty and its cache loaded
 // from dir; o has its defaults.
 func newWatcher(eng *replay.Engine, dir string, o Options) *Watcher {
-	return &Watcher{o: o, eng: eng, dir: dir, cache: loadCache(filepath.Join(dir, "cache")),
+	done := make(chan struct{})
+	close(done)
+	return &Watcher{o: o, eng: eng, dir: dir, cache: loadCache(filepath.Join(dir, "cache")), lastDone: done,
 		dirty: map[string]*dirtyState{}, dirtyDirs: map[string]bool{}, watched: map[string]bool{}, wake: make(chan struct{}, 1),
 		calls: map[string]*callState{}, hot: map[string]*hotState{}, deferred: map[string]time.Time{},
 		said: map[string]bool{}, busyAt: map[string]time.Time{}}
@@ -245,6 +251,7 @@ func (w *Watcher) Close() error {
 	}
 	w.fw.Close()
 	w.record.Lock()
+	<-w.lastDone
 	w.cache.save(filepath.Join(w.dir, "cache"))
 	w.record.Unlock()
 	w.lock()
@@ -463,7 +470,7 @@ func (w *Watcher) loop(ctx context.Context) {
 			if stale {
 				// an after-hook that never came: the call closes, what
 				// changed since it began is named for it
-				rec, err := w.cut(ctx, nil, func(_ string, s *callState) bool { return time.Since(s.start) >= w.o.CallMax }, "timeout")
+				rec, err := w.cut(ctx, nil, func(_ string, s *callState) bool { return time.Since(s.start) >= w.o.CallMax }, "timeout", nil)
 				if err == nil {
 					_, err = rec()
 				}
@@ -552,20 +559,17 @@ func (w *Watcher) Flush(ctx context.Context, calls []Call) (*replay.Observed, er
 // Begin records what changed before an agent's call (as the watcher's own
 // changes) and opens the call: what changes until its End is named for it.
 func (w *Watcher) Begin(ctx context.Context, c Call) (*replay.Observed, error) {
-	w.mu.Lock()
-	var open []Call
-	for _, s := range w.calls {
-		open = append(open, s.call)
-	}
-	w.mu.Unlock()
-	ob, err := w.Flush(ctx, open)
+	rec, err := w.beginTake(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	w.mu.Lock()
-	w.calls[c.ID] = &callState{call: c, start: time.Now()}
-	w.mu.Unlock()
-	return ob, nil
+	return rec()
+}
+
+// beginTake is Begin up to the recording, as endTake: what changed before
+// the call is taken (and read) and the call opened; rec stores it.
+func (w *Watcher) beginTake(ctx context.Context, c Call) (func() (*replay.Observed, error), error) {
+	return w.cut(ctx, nil, func(string, *callState) bool { return false }, "", &c)
 }
 
 // End records what changed since the call's Begin, named for it (and for
@@ -596,14 +600,19 @@ func (w *Watcher) endTake(ctx context.Context, c Call) (rec func() (*replay.Obse
 		ob, err := w.endFiles(ctx, c)
 		return func() (*replay.Observed, error) { return ob, err }, nil
 	}
-	return w.cut(ctx, &c, func(string, *callState) bool { return false }, "")
+	return w.cut(ctx, &c, func(string, *callState) bool { return false }, "", nil)
 }
 
-// cut takes, after a barrier and with w.record held until rec has run,
-// what changed until now, to be named for first (if any), the open calls
-// pick chooses (closed, their About saying reason), and the calls still
-// open; first and the picked calls are closed.
-func (w *Watcher) cut(ctx context.Context, first *Call, pick func(id string, s *callState) bool, reason string) (rec func() (*replay.Observed, error), err error) {
+// cut takes, after a barrier, what changed until now, to be named for
+// first (if any), the open calls pick chooses (closed, their About saying
+// reason), and the calls still open; first and the picked calls are
+// closed, open (if any) opened. The files taken are read before cut
+// returns (Engine.Capture); rec stores them, after every recording taken
+// before (w.lastDone), and must be called once. So an answer given before
+// rec runs lets the agent go on: whatever its next call does to a file,
+// what was read is what this cut records. (A rescan or a directory's
+// subtree is recorded before cut returns.)
+func (w *Watcher) cut(ctx context.Context, first *Call, pick func(id string, s *callState) bool, reason string, open *Call) (rec func() (*replay.Observed, error), err error) {
 	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	err = w.Sync(sctx)
 	cancel()
@@ -611,8 +620,9 @@ func (w *Watcher) cut(ctx context.Context, first *Call, pick func(id string, s *
 		return nil, err
 	}
 	w.record.Lock()
+	defer w.record.Unlock()
 	w.mu.Lock()
-	var calls, open []Call
+	var calls, still []Call
 	if first != nil {
 		calls = append(calls, *first)
 		delete(w.calls, first.ID)
@@ -624,15 +634,38 @@ func (w *Watcher) cut(ctx context.Context, first *Call, pick func(id string, s *
 			calls = append(calls, c)
 			delete(w.calls, s.call.ID)
 		} else {
-			open = append(open, s.call)
+			still = append(still, s.call)
 		}
 	}
 	w.mu.Unlock()
 	t := w.take(true)
-	calls = append(calls, open...)
+	if open != nil {
+		w.mu.Lock()
+		w.calls[open.ID] = &callState{call: *open, start: time.Now()}
+		w.mu.Unlock()
+	}
+	calls = append(calls, still...)
+	prev, done := w.lastDone, make(chan struct{})
+	w.lastDone = done
+	if t.rescan || len(t.dirs) > 0 {
+		<-prev
+		ob, err := w.recordTaken(ctx, calls, t, true)
+		close(done)
+		return func() (*replay.Observed, error) { return ob, err }, nil
+	}
+	var capt *replay.Capture
+	if len(t.dirty) > 0 {
+		keys := make([]string, 0, len(t.dirty))
+		for k := range t.dirty {
+			keys = append(keys, k)
+		}
+		capt = w.eng.Capture(keys)
+	}
 	return func() (*replay.Observed, error) {
-		defer w.record.Unlock()
-		return w.recordTaken(ctx, calls, t, true)
+		defer close(done)
+		<-prev
+		tool, args, actor := attribution(calls)
+		return w.observe(ctx, t.dirty, false, tool, args, actor, true, capt)
 	}, nil
 }
 
@@ -670,7 +703,7 @@ func (w *Watcher) turnTake(ctx context.Context, agent, session, reason string) (
 	if !any {
 		return nil, nil
 	}
-	return w.cut(ctx, nil, pick, reason)
+	return w.cut(ctx, nil, pick, reason, nil)
 }
 
 // endFiles is End for a call the watcher never saw begin that names the
@@ -687,6 +720,7 @@ func (w *Watcher) endFiles(ctx context.Context, c Call) (*replay.Observed, error
 	}
 	w.record.Lock()
 	defer w.record.Unlock()
+	<-w.lastDone
 	w.mu.Lock()
 	dirty := map[string]bool{}
 	for _, p := range c.Files {
@@ -706,6 +740,7 @@ func (w *Watcher) endFiles(ctx context.Context, c Call) (*replay.Observed, error
 func (w *Watcher) flush(ctx context.Context, calls []Call, all bool) (*replay.Observed, error) {
 	w.record.Lock()
 	defer w.record.Unlock()
+	<-w.lastDone
 	return w.recordTaken(ctx, calls, w.take(all), all)
 }
 
@@ -844,8 +879,10 @@ func (w *Watcher) catchUp(ctx context.Context, t *tree, baseline bool, tool stri
 	return ob, err
 }
 
-// observe records the dirty files through the engine; w.record is held.
-func (w *Watcher) observe(ctx context.Context, dirty map[string]bool, baseline bool, tool string, args json.RawMessage, actor *journal.Actor, all bool) (*replay.Observed, error) {
+// observe records the dirty files through the engine (as capt read them,
+// if given); w.record is held, or the recording is a cut's (one at a time
+// either way: see lastDone).
+func (w *Watcher) observe(ctx context.Context, dirty map[string]bool, baseline bool, tool string, args json.RawMessage, actor *journal.Actor, all bool, capt ...*replay.Capture) (*replay.Observed, error) {
 	if len(dirty) == 0 {
 		return &replay.Observed{}, nil
 	}
@@ -872,7 +909,11 @@ func (w *Watcher) observe(ctx context.Context, dirty map[string]bool, baseline b
 		}
 		kept = append(kept, k)
 	}
-	ob, err := w.eng.Observe(ctx, replay.Observation{Paths: kept, Tool: tool, Args: args, Actor: actor, Baseline: baseline, Watched: w.fw != nil})
+	o := replay.Observation{Paths: kept, Tool: tool, Args: args, Actor: actor, Baseline: baseline, Watched: w.fw != nil}
+	if len(capt) > 0 {
+		o.Captured = capt[0]
+	}
+	ob, err := w.eng.Observe(ctx, o)
 	if err != nil {
 		w.mu.Lock()
 		for k := range dirty {
