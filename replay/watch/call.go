@@ -229,7 +229,9 @@ func serveConn(w *Watcher, c net.Conn) {
 		ob, err = w.Flush(ctx, nil)
 	case req.Op == "wait": // the recordings handed over before this are done
 		w.record.Lock()
+		done := w.lastDone
 		w.record.Unlock()
+		<-done
 		ob = &replay.Observed{}
 	case req.Op == "begin" && req.Call != nil:
 		rec, err = w.beginTake(ctx, *req.Call)

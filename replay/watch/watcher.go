@@ -874,9 +874,47 @@ func (w *Watcher) catchUp(ctx context.Context, t *tree, baseline bool, tool stri
 				w.cache.put(k, st, h.ID)
 			}
 		}
+		w.cacheEqual(t, heads, dirty, ob)
 		w.cache.save(filepath.Join(w.dir, "cache"))
 	}
 	return ob, err
+}
+
+// cacheEqual caches the files a catch-up looked at that Observe found
+// equal to their heads (not recorded, not unsettled nor skipped) and that
+// still have the identity the walk saw — read in between, so that is the
+// head's content. Without it a lost cache would never be rebuilt: every
+// later walk would read every file again.
+func (w *Watcher) cacheEqual(t *tree, heads map[string]journal.Head, dirty map[string]bool, ob *replay.Observed) {
+	not := map[string]bool{}
+	for _, f := range ob.Files {
+		not[f.Path] = true
+	}
+	for _, k := range ob.Unsettled {
+		not[k] = true
+	}
+	for _, s := range ob.Skipped {
+		not[s.Path] = true
+	}
+	roots := w.eng.Roots()
+	for k := range dirty {
+		st, walked := t.files[k]
+		h, known := heads[k]
+		if not[k] || !walked || !known || h.ID.IsZero() {
+			continue
+		}
+		fi, err := os.Lstat(absOf(roots, k))
+		if err != nil {
+			continue
+		}
+		now, ok := replay.StampOf(fi)
+		if now.Size == 0 {
+			now.Size = fi.Size()
+		}
+		if ok && now == st {
+			w.cache.put(k, st, h.ID)
+		}
+	}
 }
 
 // observe records the dirty files through the engine (as capt read them,
@@ -953,7 +991,7 @@ func (w *Watcher) observe(ctx context.Context, dirty map[string]bool, baseline b
 		if st, ok := ob.Stamps[f.Path]; ok {
 			w.cache.put(f.Path, st, f.After) // the identity it had when read, not one it may have now
 		} else {
-			delete(w.cache.Files, f.Path)
+			w.cache.drop(f.Path)
 		}
 	}
 	for _, s := range ob.Skipped {
