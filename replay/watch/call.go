@@ -391,12 +391,26 @@ func scan(ctx context.Context, eng *replay.Engine, baseline bool, tool string, a
 	defer unlock()
 	o := Options{}
 	o.defaults()
+	// the heads are read while the tree is walked (a hook waits for both)
+	type known struct {
+		heads map[string]journal.Head
+		err   error
+	}
+	kc := make(chan known, 1)
+	go func() {
+		h, err := eng.Known()
+		kc <- known{h, err}
+	}()
 	w := newWatcher(eng, dir, o)
 	t, err := walk(eng, nil)
+	k := <-kc
 	if err != nil {
 		return nil, err
 	}
-	ob, err := w.catchUp(ctx, t, baseline, tool, args, actor)
+	if k.err != nil {
+		return nil, k.err
+	}
+	ob, err := w.catchUpHeads(ctx, t, k.heads, baseline, tool, args, actor)
 	if err != nil {
 		return nil, err
 	}

@@ -857,6 +857,11 @@ func (w *Watcher) catchUp(ctx context.Context, t *tree, baseline bool, tool stri
 	if err != nil {
 		return nil, err
 	}
+	return w.catchUpHeads(ctx, t, heads, baseline, tool, args, actor, extra...)
+}
+
+// catchUpHeads is catchUp with the journal's heads read already.
+func (w *Watcher) catchUpHeads(ctx context.Context, t *tree, heads map[string]journal.Head, baseline bool, tool string, args json.RawMessage, actor *journal.Actor, extra ...map[string]bool) (*replay.Observed, error) {
 	dirty := map[string]bool{}
 	for _, k := range changes(w.eng, t, w.cache, heads) {
 		dirty[k] = true
