@@ -67,7 +67,9 @@ event naming the agent, its session, the call, its input, and where the agent sa
 prompt's id and the subagent. A before-hook (PreToolUse, beforeShellExecution, BeforeTool, pre_run_command,
 ...) records what changed before the call as the watcher's own changes and opens the call; its after-hook
 (PostToolUse, PostToolUseFailure, afterShellExecution, AfterTool, ...) records what changed since, named for
-the call. Other events (sessions, prompts, turns) record nothing.
+the call. Other events (sessions, prompts, turns) record nothing, but close the calls of their session
+whose after-hook never came (the event says "closed": "prompt", "stop" or "session-end"). journal init
+writes these hooks for the agents in use.
 
 AGENT is one of: ` + strings.Join(agents.Names(), ", ") + `
 (also claude, codex-cli, gemini-cli, copilot-cli, kiro-cli). For Claude Code, in .claude/settings.json:

@@ -624,7 +624,7 @@ func claudeTurn(dir, event, session string) string {
 
 // TestHook_CallsThatNeverEnd: a call whose after-hook never comes (the
 // agent was killed) closes at its session's next prompt, at the end of its
-// turn, or after --call-max; its event names it and says why; the late
+// turn or of its session, or after --call-max; its event names it and says why; the late
 // after-hook of a closed call records nothing again; a call of another
 // session stays open through the first session's prompt.
 func TestHook_CallsThatNeverEnd(t *testing.T) {
@@ -647,6 +647,9 @@ func TestHook_CallsThatNeverEnd(t *testing.T) {
 	step(claudeCall(dir, "PreToolUse", "s1", "B", "echo b > stopped.txt"))
 	bash(t, dir, "echo b > stopped.txt")
 	step(claudeTurn(dir, "Stop", "s1"))
+	step(claudeCall(dir, "PreToolUse", "s1", "D", "echo d > ended.txt"))
+	bash(t, dir, "echo d > ended.txt")
+	step(claudeTurn(dir, "SessionEnd", "s1"))
 	step(claudeCall(dir, "PreToolUse", "s1", "C", "echo c > slow.txt"))
 	bash(t, dir, "echo c > slow.txt")
 	time.Sleep(5 * time.Second) // past --call-max
@@ -655,8 +658,8 @@ func TestHook_CallsThatNeverEnd(t *testing.T) {
 	for _, e := range evs {
 		got = append(got, fmt.Sprintf("%v %v %s", e["tool"], eventFiles(e), compact(e["args"])))
 	}
-	if len(evs) != 3 {
-		t.Fatalf("%d events, want 3:\n%s", len(evs), strings.Join(got, "\n"))
+	if len(evs) != 4 {
+		t.Fatalf("%d events, want 4:\n%s", len(evs), strings.Join(got, "\n"))
 	}
 	// each event is named for the calls open meanwhile, the closed ones
 	// saying why: the other session's O stays open through s1's prompt
@@ -668,6 +671,7 @@ func TestHook_CallsThatNeverEnd(t *testing.T) {
 	}{
 		{[]named{{"A", "prompt"}, {"O", ""}}, "killed.txt"},
 		{[]named{{"B", "stop"}, {"O", ""}}, "stopped.txt"},
+		{[]named{{"D", "session-end"}, {"O", ""}}, "ended.txt"},
 		{[]named{{"O", "timeout"}, {"C", "timeout"}}, "slow.txt"},
 	} {
 		args, _ := evs[i]["args"].(map[string]any)

@@ -259,3 +259,29 @@ func TestDoctor(t *testing.T) {
 		t.Errorf("doctor with nothing to do: exit %d\n%s", r.code, r.stdout)
 	}
 }
+
+// TestInit_UserScope: --user writes the hooks in the user's file (under
+// HOME), the MCP entry still in the project's; --undo removes both and the
+// directory init made.
+func TestInit_UserScope(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	r := runIn(t, dir, home, "init", "--user", "--bin", "journal", "claude-code")
+	if r.code != 0 || !strings.Contains(r.stdout, "~/.claude/settings.json") || !strings.Contains(r.stdout, ".mcp.json") {
+		t.Fatalf("init --user: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(home, ".claude", "settings.json"))
+	if err != nil || !strings.Contains(string(b), `"command": "journal hook claude-code"`) {
+		t.Fatalf("user settings: %v\n%s", err, b)
+	}
+	if r := runIn(t, dir, home, "init", "--user", "--bin", "journal", "claude-code"); !strings.Contains(r.stdout, "nothing to do") {
+		t.Errorf("second init --user: %s%s", r.stdout, r.stderr)
+	}
+	if r := runIn(t, dir, home, "init", "--undo"); r.code != 0 {
+		t.Fatalf("undo: %d %s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, p := range []string{filepath.Join(home, ".claude"), filepath.Join(dir, ".mcp.json")} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s is still there after --undo: %v", p, err)
+		}
+	}
+}

@@ -4,9 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"fmt"
-	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,7 +15,6 @@ import (
 // logJSON returns the journal's events, oldest first.
 func logJSON(t testing.TB, dir string) []map[string]any {
 	t.Helper()
-	waitWatcher(t, dir)
 	var evs []map[string]any
 	dec := json.NewDecoder(strings.NewReader(ok(t, dir, "log", "--json")))
 	for dec.More() {
@@ -29,21 +25,6 @@ func logJSON(t testing.TB, dir string) []map[string]any {
 		evs = append([]map[string]any{e}, evs...)
 	}
 	return evs
-}
-
-// waitWatcher waits, if a watcher runs on dir's journal, for the
-// recordings hooks handed it (a hook returns before its call's event is
-// stored).
-func waitWatcher(t testing.TB, dir string) {
-	t.Helper()
-	c, err := net.Dial("unix", filepath.Join(dir, ".journal", "watch", "sock"))
-	if err != nil {
-		return
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(30 * time.Second))
-	fmt.Fprintln(c, `{"op":"wait"}`)
-	io.ReadAll(c)
 }
 
 // hook runs `journal hook claude-code` on a fixture of testdata/hooks, its
