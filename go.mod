@@ -88,3 +88,5 @@ require (
 	golang.org/x/net v0.57.0 // indirect
 	gopkg.in/warnings.v0 v0.1.2 // indirect
 )
+
+replace github.com/santhosh-tekuri/jsonschema/v6 => ./mcp/third_party/jsonschema

@@ -35,6 +35,55 @@ type Observation struct {
 	// MaxFiles bounds the files of one event (default ObserveMaxFiles);
 	// more make several events, recorded together.
 	MaxFiles int
+	// Watched says the caller is told of every later write to these files
+	// (the watcher's inotify): a file changed within racyMargin is then
+	// recorded as read, without the wait and second read that would
+	// otherwise prove the read whole — a write in the same clock tick
+	// after the read sends its own event, and the file is observed again.
+	// Such a file's Stamp is not returned (a cache must not vouch for it).
+	Watched bool
+	// Captured are files read before (Capture), by their Paths entry: they
+	// are recorded as they were then, even if they changed since (the
+	// caller watches them: a later change is observed again), so that a
+	// caller can answer once it has read them and store them after.
+	Captured *Capture
+}
+
+// Capture is what Engine.Capture read of some files: their contents and
+// identities at one moment, for an Observe after.
+type Capture struct {
+	reads map[string]captured
+}
+
+type captured struct {
+	st      state
+	stamp   Stamp
+	stamped bool
+	err     error
+}
+
+// Capture reads the files at paths (as Observe would, between two stats,
+// without the racy wait, without the journal's lock) for an Observe that
+// records them as read now (Observation.Captured). A path that does not
+// resolve is left to that Observe to report.
+func (e *Engine) Capture(paths []string) *Capture {
+	c := &Capture{reads: map[string]captured{}}
+	var ps []Path
+	var names []string
+	for _, s := range paths {
+		if p, err := e.Resolve(s); err == nil {
+			ps, names = append(ps, p), append(names, s)
+		}
+	}
+	reads := make([]captured, len(ps))
+	snapshot.Parallel(len(ps), func(i int) {
+		r := &reads[i]
+		r.st, r.stamp, r.stamped, r.err = e.readSettled(ps[i])
+	})
+	for i, n := range names {
+		c.reads[n] = reads[i]
+	}
+	return c
 }
 
 // ObserveMaxFiles is the default bound on the files of one observe event:
@@ -75,7 +124,11 @@ type observed struct {
 	p       Path
 	stamp   Stamp // its identity when read; checked again before the event
 	stamped bool
-	fc      journal.FileChange
+	racy    bool // changed within racyMargin of its read, recorded so (Watched): no Stamp returned
+	// captured: read before (Observation.Captured), recorded as read even
+	// if the file changed since; a Stamp only if it is still that file
+	captured bool
+	fc       journal.FileChange
 }
 
 // Observe records, as committed observe events, the files among o.Paths whose
@@ -97,6 +150,7 @@ func (e *Engine) Observe(ctx context.Context, o Observation) (*Observed, error) 
 	out := &Observed{}
 	seen := map[string]bool{}
 	var paths []Path
+	given := map[string]string{} // key → its Paths entry (Captured's name)
 	for _, s := range o.Paths {
 		p, err := e.Resolve(s)
 		if err != nil {
@@ -107,6 +161,7 @@ func (e *Engine) Observe(ctx context.Context, o Observation) (*Observed, error) 
 			continue
 		}
 		seen[p.Key] = true
+		given[p.Key] = s
 		paths = append(paths, p)
 	}
 	sort.Slice(paths, func(i, j int) bool { return paths[i].Key < paths[j].Key })
@@ -137,6 +192,12 @@ func (e *Engine) Observe(ctx context.Context, o Observation) (*Observed, error) 
 		reads := make([]read, end-start)
 		snapshot.Parallel(len(reads), func(i int) {
 			r := &reads[i]
+			if o.Captured != nil {
+				if c, ok := o.Captured.reads[given[paths[start+i].Key]]; ok {
+					r.st, r.stamp, r.stamped, r.err = c.st, c.stamp, c.stamped, c.err
+					return
+				}
+			}
 			r.st, r.stamp, r.stamped, r.err = e.readSettled(paths[start+i])
 		})
 		for i, r := range reads {
@@ -151,6 +212,9 @@ func (e *Engine) Observe(ctx context.Context, o Observation) (*Observed, error) 
 			}
 			ob := &observed{p: p, stamp: stamp, stamped: stamped && st.exists,
 				fc: journal.FileChange{Path: p.Key, After: st.id}}
+			if o.Captured != nil {
+				_, ob.captured = o.Captured.reads[given[p.Key]]
+			}
 			if st.exists {
 				ob.fc.AfterMode = uint32(st.mode)
 				if t := time.Unix(0, max(stamp.Mtime, stamp.Ctime)).Add(racyMargin); stamped && time.Until(t) > 0 {
@@ -168,7 +232,11 @@ func (e *Engine) Observe(ctx context.Context, o Observation) (*Observed, error) 
 		// kept only if it is the same content with the same identity — a
 		// writer still at work would have moved its times by then (git's
 		// racy-index rule). One wait for the whole chunk.
-		if len(racy) > 0 {
+		if len(racy) > 0 && o.Watched {
+			for _, i := range racy {
+				chunk[i].racy = true
+			}
+		} else if len(racy) > 0 {
 			time.Sleep(time.Until(until))
 			for _, i := range racy {
 				ob := chunk[i]
@@ -444,21 +512,23 @@ func (e *Engine) classifyObserved(tx *journal.Tx, o Observation, changed []*obse
 	for _, ob := range changed {
 		fi, err := ob.p.Root.root.Lstat(ob.p.Rel)
 		exists := err == nil
-		if exists != !ob.fc.After.IsZero() {
+		same := exists == !ob.fc.After.IsZero()
+		if same && exists {
+			s, ok := StampOf(fi)
+			same = !ok || (ob.stamped && s == ob.stamp)
+		}
+		if !same && !ob.captured {
 			out.Unsettled = append(out.Unsettled, ob.p.Key)
 			continue
 		}
-		if exists {
-			if s, ok := StampOf(fi); ok && (!ob.stamped || s != ob.stamp) {
-				out.Unsettled = append(out.Unsettled, ob.p.Key)
-				continue
-			}
+		if ob.captured {
+			exists = !ob.fc.After.IsZero() // as it was read
 		}
 		h, known := tx.Head(ob.p.Key)
 		if known && h.ID == ob.fc.After && (!exists || h.Mode == ob.fc.AfterMode) {
 			continue
 		}
-		if exists && ob.stamped {
+		if exists && same && ob.stamped && !ob.racy {
 			if out.Stamps == nil {
 				out.Stamps = map[string]Stamp{}
 			}

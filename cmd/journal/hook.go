@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/journalfs/journal/replay"
+	"github.com/journalfs/journal/replay/setup"
 	"github.com/journalfs/journal/replay/watch"
 	"github.com/journalfs/journal/replay/watch/agents"
 )
@@ -66,10 +68,12 @@ prompt's id and the subagent. A before-hook (PreToolUse, beforeShellExecution, B
 ...) records what changed before the call as the watcher's own changes and opens the call; its after-hook
 (PostToolUse, PostToolUseFailure, afterShellExecution, AfterTool, ...) records what changed since, named for
 the call. A prompt's hook (UserPromptSubmit, beforeSubmitPrompt, BeforeAgent, userPromptSubmitted,
-pre_user_prompt) records the prompt — its text, id, agent, model and session — as a prompt event that
-changes no file, after what changed before it; the session's events until its next prompt are that
-prompt's (journal log --prompts, journal undo --prompt P, journal restore --before-prompt P). Other
-events (sessions, turns) record nothing.
+pre_user_prompt) closes the session's calls whose after-hook never came and records the prompt — its
+text, id, agent, model and session — as a prompt event that changes no file, after what changed before
+it; the session's events until its next prompt are that prompt's (journal log --prompts, journal undo
+--prompt P, journal restore --before-prompt P). Other events (sessions, turns) record nothing, but
+close the calls of their session whose after-hook never came (the event says "closed": "prompt",
+"stop" or "session-end"). journal init writes these hooks for the agents in use.
 
 AGENT is one of: ` + strings.Join(agents.Names(), ", ") + `
 (also claude, codex-cli, gemini-cli, copilot-cli, kiro-cli). For Claude Code, in .claude/settings.json:
@@ -174,9 +178,21 @@ func runHook(a *app, agent, event string, in *os.File) error {
 		return err
 	}
 	wdir := filepath.Join(filepath.Dir(a.jpath), "watch")
+	setup.Fired(wdir, h.Call.Agent, h.Event)
 	if h.Op == agents.Other {
-		_, err := agents.Remember(wdir, h)
-		return err
+		if _, err := agents.Remember(wdir, h); err != nil {
+			return err
+		}
+		if reason := agents.Closes(h); reason != "" {
+			// the session's calls still open get no after-hook: the
+			// watcher closes them (without one, nothing is open)
+			ctx, cancel := context.WithTimeout(context.Background(), hookBudget)
+			defer cancel()
+			if _, err := watch.HandTurn(ctx, wdir, h.Call, reason); !errors.Is(err, watch.ErrNoWatcher) {
+				return err
+			}
+		}
+		return nil
 	}
 	agents.Recall(wdir, &h)
 	if h.Op == agents.Prompt {
@@ -191,15 +207,20 @@ func runHook(a *app, agent, event string, in *os.File) error {
 	h.Call.User, h.Call.Host = actor.User, actor.Host
 	ctx, cancel := context.WithTimeout(context.Background(), hookBudget)
 	defer cancel()
-	ask, alone := watch.AskBegin, watch.Begin
+	// handed over: the watcher answers once it has taken and read what
+	// changed, and stores it after answering
+	ask, alone := watch.HandBegin, watch.Begin
 	if h.Op == agents.End {
-		ask, alone = watch.AskEnd, watch.End
+		ask, alone = watch.HandEnd, watch.End
 	}
 	// the running watcher first: the journal is not opened (nor its lock
 	// waited for) when one answers
 	if _, err := ask(ctx, wdir, h.Call); !errors.Is(err, watch.ErrNoWatcher) {
 		return err
 	}
+	// no watcher: this process walks the tree itself, allocating per
+	// file; fewer collections for a process that lives a tenth of a second
+	debug.SetGCPercent(400)
 	eng, err := a.engine()
 	if err != nil {
 		return err

@@ -585,3 +585,146 @@ func TestHook_WatcherAnswersWhileJournalLocked(t *testing.T) {
 		t.Fatalf("the call's event: %v", last)
 	}
 }
+
+// startWatchArgs is startWatch with more flags for journal watch.
+func startWatchArgs(t testing.TB, dir string, extra ...string) (stop func()) {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"watch", "--settle", "2s", "--quiet"}, extra...)...)
+	cmd.Dir = dir
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	up := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		said := false
+		for sc.Scan() {
+			if !said && strings.Contains(sc.Text(), "watching") {
+				up <- true
+				said = true
+			}
+		}
+	}()
+	select {
+	case <-up:
+	case <-time.After(15 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("journal watch did not start")
+	}
+	return func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }
+}
+
+// claudeCall is a Claude Code tool hook's payload.
+func claudeCall(dir, event, session, id, command string) string {
+	return fmt.Sprintf(`{"session_id":%q,"cwd":%q,"hook_event_name":%q,"tool_name":"Bash","tool_input":{"command":%q},"tool_use_id":%q}`,
+		session, dir, event, command, id)
+}
+
+func claudeTurn(dir, event, session string) string {
+	return fmt.Sprintf(`{"session_id":%q,"cwd":%q,"hook_event_name":%q,"prompt":"next"}`, session, dir, event)
+}
+
+// TestHook_CallsThatNeverEnd: a call whose after-hook never comes (the
+// agent was killed) closes at its session's next prompt, at the end of its
+// turn or of its session, or after --call-max; its event names it and says why (and
+// the prompt that closed it is recorded after it); the late
+// after-hook of a closed call records nothing again; a call of another
+// session stays open through the first session's prompt.
+func TestHook_CallsThatNeverEnd(t *testing.T) {
+	dir := t.TempDir()
+	files(t, dir, map[string]string{"a.txt": "a\n"})
+	stop := startWatchArgs(t, dir, "--call-max", "3s")
+	defer stop()
+	base := len(logJSON(t, dir))
+	step := func(in string) {
+		t.Helper()
+		if r := hookRun(t, dir, false, in, "hook", "claude-code"); r.code != 0 || r.stderr != "" || r.stdout != "" {
+			t.Fatalf("hook: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+		}
+	}
+	step(claudeCall(dir, "PreToolUse", "s1", "A", "echo a > killed.txt"))
+	step(claudeCall(dir, "PreToolUse", "s2", "O", "sleep 100")) // another session's call
+	bash(t, dir, "echo a > killed.txt")
+	step(claudeTurn(dir, "UserPromptSubmit", "s1")) // A's after-hook never came
+	step(claudeCall(dir, "PostToolUse", "s1", "A", "echo a > killed.txt"))
+	step(claudeCall(dir, "PreToolUse", "s1", "B", "echo b > stopped.txt"))
+	bash(t, dir, "echo b > stopped.txt")
+	step(claudeTurn(dir, "Stop", "s1"))
+	step(claudeCall(dir, "PreToolUse", "s1", "D", "echo d > ended.txt"))
+	bash(t, dir, "echo d > ended.txt")
+	step(claudeTurn(dir, "SessionEnd", "s1"))
+	step(claudeCall(dir, "PreToolUse", "s1", "C", "echo c > slow.txt"))
+	bash(t, dir, "echo c > slow.txt")
+	time.Sleep(5 * time.Second) // past --call-max
+	all := logJSON(t, dir)[base:]
+	var got, seen []string
+	var evs []map[string]any
+	for _, e := range all {
+		seen = append(seen, fmt.Sprintf("%v %v %s", e["tool"], eventFiles(e), compact(e["args"])))
+		if e["kind"] == "prompt" {
+			continue
+		}
+		evs = append(evs, e)
+		got = append(got, seen[len(seen)-1])
+	}
+	// the prompt is recorded too, right after the call it closed
+	if len(all) != 5 || all[1]["kind"] != "prompt" {
+		t.Fatalf("%d events, want the killed call's, the prompt, then 3 more:\n%s", len(all), strings.Join(seen, "\n"))
+	}
+	// each event is named for the calls open meanwhile, the closed ones
+	// saying why: the other session's O stays open through s1's prompt
+	// and turn's end, and times out (begun first) with C
+	type named struct{ id, closed string }
+	for i, w := range []struct {
+		calls []named
+		file  string
+	}{
+		{[]named{{"A", "prompt"}, {"O", ""}}, "killed.txt"},
+		{[]named{{"B", "stop"}, {"O", ""}}, "stopped.txt"},
+		{[]named{{"D", "session-end"}, {"O", ""}}, "ended.txt"},
+		{[]named{{"O", "timeout"}, {"C", "timeout"}}, "slow.txt"},
+	} {
+		args, _ := evs[i]["args"].(map[string]any)
+		calls, _ := args["calls"].([]any)
+		if len(calls) != len(w.calls) || strings.Join(eventFiles(evs[i]), " ") != w.file {
+			t.Errorf("event %d: want calls %v with %s: %s", i, w.calls, w.file, got[i])
+			continue
+		}
+		for j, n := range w.calls {
+			c, _ := calls[j].(map[string]any)
+			call, _ := c["call"].(map[string]any)
+			if closed, _ := call["closed"].(string); call["id"] != n.id || closed != n.closed {
+				t.Errorf("event %d: call %d is %v, want %s closed %q: %s", i, j, call, n.id, n.closed, got[i])
+			}
+		}
+	}
+}
+
+// TestHook_TwoCallsOpenAtOnce: two calls of one session open together
+// (parallel tool calls): what changed while both were open is one event
+// naming both; what the first changed alone before is its own.
+func TestHook_TwoCallsOpenAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	files(t, dir, map[string]string{"a.txt": "a\n"})
+	stop := startWatch(t, dir)
+	defer stop()
+	base := len(logJSON(t, dir))
+	step := func(in string) {
+		t.Helper()
+		if r := hookRun(t, dir, false, in, "hook", "claude-code"); r.code != 0 || r.stderr != "" {
+			t.Fatalf("hook: exit %d, stderr %q", r.code, r.stderr)
+		}
+	}
+	step(claudeCall(dir, "PreToolUse", "s1", "P", "echo p > p.txt"))
+	bash(t, dir, "echo p > p.txt")
+	step(claudeCall(dir, "PreToolUse", "s1", "Q", "echo q > q.txt"))
+	bash(t, dir, "echo q > q.txt; echo p2 >> p.txt")
+	step(claudeCall(dir, "PostToolUse", "s1", "Q", "echo q > q.txt"))
+	step(claudeCall(dir, "PostToolUse", "s1", "P", "echo p > p.txt"))
+	evs := logJSON(t, dir)[base:]
+	checkCalls(t, "claude-code", evs, []wantCall{
+		{tool: "Bash", session: "s1", call: "P", args: "echo p > p.txt", files: []string{"p.txt"}},
+		{tool: "Bash", session: "s1", args: "echo q > q.txt", files: []string{"p.txt", "q.txt"}, calls: 2},
+	})
+}

@@ -13,7 +13,7 @@ import (
 )
 
 // logJSON returns the journal's events, oldest first.
-func logJSON(t *testing.T, dir string) []map[string]any {
+func logJSON(t testing.TB, dir string) []map[string]any {
 	t.Helper()
 	var evs []map[string]any
 	dec := json.NewDecoder(strings.NewReader(ok(t, dir, "log", "--json")))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/replay"
+	"github.com/journalfs/journal/replay/watch"
 	"github.com/journalfs/journal/snapshot"
 	"github.com/spf13/cobra"
 )
@@ -86,6 +88,7 @@ func (a *app) locate() error {
 // one's) are moved into it. Where that is impossible (a read-only journal),
 // a pending batch is shown pending and a logged one is not shown.
 func (a *app) view(fn func(tx *journal.Tx) error) error {
+	a.waitWatcher()
 	j, err := a.journal()
 	if err != nil {
 		return err
@@ -126,6 +129,7 @@ func (a *app) engine() (*replay.Engine, error) {
 	if err := a.locate(); err != nil {
 		return nil, err
 	}
+	a.waitWatcher()
 	return replay.Open(replay.Options{Roots: a.rootD, JournalPath: a.jpath, Actor: replay.CLIActor(), LockWaiting: a.sayWaiting})
 }
 
@@ -255,4 +259,17 @@ func hintFor(err error) string {
 		return "`journal --help` lists the commands"
 	}
 	return ""
+}
+
+// waitWatcher lets the recordings a running watcher was handed (a hook
+// returns before its call's event is stored, replay/watch HandEnd) finish
+// first, so that a command run right after a hook sees its event. No
+// watcher: nothing to wait for.
+func (a *app) waitWatcher() {
+	if a.locate() != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	watch.WaitRunning(ctx, a.jpath)
 }

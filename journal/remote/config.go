@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/journalfs/journal/journal"
@@ -52,7 +53,7 @@ func (r Remote) Bucket() string { b, _, _ := splitURL(r.URL); return b }
 // Prefix is the key prefix under the bucket, without slashes at its ends.
 func (r Remote) Prefix() string { _, p, _ := splitURL(r.URL); return p }
 
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
 
 // splitURL parses s3://bucket[/prefix].
 func splitURL(s string) (bucket, prefix string, err error) {
@@ -100,7 +101,7 @@ func List() ([]Remote, error) {
 
 // Add records r (replacing a remote of the same name).
 func Add(r Remote) error {
-	if !nameRE.MatchString(r.Name) {
+	if !nameRE().MatchString(r.Name) {
 		return fail(ErrUsage, "remote: %q is not a remote name (letters, digits, . _ -)", r.Name)
 	}
 	if _, _, err := splitURL(r.URL); err != nil {

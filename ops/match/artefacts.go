@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Agent artefacts: what agents copy into search text by mistake. Each is
@@ -24,11 +25,11 @@ type variant struct {
 // numPrefix matches a line-number prefix as read tools print them: "12: "
 // (read_content), "    12→" (Claude Code), "    12\t" (cat -n), "12| ",
 // "12 | ".
-var numPrefix = regexp.MustCompile(`^\s*(\d+)(: ?|→|\t| ?\| ?)`)
+var numPrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(\d+)(: ?|→|\t| ?\| ?)`) })
 
 // numPrefixTight is numPrefix without the space a separator may be
 // followed by ("12| x" may be "12|" + " x" or "12| " + "x").
-var numPrefixTight = regexp.MustCompile(`^\s*(\d+)(:|→|\t| ?\|)`)
+var numPrefixTight = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(\d+)(:|→|\t| ?\|)`) })
 
 // stripNumbers removes line-number prefixes when every non-empty line has
 // one of the same kind with consecutive numbers.
@@ -39,9 +40,9 @@ func stripNumbers(s string, tight bool) (string, string, bool) {
 
 // numbered is stripNumbers, also returning the first and last numbers.
 func numbered(s string, tight bool) (string, string, int, int, bool) {
-	re := numPrefix
+	re := numPrefix()
 	if tight {
-		re = numPrefixTight
+		re = numPrefixTight()
 	}
 	ls := strings.Split(toLF(s), "\n")
 	sep, prev, n, first := "", -1, 0, 0
@@ -77,7 +78,7 @@ func numbered(s string, tight bool) (string, string, int, int, bool) {
 func stripSomeNumbers(s, sep string) string {
 	ls := strings.Split(toLF(s), "\n")
 	for i, l := range ls {
-		if m := numPrefix.FindStringSubmatch(l); m != nil && strings.TrimSpace(m[2]) == sep {
+		if m := numPrefix().FindStringSubmatch(l); m != nil && strings.TrimSpace(m[2]) == sep {
 			ls[i] = l[len(m[0]):]
 		}
 	}
@@ -160,7 +161,9 @@ func atLines(ms []Match, first, last int) (Match, bool) {
 }
 
 // cutMarkers are lines agents put where they left text out.
-var cutMarker = regexp.MustCompile(`^\s*(?:(?://|#|;;|--|/\*|<!--)\s*)?(?:…|\.\.\.|\[\.\.\.\]|\[…\]|\[truncated\]|\(truncated\)|\.\.\. ?\(?\d* ?(?:more )?lines?( omitted)?\)?)\s*(?:\*/|-->)?\s*$`)
+var cutMarker = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*(?:(?://|#|;;|--|/\*|<!--)\s*)?(?:…|\.\.\.|\[\.\.\.\]|\[…\]|\[truncated\]|\(truncated\)|\.\.\. ?\(?\d* ?(?:more )?lines?( omitted)?\)?)\s*(?:\*/|-->)?\s*$`)
+})
 
 // splitCut splits a text at its one cut-marker line into the lines before
 // and after it. It fails unless there is exactly one, with text on both
@@ -169,7 +172,7 @@ func splitCut(s string) (head, tail string, ok bool) {
 	ls := strings.SplitAfter(toLF(s), "\n")
 	at := -1
 	for i, l := range ls {
-		if cutMarker.MatchString(strings.TrimSuffix(l, "\n")) {
+		if cutMarker().MatchString(strings.TrimSuffix(l, "\n")) {
 			if at >= 0 {
 				return "", "", false
 			}

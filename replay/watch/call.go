@@ -39,6 +39,10 @@ type Call struct {
 	Prompt    string `json:"prompt,omitempty"`
 	Subagent  string `json:"subagent,omitempty"`
 	AgentType string `json:"agent_type,omitempty"`
+	// Closed says why a call closed without its after-hook: "prompt" (the
+	// session's next prompt came), "stop" (its turn ended), "session-end",
+	// "timeout" (Options.CallMax); "" for a call its after-hook closed.
+	Closed string `json:"closed,omitempty"`
 	// Files are, for an after-hook with no before-hook (Cursor's
 	// afterFileEdit), the absolute paths it says it changed: its End names
 	// only their changes (Watcher.End).
@@ -55,6 +59,7 @@ type About struct {
 	Prompt    string `json:"prompt,omitempty"`
 	Subagent  string `json:"subagent,omitempty"`
 	AgentType string `json:"agent_type,omitempty"`
+	Closed    string `json:"closed,omitempty"` // why it closed without its after-hook (Call.Closed)
 }
 
 // about is c's About, nil for a call that is not a hook's.
@@ -62,7 +67,7 @@ func (c Call) about() *About {
 	if c.Origin != "hook" {
 		return nil
 	}
-	return &About{ID: c.ID, Model: c.Model, Prompt: c.Prompt, Subagent: c.Subagent, AgentType: c.AgentType}
+	return &About{ID: c.ID, Model: c.Model, Prompt: c.Prompt, Subagent: c.Subagent, AgentType: c.AgentType, Closed: c.Closed}
 }
 
 // args is what an event named for c alone records as its arguments: the
@@ -151,12 +156,17 @@ func attribution(calls []Call) (string, json.RawMessage, *journal.Actor) {
 
 // request is one message to a watcher's socket; reply its answer.
 type request struct {
-	Op     string        `json:"op"` // "begin", "end", "prompt" or "flush"
-	Call   *Call         `json:"call,omitempty"`
+	Op   string `json:"op"` // "begin", "end", "turn", "prompt", "flush" or "wait"
+	Call *Call  `json:"call,omitempty"`
+	// Hand: answer once the call's changes are taken, before they are
+	// stored (end, turn): the hook returns, the watcher records them.
+	Hand   bool          `json:"hand,omitempty"`
+	Reason string        `json:"reason,omitempty"` // turn: "prompt", "stop", "session-end"
 	Prompt *PromptRecord `json:"prompt,omitempty"`
 }
 
 type reply struct {
+	Taken   bool          `json:"taken,omitempty"` // a hand-over: the changes are taken, to be stored
 	Events  []uint64      `json:"events,omitempty"`
 	Files   int           `json:"files"`
 	Skipped []replay.Skip `json:"skipped,omitempty"`
@@ -215,13 +225,25 @@ func serveConn(w *Watcher, c net.Conn) {
 	defer cancel()
 	var ob *replay.Observed
 	var err error
+	var rec func() (*replay.Observed, error)
 	switch {
 	case req.Op == "flush":
 		ob, err = w.Flush(ctx, nil)
+	case req.Op == "wait": // the recordings handed over before this are done
+		w.record.Lock()
+		done := w.lastDone
+		w.record.Unlock()
+		<-done
+		ob = &replay.Observed{}
 	case req.Op == "begin" && req.Call != nil:
-		ob, err = w.Begin(ctx, *req.Call)
+		rec, err = w.beginTake(ctx, *req.Call)
 	case req.Op == "end" && req.Call != nil:
-		ob, err = w.End(ctx, *req.Call)
+		rec, err = w.endTake(ctx, *req.Call)
+	case req.Op == "turn" && req.Call != nil:
+		rec, err = w.turnTake(ctx, req.Call.Agent, req.Call.Session, req.Reason)
+		if rec == nil && err == nil {
+			ob = &replay.Observed{}
+		}
 	case req.Op == "prompt" && req.Prompt != nil:
 		var seq uint64
 		ob, seq, err = w.Prompt(ctx, *req.Prompt)
@@ -232,6 +254,19 @@ func serveConn(w *Watcher, c net.Conn) {
 	default:
 		err = fmt.Errorf("unknown request %q", req.Op)
 	}
+	if rec == nil {
+		json.NewEncoder(c).Encode(toReply(ob, err))
+		return
+	}
+	if req.Hand {
+		json.NewEncoder(c).Encode(reply{Taken: true})
+		c.Close()
+		if _, err := rec(); err != nil {
+			w.o.Logf("journal watch: recording a call's changes: %v (tried again at the next change)", err)
+		}
+		return
+	}
+	ob, err = rec()
 	json.NewEncoder(c).Encode(toReply(ob, err))
 }
 
@@ -256,12 +291,19 @@ type Result struct {
 	// Watcher says a running watcher recorded it (else this process
 	// scanned the workspace itself).
 	Watcher bool `json:"watcher"`
+	// Taken: handed over (HandEnd, HandTurn): the watcher took the
+	// changes and records them after answering (no events to say yet).
+	Taken bool `json:"taken,omitempty"`
 	// Prompt is, for a Prompt, its prompt event.
 	Prompt uint64 `json:"prompt,omitempty"`
 }
 
 // ask sends op to the watcher of the journal whose watch directory is dir.
-func ask(ctx context.Context, dir, op string, c *Call, p ...*PromptRecord) (*Result, error) {
+func ask(ctx context.Context, dir, op string, c *Call) (*Result, error) {
+	return send(ctx, dir, request{Op: op, Call: c})
+}
+
+func send(ctx context.Context, dir string, req request) (*Result, error) {
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "unix", filepath.Join(dir, "sock"))
 	if err != nil {
@@ -274,10 +316,6 @@ func ask(ctx context.Context, dir, op string, c *Call, p ...*PromptRecord) (*Res
 	if dl, ok := ctx.Deadline(); ok {
 		conn.SetDeadline(dl)
 	}
-	req := request{Op: op, Call: c}
-	if len(p) > 0 {
-		req.Call, req.Prompt = nil, p[0]
-	}
 	if err := json.NewEncoder(conn).Encode(req); err != nil {
 		return nil, fmt.Errorf("watch: %w", err)
 	}
@@ -288,7 +326,7 @@ func ask(ctx context.Context, dir, op string, c *Call, p ...*PromptRecord) (*Res
 	if r.Error != "" {
 		return nil, fmt.Errorf("watch: %s", r.Error)
 	}
-	return &Result{Events: r.Events, Files: r.Files, Skipped: r.Skipped, Watcher: true, Prompt: r.Prompt}, nil
+	return &Result{Events: r.Events, Files: r.Files, Skipped: r.Skipped, Watcher: true, Taken: r.Taken, Prompt: r.Prompt}, nil
 }
 
 // AskBegin is Begin asked of the running watcher of the journal whose
@@ -301,6 +339,29 @@ func AskBegin(ctx context.Context, dir string, c Call) (*Result, error) {
 // AskEnd is End asked of the running watcher, as AskBegin.
 func AskEnd(ctx context.Context, dir string, c Call) (*Result, error) {
 	return ask(ctx, dir, "end", &c)
+}
+
+// HandBegin is AskBegin answered as soon as the watcher has taken (and
+// read) what changed before the call and opened it, before that is
+// stored, as HandEnd.
+func HandBegin(ctx context.Context, dir string, c Call) (*Result, error) {
+	return send(ctx, dir, request{Op: "begin", Call: &c, Hand: true})
+}
+
+// HandEnd is AskEnd answered as soon as the watcher has taken the call's
+// changes and read them (after its barrier), before they are stored:
+// what a hook waits for. The recording stores what was read, in order
+// after the recordings before it, so the call's changes are all in its
+// event whatever the agent's next call does meanwhile.
+func HandEnd(ctx context.Context, dir string, c Call) (*Result, error) {
+	return send(ctx, dir, request{Op: "end", Call: &c, Hand: true})
+}
+
+// HandTurn tells the running watcher that agent's session ended a turn or
+// began a prompt (reason "prompt", "stop", "session-end"): its calls still
+// open close (Watcher.Turn). Answered once their changes are taken.
+func HandTurn(ctx context.Context, dir string, c Call, reason string) (*Result, error) {
+	return send(ctx, dir, request{Op: "turn", Call: &c, Hand: true, Reason: reason})
 }
 
 // Begin opens call c: the running watcher (if any) records what changed
@@ -341,16 +402,38 @@ func scan(ctx context.Context, eng *replay.Engine, baseline bool, tool string, a
 	defer unlock()
 	o := Options{}
 	o.defaults()
+	// the heads are read while the tree is walked (a hook waits for both)
+	type known struct {
+		heads map[string]journal.Head
+		err   error
+	}
+	kc := make(chan known, 1)
+	go func() {
+		h, err := eng.Known()
+		kc <- known{h, err}
+	}()
 	w := newWatcher(eng, dir, o)
 	t, err := walk(eng, nil)
+	k := <-kc
 	if err != nil {
 		return nil, err
 	}
-	ob, err := w.catchUp(ctx, t, baseline, tool, args, actor)
+	if k.err != nil {
+		return nil, k.err
+	}
+	ob, err := w.catchUpHeads(ctx, t, k.heads, baseline, tool, args, actor)
 	if err != nil {
 		return nil, err
 	}
 	return &Result{Events: ob.Events, Files: len(ob.Files), Skipped: ob.Skipped}, nil
+}
+
+// WaitRunning returns once the recordings handed to the watcher of the
+// journal at journalPath (HandEnd, HandTurn) before it was called are
+// committed; ErrNoWatcher when none answers.
+func WaitRunning(ctx context.Context, journalPath string) error {
+	_, err := ask(ctx, filepath.Join(filepath.Dir(journalPath), "watch"), "wait", nil)
+	return err
 }
 
 // FlushRunning asks the watcher of the journal at journalPath, if one runs,

@@ -69,6 +69,24 @@
 // request is seen. With no watcher running, Begin and End walk the
 // workspace themselves, under the watch lock.
 //
+// A hook does not wait for the store (HandBegin, HandEnd): after the
+// barrier, under w.record, the watcher takes what is dirty, reads those
+// files (replay.Engine.Capture), answers, and then stores what it read
+// (Observation.Captured) in order behind every recording taken before it
+// (w.lastDone). What the agent's next call does to a file cannot change
+// what was read, so a call's changes are all in its event; a later write
+// sends its own inotify event and is recorded after. The op "wait"
+// (WaitRunning) returns once the recordings handed over are stored: the
+// CLI's readers ask it first.
+//
+// A call whose after-hook never comes (the agent was killed, a call cut
+// short) is closed by its session's next prompt, the end of its turn or
+// of its session (Turn, from agents.Closes; op "turn"), or after
+// Options.CallMax: its event names it with About.Closed "prompt", "stop",
+// "session-end" or "timeout". Calls open at once (parallel tool calls, an
+// after-hook arriving after the next before-hook) are named together for
+// what changed while they were all open (args "calls", oldest first).
+//
 // The event's arguments are the call's input with, for a hook's call, its
 // About under "call": the agent's id of the call, and where the agent said
 // them the model, the prompt's id and the subagent (Call.args). The actor

@@ -38,23 +38,84 @@ var always = map[string]bool{".git": true, ".hg": true, ".svn": true, journal.Di
 // brought back by a deeper pattern (git's rule too). Rules grow as a walk
 // enters directories (Enter); they are not safe for concurrent use.
 type Rules struct {
-	defaults, git, jour []gitignore.Pattern
-	m                   gitignore.Matcher
+	defaults  []simpleName
+	git, jour []gitignore.Pattern
+	user      []gitignore.Pattern // git then jour: the last that matches decides
+}
+
+// simpleName is a default pattern: a name with no slash but a trailing
+// one (dirOnly), matched against each component of a path as gitignore
+// does, by exact name, prefix and suffix where the glob allows (every
+// default does), else by filepath.Match.
+type simpleName struct {
+	glob             string
+	exact            string // no glob characters
+	prefix, suffix   string // "pre*suf" with one star
+	starred, dirOnly bool
+}
+
+func parseSimple(p string) simpleName {
+	n := simpleName{dirOnly: strings.HasSuffix(p, "/")}
+	n.glob = strings.TrimSuffix(p, "/")
+	switch {
+	case !strings.ContainsAny(n.glob, `*?[\`):
+		n.exact = n.glob
+	case strings.Count(n.glob, "*") == 1 && !strings.ContainsAny(n.glob, `?[\`):
+		n.prefix, n.suffix, _ = strings.Cut(n.glob, "*")
+		n.starred = true
+	}
+	return n
+}
+
+func (n *simpleName) matchName(name string) bool {
+	switch {
+	case n.exact != "":
+		return name == n.exact
+	case n.starred:
+		return len(name) >= len(n.prefix)+len(n.suffix) && strings.HasPrefix(name, n.prefix) && strings.HasSuffix(name, n.suffix)
+	}
+	ok, _ := filepath.Match(n.glob, name)
+	return ok
 }
 
 // NewRules returns the defaults alone, for a walk to extend with Enter.
 func NewRules() *Rules {
 	r := &Rules{}
 	for _, p := range DefaultIgnores {
-		r.defaults = append(r.defaults, gitignore.ParsePattern(p, nil))
+		r.defaults = append(r.defaults, parseSimple(p))
 	}
-	r.rebuild()
 	return r
 }
 
 func (r *Rules) rebuild() {
-	all := make([]gitignore.Pattern, 0, len(r.defaults)+len(r.git)+len(r.jour))
-	r.m = gitignore.NewMatcher(append(append(append(all, r.defaults...), r.git...), r.jour...))
+	r.user = append(append(make([]gitignore.Pattern, 0, len(r.git)+len(r.jour)), r.git...), r.jour...)
+}
+
+// match is gitignore's matcher over the defaults, then the .gitignore
+// patterns, then the .journalignore ones: the last pattern that matches
+// path decides (an exclusion, or a negation bringing it back); the
+// defaults, never negated, are looked at last and fast.
+func (r *Rules) match(path []string, isDir bool) bool {
+	for i := len(r.user) - 1; i >= 0; i-- {
+		switch r.user[i].Match(path, isDir) {
+		case gitignore.Exclude:
+			return true
+		case gitignore.Include:
+			return false
+		}
+	}
+	for i := range r.defaults {
+		d := &r.defaults[i]
+		for j, name := range path {
+			if d.matchName(name) {
+				if !d.dirOnly || isDir || j < len(path)-1 {
+					return true
+				}
+				break
+			}
+		}
+	}
+	return false
 }
 
 // Enter reads the ignore files of the directory abs (rel, slash-separated,
@@ -110,11 +171,24 @@ func (r *Rules) Ignored(rel string, isDir bool) bool {
 		return true
 	}
 	for i := 1; i < len(parts); i++ {
-		if r.m.Match(parts[:i], true) {
+		if r.match(parts[:i], true) {
 			return true
 		}
 	}
-	return r.m.Match(parts, isDir)
+	return r.match(parts, isDir)
+}
+
+// ignoredInWalk is Ignored for a path a walk reached: its parent
+// directories were each found not ignored before the walk entered them,
+// and the patterns read since (their .gitignore files) apply only below
+// them, so only the path itself is matched.
+func (r *Rules) ignoredInWalk(rel string, isDir bool) bool {
+	parts := split(rel)
+	name := parts[len(parts)-1]
+	if always[name] || isTempName(name) {
+		return true
+	}
+	return r.match(parts, isDir)
 }
 
 func split(rel string) []string { return strings.Split(rel, "/") }

@@ -26,23 +26,28 @@ func (p PromptRecord) args() replay.PromptArgs {
 	return replay.PromptArgs{ID: p.Call.Prompt, Text: p.Text, Model: p.Call.Model, Event: p.Event}
 }
 
-// Prompt records prompt p: first what changed before it (as Begin does:
-// named for the calls still open, else the watcher's own), then its prompt
-// event, so that the journal's state right after the prompt event is the
-// state the prompt was given in. It returns the prompt event's number.
+// Prompt records prompt p: first what changed before it — the session's
+// calls still open are closed by it (their after-hook is not coming: the
+// agent moved on), what changed since named for them, else as the
+// watcher's own — then, once every recording handed over before is stored,
+// its prompt event, so that the journal's state right after the prompt
+// event is the state the prompt was given in. It returns the prompt
+// event's number.
 func (w *Watcher) Prompt(ctx context.Context, p PromptRecord) (*replay.Observed, uint64, error) {
-	w.mu.Lock()
-	var open []Call
-	for _, s := range w.calls {
-		open = append(open, s.call)
+	rec, err := w.turnTake(ctx, p.Call.Agent, p.Call.Session, "prompt")
+	if err == nil && rec == nil {
+		rec, err = w.cut(ctx, nil, func(string, *callState) bool { return false }, "", nil)
 	}
-	w.mu.Unlock()
-	ob, err := w.Flush(ctx, open)
 	if err != nil {
 		return nil, 0, err
 	}
-	w.record.Lock() // after every recording the flush waited for
+	ob, err := rec()
+	if err != nil {
+		return nil, 0, err
+	}
+	w.record.Lock()
 	defer w.record.Unlock()
+	<-w.lastDone // every recording taken before this one is stored
 	seq, err := w.eng.RecordPrompt(ctx, p.actor(), p.args())
 	return ob, seq, err
 }
@@ -51,7 +56,7 @@ func (w *Watcher) Prompt(ctx context.Context, p PromptRecord) (*replay.Observed,
 // watch directory is dir (Dir), without opening the journal: ErrNoWatcher
 // when none answers there.
 func AskPrompt(ctx context.Context, dir string, p PromptRecord) (*Result, error) {
-	return ask(ctx, dir, "prompt", nil, &p)
+	return send(ctx, dir, request{Op: "prompt", Prompt: &p})
 }
 
 // RecordPrompt records prompt p through the running watcher, or with none

@@ -1,7 +1,8 @@
 package watch
 
 import (
-	"encoding/gob"
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io/fs"
 	"os"
@@ -76,13 +77,13 @@ func walkDir(root *replay.Root, first bool, start string, rules *Rules, jdir str
 		rel, _ := filepath.Rel(root.Dir, p)
 		rel = filepath.ToSlash(rel)
 		if e.IsDir() {
-			if rel != "." && (p == jdir || rules.Ignored(rel, true)) {
+			if rel != "." && (p == jdir || rules.ignoredInWalk(rel, true)) {
 				return filepath.SkipDir
 			}
 			rules.Enter(p, rel)
 			return dir(p)
 		}
-		if e.Type().IsRegular() && !rules.Ignored(rel, false) {
+		if e.Type().IsRegular() && !rules.ignoredInWalk(rel, false) {
 			file(key(root, rel, first), e)
 		}
 		return nil
@@ -141,6 +142,7 @@ func rulesAt(rules []*Rules, i int) *Rules {
 type cache struct {
 	Version int
 	Files   map[string]cacheEntry
+	changed bool // since loaded or saved: save writes only then
 }
 
 type cacheEntry struct {
@@ -149,42 +151,69 @@ type cacheEntry struct {
 }
 
 const (
-	cacheVersion = 1
+	cacheVersion = 2
 	racyMargin   = 100 * time.Millisecond
 )
 
+// The cache file: "jwc2", then per entry the key's length (uvarint), the
+// key, the stamp's five fields and the content ID (8 bytes each, 32 for
+// the ID, little-endian). Read whole, at every hook's walk without a
+// watcher: gob took 12 % of such a hook's CPU in 10,000 files.
+var cacheMagic = []byte("jwc2")
+
 func loadCache(file string) *cache {
 	c := &cache{Version: cacheVersion, Files: map[string]cacheEntry{}}
-	f, err := os.Open(file)
-	if err != nil {
+	b, err := os.ReadFile(file)
+	if err != nil || !bytes.HasPrefix(b, cacheMagic) {
 		return c
 	}
-	defer f.Close()
-	var got cache
-	if gob.NewDecoder(f).Decode(&got) != nil || got.Version != cacheVersion || got.Files == nil {
-		return c
+	b = b[len(cacheMagic):]
+	files := map[string]cacheEntry{}
+	for len(b) > 0 {
+		n, w := binary.Uvarint(b)
+		if w <= 0 || uint64(len(b)-w) < n+5*8+32 {
+			return c // torn: a hint lost, nothing else
+		}
+		b = b[w:]
+		k := string(b[:n])
+		b = b[n:]
+		var e cacheEntry
+		e.Stamp.Dev, e.Stamp.Ino = binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])
+		e.Stamp.Size, e.Stamp.Mtime, e.Stamp.Ctime = int64(binary.LittleEndian.Uint64(b[16:])), int64(binary.LittleEndian.Uint64(b[24:])), int64(binary.LittleEndian.Uint64(b[32:]))
+		copy(e.ID[:], b[40:72])
+		b = b[72:]
+		files[k] = e
 	}
-	return &got
+	c.Files = files
+	return c
 }
 
-// save writes the cache atomically (a temp file renamed over it). Losing it
-// loses nothing but time, so it is not fsynced.
+// save writes the cache atomically (a temp file renamed over it), if it
+// changed. Losing it loses nothing but time, so it is not fsynced.
 func (c *cache) save(file string) error {
+	if !c.changed {
+		return nil
+	}
+	buf := make([]byte, 0, len(cacheMagic)+len(c.Files)*100)
+	buf = append(buf, cacheMagic...)
+	for k, e := range c.Files {
+		buf = binary.AppendUvarint(buf, uint64(len(k)))
+		buf = append(buf, k...)
+		for _, v := range []uint64{e.Stamp.Dev, e.Stamp.Ino, uint64(e.Stamp.Size), uint64(e.Stamp.Mtime), uint64(e.Stamp.Ctime)} {
+			buf = binary.LittleEndian.AppendUint64(buf, v)
+		}
+		buf = append(buf, e.ID[:]...)
+	}
 	tmp := file + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	if err := gob.NewEncoder(f).Encode(c); err != nil {
-		f.Close()
+	if err := os.WriteFile(tmp, buf, 0o600); err != nil {
 		os.Remove(tmp)
 		return err
 	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
+	if err := os.Rename(tmp, file); err != nil {
 		return err
 	}
-	return os.Rename(tmp, file)
+	c.changed = false
+	return nil
 }
 
 // put remembers that the file with identity st has content id, unless its
@@ -192,10 +221,21 @@ func (c *cache) save(file string) error {
 func (c *cache) put(k string, st replay.Stamp, id snapshot.ID) {
 	limit := time.Now().Add(-racyMargin).UnixNano()
 	if st.Ino == 0 || st.Mtime > limit || st.Ctime > limit {
-		delete(c.Files, k)
+		c.drop(k)
 		return
 	}
-	c.Files[k] = cacheEntry{st, id}
+	if e, ok := c.Files[k]; !ok || e != (cacheEntry{st, id}) {
+		c.Files[k] = cacheEntry{st, id}
+		c.changed = true
+	}
+}
+
+// drop forgets k.
+func (c *cache) drop(k string) {
+	if _, ok := c.Files[k]; ok {
+		delete(c.Files, k)
+		c.changed = true
+	}
 }
 
 // clean reports whether the file k with identity st is known to hold its

@@ -114,7 +114,11 @@ type Watcher struct {
 	said      map[string]bool      // files whose skip was reported; guarded by record
 	busyAt    map[string]time.Time // files recorded while busy, and when
 
-	record   sync.Mutex // one recording at a time
+	record sync.Mutex // one cut or recording at a time: the order of recordings
+	// lastDone closes when the last recording handed over (cut) is
+	// stored; a recording made under record waits for it first, so
+	// events follow the order the changes were taken in. Guarded by record.
+	lastDone chan struct{}
 	cache    *cache
 	barriers sync.Map // name → chan struct{}
 	seq      atomic.Uint64
@@ -219,7 +223,9 @@ func Start(ctx context.Context, eng *replay.Engine, o Options) (*Watcher, error)
 // newWatcher is a Watcher of eng with its state empty and its cache loaded
 // from dir; o has its defaults.
 func newWatcher(eng *replay.Engine, dir string, o Options) *Watcher {
-	return &Watcher{o: o, eng: eng, dir: dir, cache: loadCache(filepath.Join(dir, "cache")),
+	done := make(chan struct{})
+	close(done)
+	return &Watcher{o: o, eng: eng, dir: dir, cache: loadCache(filepath.Join(dir, "cache")), lastDone: done,
 		dirty: map[string]*dirtyState{}, dirtyDirs: map[string]bool{}, watched: map[string]bool{}, wake: make(chan struct{}, 1),
 		calls: map[string]*callState{}, hot: map[string]*hotState{}, deferred: map[string]time.Time{},
 		said: map[string]bool{}, busyAt: map[string]time.Time{}}
@@ -249,6 +255,7 @@ func (w *Watcher) Close() error {
 	}
 	w.fw.Close()
 	w.record.Lock()
+	<-w.lastDone
 	w.cache.save(filepath.Join(w.dir, "cache"))
 	w.record.Unlock()
 	w.lock()
@@ -454,13 +461,28 @@ func (w *Watcher) loop(ctx context.Context) {
 			}
 			due := w.due(now) != nil || (w.pendingDirs() && now.Sub(w.last) >= w.o.Settle)
 			var open []Call
+			stale := false
 			for _, c := range w.calls {
 				if now.Sub(c.start) < w.o.CallMax {
 					due = false // the call's End records them
+				} else {
+					stale = true
 				}
 				open = append(open, c.call)
 			}
 			w.mu.Unlock()
+			if stale {
+				// an after-hook that never came: the call closes, what
+				// changed since it began is named for it
+				rec, err := w.cut(ctx, nil, func(_ string, s *callState) bool { return time.Since(s.start) >= w.o.CallMax }, "timeout", nil)
+				if err == nil {
+					_, err = rec()
+				}
+				if err != nil && ctx.Err() == nil {
+					w.o.Logf("journal watch: recording changes: %v (tried again at the next change)", err)
+				}
+				continue
+			}
 			if due {
 				if _, err := w.flush(ctx, open, false); err != nil && ctx.Err() == nil {
 					w.o.Logf("journal watch: recording changes: %v (tried again at the next change)", err)
@@ -541,26 +563,37 @@ func (w *Watcher) Flush(ctx context.Context, calls []Call) (*replay.Observed, er
 // Begin records what changed before an agent's call (as the watcher's own
 // changes) and opens the call: what changes until its End is named for it.
 func (w *Watcher) Begin(ctx context.Context, c Call) (*replay.Observed, error) {
-	w.mu.Lock()
-	var open []Call
-	for _, s := range w.calls {
-		open = append(open, s.call)
-	}
-	w.mu.Unlock()
-	ob, err := w.Flush(ctx, open)
+	rec, err := w.beginTake(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	w.mu.Lock()
-	w.calls[c.ID] = &callState{call: c, start: time.Now()}
-	w.mu.Unlock()
-	return ob, nil
+	return rec()
+}
+
+// beginTake is Begin up to the recording, as endTake: what changed before
+// the call is taken (and read) and the call opened; rec stores it.
+func (w *Watcher) beginTake(ctx context.Context, c Call) (func() (*replay.Observed, error), error) {
+	return w.cut(ctx, nil, func(string, *callState) bool { return false }, "", &c)
 }
 
 // End records what changed since the call's Begin, named for it (and for
 // any other call open meanwhile), and closes it. A call the watcher did
 // not see begin (it started since) is named all the same.
 func (w *Watcher) End(ctx context.Context, c Call) (*replay.Observed, error) {
+	rec, err := w.endTake(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return rec()
+}
+
+// endTake is End up to the recording: once every change made before it
+// has reached the watcher (its barrier) and the recordings before it are
+// done, it takes what changed and closes the call; rec records that, and
+// until it has, no other Begin, End or recording goes (they wait for
+// w.record). So a hook is answered before the contents are stored, and
+// the agent's next call cannot change a file before it is read.
+func (w *Watcher) endTake(ctx context.Context, c Call) (rec func() (*replay.Observed, error), err error) {
 	w.mu.Lock()
 	begun := w.calls[c.ID]
 	if begun != nil {
@@ -568,21 +601,113 @@ func (w *Watcher) End(ctx context.Context, c Call) (*replay.Observed, error) {
 	}
 	w.mu.Unlock()
 	if begun == nil && len(c.Files) > 0 {
-		return w.endFiles(ctx, c)
+		ob, err := w.endFiles(ctx, c)
+		return func() (*replay.Observed, error) { return ob, err }, nil
 	}
+	return w.cut(ctx, &c, func(string, *callState) bool { return false }, "", nil)
+}
+
+// cut takes, after a barrier, what changed until now, to be named for
+// first (if any), the open calls pick chooses (closed, their About saying
+// reason), and the calls still open; first and the picked calls are
+// closed, open (if any) opened. The files taken are read before cut
+// returns (Engine.Capture); rec stores them, after every recording taken
+// before (w.lastDone), and must be called once. So an answer given before
+// rec runs lets the agent go on: whatever its next call does to a file,
+// what was read is what this cut records. (A rescan or a directory's
+// subtree is recorded before cut returns.)
+func (w *Watcher) cut(ctx context.Context, first *Call, pick func(id string, s *callState) bool, reason string, open *Call) (rec func() (*replay.Observed, error), err error) {
+	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	err = w.Sync(sctx)
+	cancel()
+	if err != nil && ctx.Err() != nil {
+		return nil, err
+	}
+	w.record.Lock()
+	defer w.record.Unlock()
 	w.mu.Lock()
-	calls := []Call{c}
-	for id, s := range w.calls {
-		if id != c.ID {
-			calls = append(calls, s.call)
+	var calls, still []Call
+	if first != nil {
+		calls = append(calls, *first)
+		delete(w.calls, first.ID)
+	}
+	for _, s := range w.openCalls() {
+		if pick(s.call.ID, s) {
+			c := s.call
+			c.Closed = reason
+			calls = append(calls, c)
+			delete(w.calls, s.call.ID)
+		} else {
+			still = append(still, s.call)
 		}
 	}
 	w.mu.Unlock()
-	ob, err := w.Flush(ctx, calls)
+	t := w.take(true)
+	if open != nil {
+		w.mu.Lock()
+		w.calls[open.ID] = &callState{call: *open, start: time.Now()}
+		w.mu.Unlock()
+	}
+	calls = append(calls, still...)
+	prev, done := w.lastDone, make(chan struct{})
+	w.lastDone = done
+	if t.rescan || len(t.dirs) > 0 {
+		<-prev
+		ob, err := w.recordTaken(ctx, calls, t, true)
+		close(done)
+		return func() (*replay.Observed, error) { return ob, err }, nil
+	}
+	var capt *replay.Capture
+	if len(t.dirty) > 0 {
+		keys := make([]string, 0, len(t.dirty))
+		for k := range t.dirty {
+			keys = append(keys, k)
+		}
+		capt = w.eng.Capture(keys)
+	}
+	return func() (*replay.Observed, error) {
+		defer close(done)
+		<-prev
+		tool, args, actor := attribution(calls)
+		return w.observe(ctx, t.dirty, false, tool, args, actor, true, capt)
+	}, nil
+}
+
+// openCalls are the open calls, oldest first; w.mu is held.
+func (w *Watcher) openCalls() []*callState {
+	out := make([]*callState, 0, len(w.calls))
+	for _, s := range w.calls {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].start.Before(out[j].start) })
+	return out
+}
+
+// Turn closes the calls of agent's session still open when the session
+// says its turn ended or a new prompt came (reason "prompt", "stop",
+// "session-end"): their after-hooks are not coming (the agent was killed,
+// the call cut short). What changed since is recorded named for them (and
+// for the other calls open), each closed call's About saying why.
+func (w *Watcher) Turn(ctx context.Context, agent, session, reason string) (*replay.Observed, error) {
+	rec, err := w.turnTake(ctx, agent, session, reason)
+	if err != nil || rec == nil {
+		return &replay.Observed{}, err
+	}
+	return rec()
+}
+
+func (w *Watcher) turnTake(ctx context.Context, agent, session, reason string) (func() (*replay.Observed, error), error) {
+	pick := func(_ string, s *callState) bool { return s.call.Agent == agent && s.call.Session == session }
 	w.mu.Lock()
-	delete(w.calls, c.ID)
+	any := false
+	for id, s := range w.calls {
+		any = any || pick(id, s)
+	}
 	w.mu.Unlock()
-	return ob, err
+	if !any {
+		return nil, nil
+	}
+	return w.cut(ctx, nil, pick, reason, nil)
 }
 
 // endFiles is End for a call the watcher never saw begin that names the
@@ -599,6 +724,7 @@ func (w *Watcher) endFiles(ctx context.Context, c Call) (*replay.Observed, error
 	}
 	w.record.Lock()
 	defer w.record.Unlock()
+	<-w.lastDone
 	w.mu.Lock()
 	dirty := map[string]bool{}
 	for _, p := range c.Files {
@@ -618,7 +744,22 @@ func (w *Watcher) endFiles(ctx context.Context, c Call) (*replay.Observed, error
 func (w *Watcher) flush(ctx context.Context, calls []Call, all bool) (*replay.Observed, error) {
 	w.record.Lock()
 	defer w.record.Unlock()
+	<-w.lastDone
+	return w.recordTaken(ctx, calls, w.take(all), all)
+}
+
+// taken is what one recording takes from the dirty state.
+type taken struct {
+	dirty            map[string]bool
+	dirs             map[string]bool
+	rescan, baseline bool
+}
+
+// take empties the dirty state into what one recording records (what is
+// due, or everything if all or nothing is due); w.record is held, w.mu not.
+func (w *Watcher) take(all bool) taken {
 	w.mu.Lock()
+	defer w.mu.Unlock()
 	dirty := w.due(time.Now())
 	if all || dirty == nil {
 		dirty = map[string]bool{}
@@ -642,7 +783,7 @@ func (w *Watcher) flush(ctx context.Context, calls []Call, all bool) (*replay.Ob
 			}
 		}
 	}
-	dirs, rescan, baseline := w.dirtyDirs, w.rescan, w.baseline
+	t := taken{dirty: dirty, dirs: w.dirtyDirs, rescan: w.rescan, baseline: w.baseline}
 	w.dirtyDirs, w.rescan, w.baseline = map[string]bool{}, false, false
 	w.first, w.last = time.Time{}, time.Time{}
 	if all {
@@ -651,26 +792,30 @@ func (w *Watcher) flush(ctx context.Context, calls []Call, all bool) (*replay.Ob
 		}
 		clear(w.deferred)
 	}
-	w.mu.Unlock()
+	return t
+}
+
+// recordTaken records what take took, named for calls; w.record is held.
+func (w *Watcher) recordTaken(ctx context.Context, calls []Call, t taken, all bool) (*replay.Observed, error) {
 	tool, args, actor := attribution(calls)
-	if rescan {
+	if t.rescan {
 		w.mu.Lock()
-		t, err := walk(w.eng, func(d string) error { w.addWatch(d); return nil })
+		tr, err := walk(w.eng, func(d string) error { w.addWatch(d); return nil })
 		if err == nil {
-			w.rules = t.rules
+			w.rules = tr.rules
 		}
 		w.mu.Unlock()
 		if err != nil {
 			return nil, err
 		}
-		return w.catchUp(ctx, t, baseline, tool, args, actor, dirty)
+		return w.catchUp(ctx, tr, t.baseline, tool, args, actor, t.dirty)
 	}
-	if len(dirs) > 0 {
-		if err := w.subtrees(dirs, dirty); err != nil {
+	if len(t.dirs) > 0 {
+		if err := w.subtrees(t.dirs, t.dirty); err != nil {
 			return nil, err
 		}
 	}
-	return w.observe(ctx, dirty, false, tool, args, actor, all)
+	return w.observe(ctx, t.dirty, false, tool, args, actor, all)
 }
 
 // subtrees marks dirty every file the journal knows under the directories
@@ -716,6 +861,11 @@ func (w *Watcher) catchUp(ctx context.Context, t *tree, baseline bool, tool stri
 	if err != nil {
 		return nil, err
 	}
+	return w.catchUpHeads(ctx, t, heads, baseline, tool, args, actor, extra...)
+}
+
+// catchUpHeads is catchUp with the journal's heads read already.
+func (w *Watcher) catchUpHeads(ctx context.Context, t *tree, heads map[string]journal.Head, baseline bool, tool string, args json.RawMessage, actor *journal.Actor, extra ...map[string]bool) (*replay.Observed, error) {
 	dirty := map[string]bool{}
 	for _, k := range changes(w.eng, t, w.cache, heads) {
 		dirty[k] = true
@@ -733,13 +883,53 @@ func (w *Watcher) catchUp(ctx context.Context, t *tree, baseline bool, tool stri
 				w.cache.put(k, st, h.ID)
 			}
 		}
+		w.cacheEqual(t, heads, dirty, ob)
 		w.cache.save(filepath.Join(w.dir, "cache"))
 	}
 	return ob, err
 }
 
-// observe records the dirty files through the engine; w.record is held.
-func (w *Watcher) observe(ctx context.Context, dirty map[string]bool, baseline bool, tool string, args json.RawMessage, actor *journal.Actor, all bool) (*replay.Observed, error) {
+// cacheEqual caches the files a catch-up looked at that Observe found
+// equal to their heads (not recorded, not unsettled nor skipped) and that
+// still have the identity the walk saw — read in between, so that is the
+// head's content. Without it a lost cache would never be rebuilt: every
+// later walk would read every file again.
+func (w *Watcher) cacheEqual(t *tree, heads map[string]journal.Head, dirty map[string]bool, ob *replay.Observed) {
+	not := map[string]bool{}
+	for _, f := range ob.Files {
+		not[f.Path] = true
+	}
+	for _, k := range ob.Unsettled {
+		not[k] = true
+	}
+	for _, s := range ob.Skipped {
+		not[s.Path] = true
+	}
+	roots := w.eng.Roots()
+	for k := range dirty {
+		st, walked := t.files[k]
+		h, known := heads[k]
+		if not[k] || !walked || !known || h.ID.IsZero() {
+			continue
+		}
+		fi, err := os.Lstat(absOf(roots, k))
+		if err != nil {
+			continue
+		}
+		now, ok := replay.StampOf(fi)
+		if now.Size == 0 {
+			now.Size = fi.Size()
+		}
+		if ok && now == st {
+			w.cache.put(k, st, h.ID)
+		}
+	}
+}
+
+// observe records the dirty files through the engine (as capt read them,
+// if given); w.record is held, or the recording is a cut's (one at a time
+// either way: see lastDone).
+func (w *Watcher) observe(ctx context.Context, dirty map[string]bool, baseline bool, tool string, args json.RawMessage, actor *journal.Actor, all bool, capt ...*replay.Capture) (*replay.Observed, error) {
 	if len(dirty) == 0 {
 		return &replay.Observed{}, nil
 	}
@@ -766,7 +956,11 @@ func (w *Watcher) observe(ctx context.Context, dirty map[string]bool, baseline b
 		}
 		kept = append(kept, k)
 	}
-	ob, err := w.eng.Observe(ctx, replay.Observation{Paths: kept, Tool: tool, Args: args, Actor: actor, Baseline: baseline})
+	o := replay.Observation{Paths: kept, Tool: tool, Args: args, Actor: actor, Baseline: baseline, Watched: w.fw != nil}
+	if len(capt) > 0 {
+		o.Captured = capt[0]
+	}
+	ob, err := w.eng.Observe(ctx, o)
 	if err != nil {
 		w.mu.Lock()
 		for k := range dirty {
@@ -806,7 +1000,7 @@ func (w *Watcher) observe(ctx context.Context, dirty map[string]bool, baseline b
 		if st, ok := ob.Stamps[f.Path]; ok {
 			w.cache.put(f.Path, st, f.After) // the identity it had when read, not one it may have now
 		} else {
-			delete(w.cache.Files, f.Path)
+			w.cache.drop(f.Path)
 		}
 	}
 	for _, s := range ob.Skipped {

@@ -1,0 +1,239 @@
+package setup
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/journalfs/journal/replay/gitai"
+	"github.com/journalfs/journal/replay/watch"
+)
+
+// Every hook call that reaches a journal says so in a file per agent,
+// <journal dir>/watch/fired/<agent>: its content the last event's name,
+// its modification time when. One small write per call; doctor reads them.
+
+// Fired notes that agent's hook fired with event, in watch directory wdir.
+// Errors are ignored: a hook goes on without.
+func Fired(wdir, agent, event string) {
+	p := filepath.Join(wdir, "fired", agent)
+	if os.WriteFile(p, []byte(event+"\n"), 0o600) != nil {
+		os.MkdirAll(filepath.Dir(p), 0o700)
+		os.WriteFile(p, []byte(event+"\n"), 0o600)
+	}
+}
+
+// Firing is an agent's last hook call.
+type Firing struct {
+	Agent string    `json:"agent"`
+	Event string    `json:"event"`
+	At    time.Time `json:"at"`
+}
+
+// LastFired lists the agents whose hooks fired, newest first.
+func LastFired(wdir string) []Firing {
+	es, _ := os.ReadDir(filepath.Join(wdir, "fired"))
+	var out []Firing
+	for _, e := range es {
+		b, err := os.ReadFile(filepath.Join(wdir, "fired", e.Name()))
+		fi, err2 := e.Info()
+		if err != nil || err2 != nil {
+			continue
+		}
+		out = append(out, Firing{Agent: e.Name(), Event: strings.TrimSpace(string(b)), At: fi.ModTime()})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].At.After(out[j].At) })
+	return out
+}
+
+// Check is one thing doctor looked at: fine, or a problem and what to do.
+type Check struct {
+	Name string `json:"name"`
+	OK   bool   `json:"ok"`
+	Say  string `json:"say"`
+	Fix  string `json:"fix,omitempty"`
+}
+
+// DoctorEnv is what doctor looks at.
+type DoctorEnv struct {
+	Env
+	JournalPath string // the journal file; "" when there is none
+	Now         time.Time
+	// MaxWatchesFile is /proc/sys/fs/inotify/max_user_watches (tests point
+	// it elsewhere).
+	MaxWatchesFile string
+}
+
+// Doctor checks the workspace's recording: the journal, the watcher, each
+// agent's hooks (installed where, fired when), inotify's limit against the
+// tree, and git notes.
+func Doctor(ctx context.Context, d DoctorEnv) []Check {
+	var out []Check
+	if d.JournalPath == "" {
+		return append(out, Check{Name: "journal", Say: "no journal in " + d.Root + " or above",
+			Fix: "run `journal init` here: it makes the journal and sets up your agents"})
+	}
+	out = append(out, Check{Name: "journal", OK: true, Say: d.show(d.JournalPath)})
+	wdir := filepath.Join(filepath.Dir(d.JournalPath), "watch")
+	if watch.Running(d.JournalPath) {
+		out = append(out, Check{Name: "watcher", OK: true, Say: "a watcher runs (journal serve or journal watch): hooks hand their calls to it"})
+	} else {
+		out = append(out, Check{Name: "watcher", Say: "no watcher runs: changes made outside journal's tools are recorded only when a hook or command walks the workspace",
+			Fix: "start one: `journal watch &` in " + d.Root + ", or let your agent start `journal serve` (its MCP server)"})
+	}
+	out = append(out, hookChecks(d, wdir)...)
+	out = append(out, inotifyCheck(d))
+	if c, ok := gitCheck(ctx, d); ok {
+		out = append(out, c)
+	}
+	return out
+}
+
+// hookChecks: for each agent whose hooks are installed (by the record,
+// or found in its files), whether and when they fired.
+func hookChecks(d DoctorEnv, wdir string) []Check {
+	fired := map[string]Firing{}
+	for _, f := range LastFired(wdir) {
+		fired[f.Agent] = f
+	}
+	installed := map[string]string{}
+	for _, sc := range []Scope{Project, User} {
+		e := d.Env
+		e.Scope = sc
+		for _, a := range Agents {
+			if _, ok := installed[a.Name]; !ok && a.installedIn(e) != "" {
+				installed[a.Name] = a.installedIn(e)
+			}
+		}
+	}
+	var out []Check
+	for _, a := range Agents {
+		where, inst := installed[a.Name]
+		f, ok := fired[a.Name]
+		switch {
+		case inst && ok:
+			out = append(out, Check{Name: "hooks " + a.Name, OK: true,
+				Say: fmt.Sprintf("installed (%s); last fired %s ago (%s)", where, ago(d.Now.Sub(f.At)), f.Event)})
+		case inst:
+			fix := "start a session of " + a.Name + " in this workspace; its first tool call fires them"
+			if a.Note != "" {
+				fix += ". " + a.Note
+			}
+			out = append(out, Check{Name: "hooks " + a.Name, Say: "installed (" + where + ") but never fired here", Fix: fix})
+		case ok:
+			out = append(out, Check{Name: "hooks " + a.Name, OK: true,
+				Say: fmt.Sprintf("fired %s ago (%s); set up outside journal init's files", ago(d.Now.Sub(f.At)), f.Event)})
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, Check{Name: "hooks", Say: "no agent's hooks are installed: changes outside journal's tools are not named for the call that made them",
+			Fix: "run `journal init` (it finds the agents you use), or `journal init AGENT`"})
+	}
+	return out
+}
+
+// installedIn says where an agent's hooks are in scope e.Scope, "" if not.
+func (a *Agent) installedIn(e Env) string {
+	p := filepath.Join(e.base(), a.HookFile[e.Scope])
+	if a.hooks == nil {
+		b, err := os.ReadFile(filepath.Join(p, "PreToolUse"))
+		if err == nil && Ours(string(b), a.Name) {
+			return e.show(p)
+		}
+		return ""
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return ""
+	}
+	for _, f := range strings.FieldsFunc(string(b), func(r rune) bool { return r == '"' }) {
+		if Ours(f, a.Name) {
+			return e.show(p)
+		}
+	}
+	return ""
+}
+
+func ago(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+// inotifyCheck compares the directories a watcher would watch with
+// fs.inotify.max_user_watches (shared by every process of the user).
+func inotifyCheck(d DoctorEnv) Check {
+	dirs := CountDirs(d.Root)
+	file := d.MaxWatchesFile
+	if file == "" {
+		file = "/proc/sys/fs/inotify/max_user_watches"
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return Check{Name: "inotify", OK: true, Say: fmt.Sprintf("%d directories to watch; no inotify limit to read here (%v)", dirs, err)}
+	}
+	max, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	c := Check{Name: "inotify", OK: true, Say: fmt.Sprintf("%d directories to watch, max_user_watches %d", dirs, max)}
+	if dirs*10 > max*9 {
+		want := 1 << 19
+		for want < dirs*2 {
+			want *= 2
+		}
+		c.OK = false
+		c.Say += ": past 90% of the limit (which every watching process of yours shares); directories past it are rescanned every 5 s instead"
+		c.Fix = fmt.Sprintf("raise it: `sudo sysctl fs.inotify.max_user_watches=%d` (and in /etc/sysctl.d/ to keep it), or leave big directories out in a .journalignore", want)
+	}
+	return c
+}
+
+// CountDirs counts the directories a watcher of root watches (its rules:
+// .gitignore, .journalignore, the defaults).
+func CountDirs(root string) int {
+	rules := watch.NewRules()
+	n := 0
+	filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || !e.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if rel != "." && rules.Ignored(rel, true) {
+			return filepath.SkipDir
+		}
+		rules.Enter(p, rel)
+		n++
+		return nil
+	})
+	return n
+}
+
+// gitCheck: in a git repository, whether journal's git notes are
+// installed (commits then carry which agent wrote which lines).
+func gitCheck(ctx context.Context, d DoctorEnv) (Check, bool) {
+	if _, err := os.Stat(filepath.Join(d.Root, ".git")); err != nil {
+		return Check{}, false
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	r, err := gitai.OpenRepo(ctx, d.Root)
+	if err != nil {
+		return Check{Name: "git notes", Say: "a git repository that git cannot read: " + err.Error()}, true
+	}
+	if gitai.Installed(ctx, r) {
+		return Check{Name: "git notes", OK: true, Say: "installed: each commit gets a note naming the agents and prompts of its lines"}, true
+	}
+	return Check{Name: "git notes", Say: "not installed: commits do not say which agent wrote which lines",
+		Fix: "run `journal git install`"}, true
+}
