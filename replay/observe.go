@@ -443,7 +443,6 @@ func (e *Engine) appendObserved(db *journal.DB, o Observation, changed []*observ
 				return err
 			}
 			out.Events = append(out.Events, ev.Seq)
-			out.Files = append(out.Files, files[:n]...)
 			files = files[n:]
 		}
 		return nil
@@ -451,7 +450,13 @@ func (e *Engine) appendObserved(db *journal.DB, o Observation, changed []*observ
 	if err := emit(first, journal.ToolBaseline, nil); err != nil {
 		return err
 	}
-	return emit(plain, o.Tool, o.Args)
+	if err := emit(plain, o.Tool, o.Args); err != nil {
+		return err
+	}
+	// the events' files in their order, without a copy of a baseline's
+	// (100,000 files: 14 MB)
+	out.Files = append(first, plain...)
+	return nil
 }
 
 // classifyObserved checks each changed file once more under the lock and
