@@ -170,3 +170,26 @@ func TestScanSecrets_LargeContentInPieces(t *testing.T) {
 		t.Fatalf("no secret straddles a piece's end %v: the test does not test it", ends)
 	}
 }
+
+// TestScanSecretTexts_ViewFails: a large content whose pieces cannot be
+// read for another reason than its absence (the journal busy, closed) makes
+// the scan fail rather than pass the event as scanned without its secrets;
+// a content gone is left unscanned, as CollectSecretTexts leaves one.
+func TestScanSecretTexts_ViewFails(t *testing.T) {
+	j := create(t)
+	defer j.Close()
+	b := bigSecretText(1<<20 + 200<<10)
+	id := putContent(t, j, b)
+	texts := []journal.ScanText{{Seq: 1, Paths: []string{"big.go"}, Contents: []snapshot.ID{id}, Bytes: [][]byte{nil}, Sizes: []int64{int64(len(b))}}}
+	busy := errors.New("busy")
+	if found, err := journal.ScanSecretTexts(nil, texts, func(func(*journal.Tx) error) error { return busy }); !errors.Is(err, busy) || found != nil {
+		t.Fatalf("view failing: %v, %d events found", err, len(found))
+	}
+	gone := func(func(*journal.Tx) error) error { return snapshot.ErrNotFound }
+	if found, err := journal.ScanSecretTexts(nil, texts, gone); err != nil || len(found) != 0 {
+		t.Fatalf("content gone: %v, %+v", err, found)
+	}
+	if found, err := journal.ScanSecretTexts(nil, texts, j.View); err != nil || len(found[1]) < 100 {
+		t.Fatalf("readable: %v, %d secrets", err, len(found[1]))
+	}
+}

@@ -180,12 +180,14 @@ func (t *Tx) CollectSecretTexts(from uint64, budget int) (texts []ScanText, last
 // ScanSecretTexts runs the detector over texts: seq → secrets, for the
 // events that have any. A content CollectSecretTexts left unread for its
 // size is read in pieces through view, a read transaction per piece
-// (ContentReader); other texts need no transaction. A content that cannot
-// be read whole (gone since, damaged) is not scanned, as CollectSecretTexts
-// leaves such a content. A content shared by several changes is scanned
-// once per path; with a cache (nil: none), an edited file's regions the
-// edit left alone are not scanned again (secrets.Cache).
-func ScanSecretTexts(c *secrets.Cache, texts []ScanText, view func(fn func(*Tx) error) error) map[uint64][]Secret {
+// (ContentReader); other texts need no transaction. A content gone since
+// or damaged (snapshot.ErrNotFound, snapshot.ErrCorrupt) is not scanned, as
+// CollectSecretTexts leaves such a content; any other error of view (the
+// journal busy, closed) is returned, with no findings: the texts are not
+// scanned, and a caller must not mark them so. A content shared by several
+// changes is scanned once per path; with a cache (nil: none), an edited
+// file's regions the edit left alone are not scanned again (secrets.Cache).
+func ScanSecretTexts(c *secrets.Cache, texts []ScanText, view func(fn func(*Tx) error) error) (map[uint64][]Secret, error) {
 	found := map[uint64][]Secret{}
 	type key struct {
 		path string
@@ -204,8 +206,12 @@ func ScanSecretTexts(c *secrets.Cache, texts []ScanText, view func(fn func(*Tx) 
 				memo[k] = fs
 			case st.Sizes[i] > 0:
 				var err error
-				if fs, err = c.ScanReader(st.Paths[i], st.Sizes[i], NewContentReader(view, id)); err == nil {
+				fs, err = c.ScanReader(st.Paths[i], st.Sizes[i], NewContentReader(view, id))
+				switch {
+				case err == nil:
 					memo[k] = fs
+				case !errors.Is(err, snapshot.ErrNotFound) && !errors.Is(err, snapshot.ErrCorrupt):
+					return nil, fmt.Errorf("journal: scan %s for secrets: %w", st.Paths[i], err)
 				}
 			}
 			for _, f := range fs {
@@ -219,7 +225,7 @@ func ScanSecretTexts(c *secrets.Cache, texts []ScanText, view func(fn func(*Tx) 
 			found[st.Seq] = out
 		}
 	}
-	return found
+	return found, nil
 }
 
 // ScanSecrets returns every event's secrets, seq → secrets: those stored,
@@ -242,7 +248,11 @@ func (t *Tx) ScanSecrets() (map[uint64][]Secret, error) {
 		if last == from {
 			return found, nil
 		}
-		for seq, s := range ScanSecretTexts(c, texts, view) {
+		more, err := ScanSecretTexts(c, texts, view)
+		if err != nil {
+			return nil, err
+		}
+		for seq, s := range more {
 			found[seq] = s
 		}
 		from = last

@@ -141,7 +141,11 @@ func (e *Engine) scan(store, final bool, deadline time.Time) error {
 			if s.cache == nil {
 				s.cache = secrets.NewCache()
 			}
-			for seq, f := range journal.ScanSecretTexts(s.cache, texts[i:i+1], view) {
+			more, err := journal.ScanSecretTexts(s.cache, texts[i:i+1], view)
+			if err != nil { // nothing stored: the next pass scans these events again
+				return err
+			}
+			for seq, f := range more {
 				found[seq] = f
 			}
 		}
