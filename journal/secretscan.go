@@ -35,13 +35,22 @@ func (s Secret) InArgs() bool { return s.Arg != "" }
 // ScanText is what the detector reads of one event: its arguments and the
 // contents its file changes left, read inside a transaction so that the
 // scan itself can run outside it (CollectSecretTexts, ScanSecretTexts).
+// A content over StreamScanSize is not read then: ScanSecretTexts reads it
+// in pieces as it scans it (Sizes).
 type ScanText struct {
 	Seq      uint64
 	Args     []byte
 	Paths    []string
 	Contents []snapshot.ID
-	Bytes    [][]byte // nil for a content not scanned (too large, gone)
+	Bytes    [][]byte // nil for a content not scanned (too large, gone) or read as it is scanned
+	Sizes    []int64  // the contents' sizes; -1 for a content not scanned
 }
+
+// StreamScanSize is the size above which the detector reads a content in
+// pieces while it scans it (ContentReader, secrets.Cache.ScanReader) rather
+// than whole before: a 50 MB content costs the scan a piece and a window,
+// not 50 MB of heap, and no read transaction lasts longer than a piece's.
+const StreamScanSize = 1 << 20
 
 // SecretsScanned returns the last event the detector has scanned and
 // stored (0: none, or a journal from before detection).
@@ -143,15 +152,20 @@ func (t *Tx) CollectSecretTexts(from uint64, budget int) (texts []ScanText, last
 			// the detector must not stop status, which reports damage
 			// (and verify names it)
 			var b []byte
-			if n, err := snapshot.Size(t.tx, f.After); err == nil && n <= secrets.MaxSize {
+			n, err := snapshot.Size(t.tx, f.After)
+			switch {
+			case err != nil || n > secrets.MaxSize:
+				n = -1
+			case n <= StreamScanSize:
 				if b, err = snapshot.Bytes(t.tx, f.After); err != nil {
-					b = nil
+					b, n = nil, -1
 				}
 			}
-			read += len(b)
+			read += int(max(n, 0))
 			st.Paths = append(st.Paths, f.Path)
 			st.Contents = append(st.Contents, f.After)
 			st.Bytes = append(st.Bytes, b)
+			st.Sizes = append(st.Sizes, n)
 		}
 		texts = append(texts, st)
 		last = e.Seq
@@ -163,12 +177,17 @@ func (t *Tx) CollectSecretTexts(from uint64, budget int) (texts []ScanText, last
 	return texts, last, err
 }
 
-// ScanSecretTexts runs the detector over texts (no transaction needed):
-// seq → secrets, for the events that have any. A content shared by several
+// ScanSecretTexts runs the detector over texts: seq → secrets, for the
+// events that have any. A content CollectSecretTexts left unread for its
+// size is read in pieces through view, a read transaction per piece
+// (ContentReader); other texts need no transaction. A content gone since
+// or damaged (snapshot.ErrNotFound, snapshot.ErrCorrupt) is not scanned, as
+// CollectSecretTexts leaves such a content; any other error of view (the
+// journal busy, closed) is returned, with no findings: the texts are not
+// scanned, and a caller must not mark them so. A content shared by several
 // changes is scanned once per path; with a cache (nil: none), an edited
-// file's regions the edit left alone are not scanned again
-// (secrets.Cache).
-func ScanSecretTexts(c *secrets.Cache, texts []ScanText) map[uint64][]Secret {
+// file's regions the edit left alone are not scanned again (secrets.Cache).
+func ScanSecretTexts(c *secrets.Cache, texts []ScanText, view func(fn func(*Tx) error) error) (map[uint64][]Secret, error) {
 	found := map[uint64][]Secret{}
 	type key struct {
 		path string
@@ -180,9 +199,20 @@ func ScanSecretTexts(c *secrets.Cache, texts []ScanText) map[uint64][]Secret {
 		for i, id := range st.Contents {
 			k := key{st.Paths[i], id}
 			fs, ok := memo[k]
-			if !ok && st.Bytes[i] != nil {
+			switch {
+			case ok:
+			case st.Bytes[i] != nil:
 				fs = c.ScanFile(st.Paths[i], st.Bytes[i])
 				memo[k] = fs
+			case st.Sizes[i] > 0:
+				var err error
+				fs, err = c.ScanReader(st.Paths[i], st.Sizes[i], NewContentReader(view, id))
+				switch {
+				case err == nil:
+					memo[k] = fs
+				case !errors.Is(err, snapshot.ErrNotFound) && !errors.Is(err, snapshot.ErrCorrupt):
+					return nil, fmt.Errorf("journal: scan %s for secrets: %w", st.Paths[i], err)
+				}
 			}
 			for _, f := range fs {
 				out = append(out, Secret{Path: st.Paths[i], Content: id, Finding: f})
@@ -195,7 +225,7 @@ func ScanSecretTexts(c *secrets.Cache, texts []ScanText) map[uint64][]Secret {
 			found[st.Seq] = out
 		}
 	}
-	return found
+	return found, nil
 }
 
 // ScanSecrets returns every event's secrets, seq → secrets: those stored,
@@ -209,15 +239,20 @@ func (t *Tx) ScanSecrets() (map[uint64][]Secret, error) {
 	}
 	from := t.SecretsScanned()
 	c := secrets.NewCache() // successive versions of a file share most of their regions
+	view := func(fn func(*Tx) error) error { return fn(t) }
 	for {
-		texts, last, err := t.CollectSecretTexts(from, 64<<20)
+		texts, last, err := t.CollectSecretTexts(from, 4<<20)
 		if err != nil {
 			return nil, err
 		}
 		if last == from {
 			return found, nil
 		}
-		for seq, s := range ScanSecretTexts(c, texts) {
+		more, err := ScanSecretTexts(c, texts, view)
+		if err != nil {
+			return nil, err
+		}
+		for seq, s := range more {
 			found[seq] = s
 		}
 		from = last

@@ -42,6 +42,14 @@ func (e *Engine) readState(p Path, cached bool) (state, error) {
 	if err != nil {
 		return state{}, mapFSError(p, "stat", err)
 	}
+	return e.readStated(p, cached, fi)
+}
+
+// readStated is readState of the file whose stat (Lstat, taken before)
+// is fi: its size chooses how it is read, its mode is the state's; a caller
+// that compares fi with a stat taken after the read knows the two agree
+// (readBetweenStats).
+func (e *Engine) readStated(p Path, cached bool, fi fs.FileInfo) (state, error) {
 	if err := checkFile(p, fi); err != nil {
 		return state{}, err
 	}

@@ -14,7 +14,11 @@ import (
 // the events after the last scanned one are read under the journal's lock
 // (their arguments and after-contents, up to scanBudget bytes), scanned with
 // the lock released (journal/secrets), and what was found is stored in one
-// bbolt commit (journal.Tx.PutSecrets). A pass gives way to the engine's
+// bbolt commit (journal.Tx.PutSecrets). A content over
+// journal.StreamScanSize is not read then but in pieces of 1 MiB while it is
+// scanned, each in a read transaction of its own (journal.ContentReader):
+// the detector holds a piece and a window of a 50 MB content, not all of it,
+// and the lock for a piece's read at a time. A pass gives way to the engine's
 // other work: it stops after the event it is scanning when a batch or a
 // reader calls the engine, and goes on from there at the next idle moment,
 // so an edit waits for one event's scan at most (its CPU, not the lock).
@@ -120,6 +124,13 @@ func (e *Engine) scan(store, final bool, deadline time.Time) error {
 		// give way: stop at the first event after which the engine was
 		// called (a batch, a reader)
 		since := e.calls.Load()
+		// a large content is read in pieces as it is scanned, each piece
+		// an engine call of its own (not one that gives way)
+		view := func(fn func(*journal.Tx) error) error {
+			err := e.do(func(db *journal.DB) error { return db.View(fn) })
+			since++
+			return err
+		}
 		found := map[uint64][]journal.Secret{}
 		gave := false
 		for i := range texts {
@@ -130,7 +141,11 @@ func (e *Engine) scan(store, final bool, deadline time.Time) error {
 			if s.cache == nil {
 				s.cache = secrets.NewCache()
 			}
-			for seq, f := range journal.ScanSecretTexts(s.cache, texts[i:i+1]) {
+			more, err := journal.ScanSecretTexts(s.cache, texts[i:i+1], view)
+			if err != nil { // nothing stored: the next pass scans these events again
+				return err
+			}
+			for seq, f := range more {
 				found[seq] = f
 			}
 		}

@@ -82,13 +82,17 @@ func applyScanned(b *testing.B, key bool, gap time.Duration) {
 	read := time.Since(t0) / time.Duration(len(texts))
 	t0 = time.Now()
 	for i := range texts {
-		journal.ScanSecretTexts(nil, texts[i:i+1])
+		if _, err := journal.ScanSecretTexts(nil, texts[i:i+1], es[1].Journal().View); err != nil {
+			b.Fatal(err)
+		}
 	}
 	scan := time.Since(t0) / time.Duration(len(texts))
 	c := secrets.NewCache() // as the engine scans: each version after the one before
 	t0 = time.Now()
 	for i := range texts {
-		journal.ScanSecretTexts(c, texts[i:i+1])
+		if _, err := journal.ScanSecretTexts(c, texts[i:i+1], es[1].Journal().View); err != nil {
+			b.Fatal(err)
+		}
 	}
 	cached := time.Since(t0) / time.Duration(len(texts))
 	b.ReportMetric(float64(read.Microseconds()), "read-µs/event")

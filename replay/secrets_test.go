@@ -1,6 +1,7 @@
 package replay_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -62,5 +63,39 @@ func TestScanSecrets_StoredAfterCheckpoint(t *testing.T) {
 		return nil
 	}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestScanSecrets_LargeContent: a content over journal.StreamScanSize,
+// which the detector reads in pieces while it scans, has its secrets found
+// and stored like a small one's — a key on the content's last line, after
+// its first MiB, included.
+func TestScanSecrets_LargeContent(t *testing.T) {
+	dir := t.TempDir()
+	e, err := replay.Open(replay.Options{Roots: []string{dir}, Actor: journal.Actor{Kind: "cli"}, ScanSecrets: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	big := strings.Repeat("an ordinary line of a large file, nothing to see here\n", 3<<20/54)
+	big += "AWS_ACCESS_KEY_ID=AKIALALEMEL33243OLIB\n" // gitleaks:allow (made up for the test)
+	res, err := e.Apply(ctx, &replay.Batch{Tool: "write_file", Args: []byte(`{"path":"big.env"}`),
+		Changes: []replay.Change{{Path: "big.env", Data: []byte(big)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []journal.Secret
+	deadline := time.Now().Add(20 * time.Second)
+	for len(got) == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+		if err := e.Journal().View(func(tx *journal.Tx) (err error) {
+			got, _, err = tx.Secrets(res.Seq)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(got) != 1 || got[0].Rule != "aws-access-token" || got[0].Start != len(big)-21 || got[0].Line != strings.Count(big, "\n") {
+		t.Fatalf("stored secrets of the %d-byte content: %+v", len(big), got)
 	}
 }

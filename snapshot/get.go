@@ -320,6 +320,42 @@ func Bytes(tx *bolt.Tx, id ID) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// Chunks returns the IDs of the chunks of the stored content id, in order,
+// and its size. A chunk's bytes never change under its ID, so the chunks
+// read one by one (AppendChunk), in as many transactions as the caller
+// likes, are the content, as long as they are still stored (a gc or a
+// redaction between two reads may drop them: ErrNotFound). Each chunk is
+// verified as it is read; the caller verifies the whole (Sum) if it needs
+// to.
+func Chunks(tx *bolt.Tx, id ID) ([]ID, int64, error) {
+	m, err := readManifest(tx, id)
+	if err != nil {
+		return nil, 0, fmt.Errorf("snapshot: content %s: %w", id.Short(), err)
+	}
+	lists, err := bucket(tx, BucketLists)
+	if err != nil {
+		return nil, 0, err
+	}
+	var out []ID
+	err = m.parts(func(l ID) ([]ID, error) { return readList(lists, l) }, func(ids []ID) error {
+		out = append(out, ids...)
+		return nil
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("snapshot: content %s: %w", id.Short(), err)
+	}
+	return out, m.size, nil
+}
+
+// AppendChunk appends the verified bytes of the stored chunk id to dst.
+func AppendChunk(tx *bolt.Tx, id ID, dst []byte) ([]byte, error) {
+	b, err := bucket(tx, BucketChunks)
+	if err != nil {
+		return nil, err
+	}
+	return readChunk(b, id, dst)
+}
+
 // Versions reads the successive versions of a file, each of which shares
 // most of its chunks with the one before: a chunk read (and verified) for
 // one version serves the next without being read again. It keeps the chunks

@@ -388,7 +388,8 @@ func newLSP(eng *replay.Engine, file string, specs []string) (*lsp.Manager, erro
 // the binary's mapped code and data and for a whole-file write held in
 // memory (under replay.DefaultStreamThreshold: the new content, the old
 // one, their records) under that bound. BENCHMARKS.md has the figures that
-// chose it.
+// chose it. journal watch, which runs the same watcher as a server and
+// records a large tree's baseline at its first start, takes it too.
 const serveMemLimit = 80 << 20
 
 func serveMemoryLimit() {

@@ -57,6 +57,7 @@ and the defaults (node_modules/, .venv/, caches) say what is left alone. Runs un
 watcher runs per workspace (journal serve runs it unless --watch=false).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			serveMemoryLimit() // a long-running process, as a server is: the same bound
 			a.journalFlag, a.roots = flagString(cmd, "journal"), flagStrings(cmd, "root")
 			eng, err := a.openWorkspace(true)
 			if err != nil {

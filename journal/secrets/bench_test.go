@@ -29,7 +29,9 @@ func source(b *testing.B, n int) []byte {
 }
 
 // BenchmarkScan: a 10 MiB Go source, a 100 KiB .env file, and a 12 KiB
-// source (an ordinary edit's file).
+// source (an ordinary edit's file); then a 48 MiB source scanned first
+// through a new Cache (as the detector scans a file's first version) whole
+// and read in pieces (ScanReader).
 func BenchmarkScan(b *testing.B) {
 	var env bytes.Buffer
 	for i := 0; env.Len() < 100<<10; i++ {
@@ -50,4 +52,19 @@ func BenchmarkScan(b *testing.B) {
 			}
 		})
 	}
+	big := source(b, 48<<20)
+	b.Run("go-48MiB-cache", func(b *testing.B) {
+		b.SetBytes(int64(len(big)))
+		for b.Loop() {
+			secrets.NewCache().ScanFile("big.go", big)
+		}
+	})
+	b.Run("go-48MiB-cache-reader", func(b *testing.B) {
+		b.SetBytes(int64(len(big)))
+		for b.Loop() {
+			if _, err := secrets.NewCache().ScanReader("big.go", int64(len(big)), bytes.NewReader(big)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -62,8 +62,15 @@
 // in a window, a rule whose matches span at most n lines (computed from its
 // regular expression, lines.go) runs only on the lines within n of one of
 // its keywords, so the generic rule does not run over a whole source file
-// because the words key or token occur in it. Time is linear in the size;
-// BENCHMARKS.md has the figures.
+// because the words key or token occur in it. A window is scanned on its
+// own bytes, with its first line counted as the scan goes, so time is
+// linear in the size; BENCHMARKS.md has the figures.
+//
+// Cache.ScanReader scans a content as it is read (a large stored content,
+// read in pieces): it keeps one window and its overlap, and since the
+// windows are cut from the bytes alone, not from where the reads end, its
+// windows, overlaps and findings are ScanFile's on the same bytes
+// (TestScanReader_SameAsScanFile).
 //
 // A Cache makes a scan of an edited file cost about what its edit changed:
 // a rule's findings in a region of lines depend only on the rule, the path

@@ -2,6 +2,8 @@ package secrets
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"math"
 	"sort"
 	"strings"
@@ -59,80 +61,225 @@ func ScanFile(path string, b []byte) []Finding { return (*Cache)(nil).ScanFile(p
 // b: a later scan of an edited version re-runs the rules only on the
 // regions the edit changed. A nil Cache remembers nothing.
 func (c *Cache) ScanFile(path string, b []byte) []Finding {
+	fs, _ := c.scan(path, &text{buf: b, size: len(b), eof: true})
+	return fs
+}
+
+// ScanReader is ScanFile of the content of size bytes that r yields, read
+// as it is scanned: it holds one window and its overlap (a little more
+// than window+overlap bytes, or a line if a line is longer), never the
+// whole content, and finds exactly what ScanFile finds in the same bytes
+// (the windows, their overlap and so the secrets spanning a cut are the
+// same; TestScanReader_SameAsScanFile). A content over MaxSize is not read.
+// An error of r, or r yielding other than size bytes, is returned with no
+// findings: the content was not scanned.
+func (c *Cache) ScanReader(path string, size int64, r io.Reader) ([]Finding, error) {
+	if size > MaxSize {
+		fs, _ := c.scan(path, &text{size: int(size), eof: true})
+		return fs, nil
+	}
+	return c.scan(path, &text{r: r, buf: make([]byte, 0, readBuf), size: int(size)})
+}
+
+// readBuf is ScanReader's first buffer: a window, its overlap and room for
+// the reads that complete the window's last line.
+const readBuf = window + overlap + 32<<10
+
+// scan is ScanFile over t.
+func (c *Cache) scan(path string, t *text) ([]Finding, error) {
 	rs := rules()
 	for _, a := range rs.global {
 		if a.pathAllowed(path) {
-			return nil
+			return nil, nil
 		}
 	}
 	var fs []Finding
 	for _, r := range rs.rules {
 		if r.src == "" && r.path != nil && path != "" && r.path.MatchString(path) && !r.pathAllowed(path) {
-			fs = append(fs, Finding{Rule: r.id, Start: 0, End: len(b), Line: 1})
+			fs = append(fs, Finding{Rule: r.id, Start: 0, End: t.size, Line: 1})
 		}
 	}
-	if len(b) == 0 || len(b) > MaxSize || IsBinary(b) {
-		return fs
+	if t.size == 0 || t.size > MaxSize {
+		return fs, nil
 	}
-	seen := map[[2]int]bool{}
-	hits := make([][]int, len(rs.keywords))
-	var at []int
-	for lo := 0; lo < len(b); {
-		hi := cut(b, lo+window)
-		from := lo
+	if t.fill(BinarySniff); t.err != nil {
+		return nil, t.err
+	}
+	if IsBinary(t.buf) {
+		return fs, nil
+	}
+	w := windowScan{c: c, rs: rs, path: path, seen: map[[2]int]bool{}, hits: make([][]int, len(rs.keywords))}
+	// lo is where the window's new bytes start, line its line (from 1);
+	// the window [from, hi) starts overlap bytes before lo, after a
+	// newline, and ends after the first newline past lo+window
+	lo, line := 0, 1
+	for {
+		if t.fill(lo + 1); t.err != nil {
+			return nil, t.err
+		}
+		if lo >= t.end() {
+			break
+		}
+		hi := t.cut(lo + window)
+		from, fromLine := lo, line
 		if lo > 0 {
-			from = cut(b, lo-overlap)
+			from = t.cut(lo - overlap)
+			fromLine -= bytes.Count(t.at(from, lo), nl)
 		}
-		for i := range hits {
-			hits[i] = hits[i][:0]
+		if t.err != nil {
+			return nil, t.err
 		}
-		rs.trie.hits(b[from:hi], func(end, k int) { hits[k] = append(hits[k], from+end-1) })
-		var lines lineIndex
-		base := 0 // the line of from, when c is used
-		if c != nil {
-			base = 1 + bytes.Count(b[:from], []byte{'\n'})
-		}
-		for ri, r := range rs.rules {
-			if r.src == "" || (r.path != nil && (path == "" || !r.path.MatchString(path))) || r.pathAllowed(path) {
-				continue
-			}
-			at = at[:0]
-			for _, k := range r.keywords {
-				at = append(at, hits[k]...)
-			}
-			if len(r.keywords) > 0 && len(at) == 0 {
-				continue
-			}
-			regions := [][2]int{{from, hi}}
-			if len(r.keywords) > 0 && r.lines() != unbounded {
-				if lines == nil {
-					lines = newLineIndex(b[from:hi], from)
-				}
-				sort.Ints(at)
-				regions = lines.regions(at, r.lines(), hi)
-			}
-			for _, rg := range regions {
-				var got []Finding
-				switch {
-				case c != nil && rg[0] == from:
-					got = c.find(ri, r, rs, path, b, rg, base)
-				case c != nil: // a region of lines: lines is built
-					got = c.find(ri, r, rs, path, b, rg, base+lines.line(rg[0]))
-				default:
-					got = r.find(rs, path, b, rg[0], rg[1])
-				}
-				for _, f := range got {
-					k := [2]int{ri, f.Start}
-					if !seen[k] {
-						seen[k] = true
-						fs = append(fs, f)
-					}
-				}
-			}
-		}
+		fs = w.scan(fs, t.at(from, hi), from, fromLine)
+		line += bytes.Count(t.at(lo, hi), nl)
 		lo = hi
+		t.discard(lo - overlap)
 	}
-	return settle(fs)
+	if t.end() != t.size {
+		return nil, fmt.Errorf("secrets: %s: read %d bytes of %d", path, t.end(), t.size)
+	}
+	return settle(fs), nil
+}
+
+var nl = []byte{'\n'}
+
+// windowScan is the state of one scan across its windows.
+type windowScan struct {
+	c    *Cache
+	rs   *ruleSet
+	path string
+	seen map[[2]int]bool // rule, start: found already (in an overlap)
+	hits [][]int         // by keyword: where it ends in the window
+	at   []int
+}
+
+// scan appends to fs what the rules find in the window b, which starts at
+// offset off of the text, on line line, after a newline (or at the start)
+// and ends after one (or at the end): every line of a match, and so every
+// rule's view of it, lies inside b. Findings are returned in the text's
+// offsets and lines.
+func (w *windowScan) scan(fs []Finding, b []byte, off, line int) []Finding {
+	rs, path, c := w.rs, w.path, w.c
+	for i := range w.hits {
+		w.hits[i] = w.hits[i][:0]
+	}
+	rs.trie.hits(b, func(end, k int) { w.hits[k] = append(w.hits[k], end-1) })
+	var lines lineIndex
+	for ri, r := range rs.rules {
+		if r.src == "" || (r.path != nil && (path == "" || !r.path.MatchString(path))) || r.pathAllowed(path) {
+			continue
+		}
+		w.at = w.at[:0]
+		for _, k := range r.keywords {
+			w.at = append(w.at, w.hits[k]...)
+		}
+		if len(r.keywords) > 0 && len(w.at) == 0 {
+			continue
+		}
+		regions := [][2]int{{0, len(b)}}
+		if len(r.keywords) > 0 && r.lines() != unbounded {
+			if lines == nil {
+				lines = newLineIndex(b, 0)
+			}
+			sort.Ints(w.at)
+			regions = lines.regions(w.at, r.lines(), len(b))
+		}
+		for _, rg := range regions {
+			var got []Finding
+			switch {
+			case c != nil && rg[0] == 0:
+				got = c.find(ri, r, rs, path, b, rg, 1)
+			case c != nil: // a region of lines: lines is built
+				got = c.find(ri, r, rs, path, b, rg, 1+lines.line(rg[0]))
+			default:
+				got = r.find(rs, path, b, rg[0], rg[1])
+			}
+			for _, f := range got {
+				f.Start, f.End, f.Line = f.Start+off, f.End+off, f.Line+line-1
+				k := [2]int{ri, f.Start}
+				if !w.seen[k] {
+					w.seen[k] = true
+					fs = append(fs, f)
+				}
+			}
+		}
+	}
+	return fs
+}
+
+// text is what a scan reads: a content given whole (r nil, buf all of it)
+// or read from r as the scan goes, keeping buf, its bytes from offset off.
+type text struct {
+	r    io.Reader
+	buf  []byte
+	off  int
+	size int // as the caller says
+	eof  bool
+	err  error
+}
+
+// end is the offset after the last byte read.
+func (t *text) end() int { return t.off + len(t.buf) }
+
+// at returns the bytes [i, j) of the text, which buf holds.
+func (t *text) at(i, j int) []byte { return t.buf[i-t.off : j-t.off] }
+
+// read reads once from r into buf, growing it when full.
+func (t *text) read() {
+	if t.eof {
+		return
+	}
+	if len(t.buf) == cap(t.buf) {
+		t.buf = append(t.buf, make([]byte, max(cap(t.buf), readBuf))...)[:len(t.buf)]
+	}
+	n, err := t.r.Read(t.buf[len(t.buf):cap(t.buf)])
+	t.buf = t.buf[:len(t.buf)+n]
+	if t.end() > t.size && err == nil {
+		err = fmt.Errorf("secrets: more than %d bytes", t.size)
+	}
+	switch {
+	case err == io.EOF:
+		t.eof = true
+	case err != nil:
+		t.eof, t.err = true, err
+	}
+}
+
+// fill reads until buf holds the text up to offset i, or to its end.
+func (t *text) fill(i int) {
+	for !t.eof && t.end() < i {
+		t.read()
+	}
+}
+
+// cut is cut on the text: the offset just after the first newline at or
+// after i, or the end of the text.
+func (t *text) cut(i int) int {
+	if i <= 0 {
+		return 0
+	}
+	for {
+		t.fill(i + 1)
+		if i >= t.end() {
+			return t.end()
+		}
+		if j := bytes.IndexByte(t.buf[i-t.off:], '\n'); j >= 0 {
+			return i + j + 1
+		}
+		if t.eof {
+			return t.end()
+		}
+		i = t.end() // searched to here
+	}
+}
+
+// discard lets go of the bytes before offset i (a text given whole keeps
+// them: they are the caller's).
+func (t *text) discard(i int) {
+	if t.r == nil || i <= t.off {
+		return
+	}
+	n := copy(t.buf, t.buf[i-t.off:])
+	t.buf, t.off = t.buf[:n], i
 }
 
 // IsBinary reports whether b looks binary: a NUL byte in its first
