@@ -15,7 +15,7 @@ import (
 )
 
 // A private key made up for the tests (not a real one). gitleaks:allow
-const testPEM = "-----BEGIN RSA PRIVATE KEY-----\n" +
+const testPEM = "-----BEGIN RSA PRIVATE KEY-----\n" + // gitleaks:allow (a test's made-up key)
 	"MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun\n" +
 	"VTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK\n" +
 	"LxoS2tFczGkPLPgizskuemMghRniWaoLcyehkd3qqGElvW/VDL5AaWTg0nLVkjRo\n" +

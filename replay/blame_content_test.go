@@ -198,7 +198,7 @@ func TestBlame_Redacted(t *testing.T) {
 	w := &contentWorld{t: t, dir: t.TempDir()}
 	w.e = open(t, w.dir)
 	c1 := w.tool(person, "s.py", "def f():\n    return personValue\n")
-	w.tool(agentA, "s.py", "def f():\n    return personValue\nTOKEN = 'sk-live-0123456789abcdef'\nagent_after_token()\n")
+	w.tool(agentA, "s.py", "def f():\n    return personValue\nTOKEN = 'sk-live-0123456789abcdef'\nagent_after_token()\n") // gitleaks:allow (a test's made-up key)
 	w.tool(person, "s.py", "def f():\n    return personValue\nagent_after_token()\nperson_later()\n")
 	if _, err := w.e.Redact(replay.RedactSelect{Pattern: regexp.MustCompile(`sk-live-[0-9a-f]+`), Why: "a leaked key"}); err != nil {
 		t.Fatal(err)
@@ -212,7 +212,7 @@ func TestBlame_Redacted(t *testing.T) {
 	if got, want := w.blame("s.py"), []uint64{c1, c1, 0, 0, p4}; !slices.Equal(got, want) {
 		t.Fatalf("an edit after that: %v, want %v", got, want)
 	}
-	w.tool(agentA, "k.py", "KEY = 'sk-live-fedcba9876543210'\n")
+	w.tool(agentA, "k.py", "KEY = 'sk-live-fedcba9876543210'\n") // gitleaks:allow (a test's made-up key)
 	if _, err := w.e.Redact(replay.RedactSelect{Pattern: regexp.MustCompile(`sk-live-[0-9a-f]+`), Why: "another"}); err != nil {
 		t.Fatal(err)
 	}

@@ -525,7 +525,7 @@ func TestRepair_SampleTakesEdits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if format != journal.Format || records[1] != 12 || records[3]+records[6] != 5 || deltas[2]+deltas[3] < 4 { // v3 records; deltas and splices
+	if format != journal.FormatSalted || records[1] != 12 || records[3]+records[6] != 5 || deltas[2]+deltas[3] < 4 { // v3 records; deltas and splices
 		t.Fatalf("format %d; records by version %v; chunks by codec %v", format, records, deltas)
 	}
 	ok(t, dir, "verify")

@@ -16,7 +16,7 @@ import (
 )
 
 // promptKey is the AWS example key a prompt below holds.
-const promptKey = "AKIAIOSFODNN7EXAMPLQ"
+const promptKey = "AKIAIOSFODNN7EXAMPLQ" // gitleaks:allow (a test's made-up key)
 
 // promptWorkspace records, in a new workspace, a prompt whose text holds a
 // key and a call of its session naming it; it returns the prompt event.

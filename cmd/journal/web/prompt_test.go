@@ -42,7 +42,7 @@ func TestWeb_BrowserPrompts(t *testing.T) {
 	}
 	step(nil, `{}`, "a.txt", "a = 1\n")
 	step(nil, `{}`, "notes.md", "notes\n")
-	if _, err := e.RecordPrompt(ctx0, claude, replay.PromptArgs{ID: "p-one", Text: "set a to 2 with AKIAIOSFODNN7EXAMPLQ", Model: "claude-sonnet-5"}); err != nil {
+	if _, err := e.RecordPrompt(ctx0, claude, replay.PromptArgs{ID: "p-one", Text: "set a to 2 with AKIAIOSFODNN7EXAMPLQ", Model: "claude-sonnet-5"}); err != nil { // gitleaks:allow (a test's made-up key)
 		t.Fatal(err)
 	}
 	step(&claude, `{"command":"a2","call":{"id":"t1","prompt":"p-one"}}`, "a.txt", "a = 2\n")
@@ -76,7 +76,7 @@ func TestWeb_BrowserPrompts(t *testing.T) {
 	do(t, ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("div.prompt")))
 	prompts := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("div.prompt")).map(p => p.dataset.prompt + ": " + p.innerText.replace(/\s+/g, " "))`)
 	if len(prompts) != 2 || !strings.HasPrefix(prompts[0], "p-two:") || !strings.Contains(prompts[0], "now set a to 3") ||
-		!strings.HasPrefix(prompts[1], "p-one:") || !strings.Contains(prompts[1], "AKIA…[secret: aws-access-token]") || strings.Contains(prompts[1], "AKIAIOSFODNN7EXAMPLQ") {
+		!strings.HasPrefix(prompts[1], "p-one:") || !strings.Contains(prompts[1], "AKIA…[secret: aws-access-token]") || strings.Contains(prompts[1], "AKIAIOSFODNN7EXAMPLQ") { // gitleaks:allow (a test's made-up key)
 		t.Fatalf("the timeline's prompts: %q", prompts)
 	}
 	// each group's rows: p-two's call; the person's edit in a group of no prompt; p-one's two calls
@@ -87,7 +87,7 @@ func TestWeb_BrowserPrompts(t *testing.T) {
 	shot(t, ctx, "prompts-timeline")
 	// a prompt event's own page: its text masked, no revert offered
 	do(t, ctx, chromedp.Navigate(base+"/event/3"), chromedp.WaitVisible(chromedp.CSS("dl.meta")))
-	if page := text(t, ctx, "main"); !strings.Contains(page, "AKIA…[secret: aws-access-token]") || strings.Contains(page, "AKIAIOSFODNN7EXAMPLQ") {
+	if page := text(t, ctx, "main"); !strings.Contains(page, "AKIA…[secret: aws-access-token]") || strings.Contains(page, "AKIAIOSFODNN7EXAMPLQ") { // gitleaks:allow (a test's made-up key)
 		t.Fatalf("the prompt event's page:\n%s", page)
 	}
 	if n := eval[int](t, ctx, `document.querySelectorAll("#revert").length`); n != 0 {
