@@ -33,7 +33,7 @@ import (
 //     lines are never edited, only added, moved and removed), is
 //     attributed to its session.
 //
-// 200 steps by default; JOURNAL_MODEL_STEPS=1000 (or more) for a long run.
+// 200 steps by default; JOURNAL_GIT_MODEL_STEPS=1000 (or more) for a long run.
 
 // Authors: two agent sessions, a person editing through the journal (a
 // known human), and a person editing behind it (unknown: untracked).
@@ -358,7 +358,7 @@ func specNote(t *testing.T, raw string) specReading {
 
 func TestGitNotes_Model(t *testing.T) {
 	steps := 200
-	if s, err := strconv.Atoi(os.Getenv("JOURNAL_MODEL_STEPS")); err == nil && s > 0 {
+	if s, err := strconv.Atoi(os.Getenv("JOURNAL_GIT_MODEL_STEPS")); err == nil && s > 0 {
 		steps = s
 	}
 	for _, seed := range []uint64{1, 2} {
