@@ -131,7 +131,11 @@ func (bl *Blamer) Content(key string, data []byte, also ...string) (*Blame, erro
 	r := newBlameReplay()
 	found := false
 	var base *blameReplay // the key's own newest state, the one data is diffed against
-	for i, path := range append([]string{key}, also...) {
+	// The old paths first: the file's own history, made by an outside
+	// change that put the old path's content here (a move the journal saw
+	// as a delete and a create), then reads it from the memory they left.
+	paths := append(slices.Clone(also), key)
+	for i, path := range paths {
 		steps, err := blameHistory(tx, path, at, bl.event)
 		if errors.Is(err, journal.ErrNotFound) {
 			continue
@@ -148,8 +152,8 @@ func (bl *Blamer) Content(key string, data []byte, also ...string) (*Blame, erro
 		for seq, ev := range pr.events {
 			r.events[seq] = ev
 		}
-		if (i == 0 || base == nil) && !pr.binary && !pr.gone && !pr.cur.IsZero() {
-			base = pr
+		if usable := !pr.binary && !pr.gone && !pr.cur.IsZero(); usable && (i == len(paths)-1 || base == nil) {
+			base = pr // the key's own newest state, else an old path's
 		}
 	}
 	if !found {

@@ -180,6 +180,15 @@ func TestBlameContent(t *testing.T) {
 	if got, want := w.content("n.py", "def f():\n    return personValue\n\ndef g():\n    return agentValue\n    # moved\n", "m.py"), []uint64{c1, c1, a1, a1, a1, 0}; !slices.Equal(got, want) {
 		t.Fatalf("moved: %v, want %v", got, want)
 	}
+	// git mv seen by the journal as a create and a delete (two outside
+	// changes): the new path's own history starts with the outside create,
+	// which the old path's history proves
+	o1 := w.tool(agentA, "old.py", "def moved():\n    return agentMoved\n")
+	w.outside("new.py", "def moved():\n    return agentMoved\n")
+	w.outside("old.py", "")
+	if got, want := w.content("new.py", "def moved():\n    return agentMoved\n# after the move\n", "old.py"), []uint64{o1, o1, 0}; !slices.Equal(got, want) {
+		t.Fatalf("moved as a create and a delete: %v, want %v", got, want)
+	}
 	var err error
 	w.e.Journal().View(func(tx *journal.Tx) error {
 		_, err = replay.BlameContent(tx, "never.py", []byte("x\n"))
