@@ -577,6 +577,15 @@ func blameHistory(tx *journal.Tx, key string, at uint64, event func(seq uint64) 
 					s.before = old.Before
 					next, below = f.MovedFrom, ev.Seq
 				}
+			} else if f.Before.IsZero() && !f.After.IsZero() && ev.Kind == journal.KindObserve {
+				q, d, err := movedHere(ev, path, f.After, below, event)
+				if err != nil {
+					return err
+				}
+				if q != "" {
+					s.before = f.After // the old path's last version: the very content
+					next, below = q, d
+				}
 			}
 			steps = append(steps, s)
 			if next != "" {
@@ -594,6 +603,53 @@ func blameHistory(tx *journal.Tx, key string, at uint64, event func(seq uint64) 
 	}
 	slices.Reverse(steps)
 	return steps, nil
+}
+
+// movedNear is how many events before and after an outside create
+// movedHere looks at for the delete of a move the journal saw as two
+// changes (the watcher records what it sees in the order it settles).
+const movedNear = 3
+
+// movedHere finds the path an outside change that created path with
+// content id moved it from: the one path whose delete, in the same event or
+// one of the movedNear events before or after it (all below below), took
+// away that very content — a move the journal recorded as a create and a
+// delete. Exact content only: it returns "" when no path, or more than one,
+// qualifies. d is the delete's event: the old path's history is the one
+// before it.
+func movedHere(ev *journal.Event, path string, id snapshot.ID, below uint64, event func(uint64) (*journal.Event, error)) (q string, d uint64, err error) {
+	n := 0
+	look := func(e *journal.Event) {
+		for _, g := range e.Files {
+			if g.Path != path && g.Before == id && g.After.IsZero() {
+				q, d = g.Path, e.Seq
+				n++
+			}
+		}
+	}
+	look(ev)
+	for seq := ev.Seq - min(ev.Seq-1, movedNear); seq <= ev.Seq+movedNear && seq < below; seq++ {
+		if seq == ev.Seq || seq == 0 {
+			continue
+		}
+		e, err := event(seq)
+		if errors.Is(err, journal.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return "", 0, err
+		}
+		if e.Status == journal.StatusCommitted && e.Kind == journal.KindObserve {
+			look(e)
+		}
+	}
+	if n != 1 {
+		return "", 0, nil
+	}
+	if d == ev.Seq {
+		return q, ev.Seq, nil // the old path's history before this event
+	}
+	return q, d, nil
 }
 
 // blameDiff returns the owners of the lines b, given owners, those of the

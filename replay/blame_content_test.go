@@ -189,6 +189,14 @@ func TestBlameContent(t *testing.T) {
 	if got, want := w.content("new.py", "def moved():\n    return agentMoved\n# after the move\n", "old.py"), []uint64{o1, o1, 0}; !slices.Equal(got, want) {
 		t.Fatalf("moved as a create and a delete: %v, want %v", got, want)
 	}
+	// and without git naming the old path: the journal's create and the
+	// delete beside it of that very content are a move
+	if got, want := w.content("new.py", "def moved():\n    return agentMoved\n# after the move\n"), []uint64{o1, o1, 0}; !slices.Equal(got, want) {
+		t.Fatalf("moved, found by content: %v, want %v", got, want)
+	}
+	if got, want := w.blame("new.py"), []uint64{o1, o1}; !slices.Equal(got, want) {
+		t.Fatalf("journal blame of the moved file: %v, want %v", got, want)
+	}
 	var err error
 	w.e.Journal().View(func(tx *journal.Tx) error {
 		_, err = replay.BlameContent(tx, "never.py", []byte("x\n"))

@@ -50,6 +50,7 @@ type model struct {
 	e     *replay.Engine
 	rng   *rand.Rand
 	n     int
+	moves int
 	files []string
 	log   []string
 	repo  *gitai.Repo
@@ -253,7 +254,7 @@ func (m *model) check(c string) {
 			case authTool, authBash:
 				m.agentLines++
 				if claim != author {
-					m.t.Fatalf("commit %s %s:%d: the agent %s's line is attributed to %q (claimed %v)\nsteps:\n%s", c[:12], f, l, author, claim, claimed, strings.Join(m.log, "\n"))
+					m.t.Fatalf("commit %s %s:%d: the agent %s's line is attributed to %q (claimed %v)\n%s\nsteps:\n%s", c[:12], f, l, author, claim, claimed, m.why(c, f), strings.Join(m.log, "\n"))
 				}
 				m.agentKept++
 			case authPerson, authOutside:
@@ -274,6 +275,33 @@ func (m *model) check(c string) {
 			}
 		}
 	}
+}
+
+// why is what the journal holds of path f, for a failure's message.
+func (m *model) why(c, f string) string {
+	var b strings.Builder
+	m.e.Journal().View(func(tx *journal.Tx) error {
+		return tx.EachIndexed("path", f, func(e *journal.Event) error {
+			fc, _ := e.File(f)
+			fmt.Fprintf(&b, "  event %d %s %s %s/%s before=%s after=%s moved_from=%s\n", e.Seq, e.Kind, e.Tool, e.Actor.Kind, e.Actor.Session, fc.Before.Short(), fc.After.Short(), fc.MovedFrom)
+			return nil
+		})
+	})
+	fmt.Fprintf(&b, "  diff-tree: %s", m.mustGit("diff-tree", "-r", "-M", "--first-parent", "--name-status", c))
+	blob := m.mustGit("show", c+":"+f)
+	m.e.Journal().View(func(tx *journal.Tx) error {
+		bl, err := replay.BlameContent(tx, f, []byte(blob))
+		if err != nil {
+			fmt.Fprintf(&b, "  BlameContent: %v\n", err)
+			return nil
+		}
+		fmt.Fprintf(&b, "  blob %s\n", bl.Content.Short())
+		for i, l := range bl.Lines {
+			fmt.Fprintf(&b, "  %d %d %q\n", i+1, l.Seq, l.Text)
+		}
+		return nil
+	})
+	return b.String()
 }
 
 // authorAt is the author the line names: its text's first word.
@@ -477,7 +505,8 @@ func runModel(t *testing.T, seed uint64, steps int) {
 				return false
 			}
 			i := m.rng.IntN(len(m.files))
-			old, nw := m.files[i], fmt.Sprintf("moved%d.txt", m.n)
+			m.moves++
+			old, nw := m.files[i], fmt.Sprintf("moved%d.txt", m.moves)
 			m.mustGit("mv", old, nw)
 			m.files[i] = nw
 			m.observe()
