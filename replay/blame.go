@@ -68,6 +68,9 @@ func BlameTx(tx *journal.Tx, key string, at uint64) (*Blame, error) {
 		return nil, fmt.Errorf("%s did not exist after event %d (event %d deleted it): %w", key, at, steps[len(steps)-1].ev.Seq, journal.ErrNotFound)
 	}
 	r := newBlameReplay()
+	if err := r.remember(tx, steps, key, at, tx.Event); err != nil {
+		return nil, err
+	}
 	if err := r.run(tx, steps); err != nil {
 		return nil, err
 	}
@@ -135,6 +138,15 @@ func (bl *Blamer) Content(key string, data []byte, also ...string) (*Blame, erro
 	// change that put the old path's content here (a move the journal saw
 	// as a delete and a create), then reads it from the memory they left.
 	paths := append(slices.Clone(also), key)
+	if steps, err := blameHistory(tx, key, at, bl.event); err == nil {
+		extra, err := besideCreates(steps, key, at, bl.event)
+		if err != nil {
+			return nil, err
+		}
+		paths = append(extra, paths...)
+	} else if !errors.Is(err, journal.ErrNotFound) {
+		return nil, err
+	}
 	for i, path := range paths {
 		steps, err := blameHistory(tx, path, at, bl.event)
 		if errors.Is(err, journal.ErrNotFound) {
@@ -603,6 +615,70 @@ func blameHistory(tx *journal.Tx, key string, at uint64, event func(seq uint64) 
 	}
 	slices.Reverse(steps)
 	return steps, nil
+}
+
+// remember fills r's memory with the histories of the paths besideCreates
+// finds for steps (the file key's), before r replays steps.
+func (r *blameReplay) remember(tx *journal.Tx, steps []blameStep, key string, at uint64, event func(uint64) (*journal.Event, error)) error {
+	extra, err := besideCreates(steps, key, at, event)
+	if err != nil {
+		return err
+	}
+	for _, p := range extra {
+		st, err := blameHistory(tx, p, at, event)
+		if errors.Is(err, journal.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		pr := newBlameReplay()
+		pr.mem = r.mem
+		if err := pr.run(tx, st); err != nil {
+			return err
+		}
+		for seq, ev := range pr.events {
+			r.events[seq] = ev
+		}
+	}
+	return nil
+}
+
+// maxBeside bounds the paths besideCreates returns.
+const maxBeside = 8
+
+// besideCreates returns the paths outside changes deleted within movedNear
+// events of an outside change that created the file (steps, its history),
+// where no move explains the create: a move whose file changed on the way
+// (a rebase applying a commit's edits through git's rename detection, a
+// stash popped onto a renamed file) puts lines of the old path's history
+// here, and the create's lines are read against their memory too — by
+// exact text, one owner, as any restored line.
+func besideCreates(steps []blameStep, key string, at uint64, event func(uint64) (*journal.Event, error)) ([]string, error) {
+	var out []string
+	for _, s := range steps {
+		if s.ev.Kind != journal.KindObserve || !s.before.IsZero() || s.after.IsZero() {
+			continue
+		}
+		for seq := s.ev.Seq - min(s.ev.Seq-1, movedNear); seq <= s.ev.Seq+movedNear && seq <= at; seq++ {
+			e, err := event(seq)
+			if errors.Is(err, journal.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			if e.Status != journal.StatusCommitted || e.Kind != journal.KindObserve {
+				continue
+			}
+			for _, g := range e.Files {
+				if g.Path != key && g.After.IsZero() && !g.Before.IsZero() && !slices.Contains(out, g.Path) && len(out) < maxBeside {
+					out = append(out, g.Path)
+				}
+			}
+		}
+	}
+	return out, nil
 }
 
 // movedNear is how many events before and after an outside create

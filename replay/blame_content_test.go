@@ -197,6 +197,16 @@ func TestBlameContent(t *testing.T) {
 	if got, want := w.blame("new.py"), []uint64{o1, o1}; !slices.Equal(got, want) {
 		t.Fatalf("journal blame of the moved file: %v, want %v", got, want)
 	}
+	// moved with an edit on the way (a rebase applying a commit's edits
+	// through git's rename detection): the create beside the delete holds
+	// other content, and its lines the old path's history proves keep
+	// their owner, the new one is the change's
+	m1 := w.tool(agentA, "p1.py", "def before_move():\n    return agentBeforeMove\n")
+	cr := w.outside("p2.py", "def before_move():\n    return agentBeforeMove\nedited_on_the_way()\n")
+	w.outside("p1.py", "")
+	if got, want := w.blame("p2.py"), []uint64{m1, m1, cr}; !slices.Equal(got, want) {
+		t.Fatalf("moved with an edit: %v, want %v", got, want)
+	}
 	var err error
 	w.e.Journal().View(func(tx *journal.Tx) error {
 		_, err = replay.BlameContent(tx, "never.py", []byte("x\n"))

@@ -281,8 +281,12 @@
 //
 //   - Evidence. A line's owner is the event whose change first brought that
 //     exact text into the file's history (every life of the file: a file
-//     deleted and made again, and the old path of a move the journal or git
-//     reports). Exact bytes only — never similarity.
+//     deleted and made again; the old path of a move the journal or git
+//     reports, or that the journal saw as an outside create and a delete of
+//     that very content within three events; and, for an outside create no
+//     move explains, the paths outside changes deleted within three events
+//     of it — a move whose file changed on the way). Exact bytes only —
+//     never similarity.
 //   - Conservation. A change that only puts content back — an outside change
 //     (a git checkout, stash pop, reset, revert, a restore by git or any
 //     shell command, whoever ran it) or a revert, undo, redo or restore of
