@@ -96,48 +96,13 @@ func hookRun(t *testing.T, dir string, here bool, in string, args ...string) res
 		}
 	}
 	cmd.Stdin = strings.NewReader(in)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return result{stdout: out.String(), stderr: errb.String(), code: code}
+	return runCmd(t, cmd)
 }
 
 // startWatch runs `journal watch` in dir (2 s of settling, so that a change
 // an after-hook with no before-hook names is still waiting when it comes)
 // until stop.
-func startWatch(t *testing.T, dir string) (stop func()) {
-	t.Helper()
-	cmd := exec.Command(bin, "watch", "--settle", "2s", "--quiet")
-	cmd.Dir = dir
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	up := make(chan bool, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		said := false
-		for sc.Scan() {
-			if !said && strings.Contains(sc.Text(), "watching") {
-				up <- true
-				said = true
-			}
-		}
-	}()
-	select {
-	case <-up:
-	case <-time.After(15 * time.Second):
-		cmd.Process.Kill()
-		t.Fatal("journal watch did not start")
-	}
-	return func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }
-}
+func startWatch(t *testing.T, dir string) (stop func()) { t.Helper(); return startWatchArgs(t, dir) }
 
 // compact is JSON as typed (no HTML escapes).
 func compact(v any) string {

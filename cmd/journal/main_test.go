@@ -114,6 +114,13 @@ func run(t testing.TB, dir string, args ...string) result {
 		}
 	}
 	cmd.Env = env
+	return runCmd(t, cmd)
+}
+
+// runCmd runs cmd and returns its output and exit status; a command that
+// cannot run at all fails the test.
+func runCmd(t testing.TB, cmd *exec.Cmd) result {
+	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

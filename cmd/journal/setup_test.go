@@ -1,7 +1,6 @@
 package main_test
 
 import (
-	"bytes"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -54,16 +53,7 @@ func runIn(t *testing.T, dir, home string, args ...string) result {
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Env = []string{"HOME=" + home, "PATH=/usr/bin:/bin", "JOURNAL_TZ=UTC"}
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return result{stdout: out.String(), stderr: errb.String(), code: code}
+	return runCmd(t, cmd)
 }
 
 // kept checks that every line of before (its closing brackets aside)

@@ -65,41 +65,29 @@ func MergeNotes(a, b *Note) *Note {
 		switch {
 		case strings.HasPrefix(k, "s_"):
 			s, _, _ := strings.Cut(k, "::")
-			rec, ok := a.Meta.Sessions[s]
-			if !ok {
-				rec, ok = b.Meta.Sessions[s]
-			}
-			if ok {
-				if out.Meta.Sessions == nil {
-					out.Meta.Sessions = map[string]Session{}
-				}
-				out.Meta.Sessions[s] = rec
-			}
+			carry(&out.Meta.Sessions, a.Meta.Sessions, b.Meta.Sessions, s)
 		case strings.HasPrefix(k, "h_"):
-			rec, ok := a.Meta.Humans[k]
-			if !ok {
-				rec, ok = b.Meta.Humans[k]
-			}
-			if ok {
-				if out.Meta.Humans == nil {
-					out.Meta.Humans = map[string]Human{}
-				}
-				out.Meta.Humans[k] = rec
-			}
+			carry(&out.Meta.Humans, a.Meta.Humans, b.Meta.Humans, k)
 		default:
-			rec, ok := a.Meta.Prompts[k]
-			if !ok {
-				rec, ok = b.Meta.Prompts[k]
-			}
-			if ok {
-				if out.Meta.Prompts == nil {
-					out.Meta.Prompts = map[string]PromptRecord{}
-				}
-				out.Meta.Prompts[k] = rec
-			}
+			carry(&out.Meta.Prompts, a.Meta.Prompts, b.Meta.Prompts, k)
 		}
 	}
 	return out
+}
+
+// carry copies record k into *out from a, else from b, where either has it.
+func carry[V any](out *map[string]V, a, b map[string]V, k string) {
+	rec, ok := a[k]
+	if !ok {
+		rec, ok = b[k]
+	}
+	if !ok {
+		return
+	}
+	if *out == nil {
+		*out = map[string]V{}
+	}
+	(*out)[k] = rec
 }
 
 // mergedFile records, per remote, the tracking ref's commit last merged,

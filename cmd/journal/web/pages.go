@@ -681,15 +681,7 @@ func (s *Server) sessionUndo(w http.ResponseWriter, r *http.Request) {
 	}
 	// what the preview showed: the session's events up to then, not any it made since
 	res, err := s.e.UndoSession(r.Context(), id, replay.RevertOptions{Through: through, Actor: &s.actor})
-	var ce *replay.ConflictError
-	switch {
-	case errors.As(err, &ce):
-		s.fail(w, r, http.StatusConflict, err, "a later change overlaps it: open the undo page again to see where")
-	case err != nil:
-		s.fail(w, r, http.StatusConflict, err, "")
-	default:
-		http.Redirect(w, r, fmt.Sprintf("/event/%d", res.Seq), http.StatusSeeOther)
-	}
+	s.undone(w, r, res, err)
 }
 
 // planned diffs a dry run's planned changes: each file as it is now against
@@ -721,4 +713,18 @@ func (s *Server) planned(res *replay.Result) ([]fileDiff, error) {
 		return nil
 	})
 	return files, err
+}
+
+// undone answers an undo the user confirmed (a session's, a prompt's): the
+// new event's page, or why it was refused.
+func (s *Server) undone(w http.ResponseWriter, r *http.Request, res *replay.Result, err error) {
+	var ce *replay.ConflictError
+	switch {
+	case errors.As(err, &ce):
+		s.fail(w, r, http.StatusConflict, err, "a later change overlaps it: open the undo page again to see where")
+	case err != nil:
+		s.fail(w, r, http.StatusConflict, err, "")
+	default:
+		http.Redirect(w, r, fmt.Sprintf("/event/%d", res.Seq), http.StatusSeeOther)
+	}
 }

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -42,15 +41,7 @@ func (s *Server) promptUndo(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := s.e.UndoPrompt(r.Context(), ref, replay.RevertOptions{Through: through, Actor: &s.actor})
-	var ce *replay.ConflictError
-	switch {
-	case errors.As(err, &ce):
-		s.fail(w, r, http.StatusConflict, err, "a later change overlaps it: open the undo page again to see where")
-	case err != nil:
-		s.fail(w, r, http.StatusConflict, err, "")
-	default:
-		http.Redirect(w, r, fmt.Sprintf("/event/%d", res.Seq), http.StatusSeeOther)
-	}
+	s.undone(w, r, res, err)
 }
 
 // promptRewind sends to the preview of the rewind to the exact state
