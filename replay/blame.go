@@ -138,17 +138,21 @@ func (bl *Blamer) Content(key string, data []byte, also ...string) (*Blame, erro
 	// change that put the old path's content here (a move the journal saw
 	// as a delete and a create), then reads it from the memory they left.
 	paths := append(slices.Clone(also), key)
-	if steps, err := blameHistory(tx, key, at, bl.event); err == nil {
-		extra, err := besideCreates(steps, key, at, bl.event)
+	own, ownErr := blameHistory(tx, key, at, bl.event) // read once: for besideCreates and the replay
+	if ownErr == nil {
+		extra, err := besideCreates(own, key, at, bl.event)
 		if err != nil {
 			return nil, err
 		}
 		paths = append(extra, paths...)
-	} else if !errors.Is(err, journal.ErrNotFound) {
-		return nil, err
+	} else if !errors.Is(ownErr, journal.ErrNotFound) {
+		return nil, ownErr
 	}
 	for i, path := range paths {
-		steps, err := blameHistory(tx, path, at, bl.event)
+		steps, err := own, ownErr
+		if i != len(paths)-1 {
+			steps, err = blameHistory(tx, path, at, bl.event)
+		}
 		if errors.Is(err, journal.ErrNotFound) {
 			continue
 		}
