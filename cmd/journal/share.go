@@ -212,7 +212,7 @@ func serveWriter(ctx context.Context, sock, lockPath, config string, unlock func
 	unlock()
 	drain := make(chan struct{})
 	var followers sync.WaitGroup
-	stdin := &stdinSwitch{}
+	stdin := newStdinSwitch()
 	if lerr != nil {
 		fmt.Fprintf(os.Stderr, "journal serve: serving alone (others on this workspace cannot share this server): %v\n", lerr)
 	} else {

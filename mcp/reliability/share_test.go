@@ -25,6 +25,7 @@ func pause(t *testing.T, s *server) func() {
 	if err := s.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
+	waitStopped(t, s.cmd.Process.Pid)
 	once := false
 	resume := func() {
 		if !once {
@@ -34,6 +35,35 @@ func pause(t *testing.T, s *server) func() {
 	}
 	t.Cleanup(resume)
 	return resume
+}
+
+// waitStopped waits until every thread of pid is stopped. A SIGSTOP stops
+// a process only once the thread that takes it runs: on a loaded machine
+// its other threads may go on for milliseconds (long enough to answer a
+// call) after kill returns.
+func waitStopped(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", pid))
+		stopped := len(tasks) > 0
+		for _, p := range tasks {
+			b, err := os.ReadFile(p)
+			// the state follows the command's closing parenthesis
+			i := strings.LastIndexByte(string(b), ')')
+			if err != nil || i < 0 || i+2 >= len(b) || (b[i+2] != 'T' && b[i+2] != 't') {
+				stopped = false
+				break
+			}
+		}
+		if stopped {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d not stopped 10 s after SIGSTOP", pid)
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // callWithin calls a tool and reports whether it answered within d (the
