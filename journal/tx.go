@@ -37,6 +37,15 @@ func (t *Tx) Damage() *DamageError { return t.damage }
 // Bolt returns the underlying bbolt transaction (for snapshot.PutTx/Get).
 func (t *Tx) Bolt() *bolt.Tx { return t.tx }
 
+// Path returns the journal file t reads, "" when it is not known (a copy
+// being written).
+func (t *Tx) Path() string {
+	if t.j == nil {
+		return ""
+	}
+	return t.j.path
+}
+
 func u64(n uint64) []byte {
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], n)

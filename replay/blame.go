@@ -168,7 +168,7 @@ func (bl *Blamer) Content(key string, data []byte, also ...string) (*Blame, erro
 		for seq, ev := range pr.events {
 			r.events[seq] = ev
 		}
-		if usable := !pr.binary && !pr.gone && !pr.cur.IsZero(); usable && (i == len(paths)-1 || base == nil) {
+		if usable := !pr.binary && (!pr.gone || pr.red != nil) && !pr.cur.IsZero(); usable && (i == len(paths)-1 || base == nil) {
 			base = pr // the key's own newest state, else an old path's
 		}
 	}
@@ -182,12 +182,13 @@ func (bl *Blamer) Content(key string, data []byte, also ...string) (*Blame, erro
 		owners = runs.expand(len(text))
 	}
 	if owners == nil {
-		var bt []string
+		var bt, ct []string
 		var bo []uint64
+		ct = text
 		if base != nil {
-			bt, bo = base.text, base.owners
+			bt, bo, ct = base.text, base.owners, base.compared(text)
 		}
-		owners = blameDiff(bo, bt, text, Unjournaled)
+		owners = blameDiff(bo, bt, ct, Unjournaled)
 		r.mem.restore(text, owners, Unjournaled)
 		for i, o := range owners {
 			if o == Unjournaled {
@@ -207,8 +208,14 @@ type blameReplay struct {
 	cur    snapshot.ID
 	binary bool // the last version read is binary: it has no lines
 	gone   bool // the last version was taken out by a redaction
+	// red is the record of the current version when a redaction took it
+	// out (redactlines.go): text is then its lines' placeholders.
+	red    *redactedLines
 	mem    *blameMemory
 	events map[uint64]*journal.Event
+	// seen, if set, is told every version the replay reaches, its lines
+	// and their owners (a redaction records them, redactlines.go).
+	seen func(id snapshot.ID, text []string, owners []uint64)
 }
 
 func newBlameReplay() *blameReplay {
@@ -306,6 +313,25 @@ func (r *blameReplay) run(tx *journal.Tx, steps []blameStep) error {
 		bad <- err
 	}()
 	gap := false // the version before was redacted: what changed since is not known
+	// redacted moves the replay to redacted version id: to its record's
+	// placeholders and owners if the key reads one (a record with lines
+	// it has no digest of is still a gap), else to a gap.
+	redacted := func(id snapshot.ID) {
+		rec := r.mem.redacted(tx, id)
+		r.text, r.owners, r.cur, r.red, gap = nil, nil, id, rec, true
+		if rec == nil {
+			return
+		}
+		r.text, r.owners, gap = rec.placeholders(), rec.owners(), rec.partial()
+		for _, o := range r.owners {
+			if _, ok := r.events[o]; !ok && o != 0 {
+				if ev, err := tx.Event(o); err == nil {
+					r.events[o] = ev
+				}
+			}
+		}
+		r.mem.rememberRedacted(id, rec)
+	}
 	next := func() ([]string, error) {
 		v, ok := <-vch
 		if !ok {
@@ -328,7 +354,7 @@ func (r *blameReplay) run(tx *journal.Tx, steps []blameStep) error {
 			before, err := next()
 			switch {
 			case errors.Is(err, errGone):
-				r.text, r.owners, r.cur, gap = nil, nil, s.before, true
+				redacted(s.before)
 			case err != nil:
 				return err
 			default:
@@ -338,7 +364,7 @@ func (r *blameReplay) run(tx *journal.Tx, steps []blameStep) error {
 		after, err := next()
 		switch {
 		case errors.Is(err, errGone):
-			r.text, r.owners, r.cur, gap = nil, nil, s.after, true
+			redacted(s.after)
 		case err != nil:
 			return err
 		case gap:
@@ -346,14 +372,16 @@ func (r *blameReplay) run(tx *journal.Tx, steps []blameStep) error {
 			// have written are owned by none (0), but those the memory
 			// proves: a redaction hides who wrote a line, never names
 			// another author for it
-			r.text, r.owners = nil, nil
+			if r.red == nil {
+				r.text, r.owners = nil, nil
+			}
 			r.step(after, s.after, 0, true)
 			gap = false
 		default:
 			r.step(after, s.after, s.ev.Seq, restores(s.ev))
 		}
 	}
-	r.gone = gap
+	r.gone = gap || r.red != nil
 	return <-bad
 }
 
@@ -371,13 +399,37 @@ func (r *blameReplay) step(text []string, id snapshot.ID, seq uint64, restoring 
 	}
 	fresh := owners == nil
 	if fresh {
-		owners = blameDiff(r.owners, r.text, text, seq)
+		owners = blameDiff(r.owners, r.text, r.compared(text), seq)
 		if restoring {
 			r.mem.restore(text, owners, seq)
 		}
 	}
 	r.mem.remember(id, text, owners, seq, fresh)
-	r.text, r.owners, r.cur = text, owners, id
+	r.text, r.owners, r.cur, r.red = text, owners, id, nil
+	if r.seen != nil {
+		r.seen(id, text, owners)
+	}
+}
+
+// compared returns text as it is compared with the current version: as it
+// is, or, when that version was redacted (r.red), each line the version
+// held as its placeholder — by its keyed digest.
+func (r *blameReplay) compared(text []string) []string {
+	if r.red == nil {
+		return text
+	}
+	held := map[string]bool{}
+	for _, p := range r.text {
+		held[p] = true
+	}
+	out := make([]string, len(text))
+	for i, t := range text {
+		out[i] = t
+		if p := "\x00r" + string(r.mem.digest(t)); held[p] {
+			out[i] = p
+		}
+	}
+	return out
 }
 
 // restores reports whether an event's changed lines may be content it put
@@ -400,6 +452,11 @@ type blameMemory struct {
 	versions map[snapshot.ID]ownerRuns
 	lines    map[string]lineOwner
 	runs     int // runs held in versions, bounded by maxMemoryRuns
+	// digests is, by keyed digest, who wrote the lines of redacted
+	// versions (redactlines.go); key computes them, read once (keyRead).
+	digests map[string]lineOwner
+	key     *lineKey
+	keyRead bool
 }
 
 // maxMemoryRuns bounds the owners a blame remembers per version (about
@@ -441,34 +498,19 @@ func newBlameMemory() *blameMemory {
 // them when fresh is false and the version was restored whole, none new)
 // join the line memory.
 func (m *blameMemory) remember(id snapshot.ID, text []string, owners []uint64, seq uint64, fresh bool) {
-	if _, ok := m.versions[id]; !ok && !id.IsZero() && m.runs < maxMemoryRuns {
-		var rs ownerRuns
-		for _, o := range owners {
-			if len(rs) > 0 && rs[len(rs)-1].seq == o {
-				rs[len(rs)-1].n++
-			} else {
-				rs = append(rs, ownerRun{o, 1})
-			}
-		}
-		m.versions[id] = rs
-		m.runs += len(rs)
+	if !id.IsZero() {
+		m.version(id, owners)
 	}
 	if !fresh {
 		return // a version restored whole: its lines are remembered already
 	}
-	add := func(k string, o uint64) {
-		if l, ok := m.lines[k]; !ok {
-			m.lines[k] = lineOwner{seq: o}
-		} else if l.seq != o && !l.many {
-			m.lines[k] = lineOwner{seq: l.seq, many: true}
-		}
-	}
+	add := func(k string, o uint64) { addOwner(m.lines, k, o) }
 	for i, t := range text {
 		o := owners[i]
 		if o != seq && seq != 0 {
 			continue // kept from before, or restored: remembered already
 		}
-		add(t, o)
+		addOwner(m.lines, t, o)
 		if !distinctive(t) {
 			if i > 0 {
 				add(pairAfter(text[i-1], t), o)
@@ -492,7 +534,7 @@ func (m *blameMemory) restore(text []string, owners []uint64, seq uint64) {
 	}
 	for i, t := range text {
 		if changed[i] && distinctive(t) {
-			if l, ok := m.lines[t]; ok && !l.many {
+			if l, ok := m.line(t); ok && !l.many {
 				owners[i] = l.seq
 			}
 		}
@@ -509,6 +551,84 @@ func (m *blameMemory) restore(text []string, owners []uint64, seq uint64) {
 			if l, ok := m.lines[pairBefore(text[i], text[i+1])]; ok && !l.many && owners[i+1] == l.seq && l.seq != seq {
 				owners[i] = l.seq
 			}
+		}
+	}
+}
+
+// version remembers the owners of version id, unless it is remembered or
+// the memory is full (maxMemoryRuns).
+func (m *blameMemory) version(id snapshot.ID, owners []uint64) {
+	if _, ok := m.versions[id]; ok || m.runs >= maxMemoryRuns {
+		return
+	}
+	var rs ownerRuns
+	for _, o := range owners {
+		if len(rs) > 0 && rs[len(rs)-1].seq == o {
+			rs[len(rs)-1].n++
+		} else {
+			rs = append(rs, ownerRun{o, 1})
+		}
+	}
+	m.versions[id] = rs
+	m.runs += len(rs)
+}
+
+// addOwner records in mem that o wrote the line (or pair) k.
+func addOwner(mem map[string]lineOwner, k string, o uint64) {
+	if l, ok := mem[k]; !ok {
+		mem[k] = lineOwner{seq: o}
+	} else if l.seq != o && !l.many {
+		mem[k] = lineOwner{seq: l.seq, many: true}
+	}
+}
+
+// line returns who the memory holds wrote the text t: by its text, and by
+// its digest if a redacted version held it; two different owners are
+// many.
+func (m *blameMemory) line(t string) (lineOwner, bool) {
+	l, ok := m.lines[t]
+	if len(m.digests) == 0 {
+		return l, ok
+	}
+	d, dok := m.digests[m.digest(t)]
+	switch {
+	case !dok:
+		return l, ok
+	case !ok:
+		return d, true
+	case l.many || d.many || l.seq != d.seq:
+		return lineOwner{seq: l.seq, many: true}, true
+	}
+	return l, true
+}
+
+// redacted returns the record of redacted version id the journal's line
+// key reads (redactedLinesOf), or nil.
+func (m *blameMemory) redacted(tx *journal.Tx, id snapshot.ID) *redactedLines {
+	if !m.keyRead {
+		m.key, _ = readLineKey(tx.Path(), false) // an unreadable key proves nothing
+		m.keyRead = true
+	}
+	return redactedLinesOf(tx.Bolt(), m.key, id)
+}
+
+// digest is a line's keyed digest, as the memory keys it; only called
+// once a record was read (m.key is set).
+func (m *blameMemory) digest(t string) string {
+	d := m.key.digest(t)
+	return string(d[:])
+}
+
+// rememberRedacted records redacted version id by its record: its owners,
+// and who wrote each line it has a digest of.
+func (m *blameMemory) rememberRedacted(id snapshot.ID, rec *redactedLines) {
+	m.version(id, rec.owners())
+	if m.digests == nil {
+		m.digests = map[string]lineOwner{}
+	}
+	for _, l := range rec.lines {
+		if l.known {
+			addOwner(m.digests, string(l.digest[:]), l.owner)
 		}
 	}
 }

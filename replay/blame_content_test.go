@@ -225,18 +225,20 @@ func TestBlame_Redacted(t *testing.T) {
 	w := &contentWorld{t: t, dir: t.TempDir()}
 	w.e = open(t, w.dir)
 	c1 := w.tool(person, "s.py", "def f():\n    return personValue\n")
-	w.tool(agentA, "s.py", "def f():\n    return personValue\nTOKEN = 'sk-live-0123456789abcdef'\nagent_after_token()\n") // gitleaks:allow (a test's made-up key)
+	a2 := w.tool(agentA, "s.py", "def f():\n    return personValue\nTOKEN = 'sk-live-0123456789abcdef'\nagent_after_token()\n") // gitleaks:allow (a test's made-up key)
 	w.tool(person, "s.py", "def f():\n    return personValue\nagent_after_token()\nperson_later()\n")
 	if _, err := w.e.Redact(replay.RedactSelect{Pattern: regexp.MustCompile(`sk-live-[0-9a-f]+`), Why: "a leaked key"}); err != nil {
 		t.Fatal(err)
 	}
-	// the edit right after the redacted version: which of its lines it
-	// wrote is not known, so none is said to be the person's
-	if got, want := w.blame("s.py"), []uint64{c1, c1, 0, 0}; !slices.Equal(got, want) {
-		t.Fatalf("after the redaction: %v, want %v (the agent's line unproved, not the person's)", got, want)
+	// the edit right after the redacted version: the agent's line it kept
+	// is proved by the redacted version's record (its digest); which of the
+	// others it wrote is not known (the secret line has no digest: any of
+	// them could be it), so none is said to be the person's
+	if got, want := w.blame("s.py"), []uint64{c1, c1, a2, 0}; !slices.Equal(got, want) {
+		t.Fatalf("after the redaction: %v, want %v (the agent's line kept, the person's unproved)", got, want)
 	}
 	p4 := w.tool(person, "s.py", "def f():\n    return personValue\nagent_after_token()\nperson_later()\nperson_last()\n")
-	if got, want := w.blame("s.py"), []uint64{c1, c1, 0, 0, p4}; !slices.Equal(got, want) {
+	if got, want := w.blame("s.py"), []uint64{c1, c1, a2, 0, p4}; !slices.Equal(got, want) {
 		t.Fatalf("an edit after that: %v, want %v", got, want)
 	}
 	w.tool(agentA, "k.py", "KEY = 'sk-live-fedcba9876543210'\n") // gitleaks:allow (a test's made-up key)

@@ -302,9 +302,36 @@
 //   - Fail closed. A text two owners wrote proves neither; a line the journal
 //     never held, or held only past a gc, is owned by no event (0) — in a
 //     git note, untracked, never attributed. A version a redaction took out
-//     hides what changed across it: the next version's lines are owned by
-//     none but those the memory proves, never by the next event's author
-//     (a file whose newest version was taken out is journal.ErrRedacted).
+//     with no record of its lines (below) hides what changed across it: the
+//     next version's lines are owned by none but those the memory proves,
+//     never by the next event's author (a file whose newest version was
+//     taken out is journal.ErrRedacted).
+//   - Redacted contents keep their attribution, never their text. Before
+//     a redaction deletes a version's bytes, it records, for each content it
+//     takes out that blame can read, the version's line owners (its blame in
+//     the first file whose history holds it) and, per line, a 16-byte
+//     digest: blake3 keyed by 32 random bytes kept beside the journal file
+//     (<journal>.linekey, made at the first redaction), never in it, so that
+//     the journal alone — a copy, an export, a remote's or a clone's — can
+//     neither recover a line nor test a guess at one. A line the secret
+//     scanner flags (every line a finding spans), or that the redaction's
+//     pattern or match accepts, gets neither digest nor owner: unproved.
+//     Blame then reads the version by its record: a version restored whole
+//     (a commit's blob that is that very version) takes its owners line for
+//     line; the next version is compared with it line by line through the
+//     digests — when every line had one, as if its bytes were there;
+//     when some had none, a line it kept is proved by its digest and every
+//     other line is owned by none but what the memory proves (it could be
+//     the unproved line); and a later version's distinctive line is
+//     proved by its digest as by its text (trivial lines by their
+//     neighbours only by text). The records are a bucket ("redactlines",
+//     content ID → version, key ID, per line owner and digest) that readers
+//     before them ignore: a journal redacted by an earlier binary, one whose
+//     key is missing (a clone, a CI job reading a remote), or a record of
+//     another key blames as before them — the gap above, fail closed. A
+//     record is not covered by the chain: it is derived, at redaction time,
+//     from what the chain covered, and is only ever read to prove that a
+//     line a version still holds was in a version the redaction took out.
 //
 // # Several processes
 //

@@ -69,7 +69,15 @@ func (e *Engine) Redact(sel RedactSelect) (*RedactResult, error) {
 		if err := e.flushLocked(db, true); err != nil {
 			return err
 		}
-		err := db.View(func(tx *journal.Tx) error { return planRedaction(tx, sel, res) })
+		var lines map[snapshot.ID][]byte // the owners of the contents' lines, without their text
+		err := db.View(func(tx *journal.Tx) error {
+			if err := planRedaction(tx, sel, res); err != nil || sel.DryRun {
+				return err
+			}
+			var err error
+			lines, err = redactedLinesFor(tx, res.Plan.Contents, sel)
+			return err
+		})
 		if err != nil {
 			return err
 		}
@@ -79,6 +87,9 @@ func (e *Engine) Redact(sel RedactSelect) (*RedactResult, error) {
 		if sel.DryRun {
 			res.Events, res.Contents = res.Plan.Events, res.Plan.Contents
 			return nil
+		}
+		if err := db.Update(func(tx *journal.Tx) error { return recordRedactedLines(tx, lines) }); err != nil {
+			return err
 		}
 		rep, err := db.Redact(res.Plan)
 		if rep != nil {

@@ -160,3 +160,34 @@ func TestStatus_DamagedContentDoesNotStopIt(t *testing.T) {
 		t.Fatalf("verify of the damaged content: exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// TestRedact_BlameKeepsOwners (issue 45): journal blame after journal
+// redact --secrets: the lines of the redacted version that the file kept
+// are still its call's; the line the next call wrote is unproved (the
+// key's line has no digest: it could have been that line), never the
+// first call's; the key is in no byte of the journal file.
+func TestRedact_BlameKeepsOwners(t *testing.T) {
+	dir := t.TempDir()
+	e := engine(t, dir)
+	const key = "sk-live-0123456789abcdef" // gitleaks:allow (a test's made-up key)
+	a := apply(t, e, "write_file", "app.py", "import os\nTOKEN = '"+key+"'\ndef agent_one():\n    return 1\n")
+	p := e.Journal().Path()
+	apply(t, e, "edit_file", "app.py", "import os\ndef agent_one():\n    return 1\nperson_edit()\n")
+	e.Close()
+	ok(t, dir, "redact", "--secrets", "--why", "a leaked key")
+	owners := blameOwners(t, dir, "app.py")
+	if len(owners) != 4 {
+		t.Fatalf("blame: %q", owners)
+	}
+	for i, o := range owners[:3] {
+		if !strings.HasPrefix(o, fmt.Sprint(a, " ")) {
+			t.Errorf("line %d: %q, want event %d's", i+1, o, a)
+		}
+	}
+	if !strings.HasPrefix(owners[3], "0 ") {
+		t.Errorf("line 4, written after the redacted version: %q, want unproved (0)", owners[3])
+	}
+	if b, err := os.ReadFile(p); err != nil || bytes.Contains(b, []byte(key)) {
+		t.Fatalf("the journal file holds the key (%v)", err)
+	}
+}

@@ -384,31 +384,17 @@ func specNote(t *testing.T, raw string) specReading {
 	return r
 }
 
-func TestGitNotes_Model(t *testing.T) {
-	steps := 200
-	if s, err := strconv.Atoi(os.Getenv("JOURNAL_GIT_MODEL_STEPS")); err == nil && s > 0 {
-		steps = s
-	}
-	for _, seed := range []uint64{1, 2} {
-		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { runModel(t, seed, steps/2) })
-	}
-}
-
-func runModel(t *testing.T, seed uint64, steps int) {
-	dir := t.TempDir()
-	m := &model{t: t, dir: dir, rng: rand.New(rand.NewPCG(seed, 45)), files: []string{"a.txt", "b.txt", "c.txt"}}
-	m.mustGit("init", "-q", "-b", "main")
-	os.WriteFile(filepath.Join(dir, ".gitignore"), []byte(".journal/\n"), 0o644)
-	for _, f := range m.files {
-		os.WriteFile(filepath.Join(dir, f), []byte(strings.Join(m.newLines(authOutside, 3), "")), 0o644)
-	}
+// start commits what the repository holds, opens a journal on it with a
+// baseline of m.files, and the Journal the hooks use.
+func (m *model) start() {
+	t, dir := m.t, m.dir
 	m.mustGit("add", "-A")
 	m.mustGit("commit", "-qm", "start")
 	e, err := replay.Open(replay.Options{Roots: []string{dir}, Actor: journal.Actor{Kind: "cli", User: "alice"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close()
+	t.Cleanup(func() { e.Close() })
 	m.e = e
 	if _, err := e.Observe(context.Background(), replay.Observation{Paths: m.files, Tool: journal.ToolBaseline, Baseline: true}); err != nil {
 		t.Fatal(err)
@@ -427,6 +413,27 @@ func runModel(t *testing.T, seed uint64, steps int) {
 			return err
 		},
 	}
+}
+
+func TestGitNotes_Model(t *testing.T) {
+	steps := 200
+	if s, err := strconv.Atoi(os.Getenv("JOURNAL_GIT_MODEL_STEPS")); err == nil && s > 0 {
+		steps = s
+	}
+	for _, seed := range []uint64{1, 2} {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { runModel(t, seed, steps/2) })
+	}
+}
+
+func runModel(t *testing.T, seed uint64, steps int) {
+	dir := t.TempDir()
+	m := &model{t: t, dir: dir, rng: rand.New(rand.NewPCG(seed, 45)), files: []string{"a.txt", "b.txt", "c.txt"}}
+	m.mustGit("init", "-q", "-b", "main")
+	os.WriteFile(filepath.Join(dir, ".gitignore"), []byte(".journal/\n"), 0o644)
+	for _, f := range m.files {
+		os.WriteFile(filepath.Join(dir, f), []byte(strings.Join(m.newLines(authOutside, 3), "")), 0o644)
+	}
+	m.start()
 	ops := []struct {
 		name   string
 		weight int
