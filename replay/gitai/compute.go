@@ -108,7 +108,10 @@ func Compute(ctx context.Context, r *Repo, j Journal, commits []string) (map[str
 		at := newAttributor(tx)
 		for _, c := range infos {
 			n := &Note{Meta: Meta{BaseCommitSHA: nullID}}
-			if len(c.Parents) > 0 {
+			switch {
+			case len(c.Parents) > 1:
+				n.Meta.BaseCommitSHA = c.ID // the standard's § 2.2: a merge's own
+			case len(c.Parents) > 0:
 				n.Meta.BaseCommitSHA = c.Parents[0]
 			}
 			for _, b := range blobs[c.ID] {

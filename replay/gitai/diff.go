@@ -29,13 +29,46 @@ type commitDiff struct {
 // diffCommits diffs every commit against its first parent (a root commit
 // against the empty tree), with rename detection, in one `git diff-tree
 // --stdin`. Deleted, binary, link and submodule files and those adding no
-// line are left out.
+// line are left out. A merge adds only the lines new against every parent
+// (a conflict's resolution, an evil merge's own edits): its diffs against
+// its other parents, one `diff-tree` per parent index, narrow the first.
 func (r *Repo) diffCommits(ctx context.Context, commits []commitInfo) (map[string]*commitDiff, error) {
+	res, err := r.diffAgainst(ctx, commits, 0)
+	if err != nil {
+		return nil, err
+	}
+	for i := 1; ; i++ {
+		var merges []commitInfo
+		for _, c := range commits {
+			if len(c.Parents) > i {
+				merges = append(merges, c)
+			}
+		}
+		if len(merges) == 0 {
+			return res, nil
+		}
+		other, err := r.diffAgainst(ctx, merges, i)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range merges {
+			if d := newAgainstBoth(res[c.ID], other[c.ID]); d != nil {
+				res[c.ID] = d
+			} else {
+				delete(res, c.ID)
+			}
+		}
+	}
+}
+
+// diffAgainst diffs each commit against its parent number i (a root
+// commit, given i 0, against the empty tree).
+func (r *Repo) diffAgainst(ctx context.Context, commits []commitInfo, i int) (map[string]*commitDiff, error) {
 	var in bytes.Buffer
 	for _, c := range commits {
 		in.WriteString(c.ID)
-		if len(c.Parents) > 0 {
-			in.WriteString(" " + c.Parents[0])
+		if len(c.Parents) > i {
+			in.WriteString(" " + c.Parents[i])
 		}
 		in.WriteString("\n")
 	}
@@ -45,6 +78,45 @@ func (r *Repo) diffCommits(ctx context.Context, commits []commitInfo) (map[strin
 		return nil, err
 	}
 	return parseDiff(out)
+}
+
+// newAgainstBoth is a merge's diff against two parents narrowed to what
+// both say it adds: per file (its path in the merge), the lines added
+// against each; nil if none is left. A file one diff does not name is the
+// same as that parent's: it adds nothing.
+func newAgainstBoth(a, b *commitDiff) *commitDiff {
+	if a == nil || b == nil {
+		return nil
+	}
+	out := &commitDiff{Commit: a.Commit}
+	for _, f := range a.Files {
+		for _, g := range b.Files {
+			if g.Path != f.Path {
+				continue
+			}
+			in := map[int]bool{}
+			for _, l := range g.Added {
+				in[l] = true
+			}
+			h := f
+			h.Added = nil
+			for _, l := range f.Added {
+				if in[l] {
+					h.Added = append(h.Added, l)
+				}
+			}
+			if h.OldPath == "" {
+				h.OldPath = g.OldPath
+			}
+			if len(h.Added) > 0 {
+				out.Files = append(out.Files, h)
+			}
+		}
+	}
+	if len(out.Files) == 0 {
+		return nil
+	}
+	return out
 }
 
 // parseDiff reads diff-tree's output: for each commit its name on a line

@@ -15,7 +15,8 @@
 //
 // # A note
 //
-// For each commit, per file, the lines it adds against its first parent —
+// For each commit, per file, the lines it adds against its first parent (a
+// merge: against every parent, below) —
 // `git diff-tree -r -M -U0`, so git's own diff and rename detection decide
 // the line numbers every other reader of the commit sees; a root commit adds
 // all its lines — each attributed by replay.BlameContent of the commit's
@@ -36,9 +37,18 @@
 //     restores, event 0, a content the journal cannot read — no entry:
 //     untracked.
 //
-// base_commit_sha is the first parent (a root commit: the null id). Merge
-// commits get no note from the hooks: their lines are their parents', noted
-// on the commits that added them (`journal git note` notes one if asked).
+// base_commit_sha is the first parent (a root commit: the null id). A merge
+// commit's note holds only its own lines (the standard's § 2.2, "Standard
+// Merge"): those new against every parent — a conflict's resolution, an
+// evil merge's edits — found by diffing it against each parent (one
+// diff-tree per parent index) and keeping the lines every diff adds; the
+// lines it takes from a parent are that parent's, noted on the commits
+// that added them. A merge with none (no conflict) gets a note without
+// attestations, which the standard allows. Its base_commit_sha is the merge
+// itself, as § 2.2 says. post-commit notes a merge whose conflict was
+// resolved and committed; post-merge one git committed itself, when HEAD's
+// first parent is ORIG_HEAD (a merge made here, not a pull's fast forward
+// to someone else's).
 //
 // # Rules
 //

@@ -160,22 +160,11 @@ func Hook(ctx context.Context, r *Repo, name string, in HookIO, j *Journal) erro
 		if r.rebasing() {
 			return nil // post-rewrite notes what the rebase made, if it completes
 		}
-		cf, err := r.cat()
+		c, err := r.headCommit()
 		if err != nil {
 			return err
 		}
-		id, _, err := cf.info("HEAD")
-		if err != nil {
-			return err
-		}
-		_, data, err := cf.read(id)
-		if err != nil {
-			return err
-		}
-		// A merge's lines are its parents': noted on the commits that added them.
-		if c := parseCommit(id, data); len(c.Parents) <= 1 {
-			commits = append(commits, id)
-		}
+		commits = append(commits, c.ID) // a merge too: the lines new against every parent
 	case "post-rewrite":
 		if len(in.Args) > 0 && in.Args[0] == "amend" && r.rebasing() {
 			return nil // an amend inside a rebase: the rebase's own post-rewrite names what it made
@@ -187,7 +176,20 @@ func Hook(ctx context.Context, r *Repo, name string, in HookIO, j *Journal) erro
 				commits = append(commits, f[1])
 			}
 		}
-	case "post-merge", "post-checkout": // a pull: merge what the fetch brought
+	case "post-merge":
+		// a merge git committed itself (no conflict): its note, if HEAD is
+		// a merge of what HEAD was before (ORIG_HEAD), not a pull's fast
+		// forward to someone else's; and what the fetch brought merged
+		c, err := r.headCommit()
+		if err != nil {
+			return err
+		}
+		if len(c.Parents) > 1 {
+			if orig, _, err := r.cf.info("ORIG_HEAD"); err == nil && orig == c.Parents[0] {
+				commits = append(commits, c.ID)
+			}
+		}
+	case "post-checkout": // a pull: merge what the fetch brought
 	case "pre-push":
 		if len(in.Args) == 0 {
 			return nil
@@ -209,6 +211,23 @@ func Hook(ctx context.Context, r *Repo, name string, in HookIO, j *Journal) erro
 	}
 	_, err := Flush(ctx, r, *j, nil)
 	return err
+}
+
+// headCommit reads the commit HEAD names (and starts r's cat-file).
+func (r *Repo) headCommit() (commitInfo, error) {
+	cf, err := r.cat()
+	if err != nil {
+		return commitInfo{}, err
+	}
+	id, _, err := cf.info("HEAD")
+	if err != nil {
+		return commitInfo{}, err
+	}
+	_, data, err := cf.read(id)
+	if err != nil {
+		return commitInfo{}, err
+	}
+	return parseCommit(id, data), nil
 }
 
 // rebasing reports whether a rebase is under way in this work tree.
