@@ -322,14 +322,16 @@ func (r *blameReplay) run(tx *journal.Tx, steps []blameStep) error {
 		if rec == nil {
 			return
 		}
-		r.text, r.owners, gap = rec.placeholders(), rec.owners(), rec.partial()
-		for _, o := range r.owners {
-			if _, ok := r.events[o]; !ok && o != 0 {
-				if ev, err := tx.Event(o); err == nil {
-					r.events[o] = ev
+		for i, l := range rec.lines { // an owner a gc dropped since proves nothing
+			if _, ok := r.events[l.owner]; !ok && l.owner != 0 {
+				if ev, err := tx.Event(l.owner); err == nil {
+					r.events[l.owner] = ev
+				} else {
+					rec.lines[i].owner = 0
 				}
 			}
 		}
+		r.text, r.owners, gap = rec.placeholders(), rec.owners(), rec.partial()
 		r.mem.rememberRedacted(id, rec)
 	}
 	next := func() ([]string, error) {

@@ -158,18 +158,7 @@ func TestBlame_AfterGC(t *testing.T) {
 func BenchmarkBlame(b *testing.B) {
 	dir := b.TempDir()
 	e := open(b, dir)
-	lines := make([]string, 2000)
-	for i := range lines {
-		lines[i] = fmt.Sprintf("\tline %d of a source file, as long as lines in source files are: %d\n", i, i*i)
-	}
-	for k := 0; k <= 1000; k++ {
-		if k > 0 {
-			lines[k*7%2000] = fmt.Sprintf("\tline %d, edit %d\n", k*7%2000, k)
-		}
-		if _, err := e.Apply(ctx, &replay.Batch{Tool: "edit", Changes: []replay.Change{{Path: "f.go", Data: []byte(strings.Join(lines, ""))}}}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	replay.EditHistory(b, e, "f.go")
 	j := e.Journal()
 	for b.Loop() {
 		err := j.View(func(tx *journal.Tx) error {

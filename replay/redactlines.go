@@ -250,6 +250,11 @@ func redactedLinesFor(tx *journal.Tx, plan []snapshot.ID, sel RedactSelect) (map
 		return nil, err
 	}
 	out := map[snapshot.ID][]byte{}
+	// the versions of a file share most lines, and most of their text:
+	// each line's digest is computed once, and the scanner remembers what
+	// it found in each region
+	digests := map[string][lineDigestLen]byte{}
+	scan := secrets.NewCache()
 	for _, p := range paths {
 		steps, err := blameHistory(tx, p, tx.Last(), tx.Event)
 		if errors.Is(err, journal.ErrNotFound) {
@@ -264,11 +269,17 @@ func redactedLinesFor(tx *journal.Tx, plan []snapshot.ID, sel RedactSelect) (map
 				return
 			}
 			rec := &redactedLines{key: key.id, lines: make([]redactedLine, len(text))}
-			flagged := flaggedLines(p, text, sel.Pattern, sel.Match)
+			flagged := flaggedLines(scan, p, text, sel.Pattern, sel.Match)
 			for i, t := range text {
-				if !flagged[i] { // else owner 0, no digest: unproved
-					rec.lines[i] = redactedLine{owner: owners[i], digest: key.digest(t), known: true}
+				if flagged[i] {
+					continue // owner 0, no digest: unproved
 				}
+				d, ok := digests[t]
+				if !ok {
+					d = key.digest(t)
+					digests[t] = d
+				}
+				rec.lines[i] = redactedLine{owner: owners[i], digest: d, known: true}
 			}
 			out[id] = encodeRedactedLines(rec)
 		}
@@ -300,12 +311,16 @@ func recordRedactedLines(tx *journal.Tx, recs map[snapshot.ID][]byte) error {
 }
 
 // flaggedLines marks the lines of a file (path, its lines) that hold a
-// secret the scanner finds (every line a finding spans) or that pattern
+// secret the scanner finds (through scan) (every line a finding spans) or that pattern
 // or match accepts (pattern on the whole text too, for a match across
 // lines): those keep no digest.
-func flaggedLines(path string, text []string, pattern *regexp.Regexp, match func([]byte) bool) []bool {
+func flaggedLines(scan *secrets.Cache, path string, text []string, pattern *regexp.Regexp, match func([]byte) bool) []bool {
 	out := make([]bool, len(text))
-	var b []byte
+	n := 0
+	for _, t := range text {
+		n += len(t)
+	}
+	b := make([]byte, 0, n)
 	starts := make([]int, len(text)+1)
 	for i, t := range text {
 		starts[i] = len(b)
@@ -319,7 +334,7 @@ func flaggedLines(path string, text []string, pattern *regexp.Regexp, match func
 			}
 		}
 	}
-	for _, f := range secrets.ScanFile(path, b) {
+	for _, f := range scan.ScanFile(path, b) {
 		span(f.Start, f.End)
 	}
 	if pattern != nil {
