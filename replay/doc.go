@@ -333,6 +333,23 @@
 //     from what the chain covered, and is only ever read to prove that a
 //     line a version still holds was in a version the redaction took out.
 //
+// Who follows them: BlameTx and BlameContent are the one implementation —
+// `journal blame`, the web app's blame, and the git notes (package
+// replay/gitai) all read through them. The audit export (journal export)
+// carries no line attribution, on purpose: attribution is derivable, and
+// an exported claim of it could not be checked. It is a function of what
+// every event line holds, chain-verified — each file change's before and
+// after content IDs, the event's kind, actor and tool — and of the
+// contents' bytes, which the export names by ID but does not hold (the
+// journal, its remote, or git's blobs do: content-addressed, so any copy
+// checks against the ID). An auditor with the export and the contents
+// replays these rules to the same owners; one without the contents could
+// check no attribution the export listed. An event line's added and
+// removed counts are what changed across that event (hashed with it, so
+// never redefined), not the lines it wrote: a checkout that puts three
+// lines back "adds" three it does not own. Redacted contents' owners (the
+// records above) stay out of the export as out of the chain: their digests
+// prove nothing without the key, which never leaves the machine.//
 // # Several processes
 //
 // Writers serialize on the journal's lock (see package journal): a blocking

@@ -46,6 +46,9 @@ type RedactResult struct {
 	// Unreadable are contents that could not be read to look for the
 	// pattern (damaged): left as they are.
 	Unreadable []snapshot.ID
+	// paths are the files whose histories hold the contents planned, in
+	// the order the events first name them (redactedLinesFor blames them).
+	paths []string
 }
 
 // Redact takes the values sel names out of the journal, once every batch
@@ -75,7 +78,7 @@ func (e *Engine) Redact(sel RedactSelect) (*RedactResult, error) {
 				return err
 			}
 			var err error
-			lines, err = redactedLinesFor(tx, res.Plan.Contents, sel)
+			lines, err = redactedLinesFor(tx, res.paths, res.Plan.Contents, sel)
 			return err
 		})
 		if err != nil {
@@ -162,6 +165,10 @@ func planRedaction(tx *journal.Tx, sel RedactSelect, res *RedactResult) error {
 			if scan {
 				consider(f.Before)
 				consider(f.After)
+			}
+			held := !f.Before.IsZero() && contents[f.Before] || !f.After.IsZero() && contents[f.After]
+			if held && !slices.Contains(res.paths, f.Path) {
+				res.paths = append(res.paths, f.Path)
 			}
 		}
 		return nil

@@ -220,11 +220,12 @@ func redactedLinesOf(tx *bolt.Tx, key *lineKey, id snapshot.ID) *redactedLines {
 
 // redactedLinesFor returns, for each content the plan takes out that is a
 // text blame can read, the record of its lines: their owners (its blame in
-// the first file whose history holds it) and the digest of each line the
+// the first of paths, the files whose histories hold the plan's contents,
+// whose history holds it) and the digest of each line the
 // secret scanner and the selection (pattern, match) do not flag. It reads
 // through tx; what it returns holds no line's text, and recordRedactedLines
 // writes it just before the redaction.
-func redactedLinesFor(tx *journal.Tx, plan []snapshot.ID, sel RedactSelect) (map[snapshot.ID][]byte, error) {
+func redactedLinesFor(tx *journal.Tx, paths []string, plan []snapshot.ID, sel RedactSelect) (map[snapshot.ID][]byte, error) {
 	if len(plan) == 0 {
 		return nil, nil
 	}
@@ -235,19 +236,6 @@ func redactedLinesFor(tx *journal.Tx, plan []snapshot.ID, sel RedactSelect) (map
 	want := map[snapshot.ID]bool{}
 	for _, id := range plan {
 		want[id] = true
-	}
-	var paths []string
-	seenPath := map[string]bool{}
-	if err := tx.Each(0, false, func(ev *journal.Event) error {
-		for _, f := range ev.Files {
-			if (want[f.After] || want[f.Before]) && !seenPath[f.Path] {
-				seenPath[f.Path] = true
-				paths = append(paths, f.Path)
-			}
-		}
-		return nil
-	}); err != nil {
-		return nil, err
 	}
 	out := map[snapshot.ID][]byte{}
 	// the versions of a file share most lines, and most of their text:

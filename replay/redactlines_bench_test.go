@@ -51,7 +51,7 @@ func BenchmarkRedact_Lines(b *testing.B) {
 			if err := planRedaction(tx, sel, res); err != nil {
 				return err
 			}
-			m, err := redactedLinesFor(tx, res.Plan.Contents, sel)
+			m, err := redactedLinesFor(tx, res.paths, res.Plan.Contents, sel)
 			recs = len(m)
 			return err
 		})
