@@ -146,6 +146,13 @@ const (
 // every other line is untracked.
 func wantNote(t *testing.T, dir, rev string, want map[string]map[int]string) {
 	t.Helper()
+	wantNoteBase(t, dir, rev, strings.TrimSpace(gitOut(t, dir, "rev-parse", rev+"^")), want)
+}
+
+// wantNoteBase is wantNote of a note whose base_commit_sha is base (a
+// merge's is the merge itself).
+func wantNoteBase(t *testing.T, dir, rev, base string, want map[string]map[int]string) {
+	t.Helper()
 	n := readSpecNote(t, dir, rev)
 	if n == nil {
 		t.Fatalf("%s has no note", rev)
@@ -162,9 +169,8 @@ func wantNote(t *testing.T, dir, rev string, want map[string]map[int]string) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("note of %s:\n got %v\nwant %v", rev, got, want)
 	}
-	parent := strings.TrimSpace(gitOut(t, dir, "rev-parse", rev+"^"))
-	if n.base != parent {
-		t.Fatalf("note of %s: base_commit_sha %s, want the parent %s", rev, n.base, parent)
+	if n.base != base {
+		t.Fatalf("note of %s: base_commit_sha %s, want %s", rev, n.base, base)
 	}
 }
 

@@ -180,6 +180,9 @@ func Hook(ctx context.Context, r *Repo, name string, in HookIO, j *Journal) erro
 		// a merge git committed itself (no conflict): its note, if HEAD is
 		// a merge of what HEAD was before (ORIG_HEAD), not a pull's fast
 		// forward to someone else's; and what the fetch brought merged
+		if len(in.Args) > 0 && in.Args[0] == "1" {
+			break // merge --squash: nothing committed; the next commit is noted
+		}
 		c, err := r.headCommit()
 		if err != nil {
 			return err
