@@ -28,7 +28,9 @@ func (m *model) baseOf(c string) string {
 // notes it, naming the agent's session for the resolved line and nothing
 // else (the parents' lines are noted on the commits that added them); a
 // clean merge, committed by git itself: the post-merge hook notes it with
-// no attestation; a fast forward to a merge is left alone.
+// no attestation; an evil merge (an agent's edit in a merge without a
+// conflict) names the agent for that line; a fast forward to a merge is
+// left alone.
 // base_commit_sha is the merge itself.
 func TestNote_MergeCommits(t *testing.T) {
 	m := newModel(t)
@@ -83,6 +85,26 @@ func TestNote_MergeCommits(t *testing.T) {
 	if b := m.baseOf(clean); b != clean {
 		t.Fatalf("base_commit_sha of the clean merge: %s, want %s", b, clean)
 	}
+	// an evil merge: the agent's edit in a merge without a conflict is the
+	// merge's own line; the merged file's lines are the branch's
+	m.mustGit("checkout", "-q", "-b", "feature3")
+	m.files = append(m.files, "d.txt")
+	m.outside("d.txt", "feature3's file\n")
+	m.commit("feature3")
+	m.mustGit("checkout", "-q", "main")
+	m.observe()
+	m.mustGit("merge", "-q", "--no-ff", "--no-commit", "feature3")
+	m.observe()
+	m.apply(toolActor, "app.py", "import os\nvalue = resolved_by_the_agent(2, 3)\nmain_only()\nagent_on_main()\nagent_in_the_merge()\n")
+	m.mustGit("add", "-A")
+	m.mustGit("commit", "-q", "--no-edit")
+	evil := m.head()
+	hook("post-commit")
+	if claims := m.claimsOf(evil); len(claims) != 1 || len(claims["app.py"]) != 1 || claims["app.py"][5] != authTool {
+		t.Fatalf("note of the evil merge: %v, want line 5 of app.py the agent's", claims)
+	}
+	m.mustGit("reset", "-q", "--hard", clean)
+	m.observe()
 	// a fast forward over a merge (a pull's): not a merge made here, which
 	// post-merge leaves alone
 	m.mustGit("notes", "--ref=ai", "remove", clean)
