@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/journal/secrets"
@@ -198,5 +199,32 @@ func TestBlame_RedactedByAnEarlierVersion(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// An owner a record names that a gc dropped since proves nothing: its
+// lines are owned by no event, as any line held only past a gc.
+func TestBlame_RedactedOwnerPastGC(t *testing.T) {
+	w := &contentWorld{t: t, dir: t.TempDir()}
+	w.e = open(t, w.dir)
+	w.tool(person, "s.py", "def f():\n    return personValue\n")
+	a2 := w.tool(agentA, "s.py", "def f():\n    return personValue\nagent_line_one()\n")
+	time.Sleep(20 * time.Millisecond)
+	cutoff := time.Now()
+	time.Sleep(20 * time.Millisecond)
+	a3 := w.tool(agentA, "s.py", "def f():\n    return personValue\nagent_line_one()\nlater_line()\n")
+	w.tool(agentA, "s.py", "def f():\n    return personValue\nagent_line_one()\nlater_line()\nlast_line()\n")
+	if _, err := w.e.Redact(replay.RedactSelect{Events: []uint64{a2, a3}, Why: "the calls"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := w.blame("s.py"), []uint64{1, 1, a2, a3, a3 + 1}; !slices.Equal(got, want) {
+		t.Fatalf("before the gc: %v, want %v", got, want)
+	}
+	now := time.Now()
+	if rep, err := w.e.GC(journal.GCOptions{Keep: now.Sub(cutoff), Now: now, Actor: journal.Actor{Kind: "cli"}}); err != nil || rep.Dropped != 2 {
+		t.Fatalf("gc: %+v %v", rep, err)
+	}
+	if got, want := w.blame("s.py"), []uint64{0, 0, 0, a3, a3 + 1}; !slices.Equal(got, want) {
+		t.Fatalf("after the gc: %v, want %v", got, want)
 	}
 }
