@@ -332,6 +332,9 @@
 //     record is not covered by the chain: it is derived, at redaction time,
 //     from what the chain covered, and is only ever read to prove that a
 //     line a version still holds was in a version the redaction took out.
+//     What a record tells without the key: how many lines the version had,
+//     who owned each, and which lines of it (and of the other records) were
+//     equal — nothing of their text.
 //
 // Who follows them: BlameTx and BlameContent are the one implementation —
 // `journal blame`, the web app's blame, and the git notes (package

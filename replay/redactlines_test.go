@@ -228,3 +228,23 @@ func TestBlame_RedactedOwnerPastGC(t *testing.T) {
 		t.Fatalf("after the gc: %v, want %v", got, want)
 	}
 }
+
+// A commit's blob beside a file whose newest version was redacted: its
+// lines are read against that version's record (no version of the file is
+// left to diff against).
+func TestBlame_RedactedNewest(t *testing.T) {
+	w := &contentWorld{t: t, dir: t.TempDir()}
+	w.e = open(t, w.dir)
+	a1 := w.tool(agentA, "k.py", "def agent_fn():\n"+sampleToken+"    return agent_value\n")
+	if _, err := w.e.Redact(replay.RedactSelect{Match: func(b []byte) bool { return len(secrets.Scan(b)) > 0 }, Why: "the key"}); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	w.e.Journal().View(func(tx *journal.Tx) error { _, err = replay.BlameTx(tx, "k.py", 0); return nil })
+	if !errors.Is(err, journal.ErrRedacted) {
+		t.Fatalf("blame of the redacted newest version: %v", err)
+	}
+	if got, want := w.content("k.py", "def agent_fn():\n    return agent_value\nsomeone_else()\n"), []uint64{a1, a1, 0}; !slices.Equal(got, want) {
+		t.Fatalf("a blob beside it: %v, want %v", got, want)
+	}
+}
