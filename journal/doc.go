@@ -83,6 +83,7 @@
 //	merkle      level (1) | index (8) → SHA-256 (32): the Merkle tree's stored hashes (see "Merkle tree")
 //	checkpoints tree size (8) | time (8) → signed note (see "Checkpoints")
 //	redacted    'e' | seq, or 'c' | content ID → the redact event (see "Redaction")
+//	redactlines content ID → a redacted version's line owners and keyed line digests (package replay, redactlines.go)
 //	secrets     seq → JSON findings of the secret detector; sequence: the last event scanned (secretscan.go)
 //	chunks, lists, contents                 (package snapshot)
 //
