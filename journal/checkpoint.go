@@ -181,10 +181,8 @@ func (t *Tx) NewestCheckpoint() (*Checkpoint, error) {
 // tree's base if it was not yet: a later gc must not move the leaves the
 // checkpoint covers.
 func (t *Tx) PutCheckpoint(c *Checkpoint) error {
-	if m := t.tx.Bucket(bucketMeta); m.Get(metaTreeBase) == nil {
-		if err := m.Put(metaTreeBase, u64(t.TreeBase())); err != nil {
-			return fmt.Errorf("journal: store checkpoint: %w", err)
-		}
+	if err := t.PinTreeBase(); err != nil {
+		return fmt.Errorf("journal: store checkpoint: %w", err)
 	}
 	b, err := t.tx.CreateBucketIfNotExists(bucketCheckpoints)
 	if err != nil {
@@ -206,7 +204,7 @@ func (t *Tx) MakeCheckpoint(s note.Signer, now time.Time) (c *Checkpoint, made b
 	if err != nil {
 		return nil, false, err
 	}
-	if err := t.extendTree(); err != nil {
+	if err := t.ExtendTree(); err != nil {
 		return nil, false, err
 	}
 	n := t.TreeSize()

@@ -150,7 +150,7 @@ func (t *Tx) VerifyTree(o CheckOptions) (*TreeReport, error) {
 // damaged or altered on their own. Checkpoints over leaves gc dropped
 // whole are left out, as in the walk.
 func (t *Tx) checkStoredTree(cps []*Checkpoint) error {
-	r := t.treeReader()
+	r := t.TreeHashes()
 	bad := func(c *Checkpoint, what string) error {
 		return fmt.Errorf("journal: verify: the tree's stored hashes %s the checkpoint of %d events: they were damaged or altered, and proofs would fail: %w",
 			what, c.Size, ErrCorrupt)
@@ -179,28 +179,4 @@ func (t *Tx) checkStoredTree(cps []*Checkpoint) error {
 		prev = c
 	}
 	return nil
-}
-
-// Leaves returns the chain hash of every leaf of the tree up to its size
-// (zero for a number no event holds), from the first event gc kept.
-func (t *Tx) Leaves() ([]snapshot.ID, error) {
-	base := t.TreeBase()
-	if gcBase, _ := t.Base(); gcBase > base {
-		base = gcBase
-	}
-	var out []snapshot.ID
-	err := t.Each(base+1, false, func(e *Event) error {
-		if e.Status == StatusPending {
-			return ErrStop
-		}
-		for uint64(len(out))+base+1 < e.Seq {
-			out = append(out, snapshot.ID{})
-		}
-		out = append(out, e.Hash)
-		return nil
-	})
-	if err != nil && !errors.Is(err, ErrStop) {
-		return nil, err
-	}
-	return out, nil
 }

@@ -1,6 +1,8 @@
 package journal
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -125,23 +127,6 @@ type ExportHead struct {
 	Exposed []uint64 `json:"-"`
 }
 
-// Canonical returns the bytes the chain hash of e is computed over (the
-// "event" of its export line): blake3 of them is e.Hash.
-func Canonical(e *Event) []byte { return canonical(e) }
-
-// canonical returns the bytes the chain hash of e is computed over: its
-// JSON with Hash empty and, for a salted event, without its arguments and
-// their salt, which it commits to by ArgsDigest alone.
-func canonical(e *Event) []byte {
-	c := *e
-	c.Hash = snapshot.ID{}
-	if c.ArgsDigest != nil {
-		c.Args, c.ArgsSalt = nil, nil
-	}
-	b, _ := json.Marshal(&c)
-	return b
-}
-
 func origin(a Actor) string {
 	if a.Origin != "" {
 		return a.Origin
@@ -157,8 +142,8 @@ func NewExportRecord(e *Event, raw []byte) *ExportRecord {
 			ClientVersion: e.Actor.Version, Session: e.Actor.Session},
 		What:    ExportWhat{Tool: e.Tool, Kind: e.Kind, Args: e.Args, ArgsSalt: e.ArgsSalt, Files: []ExportFile{}, Reverts: e.Reverts, Undone: e.Undone},
 		Outcome: string(e.Status), Error: e.Error, Origin: origin(e.Actor), Prev: e.Prev, Hash: e.Hash, Event: raw}
-	if e.ArgsRedacted() || e.withheld == WithheldUnsalted {
-		r.What.ArgsWithheld = e.withheld
+	if e.ArgsRedacted() || e.Withheld == WithheldUnsalted {
+		r.What.ArgsWithheld = e.Withheld
 		if r.What.ArgsWithheld == "" {
 			r.What.ArgsWithheld = WithheldRedacted
 		}
@@ -292,8 +277,8 @@ func (t *Tx) Export(w io.Writer, format string, f ExportFilter, progress func(se
 		if cw != nil {
 			return cw.Write(csvRow(e))
 		}
-		if t.unsaltedRedacted(e) {
-			e.withheld = WithheldUnsalted
+		if t.UnsaltedRedacted(e) {
+			e.Withheld = WithheldUnsalted
 		}
 		line, err := ExportLine(e)
 		if err != nil {
@@ -351,33 +336,97 @@ func csvRow(e *Event) []string {
 		string(e.Kind), string(e.Args), string(files), rev, string(e.Status), e.Error, hexID(e.Prev), hexID(e.Hash)}
 }
 
-// Live reports whether event seq's effect stands: it was not reverted, or the
-// event that reverted it is itself not live (a redo, or a revert of a revert).
-func (t *Tx) Live(seq uint64) bool {
-	for depth := 0; depth < 1<<16; depth++ {
-		by := t.RevertedBy(seq)
-		if by == 0 {
-			return depth%2 == 0
-		}
-		seq = by
+// Why an export line leaves a salted event's arguments out
+// (ExportWhat.ArgsWithheld).
+const (
+	WithheldRedacted = "redacted" // a redact event took them out of the journal
+	WithheldSecret   = "secret"   // they hold a detected secret; export --reveal includes them
+	// WithheldUnsalted: a redact event took out the arguments of an event
+	// written before salting, whose line's hash then no longer is blake3
+	// of its event (a verifier checks its links and that a redact event
+	// names it).
+	WithheldUnsalted = "redacted-unsalted"
+)
+
+// Withhold returns a copy of e whose export line leaves its arguments out,
+// saying why (WithheldSecret); e must be salted, else its hash would no
+// longer verify, and e comes back as it is.
+func (e *Event) Withhold(why string) *Event {
+	if e.ArgsDigest == nil || len(e.Args) == 0 {
+		return e
 	}
-	return true
+	c := *e
+	c.Args, c.ArgsSalt, c.Withheld = nil, nil, why
+	return &c
 }
 
-// FindHash returns the event whose hash is id, searching from the newest.
-func (t *Tx) FindHash(id snapshot.ID) (uint64, bool) {
-	var seq uint64
-	t.Each(0, true, func(e *Event) error {
-		if e.Hash == id {
-			seq = e.Seq
-			return ErrStop
+// disclose sets in e, decoded from a line's hashed event, the arguments,
+// salt or reason they were withheld that the line b carries, and checks
+// the arguments against e's digest. It finds them without decoding the
+// line: `,"args":` and `,"args_withheld":"` appear in a line only as
+// what's keys (inside a JSON string a quote is escaped), and the caller
+// compares the whole line with the one derived from e, so anything
+// misplaced fails there.
+func disclose(e *Event, b []byte) error {
+	var w ExportWhat
+	if i := bytes.Index(b, []byte(`,"args":`)); i >= 0 {
+		rest := b[i+len(`,"args":`):]
+		dec := json.NewDecoder(bytes.NewReader(rest))
+		if err := dec.Decode(&w.Args); err != nil {
+			return fmt.Errorf("event %d: arguments: %v", e.Seq, err)
 		}
-		return nil
-	})
-	if seq == 0 {
-		if bs, b := t.Base(); b == id && !id.IsZero() {
-			return bs, true
+		rest = rest[dec.InputOffset():]
+		const salt = `,"args_salt":"`
+		if bytes.HasPrefix(rest, []byte(salt)) {
+			rest = rest[len(salt):]
+			if j := bytes.IndexByte(rest, '"'); j >= 0 {
+				w.ArgsSalt, _ = base64.StdEncoding.DecodeString(string(rest[:j]))
+			}
+		}
+	} else if i := bytes.Index(b, []byte(`,"args_withheld":"`)); i >= 0 {
+		rest := b[i+len(`,"args_withheld":"`):]
+		if j := bytes.IndexByte(rest, '"'); j >= 0 {
+			w.ArgsWithheld = string(rest[:j])
 		}
 	}
-	return seq, seq != 0
+	return discloseWhat(e, &w)
+}
+
+// discloseWhat is disclose of an export line's what, decoded.
+func discloseWhat(e *Event, w *ExportWhat) error {
+	switch {
+	case len(w.Args) > 0 && w.ArgsWithheld != "":
+		return fmt.Errorf("event %d: arguments both given and withheld", e.Seq)
+	case len(w.Args) == 0 && w.ArgsWithheld != WithheldRedacted && w.ArgsWithheld != WithheldSecret:
+		return fmt.Errorf("event %d: arguments missing (withheld: %q)", e.Seq, w.ArgsWithheld)
+	}
+	if w.ArgsWithheld != WithheldRedacted {
+		e.Withheld = w.ArgsWithheld
+	}
+	if len(w.Args) == 0 {
+		return nil
+	}
+	e.Args, e.ArgsSalt = w.Args, w.ArgsSalt
+	if err := e.CheckArgs(); err != nil {
+		return fmt.Errorf("event %d: arguments do not match the digest its hash covers", e.Seq)
+	}
+	return nil
+}
+
+// Decode returns the event r carries: its hashed event (r.Event), its
+// hash, and for a salted event the arguments and salt the line discloses
+// (r.What), checked against the digest the hash covers. An error wraps
+// ErrCorrupt.
+func (r *ExportRecord) Decode() (*Event, error) {
+	e := &Event{}
+	if err := json.Unmarshal(r.Event, e); err != nil {
+		return nil, fmt.Errorf("journal: event %d: %v: %w", r.Seq, err, ErrCorrupt)
+	}
+	e.Hash = r.Hash
+	if e.ArgsDigest != nil {
+		if err := discloseWhat(e, &r.What); err != nil {
+			return nil, fmt.Errorf("journal: %v: %w", err, ErrCorrupt)
+		}
+	}
+	return e, nil
 }

@@ -120,7 +120,7 @@ func CheckExport(r io.Reader, o ExportCheck) (*ExportReport, error) {
 		if e.ArgsDigest != nil {
 			switch {
 			case len(e.Args) > 0:
-			case e.withheld == WithheldSecret:
+			case e.Withheld == WithheldSecret:
 				rep.Withheld = append(rep.Withheld, e.Seq)
 			default:
 				rep.Redacted = append(rep.Redacted, e.Seq)
@@ -128,7 +128,7 @@ func CheckExport(r io.Reader, o ExportCheck) (*ExportReport, error) {
 		}
 		if e.Kind == KindRedact {
 			rep.Redactions = append(rep.Redactions, e.Seq)
-			for _, n := range e.redactedEvents() {
+			for _, n := range e.RedactedEvents() {
 				named[n] = true
 			}
 		}
@@ -255,7 +255,7 @@ func checkLine(b []byte, line int) checkedLine {
 		if e.ArgsDigest != nil || len(e.Args) > 0 {
 			return bad("event %d: its blake3 is not the line's hash", e.Seq)
 		}
-		e.withheld = WithheldUnsalted
+		e.Withheld = WithheldUnsalted
 	}
 	if e.ArgsDigest != nil {
 		if err := disclose(e, b); err != nil {
