@@ -1,4 +1,4 @@
-package journal
+package audit
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/journal/secrets"
 	"github.com/journalfs/journal/snapshot"
 	"golang.org/x/mod/sumdb/tlog"
@@ -68,7 +69,7 @@ type ExportFile struct {
 // ExportWhat is what an event did.
 type ExportWhat struct {
 	Tool string          `json:"tool,omitempty"`
-	Kind Kind            `json:"kind"`
+	Kind journal.Kind    `json:"kind"`
 	Args json.RawMessage `json:"args,omitempty"` // large text is stored as content hashes by the recorder
 	// ArgsSalt is, for a salted event, the salt of its arguments:
 	// blake3(args_salt || args) is the hashed event's args_digest.
@@ -127,7 +128,7 @@ type ExportHead struct {
 	Exposed []uint64 `json:"-"`
 }
 
-func origin(a Actor) string {
+func origin(a journal.Actor) string {
 	if a.Origin != "" {
 		return a.Origin
 	}
@@ -136,7 +137,7 @@ func origin(a Actor) string {
 
 // NewExportRecord derives the export record of a sealed event from the
 // event's hashed JSON (raw) and its hash.
-func NewExportRecord(e *Event, raw []byte) *ExportRecord {
+func NewExportRecord(e *journal.Event, raw []byte) *ExportRecord {
 	r := &ExportRecord{Type: "event", Seq: e.Seq, Time: e.Time.UTC().Format(time.RFC3339Nano),
 		Who: ExportWho{Actor: e.Actor.Kind, User: e.Actor.User, Host: e.Actor.Host, Client: e.Actor.Name,
 			ClientVersion: e.Actor.Version, Session: e.Actor.Session},
@@ -156,11 +157,11 @@ func NewExportRecord(e *Event, raw []byte) *ExportRecord {
 }
 
 // ExportLine returns the jsonl line (with its newline) of a sealed event.
-func ExportLine(e *Event) ([]byte, error) {
-	return exportLine(e, canonical(e))
+func ExportLine(e *journal.Event) ([]byte, error) {
+	return exportLine(e, journal.Canonical(e))
 }
 
-func exportLine(e *Event, raw []byte) ([]byte, error) {
+func exportLine(e *journal.Event, raw []byte) ([]byte, error) {
 	r := NewExportRecord(e, nil)
 	b, err := json.Marshal(r)
 	if err != nil {
@@ -195,7 +196,7 @@ func (f ExportFilter) filtered() bool {
 }
 
 // Match reports whether e passes the filter.
-func (f ExportFilter) Match(e *Event) bool {
+func (f ExportFilter) Match(e *journal.Event) bool {
 	if !f.Since.IsZero() && e.Time.Before(f.Since) || !f.Until.IsZero() && e.Time.After(f.Until) {
 		return false
 	}
@@ -224,24 +225,24 @@ func MatchPath(pats []string, path string) bool {
 // Export writes the sealed events that pass f as "jsonl" or "csv", oldest
 // first, ending with the head record, and returns the head. progress, if not
 // nil, is called after each event read.
-func (t *Tx) Export(w io.Writer, format string, f ExportFilter, progress func(seq uint64)) (*ExportHead, error) {
+func Export(t *journal.Tx, w io.Writer, format string, f ExportFilter, progress func(seq uint64)) (*ExportHead, error) {
 	if format != "jsonl" && format != "csv" {
 		return nil, fmt.Errorf("journal: export format %q: want jsonl or csv", format)
 	}
 	baseSeq, base := t.Base()
-	h := &ExportHead{Type: "head", Version: ExportVersionChain, Filtered: f.filtered(), BaseSeq: baseSeq, Base: base, Producer: "journal " + BuildVersion()}
+	h := &ExportHead{Type: "head", Version: ExportVersionChain, Filtered: f.filtered(), BaseSeq: baseSeq, Base: base, Producer: "journal " + journal.BuildVersion()}
 	var cw *csv.Writer
 	if format == "csv" {
 		cw = csv.NewWriter(w)
 		cw.Write(csvHeader)
 	}
 	first := true
-	scanned := t.SecretsScanned()
-	err := t.Each(0, false, func(e *Event) error {
+	scanned := SecretsScanned(t)
+	err := t.Each(0, false, func(e *journal.Event) error {
 		if progress != nil {
 			defer progress(e.Seq)
 		}
-		if e.Status == StatusPending {
+		if e.Status == journal.StatusPending {
 			return nil // not sealed yet: not part of the chain
 		}
 		h.Head = e.Hash
@@ -261,14 +262,14 @@ func (t *Tx) Export(w io.Writer, format string, f ExportFilter, progress func(se
 		h.Last = e.Seq
 		h.Events++
 		if !f.Reveal && len(e.Args) > 0 {
-			if fs := t.argsSecrets(e, scanned); len(fs) > 0 {
+			if fs := argsSecrets(t, e, scanned); len(fs) > 0 {
 				switch {
 				case cw != nil:
 					c := *e
 					c.Args = secrets.MaskArgs(e.Args, fs)
 					e = &c
 				case e.Salted():
-					e = e.Withhold(WithheldSecret)
+					e = Withhold(e, WithheldSecret)
 				default:
 					h.Exposed = append(h.Exposed, e.Seq)
 				}
@@ -290,7 +291,7 @@ func (t *Tx) Export(w io.Writer, format string, f ExportFilter, progress func(se
 	if err != nil {
 		return nil, fmt.Errorf("journal: export: %w", err)
 	}
-	cps, err := t.Checkpoints()
+	cps, err := Checkpoints(t)
 	if err != nil {
 		return nil, fmt.Errorf("journal: export: %w", err)
 	}
@@ -304,7 +305,7 @@ func (t *Tx) Export(w io.Writer, format string, f ExportFilter, progress func(se
 		}
 	}
 	if cw != nil {
-		cw.Write([]string{"head", strconv.Itoa(h.Events), "", "", "journal", BuildVersion(), "", "", "", "", "", "", "", "", "", "", "", hexID(h.Base), hexID(h.Head)})
+		cw.Write([]string{"head", strconv.Itoa(h.Events), "", "", "journal", journal.BuildVersion(), "", "", "", "", "", "", "", "", "", "", "", hexID(h.Base), hexID(h.Head)})
 		cw.Flush()
 		return h, cw.Error()
 	}
@@ -324,7 +325,7 @@ func hexID(id snapshot.ID) string {
 var csvHeader = []string{"type", "seq", "time", "actor", "client", "client_version", "session", "user", "host",
 	"origin", "tool", "kind", "args", "files", "reverts", "outcome", "error", "prev", "hash"}
 
-func csvRow(e *Event) []string {
+func csvRow(e *journal.Event) []string {
 	files, _ := json.Marshal(NewExportRecord(e, nil).What.Files)
 	var revs []string
 	for _, seq := range e.Targets() {
@@ -351,7 +352,7 @@ const (
 // Withhold returns a copy of e whose export line leaves its arguments out,
 // saying why (WithheldSecret); e must be salted, else its hash would no
 // longer verify, and e comes back as it is.
-func (e *Event) Withhold(why string) *Event {
+func Withhold(e *journal.Event, why string) *journal.Event {
 	if e.ArgsDigest == nil || len(e.Args) == 0 {
 		return e
 	}
@@ -367,7 +368,7 @@ func (e *Event) Withhold(why string) *Event {
 // what's keys (inside a JSON string a quote is escaped), and the caller
 // compares the whole line with the one derived from e, so anything
 // misplaced fails there.
-func disclose(e *Event, b []byte) error {
+func disclose(e *journal.Event, b []byte) error {
 	var w ExportWhat
 	if i := bytes.Index(b, []byte(`,"args":`)); i >= 0 {
 		rest := b[i+len(`,"args":`):]
@@ -393,7 +394,7 @@ func disclose(e *Event, b []byte) error {
 }
 
 // discloseWhat is disclose of an export line's what, decoded.
-func discloseWhat(e *Event, w *ExportWhat) error {
+func discloseWhat(e *journal.Event, w *ExportWhat) error {
 	switch {
 	case len(w.Args) > 0 && w.ArgsWithheld != "":
 		return fmt.Errorf("event %d: arguments both given and withheld", e.Seq)
@@ -417,15 +418,15 @@ func discloseWhat(e *Event, w *ExportWhat) error {
 // hash, and for a salted event the arguments and salt the line discloses
 // (r.What), checked against the digest the hash covers. An error wraps
 // ErrCorrupt.
-func (r *ExportRecord) Decode() (*Event, error) {
-	e := &Event{}
+func (r *ExportRecord) Decode() (*journal.Event, error) {
+	e := &journal.Event{}
 	if err := json.Unmarshal(r.Event, e); err != nil {
-		return nil, fmt.Errorf("journal: event %d: %v: %w", r.Seq, err, ErrCorrupt)
+		return nil, fmt.Errorf("journal: event %d: %v: %w", r.Seq, err, journal.ErrCorrupt)
 	}
 	e.Hash = r.Hash
 	if e.ArgsDigest != nil {
 		if err := discloseWhat(e, &r.What); err != nil {
-			return nil, fmt.Errorf("journal: %v: %w", err, ErrCorrupt)
+			return nil, fmt.Errorf("journal: %v: %w", err, journal.ErrCorrupt)
 		}
 	}
 	return e, nil
