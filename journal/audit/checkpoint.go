@@ -17,7 +17,7 @@ import (
 )
 
 // A checkpoint is a signed note (C2SP signed-note) whose text is a C2SP
-// tlog-checkpoint of the journal's Merkle tree (doc.go "Checkpoints"):
+// tlog-checkpoint of the journal's Merkle tree (docs/DESIGN.md "Checkpoints"):
 //
 //	journal.workspace/<workspace ID>
 //	<tree size, decimal>
