@@ -561,7 +561,7 @@ func (j *Journal) SetOpenFile(f func(path string, mode os.FileMode, o *bolt.Opti
 	j.openFile = f
 }
 
-// Bucket names; see doc.go for their layout.
+// Bucket names; docs/DESIGN.md ("The bbolt file") has their layout.
 var (
 	bucketMeta      = []byte("meta")
 	bucketEvents    = []byte("events")

@@ -15,7 +15,7 @@ import (
 // the events after the last scanned one are read under the journal's lock
 // (their arguments and after-contents, up to scanBudget bytes), scanned with
 // the lock released (journal/secrets), and what was found is stored in one
-// bbolt commit (journal.Tx.PutSecrets). A content over
+// bbolt commit (audit.PutSecrets). A content over
 // journal.StreamScanSize is not read then but in pieces of 1 MiB while it is
 // scanned, each in a read transaction of its own (journal.ContentReader):
 // the detector holds a piece and a window of a 50 MB content, not all of it,
@@ -26,7 +26,7 @@ import (
 // Events that hold no secret cost no commit of their own: the scanned mark is kept in memory and stored with
 // the next findings, once scanStoreEvery events are scanned without any, or
 // at Close (whose last pass runs closeScanTime at most). Readers never depend on it: what they print is masked by a scan
-// of what they print (journal.Tx.ScanSecrets covers what is not stored).
+// of what they print (audit.ScanSecrets covers what is not stored).
 
 // scanBudget bounds the bytes one pass reads; scanStoreEvery is how many
 // scanned events without findings may wait for a commit.

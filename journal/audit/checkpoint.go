@@ -315,8 +315,8 @@ func sortCheckpoints(cps []*Checkpoint) {
 	})
 }
 
-// Checkpoint signs a checkpoint of every sealed event with s, in a write
-// transaction of its own (Tx.MakeCheckpoint).
+// Sign signs a checkpoint of every sealed event with s, in a write
+// transaction of its own (MakeCheckpoint).
 func Sign(j *journal.Journal, s note.Signer, now time.Time) (c *Checkpoint, made bool, err error) {
 	err = j.Do(func(db *journal.DB) error {
 		return db.Update(func(tx *journal.Tx) (err error) {

@@ -115,7 +115,7 @@ type ExportHead struct {
 	Producer string `json:"producer,omitempty"`
 	// Workspace is the journal's workspace ID, which its checkpoints name.
 	Workspace string `json:"workspace,omitempty"`
-	// TreeBase is the event before the Merkle tree's first leaf (doc.go).
+	// TreeBase is the event before the Merkle tree's first leaf (docs/DESIGN.md "Merkle tree").
 	TreeBase uint64 `json:"tree_base,omitempty"`
 	// TreeSeed is, after gc dropped leaves of the tree, their compact
 	// range (Tx.TreeSeed): the tree of the exported events starts from it.

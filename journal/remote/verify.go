@@ -64,7 +64,7 @@ func Verify(ctx context.Context, s *Store, ws string) (*VerifyReport, error) {
 }
 
 // VerifyWith is Verify, also checking each workspace's checkpoints against
-// the Merkle tree of its events (journal.TreeCheck; with o.Keys, their
+// the Merkle tree of its events (audit.TreeCheck; with o.Keys, their
 // signatures; o's checkpoints and reference too): a failure is a problem
 // naming the workspace and the event where its history parts. On an
 // encrypted remote every sealed object is opened with its key from the
