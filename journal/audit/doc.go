@@ -18,9 +18,9 @@
 // scan of events' contents and arguments, its findings, and masking for
 // printing (secretscan.go).
 //
-// It reads the store through its exported API only: transactions
-// (journal.Tx: Each, Event, Last, Base, Bolt for its own buckets), the
-// events and their canonical JSON (journal.Canonical, ComputeHash), the
+// It reads the store through its exported API only, 41 names, among them:
+// transactions (journal.Tx: Each, Event, Last, Base, Bolt for its own
+// buckets), the events and their canonical JSON (journal.Canonical, ComputeHash), the
 // tree's stored hashes (Tx.TreeSize, Tx.TreeHash, Tx.TreeHashes,
 // Tx.ExtendTree, Tx.PinTreeBase) and what redaction recorded
 // (Tx.ArgsRedactedBy, Tx.UnsaltedRedacted, Event.RedactedEvents). The store
