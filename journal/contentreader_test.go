@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/audit"
 	"github.com/journalfs/journal/journal/secrets"
 	"github.com/journalfs/journal/snapshot"
 )
@@ -110,7 +111,7 @@ func TestScanSecrets_LargeContentInPieces(t *testing.T) {
 	j := create(t)
 	defer j.Close()
 	b := bigSecretText(1<<20 + 200<<10)
-	if len(b) <= journal.StreamScanSize {
+	if len(b) <= audit.StreamScanSize {
 		t.Fatal("the content is not large enough to be read in pieces")
 	}
 	id := putContent(t, j, b)
@@ -155,8 +156,8 @@ func TestScanSecrets_LargeContentInPieces(t *testing.T) {
 			}
 		}
 	}
-	var found map[uint64][]journal.Secret
-	if err := j.View(func(tx *journal.Tx) (err error) { found, err = tx.ScanSecrets(); return err }); err != nil {
+	var found map[uint64][]audit.Secret
+	if err := j.View(func(tx *journal.Tx) (err error) { found, err = audit.ScanSecrets(tx); return err }); err != nil {
 		t.Fatal(err)
 	}
 	var got []secrets.Finding
@@ -180,16 +181,16 @@ func TestScanSecretTexts_ViewFails(t *testing.T) {
 	defer j.Close()
 	b := bigSecretText(1<<20 + 200<<10)
 	id := putContent(t, j, b)
-	texts := []journal.ScanText{{Seq: 1, Paths: []string{"big.go"}, Contents: []snapshot.ID{id}, Bytes: [][]byte{nil}, Sizes: []int64{int64(len(b))}}}
+	texts := []audit.ScanText{{Seq: 1, Paths: []string{"big.go"}, Contents: []snapshot.ID{id}, Bytes: [][]byte{nil}, Sizes: []int64{int64(len(b))}}}
 	busy := errors.New("busy")
-	if found, err := journal.ScanSecretTexts(nil, texts, func(func(*journal.Tx) error) error { return busy }); !errors.Is(err, busy) || found != nil {
+	if found, err := audit.ScanSecretTexts(nil, texts, func(func(*journal.Tx) error) error { return busy }); !errors.Is(err, busy) || found != nil {
 		t.Fatalf("view failing: %v, %d events found", err, len(found))
 	}
 	gone := func(func(*journal.Tx) error) error { return snapshot.ErrNotFound }
-	if found, err := journal.ScanSecretTexts(nil, texts, gone); err != nil || len(found) != 0 {
+	if found, err := audit.ScanSecretTexts(nil, texts, gone); err != nil || len(found) != 0 {
 		t.Fatalf("content gone: %v, %+v", err, found)
 	}
-	if found, err := journal.ScanSecretTexts(nil, texts, j.View); err != nil || len(found[1]) < 100 {
+	if found, err := audit.ScanSecretTexts(nil, texts, j.View); err != nil || len(found[1]) < 100 {
 		t.Fatalf("readable: %v, %d secrets", err, len(found[1]))
 	}
 }

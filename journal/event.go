@@ -123,9 +123,10 @@ type Event struct {
 	Prev      snapshot.ID `json:"prev"`
 	Hash      snapshot.ID `json:"hash"`
 
-	// withheld says why an export leaves out the arguments of this copy
-	// of a salted event (Withhold), when the journal still holds them.
-	withheld string
+	// Withheld says why an export leaves out the arguments of this copy
+	// of a salted event (audit.Withhold), when the journal still holds
+	// them. It is neither stored nor hashed: only the export line has it.
+	Withheld string `json:"-"`
 }
 
 // Lost is what a damaged event (KindDamaged, written by repair) stands for.
@@ -289,4 +290,21 @@ func (e *Event) Targets() []uint64 {
 		return append([]uint64{e.Reverts}, e.Undone...)
 	}
 	return e.Undone
+}
+
+// Canonical returns the bytes the chain hash of e is computed over (the
+// "event" of its export line): blake3 of them is e.Hash.
+func Canonical(e *Event) []byte { return canonical(e) }
+
+// canonical returns the bytes the chain hash of e is computed over: its
+// JSON with Hash empty and, for a salted event, without its arguments and
+// their salt, which it commits to by ArgsDigest alone.
+func canonical(e *Event) []byte {
+	c := *e
+	c.Hash = snapshot.ID{}
+	if c.ArgsDigest != nil {
+		c.Args, c.ArgsSalt = nil, nil
+	}
+	b, _ := json.Marshal(&c)
+	return b
 }

@@ -11,34 +11,13 @@ import (
 	"time"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/audit"
+	"github.com/journalfs/journal/journal/journaltest"
 	"github.com/journalfs/journal/snapshot"
 )
 
 // timed appends n events at t0, t0+1h, … touching f0..f2 with fresh contents.
-func timed(t *testing.T, j *journal.Journal, t0 time.Time, n int) {
-	t.Helper()
-	err := j.Do(func(db *journal.DB) error {
-		return db.Update(func(tx *journal.Tx) error {
-			for i := 0; i < n; i++ {
-				path := fmt.Sprintf("f%d.txt", i%3)
-				before, _ := tx.Head(path)
-				id, err := snapshot.PutTx(tx.Bolt(), fmt.Appendf(nil, "content %d\n", i))
-				if err != nil {
-					return err
-				}
-				ev := &journal.Event{Time: t0.Add(time.Duration(i) * time.Hour), Kind: journal.KindApply, Status: journal.StatusCommitted,
-					Actor: journal.Actor{Kind: "mcp", Session: fmt.Sprintf("s%d", i/4)}, Files: []journal.FileChange{{Path: path, Before: before.ID, After: id}}}
-				if err := tx.Append(ev); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
+func timed(t *testing.T, j *journal.Journal, t0 time.Time, n int) { journaltest.Timed(t, j, t0, n) }
 
 func TestGC_DropsOldPrefixKeepsHeadsAndVerifies(t *testing.T) {
 	j := create(t)
@@ -95,10 +74,10 @@ func TestGC_DropsOldPrefixKeepsHeadsAndVerifies(t *testing.T) {
 	// An export after gc starts at the base and verifies on its own.
 	var buf bytes.Buffer
 	j.View(func(tx *journal.Tx) error {
-		_, err := tx.Export(&buf, "jsonl", journal.ExportFilter{}, nil)
+		_, err := audit.Export(tx, &buf, "jsonl", audit.ExportFilter{}, nil)
 		return err
 	})
-	if rep, err := journal.VerifyExport(&buf, snapshot.ID{}, nil); err != nil || rep.First != 11 {
+	if rep, err := audit.VerifyExport(&buf, snapshot.ID{}, nil); err != nil || rep.First != 11 {
 		t.Fatalf("export after gc: %+v %v", rep, err)
 	}
 	// A second run has nothing old to drop and records nothing.

@@ -60,7 +60,7 @@ const FormatHint = "a newer journal binary has written this journal: run that bi
 // IDs (snapshot's delta.go), which a reader of format 10 would take for a
 // damaged record; 12 (FormatSalted), an event may commit to its arguments
 // by a salted digest (Event.ArgsDigest) and be stored as a record of
-// version 4 or 5 (record.go), and a redact event (KindRedact) may have taken
+// version 5 or 6 (record.go), and a redact event (KindRedact) may have taken
 // arguments and contents out, which a reader of format 11 would take for
 // tampering; 13 (FormatPrompts), an event may record an agent's prompt
 // (KindPrompt, no files), which a reader of format 12 would offer to undo
@@ -561,7 +561,7 @@ func (j *Journal) SetOpenFile(f func(path string, mode os.FileMode, o *bolt.Opti
 	j.openFile = f
 }
 
-// Bucket names; see doc.go for their layout.
+// Bucket names; docs/DESIGN.md ("The bbolt file") has their layout.
 var (
 	bucketMeta      = []byte("meta")
 	bucketEvents    = []byte("events")

@@ -14,44 +14,15 @@ import (
 	"testing"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/journaltest"
 	"github.com/journalfs/journal/snapshot"
 	bolt "go.etcd.io/bbolt"
 )
 
-func create(t testing.TB) *journal.Journal {
-	t.Helper()
-	j, err := journal.Open(filepath.Join(t.TempDir(), journal.DirName, journal.FileName), journal.Options{Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return j
-}
+func create(t testing.TB) *journal.Journal { return journaltest.Create(t) }
 
 func appendN(t testing.TB, j *journal.Journal, n int, session string) {
-	t.Helper()
-	err := j.Do(func(db *journal.DB) error {
-		return db.Update(func(tx *journal.Tx) error {
-			for i := 0; i < n; i++ {
-				data := []byte(fmt.Sprintf("content %d\n", i))
-				id, err := snapshot.PutTx(tx.Bolt(), data)
-				if err != nil {
-					return err
-				}
-				ev := &journal.Event{Kind: journal.KindApply, Actor: journal.Actor{Kind: "mcp", Session: session},
-					Files: []journal.FileChange{{Path: fmt.Sprintf("f%d.txt", i%3), After: id}}}
-				if err := tx.Append(ev); err != nil {
-					return err
-				}
-				if _, err := tx.Seal(ev.Seq, journal.StatusCommitted, ""); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	journaltest.AppendN(t, j, n, session)
 }
 
 func TestOpen_CreatesWithGitignore(t *testing.T) {

@@ -253,9 +253,9 @@ func (t *Tx) ProveTree(n, m int64) (tlog.TreeProof, error) {
 	return p, nil
 }
 
-// extendTree stores the hashes of every complete tile not stored yet (and
+// ExtendTree stores the hashes of every complete tile not stored yet (and
 // the levels above them), fixing the tree's base the first time.
-func (t *Tx) extendTree() error {
+func (t *Tx) ExtendTree() error {
 	m := t.tx.Bucket(bucketMeta)
 	if m.Get(metaTreeBase) == nil {
 		if err := m.Put(metaTreeBase, u64(t.TreeBase())); err != nil {
@@ -314,7 +314,7 @@ func (t *Tx) keepTreeForGC(newBase uint64) error {
 	if t.tx.Bucket(bucketMeta).Get(metaTreeBase) == nil {
 		return nil
 	}
-	if err := t.extendTree(); err != nil {
+	if err := t.ExtendTree(); err != nil {
 		return err
 	}
 	base := t.TreeBase()
@@ -359,4 +359,43 @@ func (t *Tx) TreeSeed() (n int64, hashes []tlog.Hash, err error) {
 		rest -= 1 << level
 	}
 	return n, hashes, nil
+}
+
+// Leaves returns the chain hash of every leaf of the tree up to its size
+// (zero for a number no event holds), from the first event gc kept.
+func (t *Tx) Leaves() ([]snapshot.ID, error) {
+	base := t.TreeBase()
+	if gcBase, _ := t.Base(); gcBase > base {
+		base = gcBase
+	}
+	var out []snapshot.ID
+	err := t.Each(base+1, false, func(e *Event) error {
+		if e.Status == StatusPending {
+			return ErrStop
+		}
+		for uint64(len(out))+base+1 < e.Seq {
+			out = append(out, snapshot.ID{})
+		}
+		out = append(out, e.Hash)
+		return nil
+	})
+	if err != nil && !errors.Is(err, ErrStop) {
+		return nil, err
+	}
+	return out, nil
+}
+
+// TreeHashes reads the tree's hashes, stored or recomputed, for tlog's
+// proofs and roots.
+func (t *Tx) TreeHashes() tlog.HashReader { return t.treeReader() }
+
+// PinTreeBase fixes the tree's base if it was not yet: a later gc must not
+// move the leaves a checkpoint covers.
+func (t *Tx) PinTreeBase() error {
+	if m := t.tx.Bucket(bucketMeta); m.Get(metaTreeBase) == nil {
+		if err := m.Put(metaTreeBase, u64(t.TreeBase())); err != nil {
+			return err
+		}
+	}
+	return nil
 }

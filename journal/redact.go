@@ -3,7 +3,6 @@ package journal
 import (
 	"bytes"
 	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -98,104 +97,9 @@ func (e *Event) CheckArgs() error {
 	return nil
 }
 
-// Why an export line leaves a salted event's arguments out
-// (ExportWhat.ArgsWithheld).
-const (
-	WithheldRedacted = "redacted" // a redact event took them out of the journal
-	WithheldSecret   = "secret"   // they hold a detected secret; export --reveal includes them
-	// WithheldUnsalted: a redact event took out the arguments of an event
-	// written before salting, whose line's hash then no longer is blake3
-	// of its event (a verifier checks its links and that a redact event
-	// names it).
-	WithheldUnsalted = "redacted-unsalted"
-)
-
-// Withhold returns a copy of e whose export line leaves its arguments out,
-// saying why (WithheldSecret); e must be salted, else its hash would no
-// longer verify, and e comes back as it is.
-func (e *Event) Withhold(why string) *Event {
-	if e.ArgsDigest == nil || len(e.Args) == 0 {
-		return e
-	}
-	c := *e
-	c.Args, c.ArgsSalt, c.withheld = nil, nil, why
-	return &c
-}
-
-// disclose sets in e, decoded from a line's hashed event, the arguments,
-// salt or reason they were withheld that the line b carries, and checks
-// the arguments against e's digest. It finds them without decoding the
-// line: `,"args":` and `,"args_withheld":"` appear in a line only as
-// what's keys (inside a JSON string a quote is escaped), and the caller
-// compares the whole line with the one derived from e, so anything
-// misplaced fails there.
-func disclose(e *Event, b []byte) error {
-	var w ExportWhat
-	if i := bytes.Index(b, []byte(`,"args":`)); i >= 0 {
-		rest := b[i+len(`,"args":`):]
-		dec := json.NewDecoder(bytes.NewReader(rest))
-		if err := dec.Decode(&w.Args); err != nil {
-			return fmt.Errorf("event %d: arguments: %v", e.Seq, err)
-		}
-		rest = rest[dec.InputOffset():]
-		const salt = `,"args_salt":"`
-		if bytes.HasPrefix(rest, []byte(salt)) {
-			rest = rest[len(salt):]
-			if j := bytes.IndexByte(rest, '"'); j >= 0 {
-				w.ArgsSalt, _ = base64.StdEncoding.DecodeString(string(rest[:j]))
-			}
-		}
-	} else if i := bytes.Index(b, []byte(`,"args_withheld":"`)); i >= 0 {
-		rest := b[i+len(`,"args_withheld":"`):]
-		if j := bytes.IndexByte(rest, '"'); j >= 0 {
-			w.ArgsWithheld = string(rest[:j])
-		}
-	}
-	return discloseWhat(e, &w)
-}
-
-// discloseWhat is disclose of an export line's what, decoded.
-func discloseWhat(e *Event, w *ExportWhat) error {
-	switch {
-	case len(w.Args) > 0 && w.ArgsWithheld != "":
-		return fmt.Errorf("event %d: arguments both given and withheld", e.Seq)
-	case len(w.Args) == 0 && w.ArgsWithheld != WithheldRedacted && w.ArgsWithheld != WithheldSecret:
-		return fmt.Errorf("event %d: arguments missing (withheld: %q)", e.Seq, w.ArgsWithheld)
-	}
-	if w.ArgsWithheld != WithheldRedacted {
-		e.withheld = w.ArgsWithheld
-	}
-	if len(w.Args) == 0 {
-		return nil
-	}
-	e.Args, e.ArgsSalt = w.Args, w.ArgsSalt
-	if err := e.CheckArgs(); err != nil {
-		return fmt.Errorf("event %d: arguments do not match the digest its hash covers", e.Seq)
-	}
-	return nil
-}
-
-// Decode returns the event r carries: its hashed event (r.Event), its
-// hash, and for a salted event the arguments and salt the line discloses
-// (r.What), checked against the digest the hash covers. An error wraps
-// ErrCorrupt.
-func (r *ExportRecord) Decode() (*Event, error) {
-	e := &Event{}
-	if err := json.Unmarshal(r.Event, e); err != nil {
-		return nil, fmt.Errorf("journal: event %d: %v: %w", r.Seq, err, ErrCorrupt)
-	}
-	e.Hash = r.Hash
-	if e.ArgsDigest != nil {
-		if err := discloseWhat(e, &r.What); err != nil {
-			return nil, fmt.Errorf("journal: %v: %w", err, ErrCorrupt)
-		}
-	}
-	return e, nil
-}
-
-// redactedEvents returns the events whose arguments the redact event e
+// RedactedEvents returns the events whose arguments the redact event e
 // took out, salted or not.
-func (e *Event) redactedEvents() []uint64 {
+func (e *Event) RedactedEvents() []uint64 {
 	if e.Redaction == nil {
 		return nil
 	}
@@ -236,10 +140,10 @@ func (t *Tx) redactedBy(kind byte, k []byte) (uint64, bool) {
 	return keySeq(v), true
 }
 
-// unsaltedRedacted reports whether e, written before salting, had its
+// UnsaltedRedacted reports whether e, written before salting, had its
 // arguments taken out by a redact event (its own hash can then not be
 // recomputed; verify checks at its end that the redact event names it).
-func (t *Tx) unsaltedRedacted(e *Event) bool {
+func (t *Tx) UnsaltedRedacted(e *Event) bool {
 	if e.ArgsDigest != nil || len(e.Args) > 0 {
 		return false
 	}
@@ -429,7 +333,7 @@ func (t *Tx) applyRedaction(ev *Event) (rewritten, chunks int, err error) {
 		return 0, 0, fmt.Errorf("journal: redact: %w", err)
 	}
 	by := u64(ev.Seq)
-	for _, seq := range ev.redactedEvents() {
+	for _, seq := range ev.RedactedEvents() {
 		e, err := t.Event(seq)
 		if errors.Is(err, ErrNotFound) {
 			continue // before the base of a clone or a gc

@@ -627,3 +627,34 @@ func (t *Tx) EachIndexedSeq(index, key string, fn func(seq uint64) error) error 
 	}
 	return eachIndexed(b, key, fn)
 }
+
+// Live reports whether event seq's effect stands: it was not reverted, or the
+// event that reverted it is itself not live (a redo, or a revert of a revert).
+func (t *Tx) Live(seq uint64) bool {
+	for depth := 0; depth < 1<<16; depth++ {
+		by := t.RevertedBy(seq)
+		if by == 0 {
+			return depth%2 == 0
+		}
+		seq = by
+	}
+	return true
+}
+
+// FindHash returns the event whose hash is id, searching from the newest.
+func (t *Tx) FindHash(id snapshot.ID) (uint64, bool) {
+	var seq uint64
+	t.Each(0, true, func(e *Event) error {
+		if e.Hash == id {
+			seq = e.Seq
+			return ErrStop
+		}
+		return nil
+	})
+	if seq == 0 {
+		if bs, b := t.Base(); b == id && !id.IsZero() {
+			return bs, true
+		}
+	}
+	return seq, seq != 0
+}

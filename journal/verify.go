@@ -135,7 +135,7 @@ func (t *Tx) Verify(contents bool, progress func(seq uint64)) (r *VerifyReport, 
 			if !e.Hash.IsZero() {
 				return r, fmt.Errorf("journal: verify: event %d: pending but hashed: %w", seq, ErrCorrupt)
 			}
-		} else if h := ComputeHash(e); h != e.Hash && !t.unsaltedRedacted(e) {
+		} else if h := ComputeHash(e); h != e.Hash && !t.UnsaltedRedacted(e) {
 			return r, fmt.Errorf("journal: verify: event %d: hash %s, recomputed %s: %w", seq, e.Hash.Short(), h.Short(), ErrCorrupt)
 		} else {
 			r.Head = e.Hash
@@ -151,7 +151,7 @@ func (t *Tx) Verify(contents bool, progress func(seq uint64)) (r *VerifyReport, 
 		}
 		if e.Kind == KindRedact && e.Status == StatusCommitted {
 			r.Redactions = append(r.Redactions, seq)
-			for _, n := range e.redactedEvents() {
+			for _, n := range e.RedactedEvents() {
 				named[n] = seq
 			}
 			if e.Redaction != nil {

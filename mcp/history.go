@@ -12,6 +12,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/audit"
 	"github.com/journalfs/journal/journal/secrets"
 	"github.com/journalfs/journal/ops"
 	"github.com/journalfs/journal/replay"
@@ -414,7 +415,7 @@ func (s *Server) eventText(seq uint64) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	ev = journal.MaskEvent(ev)
+	ev = audit.MaskEvent(ev)
 	head, _ := json.MarshalIndent(ev, "", "  ")
 	var b strings.Builder
 	b.Write(head)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/audit"
 	"github.com/journalfs/journal/snapshot"
 )
 
@@ -148,7 +149,7 @@ func planRedaction(tx *journal.Tx, sel RedactSelect, res *RedactResult) error {
 	}
 	err := tx.Each(0, false, func(ev *journal.Event) error {
 		touches := slices.ContainsFunc(ev.Files, func(f journal.FileChange) bool {
-			return journal.MatchPath(sel.Paths, f.Path)
+			return audit.MatchPath(sel.Paths, f.Path)
 		})
 		if want[ev.Seq] || touches || scan && len(ev.Args) > 0 && argsMatch(ev.Args, matches) {
 			if len(ev.Args) > 0 {
@@ -157,7 +158,7 @@ func planRedaction(tx *journal.Tx, sel RedactSelect, res *RedactResult) error {
 		}
 		for _, f := range ev.Files {
 			switch {
-			case journal.MatchPath(sel.Paths, f.Path):
+			case audit.MatchPath(sel.Paths, f.Path):
 				contents[f.Before], contents[f.After] = true, true
 			case want[ev.Seq] && !sel.ArgsOnly:
 				contents[f.After] = true

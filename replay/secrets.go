@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/audit"
 	"github.com/journalfs/journal/journal/secrets"
 )
 
@@ -14,7 +15,7 @@ import (
 // the events after the last scanned one are read under the journal's lock
 // (their arguments and after-contents, up to scanBudget bytes), scanned with
 // the lock released (journal/secrets), and what was found is stored in one
-// bbolt commit (journal.Tx.PutSecrets). A content over
+// bbolt commit (audit.PutSecrets). A content over
 // journal.StreamScanSize is not read then but in pieces of 1 MiB while it is
 // scanned, each in a read transaction of its own (journal.ContentReader):
 // the detector holds a piece and a window of a 50 MB content, not all of it,
@@ -25,7 +26,7 @@ import (
 // Events that hold no secret cost no commit of their own: the scanned mark is kept in memory and stored with
 // the next findings, once scanStoreEvery events are scanned without any, or
 // at Close (whose last pass runs closeScanTime at most). Readers never depend on it: what they print is masked by a scan
-// of what they print (journal.Tx.ScanSecrets covers what is not stored).
+// of what they print (audit.ScanSecrets covers what is not stored).
 
 // scanBudget bounds the bytes one pass reads; scanStoreEvery is how many
 // scanned events without findings may wait for a commit.
@@ -104,14 +105,14 @@ func (e *Engine) scan(store, final bool, deadline time.Time) error {
 			e.retryScan()
 			return nil
 		}
-		var texts []journal.ScanText
+		var texts []audit.ScanText
 		var stored, last uint64
 		err := e.do(func(db *journal.DB) error {
 			return db.View(func(tx *journal.Tx) error {
-				stored = tx.SecretsScanned()
+				stored = audit.SecretsScanned(tx)
 				from := max(stored, s.scanned)
 				var err error
-				texts, last, err = tx.CollectSecretTexts(from, scanBudget)
+				texts, last, err = audit.CollectSecretTexts(tx, from, scanBudget)
 				if last == from {
 					last = s.scanned
 				}
@@ -131,7 +132,7 @@ func (e *Engine) scan(store, final bool, deadline time.Time) error {
 			since++
 			return err
 		}
-		found := map[uint64][]journal.Secret{}
+		found := map[uint64][]audit.Secret{}
 		gave := false
 		for i := range texts {
 			if i > 0 && !final && (e.calls.Load() != since || stop()) {
@@ -141,7 +142,7 @@ func (e *Engine) scan(store, final bool, deadline time.Time) error {
 			if s.cache == nil {
 				s.cache = secrets.NewCache()
 			}
-			more, err := journal.ScanSecretTexts(s.cache, texts[i:i+1], view)
+			more, err := audit.ScanSecretTexts(s.cache, texts[i:i+1], view)
 			if err != nil { // nothing stored: the next pass scans these events again
 				return err
 			}
@@ -152,7 +153,7 @@ func (e *Engine) scan(store, final bool, deadline time.Time) error {
 		next := max(s.scanned, last) // moved once what was found is stored
 		if len(found) > 0 || (store && next > stored) || next-stored >= scanStoreEvery {
 			if err := e.do(func(db *journal.DB) error {
-				return db.Update(func(tx *journal.Tx) error { return tx.PutSecrets(next, found) })
+				return db.Update(func(tx *journal.Tx) error { return audit.PutSecrets(tx, next, found) })
 			}); err != nil {
 				return err
 			}

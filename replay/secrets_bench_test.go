@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/audit"
 	"github.com/journalfs/journal/journal/secrets"
 	"github.com/journalfs/journal/replay"
 )
@@ -74,15 +75,15 @@ func applyScanned(b *testing.B, key bool, gap time.Duration) {
 	b.ReportMetric(100*(float64(with)/float64(plain)-1), "overhead-%")
 	// the detector's own cost per event, measured alone: reading an
 	// event's texts under the lock, and scanning them
-	var texts []journal.ScanText
+	var texts []audit.ScanText
 	t0 := time.Now()
-	if err := es[1].Journal().View(func(tx *journal.Tx) (err error) { texts, _, err = tx.CollectSecretTexts(0, 1<<30); return err }); err != nil {
+	if err := es[1].Journal().View(func(tx *journal.Tx) (err error) { texts, _, err = audit.CollectSecretTexts(tx, 0, 1<<30); return err }); err != nil {
 		b.Fatal(err)
 	}
 	read := time.Since(t0) / time.Duration(len(texts))
 	t0 = time.Now()
 	for i := range texts {
-		if _, err := journal.ScanSecretTexts(nil, texts[i:i+1], es[1].Journal().View); err != nil {
+		if _, err := audit.ScanSecretTexts(nil, texts[i:i+1], es[1].Journal().View); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -90,7 +91,7 @@ func applyScanned(b *testing.B, key bool, gap time.Duration) {
 	c := secrets.NewCache() // as the engine scans: each version after the one before
 	t0 = time.Now()
 	for i := range texts {
-		if _, err := journal.ScanSecretTexts(c, texts[i:i+1], es[1].Journal().View); err != nil {
+		if _, err := audit.ScanSecretTexts(c, texts[i:i+1], es[1].Journal().View); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/audit"
 	"github.com/journalfs/journal/replay"
 )
 
@@ -30,12 +31,12 @@ func TestScanSecrets_StoredAfterCheckpoint(t *testing.T) {
 	}
 	plain := apply("a.txt", "nothing here\n")
 	seq := apply(".env", "X=1\nAWS_ACCESS_KEY_ID=AKIALALEMEL33243OLIB\n") // gitleaks:allow (made up for the test)
-	var got []journal.Secret
+	var got []audit.Secret
 	deadline := time.Now().Add(10 * time.Second)
 	for len(got) == 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 		if err := e.Journal().View(func(tx *journal.Tx) (err error) {
-			got, _, err = tx.Secrets(seq)
+			got, _, err = audit.Secrets(tx, seq)
 			return err
 		}); err != nil {
 			t.Fatal(err)
@@ -54,10 +55,10 @@ func TestScanSecrets_StoredAfterCheckpoint(t *testing.T) {
 	}
 	defer j.Close()
 	if err := j.View(func(tx *journal.Tx) error {
-		if n := tx.SecretsScanned(); n != after {
+		if n := audit.SecretsScanned(tx); n != after {
 			t.Errorf("scanned to %d, want %d (Close stores the mark)", n, after)
 		}
-		if s, scanned, _ := tx.Secrets(plain); len(s) != 0 || !scanned {
+		if s, scanned, _ := audit.Secrets(tx, plain); len(s) != 0 || !scanned {
 			t.Errorf("event %d: %+v, scanned %v", plain, s, scanned)
 		}
 		return nil
@@ -84,12 +85,12 @@ func TestScanSecrets_LargeContent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []journal.Secret
+	var got []audit.Secret
 	deadline := time.Now().Add(20 * time.Second)
 	for len(got) == 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 		if err := e.Journal().View(func(tx *journal.Tx) (err error) {
-			got, _, err = tx.Secrets(res.Seq)
+			got, _, err = audit.Secrets(tx, res.Seq)
 			return err
 		}); err != nil {
 			t.Fatal(err)

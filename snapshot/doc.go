@@ -14,19 +14,12 @@
 // so it advances two bytes per step through a table of byte pairs
 // (BENCHMARKS.md, BenchmarkCut).
 //
-// # On-disk format (inside the journal's bbolt file)
+// # Storage
 //
-// Bucket "chunks": chunk ID (32 bytes) → record
-//
-//	byte 0     format version: 1, or 3 for a chunk that is also a whole
-//	           content (which then has no manifest: see below)
-//	byte 1     codec: 0 = stored raw, 1 = zstd, 2 = zstd delta, 3 = splice
-//	           (delta.go)
-//	bytes 2..  the chunk, raw or as one zstd frame; for a delta, its depth,
-//	           its base chunks (the first 8 bytes of their IDs since format
-//	           11, whole IDs before) and a frame compressed against them; for
-//	           a splice, the same header, then the lengths of the prefix and
-//	           suffix it takes from its bases and the bytes between them
+// Three buckets of the journal's bbolt file hold contents: chunks (by
+// chunk ID), lists of chunk IDs, and contents' manifests (by content ID);
+// their records, versions and the formats that added them are in
+// docs/DESIGN.md ("Contents"). The rules:
 //
 // A chunk is re-hashed after it is decompressed; a mismatch is ErrCorrupt.
 // Raw storage is used when zstd does not shrink the chunk (random or
@@ -40,35 +33,13 @@
 // is hashed and encoded on every core, and the records put in order by one
 // goroutine, which alone uses the transaction.
 //
-// Bucket "lists": list ID (32 bytes) → record
-//
-//	byte 0     format version (1)
-//	uvarint    number of chunk IDs n
-//	n × 32     chunk IDs in order
-//
-// A list ID is the blake3 of its record. Long chunk lists are split into lists
-// at content-defined points (a chunk ID whose first two bytes are below a
-// threshold ends a list; about 1,024 chunks per list, at most 4,096), so that
-// an edit changes one list, not the whole manifest: a one-line edit of a 50 MB
-// file costs about one 32 KiB list plus a few chunks.
-//
-// Bucket "contents": content ID (32 bytes) → manifest
-//
-//	byte 0     format version: 1 (lists) or 2 (inline)
-//	uvarint    size of the content in bytes
-//	uvarint    number of IDs m
-//	m × 32     version 1: list IDs in order; version 2: chunk IDs in order
-//
-// A content whose chunks all fit in one list (no list was cut before its
-// end: most contents under ~8 MiB) is written inline (version 2), without a
-// list record: one record fewer per version of a small file. Manifests of
-// version 1, and those of larger contents, read as before. The empty
-// content has a manifest with size 0 and no IDs. Since format 8 a content
-// of one chunk — whose chunk ID is the content's own — has no manifest at
-// all: its chunk record is marked whole (byte 0 = 3), and its size is read
-// from the record (raw length, splice lengths, zstd frame header) or, where
-// the record does not say, by decoding it. Journals before kept a manifest
-// for it, which reads as before.
+// Long chunk lists are split into lists at content-defined points, so that
+// an edit changes one list, not the whole manifest: a one-line edit of a
+// 50 MB file costs about one 32 KiB list plus a few chunks. A content whose
+// chunks all fit in one list is written inline, without a list record, and
+// a content of one chunk has no manifest at all (its chunk is marked
+// whole): one record fewer per version of a small file. Records written in
+// an older form read as they always did.
 //
 // # Writing and reading
 //

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/audit"
 	"golang.org/x/mod/sumdb/note"
 )
 
@@ -114,7 +115,7 @@ func (c cadence) signs() bool { return !c.Off && (c.Events > 0 || c.Every > 0 ||
 // due reports whether a checkpoint is due now: a tree of size leaves, the
 // newest checkpoint last (nil: none), at the exit or a session's end
 // (final) or on the clock.
-func (c cadence) due(size int64, last *journal.Checkpoint, final bool, now time.Time) bool {
+func (c cadence) due(size int64, last *audit.Checkpoint, final bool, now time.Time) bool {
 	var lastSize int64
 	var lastTime time.Time
 	if last != nil {
@@ -224,15 +225,15 @@ func (p *checkpointer) sign(final, flush bool) {
 		}
 	}
 	var size int64
-	var last *journal.Checkpoint
+	var last *audit.Checkpoint
 	err := p.j.View(func(tx *journal.Tx) (err error) {
 		size = tx.TreeSize()
-		last, err = tx.NewestCheckpoint()
+		last, err = audit.NewestCheckpoint(tx)
 		return err
 	})
 	now := time.Now()
 	if err == nil && p.c.due(size, last, final, now) {
-		_, _, err = p.j.Checkpoint(p.s, now)
+		_, _, err = audit.Sign(p.j, p.s, now)
 	}
 	if err != nil && !errors.Is(err, journal.ErrState) {
 		fmt.Fprintf(os.Stderr, "journal serve: checkpoint: %v\n", err)

@@ -16,17 +16,18 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/audit"
 )
 
 // checkpointsOf lists the journal's checkpoints as a reader sees them.
-func checkpointsOf(t *testing.T, dir string) []*journal.Checkpoint {
+func checkpointsOf(t *testing.T, dir string) []*audit.Checkpoint {
 	t.Helper()
 	j, err := journal.Open(filepath.Join(dir, journal.DirName, journal.FileName), journal.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cps []*journal.Checkpoint
-	if err := j.View(func(tx *journal.Tx) (err error) { cps, err = tx.Checkpoints(); return err }); err != nil {
+	var cps []*audit.Checkpoint
+	if err := j.View(func(tx *journal.Tx) (err error) { cps, err = audit.Checkpoints(tx); return err }); err != nil {
 		t.Fatal(err)
 	}
 	return cps
@@ -34,7 +35,7 @@ func checkpointsOf(t *testing.T, dir string) []*journal.Checkpoint {
 
 // waitCheckpoints waits (20 s at most) until the journal holds n
 // checkpoints, and returns them.
-func waitCheckpoints(t *testing.T, dir string, n int, why string, stderr fmt.Stringer) []*journal.Checkpoint {
+func waitCheckpoints(t *testing.T, dir string, n int, why string, stderr fmt.Stringer) []*audit.Checkpoint {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/audit"
 	"github.com/journalfs/journal/journal/sshnote"
 	"github.com/spf13/cobra"
 	"golang.org/x/mod/sumdb/note"
@@ -250,7 +251,7 @@ place and printed. ` + "`journal verify --key signer.pub --key witness.pub --quo
 			if err != nil {
 				return err
 			}
-			c, made, err := j.Checkpoint(s, time.Now())
+			c, made, err := audit.Sign(j, s, time.Now())
 			if errors.Is(err, journal.ErrState) {
 				return withHint(err, "make a change through the journal first: there is nothing to sign")
 			}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/audit"
 	"github.com/journalfs/journal/journal/remote/s3test"
 	"github.com/journalfs/journal/snapshot"
 )
@@ -34,7 +35,7 @@ func signedWorkspace(t *testing.T, n int) (dir, pub, cp string) {
 	}
 	pub = filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "journal", "checkpoint.key.pub")
 	note := ok(t, dir, "checkpoint")
-	if !strings.HasPrefix(note, journal.OriginPrefix) || !strings.Contains(note, fmt.Sprintf("\n%d\n", n)) {
+	if !strings.HasPrefix(note, audit.OriginPrefix) || !strings.Contains(note, fmt.Sprintf("\n%d\n", n)) {
 		t.Fatalf("checkpoint: %q", note)
 	}
 	cp = filepath.Join(t.TempDir(), "checkpoint.txt")
@@ -58,10 +59,10 @@ func rewrite(t *testing.T, src string, dropCheckpoints bool, fn func([]*journal.
 	var evs []*journal.Event
 	contents := map[snapshot.ID][]byte{}
 	var ws string
-	var cps []*journal.Checkpoint
+	var cps []*audit.Checkpoint
 	err = j.View(func(tx *journal.Tx) error {
 		ws = tx.Workspace()
-		if cps, err = tx.Checkpoints(); err != nil {
+		if cps, err = audit.Checkpoints(tx); err != nil {
 			return err
 		}
 		return tx.Each(0, false, func(e *journal.Event) error {
@@ -109,7 +110,7 @@ func rewrite(t *testing.T, src string, dropCheckpoints bool, fn func([]*journal.
 				return nil
 			}
 			for _, c := range cps {
-				if err := tx.PutCheckpoint(c); err != nil {
+				if err := audit.PutCheckpoint(tx, c); err != nil {
 					return err
 				}
 			}

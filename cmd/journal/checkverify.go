@@ -8,14 +8,15 @@ import (
 	"strings"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/audit"
 )
 
 // checkOptions reads verify's --key and --checkpoint files. A --checkpoint
 // file is a signed checkpoint, or an earlier jsonl export: then its events
 // are the reference the history must start with, and its checkpoints are
 // taken too.
-func checkOptions(keys, checkpoints []string, quorum int) (journal.CheckOptions, error) {
-	o := journal.CheckOptions{Quorum: quorum}
+func checkOptions(keys, checkpoints []string, quorum int) (audit.CheckOptions, error) {
+	o := audit.CheckOptions{Quorum: quorum}
 	var err error
 	if o.Keys, err = loadVerifiers(keys); err != nil {
 		return o, err
@@ -30,7 +31,7 @@ func checkOptions(keys, checkpoints []string, quorum int) (journal.CheckOptions,
 			return o, withHint(fmt.Errorf("--checkpoint %s: %w", p, errors.Unwrap(err)), "name a checkpoint file (journal checkpoint's output) or an earlier jsonl export")
 		}
 		if bytes.HasPrefix(b, []byte(`{"type":`)) {
-			rep, err := journal.CheckExport(bytes.NewReader(b), journal.ExportCheck{CheckOptions: journal.CheckOptions{Keys: o.Keys, Quorum: quorum}})
+			rep, err := audit.CheckExport(bytes.NewReader(b), audit.ExportCheck{CheckOptions: audit.CheckOptions{Keys: o.Keys, Quorum: quorum}})
 			if err != nil {
 				return o, withHint(exportError{fmt.Errorf("--checkpoint %s: the earlier export does not verify: %w", p, err)},
 					"an earlier record must verify on its own first: `journal verify --export "+p+"`")
@@ -48,7 +49,7 @@ func checkOptions(keys, checkpoints []string, quorum int) (journal.CheckOptions,
 			}
 			continue
 		}
-		c, err := journal.OpenCheckpoint(b, o.Keys)
+		c, err := audit.OpenCheckpoint(b, o.Keys)
 		if err != nil {
 			return o, withHint(fmt.Errorf("--checkpoint %s: %w", p, err), "a checkpoint file is a signed note as `journal checkpoint` prints it; with --key, signed by one of the keys")
 		}
@@ -60,9 +61,9 @@ func checkOptions(keys, checkpoints []string, quorum int) (journal.CheckOptions,
 // treeHint is the hint for a failed check of checkpoints ("" for others).
 func treeHint(err error) string {
 	switch {
-	case errors.Is(err, journal.ErrRewritten):
+	case errors.Is(err, audit.ErrRewritten):
 		return "the history is not the one signed earlier: keep this copy and the earlier record as evidence; compare them with `journal export` and the earlier export"
-	case errors.Is(err, journal.ErrCheckpoint):
+	case errors.Is(err, audit.ErrCheckpoint):
 		return "a checkpoint not signed by the keys given, or of another workspace, was not made by you: check that --key names the right FILE.pub"
 	case errors.Is(err, journal.ErrTree):
 		return "gc dropped events the tree needs: verify against an export or remote taken before gc"
@@ -73,11 +74,11 @@ func treeHint(err error) string {
 // sayTree prints what the check of the checkpoints found; with keys, a
 // history without any checkpoint fails (a journal made anew by someone
 // without the key has none).
-func (a *app) sayTree(r *journal.TreeReport, o journal.CheckOptions, events int) error {
+func (a *app) sayTree(r *audit.TreeReport, o audit.CheckOptions, events int) error {
 	w := a.out
 	if r == nil || r.Newest == nil {
 		if o.Keys != nil {
-			return withHint(fmt.Errorf("verify: no checkpoint signed by the keys given: %w", journal.ErrCheckpoint),
+			return withHint(fmt.Errorf("verify: no checkpoint signed by the keys given: %w", audit.ErrCheckpoint),
 				"a journal made anew by someone without the key has none; if this one never had any, sign one with `journal checkpoint`")
 		}
 		if events > 0 {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/audit"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 )
@@ -35,21 +36,21 @@ type ConsistencyProof struct {
 // check. A journal whose tree no longer has either root was rewritten
 // (ErrRewritten): no proof is printed that would not check.
 func proveConsistency(tx *journal.Tx, old, newer string, vs note.Verifiers) (*ConsistencyProof, error) {
-	cps, err := tx.Checkpoints()
+	cps, err := audit.Checkpoints(tx)
 	if err != nil {
 		return nil, err
 	}
-	if cps, err = journal.Reopen(cps, vs, 1, "the journal's"); err != nil {
+	if cps, err = audit.Reopen(cps, vs, 1, "the journal's"); err != nil {
 		return nil, withHint(err, "the journal holds a checkpoint not signed by the keys given: `journal verify --key FILE.pub` says which")
 	}
 	oc, err := checkpointArg(cps, old, vs, "OLD")
 	if err != nil {
 		return nil, err
 	}
-	var nc *journal.Checkpoint
+	var nc *audit.Checkpoint
 	if newer == "" {
 		if len(cps) == 0 {
-			return nil, withHint(fmt.Errorf("prove: the journal has no checkpoint to prove %s consistent with: %w", old, journal.ErrCheckpoint),
+			return nil, withHint(fmt.Errorf("prove: the journal has no checkpoint to prove %s consistent with: %w", old, audit.ErrCheckpoint),
 				"run `journal checkpoint` (or serve with a cadence), then prove it")
 		}
 		nc = cps[len(cps)-1]
@@ -57,9 +58,9 @@ func proveConsistency(tx *journal.Tx, old, newer string, vs note.Verifiers) (*Co
 		return nil, err
 	}
 	ws := tx.Workspace()
-	for _, c := range []*journal.Checkpoint{oc, nc} {
+	for _, c := range []*audit.Checkpoint{oc, nc} {
 		if c.Workspace() != ws {
-			return nil, withHint(fmt.Errorf("prove: the checkpoint of %d events names another workspace (%s), not this one (%s): %w", c.Size, c.Workspace(), ws, journal.ErrCheckpoint),
+			return nil, withHint(fmt.Errorf("prove: the checkpoint of %d events names another workspace (%s), not this one (%s): %w", c.Size, c.Workspace(), ws, audit.ErrCheckpoint),
 				"give a checkpoint of this workspace (`journal status` shows its ID)")
 		}
 	}
@@ -67,14 +68,14 @@ func proveConsistency(tx *journal.Tx, old, newer string, vs note.Verifiers) (*Co
 		return nil, withHint(usageError{fmt.Errorf("prove: OLD covers %d events, NEW %d: give the smaller tree first", oc.Size, nc.Size)},
 			"journal prove --consistency OLD NEW proves that NEW extends OLD, the earlier and smaller tree")
 	}
-	rewritten := func(c *journal.Checkpoint, why string) error {
-		return withHint(fmt.Errorf("prove: the checkpoint of %d events signed %s: %s: %w", c.Size, c.Time.Format("2006-01-02T15:04:05Z"), why, journal.ErrRewritten),
+	rewritten := func(c *audit.Checkpoint, why string) error {
+		return withHint(fmt.Errorf("prove: the checkpoint of %d events signed %s: %s: %w", c.Size, c.Time.Format("2006-01-02T15:04:05Z"), why, audit.ErrRewritten),
 			"run `journal verify --checkpoint FILE` with that checkpoint to find the first event where the journal parts from it")
 	}
 	if n := tx.TreeSize(); nc.Size > n {
 		return nil, rewritten(nc, fmt.Sprintf("the journal's tree has %d events (the tail was cut)", n))
 	}
-	for _, c := range []*journal.Checkpoint{oc, nc} {
+	for _, c := range []*audit.Checkpoint{oc, nc} {
 		h, err := tx.TreeHash(c.Size)
 		if err != nil {
 			return nil, err
@@ -98,9 +99,9 @@ func proveConsistency(tx *journal.Tx, old, newer string, vs note.Verifiers) (*Co
 // checkpointArg is the checkpoint arg names: the size of one of cps (the
 // newest of that size), else a checkpoint file (its signature checked with
 // vs). what is OLD or NEW, for messages.
-func checkpointArg(cps []*journal.Checkpoint, arg string, vs note.Verifiers, what string) (*journal.Checkpoint, error) {
+func checkpointArg(cps []*audit.Checkpoint, arg string, vs note.Verifiers, what string) (*audit.Checkpoint, error) {
 	if size, err := strconv.ParseInt(arg, 10, 64); err == nil {
-		var found *journal.Checkpoint
+		var found *audit.Checkpoint
 		for _, c := range cps {
 			if c.Size == size {
 				found = c
@@ -121,7 +122,7 @@ func checkpointArg(cps []*journal.Checkpoint, arg string, vs note.Verifiers, wha
 		return nil, withHint(usageError{fmt.Errorf("prove: %s %s: %w", what, arg, errors.Unwrap(err))},
 			"give a checkpoint file (journal checkpoint's output) or the size of one of the journal's checkpoints")
 	}
-	c, err := journal.OpenCheckpoint(b, vs)
+	c, err := audit.OpenCheckpoint(b, vs)
 	if err != nil {
 		return nil, withHint(fmt.Errorf("prove: %s %s: %w", what, arg, err), "a checkpoint file is a signed note as `journal checkpoint` prints it; with --key, signed by one of the keys")
 	}
@@ -133,22 +134,22 @@ func checkpointArg(cps []*journal.Checkpoint, arg string, vs note.Verifiers, wha
 // (signed by a key of vs, when given) and name one workspace, the proof's
 // sizes and roots are theirs, each of earlier (the auditor's own copies)
 // is one of them, and the proof leads from the old root to the new.
-func checkConsistency(path string, vs note.Verifiers, earlier []*journal.Checkpoint) (*ConsistencyProof, []*journal.Checkpoint, error) {
+func checkConsistency(path string, vs note.Verifiers, earlier []*audit.Checkpoint) (*ConsistencyProof, []*audit.Checkpoint, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, withHint(usageError{fmt.Errorf("--consistency %s: %w", path, errors.Unwrap(err))}, "name the file `journal prove --consistency` wrote")
 	}
 	var p ConsistencyProof
 	if err := json.Unmarshal(b, &p); err != nil {
-		return nil, nil, withHint(exportError{fmt.Errorf("--consistency %s: %v: %w", path, err, journal.ErrCheckpoint)}, "the file is the JSON `journal prove --consistency` prints")
+		return nil, nil, withHint(exportError{fmt.Errorf("--consistency %s: %v: %w", path, err, audit.ErrCheckpoint)}, "the file is the JSON `journal prove --consistency` prints")
 	}
 	bad := func(format string, a ...any) error {
-		return withHint(fmt.Errorf("--consistency %s: %s: %w", path, fmt.Sprintf(format, a...), journal.ErrRewritten),
+		return withHint(fmt.Errorf("--consistency %s: %s: %w", path, fmt.Sprintf(format, a...), audit.ErrRewritten),
 			"the later checkpoint does not extend the earlier: the history was rewritten between them, or the proof altered")
 	}
-	var cs [2]*journal.Checkpoint
+	var cs [2]*audit.Checkpoint
 	for i, n := range []string{p.OldCheckpoint, p.NewCheckpoint} {
-		if cs[i], err = journal.OpenCheckpoint([]byte(n), vs); err != nil {
+		if cs[i], err = audit.OpenCheckpoint([]byte(n), vs); err != nil {
 			return nil, nil, withHint(fmt.Errorf("--consistency %s: %s checkpoint: %w", path, []string{"old", "new"}[i], err),
 				"with --key, both checkpoints must be signed by one of the keys")
 		}
@@ -156,7 +157,7 @@ func checkConsistency(path string, vs note.Verifiers, earlier []*journal.Checkpo
 	oc, nc := cs[0], cs[1]
 	switch {
 	case oc.Workspace() != nc.Workspace():
-		return nil, nil, withHint(fmt.Errorf("--consistency %s: the checkpoints name workspaces %s and %s: %w", path, oc.Workspace(), nc.Workspace(), journal.ErrCheckpoint),
+		return nil, nil, withHint(fmt.Errorf("--consistency %s: the checkpoints name workspaces %s and %s: %w", path, oc.Workspace(), nc.Workspace(), audit.ErrCheckpoint),
 			"a proof relates two checkpoints of one workspace")
 	case oc.Size != p.OldSize || oc.Root != p.OldRoot || nc.Size != p.NewSize || nc.Root != p.NewRoot:
 		return nil, nil, bad("old_size, old_root, new_size or new_root is not its checkpoint's")
@@ -169,5 +170,5 @@ func checkConsistency(path string, vs note.Verifiers, earlier []*journal.Checkpo
 	if err := tlog.CheckTree(p.Proof, nc.Size, nc.Root, oc.Size, oc.Root); err != nil {
 		return nil, nil, bad("the proof does not lead from the root of %d events to the root of %d", oc.Size, nc.Size)
 	}
-	return &p, []*journal.Checkpoint{oc, nc}, nil
+	return &p, []*audit.Checkpoint{oc, nc}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/audit"
 )
 
 // cosign adds the witness key's signature to one of the journal's
@@ -21,15 +22,15 @@ func (a *app) cosign(keyFile, arg string) error {
 	if err != nil {
 		return err
 	}
-	var c *journal.Checkpoint
+	var c *audit.Checkpoint
 	err = a.view(func(tx *journal.Tx) error {
-		cps, err := tx.Checkpoints()
+		cps, err := audit.Checkpoints(tx)
 		if err != nil {
 			return err
 		}
 		if arg == "" {
 			if len(cps) == 0 {
-				return withHint(fmt.Errorf("checkpoint --cosign: the journal has no checkpoint to cosign: %w", journal.ErrCheckpoint),
+				return withHint(fmt.Errorf("checkpoint --cosign: the journal has no checkpoint to cosign: %w", audit.ErrCheckpoint),
 					"the signer signs one first (`journal checkpoint`); a witness cosigns it")
 			}
 			c = cps[len(cps)-1]
@@ -37,7 +38,7 @@ func (a *app) cosign(keyFile, arg string) error {
 			return err
 		}
 		if c.Workspace() != tx.Workspace() {
-			return withHint(fmt.Errorf("checkpoint --cosign: the checkpoint names another workspace (%s), not this one (%s): %w", c.Workspace(), tx.Workspace(), journal.ErrCheckpoint),
+			return withHint(fmt.Errorf("checkpoint --cosign: the checkpoint names another workspace (%s), not this one (%s): %w", c.Workspace(), tx.Workspace(), audit.ErrCheckpoint),
 				"cosign a checkpoint of this workspace")
 		}
 		found := false
@@ -45,7 +46,7 @@ func (a *app) cosign(keyFile, arg string) error {
 			found = found || o.Size == c.Size && o.Root == c.Root && o.Time.Equal(c.Time)
 		}
 		if !found {
-			return withHint(fmt.Errorf("checkpoint --cosign: the journal does not hold the checkpoint of %d events signed %s: %w", c.Size, c.Time.Format(time.RFC3339), journal.ErrCheckpoint),
+			return withHint(fmt.Errorf("checkpoint --cosign: the journal does not hold the checkpoint of %d events signed %s: %w", c.Size, c.Time.Format(time.RFC3339), audit.ErrCheckpoint),
 				"cosign a checkpoint of this journal: its size (`journal export` lists them in its head line), or none for the newest")
 		}
 		h, err := tx.TreeHash(c.Size)
@@ -53,7 +54,7 @@ func (a *app) cosign(keyFile, arg string) error {
 			return err
 		}
 		if h != c.Root {
-			return withHint(fmt.Errorf("checkpoint --cosign: the journal's events up to %d no longer hash to the root the checkpoint signed: %w", c.Size, journal.ErrRewritten),
+			return withHint(fmt.Errorf("checkpoint --cosign: the journal's events up to %d no longer hash to the root the checkpoint signed: %w", c.Size, audit.ErrRewritten),
 				"a witness does not cosign a rewritten history: `journal verify --key FILE.pub` names where it parts")
 		}
 		return nil
@@ -61,12 +62,12 @@ func (a *app) cosign(keyFile, arg string) error {
 	if err != nil {
 		return err
 	}
-	cs, err := journal.Cosign(c, s)
+	cs, err := audit.Cosign(c, s)
 	if err != nil {
 		return err
 	}
 	err = j.Do(func(db *journal.DB) error {
-		return db.Update(func(tx *journal.Tx) error { return tx.PutCheckpoint(cs) })
+		return db.Update(func(tx *journal.Tx) error { return audit.PutCheckpoint(tx, cs) })
 	})
 	if err != nil {
 		return err

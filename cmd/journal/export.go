@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/audit"
 	"github.com/journalfs/journal/journal/remote"
 	"github.com/spf13/cobra"
 )
@@ -52,7 +53,7 @@ func (a *app) runExport(f exportFlags) error {
 	if f.format != "jsonl" && f.format != "csv" {
 		return usageError{fmt.Errorf("--format %q: want jsonl or csv", f.format)}
 	}
-	var filter journal.ExportFilter
+	var filter audit.ExportFilter
 	var err error
 	if filter.Since, err = parseTime(f.since); err != nil {
 		return err
@@ -90,7 +91,7 @@ func (a *app) runExport(f exportFlags) error {
 		w = tmp
 	}
 	bw := bufio.NewWriterSize(w, 1<<20)
-	var head *journal.ExportHead
+	var head *audit.ExportHead
 	if f.remote != "" {
 		err = a.exportRemote(bw, f.remote, f.workspace, &head)
 	} else {
@@ -102,7 +103,7 @@ func (a *app) runExport(f exportFlags) error {
 					return errNeverJournaled(k)
 				}
 			}
-			head, err = tx.Export(bw, f.format, filter, func(seq uint64) {
+			head, err = audit.Export(tx, bw, f.format, filter, func(seq uint64) {
 				if seq%256 == 0 {
 					b.Set(int64(seq))
 				}
@@ -137,7 +138,7 @@ func (a *app) runExport(f exportFlags) error {
 }
 
 // exportRemote writes a remote workspace's audit trail to w.
-func (a *app) exportRemote(w io.Writer, name, ws string, head **journal.ExportHead) error {
+func (a *app) exportRemote(w io.Writer, name, ws string, head **audit.ExportHead) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	s, err := openRemote(ctx, name)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/audit"
 	"github.com/spf13/cobra"
 )
 
@@ -67,7 +68,7 @@ func (a *app) runLog(args []string, f logFlags) error {
 	if err := a.locate(); err != nil {
 		return err
 	}
-	filter := journal.ExportFilter{Since: f.sinceTime, Until: f.untilTime}
+	filter := audit.ExportFilter{Since: f.sinceTime, Until: f.untilTime}
 	for _, p := range args {
 		filter.Paths = append(filter.Paths, a.key(p))
 	}

@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/audit"
 	"github.com/journalfs/journal/snapshot"
 	"github.com/spf13/cobra"
 )
@@ -198,9 +199,9 @@ func errorCode(err error) string {
 		return "KEY_INVALID"
 	case errors.As(err, &ce):
 		return "CONFIG_INVALID"
-	case errors.Is(err, journal.ErrRewritten):
+	case errors.Is(err, audit.ErrRewritten):
 		return "HISTORY_REWRITTEN"
-	case errors.Is(err, journal.ErrCheckpoint):
+	case errors.Is(err, audit.ErrCheckpoint):
 		return "CHECKPOINT_INVALID"
 	case errors.Is(err, journal.ErrTree):
 		return "TREE_INCOMPLETE"

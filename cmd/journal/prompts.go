@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/audit"
 	"github.com/journalfs/journal/replay"
 )
 
@@ -24,7 +25,7 @@ type promptGroup struct {
 // under its prompt (replay.Prompts): the groups in the order their prompts
 // began, each event of no prompt in the group of no prompt that follows
 // the prompt begun last before it.
-func (a *app) promptGroups(tx *journal.Tx, f logFlags, filter journal.ExportFilter) ([]*promptGroup, error) {
+func (a *app) promptGroups(tx *journal.Tx, f logFlags, filter audit.ExportFilter) ([]*promptGroup, error) {
 	ps := replay.NewPrompts()
 	var groups []*promptGroup
 	byKey := map[string]*promptGroup{}

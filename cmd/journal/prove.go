@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/journalfs/journal/journal/audit"
 	"github.com/journalfs/journal/journal/secrets"
 
 	"github.com/journalfs/journal/journal"
@@ -105,25 +106,25 @@ func prove(tx *journal.Tx, seq uint64, vs note.Verifiers, reveal bool) (*Proof, 
 	if err != nil {
 		return nil, withHint(err, "gc dropped the events before this one's tile: it cannot be proven")
 	}
-	cps, err := tx.Checkpoints()
+	cps, err := audit.Checkpoints(tx)
 	if err != nil {
 		return nil, err
 	}
-	var c *journal.Checkpoint
+	var c *audit.Checkpoint
 	if len(cps) > 0 {
 		c = cps[len(cps)-1]
 	}
 	if c == nil || c.Size <= i {
-		return nil, withHint(fmt.Errorf("prove: no checkpoint covers event %d yet: %w", seq, journal.ErrCheckpoint),
+		return nil, withHint(fmt.Errorf("prove: no checkpoint covers event %d yet: %w", seq, audit.ErrCheckpoint),
 			"run `journal checkpoint` (or serve with a cadence: --checkpoint-every, or journal checkpoint config), then prove it")
 	}
 	if vs != nil {
-		if c, err = journal.OpenCheckpoint(c.Note, vs); err != nil {
+		if c, err = audit.OpenCheckpoint(c.Note, vs); err != nil {
 			return nil, withHint(err, "the journal's newest checkpoint is not signed by the key given: the journal may have been rewritten")
 		}
 	}
 	if n := tx.TreeSize(); n < c.Size {
-		return nil, withHint(fmt.Errorf("prove: the newest checkpoint covers %d events, the journal's tree has %d: %w", c.Size, n, journal.ErrRewritten),
+		return nil, withHint(fmt.Errorf("prove: the newest checkpoint covers %d events, the journal's tree has %d: %w", c.Size, n, audit.ErrRewritten),
 			"run `journal verify --key FILE.pub` to find where the journal parts from its checkpoints")
 	}
 	rp, err := tx.ProveEvent(i, c.Size)
@@ -132,7 +133,7 @@ func prove(tx *journal.Tx, seq uint64, vs note.Verifiers, reveal bool) (*Proof, 
 	}
 	// a proof that cannot check is not printed: the journal was rewritten after the checkpoint
 	if err := tlog.CheckRecord(rp, c.Size, c.Root, i, journal.LeafHash(e.Hash)); err != nil {
-		return nil, withHint(fmt.Errorf("prove: event %d is not in the tree the newest checkpoint (%d events) signed: %w", seq, c.Size, journal.ErrRewritten),
+		return nil, withHint(fmt.Errorf("prove: event %d is not in the tree the newest checkpoint (%d events) signed: %w", seq, c.Size, audit.ErrRewritten),
 			"run `journal verify --key FILE.pub` to find where the journal parts from its checkpoints")
 	}
 	p := &Proof{Seq: seq, Event: string(journal.Canonical(e)), Hash: e.Hash.String(), LeafIndex: i, TreeSize: c.Size, Proof: rp,
@@ -140,7 +141,7 @@ func prove(tx *journal.Tx, seq uint64, vs note.Verifiers, reveal bool) (*Proof, 
 	switch {
 	case !e.Salted() || len(e.Args) == 0:
 	case !reveal && len(secrets.ScanArgs(e.Args)) > 0:
-		p.ArgsWithheld = journal.WithheldSecret
+		p.ArgsWithheld = audit.WithheldSecret
 	default:
 		p.Args, p.ArgsSalt = string(e.Args), e.ArgsSalt
 	}

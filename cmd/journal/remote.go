@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/audit"
 	"github.com/journalfs/journal/journal/remote"
 	"github.com/spf13/cobra"
 )
@@ -304,7 +305,7 @@ func (a *app) remoteProgress(desc string) (func(done, total uint64), func()) {
 
 // verifyRemote checks a remote's workspaces (or one) and names every
 // missing or altered object.
-func (a *app) verifyRemote(name, ws string, o journal.CheckOptions) error {
+func (a *app) verifyRemote(name, ws string, o audit.CheckOptions) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	s, err := openRemote(ctx, name)
@@ -336,7 +337,7 @@ func (a *app) verifyRemote(name, ws string, o journal.CheckOptions) error {
 		fmt.Fprintf(a.out, "note: %d object(s) no workspace's keys open (shredded, or left by an interrupted push)\n", rep.Unreadable)
 	}
 	if o.Keys != nil && rep.Checkpoints == 0 {
-		return withHint(fmt.Errorf("verify --remote %s: no checkpoint signed by the keys given: %w", s.Remote().Name, journal.ErrCheckpoint),
+		return withHint(fmt.Errorf("verify --remote %s: no checkpoint signed by the keys given: %w", s.Remote().Name, audit.ErrCheckpoint),
 			"checkpoints reach a remote with `journal push` once `journal checkpoint` (or serve --checkpoint-every) signed them")
 	}
 	if rep.Checkpoints > 0 {
@@ -352,7 +353,7 @@ func (a *app) verifyRemote(name, ws string, o journal.CheckOptions) error {
 // againstRemote adds to o the record remote name holds of workspace ws (""
 // : the local journal's): its events' chain hashes as the reference and
 // its checkpoints (journal verify --against NAME).
-func (a *app) againstRemote(o *journal.CheckOptions, name, ws string) error {
+func (a *app) againstRemote(o *audit.CheckOptions, name, ws string) error {
 	if o.Reference != nil {
 		return usageError{errors.New("--against NAME and an earlier export in --checkpoint: one reference at a time")}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/audit"
 	"github.com/journalfs/journal/journal/secrets"
 	"github.com/journalfs/journal/replay"
 	"github.com/journalfs/journal/snapshot"
@@ -26,7 +27,7 @@ func (a *app) addReveal(cmd *cobra.Command) {
 }
 
 // mask masks what the commands print, unless --reveal.
-func (a *app) mask() journal.Masking { return journal.Masking{Reveal: a.reveal} }
+func (a *app) mask() audit.Masking { return audit.Masking{Reveal: a.reveal} }
 
 // diffPath returns the file path of a diff side's name ("a/x.go", "b/x.go@7").
 func diffPath(name string) string {
@@ -58,7 +59,7 @@ func (a *app) maskBlame(b *replay.Blame) {
 // secretPlace is one detected secret as status lists it.
 type secretPlace struct {
 	seq uint64
-	journal.Secret
+	audit.Secret
 }
 
 // liveSecrets returns where the journal holds detected secrets, oldest event
@@ -66,7 +67,7 @@ type secretPlace struct {
 // now, nothing stored), less those whose value is gone (arguments or
 // content redacted, events dropped by gc).
 func liveSecrets(tx *journal.Tx) ([]secretPlace, error) {
-	found, err := tx.ScanSecrets()
+	found, err := audit.ScanSecrets(tx)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/audit"
 	"github.com/journalfs/journal/replay/watch"
 	"github.com/spf13/cobra"
 )
@@ -66,7 +67,7 @@ func (a *app) runStatus() error {
 		return err
 	}
 	var head string
-	var cps []*journal.Checkpoint
+	var cps []*audit.Checkpoint
 	var treeSize int64
 	var found []secretPlace
 	outcome := map[uint64]journal.Status{}
@@ -75,7 +76,7 @@ func (a *app) runStatus() error {
 		if found, err = liveSecrets(tx); err != nil {
 			return err
 		}
-		if cps, err = tx.Checkpoints(); err != nil {
+		if cps, err = audit.Checkpoints(tx); err != nil {
 			return err
 		}
 		if last := tx.Last(); last > 0 {
@@ -198,7 +199,7 @@ func describeReplication(r journal.Replication) string {
 
 // signerNames are the names on a checkpoint's signature lines (not
 // verified: status has no keys).
-func signerNames(c *journal.Checkpoint) []string {
+func signerNames(c *audit.Checkpoint) []string {
 	var out []string
 	_, rest, _ := strings.Cut(string(c.Note), "\n\n")
 	for _, l := range strings.Split(strings.TrimSpace(rest), "\n") {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/audit"
 	"github.com/journalfs/journal/snapshot"
 	bolt "go.etcd.io/bbolt"
 )
@@ -248,7 +249,7 @@ func TestTamper_Export10k(t *testing.T) {
 		if anchored {
 			a = anchor
 		}
-		if _, err := journal.VerifyExport(bytes.NewReader(b), a, nil); err == nil {
+		if _, err := audit.VerifyExport(bytes.NewReader(b), a, nil); err == nil {
 			t.Errorf("%s: not caught", name)
 		}
 	}
@@ -285,10 +286,10 @@ func TestTamper_Export10k(t *testing.T) {
 		check(fmt.Sprintf("cut the last %d bytes", cut), data[:len(data)-cut], false)
 	}
 	// Drop the last 10 records and forge a consistent head line: only the anchor catches it.
-	var rep journal.ExportHead
+	var rep audit.ExportHead
 	forged := join(lines[:9990])
 	var h bytes.Buffer
-	if _, err := journal.VerifyExport(io.MultiReader(bytes.NewReader(forged), bytes.NewReader(forgeHead(t, lines[9989], &rep))), snapshot.ID{}, nil); err != nil {
+	if _, err := audit.VerifyExport(io.MultiReader(bytes.NewReader(forged), bytes.NewReader(forgeHead(t, lines[9989], &rep))), snapshot.ID{}, nil); err != nil {
 		t.Fatalf("forged head not consistent, the test is wrong: %v", err)
 	}
 	h.Write(forged)
@@ -307,13 +308,13 @@ func TestTamper_Export10k(t *testing.T) {
 }
 
 // forgeHead writes the head line an attacker would write after dropping the records after last.
-func forgeHead(t *testing.T, last []byte, h *journal.ExportHead) []byte {
+func forgeHead(t *testing.T, last []byte, h *audit.ExportHead) []byte {
 	t.Helper()
-	var rec journal.ExportRecord
+	var rec audit.ExportRecord
 	if err := json.Unmarshal(last, &rec); err != nil {
 		t.Fatal(err)
 	}
-	*h = journal.ExportHead{Type: "head", Version: journal.ExportVersion, Events: int(rec.Seq), First: 1, Last: rec.Seq, Head: rec.Hash}
+	*h = audit.ExportHead{Type: "head", Version: audit.ExportVersion, Events: int(rec.Seq), First: 1, Last: rec.Seq, Head: rec.Hash}
 	b, _ := json.Marshal(h)
 	return append(b, '\n')
 }

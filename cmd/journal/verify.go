@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/audit"
 	"github.com/journalfs/journal/snapshot"
 	"github.com/spf13/cobra"
 )
@@ -92,11 +93,11 @@ FILE (the auditor's own copy) one of the two.`,
 	return cmd
 }
 
-func (a *app) verifyJournal(anchor snapshot.ID, o journal.CheckOptions) error {
+func (a *app) verifyJournal(anchor snapshot.ID, o audit.CheckOptions) error {
 	start := time.Now()
 	var rep *journal.VerifyReport
 	var anchored uint64
-	var tree *journal.TreeReport
+	var tree *audit.TreeReport
 	// the structural check every time, not trusting the stamp of an earlier
 	// one (damage it finds removes the stamp: the read below goes round it)
 	if j, err := a.journal(); err == nil {
@@ -115,7 +116,7 @@ func (a *app) verifyJournal(anchor snapshot.ID, o journal.CheckOptions) error {
 		if err != nil {
 			return err
 		}
-		if tree, err = tx.VerifyTree(o); err != nil {
+		if tree, err = audit.VerifyTree(tx, o); err != nil {
 			return err
 		}
 		if anchor.IsZero() {
@@ -124,7 +125,7 @@ func (a *app) verifyJournal(anchor snapshot.ID, o journal.CheckOptions) error {
 		seq, ok := tx.FindHash(anchor)
 		if !ok {
 			return fmt.Errorf("anchor %s is not in the chain (head %s): events were removed from its tail, or it is another journal: %w",
-				anchor.Short(), rep.Head.Short(), journal.ErrAnchor)
+				anchor.Short(), rep.Head.Short(), audit.ErrAnchor)
 		}
 		anchored = seq
 		return nil
@@ -165,7 +166,7 @@ func (a *app) verifyJournal(anchor snapshot.ID, o journal.CheckOptions) error {
 // (BENCHMARKS.md "Signed checkpoints").
 const exportGC = 400
 
-func (a *app) verifyExport(path string, anchor snapshot.ID, o journal.CheckOptions) error {
+func (a *app) verifyExport(path string, anchor snapshot.ID, o audit.CheckOptions) error {
 	if os.Getenv("GOGC") == "" {
 		defer debug.SetGCPercent(debug.SetGCPercent(exportGC))
 	}
@@ -179,7 +180,7 @@ func (a *app) verifyExport(path string, anchor snapshot.ID, o journal.CheckOptio
 		size = fi.Size()
 	}
 	b := a.progress(size, "verify", true)
-	rep, err := journal.CheckExport(f, journal.ExportCheck{Anchor: anchor, Progress: func(n int64) { b.Set(n) }, CheckOptions: o})
+	rep, err := audit.CheckExport(f, audit.ExportCheck{Anchor: anchor, Progress: func(n int64) { b.Set(n) }, CheckOptions: o})
 	b.Done()
 	if err != nil {
 		hint := treeHint(err)
@@ -236,13 +237,13 @@ func (a *app) verifyConsistency(path string, keys, checkpoints []string, quorum 
 		return err
 	}
 	vs := o.Keys
-	var earlier []*journal.Checkpoint
+	var earlier []*audit.Checkpoint
 	for _, p := range checkpoints {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			return withHint(usageError{fmt.Errorf("--checkpoint %s: %w", p, errors.Unwrap(err))}, "name a checkpoint file (journal checkpoint's output)")
 		}
-		c, err := journal.OpenCheckpoint(b, vs)
+		c, err := audit.OpenCheckpoint(b, vs)
 		if err != nil {
 			return withHint(fmt.Errorf("--checkpoint %s: %w", p, err), "a checkpoint file is a signed note as `journal checkpoint` prints it; with --key, signed by one of the keys")
 		}
@@ -252,7 +253,7 @@ func (a *app) verifyConsistency(path string, keys, checkpoints []string, quorum 
 	if err != nil {
 		return err
 	}
-	if _, err := journal.Reopen(cs, vs, quorum, "the proof's"); err != nil {
+	if _, err := audit.Reopen(cs, vs, quorum, "the proof's"); err != nil {
 		return withHint(err, "give the signer's and the witnesses' keys with --key; the checkpoints need --quorum of them")
 	}
 	signed := "signatures not checked (give --key FILE.pub)"

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/audit"
 	"github.com/journalfs/journal/snapshot"
 )
 
@@ -20,7 +21,7 @@ func checkpointDir(ws string) string { return "workspaces/" + ws + "/checkpoints
 // than its signer's signature (a witness cosigned it) is an object of its
 // own, named also by a digest of the note, since the first copy pushed is
 // never overwritten; Checkpoints merges the copies' signatures.
-func checkpointKey(ws string, c *journal.Checkpoint) string {
+func checkpointKey(ws string, c *audit.Checkpoint) string {
 	base := fmt.Sprintf("%s%020d-%020d", checkpointDir(ws), c.Size, c.Time.UnixNano())
 	if c.Signatures() > 1 {
 		return fmt.Sprintf("%s-%s.note", base, snapshot.Sum(c.Note).String()[:16])
@@ -32,11 +33,11 @@ func checkpointKey(ws string, c *journal.Checkpoint) string {
 // trees whose events the remote holds (up to event last); it returns how
 // many it sent.
 func pushCheckpoints(ctx context.Context, s *Store, j *journal.Journal, ws string, last uint64) (int, error) {
-	var cps []*journal.Checkpoint
+	var cps []*audit.Checkpoint
 	var base uint64
 	err := j.View(func(tx *journal.Tx) (err error) {
 		base = tx.TreeBase()
-		cps, err = tx.Checkpoints()
+		cps, err = audit.Checkpoints(tx)
 		return err
 	})
 	if err != nil || len(cps) == 0 {
@@ -66,13 +67,13 @@ func pushCheckpoints(ctx context.Context, s *Store, j *journal.Journal, ws strin
 
 // Checkpoints returns workspace ws's checkpoints on the store, smallest
 // tree first, their signatures not checked (journal.Reopen does).
-func Checkpoints(ctx context.Context, s *Store, ws string) ([]*journal.Checkpoint, error) {
+func Checkpoints(ctx context.Context, s *Store, ws string) ([]*audit.Checkpoint, error) {
 	keys, err := s.list(ctx, checkpointDir(ws))
 	if err != nil {
 		return nil, err
 	}
 	sort.Strings(keys)
-	var out []*journal.Checkpoint
+	var out []*audit.Checkpoint
 	for _, k := range keys {
 		if !strings.HasSuffix(k, ".note") {
 			continue
@@ -81,12 +82,12 @@ func Checkpoints(ctx context.Context, s *Store, ws string) ([]*journal.Checkpoin
 		if err != nil {
 			return nil, err
 		}
-		c, err := journal.OpenCheckpoint(b, nil)
+		c, err := audit.OpenCheckpoint(b, nil)
 		if err != nil {
 			return nil, fmt.Errorf("remote %s: %s: %w", s.r.Name, k, err)
 		}
 		if n := len(out); n > 0 && out[n-1].Size == c.Size && out[n-1].Time.Equal(c.Time) { // a cosigned copy
-			m, same, err := journal.MergeCheckpoints(out[n-1], c)
+			m, same, err := audit.MergeCheckpoints(out[n-1], c)
 			if err != nil {
 				return nil, fmt.Errorf("remote %s: %s: %w", s.r.Name, k, err)
 			}
@@ -103,7 +104,7 @@ func Checkpoints(ctx context.Context, s *Store, ws string) ([]*journal.Checkpoin
 // History returns what the store holds of workspace ws as the record a
 // local journal must still match (journal.CheckOptions): the chain hash of
 // every event by leaf, from the workspace's base, and its checkpoints.
-func History(ctx context.Context, s *Store, ws string) (leaves []snapshot.ID, cps []*journal.Checkpoint, err error) {
+func History(ctx context.Context, s *Store, ws string) (leaves []snapshot.ID, cps []*audit.Checkpoint, err error) {
 	head, err := s.workspaceHead(ctx, ws)
 	if err != nil {
 		return nil, nil, err

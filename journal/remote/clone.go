@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/audit"
 	"github.com/journalfs/journal/snapshot"
 )
 
@@ -193,7 +194,7 @@ func cloneCheckpoints(ctx context.Context, s *Store, j *journal.Journal, ws stri
 				if uint64(c.Size) > size {
 					continue
 				}
-				if err := tx.PutCheckpoint(c); err != nil {
+				if err := audit.PutCheckpoint(tx, c); err != nil {
 					return err
 				}
 			}

@@ -17,34 +17,11 @@
 //
 // # Layout
 //
-// Under a remote's bucket and prefix:
-//
-//	chunks/<hh>/<id>           a chunk of content, zstd; id is the blake3 of the
-//	                           chunk's bytes (hh its first two hex digits)
-//	contents/<id>              a content's manifest: "JRM1", uvarint size,
-//	                           uvarint n, n × 32-byte chunk IDs in order; id is
-//	                           the blake3 of the whole content. A content of
-//	                           one chunk has none: that chunk, whose ID is
-//	                           the content's, is it (one an older binary
-//	                           pushed reads as any manifest)
-//	workspaces/<ws>/segments/<first>-<last>.jsonl.zst
-//	                           events first..last (20-digit numbers) as the
-//	                           lines `journal export` writes (each carries the
-//	                           hashed event verbatim), zstd; immutable
-//	workspaces/<ws>/head.json  the workspace's head: its segments in order
-//	                           (key, events, blake3 of the object), the last
-//	                           event and its hash, the chain's base
-//	workspaces/<ws>/checkpoints/<size>-<time>.note
-//	                           a signed checkpoint of the journal's Merkle
-//	                           tree (journal/doc.go), 20-digit tree size and
-//	                           Unix nanoseconds; immutable, sent by a push
-//	                           after the events it covers
-//	workspaces/<ws>/checkpoints/<size>-<time>-<digest>.note
-//	                           a copy of it a witness cosigned (more than one
-//	                           signature; 16 hex digits of blake3 of the
-//	                           note), beside the first copy, which is never
-//	                           overwritten; readers merge the copies'
-//	                           signatures (Checkpoints)
+// Under a remote's bucket and prefix: chunks and contents' manifests by
+// their IDs, and per workspace its immutable segments of events (the lines
+// `journal export` writes), its head, and its signed checkpoints (and
+// witnesses' cosigned copies beside them). docs/DESIGN.md ("The remote
+// layout") has every object's name and bytes, plain and sealed.
 //
 // Chunks and contents are keyed by what they hold, so every workspace
 // replicating to one bucket and prefix shares them: ten clones of one
@@ -114,35 +91,13 @@
 // event's arguments are sealed with their 16-byte salt, so no guess of
 // them can be confirmed.
 //
-//	chunks/<hh>/<id>           seal(K_c, zstd(chunk)), K_c derived from the chunk
-//	contents/<id>              seal(K_m, "JRM2" | uvarint size | uvarint n |
-//	                           n × (chunk ID, K_c)), K_m derived from those
-//	                           bytes; a content of one chunk has none, its
-//	                           key is its chunk's
-//	workspaces/<ws>/segments/… lines {"type":"sealed","seq","hash","event",
-//	                           "sealed"}: "event" is the event's JSON without
-//	                           its arguments and salt (paths, content IDs,
-//	                           who and when stay readable; for a salted event
-//	                           the very bytes its hash is over), "sealed" the
-//	                           arguments and salt, seal(K_e, {"args",
-//	                           "args_salt"}), K_e derived from those;
-//	                           "redacted_unsalted" marks an event written
-//	                           before salting whose arguments were redacted
-//	                           before it was pushed (its hash covered them)
-//	journal-remote.json        {"version":1,"encrypted":true,"keys":URL}: a
-//	                           plain push to the prefix, and a plain open,
-//	                           are refused; so is an encrypted one over a
-//	                           prefix holding plain objects
-//
-// Key store, beside each segment (one object per segment: a first push
-// of 100,000 events adds 10 objects to its 200,000):
-//
-//	workspaces/<ws>/segments/<first>-<last>.keys
-//	                           "JRK1" | uvarint n | n × (uvarint event number,
-//	                           K_e) | uvarint m | m × (content ID, content
-//	                           key): the keys of the segment's events'
-//	                           arguments and of every content its events
-//	                           name (K_m, or K_c for a content of one chunk)
+// Each object is sealed with its own key (chunks, manifests listing their
+// chunks' keys, each event's arguments and salt apart from the rest of its
+// line, which stays readable), and a marker object says the prefix is
+// encrypted: a plain push to it, and a plain open, are refused, and so is
+// an encrypted one over a prefix holding plain objects. The keys are kept
+// in the key store, one key file beside each segment: the keys of its
+// events' arguments and of every content its events name (docs/DESIGN.md).
 //
 // A push writes a segment's key file before the segment, and both before
 // the head names them, so nothing the head names lacks its keys; rolled-up

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/audit"
 	"github.com/journalfs/journal/snapshot"
 	"github.com/klauspost/compress/zstd"
 )
@@ -244,7 +245,7 @@ func (s *Store) line(b []byte, keys *keyFile) (*journal.Event, bool, error) {
 	if keys != nil {
 		return openLine(b, keys)
 	}
-	var rec journal.ExportRecord
+	var rec audit.ExportRecord
 	if err := json.Unmarshal(b, &rec); err != nil || rec.Type != "event" {
 		if bytes.Contains(b, []byte(`"type":"sealed"`)) {
 			return nil, false, fmt.Errorf("an encrypted event, and the remote has no key store (add it with --keys)")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/audit"
 	"github.com/journalfs/journal/snapshot"
 )
 
@@ -243,7 +244,7 @@ func buildSegment(j *journal.Journal, ws string, first, last uint64, encrypt boo
 					b.keys.events[e.Seq] = *k
 				}
 			} else {
-				l, err = journal.ExportLine(e)
+				l, err = audit.ExportLine(e)
 			}
 			if err != nil {
 				return err

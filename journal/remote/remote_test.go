@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/audit"
 	"github.com/journalfs/journal/journal/remote"
 	"github.com/journalfs/journal/journal/remote/s3test"
 	"github.com/journalfs/journal/replay"
@@ -778,12 +779,12 @@ func TestPushClone_Repaired(t *testing.T) {
 	if err != nil || !vr.OK() {
 		t.Fatalf("verify: %+v %v", vr, err)
 	}
-	var audit strings.Builder
-	h, err := remote.Export(ctx, s, ws, &audit)
+	var exported strings.Builder
+	h, err := remote.Export(ctx, s, ws, &exported)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := journal.VerifyExport(strings.NewReader(audit.String()), h.Head, nil); err != nil {
+	if _, err := audit.VerifyExport(strings.NewReader(exported.String()), h.Head, nil); err != nil {
 		t.Fatalf("the remote's export does not verify: %v", err)
 	}
 	clone := filepath.Join(t.TempDir(), "clone")

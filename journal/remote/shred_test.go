@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/audit"
 	"github.com/journalfs/journal/journal/remote/s3test"
 	"github.com/journalfs/journal/replay"
 	"github.com/journalfs/journal/snapshot"
@@ -359,15 +360,15 @@ func TestRedact_PushShreds(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer j.Close()
-	var audit bytes.Buffer
+	var exported bytes.Buffer
 	err = j.View(func(tx *journal.Tx) error {
 		if _, err := tx.Verify(true, nil); err != nil {
 			return err
 		}
-		_, err := tx.Export(&audit, "jsonl", journal.ExportFilter{}, nil)
+		_, err := audit.Export(tx, &exported, "jsonl", audit.ExportFilter{}, nil)
 		return err
 	})
-	if err != nil || bytes.Contains(audit.Bytes(), []byte(leakedKey)) || !bytes.Contains(audit.Bytes(), []byte(`"args_withheld":"redacted"`)) {
-		t.Fatalf("the clone's verify and export: %v\n%s", err, audit.String())
+	if err != nil || bytes.Contains(exported.Bytes(), []byte(leakedKey)) || !bytes.Contains(exported.Bytes(), []byte(`"args_withheld":"redacted"`)) {
+		t.Fatalf("the clone's verify and export: %v\n%s", err, exported.String())
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/audit"
 	"github.com/journalfs/journal/snapshot"
 )
 
@@ -59,11 +60,11 @@ func (s *Store) Workspaces(ctx context.Context) ([]string, error) {
 // named in the report; an error is returned only when the store cannot be
 // read at all.
 func Verify(ctx context.Context, s *Store, ws string) (*VerifyReport, error) {
-	return VerifyWith(ctx, s, ws, journal.CheckOptions{})
+	return VerifyWith(ctx, s, ws, audit.CheckOptions{})
 }
 
 // VerifyWith is Verify, also checking each workspace's checkpoints against
-// the Merkle tree of its events (journal.TreeCheck; with o.Keys, their
+// the Merkle tree of its events (audit.TreeCheck; with o.Keys, their
 // signatures; o's checkpoints and reference too): a failure is a problem
 // naming the workspace and the event where its history parts. On an
 // encrypted remote every sealed object is opened with its key from the
@@ -71,7 +72,7 @@ func Verify(ctx context.Context, s *Store, ws string) (*VerifyReport, error) {
 // redact event of its workspace names it, and a problem otherwise; a
 // redacted value whose key is still there is a problem too (the shred
 // did not finish).
-func VerifyWith(ctx context.Context, s *Store, ws string, o journal.CheckOptions) (*VerifyReport, error) {
+func VerifyWith(ctx context.Context, s *Store, ws string, o audit.CheckOptions) (*VerifyReport, error) {
 	rep := &VerifyReport{}
 	wss := []string{ws}
 	if ws == "" {
@@ -301,7 +302,7 @@ func cause(err error) string {
 // remote: each segment checked against its head, each event against its
 // hash and its predecessor, so `journal verify --export` checks the file
 // on its own and a head hash anchored earlier still matches.
-func Export(ctx context.Context, s *Store, ws string, w io.Writer) (*journal.ExportHead, error) {
+func Export(ctx context.Context, s *Store, ws string, w io.Writer) (*audit.ExportHead, error) {
 	head, err := s.workspaceHead(ctx, ws)
 	if err != nil {
 		return nil, err
@@ -310,11 +311,11 @@ func Export(ctx context.Context, s *Store, ws string, w io.Writer) (*journal.Exp
 	if err != nil {
 		return nil, err
 	}
-	h := &journal.ExportHead{Type: "head", Version: journal.ExportVersionChain, BaseSeq: head.BaseSeq, Base: head.BaseHash, Head: head.BaseHash,
+	h := &audit.ExportHead{Type: "head", Version: audit.ExportVersionChain, BaseSeq: head.BaseSeq, Base: head.BaseHash, Head: head.BaseHash,
 		Producer: "journal " + journal.BuildVersion() + " from remote " + s.r.Name}
 	err = s.walk(ctx, head, func(sr *segRead, _ *keyFile) error {
 		for _, e := range sr.evs {
-			line, err := journal.ExportLine(e)
+			line, err := audit.ExportLine(e)
 			if err != nil {
 				return err
 			}
@@ -336,7 +337,7 @@ func Export(ctx context.Context, s *Store, ws string, w io.Writer) (*journal.Exp
 		return nil, err
 	}
 	if len(cps) > 0 { // the tree starts at the remote's base: pushes start at the journal's
-		h.Version, h.Workspace, h.TreeBase = journal.ExportVersion, ws, head.BaseSeq
+		h.Version, h.Workspace, h.TreeBase = audit.ExportVersion, ws, head.BaseSeq
 		for _, c := range cps {
 			h.Checkpoints = append(h.Checkpoints, string(c.Note))
 		}

@@ -12,6 +12,8 @@
 // (hook.go: Hook, Flush); installing the hooks (install.go: Install,
 // Uninstall). The readers (read*.go, stats.go, trace.go) read the notes
 // back. cmd/journal holds only flags and wiring.
+// The note's bytes and the files under <common dir>/journal/ are in
+// docs/DESIGN.md ("Git notes", "Files").
 //
 // # A note
 //

@@ -1,6 +1,8 @@
 package web
 
-import "github.com/journalfs/journal/journal"
+import (
+	"github.com/journalfs/journal/journal/audit"
+)
 
 // The app masks the secrets the detector finds (journal/secrets) in what
 // it shows of the journal — arguments, diffs, blame — unless Reveal: a page
@@ -8,4 +10,4 @@ import "github.com/journalfs/journal/journal"
 // were; reverts and restores made here put back the exact bytes.
 
 // mask masks what the pages show, unless Reveal.
-func (s *Server) mask() journal.Masking { return journal.Masking{Reveal: s.Reveal} }
+func (s *Server) mask() audit.Masking { return audit.Masking{Reveal: s.Reveal} }

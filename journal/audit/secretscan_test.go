@@ -1,9 +1,10 @@
-package journal_test
+package audit_test
 
 import (
 	"testing"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/audit"
 	"github.com/journalfs/journal/snapshot"
 )
 
@@ -35,12 +36,12 @@ func TestSecrets_StoredAndScannedLazily(t *testing.T) {
 	}
 	put("a.txt", "nothing\n", `{"path":"a.txt"}`)
 	put(".env", "X=1\nAWS_ACCESS_KEY_ID=AKIALALEMEL33243OLIB\n", `{"path":".env","token":"ghp_R4nd0mT0k3nV4lu3Xy9Zq8W7e6R5t4Y3u2I1"}`) // gitleaks:allow (made up for the test)
-	var found map[uint64][]journal.Secret
+	var found map[uint64][]audit.Secret
 	if err := j.View(func(tx *journal.Tx) (err error) {
-		if _, scanned, _ := tx.Secrets(2); scanned || tx.SecretsScanned() != 0 {
+		if _, scanned, _ := audit.Secrets(tx, 2); scanned || audit.SecretsScanned(tx) != 0 {
 			t.Errorf("a journal nobody scanned says event 2 was")
 		}
-		found, err = tx.ScanSecrets()
+		found, err = audit.ScanSecrets(tx)
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -52,24 +53,24 @@ func TestSecrets_StoredAndScannedLazily(t *testing.T) {
 	}
 	if err := j.Do(func(db *journal.DB) error {
 		return db.Update(func(tx *journal.Tx) error {
-			if err := tx.PutSecrets(2, found); err != nil {
+			if err := audit.PutSecrets(tx, 2, found); err != nil {
 				return err
 			}
-			return tx.PutSecrets(1, nil) // an older mark changes nothing
+			return audit.PutSecrets(tx, 1, nil) // an older mark changes nothing
 		})
 	}); err != nil {
 		t.Fatal(err)
 	}
 	if err := j.View(func(tx *journal.Tx) error {
-		got, scanned, err := tx.Secrets(2)
+		got, scanned, err := audit.Secrets(tx, 2)
 		if err != nil || !scanned || len(got) != 2 || got[1].Arg != "/token" {
 			t.Errorf("event 2: %+v scanned %v %v", got, scanned, err)
 		}
-		if got, scanned, _ := tx.Secrets(1); len(got) != 0 || !scanned {
+		if got, scanned, _ := audit.Secrets(tx, 1); len(got) != 0 || !scanned {
 			t.Errorf("event 1: %+v scanned %v", got, scanned)
 		}
-		if tx.SecretsScanned() != 2 {
-			t.Errorf("scanned mark %d", tx.SecretsScanned())
+		if audit.SecretsScanned(tx) != 2 {
+			t.Errorf("scanned mark %d", audit.SecretsScanned(tx))
 		}
 		return nil
 	}); err != nil {

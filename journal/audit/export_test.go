@@ -1,4 +1,4 @@
-package journal_test
+package audit_test
 
 import (
 	"bytes"
@@ -12,14 +12,15 @@ import (
 	"time"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/audit"
 	"github.com/journalfs/journal/snapshot"
 )
 
-func export(t *testing.T, j *journal.Journal, format string, f journal.ExportFilter) ([]byte, *journal.ExportHead) {
+func export(t *testing.T, j *journal.Journal, format string, f audit.ExportFilter) ([]byte, *audit.ExportHead) {
 	t.Helper()
 	var buf bytes.Buffer
-	var h *journal.ExportHead
-	err := j.View(func(tx *journal.Tx) (err error) { h, err = tx.Export(&buf, format, f, nil); return })
+	var h *audit.ExportHead
+	err := j.View(func(tx *journal.Tx) (err error) { h, err = audit.Export(tx, &buf, format, f, nil); return })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,11 +30,11 @@ func export(t *testing.T, j *journal.Journal, format string, f journal.ExportFil
 func TestExport_JSONLRoundTripVerifies(t *testing.T) {
 	j := create(t)
 	appendN(t, j, 50, "s1")
-	b, h := export(t, j, "jsonl", journal.ExportFilter{})
+	b, h := export(t, j, "jsonl", audit.ExportFilter{})
 	if h.Events != 50 || h.First != 1 || h.Last != 50 || h.Filtered {
 		t.Fatalf("head %+v", h)
 	}
-	rep, err := journal.VerifyExport(bytes.NewReader(b), h.Head, nil)
+	rep, err := audit.VerifyExport(bytes.NewReader(b), h.Head, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +48,7 @@ func TestExport_JSONLRoundTripVerifies(t *testing.T) {
 			t.Fatalf("verify %v head %s vs %s", err, vr.Head.Short(), h.Head.Short())
 		}
 		e, _ := tx.Event(7)
-		line, _ := journal.ExportLine(e)
+		line, _ := audit.ExportLine(e)
 		if !bytes.Contains(b, line) {
 			t.Fatalf("line 7 is not ExportLine(event 7)")
 		}
@@ -58,20 +59,20 @@ func TestExport_JSONLRoundTripVerifies(t *testing.T) {
 func TestExport_FilteredIsMarkedAndVerifies(t *testing.T) {
 	j := create(t)
 	appendN(t, j, 30, "s1")
-	b, h := export(t, j, "jsonl", journal.ExportFilter{Paths: []string{"f1.txt"}})
+	b, h := export(t, j, "jsonl", audit.ExportFilter{Paths: []string{"f1.txt"}})
 	if h.Events != 10 || !h.Filtered {
 		t.Fatalf("head %+v", h)
 	}
-	rep, err := journal.VerifyExport(bytes.NewReader(b), snapshot.ID{}, nil)
+	rep, err := audit.VerifyExport(bytes.NewReader(b), snapshot.ID{}, nil)
 	if err != nil || !rep.Filtered {
 		t.Fatalf("%+v %v", rep, err)
 	}
 	// A filtered head cannot stand in for a complete one.
 	full := bytes.Replace(b, []byte(`"filtered":true`), []byte(`"filtered":false`), 1)
-	if _, err := journal.VerifyExport(bytes.NewReader(full), snapshot.ID{}, nil); !errors.Is(err, journal.ErrCorrupt) {
+	if _, err := audit.VerifyExport(bytes.NewReader(full), snapshot.ID{}, nil); !errors.Is(err, journal.ErrCorrupt) {
 		t.Fatalf("gaps in an unfiltered export passed: %v", err)
 	}
-	since, _ := export(t, j, "jsonl", journal.ExportFilter{Since: time.Now().Add(time.Hour)})
+	since, _ := export(t, j, "jsonl", audit.ExportFilter{Since: time.Now().Add(time.Hour)})
 	if !strings.HasPrefix(string(since), `{"type":"head"`) {
 		t.Fatalf("future --since exported events: %s", since)
 	}
@@ -80,7 +81,7 @@ func TestExport_FilteredIsMarkedAndVerifies(t *testing.T) {
 func TestExport_CSV(t *testing.T) {
 	j := create(t)
 	appendN(t, j, 5, "s1")
-	b, h := export(t, j, "csv", journal.ExportFilter{})
+	b, h := export(t, j, "csv", audit.ExportFilter{})
 	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
 	if err != nil {
 		t.Fatal(err)
@@ -93,16 +94,16 @@ func TestExport_CSV(t *testing.T) {
 func TestVerifyExport_NamesFirstBadLine(t *testing.T) {
 	j := create(t)
 	appendN(t, j, 20, "s1")
-	b, _ := export(t, j, "jsonl", journal.ExportFilter{})
+	b, _ := export(t, j, "jsonl", audit.ExportFilter{})
 	lines := bytes.SplitAfter(b, []byte("\n"))
 	lines[11] = bytes.Replace(lines[11], []byte(`"session":"s1"`), []byte(`"session":"s2"`), 1)
-	_, err := journal.VerifyExport(bytes.NewReader(bytes.Join(lines, nil)), snapshot.ID{}, nil)
+	_, err := audit.VerifyExport(bytes.NewReader(bytes.Join(lines, nil)), snapshot.ID{}, nil)
 	if !errors.Is(err, journal.ErrCorrupt) || !strings.Contains(err.Error(), "export line 12") {
 		t.Fatalf("err %v", err)
 	}
 	var other snapshot.ID
 	other[0] = 1
-	if _, err := journal.VerifyExport(bytes.NewReader(b), other, nil); !errors.Is(err, journal.ErrAnchor) {
+	if _, err := audit.VerifyExport(bytes.NewReader(b), other, nil); !errors.Is(err, audit.ErrAnchor) {
 		t.Fatalf("unknown anchor: %v", err)
 	}
 }
@@ -121,7 +122,7 @@ func TestTx_LiveAndFindHash(t *testing.T) {
 
 func ExampleVerifyExport() {
 	var log bytes.Buffer
-	rep, err := journal.VerifyExport(strings.NewReader(`{"type":"head","version":1,"events":0,"head":"","base_seq":0,"base":"","filtered":false}`+"\n"), snapshot.ID{}, nil)
+	rep, err := audit.VerifyExport(strings.NewReader(`{"type":"head","version":1,"events":0,"head":"","base_seq":0,"base":"","filtered":false}`+"\n"), snapshot.ID{}, nil)
 	fmt.Fprint(&log, rep.Events, err)
 	fmt.Println(log.String())
 	// Output: 0 <nil>
@@ -153,10 +154,10 @@ func (f *failingReader) Read(p []byte) (int, error) {
 func TestCheckExport_ManyBatches(t *testing.T) {
 	j := create(t)
 	appendN(t, j, 3000, "s1")
-	b, _ := export(t, j, "jsonl", journal.ExportFilter{})
+	b, _ := export(t, j, "jsonl", audit.ExportFilter{})
 	before := runtime.NumGoroutine()
 	var last int64
-	rep, err := journal.CheckExport(bytes.NewReader(b), journal.ExportCheck{Progress: func(n int64) {
+	rep, err := audit.CheckExport(bytes.NewReader(b), audit.ExportCheck{Progress: func(n int64) {
 		if n <= last {
 			t.Fatalf("progress %d after %d", n, last)
 		}
@@ -186,7 +187,7 @@ func TestCheckExport_ManyBatches(t *testing.T) {
 		{"data after the head", bytes.NewReader(append(bytes.Clone(b), lines[0]...)), "export line 3002: data after the head line"},
 		{"first line", bytes.NewReader(alter(0)), "export line 1: event 1: fields do not match"},
 	} {
-		_, err := journal.CheckExport(c.r, journal.ExportCheck{})
+		_, err := audit.CheckExport(c.r, audit.ExportCheck{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)
 		}

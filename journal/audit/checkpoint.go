@@ -1,4 +1,4 @@
-package journal
+package audit
 
 import (
 	"bytes"
@@ -11,12 +11,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/journalfs/journal/journal"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 )
 
 // A checkpoint is a signed note (C2SP signed-note) whose text is a C2SP
-// tlog-checkpoint of the journal's Merkle tree (doc.go "Checkpoints"):
+// tlog-checkpoint of the journal's Merkle tree (docs/DESIGN.md "Checkpoints"):
 //
 //	journal.workspace/<workspace ID>
 //	<tree size, decimal>
@@ -140,8 +141,8 @@ func parseCheckpointText(text string) (*Checkpoint, error) {
 
 // Checkpoints returns the journal's checkpoints, smallest tree first (of a
 // size, oldest first), signatures not checked.
-func (t *Tx) Checkpoints() ([]*Checkpoint, error) {
-	b := t.tx.Bucket(bucketCheckpoints)
+func Checkpoints(t *journal.Tx) ([]*Checkpoint, error) {
+	b := t.Bolt().Bucket(bucketCheckpoints)
 	if b == nil {
 		return nil, nil
 	}
@@ -161,8 +162,8 @@ func (t *Tx) Checkpoints() ([]*Checkpoint, error) {
 // the newest), signature not checked, or nil when the journal has none. It
 // reads one record, where Checkpoints opens every one: serve asks it every
 // second.
-func (t *Tx) NewestCheckpoint() (*Checkpoint, error) {
-	b := t.tx.Bucket(bucketCheckpoints)
+func NewestCheckpoint(t *journal.Tx) (*Checkpoint, error) {
+	b := t.Bolt().Bucket(bucketCheckpoints)
 	if b == nil {
 		return nil, nil
 	}
@@ -180,13 +181,11 @@ func (t *Tx) NewestCheckpoint() (*Checkpoint, error) {
 // PutCheckpoint stores a checkpoint (as a clone receives it), fixing the
 // tree's base if it was not yet: a later gc must not move the leaves the
 // checkpoint covers.
-func (t *Tx) PutCheckpoint(c *Checkpoint) error {
-	if m := t.tx.Bucket(bucketMeta); m.Get(metaTreeBase) == nil {
-		if err := m.Put(metaTreeBase, u64(t.TreeBase())); err != nil {
-			return fmt.Errorf("journal: store checkpoint: %w", err)
-		}
+func PutCheckpoint(t *journal.Tx, c *Checkpoint) error {
+	if err := t.PinTreeBase(); err != nil {
+		return fmt.Errorf("journal: store checkpoint: %w", err)
 	}
-	b, err := t.tx.CreateBucketIfNotExists(bucketCheckpoints)
+	b, err := t.Bolt().CreateBucketIfNotExists(bucketCheckpoints)
 	if err != nil {
 		return fmt.Errorf("journal: store checkpoint: %w", err)
 	}
@@ -201,19 +200,19 @@ func (t *Tx) PutCheckpoint(c *Checkpoint) error {
 // event), stores it and returns it. When the newest checkpoint already
 // covers every event, it is returned instead and made is false. The
 // workspace gets its ID here if it had none (MakeWorkspace).
-func (t *Tx) MakeCheckpoint(s note.Signer, now time.Time) (c *Checkpoint, made bool, err error) {
+func MakeCheckpoint(t *journal.Tx, s note.Signer, now time.Time) (c *Checkpoint, made bool, err error) {
 	ws, err := t.MakeWorkspace()
 	if err != nil {
 		return nil, false, err
 	}
-	if err := t.extendTree(); err != nil {
+	if err := t.ExtendTree(); err != nil {
 		return nil, false, err
 	}
 	n := t.TreeSize()
 	if n == 0 {
-		return nil, false, fmt.Errorf("journal: checkpoint: the journal has no sealed event to sign: %w", ErrState)
+		return nil, false, fmt.Errorf("journal: checkpoint: the journal has no sealed event to sign: %w", journal.ErrState)
 	}
-	last, err := t.NewestCheckpoint()
+	last, err := NewestCheckpoint(t)
 	if err != nil {
 		return nil, false, err
 	}
@@ -233,7 +232,7 @@ func (t *Tx) MakeCheckpoint(s note.Signer, now time.Time) (c *Checkpoint, made b
 		return nil, false, err
 	}
 	c.Signers = []string{s.Name()}
-	return c, true, t.PutCheckpoint(c)
+	return c, true, PutCheckpoint(t, c)
 }
 
 // Cosign adds s's signature to the checkpoint c (a witness's), keeping the
@@ -316,14 +315,26 @@ func sortCheckpoints(cps []*Checkpoint) {
 	})
 }
 
-// Checkpoint signs a checkpoint of every sealed event with s, in a write
-// transaction of its own (Tx.MakeCheckpoint).
-func (j *Journal) Checkpoint(s note.Signer, now time.Time) (c *Checkpoint, made bool, err error) {
-	err = j.Do(func(db *DB) error {
-		return db.Update(func(tx *Tx) (err error) {
-			c, made, err = tx.MakeCheckpoint(s, now)
+// Sign signs a checkpoint of every sealed event with s, in a write
+// transaction of its own (MakeCheckpoint).
+func Sign(j *journal.Journal, s note.Signer, now time.Time) (c *Checkpoint, made bool, err error) {
+	err = j.Do(func(db *journal.DB) error {
+		return db.Update(func(tx *journal.Tx) (err error) {
+			c, made, err = MakeCheckpoint(tx, s, now)
 			return err
 		})
 	})
 	return c, made, err
+}
+
+// u64 is a key of the audit's buckets: n big-endian, so keys sort by n.
+func u64(n uint64) []byte { return binary.BigEndian.AppendUint64(nil, n) }
+
+// keySeq reads the number a u64 key holds; a key of another length is
+// damage (a panic the store's guard turns into a DamageError).
+func keySeq(k []byte) uint64 {
+	if len(k) != 8 {
+		panic(&journal.DamageError{What: fmt.Sprintf("a key of %d bytes where an event number (8) belongs", len(k))})
+	}
+	return binary.BigEndian.Uint64(k)
 }

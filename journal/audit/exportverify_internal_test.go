@@ -1,4 +1,4 @@
-package journal
+package audit
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/snapshot"
 )
 
@@ -15,19 +16,19 @@ import (
 // with the same canonical JSON and the same export line, so a line's
 // verdict in CheckExport does not depend on which decoded it.
 func FuzzDecodeEvent(f *testing.F) {
-	full := &Event{Seq: 9, Time: time.Date(2026, 11, 28, 18, 0, 0, 123456789, time.UTC), Kind: KindApply,
-		Actor: Actor{Kind: "mcp", Name: "c", Version: "1.2", Session: "s", User: "ünï", Host: "h", Origin: "stdio"},
+	full := &journal.Event{Seq: 9, Time: time.Date(2026, 11, 28, 18, 0, 0, 123456789, time.UTC), Kind: journal.KindApply,
+		Actor: journal.Actor{Kind: "mcp", Name: "c", Version: "1.2", Session: "s", User: "ünï", Host: "h", Origin: "stdio"},
 		Tool:  "edit_content", Args: json.RawMessage(`{"path":"a \u00e9 😀","n":[1,2.5e3,null,true]}`),
-		Files: []FileChange{{Path: "a.txt", Before: snapshot.Sum([]byte("a")), After: snapshot.Sum([]byte("b")), BeforeMode: 0o644,
+		Files: []journal.FileChange{{Path: "a.txt", Before: snapshot.Sum([]byte("a")), After: snapshot.Sum([]byte("b")), BeforeMode: 0o644,
 			AfterMode: 0o755, Added: 3, Removed: 1, MovedFrom: "b.txt", NewDirs: []string{"d", "d/e"}}},
-		Reverts: 4, Undone: []uint64{8, 7}, Status: StatusRolledBack, Error: "why <&>",
-		Lost: &Lost{First: 2, Last: 9, NextPrev: snapshot.Sum([]byte("n")), Contents: []snapshot.ID{snapshot.Sum([]byte("c"))}, Why: "damaged"},
+		Reverts: 4, Undone: []uint64{8, 7}, Status: journal.StatusRolledBack, Error: "why <&>",
+		Lost: &journal.Lost{First: 2, Last: 9, NextPrev: snapshot.Sum([]byte("n")), Contents: []snapshot.ID{snapshot.Sum([]byte("c"))}, Why: "damaged"},
 		Prev: snapshot.Sum([]byte("p"))}
-	f.Add(canonical(full))
-	f.Add(canonical(&Event{Seq: 1, Kind: KindApply, Status: StatusCommitted}))
+	f.Add(journal.Canonical(full))
+	f.Add(journal.Canonical(&journal.Event{Seq: 1, Kind: journal.KindApply, Status: journal.StatusCommitted}))
 	digest := snapshot.Sum([]byte("salted"))
-	f.Add(canonical(&Event{Seq: 3, Kind: KindRedact, Status: StatusCommitted, ArgsDigest: &digest,
-		Redaction: &Redaction{Events: []uint64{1, 2}, Unsalted: []uint64{1}, Contents: []snapshot.ID{digest}, Paths: []string{".env"}, Why: "a key"}}))
+	f.Add(journal.Canonical(&journal.Event{Seq: 3, Kind: journal.KindRedact, Status: journal.StatusCommitted, ArgsDigest: &digest,
+		Redaction: &journal.Redaction{Events: []uint64{1, 2}, Unsalted: []uint64{1}, Contents: []snapshot.ID{digest}, Paths: []string{".env"}, Why: "a key"}}))
 	for _, s := range []string{
 		`{"seq":1,"SEQ":2,"time":"2026-01-01T00:00:00Z","files":null,"status":"committed","prev":"","hash":""}`,
 		`{"seq":1,"seq":2,"time":"2026-01-01T00:00:00Z","files":[],"status":"committed","prev":"","hash":""}`,
@@ -49,15 +50,15 @@ func FuzzDecodeEvent(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		e2 := new(Event)
+		e2 := new(journal.Event)
 		if jsonv2.Unmarshal(raw, e2, strictEvent) != nil {
 			return // decodeEvent falls back to encoding/json: nothing to compare
 		}
-		e1 := new(Event)
+		e1 := new(journal.Event)
 		if err := json.Unmarshal(raw, e1); err != nil {
 			t.Fatalf("json v2 accepts what encoding/json refuses (%v): %q", err, raw)
 		}
-		if c1, c2 := canonical(e1), canonical(e2); !bytes.Equal(c1, c2) {
+		if c1, c2 := journal.Canonical(e1), journal.Canonical(e2); !bytes.Equal(c1, c2) {
 			t.Fatalf("two readings of %q:\n%s\n%s", raw, c1, c2)
 		}
 		e1.Hash, e2.Hash = snapshot.Sum(raw), snapshot.Sum(raw)

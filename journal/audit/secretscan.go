@@ -1,10 +1,11 @@
-package journal
+package audit
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
 
+	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/journal/secrets"
 	"github.com/journalfs/journal/snapshot"
 )
@@ -54,8 +55,8 @@ const StreamScanSize = 1 << 20
 
 // SecretsScanned returns the last event the detector has scanned and
 // stored (0: none, or a journal from before detection).
-func (t *Tx) SecretsScanned() uint64 {
-	if b := t.tx.Bucket(bucketSecrets); b != nil {
+func SecretsScanned(t *journal.Tx) uint64 {
+	if b := t.Bolt().Bucket(bucketSecrets); b != nil {
 		return b.Sequence()
 	}
 	return 0
@@ -63,8 +64,8 @@ func (t *Tx) SecretsScanned() uint64 {
 
 // Secrets returns the secrets stored for event seq, and whether the event
 // has been scanned (if not, ScanSecrets finds them).
-func (t *Tx) Secrets(seq uint64) ([]Secret, bool, error) {
-	b := t.tx.Bucket(bucketSecrets)
+func Secrets(t *journal.Tx, seq uint64) ([]Secret, bool, error) {
+	b := t.Bolt().Bucket(bucketSecrets)
 	if b == nil {
 		return nil, false, nil
 	}
@@ -74,21 +75,21 @@ func (t *Tx) Secrets(seq uint64) ([]Secret, bool, error) {
 	}
 	var out []Secret
 	if err := json.Unmarshal(v, &out); err != nil {
-		return nil, true, fmt.Errorf("journal: secrets of event %d: %w: %w", seq, ErrCorrupt, err)
+		return nil, true, fmt.Errorf("journal: secrets of event %d: %w: %w", seq, journal.ErrCorrupt, err)
 	}
 	return out, true, nil
 }
 
 // EachSecrets calls fn with every event's stored secrets, oldest first.
-func (t *Tx) EachSecrets(fn func(seq uint64, s []Secret) error) error {
-	b := t.tx.Bucket(bucketSecrets)
+func EachSecrets(t *journal.Tx, fn func(seq uint64, s []Secret) error) error {
+	b := t.Bolt().Bucket(bucketSecrets)
 	if b == nil {
 		return nil
 	}
 	return b.ForEach(func(k, v []byte) error {
 		var s []Secret
 		if err := json.Unmarshal(v, &s); err != nil {
-			return fmt.Errorf("journal: secrets of event %d: %w: %w", keySeq(k), ErrCorrupt, err)
+			return fmt.Errorf("journal: secrets of event %d: %w: %w", keySeq(k), journal.ErrCorrupt, err)
 		}
 		return fn(keySeq(k), s)
 	})
@@ -97,8 +98,8 @@ func (t *Tx) EachSecrets(fn func(seq uint64, s []Secret) error) error {
 // PutSecrets stores the secrets found in the events up to last (found:
 // seq → secrets; events without any are left out) and records last as
 // scanned. A last at or below the stored one changes nothing.
-func (t *Tx) PutSecrets(last uint64, found map[uint64][]Secret) error {
-	b, err := t.tx.CreateBucketIfNotExists(bucketSecrets)
+func PutSecrets(t *journal.Tx, last uint64, found map[uint64][]Secret) error {
+	b, err := t.Bolt().CreateBucketIfNotExists(bucketSecrets)
 	if err != nil {
 		return fmt.Errorf("journal: store secrets: %w", err)
 	}
@@ -129,7 +130,7 @@ func (t *Tx) PutSecrets(last uint64, found map[uint64][]Secret) error {
 // with the last event read (from if none). Contents larger than
 // secrets.MaxSize, and contents no longer in the store (redacted, lost),
 // are left unread.
-func (t *Tx) CollectSecretTexts(from uint64, budget int) (texts []ScanText, last uint64, err error) {
+func CollectSecretTexts(t *journal.Tx, from uint64, budget int) (texts []ScanText, last uint64, err error) {
 	last = from
 	read := 0
 	top := t.Last()
@@ -138,9 +139,9 @@ func (t *Tx) CollectSecretTexts(from uint64, budget int) (texts []ScanText, last
 			top = p - 1
 		}
 	}
-	err = t.Each(from+1, false, func(e *Event) error {
+	err = t.Each(from+1, false, func(e *journal.Event) error {
 		if e.Seq > top || read > budget {
-			return ErrStop
+			return journal.ErrStop
 		}
 		st := ScanText{Seq: e.Seq, Args: e.Args}
 		read += len(e.Args)
@@ -152,12 +153,12 @@ func (t *Tx) CollectSecretTexts(from uint64, budget int) (texts []ScanText, last
 			// the detector must not stop status, which reports damage
 			// (and verify names it)
 			var b []byte
-			n, err := snapshot.Size(t.tx, f.After)
+			n, err := snapshot.Size(t.Bolt(), f.After)
 			switch {
 			case err != nil || n > secrets.MaxSize:
 				n = -1
 			case n <= StreamScanSize:
-				if b, err = snapshot.Bytes(t.tx, f.After); err != nil {
+				if b, err = snapshot.Bytes(t.Bolt(), f.After); err != nil {
 					b, n = nil, -1
 				}
 			}
@@ -171,7 +172,7 @@ func (t *Tx) CollectSecretTexts(from uint64, budget int) (texts []ScanText, last
 		last = e.Seq
 		return nil
 	})
-	if errors.Is(err, ErrStop) {
+	if errors.Is(err, journal.ErrStop) {
 		err = nil
 	}
 	return texts, last, err
@@ -187,7 +188,7 @@ func (t *Tx) CollectSecretTexts(from uint64, budget int) (texts []ScanText, last
 // scanned, and a caller must not mark them so. A content shared by several
 // changes is scanned once per path; with a cache (nil: none), an edited
 // file's regions the edit left alone are not scanned again (secrets.Cache).
-func ScanSecretTexts(c *secrets.Cache, texts []ScanText, view func(fn func(*Tx) error) error) (map[uint64][]Secret, error) {
+func ScanSecretTexts(c *secrets.Cache, texts []ScanText, view func(fn func(*journal.Tx) error) error) (map[uint64][]Secret, error) {
 	found := map[uint64][]Secret{}
 	type key struct {
 		path string
@@ -206,7 +207,7 @@ func ScanSecretTexts(c *secrets.Cache, texts []ScanText, view func(fn func(*Tx) 
 				memo[k] = fs
 			case st.Sizes[i] > 0:
 				var err error
-				fs, err = c.ScanReader(st.Paths[i], st.Sizes[i], NewContentReader(view, id))
+				fs, err = c.ScanReader(st.Paths[i], st.Sizes[i], journal.NewContentReader(view, id))
 				switch {
 				case err == nil:
 					memo[k] = fs
@@ -232,16 +233,16 @@ func ScanSecretTexts(c *secrets.Cache, texts []ScanText, view func(fn func(*Tx) 
 // and those of the events after the last scanned one, found now (read
 // only: nothing is stored). For journal status on a journal the detector
 // has not caught up with, or one written before it existed.
-func (t *Tx) ScanSecrets() (map[uint64][]Secret, error) {
+func ScanSecrets(t *journal.Tx) (map[uint64][]Secret, error) {
 	found := map[uint64][]Secret{}
-	if err := t.EachSecrets(func(seq uint64, s []Secret) error { found[seq] = s; return nil }); err != nil {
+	if err := EachSecrets(t, func(seq uint64, s []Secret) error { found[seq] = s; return nil }); err != nil {
 		return nil, err
 	}
-	from := t.SecretsScanned()
+	from := SecretsScanned(t)
 	c := secrets.NewCache() // successive versions of a file share most of their regions
-	view := func(fn func(*Tx) error) error { return fn(t) }
+	view := func(fn func(*journal.Tx) error) error { return fn(t) }
 	for {
-		texts, last, err := t.CollectSecretTexts(from, 4<<20)
+		texts, last, err := CollectSecretTexts(t, from, 4<<20)
 		if err != nil {
 			return nil, err
 		}
@@ -263,7 +264,7 @@ func (t *Tx) ScanSecrets() (map[uint64][]Secret, error) {
 // arguments have them masked (secrets.MaskArgs) and whose salt is left out
 // (beside the digest, the salt would let a reader test guesses of a weak
 // password): for printing, never for storing.
-func MaskEvent(e *Event) *Event {
+func MaskEvent(e *journal.Event) *journal.Event {
 	fs := secrets.ScanArgs(e.Args)
 	if len(fs) == 0 {
 		return e
@@ -279,7 +280,7 @@ func MaskEvent(e *Event) *Event {
 type Masking struct{ Reveal bool }
 
 // Event returns e with the secrets in its arguments masked (MaskEvent).
-func (m Masking) Event(e *Event) *Event {
+func (m Masking) Event(e *journal.Event) *journal.Event {
 	if m.Reveal {
 		return e
 	}
@@ -305,11 +306,11 @@ func (m Masking) Lines(path string, lines []string) []string {
 
 // argsSecrets returns the secrets in e's arguments: those the detector
 // stored, if it scanned e (scanned is SecretsScanned), else found now.
-func (t *Tx) argsSecrets(e *Event, scanned uint64) []secrets.Finding {
+func argsSecrets(t *journal.Tx, e *journal.Event, scanned uint64) []secrets.Finding {
 	if e.Seq > scanned {
 		return secrets.ScanArgs(e.Args)
 	}
-	stored, _, err := t.Secrets(e.Seq)
+	stored, _, err := Secrets(t, e.Seq)
 	if err != nil {
 		return secrets.ScanArgs(e.Args) // a damaged record of findings: look again
 	}

@@ -1,4 +1,4 @@
-package journal
+package audit
 
 import (
 	"bufio"
@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/snapshot"
 )
 
@@ -93,7 +94,7 @@ func CheckExport(r io.Reader, o ExportCheck) (*ExportReport, error) {
 	named := map[uint64]bool{} // events a redact event names
 	line := 0
 	bad := func(format string, a ...any) error {
-		return fmt.Errorf("journal: export line %d: %s: %w", line, fmt.Sprintf(format, a...), ErrCorrupt)
+		return fmt.Errorf("journal: export line %d: %s: %w", line, fmt.Sprintf(format, a...), journal.ErrCorrupt)
 	}
 	lines, stop := checkLines(r)
 	defer stop()
@@ -120,15 +121,15 @@ func CheckExport(r io.Reader, o ExportCheck) (*ExportReport, error) {
 		if e.ArgsDigest != nil {
 			switch {
 			case len(e.Args) > 0:
-			case e.withheld == WithheldSecret:
+			case e.Withheld == WithheldSecret:
 				rep.Withheld = append(rep.Withheld, e.Seq)
 			default:
 				rep.Redacted = append(rep.Redacted, e.Seq)
 			}
 		}
-		if e.Kind == KindRedact {
+		if e.Kind == journal.KindRedact {
 			rep.Redactions = append(rep.Redactions, e.Seq)
-			for _, n := range e.redactedEvents() {
+			for _, n := range e.RedactedEvents() {
 				named[n] = true
 			}
 		}
@@ -182,7 +183,7 @@ func CheckExport(r io.Reader, o ExportCheck) (*ExportReport, error) {
 	if !rep.Filtered {
 		for _, n := range append(slices.Clone(rep.Redacted), rep.Unsalted...) {
 			if !named[n] {
-				return rep, fmt.Errorf("journal: export: event %d: arguments missing, and no redact event names it: %w", n, ErrCorrupt)
+				return rep, fmt.Errorf("journal: export: event %d: arguments missing, and no redact event names it: %w", n, journal.ErrCorrupt)
 			}
 		}
 	}
@@ -206,8 +207,8 @@ type checkedLine struct {
 	readErr  error // reading it failed
 	err      error // it is bad on its own (ErrCorrupt, naming the line)
 	head     *ExportHead
-	e        *Event // an event line's event, its Hash set, its arguments disclosed
-	unsalted bool   // an event written before salting whose arguments were redacted (splitUnsalted)
+	e        *journal.Event // an event line's event, its Hash set, its arguments disclosed
+	unsalted bool           // an event written before salting whose arguments were redacted (splitUnsalted)
 }
 
 // checkLine checks one line of an export on its own: a head line decodes
@@ -220,7 +221,7 @@ type checkedLine struct {
 func checkLine(b []byte, line int) checkedLine {
 	c := checkedLine{line: line, size: int64(len(b))}
 	bad := func(format string, a ...any) checkedLine {
-		c.err = fmt.Errorf("journal: export line %d: %s: %w", line, fmt.Sprintf(format, a...), ErrCorrupt)
+		c.err = fmt.Errorf("journal: export line %d: %s: %w", line, fmt.Sprintf(format, a...), journal.ErrCorrupt)
 		return c
 	}
 	if b[len(b)-1] != '\n' {
@@ -255,7 +256,7 @@ func checkLine(b []byte, line int) checkedLine {
 		if e.ArgsDigest != nil || len(e.Args) > 0 {
 			return bad("event %d: its blake3 is not the line's hash", e.Seq)
 		}
-		e.withheld = WithheldUnsalted
+		e.Withheld = WithheldUnsalted
 	}
 	if e.ArgsDigest != nil {
 		if err := disclose(e, b); err != nil {
@@ -266,7 +267,7 @@ func checkLine(b []byte, line int) checkedLine {
 	if err != nil || !bytes.Equal(want, b) {
 		return bad("event %d: fields do not match the hashed event", e.Seq)
 	}
-	if e.Status == StatusPending || e.Seq == 0 {
+	if e.Status == journal.StatusPending || e.Seq == 0 {
 		return bad("event %d: not a sealed event", e.Seq)
 	}
 	c.e = e
@@ -285,12 +286,12 @@ var strictEvent = jsonv2.JoinOptions(jsonv2.RejectUnknownMembers(true))
 // encoding/json does (FuzzDecodeEvent holds it to that); anything else (an
 // older binary's lenient JSON, a crafted one) is decoded by encoding/json,
 // as before, so a line's verdict does not change.
-func decodeEvent(raw []byte) (*Event, error) {
-	e := new(Event)
+func decodeEvent(raw []byte) (*journal.Event, error) {
+	e := new(journal.Event)
 	if jsonv2.Unmarshal(raw, e, strictEvent) == nil {
 		return e, nil
 	}
-	e = new(Event)
+	e = new(journal.Event)
 	if err := json.Unmarshal(raw, e); err != nil {
 		return nil, err
 	}
@@ -456,7 +457,7 @@ func (rep *ExportReport) checkTree(head *ExportHead, o CheckOptions) error {
 	rep.Workspace, rep.TreeBase = head.Workspace, head.TreeBase
 	if head.Version == ExportVersionChain {
 		if head.Workspace != "" || head.TreeBase != 0 || len(head.Checkpoints) > 0 || len(head.TreeSeed) > 0 {
-			return fmt.Errorf("journal: export head line: version 1 carries no checkpoints: %w", ErrCorrupt)
+			return fmt.Errorf("journal: export head line: version 1 carries no checkpoints: %w", journal.ErrCorrupt)
 		}
 		// no tree yet: the one its journal will make starts after its base
 		rep.TreeBase = head.BaseSeq

@@ -1,4 +1,4 @@
-package journal
+package audit
 
 import (
 	"errors"
@@ -6,9 +6,14 @@ import (
 	"math/bits"
 	"strings"
 
+	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/snapshot"
 	"golang.org/x/mod/sumdb/tlog"
 )
+
+// zeroLeaf is the leaf of a number no event holds (a span repair lost),
+// as the store's tree has it.
+var zeroLeaf = tlog.RecordHash(make([]byte, 32))
 
 // TreeCheck recomputes a journal's Merkle tree from its events, as a verify
 // walks them in order, and checks checkpoints against it: each checkpoint's
@@ -68,7 +73,7 @@ func NewTreeCheck(base uint64, ws string, cps []*Checkpoint) (*TreeCheck, error)
 // must come before the first Add.
 func (c *TreeCheck) Seed(n int64, hashes []tlog.Hash, root func(size int64) (tlog.Hash, error)) error {
 	if c.n != 0 || bits.OnesCount64(uint64(n)) != len(hashes) {
-		return fmt.Errorf("journal: the tree's seed has %d hashes for %d leaves: %w", len(hashes), n, ErrCorrupt)
+		return fmt.Errorf("journal: the tree's seed has %d hashes for %d leaves: %w", len(hashes), n, journal.ErrCorrupt)
 	}
 	rest := uint64(n)
 	for _, h := range hashes {
@@ -84,7 +89,7 @@ func (c *TreeCheck) Seed(n int64, hashes []tlog.Hash, root func(size int64) (tlo
 			continue
 		}
 		h, err := root(cp.Size)
-		if errors.Is(err, ErrTree) {
+		if errors.Is(err, journal.ErrTree) {
 			c.Skipped++
 			continue
 		}
@@ -115,7 +120,7 @@ func leafOf(h snapshot.ID) tlog.Hash {
 	if h.IsZero() {
 		return zeroLeaf
 	}
-	return LeafHash(h)
+	return journal.LeafHash(h)
 }
 
 // Add adds event seq, whose chain hash is chain; first is the first number
@@ -129,7 +134,7 @@ func (c *TreeCheck) Add(seq, first uint64, chain snapshot.ID) error {
 	next := c.base + uint64(c.n) + 1
 	if first > next || seq < next {
 		c.err = fmt.Errorf("journal: event %d is not leaf %d of the tree (its first event is %d; gc dropped the events before?): %w",
-			seq, c.n, c.base+1, ErrTree)
+			seq, c.n, c.base+1, journal.ErrTree)
 		return c.err
 	}
 	for ; next < seq; next++ {

@@ -1,4 +1,4 @@
-package journal_test
+package audit_test
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/audit"
 	bolt "go.etcd.io/bbolt"
 	"golang.org/x/mod/sumdb/tlog"
 )
@@ -38,7 +39,7 @@ func BenchmarkCheckpoints_100k(b *testing.B) {
 		merkle := bucketBytes(tx.Bolt().Bucket([]byte("merkle")))
 		checkpoints := bucketBytes(tx.Bolt().Bucket([]byte("checkpoints")))
 		perEvent, treeBytes = float64(merkle+checkpoints)/n, float64(merkle)/n
-		c, err := tx.Checkpoints()
+		c, err := audit.Checkpoints(tx)
 		cps = len(c)
 		if err != nil {
 			return err
@@ -83,7 +84,7 @@ func BenchmarkCheckpoints_100k(b *testing.B) {
 				return err
 			}
 			t0 = time.Now()
-			tr, err := tx.VerifyTree(journal.CheckOptions{Keys: vs})
+			tr, err := audit.VerifyTree(tx, audit.CheckOptions{Keys: vs})
 			tree += time.Since(t0)
 			if err == nil && tr.Checkpoints != n/every {
 				err = fmt.Errorf("%d checkpoints matched", tr.Checkpoints)
@@ -113,14 +114,14 @@ func BenchmarkCheckExport_100k(b *testing.B) {
 	j := oneLineEdits(b, n, every, s)
 	var buf bytes.Buffer
 	if err := j.View(func(tx *journal.Tx) error {
-		_, err := tx.Export(&buf, "jsonl", journal.ExportFilter{}, nil)
+		_, err := audit.Export(tx, &buf, "jsonl", audit.ExportFilter{}, nil)
 		return err
 	}); err != nil {
 		b.Fatal(err)
 	}
 	b.SetBytes(int64(buf.Len()))
 	for b.Loop() {
-		rep, err := journal.CheckExport(bytes.NewReader(buf.Bytes()), journal.ExportCheck{CheckOptions: journal.CheckOptions{Keys: vs}})
+		rep, err := audit.CheckExport(bytes.NewReader(buf.Bytes()), audit.ExportCheck{CheckOptions: audit.CheckOptions{Keys: vs}})
 		if err == nil && (rep.Events != n || rep.Tree == nil || rep.Tree.Checkpoints != n/every) {
 			err = fmt.Errorf("%d events, tree %+v", rep.Events, rep.Tree)
 		}

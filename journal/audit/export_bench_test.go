@@ -1,4 +1,4 @@
-package journal_test
+package audit_test
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/audit"
 	"github.com/journalfs/journal/snapshot"
 	"golang.org/x/mod/sumdb/note"
 )
@@ -18,13 +19,13 @@ func BenchmarkVerifyExport_10k(b *testing.B) {
 	appendN(b, j, 10000, "s1")
 	var buf bytes.Buffer
 	j.View(func(tx *journal.Tx) error {
-		_, err := tx.Export(&buf, "jsonl", journal.ExportFilter{}, nil)
+		_, err := audit.Export(tx, &buf, "jsonl", audit.ExportFilter{}, nil)
 		return err
 	})
 	b.SetBytes(int64(buf.Len()))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := journal.VerifyExport(bytes.NewReader(buf.Bytes()), snapshot.ID{}, nil); err != nil {
+		if _, err := audit.VerifyExport(bytes.NewReader(buf.Bytes()), snapshot.ID{}, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -39,7 +40,7 @@ func BenchmarkExport_10k(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		var buf bytes.Buffer
 		j.View(func(tx *journal.Tx) error {
-			_, err := tx.Export(&buf, "jsonl", journal.ExportFilter{}, nil)
+			_, err := audit.Export(tx, &buf, "jsonl", audit.ExportFilter{}, nil)
 			return err
 		})
 	}
@@ -89,7 +90,7 @@ func oneLineEdits(b *testing.B, n, every int, s note.Signer) *journal.Journal {
 			b.Fatal(err)
 		}
 		if every > 0 && done%every == 0 {
-			if _, _, err := j.Checkpoint(s, time.Now()); err != nil {
+			if _, _, err := audit.Sign(j, s, time.Now()); err != nil {
 				b.Fatal(err)
 			}
 		}

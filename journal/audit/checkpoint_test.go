@@ -1,4 +1,4 @@
-package journal_test
+package audit_test
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/audit"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 )
@@ -68,7 +69,7 @@ func TestTree_MatchesTlogAndProves(t *testing.T) {
 	j := create(t)
 	s, vs := keys(t, "alice")
 	appendN(t, j, 700, "s1")
-	if _, _, err := j.Checkpoint(s, time.Now()); err != nil { // stores tiles 0 and 1
+	if _, _, err := audit.Sign(j, s, time.Now()); err != nil { // stores tiles 0 and 1
 		t.Fatal(err)
 	}
 	appendN(t, j, 333, "s1")
@@ -118,22 +119,22 @@ func TestTree_MatchesTlogAndProves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, made, err := j.Checkpoint(s, time.Now())
+	c, made, err := audit.Sign(j, s, time.Now())
 	if err != nil || !made || c.Size != 1033 {
 		t.Fatalf("checkpoint %+v %v %v", c, made, err)
 	}
-	if _, made, _ := j.Checkpoint(s, time.Now()); made {
+	if _, made, _ := audit.Sign(j, s, time.Now()); made {
 		t.Fatal("a second checkpoint of the same tree was made")
 	}
-	opened, err := journal.OpenCheckpoint(c.Note, vs)
+	opened, err := audit.OpenCheckpoint(c.Note, vs)
 	if err != nil || opened.Root != c.Root || len(opened.Signers) != 1 || opened.Signers[0] != "alice" {
 		t.Fatalf("open: %+v %v", opened, err)
 	}
-	if !strings.HasPrefix(string(c.Note), journal.OriginPrefix) {
+	if !strings.HasPrefix(string(c.Note), audit.OriginPrefix) {
 		t.Fatalf("note %q", c.Note)
 	}
 	err = j.View(func(tx *journal.Tx) error {
-		r, err := tx.VerifyTree(journal.CheckOptions{Keys: vs})
+		r, err := audit.VerifyTree(tx, audit.CheckOptions{Keys: vs})
 		if err != nil {
 			return err
 		}
@@ -141,7 +142,7 @@ func TestTree_MatchesTlogAndProves(t *testing.T) {
 			t.Fatalf("report %+v", r)
 		}
 		_, other := keys(t, "mallory")
-		if _, err := tx.VerifyTree(journal.CheckOptions{Keys: other}); !errors.Is(err, journal.ErrCheckpoint) {
+		if _, err := audit.VerifyTree(tx, audit.CheckOptions{Keys: other}); !errors.Is(err, audit.ErrCheckpoint) {
 			t.Fatalf("checkpoints checked against another key: %v", err)
 		}
 		return nil
@@ -155,15 +156,15 @@ func TestExport_CheckpointsInHeadVerify(t *testing.T) {
 	j := create(t)
 	s, vs := keys(t, "alice")
 	appendN(t, j, 300, "s1")
-	if _, _, err := j.Checkpoint(s, time.Now()); err != nil {
+	if _, _, err := audit.Sign(j, s, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	appendN(t, j, 10, "s1")
-	b, h := export(t, j, "jsonl", journal.ExportFilter{})
-	if len(h.Checkpoints) != 1 || h.Version != journal.ExportVersion || h.Workspace == "" {
+	b, h := export(t, j, "jsonl", audit.ExportFilter{})
+	if len(h.Checkpoints) != 1 || h.Version != audit.ExportVersion || h.Workspace == "" {
 		t.Fatalf("head %+v", h)
 	}
-	rep, err := journal.CheckExport(bytes.NewReader(b), journal.ExportCheck{CheckOptions: journal.CheckOptions{Keys: vs}})
+	rep, err := audit.CheckExport(bytes.NewReader(b), audit.ExportCheck{CheckOptions: audit.CheckOptions{Keys: vs}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,8 +189,8 @@ func TestExport_CheckpointsInHeadVerify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = journal.CheckExport(bytes.NewReader(append(cut, cutHead.Bytes()...)), journal.ExportCheck{})
-	if !errors.Is(err, journal.ErrRewritten) || !strings.Contains(err.Error(), "the tail from event 281 cut") {
+	_, err = audit.CheckExport(bytes.NewReader(append(cut, cutHead.Bytes()...)), audit.ExportCheck{})
+	if !errors.Is(err, audit.ErrRewritten) || !strings.Contains(err.Error(), "the tail from event 281 cut") {
 		t.Fatalf("cut tail: %v", err)
 	}
 }
@@ -212,11 +213,11 @@ func TestTree_AfterGC(t *testing.T) {
 	s, vs := keys(t, "alice")
 	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	timed(t, j, t0, 200)
-	if _, _, err := j.Checkpoint(s, t0); err != nil {
+	if _, _, err := audit.Sign(j, s, t0); err != nil {
 		t.Fatal(err)
 	}
 	timed(t, j, t0.Add(200*time.Hour), 400)
-	if _, _, err := j.Checkpoint(s, t0); err != nil {
+	if _, _, err := audit.Sign(j, s, t0); err != nil {
 		t.Fatal(err)
 	}
 	var before tlog.Hash
@@ -230,7 +231,7 @@ func TestTree_AfterGC(t *testing.T) {
 		if h, err := tx.TreeHash(600); err != nil || h != before {
 			t.Fatalf("root of 600 after gc: %v %v", h, err)
 		}
-		r, err := tx.VerifyTree(journal.CheckOptions{Keys: vs})
+		r, err := audit.VerifyTree(tx, audit.CheckOptions{Keys: vs})
 		if err != nil {
 			return err
 		}
@@ -257,11 +258,11 @@ func TestTree_AfterGC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, h := export(t, j, "jsonl", journal.ExportFilter{})
+	b, h := export(t, j, "jsonl", audit.ExportFilter{})
 	if len(h.TreeSeed) == 0 {
 		t.Fatalf("head %+v", h)
 	}
-	xr, err := journal.CheckExport(bytes.NewReader(b), journal.ExportCheck{CheckOptions: journal.CheckOptions{Keys: vs}})
+	xr, err := audit.CheckExport(bytes.NewReader(b), audit.ExportCheck{CheckOptions: audit.CheckOptions{Keys: vs}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,14 +271,14 @@ func TestTree_AfterGC(t *testing.T) {
 	}
 	// an event after the cut, altered with the chain recomputed, fails the checkpoint
 	lines := bytes.SplitAfter(b, []byte("\n"))
-	var rec journal.ExportRecord
+	var rec audit.ExportRecord
 	json.Unmarshal(lines[5], &rec)
 	e := new(journal.Event)
 	json.Unmarshal(rec.Event, e)
 	e.Args, e.ArgsSalt = rec.What.Args, rec.What.ArgsSalt
 	e.Tool = "forged"
 	e.Hash = journal.ComputeHash(e)
-	lines[5], _ = journal.ExportLine(e)
+	lines[5], _ = audit.ExportLine(e)
 	for i := 6; i < len(lines)-2; i++ { // the events after it; then the head line, then ""
 		json.Unmarshal(lines[i], &rec)
 		n := new(journal.Event)
@@ -285,14 +286,14 @@ func TestTree_AfterGC(t *testing.T) {
 		n.Args, n.ArgsSalt = rec.What.Args, rec.What.ArgsSalt
 		n.Prev = e.Hash
 		n.Hash = journal.ComputeHash(n)
-		lines[i], _ = journal.ExportLine(n)
+		lines[i], _ = audit.ExportLine(n)
 		e = n
 	}
-	var hd journal.ExportHead
+	var hd audit.ExportHead
 	json.Unmarshal(lines[len(lines)-2], &hd)
 	hd.Head = e.Hash
 	lines[len(lines)-2] = mustJSON(t, &hd)
-	if _, err := journal.CheckExport(bytes.NewReader(bytes.Join(lines, nil)), journal.ExportCheck{}); !errors.Is(err, journal.ErrRewritten) {
+	if _, err := audit.CheckExport(bytes.NewReader(bytes.Join(lines, nil)), audit.ExportCheck{}); !errors.Is(err, audit.ErrRewritten) {
 		t.Fatalf("rewritten after gc: %v", err)
 	}
 }
@@ -304,11 +305,11 @@ func TestVerifyTree_StoredHashAltered(t *testing.T) {
 	j := create(t)
 	s, vs := keys(t, "alice")
 	appendN(t, j, 600, "s1")
-	if _, _, err := j.Checkpoint(s, time.Now()); err != nil {
+	if _, _, err := audit.Sign(j, s, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	appendN(t, j, 100, "s1")
-	if _, _, err := j.Checkpoint(s, time.Now()); err != nil {
+	if _, _, err := audit.Sign(j, s, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	err := j.Do(func(db *journal.DB) error {
@@ -324,7 +325,7 @@ func TestVerifyTree_StoredHashAltered(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = j.View(func(tx *journal.Tx) error {
-		_, err := tx.VerifyTree(journal.CheckOptions{Keys: vs})
+		_, err := audit.VerifyTree(tx, audit.CheckOptions{Keys: vs})
 		return err
 	})
 	if !errors.Is(err, journal.ErrCorrupt) || !strings.Contains(err.Error(), "stored hashes") {

@@ -1,6 +1,8 @@
-package journal
+package audit
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -9,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/journal/secrets"
 	"github.com/journalfs/journal/snapshot"
 	"golang.org/x/mod/sumdb/tlog"
@@ -66,7 +69,7 @@ type ExportFile struct {
 // ExportWhat is what an event did.
 type ExportWhat struct {
 	Tool string          `json:"tool,omitempty"`
-	Kind Kind            `json:"kind"`
+	Kind journal.Kind    `json:"kind"`
 	Args json.RawMessage `json:"args,omitempty"` // large text is stored as content hashes by the recorder
 	// ArgsSalt is, for a salted event, the salt of its arguments:
 	// blake3(args_salt || args) is the hashed event's args_digest.
@@ -112,7 +115,7 @@ type ExportHead struct {
 	Producer string `json:"producer,omitempty"`
 	// Workspace is the journal's workspace ID, which its checkpoints name.
 	Workspace string `json:"workspace,omitempty"`
-	// TreeBase is the event before the Merkle tree's first leaf (doc.go).
+	// TreeBase is the event before the Merkle tree's first leaf (docs/DESIGN.md "Merkle tree").
 	TreeBase uint64 `json:"tree_base,omitempty"`
 	// TreeSeed is, after gc dropped leaves of the tree, their compact
 	// range (Tx.TreeSeed): the tree of the exported events starts from it.
@@ -125,24 +128,7 @@ type ExportHead struct {
 	Exposed []uint64 `json:"-"`
 }
 
-// Canonical returns the bytes the chain hash of e is computed over (the
-// "event" of its export line): blake3 of them is e.Hash.
-func Canonical(e *Event) []byte { return canonical(e) }
-
-// canonical returns the bytes the chain hash of e is computed over: its
-// JSON with Hash empty and, for a salted event, without its arguments and
-// their salt, which it commits to by ArgsDigest alone.
-func canonical(e *Event) []byte {
-	c := *e
-	c.Hash = snapshot.ID{}
-	if c.ArgsDigest != nil {
-		c.Args, c.ArgsSalt = nil, nil
-	}
-	b, _ := json.Marshal(&c)
-	return b
-}
-
-func origin(a Actor) string {
+func origin(a journal.Actor) string {
 	if a.Origin != "" {
 		return a.Origin
 	}
@@ -151,14 +137,14 @@ func origin(a Actor) string {
 
 // NewExportRecord derives the export record of a sealed event from the
 // event's hashed JSON (raw) and its hash.
-func NewExportRecord(e *Event, raw []byte) *ExportRecord {
+func NewExportRecord(e *journal.Event, raw []byte) *ExportRecord {
 	r := &ExportRecord{Type: "event", Seq: e.Seq, Time: e.Time.UTC().Format(time.RFC3339Nano),
 		Who: ExportWho{Actor: e.Actor.Kind, User: e.Actor.User, Host: e.Actor.Host, Client: e.Actor.Name,
 			ClientVersion: e.Actor.Version, Session: e.Actor.Session},
 		What:    ExportWhat{Tool: e.Tool, Kind: e.Kind, Args: e.Args, ArgsSalt: e.ArgsSalt, Files: []ExportFile{}, Reverts: e.Reverts, Undone: e.Undone},
 		Outcome: string(e.Status), Error: e.Error, Origin: origin(e.Actor), Prev: e.Prev, Hash: e.Hash, Event: raw}
-	if e.ArgsRedacted() || e.withheld == WithheldUnsalted {
-		r.What.ArgsWithheld = e.withheld
+	if e.ArgsRedacted() || e.Withheld == WithheldUnsalted {
+		r.What.ArgsWithheld = e.Withheld
 		if r.What.ArgsWithheld == "" {
 			r.What.ArgsWithheld = WithheldRedacted
 		}
@@ -171,11 +157,11 @@ func NewExportRecord(e *Event, raw []byte) *ExportRecord {
 }
 
 // ExportLine returns the jsonl line (with its newline) of a sealed event.
-func ExportLine(e *Event) ([]byte, error) {
-	return exportLine(e, canonical(e))
+func ExportLine(e *journal.Event) ([]byte, error) {
+	return exportLine(e, journal.Canonical(e))
 }
 
-func exportLine(e *Event, raw []byte) ([]byte, error) {
+func exportLine(e *journal.Event, raw []byte) ([]byte, error) {
 	r := NewExportRecord(e, nil)
 	b, err := json.Marshal(r)
 	if err != nil {
@@ -210,7 +196,7 @@ func (f ExportFilter) filtered() bool {
 }
 
 // Match reports whether e passes the filter.
-func (f ExportFilter) Match(e *Event) bool {
+func (f ExportFilter) Match(e *journal.Event) bool {
 	if !f.Since.IsZero() && e.Time.Before(f.Since) || !f.Until.IsZero() && e.Time.After(f.Until) {
 		return false
 	}
@@ -239,24 +225,24 @@ func MatchPath(pats []string, path string) bool {
 // Export writes the sealed events that pass f as "jsonl" or "csv", oldest
 // first, ending with the head record, and returns the head. progress, if not
 // nil, is called after each event read.
-func (t *Tx) Export(w io.Writer, format string, f ExportFilter, progress func(seq uint64)) (*ExportHead, error) {
+func Export(t *journal.Tx, w io.Writer, format string, f ExportFilter, progress func(seq uint64)) (*ExportHead, error) {
 	if format != "jsonl" && format != "csv" {
 		return nil, fmt.Errorf("journal: export format %q: want jsonl or csv", format)
 	}
 	baseSeq, base := t.Base()
-	h := &ExportHead{Type: "head", Version: ExportVersionChain, Filtered: f.filtered(), BaseSeq: baseSeq, Base: base, Producer: "journal " + BuildVersion()}
+	h := &ExportHead{Type: "head", Version: ExportVersionChain, Filtered: f.filtered(), BaseSeq: baseSeq, Base: base, Producer: "journal " + journal.BuildVersion()}
 	var cw *csv.Writer
 	if format == "csv" {
 		cw = csv.NewWriter(w)
 		cw.Write(csvHeader)
 	}
 	first := true
-	scanned := t.SecretsScanned()
-	err := t.Each(0, false, func(e *Event) error {
+	scanned := SecretsScanned(t)
+	err := t.Each(0, false, func(e *journal.Event) error {
 		if progress != nil {
 			defer progress(e.Seq)
 		}
-		if e.Status == StatusPending {
+		if e.Status == journal.StatusPending {
 			return nil // not sealed yet: not part of the chain
 		}
 		h.Head = e.Hash
@@ -276,14 +262,14 @@ func (t *Tx) Export(w io.Writer, format string, f ExportFilter, progress func(se
 		h.Last = e.Seq
 		h.Events++
 		if !f.Reveal && len(e.Args) > 0 {
-			if fs := t.argsSecrets(e, scanned); len(fs) > 0 {
+			if fs := argsSecrets(t, e, scanned); len(fs) > 0 {
 				switch {
 				case cw != nil:
 					c := *e
 					c.Args = secrets.MaskArgs(e.Args, fs)
 					e = &c
 				case e.Salted():
-					e = e.Withhold(WithheldSecret)
+					e = Withhold(e, WithheldSecret)
 				default:
 					h.Exposed = append(h.Exposed, e.Seq)
 				}
@@ -292,8 +278,8 @@ func (t *Tx) Export(w io.Writer, format string, f ExportFilter, progress func(se
 		if cw != nil {
 			return cw.Write(csvRow(e))
 		}
-		if t.unsaltedRedacted(e) {
-			e.withheld = WithheldUnsalted
+		if t.UnsaltedRedacted(e) {
+			e.Withheld = WithheldUnsalted
 		}
 		line, err := ExportLine(e)
 		if err != nil {
@@ -305,7 +291,7 @@ func (t *Tx) Export(w io.Writer, format string, f ExportFilter, progress func(se
 	if err != nil {
 		return nil, fmt.Errorf("journal: export: %w", err)
 	}
-	cps, err := t.Checkpoints()
+	cps, err := Checkpoints(t)
 	if err != nil {
 		return nil, fmt.Errorf("journal: export: %w", err)
 	}
@@ -319,7 +305,7 @@ func (t *Tx) Export(w io.Writer, format string, f ExportFilter, progress func(se
 		}
 	}
 	if cw != nil {
-		cw.Write([]string{"head", strconv.Itoa(h.Events), "", "", "journal", BuildVersion(), "", "", "", "", "", "", "", "", "", "", "", hexID(h.Base), hexID(h.Head)})
+		cw.Write([]string{"head", strconv.Itoa(h.Events), "", "", "journal", journal.BuildVersion(), "", "", "", "", "", "", "", "", "", "", "", hexID(h.Base), hexID(h.Head)})
 		cw.Flush()
 		return h, cw.Error()
 	}
@@ -339,7 +325,7 @@ func hexID(id snapshot.ID) string {
 var csvHeader = []string{"type", "seq", "time", "actor", "client", "client_version", "session", "user", "host",
 	"origin", "tool", "kind", "args", "files", "reverts", "outcome", "error", "prev", "hash"}
 
-func csvRow(e *Event) []string {
+func csvRow(e *journal.Event) []string {
 	files, _ := json.Marshal(NewExportRecord(e, nil).What.Files)
 	var revs []string
 	for _, seq := range e.Targets() {
@@ -351,33 +337,97 @@ func csvRow(e *Event) []string {
 		string(e.Kind), string(e.Args), string(files), rev, string(e.Status), e.Error, hexID(e.Prev), hexID(e.Hash)}
 }
 
-// Live reports whether event seq's effect stands: it was not reverted, or the
-// event that reverted it is itself not live (a redo, or a revert of a revert).
-func (t *Tx) Live(seq uint64) bool {
-	for depth := 0; depth < 1<<16; depth++ {
-		by := t.RevertedBy(seq)
-		if by == 0 {
-			return depth%2 == 0
-		}
-		seq = by
+// Why an export line leaves a salted event's arguments out
+// (ExportWhat.ArgsWithheld).
+const (
+	WithheldRedacted = "redacted" // a redact event took them out of the journal
+	WithheldSecret   = "secret"   // they hold a detected secret; export --reveal includes them
+	// WithheldUnsalted: a redact event took out the arguments of an event
+	// written before salting, whose line's hash then no longer is blake3
+	// of its event (a verifier checks its links and that a redact event
+	// names it).
+	WithheldUnsalted = "redacted-unsalted"
+)
+
+// Withhold returns a copy of e whose export line leaves its arguments out,
+// saying why (WithheldSecret); e must be salted, else its hash would no
+// longer verify, and e comes back as it is.
+func Withhold(e *journal.Event, why string) *journal.Event {
+	if e.ArgsDigest == nil || len(e.Args) == 0 {
+		return e
 	}
-	return true
+	c := *e
+	c.Args, c.ArgsSalt, c.Withheld = nil, nil, why
+	return &c
 }
 
-// FindHash returns the event whose hash is id, searching from the newest.
-func (t *Tx) FindHash(id snapshot.ID) (uint64, bool) {
-	var seq uint64
-	t.Each(0, true, func(e *Event) error {
-		if e.Hash == id {
-			seq = e.Seq
-			return ErrStop
+// disclose sets in e, decoded from a line's hashed event, the arguments,
+// salt or reason they were withheld that the line b carries, and checks
+// the arguments against e's digest. It finds them without decoding the
+// line: `,"args":` and `,"args_withheld":"` appear in a line only as
+// what's keys (inside a JSON string a quote is escaped), and the caller
+// compares the whole line with the one derived from e, so anything
+// misplaced fails there.
+func disclose(e *journal.Event, b []byte) error {
+	var w ExportWhat
+	if i := bytes.Index(b, []byte(`,"args":`)); i >= 0 {
+		rest := b[i+len(`,"args":`):]
+		dec := json.NewDecoder(bytes.NewReader(rest))
+		if err := dec.Decode(&w.Args); err != nil {
+			return fmt.Errorf("event %d: arguments: %v", e.Seq, err)
 		}
-		return nil
-	})
-	if seq == 0 {
-		if bs, b := t.Base(); b == id && !id.IsZero() {
-			return bs, true
+		rest = rest[dec.InputOffset():]
+		const salt = `,"args_salt":"`
+		if bytes.HasPrefix(rest, []byte(salt)) {
+			rest = rest[len(salt):]
+			if j := bytes.IndexByte(rest, '"'); j >= 0 {
+				w.ArgsSalt, _ = base64.StdEncoding.DecodeString(string(rest[:j]))
+			}
+		}
+	} else if i := bytes.Index(b, []byte(`,"args_withheld":"`)); i >= 0 {
+		rest := b[i+len(`,"args_withheld":"`):]
+		if j := bytes.IndexByte(rest, '"'); j >= 0 {
+			w.ArgsWithheld = string(rest[:j])
 		}
 	}
-	return seq, seq != 0
+	return discloseWhat(e, &w)
+}
+
+// discloseWhat is disclose of an export line's what, decoded.
+func discloseWhat(e *journal.Event, w *ExportWhat) error {
+	switch {
+	case len(w.Args) > 0 && w.ArgsWithheld != "":
+		return fmt.Errorf("event %d: arguments both given and withheld", e.Seq)
+	case len(w.Args) == 0 && w.ArgsWithheld != WithheldRedacted && w.ArgsWithheld != WithheldSecret:
+		return fmt.Errorf("event %d: arguments missing (withheld: %q)", e.Seq, w.ArgsWithheld)
+	}
+	if w.ArgsWithheld != WithheldRedacted {
+		e.Withheld = w.ArgsWithheld
+	}
+	if len(w.Args) == 0 {
+		return nil
+	}
+	e.Args, e.ArgsSalt = w.Args, w.ArgsSalt
+	if err := e.CheckArgs(); err != nil {
+		return fmt.Errorf("event %d: arguments do not match the digest its hash covers", e.Seq)
+	}
+	return nil
+}
+
+// Decode returns the event r carries: its hashed event (r.Event), its
+// hash, and for a salted event the arguments and salt the line discloses
+// (r.What), checked against the digest the hash covers. An error wraps
+// ErrCorrupt.
+func (r *ExportRecord) Decode() (*journal.Event, error) {
+	e := &journal.Event{}
+	if err := json.Unmarshal(r.Event, e); err != nil {
+		return nil, fmt.Errorf("journal: event %d: %v: %w", r.Seq, err, journal.ErrCorrupt)
+	}
+	e.Hash = r.Hash
+	if e.ArgsDigest != nil {
+		if err := discloseWhat(e, &r.What); err != nil {
+			return nil, fmt.Errorf("journal: %v: %w", err, journal.ErrCorrupt)
+		}
+	}
+	return e, nil
 }

@@ -1,10 +1,11 @@
-package journal
+package audit
 
 import (
 	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/snapshot"
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
@@ -104,8 +105,8 @@ func (tc *TreeCheck) report(all []*Checkpoint, signed bool) *TreeReport {
 // the event where the history parts from a checkpoint or the reference,
 // wrapping ErrRewritten, ErrCheckpoint or ErrTree. It is meant to follow
 // Verify, which checks the chain the leaves are taken from.
-func (t *Tx) VerifyTree(o CheckOptions) (*TreeReport, error) {
-	own, err := t.Checkpoints()
+func VerifyTree(t *journal.Tx, o CheckOptions) (*TreeReport, error) {
+	own, err := Checkpoints(t)
 	if err != nil {
 		return nil, err
 	}
@@ -121,9 +122,9 @@ func (t *Tx) VerifyTree(o CheckOptions) (*TreeReport, error) {
 	if err := tc.Seed(n, seed, t.TreeHash); err != nil {
 		return nil, err
 	}
-	err = t.Each(base+uint64(n)+1, false, func(e *Event) error {
-		if e.Status == StatusPending {
-			return ErrStop
+	err = t.Each(base+uint64(n)+1, false, func(e *journal.Event) error {
+		if e.Status == journal.StatusPending {
+			return journal.ErrStop
 		}
 		first := e.Seq
 		if e.Lost != nil && e.Lost.First != 0 && e.Spans(e.Lost.First) {
@@ -131,13 +132,13 @@ func (t *Tx) VerifyTree(o CheckOptions) (*TreeReport, error) {
 		}
 		return tc.Add(e.Seq, first, e.Hash)
 	})
-	if err != nil && !errors.Is(err, ErrStop) {
+	if err != nil && !errors.Is(err, journal.ErrStop) {
 		return nil, err
 	}
 	if err := tc.Finish(); err != nil {
 		return nil, err
 	}
-	if err := t.checkStoredTree(own); err != nil {
+	if err := checkStoredTree(t, own); err != nil {
 		return nil, err
 	}
 	return tc.report(all, o.Keys != nil), nil
@@ -149,16 +150,16 @@ func (t *Tx) VerifyTree(o CheckOptions) (*TreeReport, error) {
 // against the roots by recomputing the tree, so this finds stored hashes
 // damaged or altered on their own. Checkpoints over leaves gc dropped
 // whole are left out, as in the walk.
-func (t *Tx) checkStoredTree(cps []*Checkpoint) error {
-	r := t.treeReader()
+func checkStoredTree(t *journal.Tx, cps []*Checkpoint) error {
+	r := t.TreeHashes()
 	bad := func(c *Checkpoint, what string) error {
 		return fmt.Errorf("journal: verify: the tree's stored hashes %s the checkpoint of %d events: they were damaged or altered, and proofs would fail: %w",
-			what, c.Size, ErrCorrupt)
+			what, c.Size, journal.ErrCorrupt)
 	}
 	var prev *Checkpoint
 	for _, c := range cps {
 		h, err := tlog.TreeHash(c.Size, r)
-		if errors.Is(err, ErrTree) {
+		if errors.Is(err, journal.ErrTree) {
 			continue
 		}
 		if err != nil {
@@ -179,28 +180,4 @@ func (t *Tx) checkStoredTree(cps []*Checkpoint) error {
 		prev = c
 	}
 	return nil
-}
-
-// Leaves returns the chain hash of every leaf of the tree up to its size
-// (zero for a number no event holds), from the first event gc kept.
-func (t *Tx) Leaves() ([]snapshot.ID, error) {
-	base := t.TreeBase()
-	if gcBase, _ := t.Base(); gcBase > base {
-		base = gcBase
-	}
-	var out []snapshot.ID
-	err := t.Each(base+1, false, func(e *Event) error {
-		if e.Status == StatusPending {
-			return ErrStop
-		}
-		for uint64(len(out))+base+1 < e.Seq {
-			out = append(out, snapshot.ID{})
-		}
-		out = append(out, e.Hash)
-		return nil
-	})
-	if err != nil && !errors.Is(err, ErrStop) {
-		return nil, err
-	}
-	return out, nil
 }
