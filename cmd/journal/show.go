@@ -34,7 +34,9 @@ func newShowCmd(a *app) *cobra.Command {
 					return err
 				}
 				a.startPager()
-				a.printEvent(a.out, tx, e)
+				if err := a.printEvent(a.out, tx, e); err != nil {
+					return err
+				}
 				return a.printDiffs(a.out, tx, e, "")
 			})
 		},
@@ -98,7 +100,11 @@ func eventOrErr(tx *journal.Tx, seq uint64) (*journal.Event, error) {
 	return e, err
 }
 
-func (a *app) printEvent(w io.Writer, tx *journal.Tx, e *journal.Event) {
+func (a *app) printEvent(w io.Writer, tx *journal.Tx, e *journal.Event) error {
+	prompt, err := newPromptCache(tx, a.mask()).of(e)
+	if err != nil {
+		return err
+	}
 	e = a.mask().Event(e)
 	status := string(e.Status)
 	if s := eventStatus(tx, e); s != "" && e.Status == journal.StatusCommitted {
@@ -132,8 +138,10 @@ func (a *app) printEvent(w io.Writer, tx *journal.Tx, e *journal.Event) {
 		json.Unmarshal(e.Args, &a)
 		row("call", a.Call.ID)
 		row("model", a.Call.Model)
-		row("prompt", a.Call.Prompt)
 		row("subagent", strings.TrimSpace(a.Call.AgentType+" "+a.Call.Subagent))
+	}
+	if prompt != nil {
+		row("prompt", prompt.label(prompt.ID)) // in full, as the other rows
 	}
 	row("args", string(e.Args))
 	if len(e.Args) == 0 {
@@ -171,6 +179,7 @@ func (a *app) printEvent(w io.Writer, tx *journal.Tx, e *journal.Event) {
 		fmt.Fprintf(w, "    %s\n", fileLine(f))
 	}
 	fmt.Fprintln(w)
+	return nil
 }
 
 // printDiffs prints a unified diff per file of e (only the file `only`, if set).
