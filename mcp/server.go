@@ -15,6 +15,7 @@ import (
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/replay"
 	"github.com/journalfs/journal/replay/lsp"
+	"github.com/journalfs/journal/replay/watch"
 	"github.com/journalfs/journal/snapshot"
 )
 
@@ -195,7 +196,33 @@ func (s *Server) newCall(ctx context.Context, tool string, rawArgs any, spilled 
 	c.args = auditArgs(rawArgs, spilled)
 	c.input = rawArgs
 	c.spilled = spilled
+	s.agentCall(c)
 	return c
+}
+
+// agentCall names in c the agent's call it is, when the agent's hook left
+// the note of that open call (watch.MatchMCP: the same tool, the same
+// arguments): its event is then the agent's hook session's, naming the
+// call and its prompt (the server's session under call.mcp_session), so
+// that it serves the agent's prompt as the agent's own tools' edits do.
+// Without an exact match c stays the MCP session's.
+func (s *Server) agentCall(c *call) {
+	hc := watch.MatchMCP(watch.Dir(s.eng), c.tool, func() json.RawMessage {
+		m, ok := c.inputArgs()
+		if !ok {
+			return nil
+		}
+		b, _ := json.Marshal(m)
+		return b
+	}, time.Now())
+	if hc == nil {
+		return
+	}
+	if c.actor.Name == "" {
+		c.actor.Name = hc.Agent
+	}
+	c.args = hc.MCPArgs(c.args, c.session)
+	c.actor.Session = hc.Session
 }
 
 // auditArgs returns the arguments as recorded in the journal: string values

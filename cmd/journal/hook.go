@@ -205,6 +205,9 @@ func runHook(a *app, agent, event string, in *os.File) error {
 	}
 	actor := replay.CLIActor()
 	h.Call.User, h.Call.Host = actor.User, actor.Host
+	if err := mcpNote(wdir, h); err != nil {
+		return err
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), hookBudget)
 	defer cancel()
 	// handed over: the watcher answers once it has taken and read what
@@ -228,4 +231,17 @@ func runHook(a *app, agent, event string, in *os.File) error {
 	defer eng.Close()
 	_, err = alone(ctx, eng, h.Call)
 	return err
+}
+
+// mcpNote leaves, for a call of an MCP tool, the note of the open call the
+// MCP server's event of it names (watch.OpenMCP: one small file, with or
+// without a watcher), and takes it away once the call is over.
+func mcpNote(wdir string, h agents.Hook) error {
+	if !watch.IsMCPTool(h.Call.Tool) {
+		return nil
+	}
+	if h.Op == agents.End {
+		return watch.CloseMCP(wdir, h.Call)
+	}
+	return watch.OpenMCP(wdir, h.Call, time.Now())
 }
