@@ -114,7 +114,8 @@
 // leaves, from its before-hook, a note under mcp/ in the watcher's
 // directory (OpenMCP: the call as the hook knows it — agent, session, id,
 // prompt — and the digest of its arguments), removed by its after-hook
-// (CloseMCP). The MCP server, when a call reaches one of its tools, looks
+// (CloseMCP), or by the session's next prompt or the end of its turn or
+// session (CloseMCPSessions). The MCP server, when a call reaches one of its tools, looks
 // for the note (MatchMCP): the same tool, the same arguments' digest, the
 // note younger than MCPMax; and names in its event the agent's session and
 // the call (Call.MCPArgs, its own session under call.mcp_session), so that

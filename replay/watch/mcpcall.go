@@ -125,6 +125,28 @@ func CloseMCP(dir string, c Call) error {
 	return err
 }
 
+// CloseMCPSessions removes the notes of the agent's session's calls (its
+// next prompt came, or its turn or session ended: no call of it is open).
+func CloseMCPSessions(dir, agent, session string) error {
+	es, err := os.ReadDir(filepath.Join(dir, "mcp"))
+	if err != nil {
+		return nil // none
+	}
+	var errs []error
+	for _, e := range es {
+		p := filepath.Join(dir, "mcp", e.Name())
+		b, err := os.ReadFile(p)
+		var n mcpNote
+		if err != nil || json.Unmarshal(b, &n) != nil || n.Call.Agent != agent || n.Call.Session != session {
+			continue
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // MatchMCP is the agent's open call (OpenMCP) of the MCP tool called tool
 // with the arguments args returns (asked only when a note is there), as of
 // now: nil when no note matches, and when the notes that match disagree on

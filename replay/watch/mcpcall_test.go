@@ -65,6 +65,27 @@ func TestMatchMCP(t *testing.T) {
 	}
 }
 
+// A session's next prompt, or the end of its turn, closes its calls: their
+// notes go (CloseMCPSessions), another session's stay.
+func TestCloseMCPSessions(t *testing.T) {
+	dir, now := t.TempDir(), time.Now()
+	args := json.RawMessage(`{"a":1}`)
+	for _, s := range []string{"s1", "s2"} {
+		if err := watch.OpenMCP(dir, watch.Call{ID: "c-" + s, Agent: "claude-code", Session: s, Tool: "mcp__journal__undo", Input: args}, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if m := watch.MatchMCP(dir, "undo", func() json.RawMessage { return args }, now); m != nil {
+		t.Fatalf("two sessions' calls alike matched %s", m.Session)
+	}
+	if err := watch.CloseMCPSessions(dir, "claude-code", "s1"); err != nil {
+		t.Fatal(err)
+	}
+	if m := watch.MatchMCP(dir, "undo", func() json.RawMessage { return args }, now); m == nil || m.Session != "s2" {
+		t.Fatalf("after s1's calls closed: %v", m)
+	}
+}
+
 // What an MCP tool's hook adds to the hook's work: the note written and
 // removed, and what the server's MatchMCP costs a call.
 func BenchmarkMCPNote(b *testing.B) {
