@@ -87,6 +87,10 @@ type Server struct {
 	// toolNames are the registered tools whose calls it lightens.
 	spill     *spills
 	toolNames map[string]bool
+
+	// hookDir is the watcher's directory, where agents' hooks leave the
+	// notes of their open calls of these tools (agentCall).
+	hookDir string
 }
 
 // New builds the MCP server for an engine.
@@ -112,7 +116,7 @@ func New(eng *replay.Engine, o Options) *Server {
 		o.Session = "stdio-" + hex.EncodeToString(b[:])
 	}
 	s := &Server{eng: eng, opts: o, processSession: o.Session, seen: map[string]map[string]*fileView{},
-		spill: newSpills(), toolNames: map[string]bool{}}
+		spill: newSpills(), toolNames: map[string]bool{}, hookDir: watch.Dir(eng)}
 	hooks := s.subscriptionHooks()
 	if o.SessionEnded != nil {
 		hooks.AddOnUnregisterSession(func(_ context.Context, sess server.ClientSession) { o.SessionEnded(sess.SessionID()) })
@@ -207,7 +211,7 @@ func (s *Server) newCall(ctx context.Context, tool string, rawArgs any, spilled 
 // that it serves the agent's prompt as the agent's own tools' edits do.
 // Without an exact match c stays the MCP session's.
 func (s *Server) agentCall(c *call) {
-	hc := watch.MatchMCP(watch.Dir(s.eng), c.tool, func() json.RawMessage {
+	hc := watch.MatchMCP(s.hookDir, c.tool, func() json.RawMessage {
 		m, ok := c.inputArgs()
 		if !ok {
 			return nil
