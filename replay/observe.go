@@ -45,7 +45,9 @@ type Observation struct {
 	// Captured are files read before (Capture), by their Paths entry: they
 	// are recorded as they were then, even if they changed since (the
 	// caller watches them: a later change is observed again), so that a
-	// caller can answer once it has read them and store them after.
+	// caller can answer once it has read them and store them after — but
+	// one a batch wrote since (its head moved) is returned Unsettled, not
+	// recorded older than its head.
 	Captured *Capture
 }
 
