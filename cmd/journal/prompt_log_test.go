@@ -15,7 +15,8 @@ import (
 // an agent's session served — its id, its event and the start of its text,
 // the key in it masked (--reveal prints it) — whether the event's call
 // names the prompt or the prompt is only its session's latest, a long text
-// cut short; an event of no prompt names none.
+// cut short, a redacted one still by its event; an event of no prompt
+// names none.
 func TestLog_NamesEventsPrompt(t *testing.T) {
 	dir, p1 := promptWorkspace(t) // 1 a.txt (an MCP session of no prompt), p1 its prompt, 3 b.txt naming it
 	e := engine(t, dir)
@@ -85,5 +86,11 @@ func TestLog_NamesEventsPrompt(t *testing.T) {
 	}
 	if out := ok(t, dir, "log", "--oneline", "--reveal"); !strings.Contains(out, `prompt p-1: "deploy with `+promptKey+`"`) {
 		t.Errorf("log --reveal:\n%s", out)
+	}
+	// its text redacted, its id with it: the events still name its event
+	ok(t, dir, "redact", fmt.Sprint(p1), "--why", "a key in a prompt")
+	out := ok(t, dir, "log", "--oneline", "--reveal")
+	if want := fmt.Sprintf("prompt (its arguments redacted) (event %d)", p1); strings.Count(out, want) != 2 || strings.Contains(out, promptKey) {
+		t.Errorf("log after the redaction, want %q twice:\n%s", want, out)
 	}
 }

@@ -156,9 +156,16 @@ func newPromptRef(p *replay.Prompt) *promptRef {
 // the id cut short (shortPrompt).
 func (r *promptRef) String() string { return "prompt " + r.label(shortPrompt(r.ID)) }
 
-// label is the prompt as id: "text", and its event when it has one.
+// label is the prompt as id: "text" (no text: redacted, or a prompt only
+// its calls name), and its event when it has one.
 func (r *promptRef) label(id string) string {
-	s := fmt.Sprintf("%s: %q", id, r.Excerpt)
+	s := id
+	if s == "" {
+		s = "(its arguments redacted)"
+	}
+	if r.Excerpt != "" {
+		s += fmt.Sprintf(": %q", r.Excerpt)
+	}
 	if r.Seq != 0 {
 		s += fmt.Sprintf(" (event %d)", r.Seq)
 	}
