@@ -89,6 +89,7 @@ func mcpUnderPrompt(t *testing.T, mc mcpCase, watcher bool) {
 		t.Errorf("the after-hook left %d notes", len(n))
 	}
 	after := edit("d.txt", "not", "after the call") // the call is over: no match
+	c.Close()                                       // the server seals its events as it ends: the log reads them all
 	evs := map[uint64]map[string]any{}
 	for _, e := range logJSON(t, dir) {
 		seq := uint64(e["seq"].(float64))
@@ -134,6 +135,12 @@ func mcpUnderPrompt(t *testing.T, mc mcpCase, watcher bool) {
 	if out := ok(t, dir, "log", "--oneline"); !strings.Contains(out, fmt.Sprintf("%d ", mine)) ||
 		!strings.Contains(out, fmt.Sprintf("%s/%s edit_content m.txt  prompt %s: %q", mc.agent, s, p[:13], mc.text)) {
 		t.Errorf("log --oneline:\n%s", out)
+	}
+	out := ok(t, dir, "show", fmt.Sprint(mine))
+	for _, w := range []string{"actor    " + mc.agent + "/" + s, "call     " + mc.call, "mcp      " + fmt.Sprint(mcpSession), "prompt   " + p + ": "} {
+		if !strings.Contains(out, w) {
+			t.Errorf("show %d lacks %q:\n%s", mine, w, out)
+		}
 	}
 	ok(t, dir, "undo", "--prompt", p)
 	want := map[string]string{"a.txt": "a\n", "m.txt": "m\n", "c.txt": "person\n", "d.txt": "after the call what the hook saw before any hook\n"}

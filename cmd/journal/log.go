@@ -372,6 +372,9 @@ type hookCall struct {
 	Prompt    string `json:"prompt"`
 	Subagent  string `json:"subagent"`
 	AgentType string `json:"agent_type"`
+	// MCPSession: an agent's call of our MCP tool, recorded by the server
+	// for this session (watch.About).
+	MCPSession string `json:"mcp_session"`
 }
 
 // first is the first non-empty string.

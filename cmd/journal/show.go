@@ -131,7 +131,7 @@ func (a *app) printEvent(w io.Writer, tx *journal.Tx, e *journal.Event) error {
 	row("actor", who)
 	row("kind", string(e.Kind))
 	row("tool", e.Tool)
-	if e.Actor.Origin == "hook" {
+	if e.Actor.Origin == "hook" || e.Actor.Kind == "mcp" { // a hook's call, or an agent's call of our MCP tool its hook saw
 		var a struct {
 			Call hookCall `json:"call"`
 		}
@@ -139,6 +139,7 @@ func (a *app) printEvent(w io.Writer, tx *journal.Tx, e *journal.Event) error {
 		row("call", a.Call.ID)
 		row("model", a.Call.Model)
 		row("subagent", strings.TrimSpace(a.Call.AgentType+" "+a.Call.Subagent))
+		row("mcp", a.Call.MCPSession) // the MCP session the server saw
 	}
 	if prompt != nil {
 		row("prompt", prompt.label(prompt.ID)) // in full, as the other rows
