@@ -252,10 +252,7 @@ func what(e *journal.Event) string {
 func (a *app) printLogEntry(w io.Writer, tx *journal.Tx, e *journal.Event, f logFlags) error {
 	var prompt *promptRef
 	if f.promptOf != nil {
-		var err error
-		if prompt, err = f.promptOf.of(e); err != nil {
-			return err
-		}
+		prompt = f.promptOf.of(e)
 	}
 	e = a.mask().Event(e)
 	status := eventStatus(tx, e)

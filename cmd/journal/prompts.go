@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 
@@ -196,29 +197,41 @@ func newPromptCache(tx *journal.Tx, m journal.Masking) *promptCache {
 }
 
 // of is the prompt e (unmasked) served, nil for a prompt event (it names
-// itself) and for an event of no prompt.
-func (c *promptCache) of(e *journal.Event) (*promptRef, error) {
+// itself), for an event of no prompt, and where reading the session's
+// events back fails (a damaged one: log lists around it, and names no
+// prompt it cannot read).
+func (c *promptCache) of(e *journal.Event) *promptRef {
 	s := e.Actor.Session
 	if e.Kind == journal.KindPrompt || s == "" {
-		return nil, nil
+		return nil
 	}
 	named := replay.CallPrompt(e) != ""
 	if sp, ok := c.session[s]; ok && !named && sp.from < e.Seq && e.Seq <= sp.to {
-		return sp.ref, nil
+		return sp.ref
+	}
+	if ss, ok := c.tx.Session(s); ok && ss.Actor.Kind == "mcp" && !named {
+		// a session an MCP client began: its prompts are its agent's
+		// hook session's, named by the calls (args.call.prompt) — not
+		// looked for through its every event (thousands, and none)
+		c.session[s] = sessionPrompt{to: math.MaxUint64}
+		return nil
 	}
 	p, err := replay.PromptOf(c.tx, e)
-	if err != nil || p == nil {
-		if err == nil && !named {
+	if err != nil {
+		return nil
+	}
+	if p == nil {
+		if !named {
 			c.session[s] = sessionPrompt{from: 0, to: e.Seq}
 		}
-		return nil, err
+		return nil
 	}
 	ref := c.refs[p.Seq]
 	if ref == nil || p.Seq == 0 {
-		if p.Seq != 0 {
+		if p.Seq != 0 { // read by PromptOf: readable
 			pe, err := c.tx.Event(p.Seq)
 			if err != nil {
-				return nil, err
+				return nil
 			}
 			p = replay.PromptOfEvent(c.mask.Event(pe))
 		}
@@ -230,7 +243,7 @@ func (c *promptCache) of(e *journal.Event) (*promptRef, error) {
 	if !named && p.Seq != 0 {
 		c.session[s] = sessionPrompt{ref: ref, from: p.Seq, to: e.Seq}
 	}
-	return ref, nil
+	return ref
 }
 
 // shortPrompt is a prompt's id cut to 13 characters (a made one's

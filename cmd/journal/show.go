@@ -34,9 +34,7 @@ func newShowCmd(a *app) *cobra.Command {
 					return err
 				}
 				a.startPager()
-				if err := a.printEvent(a.out, tx, e); err != nil {
-					return err
-				}
+				a.printEvent(a.out, tx, e)
 				return a.printDiffs(a.out, tx, e, "")
 			})
 		},
@@ -100,11 +98,8 @@ func eventOrErr(tx *journal.Tx, seq uint64) (*journal.Event, error) {
 	return e, err
 }
 
-func (a *app) printEvent(w io.Writer, tx *journal.Tx, e *journal.Event) error {
-	prompt, err := newPromptCache(tx, a.mask()).of(e)
-	if err != nil {
-		return err
-	}
+func (a *app) printEvent(w io.Writer, tx *journal.Tx, e *journal.Event) {
+	prompt := newPromptCache(tx, a.mask()).of(e)
 	e = a.mask().Event(e)
 	status := string(e.Status)
 	if s := eventStatus(tx, e); s != "" && e.Status == journal.StatusCommitted {
@@ -180,7 +175,6 @@ func (a *app) printEvent(w io.Writer, tx *journal.Tx, e *journal.Event) error {
 		fmt.Fprintf(w, "    %s\n", fileLine(f))
 	}
 	fmt.Fprintln(w)
-	return nil
 }
 
 // printDiffs prints a unified diff per file of e (only the file `only`, if set).
