@@ -15,6 +15,7 @@ import (
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/replay"
 	"github.com/journalfs/journal/replay/lsp"
+	"github.com/journalfs/journal/replay/watch"
 	"github.com/journalfs/journal/snapshot"
 )
 
@@ -86,6 +87,10 @@ type Server struct {
 	// toolNames are the registered tools whose calls it lightens.
 	spill     *spills
 	toolNames map[string]bool
+
+	// hookDir is the watcher's directory, where agents' hooks leave the
+	// notes of their open calls of these tools (agentCall).
+	hookDir string
 }
 
 // New builds the MCP server for an engine.
@@ -111,7 +116,7 @@ func New(eng *replay.Engine, o Options) *Server {
 		o.Session = "stdio-" + hex.EncodeToString(b[:])
 	}
 	s := &Server{eng: eng, opts: o, processSession: o.Session, seen: map[string]map[string]*fileView{},
-		spill: newSpills(), toolNames: map[string]bool{}}
+		spill: newSpills(), toolNames: map[string]bool{}, hookDir: watch.Dir(eng)}
 	hooks := s.subscriptionHooks()
 	if o.SessionEnded != nil {
 		hooks.AddOnUnregisterSession(func(_ context.Context, sess server.ClientSession) { o.SessionEnded(sess.SessionID()) })
@@ -195,7 +200,33 @@ func (s *Server) newCall(ctx context.Context, tool string, rawArgs any, spilled 
 	c.args = auditArgs(rawArgs, spilled)
 	c.input = rawArgs
 	c.spilled = spilled
+	s.agentCall(c)
 	return c
+}
+
+// agentCall names in c the agent's call it is, when the agent's hook left
+// the note of that open call (watch.MatchMCP: the same tool, the same
+// arguments): its event is then the agent's hook session's, naming the
+// call and its prompt (the server's session under call.mcp_session), so
+// that it serves the agent's prompt as the agent's own tools' edits do.
+// Without an exact match c stays the MCP session's.
+func (s *Server) agentCall(c *call) {
+	hc := watch.MatchMCP(s.hookDir, c.tool, func() json.RawMessage {
+		m, ok := c.inputArgs()
+		if !ok {
+			return nil
+		}
+		b, _ := json.Marshal(m)
+		return b
+	}, time.Now())
+	if hc == nil {
+		return
+	}
+	if c.actor.Name == "" {
+		c.actor.Name = hc.Agent
+	}
+	c.args = hc.MCPArgs(c.args, c.session)
+	c.actor.Session = hc.Session
 }
 
 // auditArgs returns the arguments as recorded in the journal: string values

@@ -45,7 +45,9 @@ type Observation struct {
 	// Captured are files read before (Capture), by their Paths entry: they
 	// are recorded as they were then, even if they changed since (the
 	// caller watches them: a later change is observed again), so that a
-	// caller can answer once it has read them and store them after.
+	// caller can answer once it has read them and store them after — but
+	// one a batch wrote since (its head moved) is returned Unsettled, not
+	// recorded older than its head.
 	Captured *Capture
 }
 
@@ -60,6 +62,10 @@ type captured struct {
 	stamp   Stamp
 	stamped bool
 	err     error
+	// head is the file's head before it was read (known: it had one):
+	// a batch that wrote it since makes what was read stale.
+	head  journal.Head
+	known bool
 }
 
 // Capture reads the files at paths (as Observe would, between two stats,
@@ -75,7 +81,15 @@ func (e *Engine) Capture(paths []string) *Capture {
 			ps, names = append(ps, p), append(names, s)
 		}
 	}
+	keys := make([]string, len(ps))
+	for i, p := range ps {
+		keys[i] = p.Key
+	}
+	heads, _ := e.headsOf(keys) // an error: none known, each file then looked at again (classifyObserved)
 	reads := make([]captured, len(ps))
+	for i, k := range keys {
+		reads[i].head, reads[i].known = heads[k]
+	}
 	snapshot.Parallel(len(ps), func(i int) {
 		r := &reads[i]
 		r.st, r.stamp, r.stamped, r.err = e.readSettled(ps[i], nil)
@@ -126,8 +140,11 @@ type observed struct {
 	stamped bool
 	racy    bool // changed within racyMargin of its read, recorded so (Watched): no Stamp returned
 	// captured: read before (Observation.Captured), recorded as read even
-	// if the file changed since; a Stamp only if it is still that file
+	// if the file changed since; a Stamp only if it is still that file.
+	// capHead, capKnown: its head before that read.
 	captured bool
+	capHead  journal.Head
+	capKnown bool
 	fc       journal.FileChange
 }
 
@@ -219,7 +236,9 @@ func (e *Engine) Observe(ctx context.Context, o Observation) (*Observed, error) 
 			ob := &observed{p: p, stamp: stamp, stamped: stamped && st.exists,
 				fc: journal.FileChange{Path: p.Key, After: st.id}}
 			if o.Captured != nil {
-				_, ob.captured = o.Captured.reads[given[p.Key]]
+				var c captured
+				c, ob.captured = o.Captured.reads[given[p.Key]]
+				ob.capHead, ob.capKnown = c.head, c.known
 			}
 			if st.exists {
 				ob.fc.AfterMode = uint32(st.mode)
@@ -549,6 +568,13 @@ func (e *Engine) classifyObserved(tx *journal.Tx, o Observation, changed []*obse
 		}
 		h, known := tx.Head(ob.p.Key)
 		if known && h.ID == ob.fc.After && (!exists || h.Mode == ob.fc.AfterMode) {
+			continue
+		}
+		if ob.captured && (known != ob.capKnown || h.Seq != ob.capHead.Seq) {
+			// a batch wrote it after it was read: what was read is older
+			// than the journal's head (recorded, it would take the head
+			// back); looked at again, as the disk has it then
+			out.Unsettled = append(out.Unsettled, ob.p.Key)
 			continue
 		}
 		if exists && same && ob.stamped && !ob.racy {

@@ -125,7 +125,7 @@ func PromptOf(tx *journal.Tx, ev *journal.Event) (*Prompt, error) {
 		if seq >= ev.Seq {
 			return nil
 		}
-		pe, err := tx.Event(seq)
+		pe, err := readEvent(tx, seq)
 		if err != nil {
 			return err
 		}
@@ -139,6 +139,32 @@ func PromptOf(tx *journal.Tx, ev *journal.Event) (*Prompt, error) {
 		found = &Prompt{ID: id, Agent: ev.Actor.Name, Session: s}
 	}
 	return found, err
+}
+
+// readEvent reads event seq as a scan does: a damaged page is an error,
+// not the panic a lookup of it would be (a reader walking around damage,
+// journal log, asks for prompts).
+func readEvent(tx *journal.Tx, seq uint64) (*journal.Event, error) {
+	var ev *journal.Event
+	var bad error
+	err := tx.Scan(seq, false, func(e *journal.Event) error {
+		if e.Seq == seq {
+			ev = e
+		}
+		return journal.ErrStop
+	}, func(first, last uint64, err error) error {
+		bad = fmt.Errorf("event %d: %w", seq, err)
+		return journal.ErrStop
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case ev == nil && bad != nil:
+		return nil, bad
+	case ev == nil:
+		return nil, fmt.Errorf("event %d: %w", seq, journal.ErrNotFound)
+	}
+	return ev, nil
 }
 
 // Prompts tells the prompt of each event of a walk in journal order (oldest

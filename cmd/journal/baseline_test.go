@@ -1,7 +1,6 @@
 package main_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -10,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -37,14 +34,7 @@ func TestServe_EditDuringTheFirstWalkComesAfterTheBaseline(t *testing.T) {
 		}
 	}
 	files(t, dir, map[string]string{"main.go": "package main\n\nfunc main() {}\n", "other.txt": "retries = 3\n"})
-	var stderr bytes.Buffer
-	c, err := client.NewStdioMCPClientWithOptions(bin, nil, []string{"serve", "--root", dir, "--lsp=false"},
-		transport.WithCommandStderrWriter(&stderr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	openSession(t, c)
+	c, stderr := serveStdio(t, dir, "cadence-test")
 	start := time.Now()
 	req := mcp.CallToolRequest{}
 	req.Params.Name = "edit_content"

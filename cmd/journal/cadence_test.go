@@ -76,7 +76,10 @@ func startHTTPServe(t *testing.T, dir string, args ...string) (*exec.Cmd, string
 
 // openSession opens an MCP session on c (protocol 2025-06-18, which has
 // sessions a client closes).
-func openSession(t *testing.T, c *client.Client) {
+func openSession(t *testing.T, c *client.Client) { t.Helper(); openSessionAs(t, c, "cadence-test") }
+
+// openSessionAs starts c and initializes its session as the client name.
+func openSessionAs(t *testing.T, c *client.Client, name string) {
 	t.Helper()
 	ctx := context.Background()
 	if err := c.Start(ctx); err != nil {
@@ -84,10 +87,26 @@ func openSession(t *testing.T, c *client.Client) {
 	}
 	req := mcp.InitializeRequest{}
 	req.Params.ProtocolVersion = "2025-06-18"
-	req.Params.ClientInfo = mcp.Implementation{Name: "cadence-test", Version: "1"}
+	req.Params.ClientInfo = mcp.Implementation{Name: name, Version: "1"}
 	if _, err := c.Initialize(ctx, req); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// serveStdio runs `journal serve --root dir --lsp=false` and flags as a
+// real process, its session opened as the client name (closed at the
+// test's end); stderr gathers the server's.
+func serveStdio(t *testing.T, dir, name string, flags ...string) (c *client.Client, stderr *bytes.Buffer) {
+	t.Helper()
+	stderr = &bytes.Buffer{}
+	c, err := client.NewStdioMCPClientWithOptions(bin, nil, append([]string{"serve", "--root", dir, "--lsp=false"}, flags...),
+		transport.WithCommandStderrWriter(stderr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	openSessionAs(t, c, name)
+	return c, stderr
 }
 
 // createFile makes a file through the session's file_create_new.

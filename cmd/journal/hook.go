@@ -154,7 +154,7 @@ func recordPrompt(a *app, wdir string, h agents.Hook) error {
 }
 
 // runHook reads one hook's payload from in and records what it says.
-func runHook(a *app, agent, event string, in *os.File) error {
+func runHook(a *app, agent, event string, in *os.File) (err error) {
 	if term.IsTerminal(int(in.Fd())) {
 		return errors.New("reads the JSON an agent's hook sends on stdin (nothing to read from a terminal)")
 	}
@@ -184,6 +184,9 @@ func runHook(a *app, agent, event string, in *os.File) error {
 			return err
 		}
 		if reason := agents.Closes(h); reason != "" {
+			if err := watch.CloseMCPSessions(wdir, h.Call.Agent, h.Call.Session); err != nil {
+				return err
+			}
 			// the session's calls still open get no after-hook: the
 			// watcher closes them (without one, nothing is open)
 			ctx, cancel := context.WithTimeout(context.Background(), hookBudget)
@@ -196,7 +199,7 @@ func runHook(a *app, agent, event string, in *os.File) error {
 	}
 	agents.Recall(wdir, &h)
 	if h.Op == agents.Prompt {
-		return recordPrompt(a, wdir, h)
+		return errors.Join(watch.CloseMCPSessions(wdir, h.Call.Agent, h.Call.Session), recordPrompt(a, wdir, h))
 	}
 	for i, f := range h.Call.Files {
 		if abs, err := filepath.Abs(f); err == nil {
@@ -205,6 +208,8 @@ func runHook(a *app, agent, event string, in *os.File) error {
 	}
 	actor := replay.CLIActor()
 	h.Call.User, h.Call.Host = actor.User, actor.Host
+	noted := mcpNote(wdir, h) // its failure leaves the call to the watcher or the walk, as any call's
+	defer func() { err = errors.Join(err, noted) }()
 	ctx, cancel := context.WithTimeout(context.Background(), hookBudget)
 	defer cancel()
 	// handed over: the watcher answers once it has taken and read what
@@ -228,4 +233,17 @@ func runHook(a *app, agent, event string, in *os.File) error {
 	defer eng.Close()
 	_, err = alone(ctx, eng, h.Call)
 	return err
+}
+
+// mcpNote leaves, for a call of an MCP tool, the note of the open call the
+// MCP server's event of it names (watch.OpenMCP: one small file, with or
+// without a watcher), and takes it away once the call is over.
+func mcpNote(wdir string, h agents.Hook) error {
+	if !watch.IsMCPTool(h.Call.Tool) {
+		return nil
+	}
+	if h.Op == agents.End {
+		return watch.CloseMCP(wdir, h.Call)
+	}
+	return watch.OpenMCP(wdir, h.Call, time.Now())
 }

@@ -19,6 +19,7 @@ type logFlags struct {
 	oneline, jsonOut     bool
 	prompts              bool
 	sinceTime, untilTime time.Time
+	promptOf             *promptCache // names each event's prompt (nil: not, as under log --prompts' headers)
 }
 
 func newLogCmd(a *app) *cobra.Command {
@@ -54,7 +55,8 @@ before them. With --json, one object per group: {"prompt": {"seq", "id", "text",
 // logEntry is an event as `log --json` prints it.
 type logEntry struct {
 	*journal.Event
-	RevertedBy uint64 `json:"reverted_by,omitempty"`
+	RevertedBy uint64     `json:"reverted_by,omitempty"`
+	Prompt     *promptRef `json:"prompt,omitempty"` // the agent's prompt it served (not under log --prompts: its group names it)
 }
 
 func (a *app) runLog(args []string, f logFlags) error {
@@ -94,6 +96,7 @@ func (a *app) runLog(args []string, f logFlags) error {
 	var damage *journal.DamageError
 	err = a.view(func(tx *journal.Tx) error {
 		damage = tx.Damage()
+		f.promptOf = newPromptCache(tx, a.mask())
 		for i, k := range filter.Paths {
 			if !knownPath(tx, k) {
 				return errNeverJournaled(args[i])
@@ -248,12 +251,16 @@ func what(e *journal.Event) string {
 }
 
 func (a *app) printLogEntry(w io.Writer, tx *journal.Tx, e *journal.Event, f logFlags) error {
+	var prompt *promptRef
+	if f.promptOf != nil {
+		prompt = f.promptOf.of(e)
+	}
 	e = a.mask().Event(e)
 	status := eventStatus(tx, e)
 	when := e.Time.In(zone())
 	switch {
 	case f.jsonOut:
-		b, err := json.Marshal(logEntry{Event: e, RevertedBy: tx.RevertedBy(e.Seq)})
+		b, err := json.Marshal(logEntry{Event: e, RevertedBy: tx.RevertedBy(e.Seq), Prompt: prompt})
 		if err != nil {
 			return err
 		}
@@ -271,6 +278,9 @@ func (a *app) printLogEntry(w io.Writer, tx *journal.Tx, e *journal.Event, f log
 			files = []string{fmt.Sprintf("(%d files carried)", len(e.Files))}
 		}
 		s := fmt.Sprintf("%s %s %s %s %s", cSeq(e.Seq), when.Format("2006-01-02 15:04:05"), actorString(e.Actor), what(e), strings.Join(files, ","))
+		if prompt != nil {
+			s += "  " + cDim(prompt.String())
+		}
 		if status != "" {
 			s += " " + cStatus("["+status+"]")
 		}
@@ -283,6 +293,9 @@ func (a *app) printLogEntry(w io.Writer, tx *journal.Tx, e *journal.Event, f log
 		head += "  " + cStatus("["+status+"]")
 	}
 	fmt.Fprintln(w, head)
+	if prompt != nil {
+		fmt.Fprintf(w, "    %s\n", cDim(prompt.String()))
+	}
 	if e.Kind == journal.KindGC {
 		fmt.Fprintf(w, "    %s\n", cDim(fmt.Sprintf("retention: %s; carried %d file states", e.Args, len(e.Files))))
 	} else {
@@ -357,6 +370,9 @@ type hookCall struct {
 	Prompt    string `json:"prompt"`
 	Subagent  string `json:"subagent"`
 	AgentType string `json:"agent_type"`
+	// MCPSession: an agent's call of our MCP tool, recorded by the server
+	// for this session (watch.About).
+	MCPSession string `json:"mcp_session"`
 }
 
 // first is the first non-empty string.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 
@@ -124,17 +125,126 @@ func (a *app) printPromptGroups(w io.Writer, tx *journal.Tx, groups []*promptGro
 }
 
 // promptWhat names a prompt event in log's listing: its id and the start
-// of its text.
+// of its text (e masked).
 func promptWhat(e *journal.Event) string {
-	p := replay.PromptOfEvent(e)
-	text := strings.Join(strings.Fields(p.Text), " ")
+	r := newPromptRef(replay.PromptOfEvent(e))
+	r.Seq = 0 // it is the event
+	if r.Excerpt == "" && len(e.Args) == 0 {
+		r.Excerpt = "(its text redacted)"
+	}
+	return r.String()
+}
+
+// promptRef names the prompt an event served, as log and show print it
+// (and log --json under "prompt"): its id, its prompt event (0: none was
+// recorded, its calls name it) and the start of its text, secrets masked.
+type promptRef struct {
+	Seq     uint64 `json:"seq,omitempty"`
+	ID      string `json:"id"`
+	Excerpt string `json:"excerpt,omitempty"`
+}
+
+// newPromptRef is p's reference, its text (masked by the caller) cut to
+// one line of at most 60 characters.
+func newPromptRef(p *replay.Prompt) *promptRef {
+	text := []rune(strings.Join(strings.Fields(p.Text), " "))
 	if len(text) > 60 {
-		text = text[:57] + "..."
+		text = append(text[:57], []rune("...")...)
 	}
-	if text == "" && len(e.Args) == 0 {
-		text = "(its text redacted)"
+	return &promptRef{Seq: p.Seq, ID: p.ID, Excerpt: string(text)}
+}
+
+// String is the one way log prints an event's prompt: prompt ID: "text",
+// the id cut short (shortPrompt).
+func (r *promptRef) String() string { return "prompt " + r.label(shortPrompt(r.ID)) }
+
+// label is the prompt as id: "text" (no text: redacted, or a prompt only
+// its calls name), and its event when it has one.
+func (r *promptRef) label(id string) string {
+	s := id
+	if s == "" {
+		s = "(its arguments redacted)"
 	}
-	return fmt.Sprintf("prompt %s: %q", shortPrompt(p.ID), text)
+	if r.Excerpt != "" {
+		s += fmt.Sprintf(": %q", r.Excerpt)
+	}
+	if r.Seq != 0 {
+		s += fmt.Sprintf(" (event %d)", r.Seq)
+	}
+	return s
+}
+
+// promptCache tells the prompts of the events of one read (replay.PromptOf),
+// their texts masked, without walking a long session back for each of its
+// events: a walk's answer for a session holds for every event of it after
+// the prompt found and up to the event asked (an event whose call names
+// its prompt is asked for itself).
+type promptCache struct {
+	tx      *journal.Tx
+	mask    journal.Masking
+	session map[string]sessionPrompt
+	refs    map[uint64]*promptRef // by prompt event
+}
+
+// sessionPrompt is the prompt a session's events after seq from and up to
+// seq upTo serve (nil: none, from 0).
+type sessionPrompt struct {
+	ref      *promptRef
+	from, to uint64
+}
+
+func newPromptCache(tx *journal.Tx, m journal.Masking) *promptCache {
+	return &promptCache{tx: tx, mask: m, session: map[string]sessionPrompt{}, refs: map[uint64]*promptRef{}}
+}
+
+// of is the prompt e (unmasked) served, nil for a prompt event (it names
+// itself), for an event of no prompt, and where reading the session's
+// events back fails (a damaged one: log lists around it, and names no
+// prompt it cannot read).
+func (c *promptCache) of(e *journal.Event) *promptRef {
+	s := e.Actor.Session
+	if e.Kind == journal.KindPrompt || s == "" {
+		return nil
+	}
+	named := replay.CallPrompt(e) != ""
+	if sp, ok := c.session[s]; ok && !named && sp.from < e.Seq && e.Seq <= sp.to {
+		return sp.ref
+	}
+	if ss, ok := c.tx.Session(s); ok && ss.Actor.Kind == "mcp" && !named {
+		// a session an MCP client began: its prompts are its agent's
+		// hook session's, named by the calls (args.call.prompt) — not
+		// looked for through its every event (thousands, and none)
+		c.session[s] = sessionPrompt{to: math.MaxUint64}
+		return nil
+	}
+	p, err := replay.PromptOf(c.tx, e)
+	if err != nil {
+		return nil
+	}
+	if p == nil {
+		if !named {
+			c.session[s] = sessionPrompt{from: 0, to: e.Seq}
+		}
+		return nil
+	}
+	ref := c.refs[p.Seq]
+	if ref == nil || p.Seq == 0 {
+		if p.Seq != 0 { // read by PromptOf: readable
+			pe, err := c.tx.Event(p.Seq)
+			if err != nil {
+				return nil
+			}
+			p = replay.PromptOfEvent(c.mask.Event(pe))
+		}
+		ref = newPromptRef(p)
+		if p.Seq != 0 {
+			c.refs[p.Seq] = ref
+		}
+	}
+	if !named && p.Seq != 0 {
+		c.session[s] = sessionPrompt{ref: ref, from: p.Seq, to: e.Seq}
+	}
+	return ref
 }
 
 // shortPrompt is a prompt's id cut to 13 characters (a made one's

@@ -58,13 +58,18 @@ func newInitCmd() *cobra.Command {
 		Long: `Find the coding agents in use here (their project or user directories, or their commands on PATH),
 or take the ones named, and write into their settings (merged with what is there: your hooks, permissions
 and key order kept) hooks on every tool call, prompt, subagent, turn and session running ` + "`journal hook AGENT`" + `,
-and the MCP server entry ` + "`journal serve --root ROOT`" + ` where the agent lists MCP servers in the project.
-The journal is made if there is none. A second run changes nothing.
+and the MCP server entry ` + "`journal serve --root ROOT`" + ` where the agent lists MCP servers: in the project, or
+for Cline and Windsurf, which list them only in the user's files (for every project), there — an entry
+journal there serving another project is left as it is, with the lines to add. Settings may be JSON with
+comments and trailing commas (JSONC): the comments are kept. The journal is made if there is none. A second
+run changes nothing.
 
 Files: Claude Code .claude/settings.json and .mcp.json; Codex .codex/hooks.json and .codex/config.toml;
-Cursor .cursor/hooks.json and .cursor/mcp.json; Cline .clinerules/hooks/<Event> (executables); Gemini CLI
-.gemini/settings.json; Copilot CLI .github/hooks/journal.json; Windsurf .windsurf/hooks.json; Kiro
-.kiro/hooks/journal.json and .kiro/settings/mcp.json. With --user, the hooks go in the user's files instead
+Cursor .cursor/hooks.json and .cursor/mcp.json; Cline .clinerules/hooks/<Event> (executables) and its
+cline_mcp_settings.json (the CLI's ~/.cline/data/settings/, the VS Code extension's in VS Code's global
+storage); Gemini CLI .gemini/settings.json; Copilot CLI .github/hooks/journal.json and .github/mcp.json;
+Windsurf .windsurf/hooks.json and ~/.codeium/windsurf/mcp_config.json; Kiro .kiro/hooks/journal.json and
+.kiro/settings/mcp.json. With --user, the hooks go in the user's files instead
 (~/.claude/settings.json, ~/.codex/hooks.json, ~/.cursor/hooks.json, ~/Documents/Cline/Hooks,
 ~/.gemini/settings.json, ~/.copilot/hooks/journal.json, ~/.codeium/windsurf/hooks.json, ~/.kiro/hooks).
 

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -44,6 +45,31 @@ func copyFixture(t *testing.T, from, to string) {
 		t.Fatalf("%v %s", err, out)
 	}
 	os.Remove(filepath.Join(to, "SOURCE.md"))
+}
+
+// copyFixtureHome copies a fixture into the project dir, its HOME/ (the
+// user's files) into home.
+func copyFixtureHome(t *testing.T, from, dir, home string) {
+	t.Helper()
+	copyFixture(t, from, dir)
+	h := filepath.Join(dir, "HOME")
+	if _, err := os.Stat(h); err != nil {
+		return
+	}
+	copyFixture(t, h, home)
+	if err := os.RemoveAll(h); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// trees is tree of the project dir and of home, its paths under "~/".
+func trees(t *testing.T, dir, home string) map[string]string {
+	t.Helper()
+	out := tree(t, dir)
+	for p, b := range tree(t, home) {
+		out["~/"+p] = b
+	}
+	return out
 }
 
 // runIn runs the binary in dir with HOME set to home and PATH without any
@@ -86,21 +112,30 @@ func TestInit_EachAgent(t *testing.T) {
 		"cursor":      {".cursor/hooks.json", "beforeSubmitPrompt", ".cursor/mcp.json", `"journal": {`},
 		"cline":       {".clinerules/hooks/PreToolUse", "exec journal hook cline", ".clinerules/hooks/UserPromptSubmit", "exec journal hook cline"},
 		"gemini":      {".gemini/settings.json", "BeforeAgent", ".gemini/settings.json", `"journal": {`},
-		"copilot":     {".github/hooks/journal.json", "journal hook copilot --event userPromptSubmitted", ".github/hooks/journal.json", "postToolUseFailure"},
-		"windsurf":    {".windsurf/hooks.json", "pre_user_prompt", ".windsurf/hooks.json", `"show_output": false`},
+		"copilot":     {".github/hooks/journal.json", "journal hook copilot --event userPromptSubmitted", ".github/mcp.json", `"type": "local",`},
+		"windsurf":    {".windsurf/hooks.json", "pre_user_prompt", "~/.codeium/windsurf/mcp_config.json", `"journal": {`},
 		"kiro":        {".kiro/hooks/journal.json", `"trigger": "UserPromptSubmit"`, ".kiro/settings/mcp.json", `"journal": {`},
+		// JSON with comments: each kept where it was
+		"gemini-jsonc": {".gemini/settings.json", "BeforeAgent", ".gemini/settings.json", "// muscle memory\n"},
 	}
-	for agent, w := range want {
-		t.Run(agent, func(t *testing.T) {
+	mcpWant := map[string][]string{ // the user's MCP files init must give an entry journal serving the project
+		"cline": {"~/.config/Code/User/globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json"},
+	}
+	for fixture, w := range want {
+		agent, _, _ := strings.Cut(fixture, "-")
+		if fixture == "claude-code" {
+			agent = fixture
+		}
+		t.Run(fixture, func(t *testing.T) {
 			dir, home := t.TempDir(), t.TempDir()
-			copyFixture(t, filepath.Join("..", "..", "testdata", "init", agent), dir)
-			orig := tree(t, dir)
+			copyFixtureHome(t, filepath.Join("..", "..", "testdata", "init", fixture), dir, home)
+			orig := trees(t, dir, home)
 
 			r := runIn(t, dir, home, "init", "--bin", "journal", "--dry-run", agent)
 			if r.code != 0 || !strings.Contains(r.stdout, "+++ b/"+w[0]) {
 				t.Fatalf("dry run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 			}
-			if got := tree(t, dir); len(got) != len(orig) || !equalTrees(orig, got) {
+			if got := trees(t, dir, home); len(got) != len(orig) || !equalTrees(orig, got) {
 				t.Fatal("--dry-run wrote something")
 			}
 
@@ -108,11 +143,31 @@ func TestInit_EachAgent(t *testing.T) {
 			if r.code != 0 {
 				t.Fatalf("init: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 			}
-			after := tree(t, dir)
+			after := trees(t, dir, home)
 			for i := 0; i < len(w); i += 2 {
 				body := after[w[i]]
 				if !strings.Contains(body, w[i+1]) || !strings.Contains(body, "journal") {
 					t.Errorf("%s lacks %q:\n%s", w[i], w[i+1], body)
+				}
+			}
+			for _, p := range mcpWant[fixture] {
+				if !strings.Contains(after[p], `"journal": {`) || !strings.Contains(after[p], `"serve",`) || !strings.Contains(after[p], dir) {
+					t.Errorf("%s lacks the MCP server journal serving %s:\n%s", p, dir, after[p])
+				}
+			}
+			for p := range after {
+				if _, ok := orig[p]; !ok && strings.HasPrefix(p, "~/") && !strings.HasSuffix(p, "/") && !slices.Contains(w, p) && !slices.Contains(mcpWant[fixture], p) {
+					t.Errorf("init wrote %s in the home directory", p)
+				}
+			}
+			if strings.HasSuffix(fixture, "-jsonc") {
+				for _, l := range strings.Split(orig[w[0]], "\n") {
+					if i := strings.Index(l, "//"); i >= 0 && !strings.Contains(after[w[0]], strings.TrimSpace(l[i:])) {
+						t.Errorf("the comment %q is gone:\n%s", l[i:], after[w[0]])
+					}
+					if i := strings.Index(l, "/*"); i >= 0 && !strings.Contains(after[w[0]], strings.TrimSpace(l[i:])) {
+						t.Errorf("the comment %q is gone:\n%s", l[i:], after[w[0]])
+					}
 				}
 			}
 			for p, b := range orig {
@@ -127,7 +182,7 @@ func TestInit_EachAgent(t *testing.T) {
 			}
 
 			r = runIn(t, dir, home, "init", "--bin", "journal", agent)
-			if r.code != 0 || !strings.Contains(r.stdout, "nothing to do") || !equalTrees(after, tree(t, dir)) {
+			if r.code != 0 || !strings.Contains(r.stdout, "nothing to do") || !equalTrees(after, trees(t, dir, home)) {
 				t.Fatalf("second init changed something (exit %d): %s%s", r.code, r.stdout, r.stderr)
 			}
 
@@ -135,7 +190,7 @@ func TestInit_EachAgent(t *testing.T) {
 			if r.code != 0 {
 				t.Fatalf("undo: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 			}
-			if got := tree(t, dir); !equalTrees(orig, got) {
+			if got := trees(t, dir, home); !equalTrees(orig, got) {
 				for p := range got {
 					if orig[p] != got[p] {
 						t.Errorf("after --undo %s differs:\n%s\nwant\n%s", p, got[p], orig[p])
@@ -199,6 +254,63 @@ func TestInit_FindsAgentsAndUndoKeepsLaterEdits(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".gemini")); !os.IsNotExist(err) {
 		t.Errorf(".gemini made by init is still there: %v", err)
+	}
+}
+
+// TestInit_UserMCPFiles: Windsurf and Cline list their MCP servers only in
+// the user's files, which serve every project. A second project's init
+// leaves the entry journal serving the first as it is and says so, with
+// the lines to add; its --undo leaves the user's file alone, the first's
+// gives it its bytes back. With none of the agent's directories in the
+// home directory, init writes none and gives the lines to add. A JSONC
+// file of the user's (a comment, a trailing comma) edited after init keeps
+// its comments through --undo, which takes out only journal's entry.
+func TestInit_UserMCPFiles(t *testing.T) {
+	a, b, home := t.TempDir(), t.TempDir(), t.TempDir()
+	copyFixtureHome(t, filepath.Join("..", "..", "testdata", "init", "windsurf"), a, home)
+	cfg := filepath.Join(home, ".codeium", "windsurf", "mcp_config.json")
+	orig, _ := os.ReadFile(cfg)
+	if r := runIn(t, a, home, "init", "--bin", "journal", "windsurf"); r.code != 0 {
+		t.Fatalf("init in a: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	afterA, _ := os.ReadFile(cfg)
+	r := runIn(t, b, home, "init", "--bin", "journal", "windsurf")
+	if r.code != 0 || !strings.Contains(r.stderr, "its entry journal serves another workspace: left as it is") ||
+		!strings.Contains(r.stderr, `{"mcpServers":{"journal":{"command":"journal","args":["serve","--root","`+b+`"]}}}`) {
+		t.Fatalf("init in b: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if now, _ := os.ReadFile(cfg); string(now) != string(afterA) {
+		t.Errorf("init in b changed the entry serving a:\n%s", now)
+	}
+	if r := runIn(t, b, home, "init", "--undo"); r.code != 0 {
+		t.Fatalf("undo in b: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if now, _ := os.ReadFile(cfg); string(now) != string(afterA) {
+		t.Errorf("undo in b changed the user's file:\n%s", now)
+	}
+	// the user adds a server of their own, with a comment and a trailing comma
+	edited := strings.Replace(string(afterA), `"mcpServers": {`, `"mcpServers": {
+    // added by hand after journal init
+    "mine": {"command": "mine",},`, 1)
+	os.WriteFile(cfg, []byte(edited), 0o644)
+	if r := runIn(t, a, home, "init", "--undo"); r.code != 0 || !strings.Contains(r.stdout, "only journal's entries taken out") {
+		t.Fatalf("undo in a: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	want := strings.Replace(string(orig), `"mcpServers": {`, `"mcpServers": {
+    // added by hand after journal init
+    "mine": {"command": "mine",},`, 1)
+	if now, _ := os.ReadFile(cfg); string(now) != want {
+		t.Errorf("undo in a:\n%s\nwant\n%s", now, want)
+	}
+
+	c, home2 := t.TempDir(), t.TempDir()
+	r = runIn(t, c, home2, "init", "--bin", "journal", "cline")
+	if r.code != 0 || !strings.Contains(r.stderr, "cline lists its MCP servers in your user settings (~/.cline/data/settings/cline_mcp_settings.json), which are not there") ||
+		!strings.Contains(r.stderr, `"--root","`+c+`"`) {
+		t.Fatalf("init of cline, no MCP settings: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if got := tree(t, home2); len(got) != 1 { // "./" alone
+		t.Errorf("init wrote in the home directory: %v", got)
 	}
 }
 

@@ -99,6 +99,7 @@ func eventOrErr(tx *journal.Tx, seq uint64) (*journal.Event, error) {
 }
 
 func (a *app) printEvent(w io.Writer, tx *journal.Tx, e *journal.Event) {
+	prompt := newPromptCache(tx, a.mask()).of(e)
 	e = a.mask().Event(e)
 	status := string(e.Status)
 	if s := eventStatus(tx, e); s != "" && e.Status == journal.StatusCommitted {
@@ -125,15 +126,18 @@ func (a *app) printEvent(w io.Writer, tx *journal.Tx, e *journal.Event) {
 	row("actor", who)
 	row("kind", string(e.Kind))
 	row("tool", e.Tool)
-	if e.Actor.Origin == "hook" {
+	if e.Actor.Origin == "hook" || e.Actor.Kind == "mcp" { // a hook's call, or an agent's call of our MCP tool its hook saw
 		var a struct {
 			Call hookCall `json:"call"`
 		}
 		json.Unmarshal(e.Args, &a)
 		row("call", a.Call.ID)
 		row("model", a.Call.Model)
-		row("prompt", a.Call.Prompt)
 		row("subagent", strings.TrimSpace(a.Call.AgentType+" "+a.Call.Subagent))
+		row("mcp", a.Call.MCPSession) // the MCP session the server saw
+	}
+	if prompt != nil {
+		row("prompt", prompt.label(prompt.ID)) // in full, as the other rows
 	}
 	row("args", string(e.Args))
 	if len(e.Args) == 0 {

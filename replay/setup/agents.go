@@ -37,10 +37,22 @@ type Agent struct {
 	// MCPFile is the project's file its MCP servers are listed in, "" when
 	// the agent has none there.
 	MCPFile string
-	mcp     func(root *node, bin, wsRoot string) error
+	// MCPUserFiles are, for an agent that lists its MCP servers only in
+	// the user's files (Cline, Windsurf), those files: each is written
+	// when the agent's directory beside it (Mark) is there.
+	MCPUserFiles []UserFile
+	mcp          func(root *node, bin, wsRoot string) error
 	// Note is what the user must still do, said once the files are written.
 	Note string
 }
+
+// UserFile is a file of the user's, relative to the home directory, and the
+// directory whose presence says the agent keeps its settings there.
+type UserFile struct{ File, Mark string }
+
+// clineStorage is where the Cline VS Code extension keeps its settings,
+// under the home directory (Linux, macOS).
+const clineStorage = "Code/User/globalStorage/saoudrizwan.claude-dev"
 
 // ClineHooks are the executables written for Cline, by event.
 var ClineHooks = []string{"TaskStart", "TaskResume", "UserPromptSubmit", "PreToolUse", "PostToolUse", "TaskComplete", "TaskCancel"}
@@ -51,7 +63,7 @@ var Agents = []*Agent{
 		HookFile: map[Scope]string{Project: ".claude/settings.json", User: ".claude/settings.json"},
 		hooks: claudeHooks([]string{"SessionStart", "UserPromptSubmit", "PreToolUse*", "PostToolUse*", "PostToolUseFailure*",
 			"SubagentStart", "SubagentStop", "Stop", "SessionEnd"}, "timeout", 10, false),
-		MCPFile: ".mcp.json", mcp: mcpServers(true)},
+		MCPFile: ".mcp.json", mcp: mcpServers(obj{"type", "stdio"})},
 	{Name: "codex", ProjectMarks: []string{".codex"}, UserMarks: []string{".codex"}, Bins: []string{"codex"},
 		HookFile: map[Scope]string{Project: ".codex/hooks.json", User: ".codex/hooks.json"},
 		hooks: claudeHooks([]string{"SessionStart", "UserPromptSubmit", "PreToolUse*", "PostToolUse*",
@@ -62,28 +74,35 @@ var Agents = []*Agent{
 		HookFile: map[Scope]string{Project: ".cursor/hooks.json", User: ".cursor/hooks.json"},
 		hooks: flatHooks([]string{"sessionStart", "beforeSubmitPrompt", "preToolUse", "postToolUse", "postToolUseFailure",
 			"subagentStart", "subagentStop", "stop", "sessionEnd"}, true, nil),
-		MCPFile: ".cursor/mcp.json", mcp: mcpServers(false)},
+		MCPFile: ".cursor/mcp.json", mcp: mcpServers(nil)},
 	{Name: "cline", ProjectMarks: []string{".clinerules"}, UserMarks: []string{"Documents/Cline", ".cline"}, Bins: []string{"cline"},
 		HookFile: map[Scope]string{Project: ".clinerules/hooks", User: "Documents/Cline/Hooks"},
-		Note:     `Cline runs hooks only with "Enable Hooks" on in its settings`},
+		MCPUserFiles: []UserFile{{".cline/data/settings/cline_mcp_settings.json", ".cline/data"},
+			{".config/" + clineStorage + "/settings/cline_mcp_settings.json", ".config/" + clineStorage},
+			{"Library/Application Support/" + clineStorage + "/settings/cline_mcp_settings.json", "Library/Application Support/" + clineStorage}},
+		mcp:  mcpServers(nil),
+		Note: `Cline runs hooks only with "Enable Hooks" on in its settings`},
 	{Name: "gemini", ProjectMarks: []string{".gemini"}, UserMarks: []string{".gemini"}, Bins: []string{"gemini"},
 		HookFile: map[Scope]string{Project: ".gemini/settings.json", User: ".gemini/settings.json"},
 		hooks: claudeHooks([]string{"SessionStart", "BeforeAgent", "BeforeTool*", "AfterTool*", "AfterAgent", "SessionEnd"},
 			"timeout", 10000, true),
-		MCPFile: ".gemini/settings.json", mcp: mcpServers(false),
+		MCPFile: ".gemini/settings.json", mcp: mcpServers(nil),
 		Note: "Gemini CLI asks you to trust a project's new hooks the first time they run"},
 	{Name: "copilot", ProjectMarks: []string{".github/hooks"}, UserMarks: []string{".copilot"}, Bins: []string{"copilot"},
 		HookFile: map[Scope]string{Project: ".github/hooks/journal.json", User: ".copilot/hooks/journal.json"},
 		hooks: copilotHooks([]string{"sessionStart", "userPromptSubmitted", "preToolUse", "postToolUse", "postToolUseFailure",
-			"subagentStart", "subagentStop", "agentStop", "sessionEnd"})},
+			"subagentStart", "subagentStop", "agentStop", "sessionEnd"}),
+		MCPFile: ".github/mcp.json", mcp: mcpServers(obj{"type", "local"}, "tools", []any{"*"}),
+		Note: "Copilot CLI loads a repository's MCP servers once you trust the folder"},
 	{Name: "windsurf", ProjectMarks: []string{".windsurf"}, UserMarks: []string{".codeium/windsurf"}, Bins: []string{"windsurf"},
 		HookFile: map[Scope]string{Project: ".windsurf/hooks.json", User: ".codeium/windsurf/hooks.json"},
 		hooks: flatHooks([]string{"pre_user_prompt", "pre_run_command", "post_run_command", "pre_write_code", "post_write_code",
-			"pre_mcp_tool_use", "post_mcp_tool_use", "post_cascade_response"}, false, obj{"show_output", false})},
+			"pre_mcp_tool_use", "post_mcp_tool_use", "post_cascade_response"}, false, obj{"show_output", false}),
+		MCPUserFiles: []UserFile{{".codeium/windsurf/mcp_config.json", ".codeium/windsurf"}}, mcp: mcpServers(nil)},
 	{Name: "kiro", ProjectMarks: []string{".kiro"}, UserMarks: []string{".kiro"}, Bins: []string{"kiro", "kiro-cli"},
 		HookFile: map[Scope]string{Project: ".kiro/hooks/journal.json", User: ".kiro/hooks/journal.json"},
 		hooks:    kiroHooks([]string{"SessionStart", "UserPromptSubmit", "PreToolUse*", "PostToolUse*", "Stop"}),
-		MCPFile:  ".kiro/settings/mcp.json", mcp: mcpServers(false)},
+		MCPFile:  ".kiro/settings/mcp.json", mcp: mcpServers(nil)},
 }
 
 // Lookup returns the agent named name (an adapter's name or alias given
@@ -263,10 +282,12 @@ func (n *node) arr() []*node {
 	return n.vals
 }
 
-// mcpServers adds {"mcpServers": {"journal": {command, args}}} (typed
-// "stdio" for Claude Code's .mcp.json); an entry named journal already
-// there is left as it is.
-func mcpServers(typed bool) func(*node, string, string) error {
+// mcpServers adds {"mcpServers": {"journal": {command, args}}}, the
+// agent's own keys around them: first before command (Claude Code's
+// "type": "stdio", Copilot CLI's "type": "local"), then after args
+// (Copilot's "tools"). An entry named journal already there is left as it
+// is.
+func mcpServers(first obj, then ...any) func(*node, string, string) error {
 	return func(root *node, bin, wsRoot string) error {
 		servers, _, err := root.child("mcpServers", '{')
 		if err != nil {
@@ -275,10 +296,7 @@ func mcpServers(typed bool) func(*node, string, string) error {
 		if servers.get("journal") != nil {
 			return nil
 		}
-		e := obj{"command", bin, "args", []any{"serve", "--root", wsRoot}}
-		if typed {
-			e = append(obj{"type", "stdio"}, e...)
-		}
+		e := append(append(append(obj{}, first...), "command", bin, "args", []any{"serve", "--root", wsRoot}), then...)
 		servers.set("journal", fromValue(e))
 		return nil
 	}

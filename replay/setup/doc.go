@@ -8,14 +8,22 @@
 // subagents, turns and sessions, each running `journal hook AGENT` — in the
 // project's file (or the user's, Scope User), and the MCP server entry
 // `journal serve --root ROOT` in the project's MCP file where the agent has
-// one. Cline's hooks are executables named for their events.
+// one (Claude Code, Cursor, Gemini CLI, Copilot CLI, Kiro; Codex's
+// config.toml), or for an agent that lists its MCP servers only in the
+// user's files (Cline, Windsurf: Agent.MCPUserFiles) in those it keeps (its
+// directory there): they serve every project, so an entry journal serving
+// another workspace is left as it is, with a warning giving the lines to
+// add. Cline's hooks are executables named for their events.
 //
 // # Merging, and taking it back
 //
 // A settings file is edited as a tree that keeps the text it was read
 // from (jsonedit.go): only the objects and arrays that gain an entry are
-// printed again, in the file's own indentation; the user's hooks,
-// permissions, key order and spelling are written back as read. Codex's
+// printed again, the text around each of their members as read (comments
+// too: a file may be JSONC, with // and /* */ comments and trailing
+// commas), a new member on a line of its own in the file's indentation;
+// the user's hooks, permissions, key order and spelling are written back
+// as read. Codex's
 // config.toml gets one marked block appended. An entry already there (a
 // journal hook for that agent on that event, an MCP server named journal)
 // is not added again, so a second init changes nothing.

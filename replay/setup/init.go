@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -158,7 +159,15 @@ func Plan(e Env, agents []*Agent) ([]Change, []string, error) {
 			}
 			out, warn = append(out, cs...), append(warn, w...)
 		}
-		if e.NoMCP || a.MCPFile == "" {
+		if e.NoMCP {
+			continue
+		}
+		w, err := userMCP(e, a, edit)
+		if err != nil {
+			return nil, nil, err
+		}
+		warn = append(warn, w...)
+		if a.MCPFile == "" {
 			continue
 		}
 		p := filepath.Join(e.Root, a.MCPFile)
@@ -183,6 +192,50 @@ func Plan(e Env, agents []*Agent) ([]Change, []string, error) {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, warn, nil
+}
+
+// userMCP adds the MCP server entry to the user's files of an agent that
+// lists its MCP servers only there (Agent.MCPUserFiles): each whose
+// agent's directory is there. Those files serve every project: an entry
+// named journal serving another workspace is left as it is, with a
+// warning; no such file, a warning with the lines to add.
+func userMCP(e Env, a *Agent, edit func(*Agent, string, string, func(*node) error) error) ([]string, error) {
+	if len(a.MCPUserFiles) == 0 || e.Home == "" {
+		return nil, nil
+	}
+	var warn []string
+	found := false
+	for _, uf := range a.MCPUserFiles {
+		if !isDir(filepath.Join(e.Home, uf.Mark)) {
+			continue
+		}
+		found = true
+		p := filepath.Join(e.Home, uf.File)
+		err := edit(a, p, "MCP server journal", func(n *node) error {
+			if j := n.get("mcpServers").get("journal"); j != nil && !slices.ContainsFunc(j.get("args").arr(), func(v *node) bool { return v.str() == e.Root }) {
+				warn = append(warn, fmt.Sprintf("%s lists %s's MCP servers for every project, and its entry journal serves another workspace: left as it is (to serve this one too, add an entry of another name: %s)",
+					e.show(p), a.Name, mcpLines(e, a)))
+				return nil
+			}
+			return a.mcp(n, e.Bin, e.Root)
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if !found {
+		warn = append(warn, fmt.Sprintf("%s lists its MCP servers in your user settings (~/%s), which are not there: to use journal's tools from %s, add %s",
+			a.Name, a.MCPUserFiles[0].File, a.Name, mcpLines(e, a)))
+	}
+	return warn, nil
+}
+
+// mcpLines is the MCP server entry a would be given, as JSON on one line.
+func mcpLines(e Env, a *Agent) string {
+	root := newObject()
+	a.mcp(root, e.Bin, e.Root)
+	b, _ := json.Marshal(json.RawMessage((&doc{root: root, indent: ""}).bytes()))
+	return string(b)
 }
 
 const clineScript = "#!/bin/sh\n# written by journal init (journal init --undo removes it)\nexec %s\n"
@@ -456,7 +509,7 @@ func strip(n *node, agent, bin string) bool {
 	case '{':
 		for i := 0; i < len(n.keys); i++ {
 			v := n.vals[i]
-			if n.keys[i] == "mcpServers" && v.get("journal") != nil && v.get("journal").get("command").str() == bin {
+			if n.keys[i] == "mcpServers" && ourServer(v.get("journal"), bin) {
 				v.del("journal")
 			}
 			if v.kind == 0 {
@@ -470,6 +523,18 @@ func strip(n *node, agent, bin string) bool {
 		}
 	}
 	return n.dirty
+}
+
+// ourServer reports whether an MCP server entry is the one init writes:
+// journal serve, run by bin or by another name of the journal binary (an
+// undo need not be given init's --bin).
+func ourServer(e *node, bin string) bool {
+	if e == nil {
+		return false
+	}
+	c := e.get("command").str()
+	args := e.get("args").arr()
+	return c == bin || strings.Contains(filepath.Base(strings.Trim(c, `"'`)), "journal") && len(args) > 0 && args[0].str() == "serve"
 }
 
 // DefaultBin is how hooks should run this binary: "journal" when that is

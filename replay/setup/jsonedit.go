@@ -10,9 +10,19 @@ import (
 
 // A settings file is edited as a tree that keeps the user's bytes: every
 // value remembers the text it was read from, and only the objects and
-// arrays init changes are printed again (in the file's own indentation);
-// everything else — the user's hooks, permissions, key order, number
-// spellings, string escapes — is written back as it was read.
+// arrays init changes are printed again; everything else — the user's
+// hooks, permissions, key order, number spellings, string escapes — is
+// written back as it was read.
+//
+// A file may be JSON with comments (JSONC: Gemini CLI's settings.json,
+// VS Code's and Cursor's files): // and /* */ comments and trailing commas
+// are read as the space between values. An object or array printed again
+// keeps the text around each of its members as read — the comments before
+// a member, between its key and value, after it, and before the closing
+// bracket — so a comment goes only with a member taken out (init --undo
+// taking out journal's own). A member init adds goes last, on a line of its
+// own in the file's indentation; the comma after a member is written right
+// after its value (never into a comment that follows it).
 
 // node is one JSON value.
 type node struct {
@@ -21,6 +31,22 @@ type node struct {
 	dirty bool   // changed since it was read: printed again
 	keys  []string
 	vals  []*node // object members (in order, with keys) or array elements
+
+	// A member read from the file keeps the text around it in its
+	// container (nil for one init made): pre before it (after the
+	// container's opening bracket or the comma before), key its key as
+	// written, sep between the key and the value, post after the value
+	// up to its comma (for the last member, up to the space before the
+	// closing bracket).
+	pre, key, sep, post []byte
+	// after is a comment after the member's comma on its line (with the
+	// space before it): the member's, though the comma comes first.
+	after []byte
+	// A container read from the file: tail is the text before its
+	// closing bracket (after its last member, or its comma); comma that a
+	// comma followed its last member (JSONC).
+	tail  []byte
+	comma bool
 }
 
 // doc is a parsed file: its root and the text around it.
@@ -30,15 +56,15 @@ type doc struct {
 	indent      string // one level, as the file indents ("  " by default)
 }
 
-// ErrNotJSON: a settings file that is not plain JSON (comments, trailing
-// commas): init does not edit it.
-var ErrNotJSON = errors.New("setup: not plain JSON")
+// ErrNotJSON: a settings file that is neither JSON nor JSON with comments
+// and trailing commas: init does not edit it.
+var ErrNotJSON = errors.New("setup: not JSON (nor JSON with comments)")
 
 func parseDoc(b []byte) (*doc, error) {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return &doc{root: newObject(), indent: "  ", trail: []byte("\n")}, nil
 	}
-	if !json.Valid(b) {
+	if !json.Valid(plainJSON(b)) {
 		return nil, ErrNotJSON
 	}
 	p := &parser{b: b}
@@ -51,6 +77,67 @@ func parseDoc(b []byte) (*doc, error) {
 	d.root, d.trail = root, b[p.i:]
 	d.indent = detectIndent(b)
 	return d, nil
+}
+
+// plainJSON is b with its comments and trailing commas blanked (each byte
+// a space, newlines kept): what json.Valid checks.
+func plainJSON(b []byte) []byte {
+	out := bytes.Clone(b)
+	var prev byte // the last byte of JSON before i (comments and space aside)
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case c == '"':
+			for i++; i < len(b) && b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+		case c == '/':
+			j := skipSpace(b, i)
+			if j == i {
+				return b // a lone '/', or an unclosed comment: not valid
+			}
+			for k := i; k < j; k++ {
+				if out[k] != '\n' {
+					out[k] = ' '
+				}
+			}
+			i = j - 1
+		case c == ',' && prev != '{' && prev != '[' && prev != ',' && prev != 0: // after a value
+			if j := skipSpace(b, i+1); j < len(b) && (b[j] == '}' || b[j] == ']') {
+				out[i] = ' '
+			}
+		}
+		if c != '/' && strings.IndexByte(" \t\r\n", c) < 0 {
+			prev = c
+		}
+	}
+	return out
+}
+
+// skipSpace is where the whitespace and comments from i end (i itself
+// when an unclosed comment starts there).
+func skipSpace(b []byte, i int) int {
+	for i < len(b) {
+		switch {
+		case strings.IndexByte(" \t\r\n", b[i]) >= 0:
+			i++
+		case b[i] == '/' && i+1 < len(b) && b[i+1] == '/':
+			for i < len(b) && b[i] != '\n' {
+				i++
+			}
+		case b[i] == '/' && i+1 < len(b) && b[i+1] == '*':
+			k := bytes.Index(b[i+2:], []byte("*/"))
+			if k < 0 {
+				return i
+			}
+			i += 2 + k + 2
+		default:
+			return i
+		}
+	}
+	return i
 }
 
 // detectIndent is the whitespace before the first indented line.
@@ -69,13 +156,29 @@ type parser struct {
 	i int
 }
 
-func (p *parser) ws() {
-	for p.i < len(p.b) && strings.IndexByte(" \t\r\n", p.b[p.i]) >= 0 {
-		p.i++
+// ws skips whitespace and comments (the text is valid: plainJSON said so).
+func (p *parser) ws() { p.i = skipSpace(p.b, p.i) }
+
+// lineComment reads a // comment that follows at p.i on the same line,
+// with the space before it (nil, nothing read, when none does).
+func (p *parser) lineComment() []byte {
+	q := p.i
+	for q < len(p.b) && (p.b[q] == ' ' || p.b[q] == '\t') {
+		q++
 	}
+	if !bytes.HasPrefix(p.b[q:], []byte("//")) {
+		return nil
+	}
+	for q < len(p.b) && p.b[q] != '\n' {
+		q++
+	}
+	c := p.b[p.i:q]
+	p.i = q
+	return c
 }
 
-// value reads one value at p.i (the text is valid JSON: json.Valid said so).
+// value reads one value at p.i, and for a container the text around each
+// of its members.
 func (p *parser) value() (*node, error) {
 	start := p.i
 	n := &node{}
@@ -83,32 +186,51 @@ func (p *parser) value() (*node, error) {
 	case '{', '[':
 		n.kind = c
 		p.i++
-		p.ws()
 		end := byte('}')
 		if c == '[' {
 			end = ']'
 		}
-		for p.b[p.i] != end {
+		for {
+			from := p.i
+			p.ws()
+			if p.b[p.i] == end { // no member, or a comma after the last
+				n.tail, n.comma = p.b[from:p.i], len(n.vals) > 0
+				break
+			}
+			pre := p.b[from:p.i]
+			var key, sep []byte
 			if c == '{' {
+				ks := p.i
 				k, err := p.str()
 				if err != nil {
 					return nil, err
 				}
+				key = p.b[ks:p.i]
+				ss := p.i
 				p.ws()
 				p.i++ // ':'
 				p.ws()
+				sep = p.b[ss:p.i]
 				n.keys = append(n.keys, k)
 			}
 			v, err := p.value()
 			if err != nil {
 				return nil, err
 			}
+			v.pre, v.key, v.sep = pre, key, sep
 			n.vals = append(n.vals, v)
+			ps := p.i
 			p.ws()
 			if p.b[p.i] == ',' {
+				v.post = p.b[ps:p.i]
 				p.i++
-				p.ws()
+				v.after = p.lineComment()
+				continue
 			}
+			text := p.b[ps:p.i] // the last member: the closing bracket follows
+			cut := len(bytes.TrimRight(text, " \t\r\n"))
+			v.post, n.tail = text[:cut], text[cut:]
+			break
 		}
 		p.i++
 	case '"':
@@ -116,7 +238,7 @@ func (p *parser) value() (*node, error) {
 			return nil, err
 		}
 	default:
-		for p.i < len(p.b) && strings.IndexByte(",]} \t\r\n", p.b[p.i]) < 0 {
+		for p.i < len(p.b) && strings.IndexByte(",]} \t\r\n/", p.b[p.i]) < 0 {
 			p.i++
 		}
 	}
@@ -194,11 +316,14 @@ func (n *node) get(k string) *node {
 	return nil
 }
 
-// set adds or replaces member k (appended last when new).
+// set adds or replaces member k (appended last when new; a replaced one's
+// place and the text around it kept).
 func (n *node) set(k string, v *node) {
 	n.dirty = true
 	for i, key := range n.keys {
 		if key == k {
+			old := n.vals[i]
+			v.pre, v.key, v.sep, v.post, v.after = old.pre, old.key, old.sep, old.post, old.after
 			n.vals[i] = v
 			return
 		}
@@ -274,11 +399,7 @@ func (n *node) changed() bool {
 }
 
 func (d *doc) print(b *bytes.Buffer, n *node, depth int) {
-	if !n.changed() {
-		b.Write(n.raw)
-		return
-	}
-	if n.kind == 0 {
+	if !n.changed() || n.kind == 0 {
 		b.Write(n.raw)
 		return
 	}
@@ -287,25 +408,39 @@ func (d *doc) print(b *bytes.Buffer, n *node, depth int) {
 		open, close = '[', ']'
 	}
 	b.WriteByte(open)
-	if len(n.vals) == 0 {
-		b.WriteByte(close)
-		return
-	}
 	in := strings.Repeat(d.indent, depth+1)
+	added := false
 	for i, v := range n.vals {
-		if i > 0 {
-			b.WriteByte(',')
+		if v.pre != nil {
+			b.Write(v.pre)
+		} else {
+			b.WriteString("\n" + in)
+			added = true
 		}
-		b.WriteByte('\n')
-		b.WriteString(in)
 		if n.kind == '{' {
-			k, _ := marshalPlain(n.keys[i])
-			b.Write(k)
-			b.WriteString(": ")
+			if v.key != nil {
+				b.Write(v.key)
+				b.Write(v.sep)
+			} else {
+				k, _ := marshalPlain(n.keys[i])
+				b.Write(k)
+				b.WriteString(": ")
+			}
 		}
 		d.print(b, v, depth+1)
+		if i < len(n.vals)-1 || n.comma {
+			b.WriteByte(',')
+		}
+		b.Write(v.post)
+		b.Write(v.after)
 	}
-	b.WriteByte('\n')
-	b.WriteString(strings.Repeat(d.indent, depth))
+	tail := n.tail
+	if n.raw == nil || added && !bytes.Contains(tail, []byte("\n")) {
+		if len(n.vals) > 0 {
+			b.WriteString("\n" + strings.Repeat(d.indent, depth))
+		}
+		tail = bytes.TrimLeft(tail, " \t")
+	}
+	b.Write(tail)
 	b.WriteByte(close)
 }

@@ -47,6 +47,9 @@ type Call struct {
 	// afterFileEdit), the absolute paths it says it changed: its End names
 	// only their changes (Watcher.End).
 	Files []string `json:"files,omitempty"`
+	// MCPSession is, for an agent's call of this project's MCP tool that
+	// the MCP server recorded (MatchMCP), the server's own session.
+	MCPSession string `json:"mcp_session,omitempty"`
 }
 
 // About is what an event records of a hook's call beside its input, under
@@ -60,6 +63,9 @@ type About struct {
 	Subagent  string `json:"subagent,omitempty"`
 	AgentType string `json:"agent_type,omitempty"`
 	Closed    string `json:"closed,omitempty"` // why it closed without its after-hook (Call.Closed)
+	// MCPSession: the call was of this project's MCP tool, recorded by
+	// the MCP server as its session's (Call.MCPSession).
+	MCPSession string `json:"mcp_session,omitempty"`
 }
 
 // about is c's About, nil for a call that is not a hook's.
@@ -67,7 +73,7 @@ func (c Call) about() *About {
 	if c.Origin != "hook" {
 		return nil
 	}
-	return &About{ID: c.ID, Model: c.Model, Prompt: c.Prompt, Subagent: c.Subagent, AgentType: c.AgentType, Closed: c.Closed}
+	return &About{ID: c.ID, Model: c.Model, Prompt: c.Prompt, Subagent: c.Subagent, AgentType: c.AgentType, Closed: c.Closed, MCPSession: c.MCPSession}
 }
 
 // args is what an event named for c alone records as its arguments: the

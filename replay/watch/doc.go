@@ -107,4 +107,18 @@
 // walks the workspace itself, then appends it (RecordPrompt). The hook
 // remembers the prompt's id for the session, so that its later calls name
 // it in call.prompt even where the agent sends the id only with the prompt.
+//
+// # Calls of this project's MCP tools
+//
+// An agent's call of an MCP tool (IsMCPTool: mcp__journal__edit_content)
+// leaves, from its before-hook, a note under mcp/ in the watcher's
+// directory (OpenMCP: the call as the hook knows it — agent, session, id,
+// prompt — and the digest of its arguments), removed by its after-hook
+// (CloseMCP), or by the session's next prompt or the end of its turn or
+// session (CloseMCPSessions). The MCP server, when a call reaches one of its tools, looks
+// for the note (MatchMCP): the same tool, the same arguments' digest, the
+// note younger than MCPMax; and names in its event the agent's session and
+// the call (Call.MCPArgs, its own session under call.mcp_session), so that
+// the edit serves the agent's prompt. No note, or notes alike of different
+// sessions or prompts, name nothing: the event stays the MCP session's.
 package watch
