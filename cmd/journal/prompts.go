@@ -181,7 +181,7 @@ func (r *promptRef) label(id string) string {
 // its prompt is asked for itself).
 type promptCache struct {
 	tx      *journal.Tx
-	mask    journal.Masking
+	mask    audit.Masking
 	session map[string]sessionPrompt
 	refs    map[uint64]*promptRef // by prompt event
 }
@@ -193,7 +193,7 @@ type sessionPrompt struct {
 	from, to uint64
 }
 
-func newPromptCache(tx *journal.Tx, m journal.Masking) *promptCache {
+func newPromptCache(tx *journal.Tx, m audit.Masking) *promptCache {
 	return &promptCache{tx: tx, mask: m, session: map[string]sessionPrompt{}, refs: map[uint64]*promptRef{}}
 }
 
