@@ -206,10 +206,11 @@ func (s *Server) newCall(ctx context.Context, tool string, rawArgs any, spilled 
 
 // agentCall names in c the agent's call it is, when the agent's hook left
 // the note of that open call (watch.MatchMCP: the same tool, the same
-// arguments): its event is then the agent's hook session's, naming the
-// call and its prompt (the server's session under call.mcp_session), so
-// that it serves the agent's prompt as the agent's own tools' edits do.
-// Without an exact match c stays the MCP session's.
+// arguments): its event names the call, its prompt and the agent's hook
+// session (call.session), so that it serves the agent's prompt as the
+// agent's own tools' edits do. The event stays the MCP session's (the
+// client's undo and redo find its edits there). Without an exact match
+// nothing is named.
 func (s *Server) agentCall(c *call) {
 	hc := watch.MatchMCP(s.hookDir, c.tool, func() json.RawMessage {
 		m, ok := c.inputArgs()
@@ -225,8 +226,7 @@ func (s *Server) agentCall(c *call) {
 	if c.actor.Name == "" {
 		c.actor.Name = hc.Agent
 	}
-	c.args = hc.MCPArgs(c.args, c.session)
-	c.actor.Session = hc.Session
+	c.args = hc.MCPArgs(c.args)
 }
 
 // auditArgs returns the arguments as recorded in the journal: string values

@@ -83,26 +83,42 @@ func PromptOfEvent(ev *journal.Event) *Prompt {
 // CallPrompt is the prompt's id an event's arguments name for its call
 // (args.call.prompt, as a hook records it; "" if none).
 func CallPrompt(ev *journal.Event) string {
+	p, _ := callOf(ev)
+	return p
+}
+
+// CallSession is the session whose prompts ev serves: the agent's session
+// its call names (args.call.session: an agent's call of our MCP tool, an
+// event of the MCP server's session), else its own session.
+func CallSession(ev *journal.Event) string {
+	if _, s := callOf(ev); s != "" {
+		return s
+	}
+	return ev.Actor.Session
+}
+
+// callOf reads the prompt and the agent's session an event's call names.
+func callOf(ev *journal.Event) (prompt, session string) {
 	if ev.Kind == journal.KindPrompt || len(ev.Args) == 0 {
-		return ""
+		return "", ""
+	}
+	type about struct {
+		Prompt  string `json:"prompt"`
+		Session string `json:"session"`
 	}
 	var a struct {
-		Call struct {
-			Prompt string `json:"prompt"`
-		} `json:"call"`
+		Call  about `json:"call"`
 		Calls []struct {
-			Call struct {
-				Prompt string `json:"prompt"`
-			} `json:"call"`
+			Call about `json:"call"`
 		} `json:"calls"`
 	}
 	if json.Unmarshal(ev.Args, &a) != nil {
-		return ""
+		return "", ""
 	}
 	if a.Call.Prompt == "" && len(a.Calls) > 0 {
-		return a.Calls[0].Call.Prompt
+		return a.Calls[0].Call.Prompt, a.Calls[0].Call.Session
 	}
-	return a.Call.Prompt
+	return a.Call.Prompt, a.Call.Session
 }
 
 // PromptOf is the prompt event ev serves: for a prompt event, itself; for
@@ -115,11 +131,13 @@ func PromptOf(tx *journal.Tx, ev *journal.Event) (*Prompt, error) {
 	if p := PromptOfEvent(ev); p != nil {
 		return p, nil
 	}
-	s := ev.Actor.Session
+	id, s := callOf(ev)
+	if s == "" {
+		s = ev.Actor.Session
+	}
 	if s == "" {
 		return nil, nil
 	}
-	id := CallPrompt(ev)
 	var found *Prompt
 	err := tx.EachIndexedSeq("session", s, func(seq uint64) error {
 		if seq >= ev.Seq {
@@ -189,11 +207,14 @@ func (ps *Prompts) Next(ev *journal.Event) *Prompt {
 		ps.byID[p.Session+"\x00"+p.ID] = p
 		return p
 	}
-	s := ev.Actor.Session
+	id, s := callOf(ev)
+	if s == "" {
+		s = ev.Actor.Session
+	}
 	if s == "" {
 		return nil
 	}
-	if id := CallPrompt(ev); id != "" {
+	if id != "" {
 		if p := ps.byID[s+"\x00"+id]; p != nil {
 			return p
 		}

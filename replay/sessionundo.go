@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -41,7 +42,9 @@ func (e *Engine) UndoSession(ctx context.Context, session string, o RevertOption
 }
 
 // sessionTargets returns the session's events whose effect stands, newest
-// first: from event from on (0: all), through event through (0: all).
+// first: from event from on (0: all), through event through (0: all). The
+// events of the session's agent's calls of our MCP tool (CallSession) are
+// among them.
 func sessionTargets(db *journal.DB, session string, from, through uint64) ([]*journal.Event, error) {
 	var evs []*journal.Event
 	found := false
@@ -56,6 +59,21 @@ func sessionTargets(db *journal.DB, session string, from, through uint64) ([]*jo
 		})
 		if err != nil {
 			return err
+		}
+		// an agent's calls of our MCP tool are events of the MCP server's
+		// session that name the agent's (CallSession): the session's too
+		if ss, ok := tx.Session(session); ok {
+			err = tx.Each(max(ss.First, from), false, func(ev *journal.Event) error {
+				if ev.Actor.Session != session && CallSession(ev) == session {
+					mine[ev.Seq] = true
+					all = append(all, ev)
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			slices.SortFunc(all, func(a, b *journal.Event) int { return cmp.Compare(b.Seq, a.Seq) })
 		}
 		for _, ev := range all {
 			switch {

@@ -22,8 +22,8 @@ type mcpCase struct {
 // the agent's PreToolUse/PostToolUse samples of mcp__journal__edit_content
 // (Claude Code's, Codex's) fed through `journal hook AGENT` around the real
 // call to a real `journal serve` (its watcher running, and none): the
-// server's event is the agent's hook session's, names the call and the
-// prompt (the MCP session kept under call.mcp_session), log --prompts puts
+// server's event stays the MCP session's and names the call, the prompt
+// and the agent's hook session (call.session), log --prompts puts
 // it under the prompt, and undo --prompt takes it back with the agent's
 // Bash call, keeping a person's edit made in between. A call the hook did
 // not see, or whose arguments differ from what the hook saw, stays the MCP
@@ -105,8 +105,8 @@ func mcpUnderPrompt(t *testing.T, mc mcpCase, watcher bool) {
 		return m
 	}
 	mcpSession := actor(early)["session"]
-	if a, cl := actor(mine), call(mine); a["session"] != s || a["kind"] != "mcp" || a["name"] != mc.agent ||
-		cl["prompt"] != p || cl["id"] != mc.call || cl["mcp_session"] != mcpSession || mcpSession == "" {
+	if a, cl := actor(mine), call(mine); a["session"] != mcpSession || a["kind"] != "mcp" || a["name"] != mc.agent ||
+		cl["prompt"] != p || cl["id"] != mc.call || cl["session"] != s || mcpSession == "" {
 		t.Errorf("the MCP edit the hook saw: actor %v, call %v (the MCP session %v)", a, cl, mcpSession)
 	}
 	for _, seq := range []uint64{early, other, after} {
@@ -133,11 +133,11 @@ func mcpUnderPrompt(t *testing.T, mc mcpCase, watcher bool) {
 		t.Errorf("log --prompts: the MCP edits under %q %q %q %q", under[mine], under[early], under[other], under[after])
 	}
 	if out := ok(t, dir, "log", "--oneline"); !strings.Contains(out, fmt.Sprintf("%d ", mine)) ||
-		!strings.Contains(out, fmt.Sprintf("%s/%s edit_content m.txt  prompt %s: %q", mc.agent, s, p[:13], mc.text)) {
+		!strings.Contains(out, fmt.Sprintf("%s/%s edit_content m.txt  prompt %s: %q", mc.agent, mcpSession, p[:13], mc.text)) {
 		t.Errorf("log --oneline:\n%s", out)
 	}
 	out := ok(t, dir, "show", fmt.Sprint(mine))
-	for _, w := range []string{"actor    " + mc.agent + "/" + s, "call     " + mc.call, "mcp      " + fmt.Sprint(mcpSession), "prompt   " + p + ": "} {
+	for _, w := range []string{"actor    " + mc.agent + "/" + fmt.Sprint(mcpSession), "call     " + mc.call, "agent    " + s, "prompt   " + p + ": "} {
 		if !strings.Contains(out, w) {
 			t.Errorf("show %d lacks %q:\n%s", mine, w, out)
 		}
@@ -151,5 +151,61 @@ func mcpUnderPrompt(t *testing.T, mc mcpCase, watcher bool) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "one.txt")); err == nil {
 		t.Errorf("undo --prompt left one.txt")
+	}
+}
+
+// The MCP client's own undo takes back its newest edit, the one its agent's
+// hook saw included: the event keeps the MCP session (the undo, redo and
+// log --session of the client that made the call find it), and names the
+// agent's hook session in its call (call.session), under which the
+// prompt's readers — log --prompts, undo --prompt — find it.
+func TestHook_MCPUndoIsTheClients(t *testing.T) {
+	mc := mcpCase{"claude-code", "00893aaf-19fa-41d2-8238-13269b9b3ca0", "550e8400-e29b-41d4-a716-446655440000", "Make one.txt and capitalise a.txt", "toolu_01MCP"}
+	dir := t.TempDir()
+	files(t, dir, map[string]string{"d.txt": "d\n", "m.txt": "m\n"})
+	ok(t, dir, "exec", "--", "true")
+	c, stderr := serveStdio(t, dir, mc.agent, "--watch=false")
+	ctx := context.Background()
+	call := func(name string, args map[string]any) *mcp.CallToolResult {
+		t.Helper()
+		req := mcp.CallToolRequest{}
+		req.Params.Name, req.Params.Arguments = name, args
+		res, err := c.CallTool(ctx, req)
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %+v\n%s", name, err, res, stderr.String())
+		}
+		return res
+	}
+	edit := func(file, search, replace string) {
+		call("edit_content", map[string]any{"absolute_file_path": filepath.Join(dir, file), "search_text": search, "replace_text": replace, "preview": false})
+	}
+	feed := func(name string) {
+		t.Helper()
+		if r := hookRun(t, dir, false, sample(t, mc.agent, name, dir), "hook", mc.agent); r.code != 0 || r.stderr != "" {
+			t.Fatalf("%s: exit %d, stderr %q", name, r.code, r.stderr)
+		}
+	}
+	edit("d.txt", "d", "D before any hook")
+	feed("session-start")
+	feed("prompt")
+	feed("pre-mcp")
+	edit("m.txt", "m", "M by MCP")
+	feed("post-mcp")
+	call("undo", map[string]any{})
+	for f, want := range map[string]string{"m.txt": "m\n", "d.txt": "D before any hook\n"} {
+		if b, _ := os.ReadFile(filepath.Join(dir, f)); string(b) != want {
+			t.Errorf("after the client's undo, %s is %q, want %q", f, b, want)
+		}
+	}
+	call("redo", map[string]any{})
+	if b, _ := os.ReadFile(filepath.Join(dir, "m.txt")); string(b) != "M by MCP\n" {
+		t.Errorf("after the client's redo, m.txt is %q", b)
+	}
+	c.Close()
+	ok(t, dir, "undo", "--prompt", mc.prompt)
+	for f, want := range map[string]string{"m.txt": "m\n", "d.txt": "D before any hook\n"} {
+		if b, _ := os.ReadFile(filepath.Join(dir, f)); string(b) != want {
+			t.Errorf("after undo --prompt, %s is %q, want %q", f, b, want)
+		}
 	}
 }

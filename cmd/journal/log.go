@@ -370,9 +370,10 @@ type hookCall struct {
 	Prompt    string `json:"prompt"`
 	Subagent  string `json:"subagent"`
 	AgentType string `json:"agent_type"`
-	// MCPSession: an agent's call of our MCP tool, recorded by the server
-	// for this session (watch.About).
-	MCPSession string `json:"mcp_session"`
+	// Session: an agent's call of our MCP tool, recorded by the server as
+	// its session's event: the agent's session, as its hooks name it
+	// (watch.About).
+	Session string `json:"session"`
 }
 
 // first is the first non-empty string.

@@ -134,7 +134,7 @@ func (a *app) printEvent(w io.Writer, tx *journal.Tx, e *journal.Event) {
 		row("call", a.Call.ID)
 		row("model", a.Call.Model)
 		row("subagent", strings.TrimSpace(a.Call.AgentType+" "+a.Call.Subagent))
-		row("mcp", a.Call.MCPSession) // the MCP session the server saw
+		row("agent", a.Call.Session) // the agent's session its hooks name, for our MCP tool's call
 	}
 	if prompt != nil {
 		row("prompt", prompt.label(prompt.ID)) // in full, as the other rows

@@ -47,9 +47,10 @@ type Call struct {
 	// afterFileEdit), the absolute paths it says it changed: its End names
 	// only their changes (Watcher.End).
 	Files []string `json:"files,omitempty"`
-	// MCPSession is, for an agent's call of this project's MCP tool that
-	// the MCP server recorded (MatchMCP), the server's own session.
-	MCPSession string `json:"mcp_session,omitempty"`
+	// HookSession is, for an agent's call of this project's MCP tool that
+	// the MCP server recorded (MatchMCP) as its own session's event, the
+	// agent's session as its hooks name it.
+	HookSession string `json:"-"`
 }
 
 // About is what an event records of a hook's call beside its input, under
@@ -63,9 +64,11 @@ type About struct {
 	Subagent  string `json:"subagent,omitempty"`
 	AgentType string `json:"agent_type,omitempty"`
 	Closed    string `json:"closed,omitempty"` // why it closed without its after-hook (Call.Closed)
-	// MCPSession: the call was of this project's MCP tool, recorded by
-	// the MCP server as its session's (Call.MCPSession).
-	MCPSession string `json:"mcp_session,omitempty"`
+	// Session: the call was of this project's MCP tool, recorded by the
+	// MCP server as its own session's event (the client's undo, redo and
+	// log --session find it there); this is the agent's session as its
+	// hooks name it, whose prompts the call serves (replay.CallSession).
+	Session string `json:"session,omitempty"`
 }
 
 // about is c's About, nil for a call that is not a hook's.
@@ -73,7 +76,7 @@ func (c Call) about() *About {
 	if c.Origin != "hook" {
 		return nil
 	}
-	return &About{ID: c.ID, Model: c.Model, Prompt: c.Prompt, Subagent: c.Subagent, AgentType: c.AgentType, Closed: c.Closed, MCPSession: c.MCPSession}
+	return &About{ID: c.ID, Model: c.Model, Prompt: c.Prompt, Subagent: c.Subagent, AgentType: c.AgentType, Closed: c.Closed, Session: c.HookSession}
 }
 
 // args is what an event named for c alone records as its arguments: the

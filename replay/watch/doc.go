@@ -117,8 +117,9 @@
 // (CloseMCP), or by the session's next prompt or the end of its turn or
 // session (CloseMCPSessions). The MCP server, when a call reaches one of its tools, looks
 // for the note (MatchMCP): the same tool, the same arguments' digest, the
-// note younger than MCPMax; and names in its event the agent's session and
-// the call (Call.MCPArgs, its own session under call.mcp_session), so that
-// the edit serves the agent's prompt. No note, or notes alike of different
-// sessions or prompts, name nothing: the event stays the MCP session's.
+// note younger than MCPMax; and names in its event the call and the
+// agent's session (Call.MCPArgs: call.session), so that the edit serves the
+// agent's prompt. The event stays the MCP session's: the client's own undo
+// and redo take back its newest edit, whichever hook saw it. No note, or
+// notes alike of different sessions or prompts, name nothing.
 package watch

@@ -199,8 +199,8 @@ func MatchMCP(dir, tool string, args func() json.RawMessage, now time.Time) *Cal
 // MCPArgs are the arguments the MCP server's event of the tool call c
 // matched (MatchMCP) records: the tool's own (args), and what the agent's
 // hook said of the call under "call" as a hook's event has it, with the
-// server's session (mcpSession).
-func (c Call) MCPArgs(args json.RawMessage, mcpSession string) json.RawMessage {
-	c.Input, c.Origin, c.MCPSession = args, "hook", mcpSession
+// agent's session (call.session: the event is the server's session's).
+func (c Call) MCPArgs(args json.RawMessage) json.RawMessage {
+	c.Input, c.Origin, c.HookSession = args, "hook", c.Session
 	return c.args()
 }
