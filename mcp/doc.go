@@ -160,4 +160,8 @@
 // not UTF-8 without a BOM, or the server failed) is edited without them, and
 // the result's notes say that propagation and type checks were skipped and
 // why. rename_symbol and diagnostics expose the servers directly.
+//
+// The sharing server's socket and lock beside the journal, and what a tool
+// call records in an event, are described in docs/DESIGN.md ("Files",
+// "Events").
 package mcp

@@ -43,4 +43,7 @@
 // inotify's max_user_watches against the directories a watcher would
 // watch, and in a git repository whether journal's git notes are
 // installed; each problem comes with what to do.
+//
+// What init records for --undo (init.json) and the hooks' fired marks are
+// described in docs/DESIGN.md ("Files").
 package setup

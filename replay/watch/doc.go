@@ -122,4 +122,7 @@
 // agent's prompt. The event stays the MCP session's: the client's own undo
 // and redo take back its newest edit, whichever hook saw it. No note, or
 // notes alike of different sessions or prompts, name nothing.
+//
+// The files it keeps under the journal's watch/ directory (lock, sock,
+// cache, sessions, mcp notes) are described in docs/DESIGN.md ("Files").
 package watch
