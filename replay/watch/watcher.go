@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -413,7 +412,7 @@ func (w *Watcher) addTree(d string, i int, into map[string]bool) {
 	walkDir(roots[i], i == 0, d, rulesAt(w.rules, i), filepath.Dir(w.dir), func(p string) error {
 		w.addWatch(p)
 		return nil
-	}, func(k string, _ fs.DirEntry) {
+	}, func(k string, _ replay.Stamp) {
 		if into != nil {
 			into[k] = true
 		} else {
