@@ -78,7 +78,7 @@ func (e *Engine) Capture(paths []string) *Capture {
 	reads := make([]captured, len(ps))
 	snapshot.Parallel(len(ps), func(i int) {
 		r := &reads[i]
-		r.st, r.stamp, r.stamped, r.err = e.readSettled(ps[i], nil)
+		r.st, r.stamp, r.stamped, r.err = e.readSettled(ps[i], nil, nil)
 	})
 	for i, n := range names {
 		c.reads[n] = reads[i]
@@ -151,8 +151,9 @@ func (e *Engine) Observe(ctx context.Context, o Observation) (*Observed, error) 
 	seen := map[string]bool{}
 	var paths []Path
 	given := map[string]string{} // key → its Paths entry (Captured's name)
+	links := map[string]bool{}
 	for _, s := range o.Paths {
-		p, err := e.Resolve(s)
+		p, err := e.resolve(s, links)
 		if err != nil {
 			out.Skipped = append(out.Skipped, Skip{Path: s, Why: errText(err)})
 			continue
@@ -180,8 +181,9 @@ func (e *Engine) Observe(ctx context.Context, o Observation) (*Observed, error) 
 		// (each stat is the one its read starts from: readSettled)
 		end := start
 		var stats []fs.FileInfo
+		ds := newDirHandles()
 		for est := int64(0); end < len(paths) && est < observeChunk && end-start < 1024; end++ {
-			fi, err := paths[end].Root.root.Lstat(paths[end].Rel)
+			fi, err := ds.lstat(paths[end])
 			if err != nil {
 				fi = nil
 			} else if fi.Size() < e.streamMin {
@@ -204,12 +206,14 @@ func (e *Engine) Observe(ctx context.Context, o Observation) (*Observed, error) 
 					return
 				}
 			}
-			r.st, r.stamp, r.stamped, r.err = e.readSettled(paths[start+i], stats[i])
+			r.st, r.stamp, r.stamped, r.err = e.readSettled(paths[start+i], stats[i], ds)
 		})
+		moved := ds.moved() // read through a directory moved meanwhile: perhaps from outside the root
+		ds.close()
 		for i, r := range reads {
 			p, st, stamp, stamped, err := paths[start+i], r.st, r.stamp, r.stamped, r.err
 			switch {
-			case errors.Is(err, errUnsettled):
+			case errors.Is(err, errUnsettled), moved(p):
 				out.Unsettled = append(out.Unsettled, p.Key)
 				continue
 			case err != nil:
@@ -246,7 +250,7 @@ func (e *Engine) Observe(ctx context.Context, o Observation) (*Observed, error) 
 			time.Sleep(time.Until(until))
 			for _, i := range racy {
 				ob := chunk[i]
-				again, stamp, ok, err := e.readBetweenStats(ob.p, nil)
+				again, stamp, ok, err := e.readBetweenStats(ob.p, nil, nil)
 				if err != nil || !ok || stamp != ob.stamp || again.id != ob.fc.After {
 					out.Unsettled = append(out.Unsettled, ob.p.Key)
 					chunk[i] = nil
@@ -286,9 +290,9 @@ var errUnsettled = errors.New("replay: file changed while it was read")
 // half old and half new (errUnsettled after a few tries). A missing file is
 // a state too (exists false). before, if not nil, is a stat of p taken
 // before this call, the first try's first stat.
-func (e *Engine) readSettled(p Path, before fs.FileInfo) (state, Stamp, bool, error) {
+func (e *Engine) readSettled(p Path, before fs.FileInfo, ds *dirHandles) (state, Stamp, bool, error) {
 	for try := 0; ; try++ {
-		st, stamp, ok, err := e.readBetweenStats(p, before)
+		st, stamp, ok, err := e.readBetweenStats(p, before, ds)
 		if !errors.Is(err, errUnsettled) || try == 3 {
 			return st, stamp, ok, err
 		}
@@ -323,11 +327,11 @@ func dropNil(chunk []*observed, datas [][]byte) ([]*observed, [][]byte) {
 // nil (a stat of p taken earlier: the stats then span a longer time, which
 // proves no less), and the read takes its size and mode from it, so each
 // file costs two stats, not three.
-func (e *Engine) readBetweenStats(p Path, before fs.FileInfo) (state, Stamp, bool, error) {
+func (e *Engine) readBetweenStats(p Path, before fs.FileInfo, ds *dirHandles) (state, Stamp, bool, error) {
 	given := before != nil
 	if !given {
 		var err error
-		before, err = p.Root.root.Lstat(p.Rel)
+		before, err = ds.lstat(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			return state{}, Stamp{}, true, nil
 		}
@@ -335,14 +339,14 @@ func (e *Engine) readBetweenStats(p Path, before fs.FileInfo) (state, Stamp, boo
 			return state{}, Stamp{}, false, mapFSError(p, "stat", err)
 		}
 	}
-	st, err := e.readStated(p, true, before)
+	st, err := e.readStated(p, true, before, ds)
 	if err != nil && given { // gone or changed since the stat given: again from a stat of now
 		return state{}, Stamp{}, false, errUnsettled
 	}
 	if err != nil {
 		return state{}, Stamp{}, false, err
 	}
-	after, err := p.Root.root.Lstat(p.Rel)
+	after, err := ds.lstat(p)
 	if err != nil || !st.exists {
 		return state{}, Stamp{}, false, errUnsettled
 	}
@@ -532,8 +536,10 @@ func (e *Engine) appendObserved(db *journal.DB, o Observation, changed []*observ
 // first seen. The journal is held.
 func (e *Engine) classifyObserved(tx *journal.Tx, o Observation, changed []*observed, out *Observed) (plain, first []journal.FileChange) {
 	deleted := map[snapshot.ID]string{} // content → path, of files gone
+	ds := newDirHandles()
+	defer ds.close()
 	for _, ob := range changed {
-		fi, err := ob.p.Root.root.Lstat(ob.p.Rel)
+		fi, err := ds.lstat(ob.p)
 		exists := err == nil
 		same := exists == !ob.fc.After.IsZero()
 		if same && exists {
