@@ -28,6 +28,10 @@ type dirKey struct {
 	dir  string // slash-separated, relative to root.Dir; never "."
 }
 
+// dirOpened, if set, runs after a directory's handle is opened (a fault
+// seam: tests move the directory there).
+var dirOpened func(dir string)
+
 func newDirHandles() *dirHandles { return &dirHandles{m: map[dirKey]*os.Root{}} }
 
 // at returns the os.Root p's name is to be looked up in and that name:
@@ -48,6 +52,9 @@ func (d *dirHandles) at(p Path) (*os.Root, string) {
 			return p.Root.root, p.Rel
 		}
 		d.m[k] = r
+		if dirOpened != nil {
+			dirOpened(k.dir)
+		}
 	}
 	return r, base
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"time"
 
@@ -148,9 +149,11 @@ type observed struct {
 // the next Observe of that file (the watcher sees its event).
 func (e *Engine) Observe(ctx context.Context, o Observation) (*Observed, error) {
 	out := &Observed{}
-	seen := map[string]bool{}
-	var paths []Path
-	given := map[string]string{} // key → its Paths entry (Captured's name)
+	paths := make([]Path, 0, len(o.Paths))
+	var given map[string]string // key → its Paths entry (Captured's name)
+	if o.Captured != nil {
+		given = map[string]string{}
+	}
 	links := map[string]bool{}
 	for _, s := range o.Paths {
 		p, err := e.resolve(s, links)
@@ -158,17 +161,30 @@ func (e *Engine) Observe(ctx context.Context, o Observation) (*Observed, error) 
 			out.Skipped = append(out.Skipped, Skip{Path: s, Why: errText(err)})
 			continue
 		}
-		if seen[p.Key] {
-			continue
+		if _, dup := given[p.Key]; given != nil && !dup {
+			given[p.Key] = s
 		}
-		seen[p.Key] = true
-		given[p.Key] = s
 		paths = append(paths, p)
 	}
-	sort.Slice(paths, func(i, j int) bool { return paths[i].Key < paths[j].Key })
+	// sorted by key, each once (no map of 100,000 keys for a first scan)
+	sort.SliceStable(paths, func(i, j int) bool { return paths[i].Key < paths[j].Key })
+	paths = slices.CompactFunc(paths, func(a, b Path) bool { return a.Key == b.Key })
 	var changed []*observed
+	// Each chunk is stored while the next is read (two cores: the reads
+	// and the journal's transactions overlap), in order.
+	var storing chan storedChunk // the chunk being stored, if any
+	stored := func() error {
+		if storing == nil {
+			return nil
+		}
+		r := <-storing
+		storing = nil
+		changed = append(changed, r.kept...)
+		return r.err
+	}
 	for start := 0; start < len(paths); {
 		if err := ctx.Err(); err != nil {
+			stored()
 			return nil, err
 		}
 		// read a chunk's worth, compare with the heads, store what changed
@@ -258,11 +274,17 @@ func (e *Engine) Observe(ctx context.Context, o Observation) (*Observed, error) 
 			}
 			chunk, datas = dropNil(chunk, datas)
 		}
-		kept, err := e.storeObserved(chunk, datas)
-		if err != nil {
+		if err := stored(); err != nil {
 			return nil, err
 		}
-		changed = append(changed, kept...)
+		storing = make(chan storedChunk, 1)
+		go func(c chan<- storedChunk) {
+			kept, err := e.storeObserved(chunk, datas)
+			c <- storedChunk{kept, err}
+		}(storing)
+	}
+	if err := stored(); err != nil {
+		return nil, err
 	}
 	if len(changed) == 0 {
 		return out, nil
@@ -280,6 +302,12 @@ func (e *Engine) Observe(ctx context.Context, o Observation) (*Observed, error) 
 		return nil, classify(fmt.Errorf("replay: record outside changes: %w", err))
 	}
 	return out, nil
+}
+
+// storedChunk is what storeObserved kept of a chunk, or why it failed.
+type storedChunk struct {
+	kept []*observed
+	err  error
 }
 
 // errUnsettled: a file changed while it was being read.
