@@ -29,9 +29,10 @@ type tree struct {
 // journal keeps, and a linked directory may be outside every root).
 // enter, if set, is called for each directory kept before its entries are
 // walked (the watcher adds its watch there, so that nothing created during
-// the walk is missed).
-func walk(eng *replay.Engine, enter func(dir string) error) (*tree, error) {
-	t := &tree{files: map[string]replay.Stamp{}}
+// the walk is missed). About n files are expected (the cache's: the map
+// of files is made that large at once, not grown).
+func walk(eng *replay.Engine, n int, enter func(dir string) error) (*tree, error) {
+	t := &tree{files: make(map[string]replay.Stamp, n)}
 	jdir := filepath.Dir(Dir(eng))
 	for i, root := range eng.Roots() {
 		rules := NewRules()
@@ -272,7 +273,7 @@ func hasHead(heads map[string]journal.Head, k string) bool {
 // deleted): files made while no watcher ran, which the next start records
 // as first seen. `journal status` names them beside the changed ones.
 func Untracked(eng *replay.Engine) ([]string, error) {
-	t, err := walk(eng, nil)
+	t, err := walk(eng, 0, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -190,7 +190,7 @@ func Start(ctx context.Context, eng *replay.Engine, o Options) (*Watcher, error)
 	// watches first, then the catch-up: a change made during the walk is
 	// either seen by the walk or sent by a watch
 	w.mu.Lock()
-	t, err := walk(eng, func(d string) error { w.addWatch(d); return nil })
+	t, err := walk(eng, len(w.cache.Files), func(d string) error { w.addWatch(d); return nil })
 	if err == nil {
 		w.rules = t.rules
 	}
@@ -799,7 +799,7 @@ func (w *Watcher) recordTaken(ctx context.Context, calls []Call, t taken, all bo
 	tool, args, actor := attribution(calls)
 	if t.rescan {
 		w.mu.Lock()
-		tr, err := walk(w.eng, func(d string) error { w.addWatch(d); return nil })
+		tr, err := walk(w.eng, len(w.cache.Files), func(d string) error { w.addWatch(d); return nil })
 		if err == nil {
 			w.rules = tr.rules
 		}
