@@ -28,6 +28,11 @@ type dirKey struct {
 	dir  string // slash-separated, relative to root.Dir; never "."
 }
 
+// maxDirHandles bounds the handles one dirHandles holds open (a chunk of
+// 1,024 files in as many directories must not take 1,024 descriptors):
+// past it, the files of more directories go through the root.
+const maxDirHandles = 256
+
 // dirOpened, if set, runs after a directory's handle is opened (a fault
 // seam: tests move the directory there).
 var dirOpened func(dir string)
@@ -46,6 +51,9 @@ func (d *dirHandles) at(p Path) (*os.Root, string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	r, ok := d.m[k]
+	if !ok && len(d.m) >= maxDirHandles {
+		return p.Root.root, p.Rel
+	}
 	if !ok {
 		var err error
 		if r, err = p.Root.root.OpenRoot(k.dir); err != nil {
