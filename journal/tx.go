@@ -267,7 +267,11 @@ type Head struct {
 
 // Head returns the head of path; ok is false if the journal never saw it.
 func (t *Tx) Head(path string) (h Head, ok bool) {
-	v := t.tx.Bucket(bucketHeads).Get([]byte(path))
+	return decodeHead(t.tx.Bucket(bucketHeads).Get([]byte(path)))
+}
+
+// decodeHead reads a head's record: its ID, mode and sequence number.
+func decodeHead(v []byte) (h Head, ok bool) {
 	if len(v) != 44 {
 		return h, false
 	}
@@ -291,8 +295,8 @@ func (t *Tx) SetHead(path string, h Head) error {
 
 // Heads calls fn for every path the journal knows, in path order.
 func (t *Tx) Heads(fn func(path string, h Head) error) error {
-	return t.tx.Bucket(bucketHeads).ForEach(func(k, _ []byte) error {
-		h, _ := t.Head(string(k))
+	return t.tx.Bucket(bucketHeads).ForEach(func(k, v []byte) error {
+		h, _ := decodeHead(v) // the record at hand, not looked up again
 		return fn(string(k), h)
 	})
 }

@@ -18,6 +18,17 @@
 // (writing through a temp file and rename would replace the link), and so is a
 // regular file with more than one hard link (its other name may be outside).
 //
+// # Walking a root
+//
+// Root.Walk is the one walk of a root's tree (the watcher's, a hook's
+// without a watcher, status's). It starts from the os.Root's own
+// directory and opens each directory relative to its parent's open
+// handle with O_NOFOLLOW; each name is stat'd relative to its directory
+// without following it. So it never follows a symbolic link, and a
+// directory swapped for a link or another directory between its stat and
+// its open is skipped. It passes directories and regular files only; a
+// name that vanishes or cannot be opened is skipped, never an error.
+//
 // # The apply protocol
 //
 // Apply (and Edit, which plans on the files as they are once the lock is

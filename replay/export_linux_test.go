@@ -26,3 +26,22 @@ func SetProcSelfFD(p string) func() {
 
 // SpareLinks returns how many temps were made from spares.
 func SpareLinks() int64 { return spareLinks.Load() }
+
+// SetWalkListed runs f after each directory a walk lists, before its
+// entries are looked at, until the returned func restores it.
+func SetWalkListed(f func(rel string, names []string)) func() {
+	walkListed = f
+	return func() { walkListed = nil }
+}
+
+// SetWalkOpenDir makes a walk's open of a directory fail with err when
+// fail(name) says so, until the returned func restores it.
+func SetWalkOpenDir(fail func(name string) bool, err error) func() {
+	walkOpenDir = func(dirfd int, name string) (int, error) {
+		if fail(name) {
+			return -1, err
+		}
+		return openDirAt(dirfd, name)
+	}
+	return func() { walkOpenDir = openDirAt }
+}

@@ -36,3 +36,10 @@ func SetLogDelays(seal, age time.Duration) func() {
 	sealDelay, maxLogAge = seal, age
 	return func() { sealDelay, maxLogAge = s, a }
 }
+
+// SetDirOpened runs f after Observe opens a directory's handle, until the
+// returned func restores it.
+func SetDirOpened(f func(dir string)) func() {
+	dirOpened = f
+	return func() { dirOpened = nil }
+}

@@ -42,18 +42,18 @@ func (e *Engine) readState(p Path, cached bool) (state, error) {
 	if err != nil {
 		return state{}, mapFSError(p, "stat", err)
 	}
-	return e.readStated(p, cached, fi)
+	return e.readStated(p, cached, fi, nil)
 }
 
 // readStated is readState of the file whose stat (Lstat, taken before)
 // is fi: its size chooses how it is read, its mode is the state's; a caller
 // that compares fi with a stat taken after the read knows the two agree
 // (readBetweenStats).
-func (e *Engine) readStated(p Path, cached bool, fi fs.FileInfo) (state, error) {
+func (e *Engine) readStated(p Path, cached bool, fi fs.FileInfo, ds *dirHandles) (state, error) {
 	if err := checkFile(p, fi); err != nil {
 		return state{}, err
 	}
-	f, err := p.Root.root.Open(p.Rel)
+	f, err := ds.open(p)
 	if err != nil {
 		return state{}, mapFSError(p, "open", err)
 	}

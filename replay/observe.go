@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"time"
 
@@ -92,7 +93,7 @@ func (e *Engine) Capture(paths []string) *Capture {
 	}
 	snapshot.Parallel(len(ps), func(i int) {
 		r := &reads[i]
-		r.st, r.stamp, r.stamped, r.err = e.readSettled(ps[i], nil)
+		r.st, r.stamp, r.stamped, r.err = e.readSettled(ps[i], nil, nil)
 	})
 	for i, n := range names {
 		c.reads[n] = reads[i]
@@ -165,26 +166,42 @@ type observed struct {
 // the next Observe of that file (the watcher sees its event).
 func (e *Engine) Observe(ctx context.Context, o Observation) (*Observed, error) {
 	out := &Observed{}
-	seen := map[string]bool{}
-	var paths []Path
-	given := map[string]string{} // key → its Paths entry (Captured's name)
+	paths := make([]Path, 0, len(o.Paths))
+	var given map[string]string // key → its Paths entry (Captured's name)
+	if o.Captured != nil {
+		given = map[string]string{}
+	}
+	links := map[string]bool{}
 	for _, s := range o.Paths {
-		p, err := e.Resolve(s)
+		p, err := e.resolve(s, links)
 		if err != nil {
 			out.Skipped = append(out.Skipped, Skip{Path: s, Why: errText(err)})
 			continue
 		}
-		if seen[p.Key] {
-			continue
+		if _, dup := given[p.Key]; given != nil && !dup {
+			given[p.Key] = s
 		}
-		seen[p.Key] = true
-		given[p.Key] = s
 		paths = append(paths, p)
 	}
-	sort.Slice(paths, func(i, j int) bool { return paths[i].Key < paths[j].Key })
+	// sorted by key, each once (no map of 100,000 keys for a first scan)
+	sort.SliceStable(paths, func(i, j int) bool { return paths[i].Key < paths[j].Key })
+	paths = slices.CompactFunc(paths, func(a, b Path) bool { return a.Key == b.Key })
 	var changed []*observed
+	// Each chunk is stored while the next is read (two cores: the reads
+	// and the journal's transactions overlap), in order.
+	var storing chan storedChunk // the chunk being stored, if any
+	stored := func() error {
+		if storing == nil {
+			return nil
+		}
+		r := <-storing
+		storing = nil
+		changed = append(changed, r.kept...)
+		return r.err
+	}
 	for start := 0; start < len(paths); {
 		if err := ctx.Err(); err != nil {
+			stored()
 			return nil, err
 		}
 		// read a chunk's worth, compare with the heads, store what changed
@@ -197,8 +214,9 @@ func (e *Engine) Observe(ctx context.Context, o Observation) (*Observed, error) 
 		// (each stat is the one its read starts from: readSettled)
 		end := start
 		var stats []fs.FileInfo
+		ds := newDirHandles()
 		for est := int64(0); end < len(paths) && est < observeChunk && end-start < 1024; end++ {
-			fi, err := paths[end].Root.root.Lstat(paths[end].Rel)
+			fi, err := ds.lstat(paths[end])
 			if err != nil {
 				fi = nil
 			} else if fi.Size() < e.streamMin {
@@ -221,12 +239,14 @@ func (e *Engine) Observe(ctx context.Context, o Observation) (*Observed, error) 
 					return
 				}
 			}
-			r.st, r.stamp, r.stamped, r.err = e.readSettled(paths[start+i], stats[i])
+			r.st, r.stamp, r.stamped, r.err = e.readSettled(paths[start+i], stats[i], ds)
 		})
+		moved := ds.moved() // read through a directory moved meanwhile: perhaps from outside the root
+		ds.close()
 		for i, r := range reads {
 			p, st, stamp, stamped, err := paths[start+i], r.st, r.stamp, r.stamped, r.err
 			switch {
-			case errors.Is(err, errUnsettled):
+			case errors.Is(err, errUnsettled), moved(p):
 				out.Unsettled = append(out.Unsettled, p.Key)
 				continue
 			case err != nil:
@@ -265,7 +285,7 @@ func (e *Engine) Observe(ctx context.Context, o Observation) (*Observed, error) 
 			time.Sleep(time.Until(until))
 			for _, i := range racy {
 				ob := chunk[i]
-				again, stamp, ok, err := e.readBetweenStats(ob.p, nil)
+				again, stamp, ok, err := e.readBetweenStats(ob.p, nil, nil)
 				if err != nil || !ok || stamp != ob.stamp || again.id != ob.fc.After {
 					out.Unsettled = append(out.Unsettled, ob.p.Key)
 					chunk[i] = nil
@@ -273,11 +293,17 @@ func (e *Engine) Observe(ctx context.Context, o Observation) (*Observed, error) 
 			}
 			chunk, datas = dropNil(chunk, datas)
 		}
-		kept, err := e.storeObserved(chunk, datas)
-		if err != nil {
+		if err := stored(); err != nil {
 			return nil, err
 		}
-		changed = append(changed, kept...)
+		storing = make(chan storedChunk, 1)
+		go func(c chan<- storedChunk) {
+			kept, err := e.storeObserved(chunk, datas)
+			c <- storedChunk{kept, err}
+		}(storing)
+	}
+	if err := stored(); err != nil {
+		return nil, err
 	}
 	if len(changed) == 0 {
 		return out, nil
@@ -297,6 +323,12 @@ func (e *Engine) Observe(ctx context.Context, o Observation) (*Observed, error) 
 	return out, nil
 }
 
+// storedChunk is what storeObserved kept of a chunk, or why it failed.
+type storedChunk struct {
+	kept []*observed
+	err  error
+}
+
 // errUnsettled: a file changed while it was being read.
 var errUnsettled = errors.New("replay: file changed while it was read")
 
@@ -305,9 +337,9 @@ var errUnsettled = errors.New("replay: file changed while it was read")
 // half old and half new (errUnsettled after a few tries). A missing file is
 // a state too (exists false). before, if not nil, is a stat of p taken
 // before this call, the first try's first stat.
-func (e *Engine) readSettled(p Path, before fs.FileInfo) (state, Stamp, bool, error) {
+func (e *Engine) readSettled(p Path, before fs.FileInfo, ds *dirHandles) (state, Stamp, bool, error) {
 	for try := 0; ; try++ {
-		st, stamp, ok, err := e.readBetweenStats(p, before)
+		st, stamp, ok, err := e.readBetweenStats(p, before, ds)
 		if !errors.Is(err, errUnsettled) || try == 3 {
 			return st, stamp, ok, err
 		}
@@ -342,11 +374,11 @@ func dropNil(chunk []*observed, datas [][]byte) ([]*observed, [][]byte) {
 // nil (a stat of p taken earlier: the stats then span a longer time, which
 // proves no less), and the read takes its size and mode from it, so each
 // file costs two stats, not three.
-func (e *Engine) readBetweenStats(p Path, before fs.FileInfo) (state, Stamp, bool, error) {
+func (e *Engine) readBetweenStats(p Path, before fs.FileInfo, ds *dirHandles) (state, Stamp, bool, error) {
 	given := before != nil
 	if !given {
 		var err error
-		before, err = p.Root.root.Lstat(p.Rel)
+		before, err = ds.lstat(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			return state{}, Stamp{}, true, nil
 		}
@@ -354,14 +386,14 @@ func (e *Engine) readBetweenStats(p Path, before fs.FileInfo) (state, Stamp, boo
 			return state{}, Stamp{}, false, mapFSError(p, "stat", err)
 		}
 	}
-	st, err := e.readStated(p, true, before)
+	st, err := e.readStated(p, true, before, ds)
 	if err != nil && given { // gone or changed since the stat given: again from a stat of now
 		return state{}, Stamp{}, false, errUnsettled
 	}
 	if err != nil {
 		return state{}, Stamp{}, false, err
 	}
-	after, err := p.Root.root.Lstat(p.Rel)
+	after, err := ds.lstat(p)
 	if err != nil || !st.exists {
 		return state{}, Stamp{}, false, errUnsettled
 	}
@@ -551,8 +583,10 @@ func (e *Engine) appendObserved(db *journal.DB, o Observation, changed []*observ
 // first seen. The journal is held.
 func (e *Engine) classifyObserved(tx *journal.Tx, o Observation, changed []*observed, out *Observed) (plain, first []journal.FileChange) {
 	deleted := map[snapshot.ID]string{} // content → path, of files gone
+	ds := newDirHandles()
+	defer ds.close()
 	for _, ob := range changed {
-		fi, err := ob.p.Root.root.Lstat(ob.p.Rel)
+		fi, err := ds.lstat(ob.p)
 		exists := err == nil
 		same := exists == !ob.fc.After.IsZero()
 		if same && exists {

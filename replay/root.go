@@ -76,7 +76,13 @@ func within(dir, p string) (string, bool) {
 // root) to a Path. It refuses NUL bytes, empty paths, paths outside every
 // root and paths inside the journal's directory. Symlinks are checked when the
 // file is opened, by os.Root.
-func (e *Engine) Resolve(p string) (Path, error) {
+func (e *Engine) Resolve(p string) (Path, error) { return e.resolve(p, nil) }
+
+// resolve is Resolve; links, if not nil, remembers for the calls that
+// share it which directories lead into the journal through a symbolic link
+// (forbidden), so that a call resolving thousands of paths (Observe)
+// resolves each directory once, not once per file.
+func (e *Engine) resolve(p string, links map[string]bool) (Path, error) {
 	bad := func(err error, why string) (Path, error) {
 		return Path{}, &PathError{Path: p, Err: err, Msg: why}
 	}
@@ -115,7 +121,7 @@ func (e *Engine) Resolve(p string) (Path, error) {
 	if root != e.roots[0] {
 		out.Key = filepath.ToSlash(out.Abs())
 	}
-	if e.forbidden(out) {
+	if e.forbidden(out, links) {
 		return bad(ErrOutsideRoot, "the journal's own directory is off limits")
 	}
 	return out, nil
@@ -136,7 +142,7 @@ func (e *Engine) rootOf(abs string) (*Root, string) {
 	return nil, ""
 }
 
-func (e *Engine) forbidden(p Path) bool {
+func (e *Engine) forbidden(p Path, links map[string]bool) bool {
 	abs := p.Abs()
 	if _, ok := within(e.journalDir, abs); ok {
 		return true
@@ -149,8 +155,14 @@ func (e *Engine) forbidden(p Path) bool {
 	// passes os.Root but leads into the journal: check where the deepest
 	// existing parent directory really is.
 	for d := filepath.Dir(abs); len(d) > len(p.Root.Dir); d = filepath.Dir(d) {
+		if in, ok := links[d]; ok {
+			return in
+		}
 		if real, err := filepath.EvalSymlinks(d); err == nil {
 			_, in := within(e.journalDir, real)
+			if links != nil {
+				links[d] = in
+			}
 			return in
 		}
 	}

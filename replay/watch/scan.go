@@ -29,9 +29,10 @@ type tree struct {
 // journal keeps, and a linked directory may be outside every root).
 // enter, if set, is called for each directory kept before its entries are
 // walked (the watcher adds its watch there, so that nothing created during
-// the walk is missed).
-func walk(eng *replay.Engine, enter func(dir string) error) (*tree, error) {
-	t := &tree{files: map[string]replay.Stamp{}}
+// the walk is missed). About n files are expected (the cache's: the map
+// of files is made that large at once, not grown).
+func walk(eng *replay.Engine, n int, enter func(dir string) error) (*tree, error) {
+	t := &tree{files: make(map[string]replay.Stamp, n)}
 	jdir := filepath.Dir(Dir(eng))
 	for i, root := range eng.Roots() {
 		rules := NewRules()
@@ -42,17 +43,7 @@ func walk(eng *replay.Engine, enter func(dir string) error) (*tree, error) {
 				return enter(d)
 			}
 			return nil
-		}, func(k string, e fs.DirEntry) {
-			fi, err := e.Info()
-			if err != nil {
-				return
-			}
-			st, _ := replay.StampOf(fi)
-			if st.Size == 0 {
-				st.Size = fi.Size()
-			}
-			t.files[k] = st
-		})
+		}, func(k string, st replay.Stamp) { t.files[k] = st })
 		if err != nil {
 			return nil, fmt.Errorf("watch: walk %s: %w", root.Dir, err)
 		}
@@ -63,28 +54,26 @@ func walk(eng *replay.Engine, enter func(dir string) error) (*tree, error) {
 // walkDir walks the directory start of root (first: the engine's first
 // root, whose keys are relative), entering each directory the rules keep
 // (rules.Enter, then dir) and passing each regular file they keep to file
-// with its journal key. It skips the journal's directory jdir, wherever it
-// is, and follows no symbolic link. Only an error on start itself, or
-// from dir, ends it: a path that vanished meanwhile has its own event.
-func walkDir(root *replay.Root, first bool, start string, rules *Rules, jdir string, dir func(abs string) error, file func(key string, e fs.DirEntry)) error {
-	return filepath.WalkDir(start, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			if p == start {
-				return err
+// with its journal key and identity. It skips the journal's directory jdir,
+// wherever it is, and follows no symbolic link (replay.Root.Walk). Only an
+// error on start itself, or from dir, ends it: a path that vanished
+// meanwhile has its own event.
+func walkDir(root *replay.Root, first bool, start string, rules *Rules, jdir string, dir func(abs string) error, file func(key string, st replay.Stamp)) error {
+	rel, err := filepath.Rel(root.Dir, start)
+	if err != nil {
+		return err
+	}
+	return root.Walk(filepath.ToSlash(rel), func(e replay.WalkEntry) error {
+		p := filepath.Join(root.Dir, filepath.FromSlash(e.Rel))
+		if e.Dir {
+			if e.Rel != "." && (p == jdir || rules.ignoredInWalk(e.Rel, true)) {
+				return fs.SkipDir
 			}
-			return nil
-		}
-		rel, _ := filepath.Rel(root.Dir, p)
-		rel = filepath.ToSlash(rel)
-		if e.IsDir() {
-			if rel != "." && (p == jdir || rules.ignoredInWalk(rel, true)) {
-				return filepath.SkipDir
-			}
-			rules.Enter(p, rel)
+			rules.Enter(p, e.Rel)
 			return dir(p)
 		}
-		if e.Type().IsRegular() && !rules.ignoredInWalk(rel, false) {
-			file(key(root, rel, first), e)
+		if !rules.ignoredInWalk(e.Rel, false) {
+			file(key(root, e.Rel, first), e.Stamp)
 		}
 		return nil
 	})
@@ -284,7 +273,7 @@ func hasHead(heads map[string]journal.Head, k string) bool {
 // deleted): files made while no watcher ran, which the next start records
 // as first seen. `journal status` names them beside the changed ones.
 func Untracked(eng *replay.Engine) ([]string, error) {
-	t, err := walk(eng, nil)
+	t, err := walk(eng, 0, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -107,7 +107,7 @@ func (h *harness) heads() map[string]string {
 func (h *harness) disk() map[string]string {
 	h.t.Helper()
 	out := map[string]string{}
-	t, err := walk(h.eng, nil)
+	t, err := walk(h.eng, 0, nil)
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -191,7 +190,7 @@ func Start(ctx context.Context, eng *replay.Engine, o Options) (*Watcher, error)
 	// watches first, then the catch-up: a change made during the walk is
 	// either seen by the walk or sent by a watch
 	w.mu.Lock()
-	t, err := walk(eng, func(d string) error { w.addWatch(d); return nil })
+	t, err := walk(eng, len(w.cache.Files), func(d string) error { w.addWatch(d); return nil })
 	if err == nil {
 		w.rules = t.rules
 	}
@@ -413,7 +412,7 @@ func (w *Watcher) addTree(d string, i int, into map[string]bool) {
 	walkDir(roots[i], i == 0, d, rulesAt(w.rules, i), filepath.Dir(w.dir), func(p string) error {
 		w.addWatch(p)
 		return nil
-	}, func(k string, _ fs.DirEntry) {
+	}, func(k string, _ replay.Stamp) {
 		if into != nil {
 			into[k] = true
 		} else {
@@ -800,7 +799,7 @@ func (w *Watcher) recordTaken(ctx context.Context, calls []Call, t taken, all bo
 	tool, args, actor := attribution(calls)
 	if t.rescan {
 		w.mu.Lock()
-		tr, err := walk(w.eng, func(d string) error { w.addWatch(d); return nil })
+		tr, err := walk(w.eng, len(w.cache.Files), func(d string) error { w.addWatch(d); return nil })
 		if err == nil {
 			w.rules = tr.rules
 		}
