@@ -5,9 +5,8 @@
 // A batch commits by one of two paths: the usual edit by one record in the
 // journal's write-ahead log ("Logged batches"), every other batch (new
 // files, deletes, large or streamed contents) by a bbolt intent ("The apply
-// protocol"); ARCHITECTURE.md says why both are kept. Outside changes are
-// recorded by Observe, which writes no file ("Outside changes: Observe").
-// What each path writes, step by step, is in docs/DESIGN.md.
+// protocol"); ARCHITECTURE.md says why both are kept, docs/DESIGN.md what
+// each writes. Observe records outside changes and writes no file.
 //
 // # Roots and paths
 //
@@ -17,17 +16,11 @@
 // journal's directory. A symbolic link as the final component is refused
 // (writing through a temp file and rename would replace the link), and so is a
 // regular file with more than one hard link (its other name may be outside).
-//
-// # Walking a root
-//
-// Root.Walk is the one walk of a root's tree (the watcher's, a hook's
-// without a watcher, status's). It starts from the os.Root's own
-// directory and opens each directory relative to its parent's open
-// handle with O_NOFOLLOW; each name is stat'd relative to its directory
-// without following it. So it never follows a symbolic link, and a
-// directory swapped for a link or another directory between its stat and
-// its open is skipped. It passes directories and regular files only; a
-// name that vanishes or cannot be opened is skipped, never an error.
+// Root.Walk, the one walk of a tree (watcher, hooks, status), opens each
+// directory at its parent's handle with O_NOFOLLOW and stats names there
+// unfollowed: a link is never followed, a directory swapped between its
+// stat and its open is skipped, and only directories and regular files
+// are passed (a name that vanishes or cannot be opened is skipped).
 //
 // # The apply protocol
 //
@@ -99,19 +92,16 @@
 //     last event (another server's batches, or a stopped process's) adopts
 //     them: rolls them forward, keeps them as its own logged batches and
 //     appends after them. Any process's checkpoint ends the run for all.
-//   - What this gives up: until the checkpoint an acknowledged edit's file
-//     is in the page cache. A power failure then can leave the file as it
-//     was (or torn) until the journal is next opened, which puts it back
-//     from the log; a process crash loses nothing.
+//   - What this gives up: until the checkpoint a power failure can leave
+//     an acknowledged edit's file as it was (or torn) until the journal is
+//     next opened, which puts it back from the log.
 //
 // # Recovery
 //
-// Recover (recover.go) runs when an engine opens the journal and under the
-// lock before every batch, and is idempotent. In order: noted temps whose
-// intent or record never landed removed; staged temps removed where they
-// can be reached; other processes' pending events sealed or rolled back
-// ("The apply protocol"); the log's records past the bbolt file's last
-// event rolled forward and their events appended ("Logged batches").
+// Recover (recover.go), idempotent, runs as an engine opens the journal and
+// under the lock before every batch: noted and staged temps removed,
+// pending events sealed or rolled back, the log's records past the bbolt
+// file's last event rolled forward ("Logged batches").
 //
 // # Revert, undo, redo, restore, rewind
 //
