@@ -1,6 +1,5 @@
-// Package replay is the engine: workspace roots and path safety, atomic
-// multi-file apply, crash recovery, change detection, revert, undo, redo,
-// restore, rewind and status — all as folds over the journal.
+// Package replay is the engine: roots and path safety, atomic multi-file
+// apply, recovery, change detection, revert, undo, restore, rewind, status.
 //
 // A batch commits by one of two paths: the usual edit by one record in the
 // journal's write-ahead log ("Logged batches"), every other batch (new
