@@ -422,6 +422,7 @@ func scan(ctx context.Context, eng *replay.Engine, baseline bool, tool string, a
 		kc <- known{h, err}
 	}()
 	w := newWatcher(eng, dir, o)
+	w.walked = true
 	t, err := walk(eng, len(w.cache.Files), nil)
 	k := <-kc
 	if err != nil {

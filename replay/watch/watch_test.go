@@ -744,3 +744,43 @@ func TestWatch_EditDuringTheFirstWalk(t *testing.T) {
 		t.Fatalf("%d baseline events; the edit's before %v", baseline, res.Files[0].Before)
 	}
 }
+
+// A hook without a watcher records the file its call just wrote without
+// waiting out the racy margin (no stamp cached for it), and the next hook's
+// walk reads it again: a write of the same size right after the read is
+// recorded then, not lost behind a cached identity.
+func TestWatch_AloneRacyFileReadAgain(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "f.txt"), []byte("one\n"), 0o644)
+	h := newHarness(t, dir)
+	h.stop()
+	ctx := context.Background()
+	call := Call{ID: "toolu_1", Agent: "claude-code", Session: "s1", Tool: "Bash", Origin: "hook", Input: []byte(`{"command":"echo two > f.txt"}`)}
+	if _, err := Begin(ctx, h.eng, call); err != nil {
+		t.Fatal(err)
+	}
+	last := h.last()
+	os.WriteFile(filepath.Join(dir, "f.txt"), []byte("two\n"), 0o644)
+	if r, err := End(ctx, h.eng, call); err != nil || len(r.Events) != 1 {
+		t.Fatalf("end alone: %v %+v", err, r)
+	}
+	c := loadCache(filepath.Join(Dir(h.eng), "cache"))
+	fi, _ := os.Lstat(filepath.Join(dir, "f.txt"))
+	if st, _ := replay.StampOf(fi); c.Files["f.txt"].Stamp == st {
+		t.Fatalf("the cache vouches for a file read within the racy margin: %+v", c.Files["f.txt"])
+	}
+	// the same size again, right after the read
+	os.WriteFile(filepath.Join(dir, "f.txt"), []byte("six\n"), 0o644)
+	call.ID = "toolu_2"
+	if _, err := Begin(ctx, h.eng, call); err != nil {
+		t.Fatal(err)
+	}
+	evs := h.events(last + 1)
+	if len(evs) != 2 || evs[0].Tool != "Bash" || evs[1].Tool != journal.ToolCatchUp {
+		t.Fatalf("events: %d %+v", len(evs), evs)
+	}
+	got, _, err := h.eng.Content(evs[1].Files[0].After, 1<<20)
+	if err != nil || string(got) != "six\n" {
+		t.Fatalf("the next walk recorded %q, %v", got, err)
+	}
+}

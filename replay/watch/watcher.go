@@ -95,6 +95,12 @@ type Watcher struct {
 	dir  string // <journal dir>/watch
 	fw   *fsnotify.Watcher
 	lock func()
+	// walked: this watcher is one walk of a hook without a watcher
+	// (scan); the next walk compares every file with the cache, so a file
+	// recorded without its stamp (changed within the racy margin of its
+	// read: none cached) is read again then, as inotify would have it
+	// read again — the read is not waited out and repeated.
+	walked bool
 
 	mu        sync.Mutex // guards the fields below
 	dirty     map[string]*dirtyState
@@ -955,7 +961,7 @@ func (w *Watcher) observe(ctx context.Context, dirty map[string]bool, baseline b
 		}
 		kept = append(kept, k)
 	}
-	o := replay.Observation{Paths: kept, Tool: tool, Args: args, Actor: actor, Baseline: baseline, Watched: w.fw != nil}
+	o := replay.Observation{Paths: kept, Tool: tool, Args: args, Actor: actor, Baseline: baseline, Watched: w.fw != nil || w.walked}
 	if len(capt) > 0 {
 		o.Captured = capt[0]
 	}
