@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -204,8 +205,8 @@ func cloneCheckpoints(ctx context.Context, s *Store, j *journal.Journal, ws stri
 }
 
 // fetchContent stores content id in the clone's journal unless it holds it:
-// its manifest, then its chunks streamed into the store, the whole checked
-// against id. It returns 1 if it fetched it; errNoKey when the remote is
+// the chunk of that ID, or else its manifest and then its chunks streamed
+// into the store, the whole checked against id. It returns 1 if it fetched it; errNoKey when the remote is
 // encrypted and ring has no key for it.
 func fetchContent(ctx context.Context, s *Store, db *journal.DB, id snapshot.ID, ring *keyFile) (int, error) {
 	have := false
@@ -216,6 +217,22 @@ func fetchContent(ctx context.Context, s *Store, db *journal.DB, id snapshot.ID,
 	})
 	if have {
 		return 0, nil
+	}
+	// a content of one chunk (every small file) is that chunk and has no
+	// manifest: asked for first, it takes one GET, not a manifest's 404
+	// and then the chunk (a larger content's manifest is asked for after
+	// one 404)
+	if b, err := s.singleChunk(ctx, id, ring); err == nil {
+		got, _, err := snapshot.PutStream(db.UpdateRaw, bytes.NewReader(b), 0)
+		if err != nil {
+			return 0, err
+		}
+		if got != id {
+			return 0, fail(ErrDamaged, "remote %s: %s makes another content (%s)", s.r.Name, chunkKey(id), got.Short())
+		}
+		return 1, nil
+	} else if !errors.Is(err, ErrNotFound) {
+		return 0, err
 	}
 	size, chunks, keys, err := s.contentChunks(ctx, id, ring)
 	if err != nil {
@@ -249,6 +266,21 @@ func fetchContent(ctx context.Context, s *Store, db *journal.DB, id snapshot.ID,
 // errNoKey is a content of an encrypted remote whose key the key store
 // does not hold.
 var errNoKey = errors.New("remote: no key for the content")
+
+// singleChunk returns content id as a chunk of its own (verified: its
+// bytes are the content), ErrNotFound when there is none (a content of
+// several chunks), errNoKey when the remote is encrypted and ring has no
+// key for it.
+func (s *Store) singleChunk(ctx context.Context, id snapshot.ID, ring *keyFile) ([]byte, error) {
+	if ring == nil {
+		return s.chunk(ctx, id, nil)
+	}
+	key, ok := ring.contents[id]
+	if !ok {
+		return nil, errNoKey
+	}
+	return s.chunk(ctx, id, &key)
+}
 
 // contentChunks reads content id's manifest: its size (-1: unknown, a
 // content of one chunk, which has none), its chunks and, on an encrypted
