@@ -1,0 +1,90 @@
+package main_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// exploreCall runs one Claude Code Bash call of session under its hooks
+// (no watcher: the hook walks the workspace itself).
+func exploreCall(t *testing.T, dir, session, id, command string) {
+	t.Helper()
+	for _, ev := range []string{"PreToolUse", "PostToolUse"} {
+		if ev == "PostToolUse" {
+			bash(t, dir, command)
+		}
+		if r := hookRun(t, dir, false, claudeCall(dir, ev, session, id, command), "hook", "claude-code"); r.code != 0 {
+			t.Fatalf("%s: %+v", ev, r)
+		}
+	}
+}
+
+func explorePrompt(t *testing.T, dir, session, id string) {
+	t.Helper()
+	in := fmt.Sprintf(`{"session_id":%q,"cwd":%q,"hook_event_name":"UserPromptSubmit","prompt_id":%q,"prompt":"work"}`, session, dir, id)
+	if r := hookRun(t, dir, false, in, "hook", "claude-code"); r.code != 0 {
+		t.Fatalf("prompt: %+v", r)
+	}
+}
+
+// TestExplore_DuplicateLinesOfAnotherSession: session S1 writes func c,
+// session S2 then appends func d, whose body is the same text as c's. Every
+// line of func d is S2's new text (the file now holds two copies of each),
+// yet journal blame, journal git blame and the commit's note credit d's
+// body to S1 — and a person's baseline lines take an agent's new
+// "return 1" and "}" the same way. Blame's conservation rule (a changed
+// line whose text the history holds under one owner is that owner's) is
+// applied to an agent's hooked call (an observe event) even where the
+// file still holds the original copy: nothing was put back.
+func TestExplore_DuplicateLinesOfAnotherSession(t *testing.T) {
+	dir := t.TempDir()
+	gitEnvInAllow(t, dir, "init", "-q", "-b", "main")
+	files(t, dir, map[string]string{"k.go": "func a() {\n\treturn 1\n}\n"})
+	gitEnvInAllow(t, dir, "add", "-A")
+	gitEnvInAllow(t, dir, "commit", "-qm", "start")
+	ok(t, dir, "exec", "--", "true") // the journal, with its baseline
+	ok(t, dir, "git", "install")
+
+	body := `\tif err := f(); err != nil {\n\t\treturn err\n\t}\n\treturn nil\n}\n`
+	explorePrompt(t, dir, "S0", "P0")
+	exploreCall(t, dir, "S0", "t0", `printf 'func b() {\n\treturn 1\n}\n' >> k.go`)
+	explorePrompt(t, dir, "S1", "P1")
+	exploreCall(t, dir, "S1", "t1", `printf 'func c() error {\n`+body+`' >> k.go`)
+	explorePrompt(t, dir, "S2", "Q1")
+	exploreCall(t, dir, "S2", "u1", `printf 'func d() error {\n`+body+`' >> k.go`)
+
+	var owners []string // per line, its event number in journal blame
+	for _, l := range strings.Split(strings.TrimRight(ok(t, dir, "blame", "k.go"), "\n"), "\n") {
+		owners = append(owners, strings.Fields(l)[0])
+	}
+	if len(owners) != 18 {
+		t.Fatalf("blame: %d lines: %q", len(owners), owners)
+	}
+	var bad []string
+	for i := 3; i < 6; i++ { // func b: S0's three lines
+		if owners[i] != owners[3] {
+			bad = append(bad, fmt.Sprintf("journal blame line %d (func b, S0's): %q, want %q", i+1, owners[i], owners[3]))
+		}
+	}
+	for i := 12; i < 18; i++ { // func d: S2's six lines
+		if owners[i] != owners[12] {
+			bad = append(bad, fmt.Sprintf("journal blame line %d (func d, S2's): %q, want %q", i+1, owners[i], owners[12]))
+		}
+	}
+	gitEnvInAllow(t, dir, "commit", "-qam", "b c d")
+	gb := strings.Split(strings.TrimRight(ok(t, dir, "git", "blame", "k.go"), "\n"), "\n")
+	for i := 12; i < 18 && i < len(gb); i++ {
+		if !strings.Contains(gb[i], "session S2") {
+			bad = append(bad, fmt.Sprintf("journal git blame line %d (func d): %q, want session S2", i+1, gb[i]))
+		}
+	}
+	for i := 3; i < 6 && i < len(gb); i++ {
+		if !strings.Contains(gb[i], "session S0") {
+			bad = append(bad, fmt.Sprintf("journal git blame line %d (func b): %q, want session S0", i+1, gb[i]))
+		}
+	}
+	if len(bad) > 0 {
+		t.Fatalf("%s\njournal git blame:\n%s", strings.Join(bad, "\n"), strings.Join(gb, "\n"))
+	}
+}
