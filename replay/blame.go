@@ -534,8 +534,24 @@ func (m *blameMemory) restore(text []string, owners []uint64, seq uint64) {
 	for i := range text {
 		changed[i] = owners[i] == seq
 	}
+	// A text (or trivial line beside its neighbour) the change kept is
+	// still in the file: a changed copy of it is a new copy, not one put
+	// back, and stays the change's (a second function with the same body).
+	kept := map[string]bool{}
 	for i, t := range text {
-		if changed[i] && distinctive(t) {
+		if changed[i] {
+			continue
+		}
+		kept[t] = true
+		if i > 0 && !changed[i-1] {
+			kept[pairAfter(text[i-1], t)] = true
+		}
+		if i+1 < len(text) && !changed[i+1] {
+			kept[pairBefore(t, text[i+1])] = true
+		}
+	}
+	for i, t := range text {
+		if changed[i] && distinctive(t) && !kept[t] {
 			if l, ok := m.line(t); ok && !l.many {
 				owners[i] = l.seq
 			}
@@ -543,14 +559,14 @@ func (m *blameMemory) restore(text []string, owners []uint64, seq uint64) {
 	}
 	for i := range text { // a trivial line after its neighbour
 		if changed[i] && owners[i] == seq && i > 0 && !distinctive(text[i]) {
-			if l, ok := m.lines[pairAfter(text[i-1], text[i])]; ok && !l.many && owners[i-1] == l.seq && l.seq != seq {
+			if l, ok := m.lines[pairAfter(text[i-1], text[i])]; ok && !kept[pairAfter(text[i-1], text[i])] && !l.many && owners[i-1] == l.seq && l.seq != seq {
 				owners[i] = l.seq
 			}
 		}
 	}
 	for i := len(text) - 1; i >= 0; i-- { // a trivial line before its neighbour
 		if changed[i] && owners[i] == seq && i+1 < len(text) && !distinctive(text[i]) {
-			if l, ok := m.lines[pairBefore(text[i], text[i+1])]; ok && !l.many && owners[i+1] == l.seq && l.seq != seq {
+			if l, ok := m.lines[pairBefore(text[i], text[i+1])]; ok && !kept[pairBefore(text[i], text[i+1])] && !l.many && owners[i+1] == l.seq && l.seq != seq {
 				owners[i] = l.seq
 			}
 		}

@@ -156,8 +156,11 @@
 //     changed line whose distinctive text (three characters or more besides
 //     white space, two of them letters or digits) the history holds under
 //     one owner is that owner's, and a brace or blank line is where it stood
-//     beside the same neighbour under the same owner. Only lines new to the
-//     file are the change's. A tool's edit owns what it changed.
+//     beside the same neighbour under the same owner — unless the change
+//     kept that text (or that brace beside that neighbour) elsewhere in the
+//     file: then the changed line is a new copy, not one put back (a second
+//     function with the same body). Only lines new to the file are the
+//     change's. A tool's edit owns what it changed.
 //   - Fail closed. A text two owners wrote proves neither; a line the journal
 //     never held, or held only past a gc, is owned by no event (0) — in a
 //     git note, untracked. A redacted version with no record of its lines
