@@ -88,3 +88,37 @@ func TestExplore_DuplicateLinesOfAnotherSession(t *testing.T) {
 		t.Fatalf("%s\njournal git blame:\n%s", strings.Join(bad, "\n"), strings.Join(gb, "\n"))
 	}
 }
+
+// TestExplore_MoveWithEditInOneCall: a person's m.go (committed, in the
+// baseline); an agent's one Bash call `git mv m.go main2.go && sed -i ...`
+// changes one line. journal git blame (git's rename) credits the agent with
+// that one line only; journal blame credits it also with the person's "}"
+// after it (and any short line: the event is a delete and a create whose
+// content differs, so no move is seen and only distinctive lines are
+// carried over by the memory).
+func TestExplore_MoveWithEditInOneCall(t *testing.T) {
+	dir := t.TempDir()
+	gitEnvInAllow(t, dir, "init", "-q", "-b", "main")
+	files(t, dir, map[string]string{"m.go": "package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n", "g.txt": "g1\ng-two\n"})
+	gitEnvInAllow(t, dir, "add", "-A")
+	gitEnvInAllow(t, dir, "commit", "-qm", "start")
+	ok(t, dir, "exec", "--", "true") // the journal, with its baseline
+	explorePrompt(t, dir, "S2", "Q9")
+	exploreCall(t, dir, "S2", "u9", `git mv m.go main2.go && sed -i 's/hi/hello/' main2.go`)
+	explorePrompt(t, dir, "S2", "Q10")
+	exploreCall(t, dir, "S2", "u10", `git mv g.txt g2.txt && echo g-three >> g2.txt`)
+	var bad []string
+	check := func(path string, agent int) {
+		for i, l := range strings.Split(strings.TrimRight(ok(t, dir, "blame", path), "\n"), "\n") {
+			isAgent := strings.Contains(l, "claude-code/S2")
+			if isAgent != (i+1 == agent) {
+				bad = append(bad, fmt.Sprintf("%s line %d: %q (the agent's line is %d only)", path, i+1, l, agent))
+			}
+		}
+	}
+	check("main2.go", 4)
+	check("g2.txt", 3)
+	if len(bad) > 0 {
+		t.Fatalf("journal blame after a move with an edit in one call:\n%s", strings.Join(bad, "\n"))
+	}
+}
