@@ -739,6 +739,9 @@ func blameHistory(tx *journal.Tx, key string, at uint64, event func(seq uint64) 
 				if q != "" {
 					s.before = f.After // the old path's last version: the very content
 					next, below = q, d
+				} else if q, old := movedEdited(ev, path); q != "" {
+					s.before = old // the old path's last version, edited on the way
+					next, below = q, ev.Seq
 				}
 			}
 			steps = append(steps, s)
@@ -821,6 +824,29 @@ func besideCreates(steps []blameStep, key string, at uint64, event func(uint64) 
 		}
 	}
 	return out, nil
+}
+
+// movedEdited finds the path an outside change that created path moved it
+// from while editing it on the way (`git mv a b && sed -i ... b` in one
+// call): the event deleted exactly one path and created only this one. It
+// returns that path and its last version; lines the two share keep their
+// owners, as a tool's move with an edit.
+func movedEdited(ev *journal.Event, path string) (q string, before snapshot.ID) {
+	n := 0
+	for _, g := range ev.Files {
+		switch {
+		case g.Path == path:
+		case g.After.IsZero() && !g.Before.IsZero():
+			q, before = g.Path, g.Before
+			n++
+		case g.Before.IsZero() && !g.After.IsZero():
+			return "", snapshot.ID{} // another create: which came from where is not known
+		}
+	}
+	if n != 1 {
+		return "", snapshot.ID{}
+	}
+	return q, before
 }
 
 // movedNear is how many events before and after an outside create

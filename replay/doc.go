@@ -146,7 +146,9 @@
 //     exact text into the file's history (every life of the file: a file
 //     deleted and made again; the old path of a move the journal or git
 //     reports, or that the journal saw as an outside create and a delete of
-//     that very content within three events; for an outside create no move
+//     that very content within three events, or the one path deleted by
+//     the outside event that made only this file — a move edited on the way;
+//     for an outside create no move
 //     explains, the paths deleted within three events of it). Exact bytes
 //     only, never similarity.
 //   - Conservation. A change that only puts content back — an outside change
