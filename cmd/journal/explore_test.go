@@ -122,3 +122,46 @@ func TestExplore_MoveWithEditInOneCall(t *testing.T) {
 		t.Fatalf("journal blame after a move with an edit in one call:\n%s", strings.Join(bad, "\n"))
 	}
 }
+
+// TestExplore_TwoSessionsCallsOpenAtOnce: two agents' sessions, S1 and
+// S2, each with a Bash call open (S1's a long `sleep`); S2's command writes
+// r.txt, then S1's call ends first. The watcher names the event for both
+// calls ("2 calls at once"), but its actor is S1's — the first call's
+// (replay/watch/call.go attribution) — so journal blame and the commit's
+// note credit S2's line to session S1 (and `journal undo --session S1`
+// would take it back). Calls of different sessions open at once cannot be
+// told apart: the line is neither's to claim (fail closed: no session
+// named), never the other session's.
+func TestExplore_TwoSessionsCallsOpenAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	gitEnvInAllow(t, dir, "init", "-q", "-b", "main")
+	files(t, dir, map[string]string{"a.txt": "a\n"})
+	gitEnvInAllow(t, dir, "add", "-A")
+	gitEnvInAllow(t, dir, "commit", "-qm", "start")
+	stop := startWatch(t, dir)
+	defer stop()
+	step := func(in string) {
+		t.Helper()
+		if r := hookRun(t, dir, false, in, "hook", "claude-code"); r.code != 0 || r.stderr != "" {
+			t.Fatalf("hook: exit %d, stderr %q", r.code, r.stderr)
+		}
+	}
+	step(claudeCall(dir, "PreToolUse", "S1", "a2", "sleep 1"))
+	step(claudeCall(dir, "PreToolUse", "S2", "b2", "echo r-by-S2 > r.txt"))
+	bash(t, dir, "echo r-by-S2 > r.txt")
+	step(claudeCall(dir, "PostToolUse", "S1", "a2", "sleep 1"))
+	step(claudeCall(dir, "PostToolUse", "S2", "b2", "echo r-by-S2 > r.txt"))
+	ok(t, dir, "git", "install")
+	gitEnvInAllow(t, dir, "add", "r.txt")
+	gitEnvInAllow(t, dir, "commit", "-qm", "r")
+	var bad []string
+	if b := ok(t, dir, "blame", "r.txt"); strings.Contains(b, "claude-code/S1") {
+		bad = append(bad, "journal blame: "+b)
+	}
+	if b := ok(t, dir, "git", "blame", "r.txt"); strings.Contains(b, "session S1") {
+		bad = append(bad, "journal git blame: "+b)
+	}
+	if len(bad) > 0 {
+		t.Fatalf("S2's line credited to session S1:\n%s", strings.Join(bad, "\n"))
+	}
+}
