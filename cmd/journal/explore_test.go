@@ -1,9 +1,12 @@
 package main_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // exploreCall runs one Claude Code Bash call of session under its hooks
@@ -163,5 +166,39 @@ func TestExplore_TwoSessionsCallsOpenAtOnce(t *testing.T) {
 	}
 	if len(bad) > 0 {
 		t.Fatalf("S2's line credited to session S1:\n%s", strings.Join(bad, "\n"))
+	}
+}
+
+// TestExplore_MoveTextKeepsAuthors: a person's m.txt; an agent's MCP
+// edit_move_text moves its first two lines (one of them the person's,
+// untouched) to a new n.txt. README: "a move carries the lines over" —
+// yet journal blame credits the moved person's line to the agent's move
+// event, as if the agent wrote it (and a commit's note would too).
+func TestExplore_MoveTextKeepsAuthors(t *testing.T) {
+	dir := t.TempDir()
+	files(t, dir, map[string]string{"m.txt": "h1 by person\nh2 by person\nh3 by person\n"})
+	ok(t, dir, "exec", "--", "true") // the journal, and its baseline
+	c, stderr := serveStdio(t, dir, "agentX", "--watch=false")
+	call := func(name string, args map[string]any) {
+		t.Helper()
+		req := mcp.CallToolRequest{}
+		req.Params.Name = name
+		req.Params.Arguments = args
+		res, err := c.CallTool(context.Background(), req)
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %+v\n%s", name, err, res, stderr.String())
+		}
+	}
+	call("file_read", map[string]any{"file": "m.txt"})
+	call("edit_move_text", map[string]any{"ops": []map[string]any{{"source_path": "m.txt", "source_start_line": 1, "source_end_line": 2, "target_path": "n.txt", "target_line": -1}}})
+	c.Close()
+	b := ok(t, dir, "blame", "n.txt")
+	for i, l := range strings.Split(strings.TrimRight(b, "\n"), "\n") {
+		if strings.Contains(l, "agentX") {
+			t.Errorf("n.txt line %d, moved unchanged from m.txt, credited to the agent's move: %q", i+1, l)
+		}
+	}
+	if t.Failed() {
+		t.Logf("journal blame n.txt:\n%s", b)
 	}
 }
