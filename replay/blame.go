@@ -444,7 +444,10 @@ func restores(ev *journal.Event) bool {
 	case journal.KindObserve, journal.KindRevert, journal.KindUndo, journal.KindRedo, journal.KindRestore:
 		return true
 	}
-	return false
+	// edit_move_text writes no text of its own: the lines it moved are
+	// their writers' (the source path's history is in the memory:
+	// besideCreates)
+	return ev.Kind == journal.KindApply && ev.Tool == toolMoveText
 }
 
 // blameMemory is what a file's history held: every version's owners (run
@@ -789,6 +792,9 @@ func (r *blameReplay) remember(tx *journal.Tx, steps []blameStep, key string, at
 	return nil
 }
 
+// toolMoveText is the MCP tool that moves text (ops.KindMove).
+const toolMoveText = "edit_move_text"
+
 // maxBeside bounds the paths besideCreates returns.
 const maxBeside = 8
 
@@ -802,6 +808,14 @@ const maxBeside = 8
 func besideCreates(steps []blameStep, key string, at uint64, event func(uint64) (*journal.Event, error)) ([]string, error) {
 	var out []string
 	for _, s := range steps {
+		if s.ev.Kind == journal.KindApply && s.ev.Tool == toolMoveText {
+			for _, g := range s.ev.Files { // the paths text was moved from
+				if g.Path != key && !g.Before.IsZero() && !slices.Contains(out, g.Path) && len(out) < maxBeside {
+					out = append(out, g.Path)
+				}
+			}
+			continue
+		}
 		if s.ev.Kind != journal.KindObserve || !s.before.IsZero() || s.after.IsZero() {
 			continue
 		}

@@ -153,7 +153,8 @@
 //     only, never similarity.
 //   - Conservation. A change that only puts content back — an outside change
 //     (git checkout, stash pop, reset, revert, any shell command) or our
-//     revert, undo, redo or restore — keeps the owners the content had: a
+//     revert, undo, redo, restore or edit_move_text (its source paths'
+//     histories in the memory) — keeps the owners the content had: a
 //     version the history held whole takes its owners line for line; else a
 //     changed line whose distinctive text (three characters or more besides
 //     white space, two of them letters or digits) the history holds under
