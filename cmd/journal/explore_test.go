@@ -202,3 +202,35 @@ func TestExplore_MoveTextKeepsAuthors(t *testing.T) {
 		t.Logf("journal blame n.txt:\n%s", b)
 	}
 }
+
+// TestExplore_CommitInsideAgentsCall: an agent's one Bash call appends a
+// line and commits (`printf ... >> f.txt && git commit -qam ...`), beside
+// a running watcher. The post-commit hook asks the watcher to flush what
+// it has not recorded; the flush names no call (replay/watch/call.go,
+// op "flush": Flush(ctx, nil)) though the agent's call is open, so the
+// agent's line is recorded as an outside change: `external` in journal
+// blame, untracked in the note — and the call's own event, at its
+// after-hook, finds nothing left.
+func TestExplore_CommitInsideAgentsCall(t *testing.T) {
+	dir := t.TempDir()
+	gitEnvInAllow(t, dir, "init", "-q", "-b", "main")
+	files(t, dir, map[string]string{"f.txt": "a\n"})
+	gitEnvInAllow(t, dir, "add", "-A")
+	gitEnvInAllow(t, dir, "commit", "-qm", "start")
+	stop := startWatch(t, dir)
+	defer stop()
+	ok(t, dir, "git", "install")
+	explorePrompt(t, dir, "S1", "P1")
+	cmd := `printf 'agent line one\n' >> f.txt && git -c user.email=a@b -c user.name=A commit -qam agent`
+	exploreCall(t, dir, "S1", "t1", cmd)
+	var bad []string
+	if b := ok(t, dir, "blame", "f.txt"); !strings.Contains(b, "claude-code/S1") {
+		bad = append(bad, "journal blame:\n"+b)
+	}
+	if b := ok(t, dir, "git", "blame", "f.txt"); !strings.Contains(b, "session S1") {
+		bad = append(bad, "journal git blame:\n"+b)
+	}
+	if len(bad) > 0 {
+		t.Fatalf("the agent's line, committed inside its call, is not its:\n%s", strings.Join(bad, "\n"))
+	}
+}
