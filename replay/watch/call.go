@@ -243,7 +243,9 @@ func serveConn(w *Watcher, c net.Conn) {
 	var rec func() (*replay.Observed, error)
 	switch {
 	case req.Op == "flush":
-		ob, err = w.Flush(ctx, nil)
+		// what changed while agents' calls are open is theirs: a reader's
+		// or a git hook's flush (a commit inside an agent's call) names them
+		ob, err = w.Flush(ctx, w.openCallList())
 	case req.Op == "wait": // the recordings handed over before this are done
 		w.record.Lock()
 		done := w.lastDone
