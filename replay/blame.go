@@ -444,7 +444,10 @@ func restores(ev *journal.Event) bool {
 	case journal.KindObserve, journal.KindRevert, journal.KindUndo, journal.KindRedo, journal.KindRestore:
 		return true
 	}
-	return false
+	// edit_move_text writes no text of its own: the lines it moved are
+	// their writers' (the source path's history is in the memory:
+	// besideCreates)
+	return ev.Kind == journal.KindApply && ev.Tool == toolMoveText
 }
 
 // blameMemory is what a file's history held: every version's owners (run
@@ -534,8 +537,24 @@ func (m *blameMemory) restore(text []string, owners []uint64, seq uint64) {
 	for i := range text {
 		changed[i] = owners[i] == seq
 	}
+	// A text (or trivial line beside its neighbour) the change kept is
+	// still in the file: a changed copy of it is a new copy, not one put
+	// back, and stays the change's (a second function with the same body).
+	kept := map[string]bool{}
 	for i, t := range text {
-		if changed[i] && distinctive(t) {
+		if changed[i] {
+			continue
+		}
+		kept[t] = true
+		if i > 0 && !changed[i-1] {
+			kept[pairAfter(text[i-1], t)] = true
+		}
+		if i+1 < len(text) && !changed[i+1] {
+			kept[pairBefore(t, text[i+1])] = true
+		}
+	}
+	for i, t := range text {
+		if changed[i] && distinctive(t) && !kept[t] {
 			if l, ok := m.line(t); ok && !l.many {
 				owners[i] = l.seq
 			}
@@ -543,14 +562,14 @@ func (m *blameMemory) restore(text []string, owners []uint64, seq uint64) {
 	}
 	for i := range text { // a trivial line after its neighbour
 		if changed[i] && owners[i] == seq && i > 0 && !distinctive(text[i]) {
-			if l, ok := m.lines[pairAfter(text[i-1], text[i])]; ok && !l.many && owners[i-1] == l.seq && l.seq != seq {
+			if l, ok := m.lines[pairAfter(text[i-1], text[i])]; ok && !kept[pairAfter(text[i-1], text[i])] && !l.many && owners[i-1] == l.seq && l.seq != seq {
 				owners[i] = l.seq
 			}
 		}
 	}
 	for i := len(text) - 1; i >= 0; i-- { // a trivial line before its neighbour
 		if changed[i] && owners[i] == seq && i+1 < len(text) && !distinctive(text[i]) {
-			if l, ok := m.lines[pairBefore(text[i], text[i+1])]; ok && !l.many && owners[i+1] == l.seq && l.seq != seq {
+			if l, ok := m.lines[pairBefore(text[i], text[i+1])]; ok && !kept[pairBefore(text[i], text[i+1])] && !l.many && owners[i+1] == l.seq && l.seq != seq {
 				owners[i] = l.seq
 			}
 		}
@@ -723,6 +742,9 @@ func blameHistory(tx *journal.Tx, key string, at uint64, event func(seq uint64) 
 				if q != "" {
 					s.before = f.After // the old path's last version: the very content
 					next, below = q, d
+				} else if q, old := movedEdited(ev, path); q != "" {
+					s.before = old // the old path's last version, edited on the way
+					next, below = q, ev.Seq
 				}
 			}
 			steps = append(steps, s)
@@ -770,6 +792,9 @@ func (r *blameReplay) remember(tx *journal.Tx, steps []blameStep, key string, at
 	return nil
 }
 
+// toolMoveText is the MCP tool that moves text (ops.KindMove).
+const toolMoveText = "edit_move_text"
+
 // maxBeside bounds the paths besideCreates returns.
 const maxBeside = 8
 
@@ -783,6 +808,14 @@ const maxBeside = 8
 func besideCreates(steps []blameStep, key string, at uint64, event func(uint64) (*journal.Event, error)) ([]string, error) {
 	var out []string
 	for _, s := range steps {
+		if s.ev.Kind == journal.KindApply && s.ev.Tool == toolMoveText {
+			for _, g := range s.ev.Files { // the paths text was moved from
+				if g.Path != key && !g.Before.IsZero() && !slices.Contains(out, g.Path) && len(out) < maxBeside {
+					out = append(out, g.Path)
+				}
+			}
+			continue
+		}
 		if s.ev.Kind != journal.KindObserve || !s.before.IsZero() || s.after.IsZero() {
 			continue
 		}
@@ -805,6 +838,29 @@ func besideCreates(steps []blameStep, key string, at uint64, event func(uint64) 
 		}
 	}
 	return out, nil
+}
+
+// movedEdited finds the path an outside change that created path moved it
+// from while editing it on the way (`git mv a b && sed -i ... b` in one
+// call): the event deleted exactly one path and created only this one. It
+// returns that path and its last version; lines the two share keep their
+// owners, as a tool's move with an edit.
+func movedEdited(ev *journal.Event, path string) (q string, before snapshot.ID) {
+	n := 0
+	for _, g := range ev.Files {
+		switch {
+		case g.Path == path:
+		case g.After.IsZero() && !g.Before.IsZero():
+			q, before = g.Path, g.Before
+			n++
+		case g.Before.IsZero() && !g.After.IsZero():
+			return "", snapshot.ID{} // another create: which came from where is not known
+		}
+	}
+	if n != 1 {
+		return "", snapshot.ID{}
+	}
+	return q, before
 }
 
 // movedNear is how many events before and after an outside create

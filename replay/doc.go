@@ -146,18 +146,24 @@
 //     exact text into the file's history (every life of the file: a file
 //     deleted and made again; the old path of a move the journal or git
 //     reports, or that the journal saw as an outside create and a delete of
-//     that very content within three events; for an outside create no move
+//     that very content within three events, or the one path deleted by
+//     the outside event that made only this file — a move edited on the way;
+//     for an outside create no move
 //     explains, the paths deleted within three events of it). Exact bytes
 //     only, never similarity.
 //   - Conservation. A change that only puts content back — an outside change
 //     (git checkout, stash pop, reset, revert, any shell command) or our
-//     revert, undo, redo or restore — keeps the owners the content had: a
+//     revert, undo, redo, restore or edit_move_text (its source paths'
+//     histories in the memory) — keeps the owners the content had: a
 //     version the history held whole takes its owners line for line; else a
 //     changed line whose distinctive text (three characters or more besides
 //     white space, two of them letters or digits) the history holds under
 //     one owner is that owner's, and a brace or blank line is where it stood
-//     beside the same neighbour under the same owner. Only lines new to the
-//     file are the change's. A tool's edit owns what it changed.
+//     beside the same neighbour under the same owner — unless the change
+//     kept that text (or that brace beside that neighbour) elsewhere in the
+//     file: then the changed line is a new copy, not one put back (a second
+//     function with the same body). Only lines new to the file are the
+//     change's. A tool's edit owns what it changed.
 //   - Fail closed. A text two owners wrote proves neither; a line the journal
 //     never held, or held only past a gc, is owned by no event (0) — in a
 //     git note, untracked. A redacted version with no record of its lines

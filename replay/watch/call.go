@@ -135,7 +135,8 @@ func (c *Call) fill(b Call) {
 
 // attribution names an event for calls: one call's tool, input and agent;
 // several at once (their changes cannot be told apart) their tools and
-// inputs listed, the first's agent. No call: the watcher's own, from
+// inputs listed, the first's agent — of one session; of several sessions
+// no actor (the changes are no one session's). No call: the watcher's own, from
 // another process it cannot name.
 func attribution(calls []Call) (string, json.RawMessage, *journal.Actor) {
 	if len(calls) == 0 {
@@ -159,6 +160,11 @@ func attribution(calls []Call) (string, json.RawMessage, *journal.Actor) {
 	var all []one
 	for _, x := range calls {
 		all = append(all, one{x.Tool, x.Agent, x.Session, x.Input, x.about()})
+		if x.Agent != c.Agent || x.Session != c.Session {
+			// calls of several sessions: what changed is none of theirs
+			// to claim (blame, notes, undo --session), never the first's
+			actor = nil
+		}
 	}
 	return c.Tool, marshal(map[string]any{"calls": all}), actor
 }
@@ -237,7 +243,9 @@ func serveConn(w *Watcher, c net.Conn) {
 	var rec func() (*replay.Observed, error)
 	switch {
 	case req.Op == "flush":
-		ob, err = w.Flush(ctx, nil)
+		// what changed while agents' calls are open is theirs: a reader's
+		// or a git hook's flush (a commit inside an agent's call) names them
+		ob, err = w.Flush(ctx, w.openCallList())
 	case req.Op == "wait": // the recordings handed over before this are done
 		w.record.Lock()
 		done := w.lastDone

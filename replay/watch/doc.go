@@ -85,7 +85,11 @@
 // Options.CallMax: its event names it with About.Closed "prompt", "stop",
 // "session-end" or "timeout". Calls open at once (parallel tool calls, an
 // after-hook arriving after the next before-hook) are named together for
-// what changed while they were all open (args "calls", oldest first).
+// what changed while they were all open (args "calls", oldest first); the
+// event's actor is the first call's when they are all of one session, else
+// none (external): no session is credited with another's changes. A
+// flush asked over the socket (a CLI reader, a git hook: a commit made
+// inside an agent's call) names the calls open then, which stay open.
 //
 // The event's arguments are the call's input with, for a hook's call, its
 // About under "call": the agent's id of the call, and where the agent said

@@ -678,6 +678,17 @@ func (w *Watcher) cut(ctx context.Context, first *Call, pick func(id string, s *
 	}, nil
 }
 
+// openCallList is the calls open now, oldest first.
+func (w *Watcher) openCallList() []Call {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []Call
+	for _, s := range w.openCalls() {
+		out = append(out, s.call)
+	}
+	return out
+}
+
 // openCalls are the open calls, oldest first; w.mu is held.
 func (w *Watcher) openCalls() []*callState {
 	out := make([]*callState, 0, len(w.calls))
