@@ -97,31 +97,28 @@
 //
 // # Recovery
 //
-// Recover (recover.go), idempotent, runs as an engine opens the journal and
-// under the lock before every batch: noted and staged temps removed,
-// pending events sealed or rolled back, the log's records past the bbolt
-// file's last event rolled forward ("Logged batches").
+// Recover (recover.go), idempotent, runs at open and under the lock before
+// every batch: temps removed, pending events sealed or rolled back, the
+// log's records past the bbolt file's last event rolled forward.
 //
 // # Revert, undo, redo, restore, rewind
 //
 // Revert(N) builds a new event from event N's files: a file still as N left
-// it gets N's before-content exactly; a file changed since gets N's change
-// reversed by a three-way merge (base = N's after, ours = the file now,
-// theirs = N's before); overlapping changes refuse it (*ConflictError names
-// the lines), Force restores N's before-content — always a new event. Undo reverts the
-// newest live event that is not an undo (of one session, or anyone's); Redo
-// reverts the newest live undo, unless a new change came after it. An event is
-// live unless the event that reverted it is itself live (so a revert of a
-// revert makes the original live again). Restore(path, N) sets a file to its
-// content right after N. Rewind(N) (rewind.go) sets every file the journal
-// knows to its state right after N, as one restore event that one undo takes
-// back: files created since are removed, files deleted since recreated; a
-// file first seen by a watcher's baseline after N is left alone. Undo and
-// Revert take observe events like any other (not a baseline, and not an
-// outside change recorded only because a tool was about to overwrite it). A revert or undo that deletes a file its event
-// created also removes the directories that creation made for it
-// (FileChange.NewDirs) where the delete leaves them empty, once the batch is
-// done (Change.PruneDirs): a crash before that leaves empty directories only.
+// it gets N's before-content; a file changed since gets N's change reversed
+// by a three-way merge (base N's after, ours the file now, theirs N's
+// before); an overlap refuses it (*ConflictError names the lines), Force
+// restores N's before-content — always a new event. Undo reverts the newest
+// live event that is not an undo (of one session, or anyone's); Redo the
+// newest live undo, unless a new change came after it. An event is live
+// unless the event that reverted it is live. Restore(path, N) sets a file
+// to its content right after N; Rewind(N) (rewind.go) every file the
+// journal knows, as one restore event: files created since removed, files
+// deleted since recreated, a file first seen by a baseline after N left
+// alone. Undo and Revert take observe events like any other (not a
+// baseline, nor an outside change recorded only because a tool was about
+// to overwrite it). Deleting a file its event created also removes the
+// directories that creation made (FileChange.NewDirs) where left empty,
+// once the batch is done: a crash before leaves empty directories only.
 //
 // # Outside changes: Observe
 //
@@ -146,11 +143,9 @@
 //     exact text into the file's history (every life of the file: a file
 //     deleted and made again; the old path of a move the journal or git
 //     reports, or that the journal saw as an outside create and a delete of
-//     that very content within three events, or the one path deleted by
-//     the outside event that made only this file — a move edited on the way;
-//     for an outside create no move
-//     explains, the paths deleted within three events of it). Exact bytes
-//     only, never similarity.
+//     that content within three events, or as the one delete of the
+//     outside event that made only this file; else the paths deleted
+//     within three events of it). Exact bytes only, never similarity.
 //   - Conservation. A change that only puts content back — an outside change
 //     (git checkout, stash pop, reset, revert, any shell command) or our
 //     revert, undo, redo, restore or edit_move_text (its source paths'
@@ -160,10 +155,9 @@
 //     white space, two of them letters or digits) the history holds under
 //     one owner is that owner's, and a brace or blank line is where it stood
 //     beside the same neighbour under the same owner — unless the change
-//     kept that text (or that brace beside that neighbour) elsewhere in the
-//     file: then the changed line is a new copy, not one put back (a second
-//     function with the same body). Only lines new to the file are the
-//     change's. A tool's edit owns what it changed.
+//     kept that text (or pair) elsewhere in the file: then it is a new copy.
+//     Only lines new to the file are the change's. A tool's edit owns what
+//     it changed.
 //   - Fail closed. A text two owners wrote proves neither; a line the journal
 //     never held, or held only past a gc, is owned by no event (0) — in a
 //     git note, untracked. A redacted version with no record of its lines
