@@ -12,6 +12,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
+
+	bolt "go.etcd.io/bbolt"
 
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/journal/audit"
@@ -103,19 +107,18 @@ func Clone(ctx context.Context, s *Store, ws, dir string, o CloneOptions) (rep *
 					evs = evs[:len(evs)-1]
 				}
 			}
+			var ids []snapshot.ID
 			for _, e := range evs {
-				for _, id := range contentIDs(e) {
-					n, err := fetchContent(ctx, s, db, id, ring)
-					if errors.Is(err, errNoKey) {
-						if !slices.Contains(rep.WithheldContents, id) {
-							rep.WithheldContents = append(rep.WithheldContents, id)
-						}
-						continue
-					}
-					if err != nil {
-						return err
-					}
-					rep.Contents += n
+				ids = append(ids, contentIDs(e)...)
+			}
+			n, withheld, err := fetchContents(ctx, s, db, ids, ring)
+			if err != nil {
+				return err
+			}
+			rep.Contents += n
+			for _, id := range withheld {
+				if !slices.Contains(rep.WithheldContents, id) {
+					rep.WithheldContents = append(rep.WithheldContents, id)
 				}
 			}
 			for _, seq := range sr.withheld {
@@ -137,7 +140,7 @@ func Clone(ctx context.Context, s *Store, ws, dir string, o CloneOptions) (rep *
 					redacted[id] = true
 				}
 			}
-			err := db.Update(func(tx *journal.Tx) error {
+			err = db.Update(func(tx *journal.Tx) error {
 				for _, e := range evs {
 					if err := tx.Import(e, head.BaseHash); err != nil {
 						return err
@@ -204,39 +207,99 @@ func cloneCheckpoints(ctx context.Context, s *Store, j *journal.Journal, ws stri
 	})
 }
 
-// fetchContent stores content id in the clone's journal unless it holds it:
-// the chunk of that ID, or else its manifest and then its chunks streamed
-// into the store, the whole checked against id. It returns 1 if it fetched it; errNoKey when the remote is
-// encrypted and ring has no key for it.
-func fetchContent(ctx context.Context, s *Store, db *journal.DB, id snapshot.ID, ring *keyFile) (int, error) {
-	have := false
+// fetchBatch bounds the contents of one segment fetched at once and stored
+// in one transaction: a content of one chunk is at most 64 KiB, so a batch
+// holds at most 16 MiB.
+const fetchBatch = 256
+
+// fetchContents stores in the clone's journal the contents ids names that
+// it does not hold, and returns how many it fetched and the ones withheld
+// (errNoKey: the remote is encrypted and ring has no key for them). A
+// content of one chunk (every small file) is that chunk and has no
+// manifest: those are asked for first, uploaders at once, and a batch of
+// them is stored in one transaction (one commit, not two fdatasyncs a
+// content); a content of several chunks (a 404 for its ID's chunk) is then
+// read through its manifest (fetchLarge). Each is checked against its ID.
+func fetchContents(ctx context.Context, s *Store, db *journal.DB, ids []snapshot.ID, ring *keyFile) (fetched int, withheld []snapshot.ID, err error) {
+	var todo []snapshot.ID
+	seen := map[snapshot.ID]bool{}
 	db.View(func(tx *journal.Tx) error {
-		_, err := snapshot.Size(tx.Bolt(), id)
-		have = err == nil
+		for _, id := range ids {
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			if _, err := snapshot.Size(tx.Bolt(), id); err != nil {
+				todo = append(todo, id)
+			}
+		}
 		return nil
 	})
-	if have {
-		return 0, nil
-	}
-	// a content of one chunk (every small file) is that chunk and has no
-	// manifest: asked for first, it takes one GET, not a manifest's 404
-	// and then the chunk (a larger content's manifest is asked for after
-	// one 404)
-	if b, err := s.singleChunk(ctx, id, ring); err == nil {
-		got, _, err := snapshot.PutStream(db.UpdateRaw, bytes.NewReader(b), 0)
+	for len(todo) > 0 {
+		batch := todo[:min(len(todo), fetchBatch)]
+		todo = todo[len(batch):]
+		bodies := make([][]byte, len(batch))
+		errs := make([]error, len(batch))
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range min(uploaders, len(batch)) {
+			wg.Go(func() {
+				for i := int(next.Add(1) - 1); i < len(batch); i = int(next.Add(1) - 1) {
+					bodies[i], errs[i] = s.singleChunk(ctx, batch[i], ring)
+				}
+			})
+		}
+		wg.Wait()
+		var large []snapshot.ID
+		err := db.UpdateRaw(func(btx *bolt.Tx) error {
+			in := func(fn func(*bolt.Tx) error) error { return fn(btx) }
+			for i, id := range batch {
+				switch {
+				case errors.Is(errs[i], ErrNotFound):
+					large = append(large, id)
+					continue
+				case errors.Is(errs[i], errNoKey):
+					withheld = append(withheld, id)
+					continue
+				case errs[i] != nil:
+					return errs[i]
+				}
+				got, _, err := snapshot.PutStream(in, bytes.NewReader(bodies[i]), 0)
+				if err != nil {
+					return err
+				}
+				if got != id {
+					return fail(ErrDamaged, "remote %s: %s makes another content (%s)", s.r.Name, chunkKey(id), got.Short())
+				}
+				fetched++
+			}
+			return nil
+		})
 		if err != nil {
-			return 0, err
+			return 0, nil, err
 		}
-		if got != id {
-			return 0, fail(ErrDamaged, "remote %s: %s makes another content (%s)", s.r.Name, chunkKey(id), got.Short())
+		for _, id := range large {
+			err := fetchLarge(ctx, s, db, id, ring)
+			if errors.Is(err, errNoKey) {
+				withheld = append(withheld, id)
+				continue
+			}
+			if err != nil {
+				return 0, nil, err
+			}
+			fetched++
 		}
-		return 1, nil
-	} else if !errors.Is(err, ErrNotFound) {
-		return 0, err
 	}
+	return fetched, withheld, nil
+}
+
+// fetchLarge stores content id, a content of several chunks: its manifest
+// and then its chunks streamed into the store, the whole checked against
+// id; errNoKey when the remote is encrypted and ring has no key for it.
+func fetchLarge(ctx context.Context, s *Store, db *journal.DB, id snapshot.ID, ring *keyFile) error {
 	size, chunks, keys, err := s.contentChunks(ctx, id, ring)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	pr, pw := io.Pipe()
 	go func() {
@@ -255,12 +318,12 @@ func fetchContent(ctx context.Context, s *Store, db *journal.DB, id snapshot.ID,
 	got, n, err := snapshot.PutStream(db.UpdateRaw, pr, 0)
 	pr.CloseWithError(errStop)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	if got != id || size >= 0 && n != size {
-		return 0, fail(ErrDamaged, "remote %s: the chunks %s names make another content (%s, %d bytes)", s.r.Name, contentKey(id), got.Short(), n)
+		return fail(ErrDamaged, "remote %s: the chunks %s names make another content (%s, %d bytes)", s.r.Name, contentKey(id), got.Short(), n)
 	}
-	return 1, nil
+	return nil
 }
 
 // errNoKey is a content of an encrypted remote whose key the key store
