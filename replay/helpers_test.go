@@ -186,3 +186,11 @@ func mustStreamEdit(t testing.TB, e *replay.Engine, name string, off int, with s
 	}
 	return before, res
 }
+
+// writeAll writes each file of names under dir, its name as its content.
+func writeAll(t *testing.T, dir string, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		write(t, dir, n, n+"\n")
+	}
+}

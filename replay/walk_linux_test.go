@@ -164,11 +164,3 @@ func TestRoot_Walk_Unreadable(t *testing.T) {
 		}
 	}
 }
-
-// writeAll writes each file of names under dir, its name as its content.
-func writeAll(t *testing.T, dir string, names ...string) {
-	t.Helper()
-	for _, n := range names {
-		write(t, dir, n, n+"\n")
-	}
-}
