@@ -397,8 +397,12 @@ var scratchPool = sync.Pool{New: func() any { return new([]byte) }}
 
 // Parallel calls fn(0) … fn(n-1) on up to GOMAXPROCS goroutines and
 // returns when all have returned.
-func Parallel(n int, fn func(i int)) {
-	workers := min(n, runtime.GOMAXPROCS(0))
+func Parallel(n int, fn func(i int)) { ParallelN(n, runtime.GOMAXPROCS(0), fn) }
+
+// ParallelN is Parallel on up to workers goroutines (work that waits on
+// the network rather than a core wants more than GOMAXPROCS).
+func ParallelN(n, workers int, fn func(i int)) {
+	workers = min(n, workers)
 	if workers <= 1 {
 		for i := range n {
 			fn(i)

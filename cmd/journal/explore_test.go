@@ -33,19 +33,14 @@ func explorePrompt(t *testing.T, dir, session, id string) {
 
 // TestExplore_DuplicateLinesOfAnotherSession: session S1 writes func c,
 // session S2 then appends func d, whose body is the same text as c's. Every
-// line of func d is S2's new text (the file now holds two copies of each),
-// yet journal blame, journal git blame and the commit's note credit d's
-// body to S1 — and a person's baseline lines take an agent's new
-// "return 1" and "}" the same way. Blame's conservation rule (a changed
-// line whose text the history holds under one owner is that owner's) is
-// applied to an agent's hooked call (an observe event) even where the
-// file still holds the original copy: nothing was put back.
+// line of func d is S2's new text (the file now holds two copies of each):
+// journal blame, journal git blame and the commit's note name S2 for d's
+// body, not S1, and an agent's new "return 1" and "}" are the agent's, not
+// the person's baseline's. Conservation (a changed line whose text the
+// history holds under one owner is that owner's) used to apply even where
+// the file still held the original copy: nothing was put back.
 func TestExplore_DuplicateLinesOfAnotherSession(t *testing.T) {
-	dir := t.TempDir()
-	gitEnvInAllow(t, dir, "init", "-q", "-b", "main")
-	files(t, dir, map[string]string{"k.go": "func a() {\n\treturn 1\n}\n"})
-	gitEnvInAllow(t, dir, "add", "-A")
-	gitEnvInAllow(t, dir, "commit", "-qm", "start")
+	dir := committedRepo(t, map[string]string{"k.go": "func a() {\n\treturn 1\n}\n"})
 	ok(t, dir, "exec", "--", "true") // the journal, with its baseline
 	ok(t, dir, "git", "install")
 
@@ -94,17 +89,12 @@ func TestExplore_DuplicateLinesOfAnotherSession(t *testing.T) {
 
 // TestExplore_MoveWithEditInOneCall: a person's m.go (committed, in the
 // baseline); an agent's one Bash call `git mv m.go main2.go && sed -i ...`
-// changes one line. journal git blame (git's rename) credits the agent with
-// that one line only; journal blame credits it also with the person's "}"
-// after it (and any short line: the event is a delete and a create whose
-// content differs, so no move is seen and only distinctive lines are
-// carried over by the memory).
+// changes one line. journal blame, as journal git blame (git's rename),
+// credits the agent with that one line only, not the person's "}" after it:
+// the event's one delete and one create are a move edited on the way (it
+// used to be seen as no move, and only distinctive lines carried over).
 func TestExplore_MoveWithEditInOneCall(t *testing.T) {
-	dir := t.TempDir()
-	gitEnvInAllow(t, dir, "init", "-q", "-b", "main")
-	files(t, dir, map[string]string{"m.go": "package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n", "g.txt": "g1\ng-two\n"})
-	gitEnvInAllow(t, dir, "add", "-A")
-	gitEnvInAllow(t, dir, "commit", "-qm", "start")
+	dir := committedRepo(t, map[string]string{"m.go": "package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n", "g.txt": "g1\ng-two\n"})
 	ok(t, dir, "exec", "--", "true") // the journal, with its baseline
 	explorePrompt(t, dir, "S2", "Q9")
 	exploreCall(t, dir, "S2", "u9", `git mv m.go main2.go && sed -i 's/hi/hello/' main2.go`)
@@ -129,18 +119,12 @@ func TestExplore_MoveWithEditInOneCall(t *testing.T) {
 // TestExplore_TwoSessionsCallsOpenAtOnce: two agents' sessions, S1 and
 // S2, each with a Bash call open (S1's a long `sleep`); S2's command writes
 // r.txt, then S1's call ends first. The watcher names the event for both
-// calls ("2 calls at once"), but its actor is S1's — the first call's
-// (replay/watch/call.go attribution) — so journal blame and the commit's
-// note credit S2's line to session S1 (and `journal undo --session S1`
-// would take it back). Calls of different sessions open at once cannot be
-// told apart: the line is neither's to claim (fail closed: no session
-// named), never the other session's.
+// calls ("2 calls at once"); its actor used to be the first call's, S1, so
+// journal blame and the note credited S2's line to S1. Calls of different
+// sessions open at once cannot be told apart: the line is neither's to
+// claim (fail closed: no session named), never the other session's.
 func TestExplore_TwoSessionsCallsOpenAtOnce(t *testing.T) {
-	dir := t.TempDir()
-	gitEnvInAllow(t, dir, "init", "-q", "-b", "main")
-	files(t, dir, map[string]string{"a.txt": "a\n"})
-	gitEnvInAllow(t, dir, "add", "-A")
-	gitEnvInAllow(t, dir, "commit", "-qm", "start")
+	dir := committedRepo(t, map[string]string{"a.txt": "a\n"})
 	stop := startWatch(t, dir)
 	defer stop()
 	step := func(in string) {
@@ -171,9 +155,9 @@ func TestExplore_TwoSessionsCallsOpenAtOnce(t *testing.T) {
 
 // TestExplore_MoveTextKeepsAuthors: a person's m.txt; an agent's MCP
 // edit_move_text moves its first two lines (one of them the person's,
-// untouched) to a new n.txt. README: "a move carries the lines over" —
-// yet journal blame credits the moved person's line to the agent's move
-// event, as if the agent wrote it (and a commit's note would too).
+// untouched) to a new n.txt. README: "a move carries the lines over": the
+// moved person's line stays the person's in journal blame (it used to be
+// credited to the agent's move event, as if the agent wrote it).
 func TestExplore_MoveTextKeepsAuthors(t *testing.T) {
 	dir := t.TempDir()
 	files(t, dir, map[string]string{"m.txt": "h1 by person\nh2 by person\nh3 by person\n"})
@@ -206,17 +190,11 @@ func TestExplore_MoveTextKeepsAuthors(t *testing.T) {
 // TestExplore_CommitInsideAgentsCall: an agent's one Bash call appends a
 // line and commits (`printf ... >> f.txt && git commit -qam ...`), beside
 // a running watcher. The post-commit hook asks the watcher to flush what
-// it has not recorded; the flush names no call (replay/watch/call.go,
-// op "flush": Flush(ctx, nil)) though the agent's call is open, so the
-// agent's line is recorded as an outside change: `external` in journal
-// blame, untracked in the note — and the call's own event, at its
-// after-hook, finds nothing left.
+// it has not recorded; the flush names the open calls, so the agent's line
+// is the agent's in journal blame and the note (the flush used to name no
+// call: the line was an outside change, `external`, untracked).
 func TestExplore_CommitInsideAgentsCall(t *testing.T) {
-	dir := t.TempDir()
-	gitEnvInAllow(t, dir, "init", "-q", "-b", "main")
-	files(t, dir, map[string]string{"f.txt": "a\n"})
-	gitEnvInAllow(t, dir, "add", "-A")
-	gitEnvInAllow(t, dir, "commit", "-qm", "start")
+	dir := committedRepo(t, map[string]string{"f.txt": "a\n"})
 	stop := startWatch(t, dir)
 	defer stop()
 	ok(t, dir, "git", "install")

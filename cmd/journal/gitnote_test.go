@@ -224,15 +224,22 @@ func bashCall(t *testing.T, dir, id, script string) {
 
 // gitRepo is a repository holding a journal, journal git installed.
 func gitRepo(t *testing.T) string {
-	dir := t.TempDir()
-	gitEnvInAllow(t, dir, "init", "-q", "-b", "main")
-	files(t, dir, map[string]string{".gitignore": ".journal/\n", "base.txt": "base1\nbase2\n"})
-	gitEnvInAllow(t, dir, "add", "-A")
-	gitEnvInAllow(t, dir, "commit", "-qm", "start")
+	dir := committedRepo(t, map[string]string{".gitignore": ".journal/\n", "base.txt": "base1\nbase2\n"})
 	ok(t, dir, "exec", "--", "true") // the journal, with its baseline
 	if out := ok(t, dir, "git", "install"); !strings.Contains(out, "hooks installed") {
 		t.Fatalf("install: %s", out)
 	}
+	return dir
+}
+
+// committedRepo is a new repository whose first commit holds fs.
+func committedRepo(t *testing.T, fs map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	gitEnvInAllow(t, dir, "init", "-q", "-b", "main")
+	files(t, dir, fs)
+	gitEnvInAllow(t, dir, "add", "-A")
+	gitEnvInAllow(t, dir, "commit", "-qm", "start")
 	return dir
 }
 

@@ -184,6 +184,7 @@ type promptCache struct {
 	mask    audit.Masking
 	session map[string]sessionPrompt
 	refs    map[uint64]*promptRef // by prompt event
+	calls   map[string]*promptRef // by the session and prompt id a call names (one prompt event each)
 }
 
 // sessionPrompt is the prompt a session's events after seq from and up to
@@ -194,7 +195,7 @@ type sessionPrompt struct {
 }
 
 func newPromptCache(tx *journal.Tx, m audit.Masking) *promptCache {
-	return &promptCache{tx: tx, mask: m, session: map[string]sessionPrompt{}, refs: map[uint64]*promptRef{}}
+	return &promptCache{tx: tx, mask: m, session: map[string]sessionPrompt{}, refs: map[uint64]*promptRef{}, calls: map[string]*promptRef{}}
 }
 
 // of is the prompt e (unmasked) served, nil for a prompt event (it names
@@ -206,7 +207,12 @@ func (c *promptCache) of(e *journal.Event) *promptRef {
 	if e.Kind == journal.KindPrompt || s == "" {
 		return nil
 	}
-	named := replay.CallPrompt(e) != ""
+	id := replay.CallPrompt(e)
+	named := id != ""
+	call := replay.CallSession(e) + "\x00" + id
+	if ref := c.calls[call]; named && ref != nil {
+		return ref // the events naming one prompt are read back once
+	}
 	if sp, ok := c.session[s]; ok && !named && sp.from < e.Seq && e.Seq <= sp.to {
 		return sp.ref
 	}
@@ -241,7 +247,10 @@ func (c *promptCache) of(e *journal.Event) *promptRef {
 			c.refs[p.Seq] = ref
 		}
 	}
-	if !named && p.Seq != 0 {
+	switch {
+	case named && p.Seq != 0:
+		c.calls[call] = ref
+	case p.Seq != 0:
 		c.session[s] = sessionPrompt{ref: ref, from: p.Seq, to: e.Seq}
 	}
 	return ref

@@ -12,8 +12,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -240,16 +238,9 @@ func fetchContents(ctx context.Context, s *Store, db *journal.DB, ids []snapshot
 		todo = todo[len(batch):]
 		bodies := make([][]byte, len(batch))
 		errs := make([]error, len(batch))
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		for range min(uploaders, len(batch)) {
-			wg.Go(func() {
-				for i := int(next.Add(1) - 1); i < len(batch); i = int(next.Add(1) - 1) {
-					bodies[i], errs[i] = s.singleChunk(ctx, batch[i], ring)
-				}
-			})
-		}
-		wg.Wait()
+		snapshot.ParallelN(len(batch), uploaders, func(i int) {
+			bodies[i], errs[i] = s.singleChunk(ctx, batch[i], ring)
+		})
 		var large []snapshot.ID
 		err := db.UpdateRaw(func(btx *bolt.Tx) error {
 			in := func(fn func(*bolt.Tx) error) error { return fn(btx) }
