@@ -225,11 +225,13 @@ type exportError struct{ error }
 // Unwrap returns the check's error.
 func (e exportError) Unwrap() error { return e.error }
 
-// cleanMessage drops the package prefixes that wrapping repeats ("journal: ", "replay: ", "snapshot: ").
+// cleanMessage drops the package prefixes that wrapping repeats ("journal: ", "replay: ", "snapshot: ")
+// where they start the message or a wrapped part of it (after ": "), not the words of a
+// sentence ("no events in this journal: …").
 func cleanMessage(err error) string {
 	s := err.Error()
 	for _, p := range []string{"journal: ", "replay: ", "snapshot: "} {
-		s = strings.ReplaceAll(s, p, "")
+		s = strings.ReplaceAll(strings.TrimPrefix(s, p), ": "+p, ": ")
 	}
 	return strings.ReplaceAll(s, "\n", " ")
 }
