@@ -1,13 +1,13 @@
 package replay
 
 import (
+	"io"
 	"io/fs"
-	"os"
 	"path"
 	"sync"
 )
 
-// dirHandles holds an os.Root for each directory of the files one Observe reads,
+// dirHandles holds a handle of each directory of the files one Observe reads,
 // opened once through the workspace root's: a stat or an open of a file is
 // then one call at its directory's handle, not one more open of every
 // directory of its path per call (a first scan stats each file three
@@ -20,12 +20,24 @@ import (
 // not recorded (Observe checks after each chunk's reads).
 type dirHandles struct {
 	mu sync.Mutex // guards m
-	m  map[dirKey]*os.Root
+	m  map[dirKey]*dirHandle
+	// recycle: when full, every handle is closed for new ones (a caller
+	// going through sorted paths that never asks moved)
+	recycle bool
+	roots   rootHandles // the roots' own handles, where the platform keeps them
 }
 
 type dirKey struct {
 	root *Root
 	dir  string // slash-separated, relative to root.Dir; never "."
+}
+
+// readFile is a file opened for reading: an *os.File, or on Linux a bare
+// descriptor (no poller, no finalizer: a first scan opens 100,000 files).
+type readFile interface {
+	io.Reader
+	Stat() (fs.FileInfo, error)
+	Close() error
 }
 
 // maxDirHandles bounds the handles one dirHandles holds open (a chunk of
@@ -37,46 +49,58 @@ const maxDirHandles = 256
 // seam: tests move the directory there).
 var dirOpened func(dir string)
 
-func newDirHandles() *dirHandles { return &dirHandles{m: map[dirKey]*os.Root{}} }
+func newDirHandles() *dirHandles { return &dirHandles{m: map[dirKey]*dirHandle{}} }
 
-// at returns the os.Root p's name is to be looked up in and that name:
-// its directory's, or the workspace root's with p.Rel if the directory
-// cannot be opened (the call through it reports why).
-func (d *dirHandles) at(p Path) (*os.Root, string) {
+// at returns the handle of p's directory and p's name in it, or nil and
+// p.Rel if p is at the root's top, the handles are full, or the directory
+// cannot be opened (the call through the root then reports why).
+func (d *dirHandles) at(p Path) (*dirHandle, string) {
 	dir, base := path.Split(p.Rel)
 	if d == nil || dir == "" {
-		return p.Root.root, p.Rel
+		return nil, p.Rel
 	}
 	k := dirKey{p.Root, dir[:len(dir)-1]}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	r, ok := d.m[k]
+	h, ok := d.m[k]
+	if !ok && len(d.m) >= maxDirHandles && d.recycle {
+		for k, h := range d.m {
+			h.close()
+			delete(d.m, k)
+		}
+	}
 	if !ok && len(d.m) >= maxDirHandles {
-		return p.Root.root, p.Rel
+		return nil, p.Rel
 	}
 	if !ok {
 		var err error
-		if r, err = p.Root.root.OpenRoot(k.dir); err != nil {
-			return p.Root.root, p.Rel
+		if h, err = d.roots.openDir(p.Root, k.dir); err != nil {
+			return nil, p.Rel
 		}
-		d.m[k] = r
+		d.m[k] = h
 		if dirOpened != nil {
 			dirOpened(k.dir)
 		}
 	}
-	return r, base
+	return h, base
 }
 
 // lstat is p's Lstat through its directory's handle.
 func (d *dirHandles) lstat(p Path) (fs.FileInfo, error) {
-	r, name := d.at(p)
-	return r.Lstat(name)
+	h, name := d.at(p)
+	if h == nil {
+		return p.Root.root.Lstat(name)
+	}
+	return h.lstat(name)
 }
 
-// open is p's Open through its directory's handle.
-func (d *dirHandles) open(p Path) (*os.File, error) {
-	r, name := d.at(p)
-	return r.Open(name)
+// open opens p for reading through its directory's handle.
+func (d *dirHandles) open(p Path) (readFile, error) {
+	h, name := d.at(p)
+	if h == nil {
+		return p.Root.root.Open(name)
+	}
+	return h.open(name)
 }
 
 // moved checks each handle once: it returns whether p was read through a
@@ -89,10 +113,8 @@ func (d *dirHandles) moved() func(p Path) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	gone := map[dirKey]bool{}
-	for k, r := range d.m {
-		a, err1 := r.Stat(".")
-		b, err2 := k.root.root.Stat(k.dir)
-		if err1 != nil || err2 != nil || !os.SameFile(a, b) {
+	for k, h := range d.m {
+		if !d.roots.atPath(h, k.root, k.dir) {
 			gone[k] = true
 		}
 	}
@@ -109,8 +131,9 @@ func (d *dirHandles) close() {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for k, r := range d.m {
-		r.Close()
+	for k, h := range d.m {
+		h.close()
 		delete(d.m, k)
 	}
+	d.roots.close()
 }

@@ -90,7 +90,7 @@ var largeHashes atomic.Int64
 // readAll reads f whole into a buffer sized from its stat (io.ReadAll grows
 // by doubling, which costs a 50 MB file four copies and as many clears).
 func readAll(f io.Reader, size int64) ([]byte, error) {
-	buf := make([]byte, 0, size+512)
+	buf := make([]byte, 0, size+1) // the byte over: EOF is seen without a copy
 	for {
 		n, err := f.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]

@@ -50,6 +50,11 @@ type Observation struct {
 	// one a batch wrote since (its head moved) is returned Unsettled, not
 	// recorded older than its head.
 	Captured *Capture
+	// MaxSize, if positive, leaves out regular files larger than it, as
+	// Skipped with the reason TooLarge (the stat that sizes a file's read
+	// tells: no stat of its own).
+	MaxSize  int64
+	TooLarge string
 }
 
 // Capture is what Engine.Capture read of some files: their contents and
@@ -117,11 +122,12 @@ type Observed struct {
 	// may be half of a write, so nothing of them is recorded. The caller
 	// looks at them again (the watcher does once they settle).
 	Unsettled []string
-	// Stamps are the identities of the recorded files still present, as
-	// read and as checked again when their event was appended, by key (none
-	// where the platform gives no identity): a file with one of them still
-	// holds the content recorded (the watcher's cache).
-	Stamps map[string]Stamp
+	// Stamps are, for each of Files, the identity of the file still
+	// present, as read and as checked again when its event was appended
+	// (the zero Stamp where there is none: gone, changed within the racy
+	// margin, or a platform without identities): a file with one of them
+	// still holds the content recorded (the watcher's cache).
+	Stamps []Stamp
 }
 
 // Skip is a file Observe left out and why.
@@ -131,23 +137,42 @@ type Skip struct {
 }
 
 // observeChunk bounds the contents one transaction of Observe stores, so
-// that a burst of thousands of files never sits in memory at once.
-const observeChunk = 16 << 20
+// that a burst of thousands of files never sits in memory at once; and
+// storeFiles the files.
+const (
+	observeChunk = 16 << 20
+	storeFiles   = 4096
+)
 
-// observed is one file Observe found changed, between its phases.
+// observed is one file Observe found changed, between its phases. It holds
+// no pointers (its path is an index into Observe's paths): a first scan
+// keeps one for each of 100,000 files until their events are appended, and
+// the collector need not scan them.
 type observed struct {
-	p       Path
-	stamp   Stamp // its identity when read; checked again before the event
-	stamped bool
-	racy    bool // changed within racyMargin of its read, recorded so (Watched): no Stamp returned
-	// captured: read before (Observation.Captured), recorded as read even
-	// if the file changed since; a Stamp only if it is still that file.
-	// capHead, capKnown: its head before that read.
-	captured bool
-	capHead  journal.Head
-	capKnown bool
-	fc       journal.FileChange
+	i     int32 // of Observe's paths
+	flags obFlags
+	stamp Stamp // its identity when read; checked again before the event
+	after snapshot.ID
+	mode  uint32
+	// added and removed count the lines against the head's content,
+	// once stored
+	added, removed int
+	// capSeq: for a captured file (Observation.Captured: read before,
+	// recorded as read even if the file changed since; a Stamp only if it
+	// is still that file), the seq of its head before that read
+	capSeq uint64
 }
+
+type obFlags uint8
+
+const (
+	obStamped  obFlags = 1 << iota // stamp is an identity
+	obRacy                         // changed within racyMargin of its read, recorded so (Watched): no Stamp returned
+	obCaptured                     // read before, by Capture
+	obCapKnown                     // captured with a head
+	obDropped                      // left out after its read (unsettled, or changed meanwhile)
+	obNew                          // had no head when stored
+)
 
 // Observe records, as committed observe events, the files among o.Paths whose
 // disk content or mode differs from the journal's head. Nothing on disk is
@@ -171,7 +196,7 @@ func (e *Engine) Observe(ctx context.Context, o Observation) (*Observed, error) 
 	if o.Captured != nil {
 		given = map[string]string{}
 	}
-	links := map[string]bool{}
+	links := map[string]string{}
 	for _, s := range o.Paths {
 		p, err := e.resolve(s, links)
 		if err != nil {
@@ -186,18 +211,51 @@ func (e *Engine) Observe(ctx context.Context, o Observation) (*Observed, error) 
 	// sorted by key, each once (no map of 100,000 keys for a first scan)
 	sort.SliceStable(paths, func(i, j int) bool { return paths[i].Key < paths[j].Key })
 	paths = slices.CompactFunc(paths, func(a, b Path) bool { return a.Key == b.Key })
-	var changed []*observed
-	// Each chunk is stored while the next is read (two cores: the reads
-	// and the journal's transactions overlap), in order.
-	var storing chan storedChunk // the chunk being stored, if any
-	stored := func() error {
-		if storing == nil {
-			return nil
+	// The chunks read go to one storer, which stores them while the next
+	// are read (two cores: the reads and the journal's transactions
+	// overlap), in order, a transaction for up to observeChunk bytes or
+	// storeFiles files of them (a transaction of bbolt rewrites every page
+	// it touches, and contents' keys are hashes: a first scan's 100,000
+	// small files touch most of the store's pages in each), and records the
+	// files of a baseline as it stores them, an event's worth at a time.
+	rec := &recording{o: o, paths: paths}
+	type toStore struct {
+		chunk []observed
+		datas [][]byte
+	}
+	queue, storeErr := make(chan toStore, 1), make(chan error, 1)
+	go func() {
+		var err error
+		var buf []observed
+		var bufData [][]byte
+		var size int64
+		flush := func() {
+			if err == nil && len(buf) > 0 {
+				var kept []observed
+				if kept, err = e.storeObserved(paths, buf, bufData); err == nil {
+					err = e.recordStored(rec, kept)
+				}
+			}
+			buf, bufData, size = nil, nil, 0
 		}
-		r := <-storing
-		storing = nil
-		changed = append(changed, r.kept...)
-		return r.err
+		for c := range queue {
+			if err != nil {
+				continue // failed: the rest is not stored
+			}
+			buf, bufData = append(buf, c.chunk...), append(bufData, c.datas...)
+			for _, d := range c.datas {
+				size += int64(len(d))
+			}
+			if size >= observeChunk || len(buf) >= storeFiles {
+				flush()
+			}
+		}
+		flush()
+		storeErr <- err
+	}()
+	stored := func() error {
+		close(queue)
+		return <-storeErr
 	}
 	for start := 0; start < len(paths); {
 		if err := ctx.Err(); err != nil {
@@ -205,7 +263,7 @@ func (e *Engine) Observe(ctx context.Context, o Observation) (*Observed, error) 
 			return nil, err
 		}
 		// read a chunk's worth, compare with the heads, store what changed
-		var chunk []*observed
+		var chunk []observed
 		var datas [][]byte
 		var racy []int // of chunk: changed too recently for equal stats to prove a whole read
 		var until time.Time
@@ -228,11 +286,16 @@ func (e *Engine) Observe(ctx context.Context, o Observation) (*Observed, error) 
 			st      state
 			stamp   Stamp
 			stamped bool
+			big     bool // over o.MaxSize: not read
 			err     error
 		}
 		reads := make([]read, end-start)
 		snapshot.Parallel(len(reads), func(i int) {
 			r := &reads[i]
+			if fi := stats[i]; o.MaxSize > 0 && fi != nil && fi.Mode().IsRegular() && fi.Size() > o.MaxSize {
+				r.big = true
+				return
+			}
 			if o.Captured != nil {
 				if c, ok := o.Captured.reads[given[paths[start+i].Key]]; ok {
 					r.st, r.stamp, r.stamped, r.err = c.st, c.stamp, c.stamped, c.err
@@ -246,6 +309,9 @@ func (e *Engine) Observe(ctx context.Context, o Observation) (*Observed, error) 
 		for i, r := range reads {
 			p, st, stamp, stamped, err := paths[start+i], r.st, r.stamp, r.stamped, r.err
 			switch {
+			case r.big:
+				out.Skipped = append(out.Skipped, Skip{Path: p.Key, Why: o.TooLarge})
+				continue
 			case errors.Is(err, errUnsettled), moved(p):
 				out.Unsettled = append(out.Unsettled, p.Key)
 				continue
@@ -253,15 +319,21 @@ func (e *Engine) Observe(ctx context.Context, o Observation) (*Observed, error) 
 				out.Skipped = append(out.Skipped, Skip{Path: p.Key, Why: errText(err)})
 				continue
 			}
-			ob := &observed{p: p, stamp: stamp, stamped: stamped && st.exists,
-				fc: journal.FileChange{Path: p.Key, After: st.id}}
+			ob := observed{i: int32(start + i), stamp: stamp, after: st.id}
+			if stamped && st.exists {
+				ob.flags |= obStamped
+			}
 			if o.Captured != nil {
-				var c captured
-				c, ob.captured = o.Captured.reads[given[p.Key]]
-				ob.capHead, ob.capKnown = c.head, c.known
+				if c, ok := o.Captured.reads[given[p.Key]]; ok {
+					ob.flags |= obCaptured
+					ob.capSeq = c.head.Seq
+					if c.known {
+						ob.flags |= obCapKnown
+					}
+				}
 			}
 			if st.exists {
-				ob.fc.AfterMode = uint32(st.mode)
+				ob.mode = uint32(st.mode)
 				if t := time.Unix(0, max(stamp.Mtime, stamp.Ctime)).Add(racyMargin); stamped && time.Until(t) > 0 {
 					racy = append(racy, len(chunk))
 					until = maxTime(until, t)
@@ -279,34 +351,75 @@ func (e *Engine) Observe(ctx context.Context, o Observation) (*Observed, error) 
 		// racy-index rule). One wait for the whole chunk.
 		if len(racy) > 0 && o.Watched {
 			for _, i := range racy {
-				chunk[i].racy = true
+				chunk[i].flags |= obRacy
 			}
 		} else if len(racy) > 0 {
 			time.Sleep(time.Until(until))
 			for _, i := range racy {
-				ob := chunk[i]
-				again, stamp, ok, err := e.readBetweenStats(ob.p, nil, nil)
-				if err != nil || !ok || stamp != ob.stamp || again.id != ob.fc.After {
-					out.Unsettled = append(out.Unsettled, ob.p.Key)
-					chunk[i] = nil
+				ob := &chunk[i]
+				again, stamp, ok, err := e.readBetweenStats(paths[ob.i], nil, nil)
+				if err != nil || !ok || stamp != ob.stamp || again.id != ob.after {
+					out.Unsettled = append(out.Unsettled, paths[ob.i].Key)
+					ob.flags |= obDropped
 				}
 			}
-			chunk, datas = dropNil(chunk, datas)
 		}
-		if err := stored(); err != nil {
-			return nil, err
-		}
-		storing = make(chan storedChunk, 1)
-		go func(c chan<- storedChunk) {
-			kept, err := e.storeObserved(chunk, datas)
-			c <- storedChunk{kept, err}
-		}(storing)
+		queue <- toStore{chunk, datas}
 	}
 	if err := stored(); err != nil {
 		return nil, err
 	}
+	if err := e.recordAll(rec, append(rec.fresh, rec.changed...)); err != nil {
+		return nil, err
+	}
+	out.Events, out.Files, out.Stamps = rec.out.Events, rec.out.Files, rec.out.Stamps
+	out.Unsettled = append(out.Unsettled, rec.out.Unsettled...)
+	return out, nil
+}
+
+// recording is what Observe has stored and not yet recorded, and what it
+// recorded.
+type recording struct {
+	o     Observation
+	paths []Path
+	// fresh: files stored that had no head (a baseline's files, recorded
+	// an event's worth at a time); changed: the others, recorded together
+	// at the end (a move is a delete and a create of one recording)
+	fresh, changed []observed
+	out            Observed
+}
+
+// recordStored adds a chunk's stored files to rec and, for a baseline,
+// records the files first seen in events of a full o.MaxFiles each: the
+// journal need not hold 100,000 of them until the last is read.
+func (e *Engine) recordStored(rec *recording, kept []observed) error {
+	for _, ob := range kept {
+		if ob.flags&obNew != 0 && rec.o.Baseline {
+			rec.fresh = append(rec.fresh, ob)
+		} else {
+			rec.changed = append(rec.changed, ob)
+		}
+	}
+	max := rec.o.MaxFiles
+	if max <= 0 {
+		max = ObserveMaxFiles
+	}
+	for len(rec.fresh) >= max {
+		if rec.out.Files == nil { // a baseline's first event: room for every file read
+			rec.out.Files, rec.out.Stamps = make([]journal.FileChange, 0, len(rec.paths)), make([]Stamp, 0, len(rec.paths))
+		}
+		if err := e.recordAll(rec, rec.fresh[:max]); err != nil {
+			return err
+		}
+		rec.fresh = append(rec.fresh[:0], rec.fresh[max:]...)
+	}
+	return nil
+}
+
+// recordAll appends the events of changed under the journal's lock.
+func (e *Engine) recordAll(rec *recording, changed []observed) error {
 	if len(changed) == 0 {
-		return out, nil
+		return nil
 	}
 	err := e.do(func(db *journal.DB) error {
 		if err := e.recoverLocked(db); err != nil {
@@ -315,18 +428,12 @@ func (e *Engine) Observe(ctx context.Context, o Observation) (*Observed, error) 
 		if err := e.flushSealLocked(db); err != nil { // every batch's heads in the bbolt file
 			return err
 		}
-		return e.appendObserved(db, o, changed, out)
+		return e.appendObserved(db, rec.o, rec.paths, changed, &rec.out)
 	})
 	if err != nil {
-		return nil, classify(fmt.Errorf("replay: record outside changes: %w", err))
+		return classify(fmt.Errorf("replay: record outside changes: %w", err))
 	}
-	return out, nil
-}
-
-// storedChunk is what storeObserved kept of a chunk, or why it failed.
-type storedChunk struct {
-	kept []*observed
-	err  error
+	return nil
 }
 
 // errUnsettled: a file changed while it was being read.
@@ -353,19 +460,6 @@ func maxTime(a, b time.Time) time.Time {
 		return a
 	}
 	return b
-}
-
-// dropNil removes the files set to nil, and their contents.
-func dropNil(chunk []*observed, datas [][]byte) ([]*observed, [][]byte) {
-	var c []*observed
-	var d [][]byte
-	for i, ob := range chunk {
-		if ob != nil {
-			c = append(c, ob)
-			d = append(d, datas[i])
-		}
-	}
-	return c, d
 }
 
 // readBetweenStats reads p's state between two stats; ok is false where the
@@ -455,27 +549,35 @@ func (e *Engine) ownHeads() map[string]journal.Head {
 // transaction under the journal's lock; large files stream into the store.
 // A large file whose stored content is not the one hashed changed meanwhile:
 // it is dropped (the next look records it).
-func (e *Engine) storeObserved(chunk []*observed, datas [][]byte) ([]*observed, error) {
-	if len(chunk) == 0 {
-		return nil, nil
+func (e *Engine) storeObserved(paths []Path, chunk []observed, datas [][]byte) ([]observed, error) {
+	keys := make([]string, 0, len(chunk))
+	for _, ob := range chunk {
+		if ob.flags&obDropped == 0 {
+			keys = append(keys, paths[ob.i].Key)
+		}
 	}
-	keys := make([]string, len(chunk))
-	for i, ob := range chunk {
-		keys[i] = ob.p.Key
+	if len(keys) == 0 {
+		return nil, nil
 	}
 	heads, err := e.headsOf(keys)
 	if err != nil {
 		return nil, err
 	}
-	var kept []*observed
+	var kept []observed
 	var keptData [][]byte
 	for i, ob := range chunk {
-		h, ok := heads[ob.p.Key]
-		if !ok && ob.fc.After.IsZero() {
+		if ob.flags&obDropped != 0 {
+			continue
+		}
+		h, ok := heads[paths[ob.i].Key]
+		if !ok && ob.after.IsZero() {
 			continue // never known, not there
 		}
-		if ok && h.ID == ob.fc.After && (ob.fc.After.IsZero() || h.Mode == ob.fc.AfterMode) {
+		if ok && h.ID == ob.after && (ob.after.IsZero() || h.Mode == ob.mode) {
 			continue // as the journal has it
+		}
+		if !ok {
+			ob.flags |= obNew
 		}
 		kept = append(kept, ob)
 		keptData = append(keptData, datas[i])
@@ -484,13 +586,14 @@ func (e *Engine) storeObserved(chunk []*observed, datas [][]byte) ([]*observed, 
 		return nil, nil
 	}
 	err = e.do(func(db *journal.DB) error {
-		for i, ob := range kept {
-			if keptData[i] != nil || ob.fc.After.IsZero() {
+		for i := range kept {
+			ob := &kept[i]
+			if keptData[i] != nil || ob.after.IsZero() {
 				continue
 			}
-			err := e.storeLarge(db, ob.p, ob.fc.After)
+			err := e.storeLarge(db, paths[ob.i], ob.after)
 			if errors.Is(err, ErrConflict) {
-				kept[i] = nil // changed meanwhile: the next look records it
+				ob.flags |= obDropped // changed meanwhile: the next look records it
 				continue
 			}
 			if err != nil {
@@ -499,19 +602,20 @@ func (e *Engine) storeObserved(chunk []*observed, datas [][]byte) ([]*observed, 
 		}
 		return db.Update(func(tx *journal.Tx) error {
 			var contents []snapshot.Content
-			for i, ob := range kept {
-				if ob == nil || keptData[i] == nil {
+			for i := range kept {
+				ob := &kept[i]
+				if ob.flags&obDropped != 0 || keptData[i] == nil {
 					continue
 				}
-				c := snapshot.Content{ID: ob.fc.After, Data: keptData[i]}
+				c := snapshot.Content{ID: ob.after, Data: keptData[i]}
 				var base []byte
-				if h, ok := heads[ob.p.Key]; ok && !h.ID.IsZero() {
+				if h, ok := heads[paths[ob.i].Key]; ok && !h.ID.IsZero() {
 					if n, err := snapshot.Size(tx.Bolt(), h.ID); err == nil && n <= 4<<20 {
 						base, _ = snapshot.Bytes(tx.Bolt(), h.ID)
 					}
 				}
 				c.Base = base
-				ob.fc.Added, ob.fc.Removed = lineStats(base, keptData[i])
+				ob.added, ob.removed = lineStats(base, keptData[i])
 				contents = append(contents, c)
 			}
 			_, err := snapshot.PutDeltas(tx.Bolt(), contents)
@@ -523,7 +627,7 @@ func (e *Engine) storeObserved(chunk []*observed, datas [][]byte) ([]*observed, 
 	}
 	out := kept[:0]
 	for _, ob := range kept {
-		if ob != nil {
+		if ob.flags&obDropped == 0 {
 			out = append(out, ob)
 		}
 	}
@@ -536,10 +640,12 @@ func (e *Engine) storeObserved(chunk []*observed, datas [][]byte) ([]*observed, 
 // (a first scan's thousands of files never make one huge transaction); the
 // journal's lock is held throughout, so the checks hold for all of them.
 // The journal and e.mu are held.
-func (e *Engine) appendObserved(db *journal.DB, o Observation, changed []*observed, out *Observed) error {
-	var plain, first []journal.FileChange
+func (e *Engine) appendObserved(db *journal.DB, o Observation, paths []Path, changed []observed, out *Observed) error {
+	from := len(out.Files)
+	var plain []journal.FileChange
+	var plainSt []Stamp
 	if err := db.View(func(tx *journal.Tx) error {
-		plain, first = e.classifyObserved(tx, o, changed, out)
+		plain, plainSt = e.classifyObserved(tx, o, paths, changed, out)
 		return nil
 	}); err != nil {
 		return err
@@ -566,58 +672,60 @@ func (e *Engine) appendObserved(db *journal.DB, o Observation, changed []*observ
 		}
 		return nil
 	}
-	if err := emit(first, journal.ToolBaseline, nil); err != nil {
+	if err := emit(out.Files[from:], journal.ToolBaseline, nil); err != nil {
 		return err
 	}
 	if err := emit(plain, o.Tool, o.Args); err != nil {
 		return err
 	}
-	// the events' files in their order, without a copy of a baseline's
-	// (100,000 files: 14 MB)
-	out.Files = append(first, plain...)
+	out.Files, out.Stamps = append(out.Files, plain...), append(out.Stamps, plainSt...)
 	return nil
 }
 
-// classifyObserved checks each changed file once more under the lock and
-// sorts those still changed into plain changes and, with o.Baseline, files
-// first seen. The journal is held.
-func (e *Engine) classifyObserved(tx *journal.Tx, o Observation, changed []*observed, out *Observed) (plain, first []journal.FileChange) {
+// classifyObserved checks each changed file once more under the lock: with
+// o.Baseline, those first seen are added to out.Files (their identities to
+// out.Stamps), the other changes returned, with theirs. The journal is held.
+func (e *Engine) classifyObserved(tx *journal.Tx, o Observation, paths []Path, changed []observed, out *Observed) (plain []journal.FileChange, plainSt []Stamp) {
 	deleted := map[snapshot.ID]string{} // content → path, of files gone
 	ds := newDirHandles()
+	ds.recycle = true
 	defer ds.close()
 	for _, ob := range changed {
-		fi, err := ds.lstat(ob.p)
+		p := paths[ob.i]
+		captured := ob.flags&obCaptured != 0
+		fi, err := ds.lstat(p)
 		exists := err == nil
-		same := exists == !ob.fc.After.IsZero()
+		same := exists == !ob.after.IsZero()
 		if same && exists {
 			s, ok := StampOf(fi)
-			same = !ok || (ob.stamped && s == ob.stamp)
+			same = !ok || (ob.flags&obStamped != 0 && s == ob.stamp)
 		}
-		if !same && !ob.captured {
-			out.Unsettled = append(out.Unsettled, ob.p.Key)
+		if !same && !captured {
+			out.Unsettled = append(out.Unsettled, p.Key)
 			continue
 		}
-		if ob.captured {
-			exists = !ob.fc.After.IsZero() // as it was read
+		if captured {
+			exists = !ob.after.IsZero() // as it was read
 		}
-		h, known := tx.Head(ob.p.Key)
-		if known && h.ID == ob.fc.After && (!exists || h.Mode == ob.fc.AfterMode) {
+		h, known := tx.Head(p.Key)
+		if known && h.ID == ob.after && (!exists || h.Mode == ob.mode) {
 			continue
 		}
-		if ob.captured && (known != ob.capKnown || h.Seq != ob.capHead.Seq) {
+		if captured && (known != (ob.flags&obCapKnown != 0) || h.Seq != ob.capSeq) {
 			// a batch wrote it after it was read: what was read is older
 			// than the journal's head (recorded, it would take the head
 			// back); looked at again, as the disk has it then
-			out.Unsettled = append(out.Unsettled, ob.p.Key)
+			out.Unsettled = append(out.Unsettled, p.Key)
 			continue
 		}
-		if exists && same && ob.stamped && !ob.racy {
-			if out.Stamps == nil {
-				out.Stamps = map[string]Stamp{}
-			}
-			out.Stamps[ob.p.Key] = ob.stamp
+		var stamp Stamp // none
+		if exists && same && ob.flags&(obStamped|obRacy) == obStamped {
+			stamp = ob.stamp
 		}
-		fc := ob.fc
+		fc := journal.FileChange{Path: p.Key, After: ob.after, Added: ob.added, Removed: ob.removed}
+		if !ob.after.IsZero() {
+			fc.AfterMode = ob.mode
+		}
 		fc.Before, fc.BeforeMode = h.ID, h.Mode
 		if fc.Before.IsZero() {
 			fc.BeforeMode = 0
@@ -627,9 +735,9 @@ func (e *Engine) classifyObserved(tx *journal.Tx, o Observation, changed []*obse
 			deleted[fc.Before] = fc.Path
 		}
 		if o.Baseline && fc.Before.IsZero() && !known {
-			first = append(first, fc)
+			out.Files, out.Stamps = append(out.Files, fc), append(out.Stamps, stamp)
 		} else {
-			plain = append(plain, fc)
+			plain, plainSt = append(plain, fc), append(plainSt, stamp)
 		}
 	}
 	// a file gone and another new with its very content: a move
@@ -647,7 +755,7 @@ func (e *Engine) classifyObserved(tx *journal.Tx, o Observation, changed []*obse
 			}
 		}
 	}
-	return plain, first
+	return plain, plainSt
 }
 
 // errText is an error's message for a Skip: a PathError's own words.

@@ -79,10 +79,10 @@ func within(dir, p string) (string, bool) {
 func (e *Engine) Resolve(p string) (Path, error) { return e.resolve(p, nil) }
 
 // resolve is Resolve; links, if not nil, remembers for the calls that
-// share it which directories lead into the journal through a symbolic link
-// (forbidden), so that a call resolving thousands of paths (Observe)
-// resolves each directory once, not once per file.
-func (e *Engine) resolve(p string, links map[string]bool) (Path, error) {
+// share it where each directory really is (forbidden), so that a call
+// resolving thousands of paths (Observe) resolves each directory once, not
+// once per file.
+func (e *Engine) resolve(p string, links map[string]string) (Path, error) {
 	bad := func(err error, why string) (Path, error) {
 		return Path{}, &PathError{Path: p, Err: err, Msg: why}
 	}
@@ -142,7 +142,7 @@ func (e *Engine) rootOf(abs string) (*Root, string) {
 	return nil, ""
 }
 
-func (e *Engine) forbidden(p Path, links map[string]bool) bool {
+func (e *Engine) forbidden(p Path, links map[string]string) bool {
 	abs := p.Abs()
 	if _, ok := within(e.journalDir, abs); ok {
 		return true
@@ -154,19 +154,50 @@ func (e *Engine) forbidden(p Path, links map[string]bool) bool {
 	// A symbolic link to a directory inside the root (jl -> .journal, up -> .)
 	// passes os.Root but leads into the journal: check where the deepest
 	// existing parent directory really is.
-	for d := filepath.Dir(abs); len(d) > len(p.Root.Dir); d = filepath.Dir(d) {
-		if in, ok := links[d]; ok {
-			return in
-		}
-		if real, err := filepath.EvalSymlinks(d); err == nil {
-			_, in := within(e.journalDir, real)
-			if links != nil {
-				links[d] = in
-			}
-			return in
-		}
+	if real := realDir(p.Root.Dir, filepath.Dir(abs), links); real != "" {
+		_, in := within(e.journalDir, real)
+		return in
 	}
 	return false
+}
+
+// realDir returns where the directory d (absolute, under rootDir) or, if it
+// does not exist, its deepest existing parent below rootDir really is
+// (symbolic links resolved), or "" if none exists below rootDir. memo, if
+// not nil, keeps each directory's answer for the calls that share it: a
+// directory costs one Lstat once its parent is known (a symbolic link, an
+// EvalSymlinks), not one for each directory of its path.
+func realDir(rootDir, d string, memo map[string]string) string {
+	if len(d) <= len(rootDir) {
+		return ""
+	}
+	if real, ok := memo[d]; ok {
+		return real
+	}
+	parent := realDir(rootDir, filepath.Dir(d), memo)
+	real := parent // gone: where its deepest existing parent is
+	if fi, err := os.Lstat(d); err == nil {
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			if r, err := filepath.EvalSymlinks(d); err == nil {
+				real = r
+			}
+		case parent == "" && filepath.Dir(d) == rootDir:
+			real = d
+		case parent == "":
+			// its parent is not there, yet it is (created since): as it
+			// is found from the start
+			if r, err := filepath.EvalSymlinks(d); err == nil {
+				real = r
+			}
+		default:
+			real = filepath.Join(parent, filepath.Base(d))
+		}
+	}
+	if memo != nil {
+		memo[d] = real
+	}
+	return real
 }
 
 // checkFile refuses symlinks as the final component (os.Root follows them

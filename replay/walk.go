@@ -21,7 +21,16 @@ type WalkEntry struct {
 // the walk is skipped; only an error opening rel itself, or one fn
 // returns, ends it.
 func (r *Root) Walk(rel string, fn func(WalkEntry) error) error {
-	err := r.walk(rel, fn)
+	return r.WalkListed(rel, fn, nil)
+}
+
+// WalkListed is Walk calling listed, if not nil, with each directory's
+// names (sorted) once it is listed, before any of its entries is passed to
+// fn: a caller that must act on a directory before it is listed (a watch
+// added, so that nothing made during the walk is missed) and on what it
+// holds before its entries (ignore files read) need not look for them.
+func (r *Root) WalkListed(rel string, fn func(WalkEntry) error, listed func(rel string, names []string)) error {
+	err := r.walk(rel, fn, listed)
 	if err == fs.SkipDir {
 		return nil
 	}

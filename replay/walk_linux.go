@@ -26,7 +26,7 @@ var (
 // walk is Walk on Linux: openat and fstatat relative to each directory's
 // descriptor (one syscall per name, no path resolved again), getdents in
 // 64 KiB batches.
-func (r *Root) walk(rel string, fn func(WalkEntry) error) error {
+func (r *Root) walk(rel string, fn func(WalkEntry) error, listed func(string, []string)) error {
 	top, err := r.root.Open(".") // the os.Root's own directory, whatever its path is now
 	if err != nil {
 		return fmt.Errorf("replay: walk %s: %w", r.Dir, err)
@@ -47,7 +47,7 @@ func (r *Root) walk(rel string, fn func(WalkEntry) error) error {
 			fd = next
 		}
 	}
-	w := &walker{fn: fn, buf: make([]byte, 64<<10)}
+	w := &walker{fn: fn, listed: listed, buf: make([]byte, 64<<10)}
 	if err := fn(WalkEntry{Rel: rel, Dir: true}); err != nil {
 		unix.Close(fd)
 		return err
@@ -77,8 +77,9 @@ func openDirAt(dirfd int, name string) (int, error) {
 }
 
 type walker struct {
-	fn  func(WalkEntry) error
-	buf []byte // getdents' buffer, shared: a directory is listed whole before its subdirectories
+	fn     func(WalkEntry) error
+	listed func(rel string, names []string)
+	buf    []byte // getdents' buffer, shared: a directory is listed whole before its subdirectories
 }
 
 // dir walks the open directory fd (at rel) and closes it.
@@ -90,6 +91,9 @@ func (w *walker) dir(fd int, rel string) error {
 	}
 	if walkListed != nil {
 		walkListed(rel, names)
+	}
+	if w.listed != nil {
+		w.listed(rel, names)
 	}
 	defer unix.Close(fd)
 	sts, ok := statAll(fd, names)

@@ -9,7 +9,7 @@ import (
 )
 
 // walk is Walk elsewhere: through the os.Root, one path at a time.
-func (r *Root) walk(rel string, fn func(WalkEntry) error) error {
+func (r *Root) walk(rel string, fn func(WalkEntry) error, listed func(string, []string)) error {
 	rel = path.Clean(rel)
 	if fi, err := r.root.Lstat(rel); err != nil {
 		return mapFSError(Path{Root: r, Rel: rel}, "walk", err)
@@ -19,10 +19,10 @@ func (r *Root) walk(rel string, fn func(WalkEntry) error) error {
 	if err := fn(WalkEntry{Rel: rel, Dir: true}); err != nil {
 		return err
 	}
-	return r.walkDir(rel, fn)
+	return r.walkDir(rel, fn, listed)
 }
 
-func (r *Root) walkDir(rel string, fn func(WalkEntry) error) error {
+func (r *Root) walkDir(rel string, fn func(WalkEntry) error, listed func(string, []string)) error {
 	f, err := r.root.Open(rel)
 	if err != nil {
 		return nil
@@ -33,6 +33,9 @@ func (r *Root) walkDir(rel string, fn func(WalkEntry) error) error {
 		return nil
 	}
 	sort.Strings(names)
+	if listed != nil {
+		listed(rel, names)
+	}
 	for _, name := range names {
 		child := path.Join(rel, name)
 		fi, err := r.root.Lstat(child)
@@ -52,7 +55,7 @@ func (r *Root) walkDir(rel string, fn func(WalkEntry) error) error {
 			} else if err != nil {
 				return err
 			}
-			if err := r.walkDir(child, fn); err != nil {
+			if err := r.walkDir(child, fn, listed); err != nil {
 				return err
 			}
 		}

@@ -244,7 +244,9 @@ type chunkJob struct {
 
 // putItem is one content being stored by PutDeltas, with its own writer.
 type putItem struct {
-	at          int // its index in PutDeltas' contents
+	at          int  // its index in PutDeltas' contents
+	id          ID   // the content's
+	whole       bool // its one chunk, the content itself, put whole (no manifest, no markWhole)
 	w           *writer
 	data        []byte
 	jobs        []chunkJob
@@ -260,7 +262,9 @@ type putItem struct {
 // Compressing new chunks is most of the time a large write takes, and a
 // batch of many files gave each file's sequential parts (cutting, the base's
 // chunks) a core to itself while the other idled.
-func putAll(items []*putItem) error {
+//
+// The store's totals are added to total, for one update of them per batch.
+func putAll(items []*putItem, total *Stats) error {
 	g2 := gearPairs()
 	Parallel(len(items), func(i int) {
 		it := items[i]
@@ -343,23 +347,22 @@ func putAll(items []*putItem) error {
 		}
 	})
 	for _, it := range items {
-		var st Stats
 		for k := range it.jobs {
 			j := &it.jobs[k]
 			if j.new {
 				if j.err != nil {
 					return fmt.Errorf("snapshot: chunk %s: %w", j.id.Short(), j.err)
 				}
-				if err := it.w.putNew(j.id, j.rec, j.delta, &st); err != nil {
+				if len(it.jobs) == 1 && j.id == it.id && len(j.rec) > 0 && j.rec[0] == formatV1 {
+					// the content's one chunk: stored marked whole at once
+					// (finish would mark it so)
+					j.rec[0], it.whole = chunkWhole, true
+				}
+				if err := it.w.putNew(j.id, j.rec, j.delta, total); err != nil {
 					return err
 				}
 			}
 			if err := it.w.addStored(j.id, j.n); err != nil {
-				return err
-			}
-		}
-		if st.Chunks > 0 {
-			if err := count(it.w.tx, st); err != nil {
 				return err
 			}
 		}
@@ -560,14 +563,27 @@ func PutDeltas(tx *bolt.Tx, contents []Content) ([]bool, error) {
 		if len(c.Base) > 0 {
 			w.delta = newMemBase(c.Base, c.Data)
 		}
-		items = append(items, &putItem{at: i, w: w, data: c.Data})
+		items = append(items, &putItem{at: i, id: c.ID, w: w, data: c.Data})
 	}
-	if err := putAll(items); err != nil {
+	var total Stats
+	if err := putAll(items, &total); err != nil {
 		return nil, err
 	}
 	for _, it := range items {
 		deltas[it.at] = it.w.deltas > 0
-		if err := it.w.finish(tx, contents[it.at].ID); err != nil {
+		if w := it.w; it.whole && len(w.listIDs) == 0 && len(w.pending) == 1 && w.pending[0] == it.id {
+			// new (Has said so above), its chunk put whole: what finish
+			// would find and write, without its lookups
+			total.Contents++
+			total.LogicalBytes += w.size
+			continue
+		}
+		if err := it.w.finish(tx, it.id); err != nil {
+			return nil, err
+		}
+	}
+	if total != (Stats{}) {
+		if err := count(tx, total); err != nil {
 			return nil, err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
@@ -121,12 +122,27 @@ func (r *Rules) match(path []string, isDir bool) bool {
 // Enter reads the ignore files of the directory abs (rel, slash-separated,
 // relative to the root; "." for the root itself), if it has any. A walk
 // calls it before it looks at the directory's entries.
-func (r *Rules) Enter(abs, rel string) {
+func (r *Rules) Enter(abs, rel string) { r.EnterListed(abs, rel, nil) }
+
+// EnterListed is Enter for a directory whose names (sorted) are known: an
+// ignore file it does not hold is not looked for (a walk of 20,000
+// directories: 40,000 opens that fail).
+func (r *Rules) EnterListed(abs, rel string, names []string) {
+	holds := func(name string) bool {
+		if names == nil {
+			return true
+		}
+		i := sort.SearchStrings(names, name)
+		return i < len(names) && names[i] == name
+	}
 	var domain []string
 	if rel != "." && rel != "" {
 		domain = split(rel)
 	}
 	changed := false
+	if !holds(".gitignore") && !holds(IgnoreFile) {
+		return
+	}
 	if ps := readPatterns(filepath.Join(abs, ".gitignore"), domain); len(ps) > 0 {
 		r.git = append(r.git, ps...)
 		changed = true

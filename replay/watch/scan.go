@@ -53,7 +53,7 @@ func walk(eng *replay.Engine, n int, enter func(dir string) error) (*tree, error
 
 // walkDir walks the directory start of root (first: the engine's first
 // root, whose keys are relative), entering each directory the rules keep
-// (rules.Enter, then dir) and passing each regular file they keep to file
+// (dir, then, once it is listed, rules.EnterListed) and passing each regular file they keep to file
 // with its journal key and identity. It skips the journal's directory jdir,
 // wherever it is, and follows no symbolic link (replay.Root.Walk). Only an
 // error on start itself, or from dir, ends it: a path that vanished
@@ -63,19 +63,20 @@ func walkDir(root *replay.Root, first bool, start string, rules *Rules, jdir str
 	if err != nil {
 		return err
 	}
-	return root.Walk(filepath.ToSlash(rel), func(e replay.WalkEntry) error {
-		p := filepath.Join(root.Dir, filepath.FromSlash(e.Rel))
+	return root.WalkListed(filepath.ToSlash(rel), func(e replay.WalkEntry) error {
 		if e.Dir {
+			p := filepath.Join(root.Dir, filepath.FromSlash(e.Rel))
 			if e.Rel != "." && (p == jdir || rules.ignoredInWalk(e.Rel, true)) {
 				return fs.SkipDir
 			}
-			rules.Enter(p, e.Rel)
 			return dir(p)
 		}
 		if !rules.ignoredInWalk(e.Rel, false) {
 			file(key(root, e.Rel, first), e.Stamp)
 		}
 		return nil
+	}, func(rel string, names []string) {
+		rules.EnterListed(filepath.Join(root.Dir, filepath.FromSlash(rel)), rel, names)
 	})
 }
 

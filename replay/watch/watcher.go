@@ -911,6 +911,17 @@ func (w *Watcher) catchUpHeads(ctx context.Context, t *tree, heads map[string]jo
 // head's content. Without it a lost cache would never be rebuilt: every
 // later walk would read every file again.
 func (w *Watcher) cacheEqual(t *tree, heads map[string]journal.Head, dirty map[string]bool, ob *replay.Observed) {
+	var cand []string // walked and known: a first start's baseline has none
+	for k := range dirty {
+		if _, walked := t.files[k]; walked {
+			if h, known := heads[k]; known && !h.ID.IsZero() {
+				cand = append(cand, k)
+			}
+		}
+	}
+	if len(cand) == 0 {
+		return
+	}
 	not := map[string]bool{}
 	for _, f := range ob.Files {
 		not[f.Path] = true
@@ -922,10 +933,9 @@ func (w *Watcher) cacheEqual(t *tree, heads map[string]journal.Head, dirty map[s
 		not[s.Path] = true
 	}
 	roots := w.eng.Roots()
-	for k := range dirty {
-		st, walked := t.files[k]
-		h, known := heads[k]
-		if not[k] || !walked || !known || h.ID.IsZero() {
+	for _, k := range cand {
+		st, h := t.files[k], heads[k]
+		if not[k] {
 			continue
 		}
 		fi, err := os.Lstat(absOf(roots, k))
@@ -950,8 +960,7 @@ func (w *Watcher) observe(ctx context.Context, dirty map[string]bool, baseline b
 		return &replay.Observed{}, nil
 	}
 	now := time.Now()
-	var paths []string
-	var big []replay.Skip
+	paths := make([]string, 0, len(dirty))
 	w.mu.Lock()
 	for k := range dirty {
 		if !all {
@@ -964,15 +973,9 @@ func (w *Watcher) observe(ctx context.Context, dirty map[string]bool, baseline b
 	}
 	w.mu.Unlock()
 	sort.Strings(paths)
-	kept := paths[:0]
-	for _, k := range paths {
-		if fi, err := os.Lstat(absOf(w.eng.Roots(), k)); err == nil && fi.Mode().IsRegular() && fi.Size() > w.o.MaxSize {
-			big = append(big, replay.Skip{Path: k, Why: fmt.Sprintf("is larger than the watcher's limit (%d MiB): not journaled; journal watch --max-size raises it", w.o.MaxSize>>20)})
-			continue
-		}
-		kept = append(kept, k)
-	}
-	o := replay.Observation{Paths: kept, Tool: tool, Args: args, Actor: actor, Baseline: baseline, Watched: w.fw != nil || w.walked}
+	o := replay.Observation{Paths: paths, Tool: tool, Args: args, Actor: actor, Baseline: baseline, Watched: w.fw != nil || w.walked,
+		MaxSize:  w.o.MaxSize,
+		TooLarge: fmt.Sprintf("is larger than the watcher's limit (%d MiB): not journaled; journal watch --max-size raises it", w.o.MaxSize>>20)}
 	if len(capt) > 0 {
 		o.Captured = capt[0]
 	}
@@ -985,12 +988,14 @@ func (w *Watcher) observe(ctx context.Context, dirty map[string]bool, baseline b
 		w.mu.Unlock()
 		return nil, err
 	}
-	ob.Skipped = append(ob.Skipped, big...)
 	w.mu.Lock()
 	for _, k := range ob.Unsettled {
 		w.mark(k)
 	}
 	for _, f := range ob.Files {
+		if baseline {
+			break // a catch-up's files are found, not changing under the watcher
+		}
 		h := w.hot[f.Path]
 		if h == nil {
 			h = &hotState{}
@@ -1012,8 +1017,8 @@ func (w *Watcher) observe(ctx context.Context, dirty map[string]bool, baseline b
 		}
 	}
 	w.mu.Unlock()
-	for _, f := range ob.Files {
-		if st, ok := ob.Stamps[f.Path]; ok {
+	for i, f := range ob.Files {
+		if st := ob.Stamps[i]; st != (replay.Stamp{}) {
 			w.cache.put(f.Path, st, f.After) // the identity it had when read, not one it may have now
 		} else {
 			w.cache.drop(f.Path)
