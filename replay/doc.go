@@ -128,10 +128,10 @@
 // and no recovery: contents are stored first (gc sweeps those no event
 // names); then, with the journal held, each file's identity is checked, the
 // logged and unsealed batches are moved into the bbolt file and the events
-// appended committed in one transaction. It is not a third commit path. A file equal to its head is
-// left out; one whose stats differ around its read, or that changed within
-// racyMargin of it and reads differently once the margin has passed, is
-// returned as unsettled rather than recorded half-written.
+// appended committed, a transaction each (a baseline's as its files are
+// stored). Not a third commit path. A file equal to its head is left out;
+// one whose stats differ around its read, or that changed within racyMargin
+// of it and reads differently after, is unsettled, never recorded half.
 //
 // # Blame by content
 //
