@@ -5,6 +5,7 @@ package replay
 import (
 	"io"
 	"io/fs"
+	"os"
 	"syscall"
 	"time"
 	"unsafe"
@@ -35,19 +36,30 @@ func (r *rootHandles) fd(root *Root) int {
 	if r.fds == nil {
 		r.fds = map[*Root]int{}
 	}
-	fd := -1
-	if f, err := root.root.Open("."); err == nil {
-		if sc, err := f.SyscallConn(); err == nil {
-			sc.Control(func(raw uintptr) {
-				if d, err := unix.FcntlInt(raw, unix.F_DUPFD_CLOEXEC, 0); err == nil {
-					fd = d
-				}
-			})
-		}
-		f.Close()
+	fd, err := dupDir(root.root)
+	if err != nil {
+		fd = -1
 	}
 	r.fds[root] = fd
 	return fd
+}
+
+// dupDir returns a descriptor of r's own directory, its to close.
+func dupDir(r *os.Root) (int, error) {
+	f, err := r.Open(".")
+	if err != nil {
+		return -1, err
+	}
+	defer f.Close()
+	sc, err := f.SyscallConn()
+	if err != nil {
+		return -1, err
+	}
+	fd, dupErr := -1, error(nil)
+	if err := sc.Control(func(raw uintptr) { fd, dupErr = unix.FcntlInt(raw, unix.F_DUPFD_CLOEXEC, 0) }); err != nil {
+		return -1, err
+	}
+	return fd, dupErr
 }
 
 func (r *rootHandles) close() {
@@ -84,22 +96,9 @@ func (r *rootHandles) openDir(root *Root, dir string) (*dirHandle, error) {
 		return nil, err
 	}
 	defer sub.Close()
-	f, err := sub.Open(".")
+	fd, err := dupDir(sub)
 	if err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	sc, err := f.SyscallConn()
-	if err != nil {
-		return nil, err
-	}
-	fd := -1
-	var dupErr error
-	if err := sc.Control(func(raw uintptr) { fd, dupErr = unix.FcntlInt(raw, unix.F_DUPFD_CLOEXEC, 0) }); err != nil {
-		return nil, err
-	}
-	if dupErr != nil {
-		return nil, dupErr
 	}
 	return &dirHandle{fd}, nil
 }
