@@ -235,12 +235,12 @@ func Encode(e *Event) ([]byte, error) { return encode(e, 0) }
 // encode is Encode, naming the event's actor by number actor (v3) unless
 // it is 0.
 func encode(e *Event, actor uint64) ([]byte, error) {
+	if rec, ok := encodeCompact(e, actor); ok {
+		return rec, nil
+	}
 	body, err := json.Marshal(e)
 	if err != nil {
 		return nil, fmt.Errorf("journal: encode event %d: %w", e.Seq, err)
-	}
-	if rec, ok := encodeCompact(e, body, actor); ok {
-		return rec, nil
 	}
 	rec := make([]byte, 5, 5+len(body))
 	rec[0] = recordV1

@@ -55,6 +55,13 @@ type Observation struct {
 	// tells: no stat of its own).
 	MaxSize  int64
 	TooLarge string
+	// Each, if set, is given the files recorded and their Stamps (as
+	// Observed.Files and Stamps would hold them) as their events are
+	// appended, in event order, an event or a few at a time, and Observed
+	// keeps only their count: a first scan of 100,000 files need not hold
+	// them all until it returns. The slices are reused after: Each copies
+	// what it keeps.
+	Each func(files []journal.FileChange, stamps []Stamp)
 }
 
 // Capture is what Engine.Capture read of some files: their contents and
@@ -113,8 +120,11 @@ const ObserveMaxFiles = 10000
 
 // Observed is what Observe recorded.
 type Observed struct {
-	Events []uint64             // the events appended, in order (none if nothing changed)
-	Files  []journal.FileChange // every file recorded, in event order
+	Events []uint64 // the events appended, in order (none if nothing changed)
+	// Files are every file recorded, in event order (none when
+	// Observation.Each was given them); Count is how many.
+	Files []journal.FileChange
+	Count int
 	// Skipped are files that cannot be journaled (a symbolic link, a
 	// directory, a hard-linked or unreadable file), with why.
 	Skipped []Skip
@@ -372,7 +382,7 @@ func (e *Engine) Observe(ctx context.Context, o Observation) (*Observed, error) 
 	if err := e.recordAll(rec, append(rec.fresh, rec.changed...)); err != nil {
 		return nil, err
 	}
-	out.Events, out.Files, out.Stamps = rec.out.Events, rec.out.Files, rec.out.Stamps
+	out.Events, out.Files, out.Stamps, out.Count = rec.out.Events, rec.out.Files, rec.out.Stamps, rec.out.Count
 	out.Unsettled = append(out.Unsettled, rec.out.Unsettled...)
 	return out, nil
 }
@@ -405,7 +415,7 @@ func (e *Engine) recordStored(rec *recording, kept []observed) error {
 		max = ObserveMaxFiles
 	}
 	for len(rec.fresh) >= max {
-		if rec.out.Files == nil { // a baseline's first event: room for every file read
+		if rec.out.Files == nil && rec.o.Each == nil { // a baseline's first event: room for every file read
 			rec.out.Files, rec.out.Stamps = make([]journal.FileChange, 0, len(rec.paths)), make([]Stamp, 0, len(rec.paths))
 		}
 		if err := e.recordAll(rec, rec.fresh[:max]); err != nil {
@@ -416,11 +426,13 @@ func (e *Engine) recordStored(rec *recording, kept []observed) error {
 	return nil
 }
 
-// recordAll appends the events of changed under the journal's lock.
+// recordAll appends the events of changed under the journal's lock, and
+// gives their files to o.Each, if set, once it is let go.
 func (e *Engine) recordAll(rec *recording, changed []observed) error {
 	if len(changed) == 0 {
 		return nil
 	}
+	from := len(rec.out.Files)
 	err := e.do(func(db *journal.DB) error {
 		if err := e.recoverLocked(db); err != nil {
 			return err
@@ -432,6 +444,11 @@ func (e *Engine) recordAll(rec *recording, changed []observed) error {
 	})
 	if err != nil {
 		return classify(fmt.Errorf("replay: record outside changes: %w", err))
+	}
+	rec.out.Count += len(rec.out.Files) - from
+	if each := rec.o.Each; each != nil && len(rec.out.Files) > from {
+		each(rec.out.Files[from:], rec.out.Stamps[from:])
+		rec.out.Files, rec.out.Stamps = rec.out.Files[:from], rec.out.Stamps[:from]
 	}
 	return nil
 }

@@ -94,7 +94,7 @@ func printObserved(w io.Writer, ob *replay.Observed) {
 	if len(ob.Events) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "journal watch: recorded %d file(s) as event(s) %s\n", len(ob.Files), seqList(ob.Events))
+	fmt.Fprintf(w, "journal watch: recorded %d file(s) as event(s) %s\n", ob.Count, seqList(ob.Events))
 }
 
 func seqList(seqs []uint64) string {

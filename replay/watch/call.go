@@ -294,7 +294,7 @@ func toReply(ob *replay.Observed, err error) reply {
 	if ob == nil {
 		return reply{}
 	}
-	return reply{Events: ob.Events, Files: len(ob.Files), Skipped: ob.Skipped}
+	return reply{Events: ob.Events, Files: ob.Count, Skipped: ob.Skipped}
 }
 
 // ErrNoWatcher: no watcher answers on the journal's socket.
@@ -443,7 +443,7 @@ func scan(ctx context.Context, eng *replay.Engine, baseline bool, tool string, a
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Events: ob.Events, Files: len(ob.Files), Skipped: ob.Skipped}, nil
+	return &Result{Events: ob.Events, Files: ob.Count, Skipped: ob.Skipped}, nil
 }
 
 // WaitRunning returns once the recordings handed to the watcher of the

@@ -375,6 +375,39 @@ func TestWatch_CatchUp(t *testing.T) {
 	}
 }
 
+// A first start caches every file of its baseline (as recorded, a few
+// events at a time: no list of them all is kept) with the identity it was
+// read with and its head's content, so that the next start reads none.
+func TestWatch_FirstStartCachesBaseline(t *testing.T) {
+	dir := t.TempDir()
+	m := map[string]string{}
+	for i := range 40 {
+		m[fmt.Sprintf("d%d/f%d.txt", i%7, i)] = fmt.Sprintf("file %d\n", i)
+	}
+	files(t, dir, m)
+	time.Sleep(150 * time.Millisecond) // past the racy margin: identities a cache may keep
+	h := newHarness(t, dir)
+	h.stop()
+	known, err := h.eng.Known()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := loadCache(filepath.Join(Dir(h.eng), "cache"))
+	if len(c.Files) != len(m) {
+		t.Fatalf("the cache holds %d files; want the baseline's %d", len(c.Files), len(m))
+	}
+	for k := range m {
+		fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(k)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, _ := replay.StampOf(fi)
+		if e := c.Files[k]; e.ID != known[k].ID || e.Stamp != st {
+			t.Errorf("%s cached as %+v; want its head %s with its identity %+v", k, e, known[k].ID, st)
+		}
+	}
+}
+
 // An overflow of the kernel's queue (or a directory the watcher lost) is
 // recovered by a rescan: the change is recorded all the same.
 func TestWatch_OverflowRescans(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/replay"
+	"github.com/journalfs/journal/snapshot"
 )
 
 // Options configure Start.
@@ -674,7 +676,7 @@ func (w *Watcher) cut(ctx context.Context, first *Call, pick func(id string, s *
 		defer close(done)
 		<-prev
 		tool, args, actor := attribution(calls)
-		return w.observe(ctx, t.dirty, false, tool, args, actor, true, capt)
+		return w.observe(ctx, keysOf(t.dirty), false, tool, args, actor, true, true, capt)
 	}, nil
 }
 
@@ -752,7 +754,7 @@ func (w *Watcher) endFiles(ctx context.Context, c Call) (*replay.Observed, error
 	}
 	w.mu.Unlock()
 	tool, args, actor := attribution([]Call{c})
-	return w.observe(ctx, dirty, false, tool, args, actor, true)
+	return w.observe(ctx, keysOf(dirty), false, tool, args, actor, true, true)
 }
 
 // flush records what is dirty: the files, the subtrees of directories gone
@@ -831,7 +833,7 @@ func (w *Watcher) recordTaken(ctx context.Context, calls []Call, t taken, all bo
 			return nil, err
 		}
 	}
-	return w.observe(ctx, t.dirty, false, tool, args, actor, all)
+	return w.observe(ctx, keysOf(t.dirty), false, tool, args, actor, all, true)
 }
 
 // subtrees marks dirty every file the journal knows under the directories
@@ -880,29 +882,44 @@ func (w *Watcher) catchUp(ctx context.Context, t *tree, baseline bool, tool stri
 	return w.catchUpHeads(ctx, t, heads, baseline, tool, args, actor, extra...)
 }
 
-// catchUpHeads is catchUp with the journal's heads read already.
+// catchUpHeads is catchUp with the journal's heads read already. It takes
+// t.files (nil once it returns): a first start's 100,000 keys are not
+// kept while they are read.
 func (w *Watcher) catchUpHeads(ctx context.Context, t *tree, heads map[string]journal.Head, baseline bool, tool string, args json.RawMessage, actor *journal.Actor, extra ...map[string]bool) (*replay.Observed, error) {
-	dirty := map[string]bool{}
-	for _, k := range changes(w.eng, t, w.cache, heads) {
-		dirty[k] = true
-	}
+	keys := changes(w.eng, t, w.cache, heads)
 	for _, m := range extra {
 		for k := range m {
-			dirty[k] = true
+			keys = append(keys, k)
 		}
 	}
-	ob, err := w.observe(ctx, dirty, baseline, tool, args, actor, true)
-	if err == nil {
-		// confirmed clean: cache them
-		for k, st := range t.files {
-			if h, ok := heads[k]; ok && !dirty[k] {
-				w.cache.put(k, st, h.ID)
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	// the walked files the journal knows that Observe may find equal to
+	// their heads: cached once it has (cacheEqual); the others are cached
+	// as recorded, or already are (changes found them clean)
+	var cand []walked
+	for _, k := range keys {
+		if st, ok := t.files[k]; ok {
+			if h, known := heads[k]; known && !h.ID.IsZero() {
+				cand = append(cand, walked{k, st, h.ID})
 			}
 		}
-		w.cacheEqual(t, heads, dirty, ob)
+	}
+	t.files = nil
+	// the files recorded are kept only if cacheEqual needs them
+	ob, err := w.observe(ctx, keys, baseline, tool, args, actor, true, len(cand) > 0)
+	if err == nil {
+		w.cacheEqual(cand, ob)
 		w.cache.save(filepath.Join(w.dir, "cache"))
 	}
 	return ob, err
+}
+
+// walked is a file a walk found, with its identity and its head's content.
+type walked struct {
+	k  string
+	st replay.Stamp
+	id snapshot.ID
 }
 
 // cacheEqual caches the files a catch-up looked at that Observe found
@@ -910,19 +927,11 @@ func (w *Watcher) catchUpHeads(ctx context.Context, t *tree, heads map[string]jo
 // still have the identity the walk saw — read in between, so that is the
 // head's content. Without it a lost cache would never be rebuilt: every
 // later walk would read every file again.
-func (w *Watcher) cacheEqual(t *tree, heads map[string]journal.Head, dirty map[string]bool, ob *replay.Observed) {
-	var cand []string // walked and known: a first start's baseline has none
-	for k := range dirty {
-		if _, walked := t.files[k]; walked {
-			if h, known := heads[k]; known && !h.ID.IsZero() {
-				cand = append(cand, k)
-			}
-		}
-	}
+func (w *Watcher) cacheEqual(cand []walked, ob *replay.Observed) {
 	if len(cand) == 0 {
 		return
 	}
-	not := map[string]bool{}
+	not := make(map[string]bool, len(ob.Files))
 	for _, f := range ob.Files {
 		not[f.Path] = true
 	}
@@ -933,12 +942,11 @@ func (w *Watcher) cacheEqual(t *tree, heads map[string]journal.Head, dirty map[s
 		not[s.Path] = true
 	}
 	roots := w.eng.Roots()
-	for _, k := range cand {
-		st, h := t.files[k], heads[k]
-		if not[k] {
+	for _, c := range cand {
+		if not[c.k] {
 			continue
 		}
-		fi, err := os.Lstat(absOf(roots, k))
+		fi, err := os.Lstat(absOf(roots, c.k))
 		if err != nil {
 			continue
 		}
@@ -946,23 +954,25 @@ func (w *Watcher) cacheEqual(t *tree, heads map[string]journal.Head, dirty map[s
 		if now.Size == 0 {
 			now.Size = fi.Size()
 		}
-		if ok && now == st {
-			w.cache.put(k, st, h.ID)
+		if ok && now == c.st {
+			w.cache.put(c.k, c.st, c.id)
 		}
 	}
 }
 
-// observe records the dirty files through the engine (as capt read them,
-// if given); w.record is held, or the recording is a cut's (one at a time
-// either way: see lastDone).
-func (w *Watcher) observe(ctx context.Context, dirty map[string]bool, baseline bool, tool string, args json.RawMessage, actor *journal.Actor, all bool, capt ...*replay.Capture) (*replay.Observed, error) {
-	if len(dirty) == 0 {
+// observe records the files keys name through the engine (as capt read
+// them, if given); w.record is held, or the recording is a cut's (one at a
+// time either way: see lastDone). keep: the Observed returned holds the
+// files recorded (else only their count, and each event's files are
+// cached as it is appended: a first start's 100,000 are never all held).
+func (w *Watcher) observe(ctx context.Context, keys []string, baseline bool, tool string, args json.RawMessage, actor *journal.Actor, all, keep bool, capt ...*replay.Capture) (*replay.Observed, error) {
+	if len(keys) == 0 {
 		return &replay.Observed{}, nil
 	}
 	now := time.Now()
-	paths := make([]string, 0, len(dirty))
+	paths := make([]string, 0, len(keys))
 	w.mu.Lock()
-	for k := range dirty {
+	for _, k := range keys {
 		if !all {
 			if h := w.hot[k]; h != nil && len(h.times) >= w.o.HotLimit && now.Sub(h.times[len(h.times)-1]) < w.o.HotPace {
 				w.deferred[k] = h.times[len(h.times)-1].Add(w.o.HotPace)
@@ -972,17 +982,21 @@ func (w *Watcher) observe(ctx context.Context, dirty map[string]bool, baseline b
 		paths = append(paths, k)
 	}
 	w.mu.Unlock()
-	sort.Strings(paths)
+	slices.Sort(paths)
 	o := replay.Observation{Paths: paths, Tool: tool, Args: args, Actor: actor, Baseline: baseline, Watched: w.fw != nil || w.walked,
 		MaxSize:  w.o.MaxSize,
 		TooLarge: fmt.Sprintf("is larger than the watcher's limit (%d MiB): not journaled; journal watch --max-size raises it", w.o.MaxSize>>20)}
 	if len(capt) > 0 {
 		o.Captured = capt[0]
 	}
+	took := func(files []journal.FileChange, stamps []replay.Stamp) { w.took(now, baseline, files, stamps) }
+	if !keep {
+		o.Each = took
+	}
 	ob, err := w.eng.Observe(ctx, o)
 	if err != nil {
 		w.mu.Lock()
-		for k := range dirty {
+		for _, k := range keys {
 			w.mark(k)
 		}
 		w.mu.Unlock()
@@ -992,37 +1006,9 @@ func (w *Watcher) observe(ctx context.Context, dirty map[string]bool, baseline b
 	for _, k := range ob.Unsettled {
 		w.mark(k)
 	}
-	for _, f := range ob.Files {
-		if baseline {
-			break // a catch-up's files are found, not changing under the watcher
-		}
-		h := w.hot[f.Path]
-		if h == nil {
-			h = &hotState{}
-			w.hot[f.Path] = h
-		}
-		h.times = append(h.times, now)
-		for len(h.times) > 0 && now.Sub(h.times[0]) > time.Minute {
-			h.times = h.times[1:]
-		}
-		if len(h.times) > w.o.HotLimit {
-			h.times = h.times[len(h.times)-w.o.HotLimit:]
-		}
-	}
-	if len(w.hot) > 4096 {
-		for k, h := range w.hot {
-			if now.Sub(h.times[len(h.times)-1]) > time.Minute {
-				delete(w.hot, k)
-			}
-		}
-	}
 	w.mu.Unlock()
-	for i, f := range ob.Files {
-		if st := ob.Stamps[i]; st != (replay.Stamp{}) {
-			w.cache.put(f.Path, st, f.After) // the identity it had when read, not one it may have now
-		} else {
-			w.cache.drop(f.Path)
-		}
+	if keep {
+		took(ob.Files, ob.Stamps)
 	}
 	for _, s := range ob.Skipped {
 		if !w.said[s.Path] { // once per file and run
@@ -1034,4 +1020,51 @@ func (w *Watcher) observe(ctx context.Context, dirty map[string]bool, baseline b
 		w.o.Recorded(ob)
 	}
 	return ob, nil
+}
+
+// took notes files an observe recorded at now: their identities as read
+// go to the cache, and (unless a catch-up's, found rather than changing
+// under the watcher) their times to the hot-file state. Not with w.mu held.
+func (w *Watcher) took(now time.Time, baseline bool, files []journal.FileChange, stamps []replay.Stamp) {
+	if !baseline {
+		w.mu.Lock()
+		for _, f := range files {
+			h := w.hot[f.Path]
+			if h == nil {
+				h = &hotState{}
+				w.hot[f.Path] = h
+			}
+			h.times = append(h.times, now)
+			for len(h.times) > 0 && now.Sub(h.times[0]) > time.Minute {
+				h.times = h.times[1:]
+			}
+			if len(h.times) > w.o.HotLimit {
+				h.times = h.times[len(h.times)-w.o.HotLimit:]
+			}
+		}
+		if len(w.hot) > 4096 {
+			for k, h := range w.hot {
+				if now.Sub(h.times[len(h.times)-1]) > time.Minute {
+					delete(w.hot, k)
+				}
+			}
+		}
+		w.mu.Unlock()
+	}
+	for i, f := range files {
+		if st := stamps[i]; st != (replay.Stamp{}) {
+			w.cache.put(f.Path, st, f.After) // the identity it had when read, not one it may have now
+		} else {
+			w.cache.drop(f.Path)
+		}
+	}
+}
+
+// keysOf is the keys of m.
+func keysOf(m map[string]bool) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	return keys
 }
