@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/journalfs/journal/snapshot"
@@ -228,9 +229,29 @@ func sameEvent(d, e *Event) bool {
 	if len(e.Args) > 0 && !json.Valid(e.Args) {
 		return false
 	}
+	if !sameFiles(d.Files, e.Files) {
+		return false
+	}
 	c := *d
-	c.Time, c.Withheld = e.Time, e.Withheld
+	c.Time, c.Withheld, c.Files = e.Time, e.Withheld, e.Files // the files compared above (reflect takes microseconds for each)
 	return reflect.DeepEqual(&c, e)
+}
+
+// sameFiles reports whether a and b are the same files, field by field
+// (both nil or neither, as reflect.DeepEqual has it).
+func sameFiles(a, b []FileChange) bool {
+	if len(a) != len(b) || (a == nil) != (b == nil) {
+		return false
+	}
+	for i := range a {
+		x, y := &a[i], &b[i]
+		if x.Path != y.Path || x.Before != y.Before || x.After != y.After || x.BeforeMode != y.BeforeMode ||
+			x.AfterMode != y.AfterMode || x.Added != y.Added || x.Removed != y.Removed || x.MovedFrom != y.MovedFrom ||
+			(x.NewDirs == nil) != (y.NewDirs == nil) || !slices.Equal(x.NewDirs, y.NewDirs) {
+			return false
+		}
+	}
+	return true
 }
 
 type recWriter struct{ b []byte }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -138,6 +139,47 @@ func TestRecordV2_NoneWhereJSONHasNone(t *testing.T) {
 	}
 	if d, err := Decode(rec); err != nil || !slices.Equal(d.Undone, e.Undone) {
 		t.Fatalf("undone %v, %v", d, err)
+	}
+}
+
+// TestSameFiles_EveryField: a change to any one field of a FileChange
+// (each of them, found by reflection: a field added later is covered)
+// makes the files differ, so that a compact record never stands for files
+// other than the event's.
+func TestSameFiles_EveryField(t *testing.T) {
+	base := recordSamples()["files of every kind"].Files
+	if !sameFiles(base, slices.Clone(base)) {
+		t.Fatal("the same files differ")
+	}
+	typ := reflect.TypeOf(FileChange{})
+	for i := range typ.NumField() {
+		changed := slices.Clone(base)
+		v := reflect.ValueOf(&changed[1]).Elem().Field(i)
+		switch v.Kind() {
+		case reflect.String:
+			v.SetString(v.String() + "x")
+		case reflect.Uint32, reflect.Uint64:
+			v.SetUint(v.Uint() + 1)
+		case reflect.Int, reflect.Int64:
+			v.SetInt(v.Int() + 1)
+		case reflect.Array:
+			v.Index(0).SetUint(v.Index(0).Uint() + 1)
+		case reflect.Slice:
+			v.Set(reflect.Append(v, reflect.ValueOf("x")))
+		default:
+			t.Fatalf("field %s of kind %s: teach this test (and sameFiles) to change it", typ.Field(i).Name, v.Kind())
+		}
+		if sameFiles(base, changed) {
+			t.Errorf("a change to %s is not seen", typ.Field(i).Name)
+		}
+	}
+	empty := slices.Clone(base)
+	empty[0].NewDirs = []string{}
+	if sameFiles(base[1:], empty[1:]) != true || sameFiles([]FileChange{{NewDirs: nil}}, []FileChange{{NewDirs: []string{}}}) {
+		t.Error("new_dirs nil and empty are told apart only where they are")
+	}
+	if sameFiles(nil, []FileChange{}) {
+		t.Error("files nil and empty are the same")
 	}
 }
 
