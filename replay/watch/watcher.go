@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -665,18 +666,15 @@ func (w *Watcher) cut(ctx context.Context, first *Call, pick func(id string, s *
 		return func() (*replay.Observed, error) { return ob, err }, nil
 	}
 	var capt *replay.Capture
-	if len(t.dirty) > 0 {
-		keys := make([]string, 0, len(t.dirty))
-		for k := range t.dirty {
-			keys = append(keys, k)
-		}
+	keys := slices.Collect(maps.Keys(t.dirty))
+	if len(keys) > 0 {
 		capt = w.eng.Capture(keys)
 	}
 	return func() (*replay.Observed, error) {
 		defer close(done)
 		<-prev
 		tool, args, actor := attribution(calls)
-		return w.observe(ctx, keysOf(t.dirty), false, tool, args, actor, true, true, capt)
+		return w.observe(ctx, keys, false, tool, args, actor, true, true, capt)
 	}, nil
 }
 
@@ -754,7 +752,7 @@ func (w *Watcher) endFiles(ctx context.Context, c Call) (*replay.Observed, error
 	}
 	w.mu.Unlock()
 	tool, args, actor := attribution([]Call{c})
-	return w.observe(ctx, keysOf(dirty), false, tool, args, actor, true, true)
+	return w.observe(ctx, slices.Collect(maps.Keys(dirty)), false, tool, args, actor, true, true)
 }
 
 // flush records what is dirty: the files, the subtrees of directories gone
@@ -833,7 +831,7 @@ func (w *Watcher) recordTaken(ctx context.Context, calls []Call, t taken, all bo
 			return nil, err
 		}
 	}
-	return w.observe(ctx, keysOf(t.dirty), false, tool, args, actor, all, true)
+	return w.observe(ctx, slices.Collect(maps.Keys(t.dirty)), false, tool, args, actor, all, true)
 }
 
 // subtrees marks dirty every file the journal knows under the directories
@@ -982,16 +980,14 @@ func (w *Watcher) observe(ctx context.Context, keys []string, baseline bool, too
 		paths = append(paths, k)
 	}
 	w.mu.Unlock()
-	slices.Sort(paths)
 	o := replay.Observation{Paths: paths, Tool: tool, Args: args, Actor: actor, Baseline: baseline, Watched: w.fw != nil || w.walked,
 		MaxSize:  w.o.MaxSize,
 		TooLarge: fmt.Sprintf("is larger than the watcher's limit (%d MiB): not journaled; journal watch --max-size raises it", w.o.MaxSize>>20)}
 	if len(capt) > 0 {
 		o.Captured = capt[0]
 	}
-	took := func(files []journal.FileChange, stamps []replay.Stamp) { w.took(now, baseline, files, stamps) }
 	if !keep {
-		o.Each = took
+		o.Each = func(files []journal.FileChange, stamps []replay.Stamp) { w.took(now, baseline, files, stamps) }
 	}
 	ob, err := w.eng.Observe(ctx, o)
 	if err != nil {
@@ -1008,7 +1004,7 @@ func (w *Watcher) observe(ctx context.Context, keys []string, baseline bool, too
 	}
 	w.mu.Unlock()
 	if keep {
-		took(ob.Files, ob.Stamps)
+		w.took(now, baseline, ob.Files, ob.Stamps)
 	}
 	for _, s := range ob.Skipped {
 		if !w.said[s.Path] { // once per file and run
@@ -1058,13 +1054,4 @@ func (w *Watcher) took(now time.Time, baseline bool, files []journal.FileChange,
 			w.cache.drop(f.Path)
 		}
 	}
-}
-
-// keysOf is the keys of m.
-func keysOf(m map[string]bool) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	return keys
 }
