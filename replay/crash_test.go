@@ -94,6 +94,20 @@ func isExpected(err error) bool {
 	return err != nil && bytes.Contains([]byte(err.Error()), []byte("cannot delete"))
 }
 
+// crashIterations is the number of kills a crash test makes: def, or
+// JOURNAL_CRASH_ITERATIONS; short with -short.
+func crashIterations(def, short int) int {
+	if testing.Short() {
+		return short
+	}
+	if s := os.Getenv("JOURNAL_CRASH_ITERATIONS"); s != "" {
+		if n, err := strconv.Atoi(s); err == nil {
+			return n
+		}
+	}
+	return def
+}
+
 // TestCrash kills a child applying batches at random moments and checks, after
 // each kill, that recovery leaves every batch all-before or all-after, as the
 // journal says. JOURNAL_CRASH_ITERATIONS sets the number of kills (default 200).
@@ -101,13 +115,7 @@ func TestCrash(t *testing.T) {
 	if os.Getenv("JOURNAL_CRASH_DIR") != "" {
 		t.Skip("in child")
 	}
-	iters := 200
-	if s := os.Getenv("JOURNAL_CRASH_ITERATIONS"); s != "" {
-		iters, _ = strconv.Atoi(s)
-	}
-	if testing.Short() {
-		iters = 20
-	}
+	iters := crashIterations(200, 20)
 	dir := t.TempDir()
 	r := rand.New(rand.NewPCG(42, 42))
 	var rolledBack, committed int
