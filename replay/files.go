@@ -89,12 +89,18 @@ var largeHashes atomic.Int64
 
 // readAll reads f whole into a buffer sized from its stat (io.ReadAll grows
 // by doubling, which costs a 50 MB file four copies and as many clears).
+// A read that stops at the stat's size, short of the byte over asked for,
+// is at the end of the file (a regular file reads short only there), so a
+// small file costs one read, not two; a file that grew or shrank since its
+// stat is read on to its end, and a caller that must know it did not
+// change compares stats around the read (readBetweenStats).
 func readAll(f io.Reader, size int64) ([]byte, error) {
 	buf := make([]byte, 0, size+1) // the byte over: EOF is seen without a copy
 	for {
+		asked := cap(buf) - len(buf)
 		n, err := f.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
-		if err == io.EOF {
+		if err == io.EOF || (err == nil && n > 0 && n < asked && int64(len(buf)) == size) {
 			return buf, nil
 		}
 		if err != nil {

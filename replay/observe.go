@@ -283,19 +283,23 @@ func (e *Engine) Observe(ctx context.Context, o Observation) (*Observed, error) 
 		var until time.Time
 		// the chunk: files up to observeChunk bytes by their stats (large
 		// files stream, so they count for little), read several at once
-		// (each stat is the one its read starts from: readSettled)
-		end := start
-		var stats []fs.FileInfo
+		// (each stat is the one its read starts from: readSettled). The
+		// stats of the next 1,024 files are taken at once too; those past
+		// the chunk's bytes are taken again for the next.
 		ds := newDirHandles()
-		for est := int64(0); end < len(paths) && est < observeChunk && end-start < 1024; end++ {
-			fi, err := ds.lstat(paths[end])
-			if err != nil {
-				fi = nil
-			} else if fi.Size() < e.streamMin {
+		stats := make([]fs.FileInfo, min(len(paths)-start, 1024))
+		snapshot.Parallel(len(stats), func(i int) {
+			if fi, err := ds.lstat(paths[start+i]); err == nil {
+				stats[i] = fi
+			}
+		})
+		end := start
+		for est := int64(0); end-start < len(stats) && est < observeChunk; end++ {
+			if fi := stats[end-start]; fi != nil && fi.Size() < e.streamMin {
 				est += fi.Size()
 			}
-			stats = append(stats, fi)
 		}
+		stats = stats[:end-start]
 		type read struct {
 			st      state
 			stamp   Stamp

@@ -3,12 +3,14 @@
 package replay
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 
@@ -26,7 +28,7 @@ var (
 // walk is Walk on Linux: openat and fstatat relative to each directory's
 // descriptor (one syscall per name, no path resolved again), getdents in
 // 64 KiB batches.
-func (r *Root) walk(rel string, fn func(WalkEntry) error, listed func(string, []string)) error {
+func (r *Root) walk(rel string, fn func(WalkEntry) error, o WalkOptions) error {
 	top, err := r.root.Open(".") // the os.Root's own directory, whatever its path is now
 	if err != nil {
 		return fmt.Errorf("replay: walk %s: %w", r.Dir, err)
@@ -47,7 +49,7 @@ func (r *Root) walk(rel string, fn func(WalkEntry) error, listed func(string, []
 			fd = next
 		}
 	}
-	w := &walker{fn: fn, listed: listed, buf: make([]byte, 64<<10)}
+	w := &walker{fn: fn, o: o, buf: make([]byte, 64<<10)}
 	if err := fn(WalkEntry{Rel: rel, Dir: true}); err != nil {
 		unix.Close(fd)
 		return err
@@ -77,14 +79,14 @@ func openDirAt(dirfd int, name string) (int, error) {
 }
 
 type walker struct {
-	fn     func(WalkEntry) error
-	listed func(rel string, names []string)
-	buf    []byte // getdents' buffer, shared: a directory is listed whole before its subdirectories
+	fn  func(WalkEntry) error
+	o   WalkOptions
+	buf []byte // getdents' buffer, shared: a directory is listed whole before its subdirectories
 }
 
 // dir walks the open directory fd (at rel) and closes it.
 func (w *walker) dir(fd int, rel string) error {
-	names, err := w.list(fd)
+	ents, names, err := w.list(fd)
 	if err != nil {
 		unix.Close(fd)
 		return nil // unreadable or gone: skipped
@@ -92,32 +94,44 @@ func (w *walker) dir(fd int, rel string) error {
 	if walkListed != nil {
 		walkListed(rel, names)
 	}
-	if w.listed != nil {
-		w.listed(rel, names)
+	if w.o.Listed != nil {
+		w.o.Listed(rel, names)
 	}
 	defer unix.Close(fd)
-	sts, ok := statAll(fd, names)
-	for i, name := range names {
+	for i := range ents {
+		if rel != "." {
+			ents[i].rel = rel + "/" + ents[i].name
+		} else {
+			ents[i].rel = ents[i].name
+		}
+	}
+	sts, ok := statAll(fd, ents, w.o.Stamp)
+	for i := range ents {
+		e := &ents[i]
 		if !ok[i] {
-			continue // gone since listed, or unreadable
+			continue // gone since listed, unreadable, or neither a file nor a directory
 		}
 		st := &sts[i]
-		child := name
-		if rel != "." {
-			child = rel + "/" + name
+		mode := st.Mode & unix.S_IFMT
+		if e.typ == unix.DT_REG && st.Mode == 0 {
+			mode = unix.S_IFREG // not statted: the listing's type
 		}
-		switch st.Mode & unix.S_IFMT {
+		switch mode {
 		case unix.S_IFREG:
-			if err := w.fn(WalkEntry{Rel: child, Stamp: stampOfStat(st)}); err != nil && err != fs.SkipDir {
+			var stamp Stamp
+			if st.Mode != 0 {
+				stamp = stampOfStat(st)
+			}
+			if err := w.fn(WalkEntry{Rel: e.rel, Stamp: stamp}); err != nil && err != fs.SkipDir {
 				return err
 			}
 		case unix.S_IFDIR:
-			if err := w.fn(WalkEntry{Rel: child, Dir: true}); err == fs.SkipDir {
+			if err := w.fn(WalkEntry{Rel: e.rel, Dir: true}); err == fs.SkipDir {
 				continue
 			} else if err != nil {
 				return err
 			}
-			cfd, err := walkOpenDir(fd, name)
+			cfd, err := walkOpenDir(fd, e.name)
 			if err != nil {
 				continue // unreadable, gone, or a link or file in its place since
 			}
@@ -126,7 +140,7 @@ func (w *walker) dir(fd int, rel string) error {
 				unix.Close(cfd) // another directory in its place since its stat
 				continue
 			}
-			if err := w.dir(cfd, child); err != nil {
+			if err := w.dir(cfd, e.rel); err != nil {
 				return err
 			}
 		}
@@ -134,45 +148,99 @@ func (w *walker) dir(fd int, rel string) error {
 	return nil
 }
 
-// statAll stats each name of the directory fd, not following links: in two
-// halves at once when there are many (a hook waits for its walk, and the
-// machine has two cores or more), which ok says.
-func statAll(fd int, names []string) ([]unix.Stat_t, []bool) {
-	sts, ok := make([]unix.Stat_t, len(names)), make([]bool, len(names))
-	stat := func(from, to int) {
-		for i := from; i < to; i++ {
-			ok[i] = unix.Fstatat(fd, names[i], &sts[i], unix.AT_SYMLINK_NOFOLLOW) == nil
+// dirent is a name a directory listed, with its type there (DT_UNKNOWN
+// where the file system gives none) and its path from the root.
+type dirent struct {
+	name, rel string
+	typ       uint8
+}
+
+// statAll stats the entries of the directory fd that need it, not
+// following links: every directory (its identity is checked when it is
+// opened), every entry of unknown type, and each regular file stamp wants
+// (all if stamp is nil); a link, device, socket or pipe is left out
+// unstatted. In two halves at once when there are many (a hook waits for
+// its walk, and the machine has two cores or more). ok says which entries
+// may be passed on; a regular file passed unstatted has a zero stat.
+func statAll(fd int, ents []dirent, stamp func(rel string) bool) ([]unix.Stat_t, []bool) {
+	sts, ok := make([]unix.Stat_t, len(ents)), make([]bool, len(ents))
+	var todo []int
+	for i, e := range ents {
+		switch {
+		case e.typ == unix.DT_DIR || e.typ == unix.DT_UNKNOWN:
+		case e.typ == unix.DT_REG && stamp != nil && !stamp(e.rel):
+			ok[i] = true
+			continue
+		case e.typ != unix.DT_REG:
+			continue
+		}
+		todo = append(todo, i)
+	}
+	stat := func(todo []int) {
+		for _, i := range todo {
+			ok[i] = unix.Fstatat(fd, ents[i].name, &sts[i], unix.AT_SYMLINK_NOFOLLOW) == nil
 		}
 	}
-	if len(names) < 64 || runtime.GOMAXPROCS(0) < 2 {
-		stat(0, len(names))
+	if len(todo) < 64 || runtime.GOMAXPROCS(0) < 2 {
+		stat(todo)
 		return sts, ok
 	}
 	var wg sync.WaitGroup
-	wg.Go(func() { stat(0, len(names)/2) })
-	stat(len(names)/2, len(names))
+	wg.Go(func() { stat(todo[:len(todo)/2]) })
+	stat(todo[len(todo)/2:])
 	wg.Wait()
 	return sts, ok
 }
 
-// list reads every name of the directory fd, sorted.
-func (w *walker) list(fd int) ([]string, error) {
-	var names []string
+// list reads every entry of the directory fd, sorted by name, and their
+// names in that order.
+func (w *walker) list(fd int) ([]dirent, []string, error) {
+	var ents []dirent
 	for {
 		n, err := unix.ReadDirent(fd, w.buf)
 		if err == unix.EINTR {
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if n <= 0 {
 			break
 		}
-		_, _, names = unix.ParseDirent(w.buf[:n], -1, names)
+		ents = parseDirents(w.buf[:n], ents)
 	}
-	sort.Strings(names)
-	return names, nil
+	slices.SortFunc(ents, func(a, b dirent) int { return strings.Compare(a.name, b.name) })
+	names := make([]string, len(ents))
+	for i, e := range ents {
+		names[i] = e.name
+	}
+	return ents, names, nil
+}
+
+// parseDirents appends the entries of a getdents64 buffer (struct
+// linux_dirent64: inode, offset, record length, type, the name ended by a
+// NUL) but "." and "..", and any of inode 0 (deleted).
+func parseDirents(buf []byte, ents []dirent) []dirent {
+	const nameAt = 19 // 8 + 8 + 2 + 1
+	for len(buf) >= nameAt {
+		reclen := int(binary.NativeEndian.Uint16(buf[16:]))
+		if reclen < nameAt || reclen > len(buf) {
+			break // torn: never from the kernel
+		}
+		rec := buf[:reclen]
+		buf = buf[reclen:]
+		if binary.NativeEndian.Uint64(rec) == 0 {
+			continue
+		}
+		name := rec[nameAt:]
+		if i := bytes.IndexByte(name, 0); i >= 0 {
+			name = name[:i]
+		}
+		if s := string(name); s != "." && s != ".." {
+			ents = append(ents, dirent{name: s, typ: rec[18]})
+		}
+	}
+	return ents
 }
 
 // stampOfStat is StampOf for a stat's raw result.

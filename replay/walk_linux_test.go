@@ -164,3 +164,50 @@ func TestRoot_Walk_Unreadable(t *testing.T) {
 		}
 	}
 }
+
+// A walk told which files need their identity stats only those: the others
+// are passed from the listing's types with a zero Stamp, and the walk
+// passes just what it passes with every stamp (no link, no pipe).
+func TestRoot_Walk_StampOnlyAsked(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	write(t, outside, "secret.txt", "outside\n")
+	writeAll(t, dir, "a.txt", "b/c.txt", "b/d/e.txt")
+	os.Symlink(outside, filepath.Join(dir, "b", "out"))
+	os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(dir, "link.txt"))
+	syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644)
+	r := open(t, dir).Roots()[0]
+	var asked []string
+	stamps := map[string]replay.Stamp{}
+	var got []string
+	err := r.WalkWith(".", func(e replay.WalkEntry) error {
+		if e.Rel == ".journal" {
+			return fs.SkipDir
+		}
+		got = append(got, e.Rel)
+		if !e.Dir {
+			stamps[e.Rel] = e.Stamp
+		}
+		return nil
+	}, replay.WalkOptions{Stamp: func(rel string) bool {
+		asked = append(asked, rel)
+		return rel == "b/c.txt"
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{".", "a.txt", "b", "b/c.txt", "b/d", "b/d/e.txt"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("walked %q, want %q", got, want)
+	}
+	if want := []string{"a.txt", "b/c.txt", "b/d/e.txt"}; !reflect.DeepEqual(asked, want) {
+		t.Errorf("asked about %q, want the regular files %q", asked, want)
+	}
+	fi, _ := os.Lstat(filepath.Join(dir, "b", "c.txt"))
+	if want, _ := replay.StampOf(fi); stamps["b/c.txt"] != want {
+		t.Errorf("b/c.txt: stamp %+v, a stat gives %+v", stamps["b/c.txt"], want)
+	}
+	for _, rel := range []string{"a.txt", "b/d/e.txt"} {
+		if stamps[rel] != (replay.Stamp{}) {
+			t.Errorf("%s: stamp %+v, though none was asked for", rel, stamps[rel])
+		}
+	}
+}

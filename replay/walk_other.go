@@ -5,11 +5,12 @@ package replay
 import (
 	"io/fs"
 	"path"
-	"sort"
+	"slices"
+	"strings"
 )
 
 // walk is Walk elsewhere: through the os.Root, one path at a time.
-func (r *Root) walk(rel string, fn func(WalkEntry) error, listed func(string, []string)) error {
+func (r *Root) walk(rel string, fn func(WalkEntry) error, o WalkOptions) error {
 	rel = path.Clean(rel)
 	if fi, err := r.root.Lstat(rel); err != nil {
 		return mapFSError(Path{Root: r, Rel: rel}, "walk", err)
@@ -19,25 +20,35 @@ func (r *Root) walk(rel string, fn func(WalkEntry) error, listed func(string, []
 	if err := fn(WalkEntry{Rel: rel, Dir: true}); err != nil {
 		return err
 	}
-	return r.walkDir(rel, fn, listed)
+	return r.walkDir(rel, fn, o)
 }
 
-func (r *Root) walkDir(rel string, fn func(WalkEntry) error, listed func(string, []string)) error {
+func (r *Root) walkDir(rel string, fn func(WalkEntry) error, o WalkOptions) error {
 	f, err := r.root.Open(rel)
 	if err != nil {
 		return nil
 	}
-	names, err := f.Readdirnames(-1)
+	ents, err := f.ReadDir(-1)
 	f.Close()
 	if err != nil {
 		return nil
 	}
-	sort.Strings(names)
-	if listed != nil {
-		listed(rel, names)
+	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	if o.Listed != nil {
+		names := make([]string, len(ents))
+		for i, e := range ents {
+			names[i] = e.Name()
+		}
+		o.Listed(rel, names)
 	}
-	for _, name := range names {
-		child := path.Join(rel, name)
+	for _, e := range ents {
+		child := path.Join(rel, e.Name())
+		if e.Type().IsRegular() && o.Stamp != nil && !o.Stamp(child) {
+			if err := fn(WalkEntry{Rel: child}); err != nil && err != fs.SkipDir {
+				return err
+			}
+			continue
+		}
 		fi, err := r.root.Lstat(child)
 		if err != nil {
 			continue
@@ -55,7 +66,7 @@ func (r *Root) walkDir(rel string, fn func(WalkEntry) error, listed func(string,
 			} else if err != nil {
 				return err
 			}
-			if err := r.walkDir(child, fn, listed); err != nil {
+			if err := r.walkDir(child, fn, o); err != nil {
 				return err
 			}
 		}

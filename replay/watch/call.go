@@ -420,26 +420,18 @@ func scan(ctx context.Context, eng *replay.Engine, baseline bool, tool string, a
 	o := Options{}
 	o.defaults()
 	// the heads are read while the tree is walked (a hook waits for both)
-	type known struct {
-		heads map[string]journal.Head
-		err   error
-	}
-	kc := make(chan known, 1)
-	go func() {
-		h, err := eng.Known()
-		kc <- known{h, err}
-	}()
+	known := knownLater(eng)
 	w := newWatcher(eng, dir, o)
 	w.walked = true
-	t, err := walk(eng, len(w.cache.Files), nil)
-	k := <-kc
+	t, err := walk(eng, len(w.cache.Files), nil, nil)
+	heads, kerr := known()
 	if err != nil {
 		return nil, err
 	}
-	if k.err != nil {
-		return nil, k.err
+	if kerr != nil {
+		return nil, kerr
 	}
-	ob, err := w.catchUpHeads(ctx, t, k.heads, baseline, tool, args, actor)
+	ob, err := w.catchUpHeads(ctx, t, heads, baseline, tool, args, actor)
 	if err != nil {
 		return nil, err
 	}

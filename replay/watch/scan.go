@@ -30,8 +30,10 @@ type tree struct {
 // enter, if set, is called for each directory kept before its entries are
 // walked (the watcher adds its watch there, so that nothing created during
 // the walk is missed). About n files are expected (the cache's: the map
-// of files is made that large at once, not grown).
-func walk(eng *replay.Engine, n int, enter func(dir string) error) (*tree, error) {
+// of files is made that large at once, not grown). stamp, if not nil, says
+// which files (by key) need their identity; the others are not statted
+// (replay.WalkOptions.Stamp) and have a zero one.
+func walk(eng *replay.Engine, n int, enter func(dir string) error, stamp func(key string) bool) (*tree, error) {
 	t := &tree{files: make(map[string]replay.Stamp, n)}
 	jdir := filepath.Dir(Dir(eng))
 	for i, root := range eng.Roots() {
@@ -43,7 +45,7 @@ func walk(eng *replay.Engine, n int, enter func(dir string) error) (*tree, error
 				return enter(d)
 			}
 			return nil
-		}, func(k string, st replay.Stamp) { t.files[k] = st })
+		}, func(k string, st replay.Stamp) { t.files[k] = st }, stamp)
 		if err != nil {
 			return nil, fmt.Errorf("watch: walk %s: %w", root.Dir, err)
 		}
@@ -57,13 +59,19 @@ func walk(eng *replay.Engine, n int, enter func(dir string) error) (*tree, error
 // with its journal key and identity. It skips the journal's directory jdir,
 // wherever it is, and follows no symbolic link (replay.Root.Walk). Only an
 // error on start itself, or from dir, ends it: a path that vanished
-// meanwhile has its own event.
-func walkDir(root *replay.Root, first bool, start string, rules *Rules, jdir string, dir func(abs string) error, file func(key string, st replay.Stamp)) error {
+// meanwhile has its own event. stamp is walk's.
+func walkDir(root *replay.Root, first bool, start string, rules *Rules, jdir string, dir func(abs string) error, file func(key string, st replay.Stamp), stamp func(key string) bool) error {
 	rel, err := filepath.Rel(root.Dir, start)
 	if err != nil {
 		return err
 	}
-	return root.WalkListed(filepath.ToSlash(rel), func(e replay.WalkEntry) error {
+	o := replay.WalkOptions{Listed: func(rel string, names []string) {
+		rules.EnterListed(filepath.Join(root.Dir, filepath.FromSlash(rel)), rel, names)
+	}}
+	if stamp != nil {
+		o.Stamp = func(rel string) bool { return stamp(key(root, rel, first)) }
+	}
+	return root.WalkWith(filepath.ToSlash(rel), func(e replay.WalkEntry) error {
 		if e.Dir {
 			p := filepath.Join(root.Dir, filepath.FromSlash(e.Rel))
 			if e.Rel != "." && (p == jdir || rules.ignoredInWalk(e.Rel, true)) {
@@ -75,9 +83,27 @@ func walkDir(root *replay.Root, first bool, start string, rules *Rules, jdir str
 			file(key(root, e.Rel, first), e.Stamp)
 		}
 		return nil
-	}, func(rel string, names []string) {
-		rules.EnterListed(filepath.Join(root.Dir, filepath.FromSlash(rel)), rel, names)
-	})
+	}, o)
+}
+
+// never is a walk's stamp for a caller that compares no identity.
+func never(string) bool { return false }
+
+// knownLater reads the engine's heads (Engine.Known) on a goroutine of its
+// own and returns a function that waits for them: a walk and the read of
+// the heads go on at once.
+func knownLater(eng *replay.Engine) func() (map[string]journal.Head, error) {
+	done := make(chan struct{})
+	var heads map[string]journal.Head
+	var err error
+	go func() {
+		defer close(done)
+		heads, err = eng.Known()
+	}()
+	return func() (map[string]journal.Head, error) {
+		<-done
+		return heads, err
+	}
 }
 
 // key is the journal's name of rel in root (replay.Path.Key).
@@ -274,7 +300,7 @@ func hasHead(heads map[string]journal.Head, k string) bool {
 // deleted): files made while no watcher ran, which the next start records
 // as first seen. `journal status` names them beside the changed ones.
 func Untracked(eng *replay.Engine) ([]string, error) {
-	t, err := walk(eng, 0, nil)
+	t, err := walk(eng, 0, nil, never)
 	if err != nil {
 		return nil, err
 	}

@@ -107,7 +107,7 @@ func (h *harness) heads() map[string]string {
 func (h *harness) disk() map[string]string {
 	h.t.Helper()
 	out := map[string]string{}
-	t, err := walk(h.eng, 0, nil)
+	t, err := walk(h.eng, 0, nil, never)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -404,6 +404,42 @@ func TestWatch_FirstStartCachesBaseline(t *testing.T) {
 		st, _ := replay.StampOf(fi)
 		if e := c.Files[k]; e.ID != known[k].ID || e.Stamp != st {
 			t.Errorf("%s cached as %+v; want its head %s with its identity %+v", k, e, known[k].ID, st)
+		}
+	}
+}
+
+// A start whose cache is lost (the journal knows every file) rebuilds it
+// from the files it finds unchanged, with the identities its walk saw —
+// so the walk stats the files the journal knows though the cache knows
+// none — and the start after reads nothing.
+func TestWatch_LostCacheRebuilt(t *testing.T) {
+	dir := t.TempDir()
+	m := map[string]string{}
+	for i := range 30 {
+		m[fmt.Sprintf("d%d/f%d.txt", i%4, i)] = fmt.Sprintf("file %d\n", i)
+	}
+	files(t, dir, m)
+	time.Sleep(150 * time.Millisecond) // past the racy margin
+	h := newHarness(t, dir)
+	h.stop()
+	cacheFile := filepath.Join(Dir(h.eng), "cache")
+	if err := os.Remove(cacheFile); err != nil {
+		t.Fatal(err)
+	}
+	last := h.last()
+	h.start()
+	h.stop()
+	if n := len(h.events(last + 1)); n != 0 {
+		t.Fatalf("a start with its cache lost recorded %d events", n)
+	}
+	c := loadCache(cacheFile)
+	for k := range m {
+		fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(k)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st, _ := replay.StampOf(fi); c.Files[k].Stamp != st {
+			t.Errorf("%s cached as %+v after the rebuild; want its identity %+v", k, c.Files[k], st)
 		}
 	}
 }

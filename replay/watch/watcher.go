@@ -197,13 +197,32 @@ func Start(ctx context.Context, eng *replay.Engine, o Options) (*Watcher, error)
 	w.done.Add(1)
 	go w.events(lctx)
 	// watches first, then the catch-up: a change made during the walk is
-	// either seen by the walk or sent by a watch
+	// either seen by the walk or sent by a watch. The heads are read
+	// meanwhile: a file needs its identity only if the cache or the
+	// journal knows it (a first start stats none in its walk)
+	known := knownLater(eng)
+	var heads map[string]journal.Head
+	var kerr error
+	stamp := func(k string) bool {
+		if _, ok := w.cache.Files[k]; ok {
+			return true
+		}
+		if heads == nil && kerr == nil {
+			heads, kerr = known()
+		}
+		_, ok := heads[k]
+		return ok || kerr != nil
+	}
 	w.mu.Lock()
-	t, err := walk(eng, len(w.cache.Files), func(d string) error { w.addWatch(d); return nil })
+	t, err := walk(eng, len(w.cache.Files), func(d string) error { w.addWatch(d); return nil }, stamp)
 	if err == nil {
 		w.rules = t.rules
 	}
 	w.mu.Unlock()
+	heads, kerr = known()
+	if err == nil {
+		err = kerr
+	}
 	if err == nil && len(t.files) > o.MaxFiles {
 		err = fmt.Errorf("watch: %d files under the roots, more than the watcher's limit of %d (%w): add a %s for what need not be journaled, or run without a watcher", len(t.files), o.MaxFiles, ErrTooMany, IgnoreFile)
 	}
@@ -217,7 +236,7 @@ func Start(ctx context.Context, eng *replay.Engine, o Options) (*Watcher, error)
 	if w.srv, err = listen(w); err != nil {
 		o.Logf("journal watch: hooks cannot reach this watcher: %v", err)
 	}
-	_, err = w.catchUp(ctx, t, true, journal.ToolCatchUp, nil, nil)
+	_, err = w.catchUpHeads(ctx, t, heads, true, journal.ToolCatchUp, nil, nil)
 	w.record.Unlock()
 	if err != nil {
 		w.Close()
@@ -427,7 +446,7 @@ func (w *Watcher) addTree(d string, i int, into map[string]bool) {
 		} else {
 			w.mark(k)
 		}
-	})
+	}, never)
 	w.touch()
 }
 
@@ -816,7 +835,7 @@ func (w *Watcher) recordTaken(ctx context.Context, calls []Call, t taken, all bo
 	tool, args, actor := attribution(calls)
 	if t.rescan {
 		w.mu.Lock()
-		tr, err := walk(w.eng, len(w.cache.Files), func(d string) error { w.addWatch(d); return nil })
+		tr, err := walk(w.eng, len(w.cache.Files), func(d string) error { w.addWatch(d); return nil }, nil)
 		if err == nil {
 			w.rules = tr.rules
 		}
