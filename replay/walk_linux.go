@@ -112,17 +112,9 @@ func (w *walker) dir(fd int, rel string) error {
 			continue // gone since listed, unreadable, or neither a file nor a directory
 		}
 		st := &sts[i]
-		mode := st.Mode & unix.S_IFMT
-		if e.typ == unix.DT_REG && st.Mode == 0 {
-			mode = unix.S_IFREG // not statted: the listing's type
-		}
-		switch mode {
+		switch st.Mode & unix.S_IFMT {
 		case unix.S_IFREG:
-			var stamp Stamp
-			if st.Mode != 0 {
-				stamp = stampOfStat(st)
-			}
-			if err := w.fn(WalkEntry{Rel: e.rel, Stamp: stamp}); err != nil && err != fs.SkipDir {
+			if err := w.fn(WalkEntry{Rel: e.rel, Stamp: stampOfStat(st)}); err != nil && err != fs.SkipDir {
 				return err
 			}
 		case unix.S_IFDIR:
@@ -161,7 +153,7 @@ type dirent struct {
 // (all if stamp is nil); a link, device, socket or pipe is left out
 // unstatted. In two halves at once when there are many (a hook waits for
 // its walk, and the machine has two cores or more). ok says which entries
-// may be passed on; a regular file passed unstatted has a zero stat.
+// may be passed on; a regular file passed unstatted has only its type.
 func statAll(fd int, ents []dirent, stamp func(rel string) bool) ([]unix.Stat_t, []bool) {
 	sts, ok := make([]unix.Stat_t, len(ents)), make([]bool, len(ents))
 	var todo []int
@@ -169,7 +161,7 @@ func statAll(fd int, ents []dirent, stamp func(rel string) bool) ([]unix.Stat_t,
 		switch {
 		case e.typ == unix.DT_DIR || e.typ == unix.DT_UNKNOWN:
 		case e.typ == unix.DT_REG && stamp != nil && !stamp(e.rel):
-			ok[i] = true
+			ok[i], sts[i].Mode = true, unix.S_IFREG // the listing's type; a zero Stamp
 			continue
 		case e.typ != unix.DT_REG:
 			continue

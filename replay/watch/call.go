@@ -420,16 +420,11 @@ func scan(ctx context.Context, eng *replay.Engine, baseline bool, tool string, a
 	o := Options{}
 	o.defaults()
 	// the heads are read while the tree is walked (a hook waits for both)
-	known := knownLater(eng)
 	w := newWatcher(eng, dir, o)
 	w.walked = true
-	t, err := walk(eng, len(w.cache.Files), nil, nil)
-	heads, kerr := known()
+	t, heads, err := w.walkKnown(nil)
 	if err != nil {
 		return nil, err
-	}
-	if kerr != nil {
-		return nil, kerr
 	}
 	ob, err := w.catchUpHeads(ctx, t, heads, baseline, tool, args, actor)
 	if err != nil {

@@ -89,21 +89,33 @@ func walkDir(root *replay.Root, first bool, start string, rules *Rules, jdir str
 // never is a walk's stamp for a caller that compares no identity.
 func never(string) bool { return false }
 
-// knownLater reads the engine's heads (Engine.Known) on a goroutine of its
-// own and returns a function that waits for them: a walk and the read of
-// the heads go on at once.
-func knownLater(eng *replay.Engine) func() (map[string]journal.Head, error) {
+// walkKnown walks the roots (walk, enter as there) while the journal's
+// heads are read (Engine.Known) on a goroutine of its own, and returns
+// both: a file needs its identity only where the cache or the journal
+// knows it (a first start stats none), so the walk waits for the heads
+// at its first file the cache does not know. The cache is not written
+// meanwhile.
+func (w *Watcher) walkKnown(enter func(dir string) error) (*tree, map[string]journal.Head, error) {
 	done := make(chan struct{})
 	var heads map[string]journal.Head
-	var err error
+	var kerr error
 	go func() {
 		defer close(done)
-		heads, err = eng.Known()
+		heads, kerr = w.eng.Known()
 	}()
-	return func() (map[string]journal.Head, error) {
+	t, err := walk(w.eng, len(w.cache.Files), enter, func(k string) bool {
+		if _, ok := w.cache.Files[k]; ok {
+			return true
+		}
 		<-done
-		return heads, err
+		_, ok := heads[k]
+		return ok || kerr != nil
+	})
+	<-done
+	if err == nil {
+		err = kerr
 	}
+	return t, heads, err
 }
 
 // key is the journal's name of rel in root (replay.Path.Key).

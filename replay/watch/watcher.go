@@ -197,32 +197,13 @@ func Start(ctx context.Context, eng *replay.Engine, o Options) (*Watcher, error)
 	w.done.Add(1)
 	go w.events(lctx)
 	// watches first, then the catch-up: a change made during the walk is
-	// either seen by the walk or sent by a watch. The heads are read
-	// meanwhile: a file needs its identity only if the cache or the
-	// journal knows it (a first start stats none in its walk)
-	known := knownLater(eng)
-	var heads map[string]journal.Head
-	var kerr error
-	stamp := func(k string) bool {
-		if _, ok := w.cache.Files[k]; ok {
-			return true
-		}
-		if heads == nil && kerr == nil {
-			heads, kerr = known()
-		}
-		_, ok := heads[k]
-		return ok || kerr != nil
-	}
+	// either seen by the walk or sent by a watch
 	w.mu.Lock()
-	t, err := walk(eng, len(w.cache.Files), func(d string) error { w.addWatch(d); return nil }, stamp)
+	t, heads, err := w.walkKnown(func(d string) error { w.addWatch(d); return nil })
 	if err == nil {
 		w.rules = t.rules
 	}
 	w.mu.Unlock()
-	heads, kerr = known()
-	if err == nil {
-		err = kerr
-	}
 	if err == nil && len(t.files) > o.MaxFiles {
 		err = fmt.Errorf("watch: %d files under the roots, more than the watcher's limit of %d (%w): add a %s for what need not be journaled, or run without a watcher", len(t.files), o.MaxFiles, ErrTooMany, IgnoreFile)
 	}
@@ -835,7 +816,7 @@ func (w *Watcher) recordTaken(ctx context.Context, calls []Call, t taken, all bo
 	tool, args, actor := attribution(calls)
 	if t.rescan {
 		w.mu.Lock()
-		tr, err := walk(w.eng, len(w.cache.Files), func(d string) error { w.addWatch(d); return nil }, nil)
+		tr, heads, err := w.walkKnown(func(d string) error { w.addWatch(d); return nil })
 		if err == nil {
 			w.rules = tr.rules
 		}
@@ -843,7 +824,7 @@ func (w *Watcher) recordTaken(ctx context.Context, calls []Call, t taken, all bo
 		if err != nil {
 			return nil, err
 		}
-		return w.catchUp(ctx, tr, t.baseline, tool, args, actor, t.dirty)
+		return w.catchUpHeads(ctx, tr, heads, t.baseline, tool, args, actor, t.dirty)
 	}
 	if len(t.dirs) > 0 {
 		if err := w.subtrees(t.dirs, t.dirty); err != nil {
@@ -887,19 +868,10 @@ func (w *Watcher) subtrees(dirs map[string]bool, dirty map[string]bool) error {
 	return nil
 }
 
-// catchUp records what a walk finds changed against the journal (files
-// whose identity is not cached as their head's, heads not found), with
-// the files in extra; files the journal never knew are a baseline when
-// baseline is set.
-func (w *Watcher) catchUp(ctx context.Context, t *tree, baseline bool, tool string, args json.RawMessage, actor *journal.Actor, extra ...map[string]bool) (*replay.Observed, error) {
-	heads, err := w.eng.Known()
-	if err != nil {
-		return nil, err
-	}
-	return w.catchUpHeads(ctx, t, heads, baseline, tool, args, actor, extra...)
-}
-
-// catchUpHeads is catchUp with the journal's heads read already. It takes
+// catchUpHeads records what a walk finds changed against the journal's
+// heads (files whose identity is not cached as their head's, heads not
+// found), with the files in extra; files the journal never knew are a
+// baseline when baseline is set. It takes
 // t.files (nil once it returns): a first start's 100,000 keys are not
 // kept while they are read.
 func (w *Watcher) catchUpHeads(ctx context.Context, t *tree, heads map[string]journal.Head, baseline bool, tool string, args json.RawMessage, actor *journal.Actor, extra ...map[string]bool) (*replay.Observed, error) {
