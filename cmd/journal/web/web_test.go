@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -57,14 +58,15 @@ func do(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Voi
 	}
 }
 
-// text is the visible text of the first element sel matches.
+// text is the visible text of the first element sel matches, once one is
+// there. It is read in one evaluation, not by a node's id, because the
+// timeline swaps its list in when events arrive: an id found before a swap
+// names a node gone after it.
 func text(t *testing.T, ctx context.Context, sel string) string {
 	t.Helper()
-	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	do(t, ctx, chromedp.WaitReady(chromedp.CSS(sel)))
+	q, _ := json.Marshal(sel)
+	return eval[string](t, ctx, `document.querySelector(`+string(q)+`).innerText`)
 }
 
 // shot saves a screenshot of the whole page as name.png in the test's

@@ -54,10 +54,12 @@
   var list = document.querySelector("div.events");
   if (live && list && live.dataset.last !== undefined && window.EventSource) {
     var shown = Number(live.dataset.last);
-    var es = new EventSource("/live");
-    es.addEventListener("last", function (e) {
-      var n = Number(e.data);
-      if (n <= shown) return;
+    var seen = shown;    // the newest event number the server announced
+    var busy = false;    // one refresh at a time: a swap never races another
+    var refresh = function () {
+      if (busy || seen <= shown) return;
+      busy = true;
+      var n = seen;
       fetch(location.href, { headers: { "Accept": "text/html" } }).then(function (r) { return r.text(); }).then(function (html) {
         var doc = new DOMParser().parseFromString(html, "text/html");
         var fresh = doc.querySelector("div.events");
@@ -65,11 +67,19 @@
         if (!fresh) return;
         list.innerHTML = fresh.innerHTML;
         if (h1) document.querySelector("h1").innerHTML = h1.innerHTML;
-        live.textContent = (n - shown) + " new event" + (n - shown === 1 ? "" : "s");
+        live.textContent = (n - Number(live.dataset.last)) + " new event" + (n - Number(live.dataset.last) === 1 ? "" : "s");
         live.hidden = false;
         shown = n;
         bind();
+      }).finally(function () {
+        busy = false;
+        refresh();
       });
+    };
+    var es = new EventSource("/live");
+    es.addEventListener("last", function (e) {
+      seen = Math.max(seen, Number(e.data));
+      refresh();
     });
   }
 })();
