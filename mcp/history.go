@@ -230,7 +230,11 @@ func (s *Server) registerHistory() {
 				text += "no file changed outside the journal\n"
 			}
 			for _, d := range out.Changed {
-				text += fmt.Sprintf("changed outside: %s (journal %s, disk %s)\n", d.Path, orAbsent(version(d.Head)), orAbsent(version(d.Disk)))
+				mode := ""
+				if !d.Head.IsZero() && !d.Disk.IsZero() && d.HeadMode != d.DiskMode {
+					mode = fmt.Sprintf(", mode %o -> %o", d.HeadMode, d.DiskMode)
+				}
+				text += fmt.Sprintf("changed outside: %s (journal %s, disk %s%s)\n", d.Path, orAbsent(version(d.Head)), orAbsent(version(d.Disk)), mode)
 			}
 			for _, p := range out.Pending {
 				text += fmt.Sprintf("pending recovery: event %d\n", p)

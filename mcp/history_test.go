@@ -43,6 +43,14 @@ func TestHistory_RevertUndoRedoLogStatus(t *testing.T) {
 		t.Fatalf("status %+v %s", st, txt)
 	}
 	e.fail("revert_edit", map[string]any{"absolute_file_path": "f.txt", "backup_id": "999"}, jmcp.CodeInvalidInput)
+	// a chmod is a change too: named with both modes
+	if err := os.Chmod(filepath.Join(e.dir, "f.txt"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	txt = e.ok("journal_status", map[string]any{}, &st)
+	if len(st.Changed) != 1 || st.Changed[0].DiskMode != 0o700 || !strings.Contains(txt, ", mode 644 -> 700)") {
+		t.Fatalf("status after a chmod %+v %s", st, txt)
+	}
 }
 
 func TestHistory_RevertConflictNamesLines(t *testing.T) {

@@ -250,3 +250,52 @@ func TestReader_Prefetch(t *testing.T) {
 		}
 	}
 }
+
+// TestApply_ObserveOutsideChmod: a chmod made behind the journal's back is a
+// change as Observe records one: Status names it, and the next batch on the
+// file first records it in an observe event (content unchanged, modes 644 ->
+// 755), so the batch's own event starts from the mode the disk had.
+func TestApply_ObserveOutsideChmod(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "a.txt", "v1\n")
+	os.Chmod(filepath.Join(dir, "a.txt"), 0o644)
+	e := open(t, dir)
+	if _, err := e.Apply(ctx, &replay.Batch{Changes: []replay.Change{{Path: "a.txt", Data: []byte("v2\n")}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(dir, "a.txt"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	st, err := e.Status()
+	if err != nil || len(st.Changed) != 1 {
+		t.Fatalf("status after a chmod: %+v %v", st, err)
+	}
+	if d := st.Changed[0]; d.Path != "a.txt" || !d.ModeOnly() || d.HeadMode != 0o644 || d.DiskMode != 0o755 || d.Head != snapshot.Sum([]byte("v2\n")) {
+		t.Fatalf("the drift: %+v", d)
+	}
+	res, err := e.Apply(ctx, &replay.Batch{Changes: []replay.Change{{Path: "a.txt", Data: []byte("v3\n")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Observed) != 1 || res.Seq != 3 {
+		t.Fatalf("want one observe event before the apply, got %+v", res)
+	}
+	ob, err := e.Event(res.Observed[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2 := snapshot.Sum([]byte("v2\n"))
+	if f, _ := ob.File("a.txt"); ob.Kind != journal.KindObserve || f.Before != v2 || f.After != v2 || f.BeforeMode != 0o644 || f.AfterMode != 0o755 || f.Added != 0 || f.Removed != 0 {
+		t.Fatalf("the observe event: %+v %+v", ob, f)
+	}
+	if f, _ := lastEvent(t, e).File("a.txt"); f.BeforeMode != 0o755 || f.AfterMode != 0o755 || f.Before != v2 {
+		t.Fatalf("the batch's event: %+v", f)
+	}
+	if fi, _ := os.Stat(filepath.Join(dir, "a.txt")); fi.Mode().Perm() != 0o755 {
+		t.Fatalf("the batch changed the mode: %v", fi.Mode())
+	}
+	if st, err := e.Status(); err != nil || len(st.Changed) != 0 {
+		t.Fatalf("status after the batch: %+v %v", st, err)
+	}
+	verifyChain(t, e)
+}

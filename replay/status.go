@@ -9,13 +9,22 @@ import (
 	"github.com/journalfs/journal/snapshot"
 )
 
-// Drift is a file whose disk content differs from the journal's head.
+// Drift is a file whose disk content or permission bits differ from the
+// journal's head: a chmod is a change as Observe records it, so status
+// names it too.
 type Drift struct {
-	Path    string      `json:"path"`
-	Head    snapshot.ID `json:"head"`            // what the journal last wrote or saw (zero: absent)
-	Disk    snapshot.ID `json:"disk"`            // what is there now (zero: absent)
-	HeadSeq uint64      `json:"head_seq"`        // the event that set the head
-	Err     string      `json:"error,omitempty"` // why the file could not be read
+	Path     string      `json:"path"`
+	Head     snapshot.ID `json:"head"`                // what the journal last wrote or saw (zero: absent)
+	Disk     snapshot.ID `json:"disk"`                // what is there now (zero: absent)
+	HeadMode uint32      `json:"head_mode,omitempty"` // the head's permission bits (zero when absent)
+	DiskMode uint32      `json:"disk_mode,omitempty"` // the disk's (zero when absent)
+	HeadSeq  uint64      `json:"head_seq"`            // the event that set the head
+	Err      string      `json:"error,omitempty"`     // why the file could not be read
+}
+
+// ModeOnly reports whether only the permission bits differ.
+func (d Drift) ModeOnly() bool {
+	return d.Err == "" && d.Head == d.Disk && d.HeadMode != d.DiskMode
 }
 
 // Status is the state of the workspace against its journal.
@@ -63,6 +72,9 @@ func (e *Engine) Status() (*Status, error) {
 	}
 	for _, h := range heads {
 		d := Drift{Path: h.path, Head: h.h.ID, HeadSeq: h.h.Seq}
+		if !h.h.ID.IsZero() {
+			d.HeadMode = h.h.Mode
+		}
 		p, err := e.Resolve(h.path)
 		if err != nil {
 			continue // a root not configured in this process
@@ -70,10 +82,10 @@ func (e *Engine) Status() (*Status, error) {
 		cur, err := e.readState(p, false)
 		if err != nil {
 			d.Err = err.Error()
-		} else {
-			d.Disk = cur.id
+		} else if d.Disk = cur.id; cur.exists {
+			d.DiskMode = uint32(cur.mode)
 		}
-		if d.Err != "" || d.Disk != d.Head {
+		if d.Err != "" || d.Disk != d.Head || (!d.Disk.IsZero() && d.DiskMode != d.HeadMode) {
 			st.Changed = append(st.Changed, d)
 		}
 	}

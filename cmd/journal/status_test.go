@@ -160,3 +160,25 @@ func TestStatus_ListsNewFiles(t *testing.T) {
 		t.Errorf("status lists an ignored file:\n%s", out)
 	}
 }
+
+// TestStatus_NamesAChmod: a chmod made outside the journal is listed by
+// `journal status` as a mode change, and once recorded (here by `journal
+// exec`, which looks at the tree before and after its command) the status
+// is clean again.
+func TestStatus_NamesAChmod(t *testing.T) {
+	dir := t.TempDir()
+	files(t, dir, map[string]string{"run.sh": "echo hi\n", "b.txt": "b\n"})
+	os.Chmod(filepath.Join(dir, "run.sh"), 0o644)
+	ok(t, dir, "exec", "--", "true") // the journal and its baseline
+	bash(t, dir, `chmod 755 run.sh && echo more >> b.txt && chmod 600 b.txt`)
+	out := ok(t, dir, "status")
+	for _, want := range []string{"changed outside the journal (2):", "M  run.sh  mode 644 -> 755; content as the journal has it", ", mode 644 -> 600"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("status does not say %q:\n%s", want, out)
+		}
+	}
+	ok(t, dir, "exec", "--", "true")
+	if out := ok(t, dir, "status"); !strings.Contains(out, "no file changed outside the journal") {
+		t.Fatalf("status after the chmod was recorded:\n%s", out)
+	}
+}
