@@ -231,7 +231,7 @@ func (s *Server) registerHistory() {
 			}
 			for _, d := range out.Changed {
 				mode := ""
-				if !d.Head.IsZero() && !d.Disk.IsZero() && d.HeadMode != d.DiskMode {
+				if d.ModeChanged() {
 					mode = fmt.Sprintf(", mode %o -> %o", d.HeadMode, d.DiskMode)
 				}
 				text += fmt.Sprintf("changed outside: %s (journal %s, disk %s%s)\n", d.Path, orAbsent(version(d.Head)), orAbsent(version(d.Disk)), mode)

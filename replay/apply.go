@@ -287,7 +287,7 @@ func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, erro
 			if u, in := unsealed[op.p.Key]; in {
 				h, ok = u, true
 			}
-			if ok && (h.ID != op.cur.id || (op.cur.exists && h.Mode != uint32(op.cur.mode))) { // a chmod is a change, as Observe records it
+			if ok && !matches(h, op.cur.id, uint32(op.cur.mode)) {
 				fc := journal.FileChange{Path: op.p.Key, Before: h.ID, After: op.cur.id, BeforeMode: uint32(h.Mode), AfterMode: uint32(op.cur.mode)}
 				fc.Added, fc.Removed = observedLines(tx, h.ID, op.cur)
 				observes = append(observes, &journal.Event{Kind: journal.KindObserve, Status: journal.StatusCommitted,

@@ -598,7 +598,7 @@ func (e *Engine) storeObserved(paths []Path, chunk []observed, datas [][]byte) (
 		if !ok && ob.after.IsZero() {
 			continue // never known, not there
 		}
-		if ok && h.ID == ob.after && (ob.after.IsZero() || h.Mode == ob.mode) {
+		if ok && matches(h, ob.after, ob.mode) {
 			continue // as the journal has it
 		}
 		if !ok {

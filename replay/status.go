@@ -22,9 +22,22 @@ type Drift struct {
 	Err      string      `json:"error,omitempty"`     // why the file could not be read
 }
 
+// ModeChanged reports whether the file is there in both and its permission
+// bits differ.
+func (d Drift) ModeChanged() bool {
+	return !d.Head.IsZero() && !d.Disk.IsZero() && d.HeadMode != d.DiskMode
+}
+
 // ModeOnly reports whether only the permission bits differ.
 func (d Drift) ModeOnly() bool {
-	return d.Err == "" && d.Head == d.Disk && d.HeadMode != d.DiskMode
+	return d.Err == "" && d.Head == d.Disk && d.ModeChanged()
+}
+
+// matches reports whether the journal's head h is the file as read: the same
+// content and, where it exists, the same permission bits. Observe, Apply's
+// drift check and Status share it, so a chmod is a change to each of them.
+func matches(h journal.Head, id snapshot.ID, mode uint32) bool {
+	return h.ID == id && (id.IsZero() || h.Mode == mode)
 }
 
 // Status is the state of the workspace against its journal.
@@ -85,7 +98,7 @@ func (e *Engine) Status() (*Status, error) {
 		} else if d.Disk = cur.id; cur.exists {
 			d.DiskMode = uint32(cur.mode)
 		}
-		if d.Err != "" || d.Disk != d.Head || (!d.Disk.IsZero() && d.DiskMode != d.HeadMode) {
+		if d.Err != "" || !matches(h.h, d.Disk, d.DiskMode) {
 			st.Changed = append(st.Changed, d)
 		}
 	}

@@ -173,7 +173,7 @@ func (a *app) runStatus() error {
 			letter, detail = "A", fmt.Sprintf("created again; journal had it deleted (event %d)", d.HeadSeq)
 		case d.ModeOnly():
 			detail = fmt.Sprintf("mode %o -> %o; content as the journal has it (event %d)", d.HeadMode, d.DiskMode, d.HeadSeq)
-		case d.HeadMode != d.DiskMode:
+		case d.ModeChanged():
 			detail += fmt.Sprintf(", mode %o -> %o", d.HeadMode, d.DiskMode)
 		}
 		fmt.Fprintf(w, "    %s  %s  %s\n", cDel(letter), d.Path, cDim(detail))

@@ -53,7 +53,8 @@
   var live = document.getElementById("live");
   var list = document.querySelector("div.events");
   if (live && list && live.dataset.last !== undefined && window.EventSource) {
-    var shown = Number(live.dataset.last);
+    var first = Number(live.dataset.last);
+    var shown = first;
     var seen = shown;    // the newest event number the server announced
     var busy = false;    // one refresh at a time: a swap never races another
     var refresh = function () {
@@ -67,7 +68,7 @@
         if (!fresh) return;
         list.innerHTML = fresh.innerHTML;
         if (h1) document.querySelector("h1").innerHTML = h1.innerHTML;
-        live.textContent = (n - Number(live.dataset.last)) + " new event" + (n - Number(live.dataset.last) === 1 ? "" : "s");
+        live.textContent = (n - first) + " new event" + (n - first === 1 ? "" : "s");
         live.hidden = false;
         shown = n;
         bind();
