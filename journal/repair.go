@@ -100,7 +100,14 @@ func (j *Journal) Repair(apply bool, actor Actor) (*RepairReport, error) {
 		if dst, err = Open(tmp, Options{Create: true, Timeout: j.timeout}); err != nil {
 			return nil, err
 		}
-		defer os.Remove(tmp) // once renamed into place, there is nothing to remove
+		// once renamed into place, there is no tmp to remove; what opening
+		// it made beside it (its lock files, its check stamp) goes either way
+		defer func() {
+			dst.Close()
+			for _, p := range []string{tmp, tmp + ".lock", tmp + ".lock.queue", tmp + stampSuffix, tmp + ".wal"} {
+				os.Remove(p)
+			}
+		}()
 	}
 	err = from.protect(func() error {
 		db, err := from.openFormat(true, false)

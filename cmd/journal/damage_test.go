@@ -443,6 +443,9 @@ func TestRepair_SalvagesAroundDamage(t *testing.T) {
 	if len(kept) != 1 {
 		t.Fatalf("the damaged journal was not kept: %v", kept)
 	}
+	if left, _ := filepath.Glob(jp + ".repair-*"); len(left) > 0 {
+		t.Fatalf("repair --apply left its working files behind: %v", left)
+	}
 	if k, _ := os.ReadFile(kept[0]); !bytes.Equal(k, before) {
 		t.Fatal("the kept journal is not the damaged one")
 	}
