@@ -26,7 +26,9 @@ import (
 // Before is the content it had at seq; a watcher's baseline event
 // (journal.Event.IsBaseline) means the journal did not know the file at seq,
 // so the rewind leaves it alone; otherwise that event created it and the
-// rewind removes it. Files already in their state (content and mode) are
+// rewind removes it, and the directories that creation made once the
+// rewind leaves them empty (a directory holding anything else stays).
+// Files already in their state (content and mode) are
 // left out; a file changed outside the journal since its last event is
 // recorded as an observe event first, as for any batch.
 //
@@ -86,6 +88,10 @@ type fileAt struct {
 	known bool // a committed event at or before the rewind's event set it
 	found bool // decided by the first committed event after it
 	leave bool // only a watcher's baseline after it knows the file: not the rewind's to touch
+	// dirs are the directories the file's creation after the rewind's
+	// event made for it (FileChange.NewDirs): removed with the file where
+	// the rewind leaves them empty, as an undo of that creation does.
+	dirs []string
 }
 
 // statesAt folds the committed events into each file's state right after
@@ -123,7 +129,7 @@ func (e *Engine) statesAt(db *journal.DB, seq, through uint64) (map[string]*file
 				case ev.IsBaseline():
 					w.leave, w.found = true, true
 				default:
-					w.found = true // created after seq: absent at seq
+					w.found, w.dirs = true, f.NewDirs // created after seq: absent at seq
 				}
 			}
 			return nil
@@ -168,6 +174,9 @@ func (e *Engine) planRewind(r *Reader, seq uint64, want map[string]*fileAt, o Re
 		c, err := e.contentChange(r, key, w.id, w.mode, cur.ID)
 		if err != nil {
 			return nil, nil, fmt.Errorf("rewind to event %d: %s: %w", seq, cur.Path.Rel, err)
+		}
+		if w.id.IsZero() {
+			c.PruneDirs = w.dirs
 		}
 		changes = append(changes, c)
 		f := journal.FileChange{Path: cur.Path.Key, Before: cur.ID, After: w.id}

@@ -93,8 +93,8 @@ func TestRewind_WholeWorkspace(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameState(t, "after the rewind", dirState(t, dir), at2)
-	if _, err := os.Stat(filepath.Join(dir, "d")); err != nil {
-		t.Errorf("the emptied directory d: %v", err) // a rewind removes files, never directories
+	if _, err := os.Stat(filepath.Join(dir, "d")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the directory d, made by d/new.txt's creation after event 2 and left empty: %v, want it removed", err)
 	}
 	if len(res.Observed) != 1 {
 		t.Errorf("observed %v, want one event for a.txt's outside edit", res.Observed)
@@ -129,7 +129,7 @@ func TestRewind_WholeWorkspace(t *testing.T) {
 	if ue := lastEvent(t, e); ue.Seq != u.Seq || ue.Reverts != res.Seq {
 		t.Fatalf("the undo reverts %d, want the rewind %d", ue.Reverts, res.Seq)
 	}
-	sameState(t, "after undoing the rewind", dirState(t, dir), now)
+	sameState(t, "after undoing the rewind", dirState(t, dir), now) // d/new.txt back in its directory
 	if _, err := e.Redo(ctx, replay.RevertOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -383,4 +383,32 @@ func TestRewind_AbsentUnderAFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameState(t, "rewound", dirState(t, dir), map[string]fileState{"a.txt": {"a1\n", 0o644}, "d": {"a file where the directory was\n", 0o644}})
+}
+
+// TestRewind_PrunesOnlyEmptyDirs: the directories a rewound creation made
+// go where the rewind leaves them empty; one that holds a file the journal
+// never saw stays, with that file.
+func TestRewind_PrunesOnlyEmptyDirs(t *testing.T) {
+	dir := t.TempDir()
+	e := openStreaming(t, dir)
+	first := batch(t, e, &replay.Batch{Tool: "t", Changes: []replay.Change{{Path: "a.txt", Data: []byte("a\n")}}})
+	batch(t, e, &replay.Batch{Tool: "t", Changes: []replay.Change{{Path: "x/y/new.txt", Data: []byte("new\n")}, {Path: "p/q/r.txt", Data: []byte("r\n")}}})
+	write(t, dir, "x/keep.txt", "a person's file, never journaled\n")
+	if _, err := e.Rewind(ctx, first, replay.RevertOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, gone := range []string{"x/y", "p/q", "p"} {
+		if _, err := os.Stat(filepath.Join(dir, gone)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: %v, want it removed (made by a creation the rewind took back, left empty)", gone, err)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "x/keep.txt")); err != nil || string(b) != "a person's file, never journaled\n" {
+		t.Errorf("x/keep.txt: %q %v, want it kept with its directory", b, err)
+	}
+	if _, err := e.Undo(ctx, replay.RevertOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "p/q/r.txt")); err != nil || string(b) != "r\n" {
+		t.Errorf("after the undo p/q/r.txt: %q %v", b, err)
+	}
 }
