@@ -13,7 +13,8 @@ func TestErrorMessage_KeepsItsWords(t *testing.T) {
 	files(t, dir, map[string]string{"a.txt": "a\n"})
 	ok(t, dir, "exec", "--", "true")
 	r := run(t, dir, "undo", "--session", "S1", "--all")
-	if r.code == 0 || !strings.Contains(r.stderr, `journal: session "S1" has no events in this journal: unusable event`) || strings.Contains(r.stderr, "replay:") {
+	if r.code == 0 || !strings.Contains(r.stderr, `journal: session "S1" has no events in this journal: unusable event`) || strings.Contains(r.stderr, "replay:") ||
+		!strings.Contains(r.stderr, "hint: this journal has no sessions") {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
 }

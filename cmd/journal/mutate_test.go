@@ -93,6 +93,11 @@ func TestUndoSession_CLI(t *testing.T) {
 	if r := run(t, dir, "undo", "--all"); r.code != 2 || !strings.Contains(r.stderr, "--session") {
 		t.Fatalf("--all without a session: %+v", r)
 	}
+	// a session with no events: the hint names the sessions there are
+	if r := run(t, dir, "undo", "--session", "s8", "--all", "--dry-run"); r.code == 0 || !strings.Contains(r.stderr, `session "s8" has no events`) ||
+		!strings.Contains(r.stderr, "hint: the sessions with events here, newest first: s9 (cursor, 2 events, the last #3)") || !strings.Contains(r.stderr, "journal log --session S") {
+		t.Fatalf("undo of a session with no events: %+v", r)
+	}
 	if out := ok(t, dir, "undo", "--session", "s9", "--all", "--dry-run"); !strings.Contains(out, "would have undone session s9") ||
 		!strings.Contains(out, "a.txt") || !strings.Contains(out, "b.txt") || readFile(t, dir, "a.txt") != "1\nTWO\n3\n" {
 		t.Fatalf("dry run: %s", out)

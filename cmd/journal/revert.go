@@ -3,12 +3,14 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/journalfs/journal/journal"
@@ -85,7 +87,11 @@ undo and names the event and lines, as for a session. --dry-run shows what would
 					verb = "undone session " + o.Session
 				}
 				return a.mutate(verb, o.DryRun, func(e *replay.Engine) (*replay.Result, error) {
-					return e.UndoSession(context.Background(), o.Session, o)
+					res, err := e.UndoSession(context.Background(), o.Session, o)
+					if errors.Is(err, replay.ErrBadEvent) {
+						err = withHint(err, sessionsHint(e))
+					}
+					return res, err
 				})
 			}
 			if o.DryRun || o.Force {
@@ -238,6 +244,10 @@ func (a *app) printMutation(e *replay.Engine, res *replay.Result, verb string, d
 // explain turns a revert conflict into an error that lists the overlapping lines as they are now.
 func (a *app) explain(err error) error {
 	var ce *replay.ConflictError
+	var h *hinted
+	if errors.As(err, &h) {
+		return err // the operation said what to do
+	}
 	if !errors.As(err, &ce) {
 		if errors.Is(err, replay.ErrBadEvent) || errors.Is(err, replay.ErrNothing) {
 			return withHint(err, "`journal log` shows each event's status")
@@ -325,4 +335,36 @@ func diffCounts(old, cur []byte) (added, removed int) {
 		}
 	}
 	return added, removed
+}
+
+// sessionsHint says, for a session undo whose session the journal does not
+// know, which sessions it does know (the newest five by their last event)
+// and how to list one's events, or that it knows none.
+func sessionsHint(e *replay.Engine) string {
+	var ss []journal.Session
+	e.Journal().View(func(tx *journal.Tx) error {
+		return tx.Sessions(func(s journal.Session) error {
+			if s.ID != "" {
+				ss = append(ss, s)
+			}
+			return nil
+		})
+	})
+	if len(ss) == 0 {
+		return "this journal has no sessions (only MCP clients' sessions have them): `journal undo` takes back the newest change, `journal revert N` any event, `journal undo --prompt P` an agent's prompt"
+	}
+	slices.SortFunc(ss, func(x, y journal.Session) int { return cmp.Compare(y.Last, x.Last) })
+	var names []string
+	for _, s := range ss[:min(5, len(ss))] {
+		who := s.Actor.Name
+		if who == "" {
+			who = s.Actor.Kind
+		}
+		names = append(names, fmt.Sprintf("%s (%s, %d events, the last #%d)", s.ID, who, s.Count, s.Last))
+	}
+	more := ""
+	if len(ss) > 5 {
+		more = fmt.Sprintf(" and %d more", len(ss)-5)
+	}
+	return fmt.Sprintf("the sessions with events here, newest first: %s%s; `journal log --session S` lists one's events (an agent's prompt: `journal undo --prompt P`, `journal log --prompts` lists them)", strings.Join(names, ", "), more)
 }
