@@ -17,6 +17,7 @@ type logFlags struct {
 	since, until         string
 	session, actor       string
 	oneline, jsonOut     bool
+	stat                 bool // with --oneline or --prompts: every file, one per line with its counts
 	prompts              bool
 	sinceTime, untilTime time.Time
 	promptOf             *promptCache // names each event's prompt (nil: not, as under log --prompts' headers)
@@ -48,9 +49,14 @@ before them. With --json, one object per group: {"prompt": {"seq", "id", "text",
 	fl.BoolVar(&f.oneline, "oneline", false, "one line per event")
 	fl.BoolVar(&f.jsonOut, "json", false, "one JSON object per event (JSON lines); with --prompts one per prompt")
 	fl.BoolVar(&f.prompts, "prompts", false, "group the events under the agents' prompts they serve, newest prompt first")
+	fl.BoolVar(&f.stat, "stat", false, "with --oneline or --prompts: list every file of an event on its own line with its line counts (without it an event of more than 5 files names 3 and counts the rest)")
 	a.addReveal(cmd)
 	return cmd
 }
+
+// onelineFiles is the most files a one-line entry names: past it, the
+// first three and a count (--stat lists every one).
+const onelineFiles = 5
 
 // logEntry is an event as `log --json` prints it.
 type logEntry struct {
@@ -268,14 +274,21 @@ func (a *app) printLogEntry(w io.Writer, tx *journal.Tx, e *journal.Event, f log
 		return err
 	case f.oneline:
 		var files []string
-		for _, fc := range e.Listed() {
+		listed := e.Listed()
+		for _, fc := range listed {
 			if fc.MovedFrom != "" {
 				fc.Path = fc.MovedFrom + "->" + fc.Path
 			}
 			files = append(files, fc.Path)
 		}
-		if e.Kind == journal.KindGC {
+		switch {
+		case e.Kind == journal.KindGC:
 			files = []string{fmt.Sprintf("(%d files carried)", len(e.Files))}
+		case f.stat:
+			files = []string{fmt.Sprintf("(%d files)", len(files))}
+		case len(files) > onelineFiles:
+			// a baseline of hundreds of files is not one line's to list
+			files = append(files[:3:3], fmt.Sprintf("and %d more (--stat lists them)", len(files)-3))
 		}
 		s := fmt.Sprintf("%s %s %s %s %s", cSeq(e.Seq), when.Format("2006-01-02 15:04:05"), actorString(e.Actor), what(e), strings.Join(files, ","))
 		if prompt != nil {
@@ -284,8 +297,17 @@ func (a *app) printLogEntry(w io.Writer, tx *journal.Tx, e *journal.Event, f log
 		if status != "" {
 			s += " " + cStatus("["+status+"]")
 		}
-		_, err := fmt.Fprintln(w, s)
-		return err
+		if _, err := fmt.Fprintln(w, s); err != nil {
+			return err
+		}
+		if f.stat && e.Kind != journal.KindGC {
+			for _, fc := range listed {
+				if _, err := fmt.Fprintf(w, "      %s\n", fileLine(fc)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
 	}
 	head := fmt.Sprintf("%s  %s  %s  %s", cSeq(fmt.Sprintf("event %d", e.Seq)), when.Format("2006-01-02 15:04:05 MST"),
 		cBold(actorString(e.Actor)), what(e))

@@ -114,7 +114,7 @@ func (a *app) printPromptGroups(w io.Writer, tx *journal.Tx, groups []*promptGro
 				continue // the header
 			}
 			var b strings.Builder
-			if err := a.printLogEntry(&b, tx, e.Event, logFlags{oneline: true}); err != nil {
+			if err := a.printLogEntry(&b, tx, e.Event, logFlags{oneline: true, stat: f.stat}); err != nil {
 				return err
 			}
 			fmt.Fprintf(w, "    %s", b.String())

@@ -41,3 +41,22 @@ func TestUndoPrompt_DryRunShowsWhatHappens(t *testing.T) {
 		t.Fatalf("after the undo: %q", got)
 	}
 }
+
+// TestLog_ManyFilesOneLine: a one-line entry (log --oneline, log --prompts)
+// of an event of more than five files names three and counts the rest;
+// --stat lists every file on its own line with its counts.
+func TestLog_ManyFilesOneLine(t *testing.T) {
+	dir := t.TempDir()
+	files(t, dir, map[string]string{"keep.txt": "k\n"})
+	ok(t, dir, "exec", "--", "sh", "-c", "for i in 1 2 3 4 5 6 7 8; do echo line > f$i.txt; done")
+	for _, args := range [][]string{{"log", "--oneline"}, {"log", "--prompts"}} {
+		out := ok(t, dir, args...)
+		if !strings.Contains(out, "f1.txt,f2.txt,f3.txt,and 5 more (--stat lists them)") || strings.Contains(out, "f8.txt") {
+			t.Errorf("journal %s:\n%s", strings.Join(args, " "), out)
+		}
+		out = ok(t, dir, append(args, "--stat")...)
+		if !strings.Contains(out, "(8 files)") || !strings.Contains(out, "\n      A  f8.txt  +1\n") {
+			t.Errorf("journal %s --stat:\n%s", strings.Join(args, " "), out)
+		}
+	}
+}
