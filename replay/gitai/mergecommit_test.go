@@ -115,3 +115,118 @@ func TestNote_MergeCommits(t *testing.T) {
 		t.Fatal("post-merge of a fast forward noted the merge it reached")
 	}
 }
+
+// TestReaders_AgreeOnAHandResolvedMerge (issue 60 §3): a merge whose
+// conflict a person resolved by hand, behind the journal, adds the
+// resolution line: blame gives it to the merge, untracked; the note names
+// no one for it; stats and show count it as the merge's one added line,
+// untracked — every reader says the same (stats and show counted 0: git
+// log --numstat shows a merge no diff).
+func TestReaders_AgreeOnAHandResolvedMerge(t *testing.T) {
+	m := newModel(t)
+	ctx := context.Background()
+	m.outside("app.py", "import os\nvalue = 1\n")
+	m.commit("base")
+	m.mustGit("checkout", "-q", "-b", "feature")
+	m.outside("app.py", "import os\nvalue = 2\n")
+	m.commit("feature's value")
+	m.mustGit("checkout", "-q", "main")
+	m.observe()
+	m.outside("app.py", "import os\nvalue = 3\n")
+	m.commit("main's value")
+	if out, err := m.git("merge", "--no-ff", "feature"); err == nil || !strings.Contains(out, "CONFLICT") {
+		t.Fatalf("merge: want a conflict: %v\n%s", err, out)
+	}
+	m.outside("app.py", "import os\nvalue = resolved_by_hand(2, 3)\n")
+	m.mustGit("add", "-A")
+	m.mustGit("commit", "-q", "--no-edit")
+	merge := m.head()
+	if err := gitai.Hook(ctx, m.repo, "post-commit", gitai.HookIO{}, &m.j); err != nil {
+		t.Fatal(err)
+	}
+	if claims := m.claimsOf(merge); len(claims) != 0 {
+		t.Fatalf("note of the merge: %v, want no attestation (the person's line is untracked)", claims)
+	}
+	rd := gitai.Reader{Dir: m.dir}
+	b, err := rd.Blame(ctx, "app.py", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := b.Lines[1]; l.Commit != merge || l.Author.Kind != "untracked" {
+		t.Fatalf("blame of the resolution: %+v, want the merge %s, untracked", l, merge)
+	}
+	st, err := rd.Stats(ctx, "HEAD~1..HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, c := range st.Commits {
+		if c.Commit == merge {
+			found = true
+			if c.Added != 1 || c.Untracked != 1 || c.Agent != 0 || c.Human != 0 {
+				t.Errorf("stats of the merge: %+v, want 1 added, untracked", c.LineCounts)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("stats list no merge: %+v", st.Commits)
+	}
+	sh, err := rd.Show(ctx, merge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sh.Added != 1 || sh.Untracked != 1 || len(sh.Files) != 1 || sh.Files[0].Path != "app.py" {
+		t.Fatalf("show of the merge: %+v %+v, want app.py's 1 line untracked", sh.LineCounts, sh.Files)
+	}
+}
+
+// TestNote_OctopusMerge: an octopus merge of three branches (each adding
+// its own file) in which an agent edits a file before the commit: the
+// note names the agent for its one line, new against every parent, and
+// nothing of the branches' files; stats and blame say the same.
+func TestNote_OctopusMerge(t *testing.T) {
+	m := newModel(t)
+	ctx := context.Background()
+	m.outside("app.py", "import os\n")
+	m.commit("base")
+	for _, b := range []string{"b1", "b2", "b3"} {
+		m.mustGit("checkout", "-q", "-b", b, "main")
+		m.files = append(m.files, b+".txt")
+		m.outside(b+".txt", b+"'s file\n")
+		m.commit(b)
+	}
+	m.mustGit("checkout", "-q", "main")
+	m.observe()
+	m.mustGit("merge", "-q", "--no-ff", "--no-commit", "b1", "b2", "b3")
+	m.observe()
+	m.apply(toolActor, "app.py", "import os\nagent_in_the_octopus()\n")
+	m.mustGit("add", "-A")
+	m.mustGit("commit", "-q", "--no-edit")
+	oct := m.head()
+	if ps := strings.Fields(m.mustGit("log", "-1", "--format=%P")); len(ps) != 4 {
+		t.Fatalf("the merge has %d parents, want 4", len(ps))
+	}
+	if err := gitai.Hook(ctx, m.repo, "post-commit", gitai.HookIO{}, &m.j); err != nil {
+		t.Fatal(err)
+	}
+	if claims := m.claimsOf(oct); len(claims) != 1 || len(claims["app.py"]) != 1 || claims["app.py"][2] != authTool {
+		t.Fatalf("note of the octopus merge: %v, want line 2 of app.py the agent's, nothing else", claims)
+	}
+	rd := gitai.Reader{Dir: m.dir}
+	st, err := rd.Stats(ctx, "HEAD^1..HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range st.Commits {
+		if c.Commit == oct && (c.Added != 1 || c.Agent != 1) {
+			t.Errorf("stats of the octopus merge: %+v, want 1 added, the agent's", c.LineCounts)
+		}
+	}
+	b, err := rd.Blame(ctx, "app.py", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := b.Lines[1]; l.Commit != oct || l.Author.Kind != "agent" {
+		t.Fatalf("blame of the agent's line: %+v, want the octopus merge, the agent", l)
+	}
+}

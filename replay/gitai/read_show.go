@@ -81,6 +81,9 @@ func (r Reader) Show(ctx context.Context, rev string) (*ShowResult, error) {
 	if len(logs) != 1 {
 		return nil, errors.New("gitai: git log -1 named no commit")
 	}
+	if err := r.mergesAdd(ctx, logs); err != nil {
+		return nil, err
+	}
 	res := &ShowResult{Commit: commit, Summary: logs[0].summary, Raw: notes.raw[commit], Meta: n.Meta}
 	files := map[string]*ShowFile{}
 	file := func(p string) *ShowFile {

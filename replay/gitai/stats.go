@@ -127,6 +127,9 @@ func (r Reader) Stats(ctx context.Context, revs ...string) (*Stats, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := r.mergesAdd(ctx, logs); err != nil {
+		return nil, err
+	}
 	notes, err := r.rdOpenNotes(ctx, ix.idx)
 	if err != nil {
 		return nil, err
@@ -326,6 +329,41 @@ func (c logCommit) addedBy() map[string]int {
 		m[f.path] += f.added
 	}
 	return m
+}
+
+// mergesAdd gives each merge of logs the lines it adds as its note counts
+// them: those new against every parent (diffCommits: a conflict's
+// resolution, an evil merge's own edits), where `git log --numstat` shows
+// a merge no diff at all — so blame, the note, stats and show agree on a
+// line a person wrote resolving a conflict.
+func (r Reader) mergesAdd(ctx context.Context, logs []logCommit) error {
+	var merges []commitInfo
+	for _, c := range logs {
+		if len(c.parents) > 1 {
+			merges = append(merges, commitInfo{ID: c.hash, Parents: c.parents})
+		}
+	}
+	if len(merges) == 0 {
+		return nil
+	}
+	// the writers' diff, run where the reader runs (git finds the
+	// repository from r.Dir, a work tree or a bare one)
+	diffs, err := (&Repo{Top: r.Dir}).diffCommits(ctx, merges)
+	if err != nil {
+		return err
+	}
+	for i := range logs {
+		if len(logs[i].parents) < 2 {
+			continue
+		}
+		logs[i].files = nil
+		if d := diffs[logs[i].hash]; d != nil {
+			for _, f := range d.Files {
+				logs[i].files = append(logs[i].files, numstatFile{path: f.Path, from: f.OldPath, added: len(f.Added)})
+			}
+		}
+	}
+	return nil
 }
 
 // parseLogZ reads records of the format "%x01%H %P%x02%ct%x02%s" followed
