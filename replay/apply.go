@@ -330,6 +330,14 @@ func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, erro
 		}
 	})
 	for _, op := range ops {
+		if op.change.Delete && op.cur.exists && op.cur.data == nil {
+			// a large file's delete counts its lines from the store, as
+			// an rm the watcher records does
+			db.View(func(tx *journal.Tx) error {
+				op.fc.Added, op.fc.Removed = observedLines(tx, op.cur.id, state{})
+				return nil
+			})
+		}
 		ev.Files = append(ev.Files, op.fc)
 	}
 	for i, o := range observes {

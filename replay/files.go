@@ -296,15 +296,53 @@ func observedLines(tx *journal.Tx, before snapshot.ID, cur state) (added, remove
 	}
 	var b []byte
 	if !before.IsZero() {
-		if n, err := snapshot.Size(tx.Bolt(), before); err != nil || n > lineStatsMax {
+		n, err := snapshot.Size(tx.Bolt(), before)
+		if err != nil {
 			return 0, 0
 		}
-		var err error
+		if n > lineStatsMax {
+			if cur.exists {
+				return 0, 0 // too large to diff
+			}
+			// a delete takes out every line: counted as the content
+			// streams by, whatever its size (a binary one counts none)
+			var lc lineCounter
+			if snapshot.Get(tx.Bolt(), before, &lc) != nil || lc.binary {
+				return 0, 0
+			}
+			return 0, lc.lines()
+		}
 		if b, err = snapshot.Bytes(tx.Bolt(), before); err != nil {
 			return 0, 0
 		}
 	}
 	return lineStats(b, cur.data)
+}
+
+// lineCounter counts the lines of a text written to it, and notes a NUL
+// byte (a binary content, whose lines are not counted).
+type lineCounter struct {
+	n       int
+	last    byte
+	written bool
+	binary  bool
+}
+
+func (c *lineCounter) Write(p []byte) (int, error) {
+	if len(p) > 0 {
+		c.n += bytes.Count(p, []byte{'\n'})
+		c.binary = c.binary || bytes.IndexByte(p, 0) >= 0
+		c.last, c.written = p[len(p)-1], true
+	}
+	return len(p), nil
+}
+
+// lines is the text's line count, a last line without its newline included.
+func (c *lineCounter) lines() int {
+	if c.written && c.last != '\n' {
+		return c.n + 1
+	}
+	return c.n
 }
 
 // lineStatsMax is the largest text lineStats counts.
