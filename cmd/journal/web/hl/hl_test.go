@@ -61,3 +61,33 @@ func tokens(t *testing.T, l chroma.Lexer, text string) string {
 	}
 	return b.String()
 }
+
+// TestMatch_TernaryIsNoTypeOrLabel: the operand after a conditional
+// expression's ':' is a name, not a type (TypeScript's annotation rule) or
+// the operand before it a label (C's, C++'s) — chroma's rules, narrowed
+// here — while annotations, optional ones and labels keep their colours.
+func TestMatch_TernaryIsNoTypeOrLabel(t *testing.T) {
+	kinds := func(name, text string) map[string]string {
+		it, err := hl.Match(name).Tokenise(nil, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]string{}
+		for tok := it(); tok != chroma.EOF; tok = it() {
+			m[strings.TrimSpace(tok.Value)] = tok.Type.String()
+		}
+		return m
+	}
+	for _, name := range []string{"a.ts", "a.tsx"} {
+		k := kinds(name, "const v = ok ? alpha : beta;\nlet u: User = x;\nfunction f(a?: Opt) {}\n")
+		if k["beta"] != "NameOther" || k["alpha"] != "NameOther" || k["User"] != "KeywordType" || k["Opt"] != "KeywordType" {
+			t.Errorf("%s: %v", name, k)
+		}
+	}
+	for _, name := range []string{"a.c", "a.cpp"} {
+		k := kinds(name, "int f(int ok) {\n  int v = ok ? alpha : beta;\ndone:\n  return v;\n}\n")
+		if k["alpha"] != "Name" || k["done"] != "NameLabel" {
+			t.Errorf("%s: %v", name, k)
+		}
+	}
+}
