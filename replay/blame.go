@@ -48,6 +48,7 @@ type Blame struct {
 // blameStep is one version change of the file's history, oldest first.
 type blameStep struct {
 	ev     *journal.Event
+	path   string      // the file's path in ev (its new one, for a move)
 	before snapshot.ID // the version it changed (a moved file's old path's)
 	after  snapshot.ID
 }
@@ -316,8 +317,26 @@ func (r *blameReplay) run(tx *journal.Tx, steps []blameStep) error {
 	// redacted moves the replay to redacted version id: to its record's
 	// placeholders and owners if the key reads one (a record with lines
 	// it has no digest of is still a gap), else to a gap.
-	redacted := func(id snapshot.ID) {
-		rec := r.mem.redacted(tx, id)
+	var hist map[uint64]bool // the events of this history, read once a record needs them
+	redacted := func(id snapshot.ID, path string) {
+		rec := r.mem.redacted(tx, id, path)
+		if rec != nil && !rec.own {
+			// a record of the content alone (an earlier binary's) holds
+			// the owners of the first file that had it: only where each
+			// owner is an event of this file's history are they its
+			if hist == nil {
+				hist = map[uint64]bool{}
+				for _, s := range steps {
+					hist[s.ev.Seq] = true
+				}
+			}
+			for _, l := range rec.lines {
+				if l.owner != 0 && !hist[l.owner] {
+					rec = nil // another file's owners: a gap, as without a record
+					break
+				}
+			}
+		}
 		r.text, r.owners, r.cur, r.red, gap = nil, nil, id, rec, true
 		if rec == nil {
 			return
@@ -356,7 +375,7 @@ func (r *blameReplay) run(tx *journal.Tx, steps []blameStep) error {
 			before, err := next()
 			switch {
 			case errors.Is(err, errGone):
-				redacted(s.before)
+				redacted(s.before, s.path)
 			case err != nil:
 				return err
 			default:
@@ -366,7 +385,7 @@ func (r *blameReplay) run(tx *journal.Tx, steps []blameStep) error {
 		after, err := next()
 		switch {
 		case errors.Is(err, errGone):
-			redacted(s.after)
+			redacted(s.after, s.path)
 		case err != nil:
 			return err
 		case gap:
@@ -623,14 +642,14 @@ func (m *blameMemory) line(t string) (lineOwner, bool) {
 	return l, true
 }
 
-// redacted returns the record of redacted version id the journal's line
-// key reads (redactedLinesOf), or nil.
-func (m *blameMemory) redacted(tx *journal.Tx, id snapshot.ID) *redactedLines {
+// redacted returns the record of redacted version id of the file at path
+// the journal's line key reads (redactedLinesOf), or nil.
+func (m *blameMemory) redacted(tx *journal.Tx, id snapshot.ID, path string) *redactedLines {
 	if !m.keyRead {
 		m.key, _ = readLineKey(tx.Path(), false) // an unreadable key proves nothing
 		m.keyRead = true
 	}
-	return redactedLinesOf(tx.Bolt(), m.key, id)
+	return redactedLinesOf(tx.Bolt(), m.key, id, path)
 }
 
 // digest is a line's keyed digest, as the memory keys it; only called
@@ -728,7 +747,7 @@ func blameHistory(tx *journal.Tx, key string, at uint64, event func(seq uint64) 
 			if !ok {
 				return nil
 			}
-			s := blameStep{ev: ev, before: f.Before, after: f.After}
+			s := blameStep{ev: ev, path: path, before: f.Before, after: f.After}
 			if f.MovedFrom != "" && f.Before.IsZero() {
 				if old, ok := ev.File(f.MovedFrom); ok {
 					s.before = old.Before

@@ -73,7 +73,7 @@ func (e *Engine) Redact(sel RedactSelect) (*RedactResult, error) {
 		if err := e.flushLocked(db, true); err != nil {
 			return err
 		}
-		var lines map[snapshot.ID][]byte // the owners of the contents' lines, without their text
+		var lines map[string][]byte // the owners of the contents' lines (per file), without their text
 		err := db.View(func(tx *journal.Tx) error {
 			if err := planRedaction(tx, sel, res); err != nil || sel.DryRun {
 				return err

@@ -22,9 +22,13 @@ import (
 // that version held (doc.go, "Blame by content"). A record is written, for
 // every content a redaction takes out, just before the redaction.
 
-// bucketRedactLines holds the records: content ID (32) → record
-// (encodeRedactedLines). Readers before it ignore the bucket: they blame a
-// redacted version as a gap, as they did.
+// bucketRedactLines holds the records: content ID (32) and the file's path
+// → record (encodeRedactedLines), for each file whose history held the
+// content (its lines' owners are that file's); and content ID alone → the
+// first such file's record, the key binaries before the path read. A
+// record under the ID alone is used only where every owner it names is an
+// event of the blamed file's history (blame.go). Readers before the bucket
+// ignore it: they blame a redacted version as a gap, as they did.
 var bucketRedactLines = []byte("redactlines")
 
 // LineKeySuffix names the file, beside the journal file (its path plus the
@@ -104,6 +108,7 @@ type redactedLine struct {
 type redactedLines struct {
 	key   [8]byte
 	lines []redactedLine
+	own   bool // read under the file's own key, not the content's alone (not stored)
 }
 
 // partial reports whether some line has no digest: what changed across
@@ -199,7 +204,7 @@ func decodeRedactedLines(b []byte) (*redactedLines, error) {
 // read, or nil: none was written (a redaction by an earlier version, a
 // clone), it was written under another key, or it is damaged — then blame
 // treats the version as a gap.
-func redactedLinesOf(tx *bolt.Tx, key *lineKey, id snapshot.ID) *redactedLines {
+func redactedLinesOf(tx *bolt.Tx, key *lineKey, id snapshot.ID, path string) *redactedLines {
 	if key == nil {
 		return nil
 	}
@@ -207,7 +212,10 @@ func redactedLinesOf(tx *bolt.Tx, key *lineKey, id snapshot.ID) *redactedLines {
 	if bk == nil {
 		return nil
 	}
-	v := bk.Get(id[:])
+	v, own := bk.Get(redactLinesKey(id, path)), true
+	if v == nil {
+		v, own = bk.Get(id[:]), false
+	}
 	if v == nil {
 		return nil
 	}
@@ -215,7 +223,14 @@ func redactedLinesOf(tx *bolt.Tx, key *lineKey, id snapshot.ID) *redactedLines {
 	if err != nil || r.key != key.id {
 		return nil
 	}
+	r.own = own
 	return r
+}
+
+// redactLinesKey is the key of the record of content id in the file at
+// path: the ID, then the path.
+func redactLinesKey(id snapshot.ID, path string) []byte {
+	return append(id[:len(id):len(id)], path...)
 }
 
 // redactedLinesFor returns, for each content the plan takes out that is a
@@ -225,7 +240,7 @@ func redactedLinesOf(tx *bolt.Tx, key *lineKey, id snapshot.ID) *redactedLines {
 // secret scanner and the selection (pattern, match) do not flag. It reads
 // through tx; what it returns holds no line's text, and recordRedactedLines
 // writes it just before the redaction.
-func redactedLinesFor(tx *journal.Tx, paths []string, plan []snapshot.ID, sel RedactSelect) (map[snapshot.ID][]byte, error) {
+func redactedLinesFor(tx *journal.Tx, paths []string, plan []snapshot.ID, sel RedactSelect) (map[string][]byte, error) {
 	if len(plan) == 0 {
 		return nil, nil
 	}
@@ -237,7 +252,7 @@ func redactedLinesFor(tx *journal.Tx, paths []string, plan []snapshot.ID, sel Re
 	for _, id := range plan {
 		want[id] = true
 	}
-	out := map[snapshot.ID][]byte{}
+	out := map[string][]byte{} // by key (redactLinesKey; the ID alone for the first file)
 	// the versions of a file share most lines, and most of their text:
 	// each line's digest is computed once, and the scanner remembers what
 	// it found in each region
@@ -253,7 +268,8 @@ func redactedLinesFor(tx *journal.Tx, paths []string, plan []snapshot.ID, sel Re
 		}
 		r := newBlameReplay()
 		r.seen = func(id snapshot.ID, text []string, owners []uint64) {
-			if _, ok := out[id]; !want[id] || ok {
+			k := string(redactLinesKey(id, p))
+			if _, ok := out[k]; !want[id] || ok {
 				return
 			}
 			rec := &redactedLines{key: key.id, lines: make([]redactedLine, len(text))}
@@ -269,7 +285,10 @@ func redactedLinesFor(tx *journal.Tx, paths []string, plan []snapshot.ID, sel Re
 				}
 				rec.lines[i] = redactedLine{owner: owners[i], digest: d, known: true}
 			}
-			out[id] = encodeRedactedLines(rec)
+			out[k] = encodeRedactedLines(rec)
+			if _, ok := out[string(id[:])]; !ok {
+				out[string(id[:])] = out[k]
+			}
 		}
 		// a history blame cannot read to its end (a damaged or oversized
 		// version) gives the records of the versions before: the others
@@ -282,7 +301,7 @@ func redactedLinesFor(tx *journal.Tx, paths []string, plan []snapshot.ID, sel Re
 }
 
 // recordRedactedLines stores the records redactedLinesFor made.
-func recordRedactedLines(tx *journal.Tx, recs map[snapshot.ID][]byte) error {
+func recordRedactedLines(tx *journal.Tx, recs map[string][]byte) error {
 	if len(recs) == 0 {
 		return nil
 	}
@@ -290,8 +309,8 @@ func recordRedactedLines(tx *journal.Tx, recs map[snapshot.ID][]byte) error {
 	if err != nil {
 		return fmt.Errorf("redact: %w", err)
 	}
-	for id, rec := range recs {
-		if err := bk.Put(id[:], rec); err != nil {
+	for k, rec := range recs {
+		if err := bk.Put([]byte(k), rec); err != nil {
 			return fmt.Errorf("redact: %w", err)
 		}
 	}

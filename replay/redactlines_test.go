@@ -248,3 +248,63 @@ func TestBlame_RedactedNewest(t *testing.T) {
 		t.Fatalf("a blob beside it: %v, want %v", got, want)
 	}
 }
+
+// TestBlame_RedactedSharedContent: one content in two files, written by
+// an agent in one and by a person in the other, then redacted: each file's
+// lines keep their own file's owners — the person's lines are never the
+// agent's (a record kept per content named the first file's owners for
+// both). A record under the content alone (an earlier binary's) is used
+// only where its owners are the blamed file's events.
+func TestBlame_RedactedSharedContent(t *testing.T) {
+	w := &contentWorld{t: t, dir: t.TempDir()}
+	w.e = open(t, w.dir)
+	const token = "TOKEN = 'sk-live-0123456789abcdef'\n" // gitleaks:allow (a test's made-up key)
+	v := "shared_line_one()\nshared_line_two()\n" + token
+	a1 := w.tool(agentA, "a.py", v)
+	p2 := w.tool(person, "b.py", v)
+	w.tool(person, "a.py", "shared_line_one()\nshared_line_two()\nperson_after()\n")
+	w.tool(agentA, "b.py", "shared_line_one()\nshared_line_two()\nagent_after()\n")
+	if _, err := w.e.Redact(replay.RedactSelect{Match: func(b []byte) bool { return len(secrets.Scan(b)) > 0 }, Why: "a leaked key"}); err != nil {
+		t.Fatal(err)
+	}
+	// the new last lines are unproved: the token's line, which has no
+	// digest, could have been either
+	if got, want := w.blame("a.py"), []uint64{a1, a1, 0}; !slices.Equal(got, want) {
+		t.Errorf("a.py after the redaction: %v, want %v", got, want)
+	}
+	if got, want := w.blame("b.py"), []uint64{p2, p2, 0}; !slices.Equal(got, want) {
+		t.Errorf("b.py after the redaction: %v, want %v (the person's lines, never the agent's)", got, want)
+	}
+	// as an earlier binary left it: the record under the content alone
+	// (a.py's owners) is a.py's, and a gap for b.py
+	err := w.e.Journal().Do(func(db *journal.DB) error {
+		return db.Update(func(tx *journal.Tx) error {
+			bk := tx.Bolt().Bucket([]byte("redactlines"))
+			var perFile [][]byte
+			bk.ForEach(func(k, _ []byte) error {
+				if len(k) > 32 {
+					perFile = append(perFile, slices.Clone(k))
+				}
+				return nil
+			})
+			if len(perFile) != 2 {
+				t.Errorf("%d records per file, want a.py's and b.py's", len(perFile))
+			}
+			for _, k := range perFile {
+				if err := bk.Delete(k); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := w.blame("a.py"), []uint64{a1, a1, 0}; !slices.Equal(got, want) {
+		t.Errorf("a.py by the content's record alone: %v, want %v", got, want)
+	}
+	if got, want := w.blame("b.py"), []uint64{0, 0, 0}; !slices.Equal(got, want) {
+		t.Errorf("b.py by the content's record alone (a.py's owners): %v, want %v (a gap)", got, want)
+	}
+}
