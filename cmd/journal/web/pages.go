@@ -37,6 +37,7 @@ var funcs = template.FuncMap{
 		return strconv.FormatUint(l.Seq, 10)
 	},
 	"instruction": instruction,
+	"command":     command,
 	"span":        span,
 	"lag":         func(d time.Duration) string { return d.Round(100 * time.Millisecond).String() },
 	"inc":         func(i int) int { return i + 1 },
@@ -92,25 +93,66 @@ func span(from, to time.Time) string {
 	return a + " – " + to.Format("2006-01-02 15:04:05")
 }
 
-// instruction is what the agent said it was doing, where its tool call
-// carries it (file_edit's edit_instruction and the like), cut to a line.
-func instruction(e *journal.Event) string {
+// callInput is the input of the call an event records: its arguments, or
+// for an agent's call recorded by its hooks the input they hold (beside
+// "call", under "input", or the first of "calls" open at once); nil when
+// they are not an object.
+func callInput(e *journal.Event) map[string]json.RawMessage {
 	if len(e.Args) == 0 || e.Args[0] != '{' {
-		return ""
+		return nil
 	}
 	var args map[string]json.RawMessage
 	if json.Unmarshal(e.Args, &args) != nil {
-		return ""
+		return nil
 	}
+	var calls []struct {
+		Input map[string]json.RawMessage `json:"input"`
+	}
+	if json.Unmarshal(args["calls"], &calls) == nil && len(calls) > 0 && calls[0].Input != nil {
+		return calls[0].Input
+	}
+	var in map[string]json.RawMessage
+	if _, call := args["call"]; call && json.Unmarshal(args["input"], &in) == nil && in != nil {
+		return in
+	}
+	return args
+}
+
+// oneLine is s on one line, cut to n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// instruction is what the agent said it was doing, where its tool call
+// carries it (file_edit's edit_instruction, a Bash call's description and
+// the like), cut to a line.
+func instruction(e *journal.Event) string {
+	in := callInput(e)
 	for _, k := range []string{"edit_instruction", "instruction", "description", "explanation"} {
 		var v string
-		if json.Unmarshal(args[k], &v) == nil && strings.TrimSpace(v) != "" {
-			v = strings.Join(strings.Fields(v), " ")
-			if r := []rune(v); len(r) > 120 {
-				v = string(r[:119]) + "…"
-			}
-			return v
+		if json.Unmarshal(in[k], &v) == nil && strings.TrimSpace(v) != "" {
+			return oneLine(v, 120)
 		}
+	}
+	return ""
+}
+
+// command is the shell command an agent's call ran (Bash's command, Cline
+// CLI's commands), cut to a line: shown beside its description, which is
+// what the agent said of it, not what ran.
+func command(e *journal.Event) string {
+	in := callInput(e)
+	var c string
+	if json.Unmarshal(in["command"], &c) == nil && strings.TrimSpace(c) != "" {
+		return oneLine(c, 120)
+	}
+	var cs []string
+	if json.Unmarshal(in["commands"], &cs) == nil && len(cs) > 0 {
+		return oneLine(strings.Join(cs, "; "), 120)
 	}
 	return ""
 }

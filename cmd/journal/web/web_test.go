@@ -297,6 +297,18 @@ func TestWeb_Browser(t *testing.T) {
 	}
 	do(t, ctx, chromedp.Navigate(base+"/blame?path=main.go"), chromedp.WaitVisible(chromedp.CSS("table.blame")))
 	shot(t, ctx, "blame")
+	// an agent's Bash call recorded by its hooks: the command that ran and
+	// the description the agent gave it, both on the timeline
+	bashActor := journal.Actor{Kind: "agent", Name: "claude-code", Session: "s3", Origin: "hook"}
+	if _, err := agentEngine.Apply(context.Background(), &replay.Batch{Tool: "Bash", Kind: journal.KindObserve, Actor: &bashActor,
+		Args:    []byte(`{"command":"sed -i 's/bee/BEE/' b.txt && go test ./...","description":"Shout the bee, then run the tests","call":{"id":"toolu_1"}}`),
+		Changes: []replay.Change{{Path: "b.txt", Data: []byte("BEE, again\n")}}}); err != nil {
+		t.Fatal(err)
+	}
+	do(t, ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(`li.ev code.cmd`)))
+	if c, d := text(t, ctx, "li.ev code.cmd"), text(t, ctx, "li.ev .instr"); c != "sed -i 's/bee/BEE/' b.txt && go test ./..." || d != "Shout the bee, then run the tests" {
+		t.Fatalf("the Bash call on the timeline: command %q, description %q", c, d)
+	}
 	// a phone's screen: the timeline still reads
 	do(t, ctx, chromedp.EmulateViewport(390, 844), chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("ol.events li.ev")))
 	if w := eval[int](t, ctx, `document.documentElement.scrollWidth`); w > 390 {
