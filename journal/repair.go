@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -56,6 +57,10 @@ type RepairReport struct {
 	// MetaRebuilt: both meta pages were damaged; the file was read through
 	// a copy with them made again (readable.go).
 	MetaRebuilt bool
+	// Carried are the other packages' buckets (Repair's carry) copied as
+	// they are; NotCarried those that could not be read whole, and why.
+	Carried    []string
+	NotCarried map[string]string
 	// logFirst and logLast are the log's first event and last number.
 	logFirst *Event
 	logLast  uint64
@@ -73,8 +78,11 @@ func (r *RepairReport) Sound() bool {
 const repairBatch = 64 << 20
 
 // Repair salvages the journal (see above); actor is who runs it, recorded in
-// the damaged events.
-func (j *Journal) Repair(apply bool, actor Actor) (*RepairReport, error) {
+// the damaged events. carry names buckets other packages keep in the
+// journal file (replay's redacted-line owners): each is copied key for
+// key as it is, or, where it cannot be read whole, left out and named in
+// the report — the records it held then prove nothing, as if never made.
+func (j *Journal) Repair(apply bool, actor Actor, carry ...[]byte) (*RepairReport, error) {
 	_, unlock, err := j.lock(true)
 	if err != nil {
 		return nil, err
@@ -153,13 +161,88 @@ func (j *Journal) Repair(apply bool, actor Actor) (*RepairReport, error) {
 		return rep, err
 	}
 	rep.Events = len(events)
+	carried := rep.readCarried(from, carry)
 	if !apply {
 		return rep, nil
 	}
 	if err := rep.writeEvents(dst, events, base, baseHash, actor); err != nil {
 		return rep, err
 	}
+	if err := writeCarried(dst, carried); err != nil {
+		return rep, err
+	}
 	return rep, j.swap(tmp, rep)
+}
+
+// carriedBucket is one of Repair's carried buckets: its name and pairs.
+type carriedBucket struct {
+	name string
+	kv   [][2][]byte
+}
+
+// readCarried reads each bucket of carry in from whole, each in its own
+// protected read, so that damage in one leaves it out (named in the
+// report) and costs nothing else.
+func (rep *RepairReport) readCarried(from *Journal, carry [][]byte) []carriedBucket {
+	var out []carriedBucket
+	for _, name := range carry {
+		b := carriedBucket{name: string(name)}
+		err := from.protect(func() error {
+			db, err := from.openFormat(true, false)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			return db.View(func(btx *bolt.Tx) error {
+				bk := btx.Bucket(name)
+				if bk == nil {
+					return errNoBucket
+				}
+				return bk.ForEach(func(k, v []byte) error {
+					b.kv = append(b.kv, [2][]byte{bytes.Clone(k), bytes.Clone(v)})
+					return nil
+				})
+			})
+		})
+		switch {
+		case errors.Is(err, errNoBucket):
+		case err != nil:
+			if rep.NotCarried == nil {
+				rep.NotCarried = map[string]string{}
+			}
+			rep.NotCarried[b.name] = err.Error()
+		default:
+			out = append(out, b)
+			rep.Carried = append(rep.Carried, b.name)
+		}
+	}
+	return out
+}
+
+// errNoBucket: a carried bucket the journal does not have.
+var errNoBucket = errors.New("journal: no such bucket")
+
+// writeCarried writes the carried buckets into the new journal.
+func writeCarried(dst *Journal, carried []carriedBucket) error {
+	if len(carried) == 0 {
+		return nil
+	}
+	return dst.Do(func(db *DB) error {
+		return db.Update(func(t *Tx) error {
+			for _, b := range carried {
+				bk, err := t.tx.CreateBucketIfNotExists([]byte(b.name))
+				if err != nil {
+					return fmt.Errorf("journal: repair: carry %s: %w", b.name, err)
+				}
+				for _, p := range b.kv {
+					if err := bk.Put(p[0], p[1]); err != nil {
+						return fmt.Errorf("journal: repair: carry %s: %w", b.name, err)
+					}
+				}
+			}
+			return nil
+		})
+	})
 }
 
 // rawFindMax bounds the journal files whose bytes repair searches (findLost,

@@ -356,3 +356,9 @@ func flaggedLines(scan *secrets.Cache, path string, text []string, pattern *rege
 	}
 	return out
 }
+
+// RepairCarried names the buckets replay keeps in the journal file that
+// journal.Repair must carry into a repaired journal (its carry): the
+// redacted lines' owners, which no event holds, so that blame after a
+// repair names who wrote a redacted version's lines as before it.
+var RepairCarried = [][]byte{bucketRedactLines}

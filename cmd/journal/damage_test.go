@@ -866,3 +866,38 @@ func TestDamage_LogRecord(t *testing.T) {
 	e.Close()
 	ok(t, dir, "verify")
 }
+
+// TestRepair_CarriesRedactedLines: a journal with a redaction (the owners
+// of the redacted version's lines, kept without their text) and a damaged
+// record elsewhere: after repair --apply, blame names the same owners as
+// before — the records are carried, not dropped (blame failed closed).
+func TestRepair_CarriesRedactedLines(t *testing.T) {
+	dir := t.TempDir()
+	e := engine(t, dir)
+	const token = "TOKEN = 'sk-live-0123456789abcdef'\n" // gitleaks:allow (a test's made-up key)
+	apply(t, e, "write_file", "s.py", "def f():\n    return 1\n")
+	apply(t, e, "edit_file", "s.py", "def f():\n    return 1\n"+token+"kept_line_one()\nkept_line_two()\n")
+	for i := range 40 {
+		apply(t, e, "edit_file", fmt.Sprintf("filler%d.txt", i%4), fmt.Sprintf("filler %d\n", i))
+	}
+	apply(t, e, "edit_file", "s.py", "def f():\n    return 1\nkept_line_one()\nkept_line_two()\nlast_line()\n")
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ok(t, dir, "blame", "s.py", "--porcelain")
+	t.Log(ok(t, dir, "redact", "--pattern", "sk-live-[0-9a-f]+", "--why", "a leaked key"))
+	t.Log(run(t, dir, "verify"))
+	before := ok(t, dir, "blame", "s.py", "--porcelain")
+	if !strings.Contains(before, "kept_line_one") {
+		t.Fatalf("blame before:\n%s", before)
+	}
+	jp := filepath.Join(dir, journal.DirName, journal.FileName)
+	rotRecord(t, jp, 20)
+	out := ok(t, dir, "repair", "--apply")
+	if strings.Contains(out, "not carried") {
+		t.Fatalf("repair:\n%s", out)
+	}
+	if after := ok(t, dir, "blame", "s.py", "--porcelain"); after != before {
+		t.Fatalf("blame after the repair differs:\n%s\nbefore:\n%s", after, before)
+	}
+}

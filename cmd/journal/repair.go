@@ -1,7 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/journalfs/journal/journal"
@@ -31,7 +34,7 @@ func (a *app) runRepair(apply bool) error {
 	if err != nil {
 		return err
 	}
-	rep, err := j.Repair(apply, replay.CLIActor())
+	rep, err := j.Repair(apply, replay.CLIActor(), replay.RepairCarried...)
 	if err != nil {
 		return err
 	}
@@ -90,6 +93,9 @@ func (a *app) runRepair(apply bool) error {
 		fmt.Fprintf(w, "log        %d event(s) ahead, continuing the salvaged chain: kept, the next process rolls them forward\n", rep.LogEvents)
 	case rep.LogEvents > 0:
 		fmt.Fprintf(w, "log        %d event(s) ahead that do not continue the salvaged chain: set aside with the damaged journal, named lost by a damaged event\n", rep.LogEvents)
+	}
+	for _, name := range slices.Sorted(maps.Keys(rep.NotCarried)) {
+		fmt.Fprintf(w, "records    %s not readable (%s): not carried; blame treats what they proved as unknown\n", name, cleanMessage(errors.New(rep.NotCarried[name])))
 	}
 	switch {
 	case !apply && rep.Sound() && rep.LogErr == nil:
