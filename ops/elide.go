@@ -1,0 +1,485 @@
+package ops
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/aymanbagabas/go-udiff/lcs"
+)
+
+// Elision is one marker ExpandMarkers expanded: the line of the new text
+// that held it and the lines of the old text kept in its place.
+type Elision struct {
+	Line     int    // 1-based line of the marker in the new text
+	Marker   string // the marker line, trimmed
+	From, To int    // 1-based lines of the old text it stood for, inclusive
+}
+
+// ExpandMarkers replaces the elision markers of text, the new text for old
+// (the text it replaces: a search text, a line range, a symbol, a whole
+// file), with the lines of old they stand for, so that an agent's lazy
+// "// ... existing code ..." keeps those lines instead of writing the
+// marker over them. path names the file, for its comment syntax and how it
+// reads a bare "..." (marker.go says which lines are markers).
+//
+// The protocol is exact. The new text's lines are aligned with old's by a
+// line diff (indentation and line endings ignored). A marker stands for the
+// old lines of its changed region that no line of the new text around it
+// takes: a changed line before (after) it takes the old line it edits, the
+// one of the region with the same first word and most of its characters,
+// found once. The lines right before and after the marker in the new text
+// — the anchors — must each say one place: an unchanged run of lines that
+// occurs once in old, or an edited line whose old line is the only one it
+// edits. A marker at the start or the end needs the one anchor it has.
+// Otherwise — an anchor missing or repeated, no old line left for the
+// marker, two markers in one changed region — it refuses with
+// ErrInvalidInput naming the marker and its line, and the caller writes
+// nothing. A marker line that old holds itself is old's text, literal.
+//
+// The kept lines are old's bytes with the line ending of the marker's
+// line. Without markers text is returned as it is, with no Elision.
+func ExpandMarkers(old, text, path string) (string, []Elision, error) {
+	if !mayHoldMarker(text) {
+		return text, nil, nil
+	}
+	lines := splitKeep(text)
+	cand := markerLines(lines, kindOf(path))
+	if len(cand) == 0 {
+		return text, nil, nil
+	}
+	olds := splitKeep(old)
+	okeys := lineKeys(olds)
+	have := make(map[string]bool, len(okeys))
+	for _, k := range okeys {
+		have[k] = true
+	}
+	nkeys := lineKeys(lines)
+	marker := make([]bool, len(lines))
+	var marks []int
+	for _, i := range cand {
+		if !have[nkeys[i]] { // the old text's own line: literal
+			marks = append(marks, i)
+			marker[i] = true
+			nkeys[i] = "\x00marker " + strconv.Itoa(i)
+		}
+	}
+	if len(marks) == 0 {
+		return text, nil, nil
+	}
+	e := &expander{lines: lines, nkeys: nkeys, okeys: okeys, olds: olds, marker: marker}
+	e.align()
+	var es []Elision
+	var groups []group
+	for k := 0; k < len(marks); {
+		g := group{first: marks[k], last: marks[k]}
+		for k++; k < len(marks) && e.hunk[marks[k]] == e.hunk[g.first] && blankBetween(nkeys, g.last, marks[k]); k++ {
+			g.last = marks[k]
+		}
+		groups = append(groups, g)
+	}
+	kept := map[int]group{} // by first line
+	for a := 0; a < len(groups); {
+		b := a + 1
+		for b < len(groups) && e.hunk[groups[b].first] == e.hunk[groups[a].first] {
+			b++
+		}
+		if err := e.expandHunk(groups[a:b]); err != nil {
+			return "", nil, err
+		}
+		for _, g := range groups[a:b] {
+			kept[g.first] = g
+			es = append(es, Elision{Line: g.first + 1, Marker: strings.TrimSpace(lines[g.first]), From: g.from + 1, To: g.to})
+		}
+		a = b
+	}
+	return e.build(kept), es, nil
+}
+
+// ElisionNote says what the markers stood for, in the result's notes: base
+// is the file line of old's first line (0: lines are of what, e.g. "the
+// search text").
+func ElisionNote(es []Elision, base int, what string) string {
+	var parts []string
+	for _, e := range es {
+		from, to, of := e.From, e.To, what
+		if base > 0 {
+			from, to, of = base+from-1, base+to-1, "the file"
+		}
+		span := fmt.Sprintf("lines %d-%d", from, to)
+		if from == to {
+			span = fmt.Sprintf("line %d", from)
+		}
+		parts = append(parts, fmt.Sprintf("the elision marker %q (line %d of the new text) stood for %s of %s: kept as the file has them", e.Marker, e.Line, span, of))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// mayHoldMarker is a quick test that text has an ellipsis or a word of an
+// elision phrase; most texts have neither and skip the line scan.
+func mayHoldMarker(text string) bool {
+	if strings.Contains(text, "...") || strings.Contains(text, "…") {
+		return true
+	}
+	l := strings.ToLower(text)
+	for _, w := range []string{"unchanged", "same", "existing", "rest of", "remainder", "omitted", "elided", "brevity", "untouched", "intact", "not shown", "snip", "truncated", "skipped", "as is", "as before", "other ", "remaining", "line"} {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// splitKeep splits s into lines that keep their endings.
+func splitKeep(s string) []string {
+	ls := strings.SplitAfter(s, "\n")
+	if ls[len(ls)-1] == "" {
+		ls = ls[:len(ls)-1]
+	}
+	return ls
+}
+
+// lineKeys are the lines without indentation, trailing blanks and endings.
+func lineKeys(ls []string) []string {
+	ks := make([]string, len(ls))
+	for i, l := range ls {
+		ks[i] = strings.TrimSpace(l)
+	}
+	return ks
+}
+
+func blankBetween(keys []string, a, b int) bool {
+	for _, k := range keys[a+1 : b] {
+		if k != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// expander holds one expansion: new and old lines, their alignment.
+type expander struct {
+	lines, nkeys []string // the new text
+	olds, okeys  []string // the old text
+	marker       []bool   // new lines that are markers
+	newOld       []int    // new line → the old line it equals, -1 if changed
+	hunk         []int    // new line → its changed region, -1 if unchanged
+	hunks        []lcs.Diff
+}
+
+// align diffs old and new by their keys.
+func (e *expander) align() {
+	e.hunks = lcs.DiffLines(e.okeys, e.nkeys)
+	e.newOld = make([]int, len(e.nkeys))
+	e.hunk = make([]int, len(e.nkeys))
+	oi, ni := 0, 0
+	for h, d := range e.hunks {
+		for ; ni < d.ReplStart; ni, oi = ni+1, oi+1 {
+			e.newOld[ni], e.hunk[ni] = oi, -1
+		}
+		for ; ni < d.ReplEnd; ni++ {
+			e.newOld[ni], e.hunk[ni] = -1, h
+		}
+		oi = d.End
+	}
+	for ; ni < len(e.nkeys); ni, oi = ni+1, oi+1 {
+		e.newOld[ni], e.hunk[ni] = oi, -1
+	}
+}
+
+// group is a run of marker lines (blank lines between them) standing for
+// the old lines [from, to).
+type group struct{ first, last, from, to int }
+
+// expandHunk finds the old lines each marker group of one changed region
+// stands for. The region's new lines are segments between the groups; a
+// segment's changed lines take the old lines they edit (edits), the first
+// segment's from the start, the last one's from the end, each middle one's
+// in order (it must edit one at least: it is what divides the old lines
+// between the markers around it).
+func (e *expander) expandHunk(gs []group) error {
+	d := e.hunks[e.hunk[gs[0].first]]
+	x := d.Start
+	// before[t], after[t]: the new line anchoring group t on that side
+	// by the old line it edits (-1: none in the region)
+	before, after := make([]int, len(gs)), make([]int, len(gs))
+	for t := range gs {
+		before[t], after[t] = -1, -1
+	}
+	for n := d.ReplStart; n < gs[0].first; n++ {
+		y, err := e.edits(n, x, d.End, gs[0].first)
+		if err != nil {
+			return err
+		}
+		if y >= 0 {
+			x, before[0] = y+1, n
+		}
+	}
+	for t := range gs {
+		gs[t].from = x
+		if t == len(gs)-1 {
+			break
+		}
+		firstY := -1
+		for n := gs[t].last + 1; n < gs[t+1].first; n++ {
+			y, err := e.edits(n, x, d.End, gs[t].first)
+			if err != nil {
+				return err
+			}
+			if y < 0 {
+				continue
+			}
+			if firstY < 0 {
+				firstY, after[t] = y, n
+			}
+			x, before[t+1] = y+1, n
+		}
+		if firstY < 0 {
+			return e.refuse(gs[t].first, fmt.Sprintf("the markers at lines %d and %d of the new text have only new lines between them, so which old lines each stands for is not known", gs[t].first+1, gs[t+1].first+1))
+		}
+		gs[t].to = firstY
+	}
+	last := len(gs) - 1
+	z := d.End
+	for n := d.ReplEnd - 1; n > gs[last].last; n-- {
+		y, err := e.edits(n, x, z, gs[last].first)
+		if err != nil {
+			return err
+		}
+		if y >= 0 {
+			z, after[last] = y, n
+		}
+	}
+	gs[last].to = z
+	for t, g := range gs {
+		if err := e.anchored(g, d, before[t], after[t]); err != nil {
+			return err
+		}
+		if g.to <= g.from || blankBetween(e.okeys, g.from-1, g.to) {
+			return e.refuse(g.first, "the old text has no lines for it there: "+e.between(g.from, g.to))
+		}
+	}
+	return nil
+}
+
+// anchored checks the lines around group g say one place in the old text:
+// an edited line (new line before/after, -1 if none) edits one line of the
+// whole old text; else the unchanged lines next to the region occur once.
+func (e *expander) anchored(g group, d lcs.Diff, before, after int) error {
+	has := false
+	if before >= 0 {
+		has = true
+		if err := e.uniqueEdit(before, g.first); err != nil {
+			return err
+		}
+	} else if j := e.prevLine(d.ReplStart); j >= 0 && e.newOld[j] >= 0 {
+		has = true
+		if err := e.uniqueRun(j, -1, g.first); err != nil {
+			return err
+		}
+	}
+	if after >= 0 {
+		has = true
+		if err := e.uniqueEdit(after, g.first); err != nil {
+			return err
+		}
+	} else if j := e.nextLine(d.ReplEnd); j >= 0 && e.newOld[j] >= 0 {
+		has = true
+		if err := e.uniqueRun(j, 1, g.first); err != nil {
+			return err
+		}
+	}
+	if !has {
+		return e.refuse(g.first, "no line around it is a line of the old text, so where its lines begin and end is not known")
+	}
+	return nil
+}
+
+// edits returns the old line in [lo, hi) that new line n equals or edits,
+// -1 if none; more than one is refused.
+func (e *expander) edits(n, lo, hi, gi int) (int, error) {
+	found := -1
+	if e.nkeys[n] == "" {
+		return -1, nil
+	}
+	for y := lo; y < hi; y++ {
+		if sameLine(e.okeys[y], e.nkeys[n]) {
+			if found >= 0 {
+				return 0, e.refuse(gi, fmt.Sprintf("line %d of the new text (%q) may edit line %d or line %d of the old text", n+1, e.nkeys[n], found+1, y+1))
+			}
+			found = y
+		}
+	}
+	return found, nil
+}
+
+// uniqueEdit refuses an edited anchor line that edits more than one line
+// of the whole old text.
+func (e *expander) uniqueEdit(n, gi int) error {
+	c := 0
+	for _, k := range e.okeys {
+		if sameLine(k, e.nkeys[n]) {
+			c++
+		}
+	}
+	if c > 1 {
+		return e.refuse(gi, fmt.Sprintf("the line next to it (%q, line %d of the new text) is like %d lines of the old text", e.nkeys[n], n+1, c))
+	}
+	return nil
+}
+
+// uniqueRun refuses an unchanged anchor at new line j unless the run of
+// unchanged lines from j away from the marker (dir -1: backwards) has a
+// part next to the marker that occurs once in the old text.
+func (e *expander) uniqueRun(j, dir, gi int) error {
+	n := 1
+	for k := j + dir; k >= 0 && k < len(e.nkeys) && e.newOld[k] >= 0 && e.newOld[k] == e.newOld[k-dir]+dir; k += dir {
+		n++
+	}
+	for m := 1; m <= n; m++ {
+		a := e.newOld[j]
+		if dir < 0 {
+			a -= m - 1
+		}
+		if count(e.okeys, e.okeys[a:a+m]) == 1 {
+			return nil
+		}
+	}
+	return e.refuse(gi, fmt.Sprintf("the line next to it (%q, line %d of the new text) occurs %d times in the old text, and so do the unchanged lines around it", e.nkeys[j], j+1, count(e.okeys, e.okeys[e.newOld[j]:e.newOld[j]+1])))
+}
+
+// count counts the occurrences of the run seq in keys.
+func count(keys, seq []string) int {
+	c := 0
+	for i := 0; i+len(seq) <= len(keys); i++ {
+		ok := true
+		for k, s := range seq {
+			if keys[i+k] != s {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			c++
+		}
+	}
+	return c
+}
+
+// prevLine is the nearest non-blank new line before n (-1 if none).
+func (e *expander) prevLine(n int) int {
+	for j := n - 1; j >= 0; j-- {
+		if e.nkeys[j] != "" {
+			return j
+		}
+	}
+	return -1
+}
+
+// nextLine is the nearest non-blank new line at or after n (-1 if none).
+func (e *expander) nextLine(n int) int {
+	for j := n; j < len(e.nkeys); j++ {
+		if e.nkeys[j] != "" {
+			return j
+		}
+	}
+	return -1
+}
+
+// between describes the place of an empty old range [a, b).
+func (e *expander) between(a, b int) string {
+	switch {
+	case len(e.okeys) == 0:
+		return "the old text is empty"
+	case a <= 0:
+		return fmt.Sprintf("it would stand before line %d of the old text", max(b, 0)+1)
+	case b >= len(e.okeys):
+		return fmt.Sprintf("it would stand after line %d of the old text, its last", a)
+	}
+	return fmt.Sprintf("the lines before and after it are lines %d and %d of the old text, with no line (or only blank lines) between", a, b+1)
+}
+
+// refuse is the error for the marker on new line gi.
+func (e *expander) refuse(gi int, why string) error {
+	return &Error{Err: ErrInvalidInput,
+		Msg: fmt.Sprintf("line %d of the new text, %q, is an elision marker (it stands for lines left out), but %s; nothing was written",
+			gi+1, strings.TrimSpace(e.lines[gi]), why),
+		Hint: "send the lines the marker stands for in its place (the full text), or replace a text (search text, line range) " +
+			"that holds them, with unchanged lines right before and after the marker that occur once in it"}
+}
+
+// build writes the new text with each marker group replaced by its kept
+// old lines, ending as the group's last line does.
+func (e *expander) build(kept map[int]group) string {
+	def := "\n"
+	for _, l := range e.lines {
+		if end := eolOf(l); end != "" {
+			def = end
+			break
+		}
+	}
+	var b strings.Builder
+	for n := 0; n < len(e.lines); n++ {
+		g, ok := kept[n]
+		if !ok {
+			b.WriteString(e.lines[n])
+			continue
+		}
+		end := eolOf(e.lines[g.last])
+		for k := g.from; k < g.to; k++ {
+			b.WriteString(strings.TrimRight(e.olds[k], "\r\n"))
+			if k < g.to-1 && end == "" {
+				b.WriteString(def)
+			} else {
+				b.WriteString(end)
+			}
+		}
+		n = g.last
+	}
+	return b.String()
+}
+
+// eolOf returns a line's ending.
+func eolOf(l string) string {
+	switch {
+	case strings.HasSuffix(l, "\r\n"):
+		return "\r\n"
+	case strings.HasSuffix(l, "\n"):
+		return "\n"
+	}
+	return ""
+}
+
+// sameLine: new line n is old line o, or an edit of it (counterpart).
+func sameLine(o, n string) bool { return o != "" && (o == n || counterpart(o, n)) }
+
+// counterpart reports two different lines that are one line edited: the
+// same first word, and most of their characters a shared start and end.
+func counterpart(a, b string) bool {
+	if a == "" || b == "" || a == b || firstWord(a) != firstWord(b) {
+		return false
+	}
+	p := 0
+	for p < len(a) && p < len(b) && a[p] == b[p] {
+		p++
+	}
+	s := 0
+	for s < len(a)-p && s < len(b)-p && a[len(a)-1-s] == b[len(b)-1-s] {
+		s++
+	}
+	return float64(p+s) >= 0.6*float64(max(len(a), len(b)))
+}
+
+// firstWord is a line's leading identifier, or its first character.
+func firstWord(s string) string {
+	for i, r := range s {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' {
+			if i == 0 {
+				return string(r)
+			}
+			return s[:i]
+		}
+	}
+	return s
+}
