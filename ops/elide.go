@@ -329,42 +329,43 @@ func (e *expander) uniqueEdit(n, gi int) error {
 	return nil
 }
 
-// uniqueRun refuses an unchanged anchor at new line j unless the run of
-// unchanged lines from j away from the marker (dir -1: backwards) has a
-// part next to the marker that occurs once in the old text.
+// uniqueRun refuses an unchanged anchor at new line j unless the lines
+// from j away from the marker (dir -1: backwards), each the old line at
+// the same distance or an edit of it, say one place: the shortest such run
+// that holds there holds nowhere else in the old text.
 func (e *expander) uniqueRun(j, dir, gi int) error {
-	n := 1
-	for k := j + dir; k >= 0 && k < len(e.nkeys) && e.newOld[k] >= 0 && e.newOld[k] == e.newOld[k-dir]+dir; k += dir {
-		n++
-	}
-	for m := 1; m <= n; m++ {
-		a := e.newOld[j]
-		if dir < 0 {
-			a -= m - 1
-		}
-		if count(e.okeys, e.okeys[a:a+m]) == 1 {
-			return nil
+	at := e.newOld[j]
+	var cands []int
+	for p, k := range e.okeys {
+		if k == e.okeys[at] {
+			cands = append(cands, p)
 		}
 	}
-	return e.refuse(gi, fmt.Sprintf("the line next to it (%q, line %d of the new text) occurs %d times in the old text, and so do the unchanged lines around it", e.nkeys[j], j+1, count(e.okeys, e.okeys[e.newOld[j]:e.newOld[j]+1])))
-}
-
-// count counts the occurrences of the run seq in keys.
-func count(keys, seq []string) int {
-	c := 0
-	for i := 0; i+len(seq) <= len(keys); i++ {
-		ok := true
-		for k, s := range seq {
-			if keys[i+k] != s {
-				ok = false
-				break
+	times := len(cands)
+	holds := func(p, m int) bool {
+		n, o := j+(m-1)*dir, p+(m-1)*dir
+		return n >= 0 && n < len(e.nkeys) && !e.marker[n] && o >= 0 && o < len(e.okeys) &&
+			(e.okeys[o] == e.nkeys[n] || counterpart(e.okeys[o], e.nkeys[n]))
+	}
+	for m := 1; holds(at, m); m++ {
+		c := 0
+		for _, p := range cands {
+			if holds(p, m) {
+				c++
 			}
 		}
-		if ok {
-			c++
+		if c == 1 {
+			return nil
 		}
+		keep := cands[:0]
+		for _, p := range cands {
+			if holds(p, m) {
+				keep = append(keep, p)
+			}
+		}
+		cands = keep
 	}
-	return c
+	return e.refuse(gi, fmt.Sprintf("the line next to it (%q, line %d of the new text) occurs %d times in the old text, and so do the lines around it", e.nkeys[j], j+1, times))
 }
 
 // prevLine is the nearest non-blank new line before n (-1 if none).

@@ -2,38 +2,31 @@ package ops_test
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/journalfs/journal/ops"
 )
 
-// The issue's example: a lazy replacement of a whole function.
-const (
-	loadUserOld = "export async function loadUser(id: string): Promise<User> {\n" +
-		"  const res = await fetch(`/api/users/${id}`);\n" +
-		"  if (!res.ok) {\n" +
-		"    throw new Error(`status ${res.status}`);\n" +
-		"  }\n" +
-		"  const body = await res.json();\n" +
-		"  return body as User;\n" +
-		"}\n"
-	loadUserLazy = "export async function loadUser(id: string, signal?: AbortSignal): Promise<User> {\n" +
-		"  const res = await fetch(`/api/users/${id}`, { signal });\n" +
-		"  // ... existing code ...\n" +
-		"  return body as User;\n" +
-		"}\n"
-	loadUserWant = "export async function loadUser(id: string, signal?: AbortSignal): Promise<User> {\n" +
-		"  const res = await fetch(`/api/users/${id}`, { signal });\n" +
-		"  if (!res.ok) {\n" +
-		"    throw new Error(`status ${res.status}`);\n" +
-		"  }\n" +
-		"  const body = await res.json();\n" +
-		"  return body as User;\n" +
-		"}\n"
-)
+// The issue's example (testdata/elide): a lazy replacement of a whole
+// function; old, lazy and want are the file before, the text sent, the file
+// intended.
+func loadUser(t testing.TB) (old, lazy, want string) {
+	t.Helper()
+	read := func(k string) string {
+		b, err := os.ReadFile(filepath.Join("..", "testdata", "elide", "loaduser."+k+".ts"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	return read("old"), read("lazy"), read("want")
+}
 
 func TestExpandMarkers_Expands(t *testing.T) {
+	loadUserOld, loadUserLazy, loadUserWant := loadUser(t)
 	pyOld := "class A:\n    def f(self):\n        x = 1\n        y = 2\n        return x + y\n\n    def g(self):\n        return 3\n"
 	tests := []struct {
 		name, path, old, text, want string
