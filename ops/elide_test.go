@@ -2,6 +2,7 @@ package ops_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -131,6 +132,7 @@ func TestExpandMarkers_Literal(t *testing.T) {
 		{"c variadic", "a.c", "int f(int a);\n", "int f(int a,\n      ...\n);\n"},
 		{"prose", "a.md", "# T\n", "# T\n\nwait...\n\n...\n\n```\n$ journal log\n// ... existing code ...\n```\n"},
 		{"comment prose", "a.ts", "x();\n", "// TODO: handle errors...\n// existing users keep their roles\n// the API stays the same for v1 clients\nx();\n"},
+		{"doc comment example", "a.go", "func F() {}\n", "// F does it:\n//\n//\tx := F()\n//\t...\n//\tuse(x)\nfunc F() {}\n"},
 		{"yaml document end", "a.yaml", "a: 1\n", "a: 2\n...\n"},
 		{"the file's own marker", "a.go", "func A() {\n\t// ... existing code ...\n}\n", "func A() {\n\t// ... existing code ...\n\tb()\n}\n"},
 	}
@@ -156,6 +158,39 @@ func TestExpandMarkers_Phrasings(t *testing.T) {
 			}
 			if want := "func A() {\n\ta := 1\n\tb := 2\n\treturn a * b\n}\n"; got != want || len(es) != 1 {
 				t.Fatalf("got %q", got)
+			}
+		})
+	}
+}
+
+// benchFile is a Go-like file of n lines, a comment every fifth line.
+func benchFile(n int) []string {
+	ls := make([]string, n)
+	for i := range ls {
+		if i%5 == 0 {
+			ls[i] = fmt.Sprintf("\t// step %d: keep the running total\n", i)
+		} else {
+			ls[i] = fmt.Sprintf("\ttotal%d := add(total%d, %d)\n", i, i-1, i)
+		}
+	}
+	return ls
+}
+
+// BenchmarkExpandMarkers: a whole-file write of 20,000 lines without a
+// marker (but with an ellipsis, so the lines are scanned), and with one
+// marker standing for 100 lines (the lines are diffed).
+func BenchmarkExpandMarkers(b *testing.B) {
+	ls := benchFile(20000)
+	old := strings.Join(ls, "")
+	plain := strings.Replace(old, "keep the running total\n", "keep the running total...\n", 1)
+	lazy := strings.Join(ls[:10000], "") + "\t// ... existing code ...\n" + strings.Join(ls[10100:], "")
+	for _, c := range []struct{ name, text string }{{"no marker", plain}, {"one marker", lazy}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(old)))
+			for b.Loop() {
+				if _, _, err := ops.ExpandMarkers(old, c.text, "a.go"); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}

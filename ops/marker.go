@@ -101,6 +101,31 @@ func phraseChars(s string) bool {
 	return true
 }
 
+// elisionWords are the words every elision phrase holds one of (a
+// quick test before the phrase patterns); beside an ellipsis, weaker ones
+// do too.
+var (
+	elisionWords = []string{"unchanged", "same", "as is", "as before", "omit", "elid", "brevity", "untouched", "intact",
+		"not shown", "snip", "truncat", "skipped", "rest of", "remainder", "existing", "other", "remaining", "line"}
+	weakElisionWords = []string{"rest", "more", "previous", "original", "code", "keep", "kept"}
+)
+
+func mentionsElision(p string, ellipsis bool) bool {
+	for _, w := range elisionWords {
+		if strings.Contains(p, w) {
+			return true
+		}
+	}
+	if ellipsis {
+		for _, w := range weakElisionWords {
+			if strings.Contains(p, w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // trimEllipses removes ellipses and brackets around a phrase, reporting
 // whether it led and ended with one.
 func trimEllipses(s string) (string, bool, bool) {
@@ -131,7 +156,7 @@ func isMarkerLine(key string, kind markerKind) (ok, bare bool) {
 		return false, false
 	}
 	in, comment := uncomment(key)
-	if !comment && !strings.ContainsAny(key, ".…") {
+	if !comment && strings.IndexByte(key, '.') < 0 && !strings.Contains(key, "…") {
 		return false, false // bare text needs an ellipsis
 	}
 	if pureEllipsis().MatchString(in) {
@@ -139,7 +164,7 @@ func isMarkerLine(key string, kind markerKind) (ok, bare bool) {
 	}
 	phrase, lead, trail := trimEllipses(in)
 	p := strings.ToLower(strings.Join(strings.Fields(phrase), " "))
-	if p == "" || !phraseChars(p) || len(strings.Fields(p)) > 10 {
+	if p == "" || !phraseChars(p) || len(strings.Fields(p)) > 10 || !mentionsElision(p, lead || trail) {
 		return false, false
 	}
 	for _, w := range []string{"todo", "fixme", "note", "xxx", "hack", "nb", "see", "wait"} {
@@ -189,12 +214,38 @@ func markerLines(lines []string, kind markerKind) []int {
 			continue // a docstring's or a raw string's line is text
 		}
 		ok, bare := isMarkerLine(key, kind)
-		if !ok || bare && !bareMarker(lines, i, key, kind) {
+		if !ok || bare && !bareMarker(lines, i, key, kind) || !bare && inCommentBlock(lines, i, key) {
 			continue
 		}
 		out = append(out, i)
 	}
 	return out
+}
+
+// inCommentBlock reports a comment that is an ellipsis alone ("//	...")
+// between two comment lines of the same kind: a doc comment's example
+// leaving something out, prose, not a marker.
+func inCommentBlock(lines []string, i int, key string) bool {
+	in, _ := uncomment(key)
+	if !pureEllipsis().MatchString(in) {
+		return false
+	}
+	open := ""
+	for _, d := range commentDelims {
+		if strings.HasPrefix(key, d[0]) {
+			open = d[0]
+			break
+		}
+	}
+	if open == "" || strings.HasPrefix(open, "<") || strings.HasPrefix(open, "/*") || strings.HasPrefix(open, "{") || strings.HasPrefix(open, "(") {
+		return false // block comments close on their line
+	}
+	prev := ""
+	for k := i - 1; k >= 0 && prev == ""; k-- {
+		prev = strings.TrimSpace(lines[k])
+	}
+	next := strings.TrimSpace(nextLine(lines, i))
+	return strings.HasPrefix(prev, open) && strings.HasPrefix(next, open)
 }
 
 // fenceOf returns a Markdown code fence's marker run ("```", "~~~~").
