@@ -32,18 +32,23 @@ const (
 	elideC  = "int f(void) {\r\n\tint a = 1;\r\n\tint b = 2;\r\n\treturn a + b;\r\n}\r\n"
 )
 
-// loadUser is the example (testdata/elide): the file before, the
-// lazy text sent, the file intended.
+// loadUser is the example (testdata/elide/loaduser.*.ts): the
+// file before, the lazy text sent, the file intended.
 func loadUser(t testing.TB) (old, lazy, want string) {
 	t.Helper()
-	read := func(k string) string {
-		b, err := os.ReadFile(filepath.Join("..", "testdata", "elide", "loaduser."+k+".ts"))
+	paths, _ := filepath.Glob(filepath.Join("..", "testdata", "elide", "loaduser.*.ts"))
+	texts := map[string]string{}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return string(b)
+		texts[strings.Split(filepath.Base(p), ".")[1]] = string(b)
 	}
-	return read("old"), read("lazy"), read("want")
+	if len(texts) != 3 {
+		t.Fatalf("testdata/elide holds %d of the 3 texts of the example", len(texts))
+	}
+	return texts["old"], texts["lazy"], texts["want"]
 }
 
 func elideCases(t *testing.T) []elideCase {

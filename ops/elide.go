@@ -268,25 +268,17 @@ func (e *expander) expandHunk(gs []group) error {
 // whole old text; else the unchanged lines next to the region occur once.
 func (e *expander) anchored(g group, d lcs.Diff, before, after int) error {
 	has := false
-	if before >= 0 {
-		has = true
-		if err := e.uniqueEdit(before, g.first); err != nil {
-			return err
+	for _, side := range []struct{ edited, unchanged, dir int }{
+		{before, e.prevLine(d.ReplStart), -1}, {after, e.nextLine(d.ReplEnd), 1},
+	} {
+		var err error
+		switch j := side.unchanged; {
+		case side.edited >= 0:
+			has, err = true, e.uniqueEdit(side.edited, g.first)
+		case j >= 0 && e.newOld[j] >= 0:
+			has, err = true, e.uniqueRun(j, side.dir, g.first)
 		}
-	} else if j := e.prevLine(d.ReplStart); j >= 0 && e.newOld[j] >= 0 {
-		has = true
-		if err := e.uniqueRun(j, -1, g.first); err != nil {
-			return err
-		}
-	}
-	if after >= 0 {
-		has = true
-		if err := e.uniqueEdit(after, g.first); err != nil {
-			return err
-		}
-	} else if j := e.nextLine(d.ReplEnd); j >= 0 && e.newOld[j] >= 0 {
-		has = true
-		if err := e.uniqueRun(j, 1, g.first); err != nil {
+		if err != nil {
 			return err
 		}
 	}
