@@ -2,6 +2,7 @@ package ops
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -56,26 +57,45 @@ func ExpandMarkers(old, text, path string) (string, []Elision, error) {
 		have[k] = true
 	}
 	nkeys := lineKeys(lines)
-	marker := make([]bool, len(lines))
+	// a marker takes the blank lines around it: which of the old text's
+	// blank lines they are is for its kept lines to say, not for the diff
+	marker := make([]bool, len(lines)) // marker lines, and the blank lines around them
 	var marks []int
 	for _, i := range cand {
 		if !have[nkeys[i]] { // the old text's own line: literal
 			marks = append(marks, i)
-			marker[i] = true
-			nkeys[i] = "\x00marker " + strconv.Itoa(i)
 		}
 	}
 	if len(marks) == 0 {
 		return text, nil, nil
+	}
+	for _, i := range marks {
+		marker[i] = true
+		for k := i - 1; k >= 0 && nkeys[k] == ""; k-- {
+			marker[k] = true
+		}
+		for k := i + 1; k < len(lines) && nkeys[k] == ""; k++ {
+			marker[k] = true
+		}
+	}
+	for i, m := range marker {
+		if m {
+			nkeys[i] = "\x00marker " + strconv.Itoa(i)
+		}
 	}
 	e := &expander{lines: lines, nkeys: nkeys, okeys: okeys, olds: olds, marker: marker}
 	e.align()
 	var es []Elision
 	var groups []group
 	for k := 0; k < len(marks); {
-		g := group{first: marks[k], last: marks[k]}
-		for k++; k < len(marks) && e.hunk[marks[k]] == e.hunk[g.first] && blankBetween(nkeys, g.last, marks[k]); k++ {
-			g.last = marks[k]
+		g := group{first: marks[k], mark: marks[k], markEnd: marks[k]}
+		for g.first > 0 && marker[g.first-1] {
+			g.first--
+		}
+		for k++; k < len(marks) && blankBetween(lineKeys(lines), g.markEnd, marks[k]); k++ {
+			g.markEnd = marks[k]
+		}
+		for g.last = g.markEnd; g.last+1 < len(lines) && marker[g.last+1]; g.last++ {
 		}
 		groups = append(groups, g)
 	}
@@ -90,7 +110,7 @@ func ExpandMarkers(old, text, path string) (string, []Elision, error) {
 		}
 		for _, g := range groups[a:b] {
 			kept[g.first] = g
-			es = append(es, Elision{Line: g.first + 1, Marker: strings.TrimSpace(lines[g.first]), From: g.from + 1, To: g.to})
+			es = append(es, Elision{Line: g.mark + 1, Marker: strings.TrimSpace(lines[g.mark]), From: g.from + 1, To: g.to})
 		}
 		a = b
 	}
@@ -162,35 +182,68 @@ func blankBetween(keys []string, a, b int) bool {
 type expander struct {
 	lines, nkeys []string // the new text
 	olds, okeys  []string // the old text
-	marker       []bool   // new lines that are markers
-	newOld       []int    // new line → the old line it equals, -1 if changed
-	hunk         []int    // new line → its changed region, -1 if unchanged
+	marker       []bool   // new lines that are markers, and the blank lines around them
+	newOld       []int    // new line → the old line it equals, -1 if none
+	hunk         []int    // new line → its changed region, -1 if none
 	hunks        []lcs.Diff
+	// the non-blank lines: their positions and keys
+	fn, fo   []int
+	fnk, fok []string
 }
 
-// align diffs old and new by their keys.
+// align diffs old and new by the keys of their non-blank lines (blank lines
+// are layout: they never anchor). A changed region spans the blank lines
+// around it, up to the unchanged lines on either side.
 func (e *expander) align() {
-	e.hunks = lcs.DiffLines(e.okeys, e.nkeys)
+	nonBlank := func(keys []string) (pos []int, ks []string) {
+		for i, k := range keys {
+			if k != "" {
+				pos, ks = append(pos, i), append(ks, k)
+			}
+		}
+		return pos, ks
+	}
+	e.fn, e.fnk = nonBlank(e.nkeys)
+	e.fo, e.fok = nonBlank(e.okeys)
 	e.newOld = make([]int, len(e.nkeys))
 	e.hunk = make([]int, len(e.nkeys))
-	oi, ni := 0, 0
-	for h, d := range e.hunks {
-		for ; ni < d.ReplStart; ni, oi = ni+1, oi+1 {
-			e.newOld[ni], e.hunk[ni] = oi, -1
-		}
-		for ; ni < d.ReplEnd; ni++ {
-			e.newOld[ni], e.hunk[ni] = -1, h
-		}
-		oi = d.End
+	for i := range e.newOld {
+		e.newOld[i], e.hunk[i] = -1, -1
 	}
-	for ; ni < len(e.nkeys); ni, oi = ni+1, oi+1 {
-		e.newOld[ni], e.hunk[ni] = oi, -1
+	at := func(pos []int, i, n int) int { // position of filtered line i, n past the end
+		if i >= len(pos) {
+			return n
+		}
+		return pos[i]
+	}
+	after := func(pos []int, i int) int { // first position after filtered line i-1
+		if i == 0 {
+			return 0
+		}
+		return pos[i-1] + 1
+	}
+	oi, ni := 0, 0
+	for _, d := range lcs.DiffLines(e.fok, e.fnk) {
+		for ; ni < d.ReplStart; ni, oi = ni+1, oi+1 {
+			e.newOld[e.fn[ni]] = e.fo[oi]
+		}
+		h := lcs.Diff{Start: after(e.fo, d.Start), End: at(e.fo, d.End, len(e.okeys)),
+			ReplStart: after(e.fn, d.ReplStart), ReplEnd: at(e.fn, d.ReplEnd, len(e.nkeys))}
+		for n := h.ReplStart; n < h.ReplEnd; n++ {
+			e.hunk[n] = len(e.hunks)
+		}
+		e.hunks = append(e.hunks, h)
+		ni, oi = d.ReplEnd, d.End
+	}
+	for ; ni < len(e.fn); ni, oi = ni+1, oi+1 {
+		e.newOld[e.fn[ni]] = e.fo[oi]
 	}
 }
 
-// group is a run of marker lines (blank lines between them) standing for
-// the old lines [from, to).
-type group struct{ first, last, from, to int }
+// group is a run of marker lines with the blank lines around and between
+// them (new lines first..last; the markers from mark to markEnd), standing
+// for the old lines [from, to).
+type group struct{ first, last, mark, markEnd, from, to int }
 
 // expandHunk finds the old lines each marker group of one changed region
 // stands for. The region's new lines are segments between the groups; a
@@ -208,7 +261,7 @@ func (e *expander) expandHunk(gs []group) error {
 		before[t], after[t] = -1, -1
 	}
 	for n := d.ReplStart; n < gs[0].first; n++ {
-		y, err := e.edits(n, x, d.End, gs[0].first)
+		y, err := e.edits(n, x, d.End, gs[0].mark)
 		if err != nil {
 			return err
 		}
@@ -223,7 +276,7 @@ func (e *expander) expandHunk(gs []group) error {
 		}
 		firstY := -1
 		for n := gs[t].last + 1; n < gs[t+1].first; n++ {
-			y, err := e.edits(n, x, d.End, gs[t].first)
+			y, err := e.edits(n, x, d.End, gs[t].mark)
 			if err != nil {
 				return err
 			}
@@ -236,14 +289,14 @@ func (e *expander) expandHunk(gs []group) error {
 			x, before[t+1] = y+1, n
 		}
 		if firstY < 0 {
-			return e.refuse(gs[t].first, fmt.Sprintf("the markers at lines %d and %d of the new text have only new lines between them, so which old lines each stands for is not known", gs[t].first+1, gs[t+1].first+1))
+			return e.refuse(gs[t].mark, fmt.Sprintf("the markers at lines %d and %d of the new text have only new lines between them, so which old lines each stands for is not known", gs[t].mark+1, gs[t+1].mark+1))
 		}
 		gs[t].to = firstY
 	}
 	last := len(gs) - 1
 	z := d.End
 	for n := d.ReplEnd - 1; n > gs[last].last; n-- {
-		y, err := e.edits(n, x, z, gs[last].first)
+		y, err := e.edits(n, x, z, gs[last].mark)
 		if err != nil {
 			return err
 		}
@@ -257,7 +310,7 @@ func (e *expander) expandHunk(gs []group) error {
 			return err
 		}
 		if g.to <= g.from || blankBetween(e.okeys, g.from-1, g.to) {
-			return e.refuse(g.first, "the old text has no lines for it there: "+e.between(g.from, g.to))
+			return e.refuse(g.mark, "the old text has no lines for it there: "+e.between(g.from, g.to))
 		}
 	}
 	return nil
@@ -274,16 +327,16 @@ func (e *expander) anchored(g group, d lcs.Diff, before, after int) error {
 		var err error
 		switch j := side.unchanged; {
 		case side.edited >= 0:
-			has, err = true, e.uniqueEdit(side.edited, g.first)
+			has, err = true, e.uniqueEdit(side.edited, g.mark)
 		case j >= 0 && e.newOld[j] >= 0:
-			has, err = true, e.uniqueRun(j, side.dir, g.first)
+			has, err = true, e.uniqueRun(j, side.dir, g.mark)
 		}
 		if err != nil {
 			return err
 		}
 	}
 	if !has {
-		return e.refuse(g.first, "no line around it is a line of the old text, so where its lines begin and end is not known")
+		return e.refuse(g.mark, "no line around it is a line of the old text, so where its lines begin and end is not known")
 	}
 	return nil
 }
@@ -321,41 +374,35 @@ func (e *expander) uniqueEdit(n, gi int) error {
 	return nil
 }
 
-// uniqueRun refuses an unchanged anchor at new line j unless the lines
-// from j away from the marker (dir -1: backwards), each the old line at
-// the same distance or an edit of it, say one place: the shortest such run
-// that holds there holds nowhere else in the old text.
+// uniqueRun refuses an unchanged anchor at new line j unless the
+// non-blank lines from j away from the marker (dir -1: backwards), each
+// the old line at the same distance or an edit of it, say one place: the
+// shortest such run that holds there holds nowhere else in the old text.
 func (e *expander) uniqueRun(j, dir, gi int) error {
-	at := e.newOld[j]
+	jf, _ := slices.BinarySearch(e.fn, j)
+	at, _ := slices.BinarySearch(e.fo, e.newOld[j])
 	var cands []int
-	for p, k := range e.okeys {
-		if k == e.okeys[at] {
+	for p, k := range e.fok {
+		if k == e.fok[at] {
 			cands = append(cands, p)
 		}
 	}
 	times := len(cands)
 	holds := func(p, m int) bool {
-		n, o := j+(m-1)*dir, p+(m-1)*dir
-		return n >= 0 && n < len(e.nkeys) && !e.marker[n] && o >= 0 && o < len(e.okeys) &&
-			(e.okeys[o] == e.nkeys[n] || counterpart(e.okeys[o], e.nkeys[n]))
+		n, o := jf+(m-1)*dir, p+(m-1)*dir
+		return n >= 0 && n < len(e.fnk) && !e.marker[e.fn[n]] && o >= 0 && o < len(e.fok) &&
+			(e.fok[o] == e.fnk[n] || counterpart(e.fok[o], e.fnk[n]))
 	}
 	for m := 1; holds(at, m); m++ {
-		c := 0
-		for _, p := range cands {
-			if holds(p, m) {
-				c++
-			}
-		}
-		if c == 1 {
-			return nil
-		}
 		keep := cands[:0]
 		for _, p := range cands {
 			if holds(p, m) {
 				keep = append(keep, p)
 			}
 		}
-		cands = keep
+		if cands = keep; len(cands) == 1 {
+			return nil
+		}
 	}
 	return e.refuse(gi, fmt.Sprintf("the line next to it (%q, line %d of the new text) occurs %d times in the old text, and so do the lines around it", e.nkeys[j], j+1, times))
 }
@@ -403,7 +450,9 @@ func (e *expander) refuse(gi int, why string) error {
 }
 
 // build writes the new text with each marker group replaced by its kept
-// old lines, ending as the group's last line does.
+// old lines, ending as the group's last marker line does; the blank lines
+// the caller put around a marker stay unless the kept lines begin (end)
+// with blank lines of their own.
 func (e *expander) build(kept map[int]group) string {
 	def := "\n"
 	for _, l := range e.lines {
@@ -419,7 +468,10 @@ func (e *expander) build(kept map[int]group) string {
 			b.WriteString(e.lines[n])
 			continue
 		}
-		end := eolOf(e.lines[g.last])
+		if e.okeys[g.from] != "" {
+			b.WriteString(strings.Join(e.lines[g.first:g.mark], ""))
+		}
+		end := eolOf(e.lines[g.markEnd])
 		for k := g.from; k < g.to; k++ {
 			b.WriteString(strings.TrimRight(e.olds[k], "\r\n"))
 			if k < g.to-1 && end == "" {
@@ -427,6 +479,9 @@ func (e *expander) build(kept map[int]group) string {
 			} else {
 				b.WriteString(end)
 			}
+		}
+		if e.okeys[g.to-1] != "" {
+			b.WriteString(strings.Join(e.lines[g.markEnd+1:g.last+1], ""))
 		}
 		n = g.last
 	}

@@ -32,16 +32,30 @@ const (
 )
 
 func kindOf(path string) markerKind {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".py", ".pyi", ".pyw":
+	ext := strings.ToLower(filepath.Ext(path))
+	switch {
+	case ext == ".py" || ext == ".pyi" || ext == ".pyw":
 		return kindPython
-	case ".yml", ".yaml":
+	case ext == ".yml" || ext == ".yaml":
 		return kindYAML
-	case ".md", ".markdown", ".mdx", ".txt", ".rst", ".adoc", ".text", "":
-		return kindProse
+	case codeExts[ext]:
+		return kindCode
 	}
-	return kindCode
+	return kindProse // Markdown, text, HTML, logs, data: what is not known as code
 }
+
+// codeExts are the extensions of languages in which a bare "..." line is
+// not code (outside the rules of bareMarker), so it is a marker.
+var codeExts = func() map[string]bool {
+	m := map[string]bool{}
+	for _, e := range strings.Fields(`.go .js .jsx .mjs .cjs .ts .tsx .mts .cts .java .kt .kts .scala .groovy .gradle
+		.c .h .cc .cpp .cxx .hpp .hh .hxx .cs .fs .fsx .rs .swift .m .mm .rb .php .lua .sh .bash .zsh .ps1 .sql .r .dart
+		.ex .exs .erl .hs .ml .mli .clj .cljs .cljc .edn .el .lisp .scm .vue .svelte .css .scss .less .json .jsonc .toml
+		.ini .cfg .tf .hcl .proto .graphql .pl .pm .jl .nim .zig .sol .elm .vb .cmake`) {
+		m[e] = true
+	}
+	return m
+}()
 
 // commentDelims are comment openers with their optional closers, longest
 // first.
@@ -50,9 +64,14 @@ var commentDelims = [][2]string{
 	{"//", ""}, {"--", ""}, {";;", ""}, {";", ""}, {"#", ""}, {"%", ""},
 }
 
-// uncomment strips a comment's delimiters from a trimmed line.
-func uncomment(s string) (string, bool) {
-	for _, d := range commentDelims {
+// uncomment strips a comment's delimiters from a trimmed line (in prose
+// only HTML's: "#" is a heading, "//" text).
+func uncomment(s string, kind markerKind) (string, bool) {
+	delims := commentDelims
+	if kind == kindProse {
+		delims = delims[:1]
+	}
+	for _, d := range delims {
 		if strings.HasPrefix(s, d[0]) {
 			in := strings.TrimPrefix(s, d[0])
 			if d[1] != "" {
@@ -155,7 +174,7 @@ func isMarkerLine(key string, kind markerKind) (ok, bare bool) {
 	if key == "" || len(key) > 160 {
 		return false, false
 	}
-	in, comment := uncomment(key)
+	in, comment := uncomment(key, kind)
 	if !comment && strings.IndexByte(key, '.') < 0 && !strings.Contains(key, "…") {
 		return false, false // bare text needs an ellipsis
 	}
@@ -214,7 +233,7 @@ func markerLines(lines []string, kind markerKind) []int {
 			continue // a docstring's or a raw string's line is text
 		}
 		ok, bare := isMarkerLine(key, kind)
-		if !ok || bare && !bareMarker(lines, i, key, kind) || !bare && inCommentBlock(lines, i, key) {
+		if !ok || bare && !bareMarker(lines, i, key, kind) || !bare && inCommentBlock(lines, i, key, kind) {
 			continue
 		}
 		out = append(out, i)
@@ -225,8 +244,8 @@ func markerLines(lines []string, kind markerKind) []int {
 // inCommentBlock reports a comment that is an ellipsis alone ("//	...")
 // between two comment lines of the same kind: a doc comment's example
 // leaving something out, prose, not a marker.
-func inCommentBlock(lines []string, i int, key string) bool {
-	in, _ := uncomment(key)
+func inCommentBlock(lines []string, i int, key string, kind markerKind) bool {
+	in, _ := uncomment(key, kind)
 	if !pureEllipsis().MatchString(in) {
 		return false
 	}
