@@ -25,22 +25,32 @@ type Elision struct {
 // marker over them. path names the file, for its comment syntax and how it
 // reads a bare "..." (marker.go says which lines are markers).
 //
-// The protocol is exact. The new text's lines are aligned with old's by a
-// line diff (indentation and line endings ignored). A marker stands for the
-// old lines of its changed region that no line of the new text around it
-// takes: a changed line before (after) it takes the old line it edits, the
-// one of the region with the same first word and most of its characters,
-// found once. The lines right before and after the marker in the new text
-// — the anchors — must each say one place: an unchanged run of lines that
-// occurs once in old, or an edited line whose old line is the only one it
-// edits. A marker at the start or the end needs the one anchor it has.
-// Otherwise — an anchor missing or repeated, no old line left for the
-// marker, two markers in one changed region — it refuses with
-// ErrInvalidInput naming the marker and its line, and the caller writes
-// nothing. A marker line that old holds itself is old's text, literal.
+// The protocol is exact. The new text's non-blank lines are aligned with
+// old's by a line diff (indentation and line endings ignored; blank lines
+// are layout and never anchor). A marker stands for the old lines of its
+// changed region that no line of the new text around it takes: a changed
+// line before (after) it takes the old line it edits — the one of the
+// region with the same first word and most of its characters, found once
+// — or none (an added line). The lines right before and after the marker —
+// the anchors — must each say one place: unchanged lines whose run (edited
+// lines counting as their old lines) occurs once in old, or an edited line
+// whose old line is the only one it edits; one anchor found once in old,
+// the other need be found once after (before) it. A marker at the start or
+// the end needs the one anchor it has; markers in one changed region need
+// an edited line between them. An added line next to a marker that begins
+// as the first (last) line the marker would keep may replace that line:
+// two readings, refused. Otherwise too — an anchor missing or repeated, no
+// old line (or only blank ones) left for the marker, two markers with only
+// added lines between — it refuses with ErrInvalidInput naming the marker
+// and its line, and the caller writes nothing. A marker line that old
+// holds itself is old's text, literal. The diff pairs an edited line with
+// the one old line it edits and, of two copies of an unchanged line, the
+// one next to the unchanged lines before it.
 //
 // The kept lines are old's bytes with the line ending of the marker's
-// line. Without markers text is returned as it is, with no Elision.
+// line; the blank lines around a marker are the caller's unless the kept
+// lines bring their own. Without markers text is returned as it is, with
+// no Elision.
 func ExpandMarkers(old, text, path string) (string, []Elision, error) {
 	if !mayHoldMarker(text) {
 		return text, nil, nil
@@ -189,6 +199,7 @@ type expander struct {
 	// the non-blank lines: their positions and keys
 	fn, fo   []int
 	fnk, fok []string
+	inOld    map[string]bool // the old text's keys
 }
 
 // align diffs old and new by the keys of their non-blank lines (blank lines
@@ -205,6 +216,10 @@ func (e *expander) align() {
 	}
 	e.fn, e.fnk = nonBlank(e.nkeys)
 	e.fo, e.fok = nonBlank(e.okeys)
+	e.inOld = make(map[string]bool, len(e.fok))
+	for _, k := range e.fok {
+		e.inOld[k] = true
+	}
 	e.newOld = make([]int, len(e.nkeys))
 	e.hunk = make([]int, len(e.nkeys))
 	for i := range e.newOld {
@@ -223,7 +238,7 @@ func (e *expander) align() {
 		return pos[i-1] + 1
 	}
 	oi, ni := 0, 0
-	for _, d := range lcs.DiffLines(e.fok, e.fnk) {
+	for _, d := range slideDeletions(lcs.DiffLines(e.fok, e.diffKeys()), e.fok) {
 		for ; ni < d.ReplStart; ni, oi = ni+1, oi+1 {
 			e.newOld[e.fn[ni]] = e.fo[oi]
 		}
@@ -238,6 +253,87 @@ func (e *expander) align() {
 	for ; ni < len(e.fn); ni, oi = ni+1, oi+1 {
 		e.newOld[e.fn[ni]] = e.fo[oi]
 	}
+}
+
+// slideDeletions moves each pure deletion down while the old line after it
+// equals its first line (the diff may pair either copy): the copy paired
+// joins the unchanged lines before it, as the caller wrote them together.
+// Hunks that come to touch are merged.
+func slideDeletions(ds []lcs.Diff, old []string) []lcs.Diff {
+	var out []lcs.Diff
+	for k, d := range ds {
+		if d.ReplStart == d.ReplEnd {
+			limit := len(old) // the next hunk's start: only unchanged lines slide
+			if k+1 < len(ds) {
+				limit = ds[k+1].Start
+			}
+			for d.End < limit && old[d.Start] == old[d.End] {
+				d.Start, d.End, d.ReplStart, d.ReplEnd = d.Start+1, d.End+1, d.ReplStart+1, d.ReplEnd+1
+			}
+		}
+		if n := len(out); n > 0 && out[n-1].End == d.Start && out[n-1].ReplEnd == d.ReplStart {
+			out[n-1].End, out[n-1].ReplEnd = d.End, d.ReplEnd
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// diffKeys are the keys of the new text's non-blank lines for the diff: a
+// changed line that edits exactly one old line (counterpart) between the
+// nearest lines around it that both texts hold once takes that line's key,
+// so the diff pairs the two — an edited line holds its place, and the
+// unchanged lines next to it are not paired with another occurrence of
+// theirs ("}" after an edited body with the "}" of the next function).
+func (e *expander) diffKeys() []string {
+	oldAt, oldN, newN := map[string]int{}, map[string]int{}, map[string]int{}
+	for i, k := range e.fok {
+		oldAt[k], oldN[k] = i, oldN[k]+1
+	}
+	for _, k := range e.fnk {
+		newN[k]++
+	}
+	// fixed[i]: the old position of new line i when both hold it once, in
+	// order; -1 otherwise
+	fixed := make([]int, len(e.fnk))
+	prev := -1
+	for i, k := range e.fnk {
+		fixed[i] = -1
+		if oldN[k] == 1 && newN[k] == 1 && oldAt[k] > prev {
+			fixed[i], prev = oldAt[k], oldAt[k]
+		}
+	}
+	out := slices.Clone(e.fnk)
+	lo := -1
+	for i, k := range out {
+		if fixed[i] >= 0 {
+			lo = fixed[i]
+			continue
+		}
+		if oldN[k] > 0 || e.marker[e.fn[i]] {
+			continue
+		}
+		hi := len(e.fok)
+		for j := i + 1; j < len(out); j++ {
+			if fixed[j] >= 0 {
+				hi = fixed[j]
+				break
+			}
+		}
+		found, n := "", 0
+		for _, o := range e.fok[lo+1 : hi] {
+			if counterpart(o, k) {
+				if found, n = o, n+1; n > 1 {
+					break
+				}
+			}
+		}
+		if n == 1 {
+			out[i] = found
+		}
+	}
+	return out
 }
 
 // group is a run of marker lines with the blank lines around and between
@@ -257,6 +353,9 @@ func (e *expander) expandHunk(gs []group) error {
 	// before[t], after[t]: the new line anchoring group t on that side
 	// by the old line it edits (-1: none in the region)
 	before, after := make([]int, len(gs)), make([]int, len(gs))
+	// addedBefore[t], addedAfter[t]: the added lines (editing none) right
+	// before and after group t
+	addedBefore, addedAfter := make([][]int, len(gs)), make([][]int, len(gs))
 	for t := range gs {
 		before[t], after[t] = -1, -1
 	}
@@ -266,7 +365,9 @@ func (e *expander) expandHunk(gs []group) error {
 			return err
 		}
 		if y >= 0 {
-			x, before[0] = y+1, n
+			x, before[0], addedBefore[0] = y+1, n, nil
+		} else if e.nkeys[n] != "" {
+			addedBefore[0] = append(addedBefore[0], n)
 		}
 	}
 	for t := range gs {
@@ -280,13 +381,18 @@ func (e *expander) expandHunk(gs []group) error {
 			if err != nil {
 				return err
 			}
-			if y < 0 {
-				continue
+			switch {
+			case y < 0 && e.nkeys[n] == "":
+			case y < 0 && firstY < 0:
+				addedAfter[t] = append(addedAfter[t], n)
+			case y < 0:
+				addedBefore[t+1] = append(addedBefore[t+1], n)
+			default:
+				if firstY < 0 {
+					firstY, after[t] = y, n
+				}
+				x, before[t+1], addedBefore[t+1] = y+1, n, nil
 			}
-			if firstY < 0 {
-				firstY, after[t] = y, n
-			}
-			x, before[t+1] = y+1, n
 		}
 		if firstY < 0 {
 			return e.refuse(gs[t].mark, fmt.Sprintf("the markers at lines %d and %d of the new text have only new lines between them, so which old lines each stands for is not known", gs[t].mark+1, gs[t+1].mark+1))
@@ -301,7 +407,9 @@ func (e *expander) expandHunk(gs []group) error {
 			return err
 		}
 		if y >= 0 {
-			z, after[last] = y, n
+			z, after[last], addedAfter[last] = y, n, nil
+		} else if e.nkeys[n] != "" {
+			addedAfter[last] = append(addedAfter[last], n)
 		}
 	}
 	gs[last].to = z
@@ -312,30 +420,73 @@ func (e *expander) expandHunk(gs []group) error {
 		if g.to <= g.from || blankBetween(e.okeys, g.from-1, g.to) {
 			return e.refuse(g.mark, "the old text has no lines for it there: "+e.between(g.from, g.to))
 		}
+		if err := e.addedNextTo(g, addedBefore[t], addedAfter[t]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addedNextTo refuses an added line next to group g that begins as the
+// first (last) line g keeps: it may replace that line rather than come
+// before (after) it, and the two readings keep different lines.
+func (e *expander) addedNextTo(g group, before, after []int) error {
+	first, last := g.from, g.to-1
+	for e.okeys[first] == "" {
+		first++
+	}
+	for e.okeys[last] == "" {
+		last--
+	}
+	for _, side := range []struct {
+		added []int
+		kept  int
+		where string
+	}{{before, first, "first"}, {after, last, "last"}} {
+		for _, n := range side.added {
+			if firstWord(e.nkeys[n]) == firstWord(e.okeys[side.kept]) {
+				return e.refuse(g.mark, fmt.Sprintf("line %d of the new text (%q) may replace line %d of the old text (%q), the %s the marker would keep, or be added next to it", n+1, e.nkeys[n], side.kept+1, e.okeys[side.kept], side.where))
+			}
+		}
 	}
 	return nil
 }
 
 // anchored checks the lines around group g say one place in the old text:
 // an edited line (new line before/after, -1 if none) edits one line of the
-// whole old text; else the unchanged lines next to the region occur once.
+// old text; else the unchanged lines next to the region occur once. One
+// side found once in the whole old text, the other need be found once in
+// order: after it (before it).
 func (e *expander) anchored(g group, d lcs.Diff, before, after int) error {
-	has := false
-	for _, side := range []struct{ edited, unchanged, dir int }{
-		{before, e.prevLine(d.ReplStart), -1}, {after, e.nextLine(d.ReplEnd), 1},
-	} {
-		var err error
-		switch j := side.unchanged; {
-		case side.edited >= 0:
-			has, err = true, e.uniqueEdit(side.edited, g.mark)
-		case j >= 0 && e.newOld[j] >= 0:
-			has, err = true, e.uniqueRun(j, side.dir, g.mark)
-		}
-		if err != nil {
-			return err
-		}
+	type side struct {
+		has bool
+		pos int // the anchor's old line
+		err error
 	}
-	if !has {
+	check := func(edited, j, dir, lo, hi int) side {
+		switch {
+		case edited >= 0:
+			pos, err := e.uniqueEdit(edited, g.mark, lo, hi)
+			return side{true, pos, err}
+		case j >= 0 && e.newOld[j] >= 0:
+			return side{true, e.newOld[j], e.uniqueRun(j, dir, g.mark, lo, hi)}
+		}
+		return side{}
+	}
+	pj, nj, n := e.prevLine(d.ReplStart), e.nextLine(d.ReplEnd), len(e.okeys)
+	b, a := check(before, pj, -1, -1, n), check(after, nj, 1, -1, n)
+	switch {
+	case b.has && b.err == nil && a.err != nil:
+		a = check(after, nj, 1, b.pos, n)
+	case a.has && a.err == nil && b.err != nil:
+		b = check(before, pj, -1, -1, a.pos)
+	}
+	switch {
+	case b.err != nil:
+		return b.err
+	case a.err != nil:
+		return a.err
+	case !a.has && !b.has:
 		return e.refuse(g.mark, "no line around it is a line of the old text, so where its lines begin and end is not known")
 	}
 	return nil
@@ -360,38 +511,40 @@ func (e *expander) edits(n, lo, hi, gi int) (int, error) {
 }
 
 // uniqueEdit refuses an edited anchor line that edits more than one line
-// of the whole old text.
-func (e *expander) uniqueEdit(n, gi int) error {
-	c := 0
-	for _, k := range e.okeys {
-		if sameLine(k, e.nkeys[n]) {
-			c++
+// of the old text between lo and hi (exclusive); it returns the line.
+func (e *expander) uniqueEdit(n, gi, lo, hi int) (int, error) {
+	c, pos := 0, -1
+	for k := lo + 1; k < hi; k++ {
+		if sameLine(e.okeys[k], e.nkeys[n]) {
+			c, pos = c+1, k
 		}
 	}
 	if c > 1 {
-		return e.refuse(gi, fmt.Sprintf("the line next to it (%q, line %d of the new text) is like %d lines of the old text", e.nkeys[n], n+1, c))
+		return pos, e.refuse(gi, fmt.Sprintf("the line next to it (%q, line %d of the new text) is like %d lines of the old text", e.nkeys[n], n+1, c))
 	}
-	return nil
+	return pos, nil
 }
 
 // uniqueRun refuses an unchanged anchor at new line j unless the
 // non-blank lines from j away from the marker (dir -1: backwards), each
 // the old line at the same distance or an edit of it, say one place: the
-// shortest such run that holds there holds nowhere else in the old text.
-func (e *expander) uniqueRun(j, dir, gi int) error {
+// shortest such run that holds there holds nowhere else in the old text
+// between lo and hi (exclusive).
+func (e *expander) uniqueRun(j, dir, gi, lo, hi int) error {
 	jf, _ := slices.BinarySearch(e.fn, j)
 	at, _ := slices.BinarySearch(e.fo, e.newOld[j])
 	var cands []int
 	for p, k := range e.fok {
-		if k == e.fok[at] {
+		if k == e.fok[at] && e.fo[p] > lo && e.fo[p] < hi {
 			cands = append(cands, p)
 		}
 	}
 	times := len(cands)
 	holds := func(p, m int) bool {
 		n, o := jf+(m-1)*dir, p+(m-1)*dir
+		// an unchanged line is itself; a changed one may be an edit
 		return n >= 0 && n < len(e.fnk) && !e.marker[e.fn[n]] && o >= 0 && o < len(e.fok) &&
-			(e.fok[o] == e.fnk[n] || counterpart(e.fok[o], e.fnk[n]))
+			(e.fok[o] == e.fnk[n] || !e.inOld[e.fnk[n]] && counterpart(e.fok[o], e.fnk[n]))
 	}
 	for m := 1; holds(at, m); m++ {
 		keep := cands[:0]

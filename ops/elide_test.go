@@ -58,8 +58,7 @@ func TestExpandMarkers_Expands(t *testing.T) {
 		{"blank lines the caller adds", "a.go", "a()\nb()\nc()\n", "a()\n\n// ...\n\nc()\n", "a()\n\nb()\n\nc()\n", 2, 2},
 		{"markdown html comment", "a.md", "# A\n\none\n\ntwo\n\n# B\n", "# A\n\n<!-- ... -->\n\n# B\n\nthree\n", "# A\n\none\n\ntwo\n\n# B\n\nthree\n", 2, 6},
 		{"html comment", "a.html", "<ul>\n  <li>a</li>\n  <li>b</li>\n</ul>\n<p>x</p>\n",
-			"<ul>\n  <!-- ... -->\n  <li class=\"new\">added at the end</li>\n</ul>\n<p>x</p>\n",
-			"<ul>\n  <li>a</li>\n  <li>b</li>\n  <li class=\"new\">added at the end</li>\n</ul>\n<p>x</p>\n", 2, 3},
+			"<!-- ... -->\n<p>y</p>\n", "<ul>\n  <li>a</li>\n  <li>b</li>\n</ul>\n<p>y</p>\n", 1, 4},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -107,6 +106,8 @@ func TestExpandMarkers_Refuses(t *testing.T) {
 			"// ... existing code ...\nfunc B() {}\n", "no line around it", 1},
 		{"an edited line like two old lines", "a.html", "<ul>\n  <li>a</li>\n  <li>b</li>\n</ul>\n",
 			"<ul>\n  <!-- ... -->\n  <li>c</li>\n</ul>\n", "may edit line 2 or line 3", 2},
+		{"an added line that may replace the kept one", "main.go", "package main\n\nimport \"fmt\"\n\nfunc main() {}\n",
+			"package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n)\n\n// ... existing code ...\n", "may replace line 3 of the old text", 8},
 		{"two markers in one region", "a.go", "func A() {\n\ta()\n\tb()\n\tc()\n}\n",
 			"func A() {\n\t// ...\n\tz()\n\t// ...\n}\n", "markers at lines 2 and 4", 2},
 	}
@@ -198,6 +199,26 @@ func BenchmarkExpandMarkers(b *testing.B) {
 				if _, _, err := ops.ExpandMarkers(old, c.text, "a.go"); err != nil {
 					b.Fatal(err)
 				}
+			}
+		})
+	}
+}
+
+// Morph-style edits of a whole file: a marker for everything before and
+// after the changed function, and one inside a body.
+func TestExpandMarkers_WholeFile(t *testing.T) {
+	old := "package main\n\nimport \"fmt\"\n\nfunc a() {\n\tfmt.Println(\"a\")\n}\n\nfunc b() {\n\tfmt.Println(\"b\")\n}\n\nfunc main() {\n\ta()\n\tb()\n}\n"
+	tests := []struct{ name, text, want string }{
+		{"around a function", "// ... existing code ...\n\nfunc b() {\n\tfmt.Println(\"B\")\n}\n\n// ... existing code ...\n",
+			strings.Replace(old, `"b"`, `"B"`, 1)},
+		{"inside a body", "// ... existing code ...\nfunc main() {\n\ta()\n\t// ... existing code ...\n\tc()\n}\n",
+			strings.Replace(old, "\tb()\n}", "\tb()\n\tc()\n}", 1)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, es, err := ops.ExpandMarkers(old, tt.text, "main.go")
+			if err != nil || got != tt.want || len(es) != 2 {
+				t.Fatalf("%v %+v\n%s", err, es, got)
 			}
 		})
 	}
