@@ -102,7 +102,7 @@ func ExpandMarkers(old, text, path string) (string, []Elision, error) {
 		for g.first > 0 && marker[g.first-1] {
 			g.first--
 		}
-		for k++; k < len(marks) && blankBetween(lineKeys(lines), g.markEnd, marks[k]); k++ {
+		for k++; k < len(marks) && !slices.Contains(marker[g.markEnd:marks[k]], false); k++ { // only blank lines between
 			g.markEnd = marks[k]
 		}
 		for g.last = g.markEnd; g.last+1 < len(lines) && marker[g.last+1]; g.last++ {
@@ -112,7 +112,7 @@ func ExpandMarkers(old, text, path string) (string, []Elision, error) {
 	kept := map[int]group{} // by first line
 	for a := 0; a < len(groups); {
 		b := a + 1
-		for b < len(groups) && e.hunk[groups[b].first] == e.hunk[groups[a].first] {
+		for b < len(groups) && e.hunk[groups[b].mark] == e.hunk[groups[a].mark] {
 			b++
 		}
 		if err := e.expandHunk(groups[a:b]); err != nil {
@@ -147,18 +147,9 @@ func ElisionNote(es []Elision, base int, what string) string {
 }
 
 // mayHoldMarker is a quick test that text has an ellipsis or a word of an
-// elision phrase; most texts have neither and skip the line scan.
+// elision phrase; texts with neither skip the line scan.
 func mayHoldMarker(text string) bool {
-	if strings.Contains(text, "...") || strings.Contains(text, "…") {
-		return true
-	}
-	l := strings.ToLower(text)
-	for _, w := range []string{"unchanged", "same", "existing", "rest of", "remainder", "omitted", "elided", "brevity", "untouched", "intact", "not shown", "snip", "truncated", "skipped", "as is", "as before", "other ", "remaining", "line"} {
-		if strings.Contains(l, w) {
-			return true
-		}
-	}
-	return false
+	return strings.Contains(text, "...") || strings.Contains(text, "…") || mentionsElision(strings.ToLower(text), false)
 }
 
 // splitKeep splits s into lines that keep their endings.
@@ -348,7 +339,7 @@ type group struct{ first, last, mark, markEnd, from, to int }
 // in order (it must edit one at least: it is what divides the old lines
 // between the markers around it).
 func (e *expander) expandHunk(gs []group) error {
-	d := e.hunks[e.hunk[gs[0].first]]
+	d := e.hunks[e.hunk[gs[0].mark]]
 	x := d.Start
 	// before[t], after[t]: the new line anchoring group t on that side
 	// by the old line it edits (-1: none in the region)
