@@ -62,17 +62,14 @@ func ExpandMarkers(old, text, path string) (string, []Elision, error) {
 	}
 	olds := splitKeep(old)
 	okeys := lineKeys(olds)
-	have := make(map[string]bool, len(okeys))
-	for _, k := range okeys {
-		have[k] = true
-	}
+	inOld := oldIndex(okeys)
 	nkeys := lineKeys(lines)
 	// a marker takes the blank lines around it: which of the old text's
 	// blank lines they are is for its kept lines to say, not for the diff
 	marker := make([]bool, len(lines)) // marker lines, and the blank lines around them
 	var marks []int
 	for _, i := range cand {
-		if !have[nkeys[i]] { // the old text's own line: literal
+		if inOld[nkeys[i]].n == 0 { // else the old text's own line: literal
 			marks = append(marks, i)
 		}
 	}
@@ -93,7 +90,7 @@ func ExpandMarkers(old, text, path string) (string, []Elision, error) {
 			nkeys[i] = "\x00marker " + strconv.Itoa(i)
 		}
 	}
-	e := &expander{lines: lines, nkeys: nkeys, okeys: okeys, olds: olds, marker: marker}
+	e := &expander{lines: lines, nkeys: nkeys, okeys: okeys, olds: olds, marker: marker, inOld: inOld}
 	e.align()
 	var es []Elision
 	var groups []group
@@ -190,7 +187,24 @@ type expander struct {
 	// the non-blank lines: their positions and keys
 	fn, fo   []int
 	fnk, fok []string
-	inOld    map[string]bool // the old text's keys
+	inOld    map[string]seen // the old text's keys
+}
+
+// seen is where a key stands in the old text's non-blank lines: its last
+// position, and how many times.
+type seen struct{ at, n int }
+
+// oldIndex indexes the non-blank keys of the old text.
+func oldIndex(okeys []string) map[string]seen {
+	m := make(map[string]seen, len(okeys))
+	i := 0
+	for _, k := range okeys {
+		if k != "" {
+			m[k] = seen{i, m[k].n + 1}
+			i++
+		}
+	}
+	return m
 }
 
 // align diffs old and new by the keys of their non-blank lines (blank lines
@@ -207,10 +221,6 @@ func (e *expander) align() {
 	}
 	e.fn, e.fnk = nonBlank(e.nkeys)
 	e.fo, e.fok = nonBlank(e.okeys)
-	e.inOld = make(map[string]bool, len(e.fok))
-	for _, k := range e.fok {
-		e.inOld[k] = true
-	}
 	e.newOld = make([]int, len(e.nkeys))
 	e.hunk = make([]int, len(e.nkeys))
 	for i := range e.newOld {
@@ -278,10 +288,7 @@ func slideDeletions(ds []lcs.Diff, old []string) []lcs.Diff {
 // unchanged lines next to it are not paired with another occurrence of
 // theirs ("}" after an edited body with the "}" of the next function).
 func (e *expander) diffKeys() []string {
-	oldAt, oldN, newN := map[string]int{}, map[string]int{}, map[string]int{}
-	for i, k := range e.fok {
-		oldAt[k], oldN[k] = i, oldN[k]+1
-	}
+	newN := make(map[string]int, len(e.fnk))
 	for _, k := range e.fnk {
 		newN[k]++
 	}
@@ -291,8 +298,8 @@ func (e *expander) diffKeys() []string {
 	prev := -1
 	for i, k := range e.fnk {
 		fixed[i] = -1
-		if oldN[k] == 1 && newN[k] == 1 && oldAt[k] > prev {
-			fixed[i], prev = oldAt[k], oldAt[k]
+		if o := e.inOld[k]; o.n == 1 && newN[k] == 1 && o.at > prev {
+			fixed[i], prev = o.at, o.at
 		}
 	}
 	out := slices.Clone(e.fnk)
@@ -302,7 +309,7 @@ func (e *expander) diffKeys() []string {
 			lo = fixed[i]
 			continue
 		}
-		if oldN[k] > 0 || e.marker[e.fn[i]] {
+		if e.inOld[k].n > 0 || e.marker[e.fn[i]] {
 			continue
 		}
 		hi := len(e.fok)
@@ -535,7 +542,7 @@ func (e *expander) uniqueRun(j, dir, gi, lo, hi int) error {
 		n, o := jf+(m-1)*dir, p+(m-1)*dir
 		// an unchanged line is itself; a changed one may be an edit
 		return n >= 0 && n < len(e.fnk) && !e.marker[e.fn[n]] && o >= 0 && o < len(e.fok) &&
-			(e.fok[o] == e.fnk[n] || !e.inOld[e.fnk[n]] && counterpart(e.fok[o], e.fnk[n]))
+			(e.fok[o] == e.fnk[n] || e.inOld[e.fnk[n]].n == 0 && counterpart(e.fok[o], e.fnk[n]))
 	}
 	for m := 1; holds(at, m); m++ {
 		keep := cands[:0]
