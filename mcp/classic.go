@@ -85,7 +85,7 @@ func (s *Server) registerClassic() {
 			a := out.Applied[0]
 			res := &EditFileOut{Status: "success", FilePath: in.TargetFile, Diff: out.Diff, Event: out.Event, Version: out.Versions[in.TargetFile],
 				Message: fmt.Sprintf("File updated successfully: %s lines %d-%d (journal event %d).", op.Type(), a.StartLine, a.EndLine, out.Event)}
-			for _, n := range out.Notes {
+			for _, n := range append(out.Notes, a.Warnings...) {
 				res.Message += " Note: " + n + "."
 			}
 			return res, res.Message + "\n" + res.Diff, nil

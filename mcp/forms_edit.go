@@ -22,6 +22,7 @@ type formPlan struct {
 	reg      region
 	was, now []Diagnostic
 	checked  bool
+	elided   string // what newForm's elision markers stood for
 }
 
 func (s *Server) formEdit(ctx context.Context, c *call, in *FormIn, mode string) (*FormResult, string, error) {
@@ -81,6 +82,9 @@ func (p *formPlan) result(done *textEdited) *FormResult {
 		DiagnosticsBefore: diagsOrEmpty(p.was), DiagnosticsAfter: diagsOrEmpty(p.now), NewDiagnostics: len(newOnly(p.now)),
 		Event: done.event, Version: done.version}
 	out.Context = ops.Context(ops.NewDoc(done.after, ops.UTF8, false), out.Range.StartLine, out.Range.EndLine, ops.ContextLines)
+	if p.elided != "" {
+		out.Notes = append(out.Notes, p.elided)
+	}
 	if !p.checked {
 		out.Notes = append(out.Notes, "no syntax check: the language of this file is not supported")
 	}

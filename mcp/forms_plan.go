@@ -44,6 +44,12 @@ func (p *formPlan) formEdit(src *source, in *FormIn, mode string) (string, error
 		p.target = formRef(f)
 		indent := indentOf(d.Line(f.StartLine))
 		nf = strings.TrimLeft(reindent(nf, indent), " \t")
+		var es []ops.Elision
+		var err error
+		if nf, es, err = ops.ExpandMarkers(text[f.StartByte:f.EndByte], nf, name); err != nil {
+			return "", err
+		}
+		p.elided = ops.ElisionNote(es, f.StartLine, "")
 		after = text[:f.StartByte] + nf + text[f.EndByte:]
 		p.newFirst, p.newLines = f.StartLine, lineCount(nf)
 		p.reg = region{from: f.StartLine, to: f.EndLine}

@@ -29,12 +29,12 @@ func editChanges(in *EditIn) ([]match.Change, error) {
 	}
 	fuzzy := in.Fuzzy == nil || *in.Fuzzy
 	if single {
-		return []match.Change{{Search: *in.SearchText, Replace: *in.ReplaceText, Options: match.Options{Fuzzy: fuzzy, AllowRepeat: in.AllowRepeat, Substring: in.Substring}}}, nil
+		return []match.Change{{Search: *in.SearchText, Replace: *in.ReplaceText, Options: match.Options{Fuzzy: fuzzy, AllowRepeat: in.AllowRepeat, Substring: in.Substring, Path: in.AbsoluteFilePath}}}, nil
 	}
 	out := make([]match.Change, len(in.Changes))
 	for i, c := range in.Changes {
 		out[i] = match.Change{Search: c.SearchText, Replace: c.ReplaceText,
-			Options: match.Options{Fuzzy: fuzzy, Occurrence: c.Occurrence, ReplaceAll: c.ReplaceAll, AllowRepeat: c.AllowRepeat || in.AllowRepeat, Substring: c.Substring || in.Substring}}
+			Options: match.Options{Fuzzy: fuzzy, Occurrence: c.Occurrence, ReplaceAll: c.ReplaceAll, AllowRepeat: c.AllowRepeat || in.AllowRepeat, Substring: c.Substring || in.Substring, Path: in.AbsoluteFilePath}}
 	}
 	return out, nil
 }

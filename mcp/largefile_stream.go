@@ -179,7 +179,7 @@ func (t *ltext) streamLocate(changes []match.Change, exactOnly bool) ([]match.Ed
 				edits = append(edits, match.Edit{Applied: match.Applied{Change: i, Match: m, AlreadyApplied: true}, Replacement: m.Matched})
 				continue
 			}
-			r, err := m.Rewrite(c.Replace)
+			r, err := m.RewriteExpanded(c.Replace, c.Path)
 			if err != nil {
 				var oe *ops.Error
 				if errors.As(err, &oe) {

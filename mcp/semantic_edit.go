@@ -80,6 +80,7 @@ type editPlan struct {
 	was     []Diagnostic
 	now     []Diagnostic
 	checked bool
+	elided  string // what the code's elision markers stood for
 }
 
 func (s *Server) fileEdit(ctx context.Context, c *call, in *FileEditIn) (*FileEditResult, string, error) {
@@ -101,6 +102,9 @@ func (s *Server) fileEdit(ctx context.Context, c *call, in *FileEditIn) (*FileEd
 		Event: done.event, Version: done.version, DryRun: in.DryRun}
 	if rb != nil {
 		out.Notes = append(out.Notes, rb.notes...)
+	}
+	if p.elided != "" {
+		out.Notes = append(out.Notes, p.elided)
 	}
 	if !p.checked {
 		out.Notes = append(out.Notes, "no syntax check: the language of this file is not supported")
@@ -200,8 +204,14 @@ func (p *editPlan) apply(src *source, in *FileEditIn) (string, error) {
 		p.what, a, b = "file", 1, n
 	}
 	var after string
+	p.elided = ""
 	if p.what == "file" {
-		after = code
+		var es []ops.Elision
+		var err error
+		if after, es, err = ops.ExpandMarkers(src.text, code, name); err != nil {
+			return "", err
+		}
+		p.elided = ops.ElisionNote(es, 1, "")
 		if d.HasFinalNewline() && after != "" && !strings.HasSuffix(after, "\n") && !strings.HasSuffix(after, "\r") {
 			after += d.DominantEOL()
 		}
@@ -210,6 +220,11 @@ func (p *editPlan) apply(src *source, in *FileEditIn) (string, error) {
 		if in.Code == "" {
 			after = src.text[:start] + src.text[next:]
 		} else {
+			code, es, err := ops.ExpandMarkers(src.text[start:end], code, name)
+			if err != nil {
+				return "", err
+			}
+			p.elided = ops.ElisionNote(es, a, "")
 			after = src.text[:start] + trimOneEOL(code) + src.text[end:]
 		}
 	}

@@ -38,7 +38,11 @@ func (op ReplaceOp) plan(p *planner, i int) error {
 		if err != nil {
 			return err
 		}
-		text := op.Content
+		text, es, err := ExpandMarkers(d.Text(), op.Content, op.Path)
+		if err != nil {
+			return withPath(op.Path, err)
+		}
+		p.elided(i, es, 1)
 		if d.LineCount() > 1 || d.HasFinalNewline() { // the file has an ending to keep
 			text = normalizeEOL(text, d.DominantEOL())
 		}
@@ -95,6 +99,11 @@ func (op ReplaceOp) edit(p *planner, d *Doc, i int) (edit, error) {
 		}
 		s, _, _ := d.bounds(a)
 		_, _, e := d.bounds(b)
+		text, es, err := ExpandMarkers(d.Text()[s:e], text, op.Path)
+		if err != nil {
+			return edit{}, err
+		}
+		p.elided(i, es, a)
 		if d.EOL(b) == "" {
 			text = trimEOL(text)
 		} else {
@@ -215,4 +224,12 @@ func charRange(d *Doc, a int, sc *int, b int, ec *int, sf, ef string) (int, int,
 		return 0, 0, invalid("the range ends (line %d, col %d) before it starts (line %d, col %d)", b, c1, a, c0)
 	}
 	return s, e, nil
+}
+
+// elided notes in op i's result what the elision markers of its new text
+// stood for; base is the file line of the replaced text's first line.
+func (p *planner) elided(i int, es []Elision, base int) {
+	if len(es) > 0 {
+		p.results[i].Warnings = append(p.results[i].Warnings, ElisionNote(es, base, ""))
+	}
 }

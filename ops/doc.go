@@ -33,6 +33,19 @@
 // and seed 001's edit_file (EditFileOp, also as EditFile over one file's
 // bytes).
 //
+// # Elision markers
+//
+// New text for existing text (a whole file, a line range, a search text's
+// match, a symbol, a form) may hold lines like "// ... existing code ..."
+// that stand for lines the agent left out. [ExpandMarkers] (elide.go; which
+// lines are markers: marker.go) is the one protocol every tool runs before
+// it writes: a marker is replaced by the old lines it stands for, found
+// exactly by the lines around it, or the edit is refused (ErrInvalidInput)
+// — a marker is never written where the old text did not have it. The ops
+// of this package run it on file_replace's whole files and line ranges and
+// edit_file's replacements; ops/match on every search/replace; the MCP
+// layer on symbols and forms.
+//
 // # Errors
 //
 // Every failure is an *Error wrapping exactly one sentinel of errors.go, so

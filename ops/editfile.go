@@ -58,7 +58,7 @@ func (op EditFileOp) plan(p *planner, i int) error {
 	if err != nil {
 		return err
 	}
-	e, err := op.edit(fs.doc)
+	e, err := op.edit(p, fs.doc, i)
 	if err != nil {
 		return withPath(op.TargetFile, err)
 	}
@@ -97,7 +97,7 @@ func (op EditFileOp) check() error {
 	return nil
 }
 
-func (op EditFileOp) edit(d *Doc) (edit, error) {
+func (op EditFileOp) edit(p *planner, d *Doc, i int) (edit, error) {
 	eol := d.DominantEOL()
 	n := d.LineCount()
 	if op.Type() == EditInsert {
@@ -116,12 +116,12 @@ func (op EditFileOp) edit(d *Doc) (edit, error) {
 	if op.CodeBlock != nil {
 		code = *op.CodeBlock
 	}
-	r := ReplaceOp{Content: code, StartLine: op.StartLine, EndLine: op.EndLine}
+	r := ReplaceOp{Path: op.TargetFile, Content: code, StartLine: op.StartLine, EndLine: op.EndLine}
 	if n == 0 {
 		return edit{}, &Error{Err: ErrInvalidInput, Msg: "the file is empty: there are no lines to " + op.Type(),
 			Hint: "use edit_type=insert"}
 	}
-	return r.edit(nil, d, 0)
+	return r.edit(p, d, i)
 }
 
 // EditResult is the outcome of EditFile (seed 001's output, minus status).

@@ -74,7 +74,11 @@
 // disagree or say nothing and the readings differ). An exact match that
 // starts after its line's indentation and is replaced by several lines is
 // carried onto the whole line, so every line lands at that indentation. A
-// changed line's trailing whitespace is the caller's. Within a changed line only the
+// changed line's trailing whitespace is the caller's. Before that, the
+// replacement's elision markers ("// ... existing code ...") are expanded
+// against the search text or refused ([Match.RewriteExpanded],
+// ops.ExpandMarkers): the lines a marker stands for are the search's, so
+// they keep the file's bytes like every line the caller did not change. Within a changed line only the
 // span the caller changed is taken from the replacement; the rest keeps the
 // file's characters. [Apply] and [Locate] resolve every change of a batch
 // against the ORIGINAL content, refuse overlaps (ops.ErrOverlap), and are

@@ -34,6 +34,9 @@ type Options struct {
 	// Substring takes exact occurrences that start or end inside a longer
 	// number or word (bounds.go), which are otherwise dropped.
 	Substring bool `json:"substring,omitempty"`
+	// Path is the file's path: its extension says the comment syntax of
+	// the replacement's elision markers (ops.ExpandMarkers).
+	Path string `json:"-"`
 }
 
 // Level names the cascade level that produced a match.

@@ -105,7 +105,7 @@ func resolve(content string, li *lineIndex, c Change, idx int) ([]Edit, error) {
 	out := make([]Edit, 0, len(sel))
 	for _, m := range sel {
 		m.Note = note
-		r, err := m.Rewrite(replace)
+		r, err := m.RewriteExpanded(replace, c.Path)
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,225 @@
+package ops_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/journalfs/journal/ops"
+)
+
+// The issue's example (testdata/elide): a lazy replacement of a whole
+// function; old, lazy and want are the file before, the text sent, the file
+// intended.
+func loadUser(t testing.TB) (old, lazy, want string) {
+	t.Helper()
+	read := func(k string) string {
+		b, err := os.ReadFile(filepath.Join("..", "testdata", "elide", "loaduser."+k+".ts"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	return read("old"), read("lazy"), read("want")
+}
+
+func TestExpandMarkers_Expands(t *testing.T) {
+	loadUserOld, loadUserLazy, loadUserWant := loadUser(t)
+	pyOld := "class A:\n    def f(self):\n        x = 1\n        y = 2\n        return x + y\n\n    def g(self):\n        return 3\n"
+	tests := []struct {
+		name, path, old, text, want string
+		from, to                    int
+	}{
+		{"issue example", "src/user.ts", loadUserOld, loadUserLazy, loadUserWant, 3, 6},
+		{"python rest unchanged", "a.py", pyOld,
+			"class A:\n    def f(self, z):\n        # ... rest of the method unchanged ...\n\n    def g(self):\n        return 3\n",
+			"class A:\n    def f(self, z):\n        x = 1\n        y = 2\n        return x + y\n\n    def g(self):\n        return 3\n", 3, 6},
+		{"marker at the start", "a.go", "package a\n\nimport \"fmt\"\n\nfunc A() {\n\tfmt.Println(1)\n}\n",
+			"// ... existing code ...\nfunc A() {\n\tfmt.Println(2)\n}\n",
+			"package a\n\nimport \"fmt\"\n\nfunc A() {\n\tfmt.Println(2)\n}\n", 1, 4},
+		{"marker at the end", "a.go", "func A() {\n\tfmt.Println(1)\n}\n\nfunc B() {}\n\nfunc C() {}\n",
+			"func A() {\n\tfmt.Println(2)\n}\n// ... rest of the file ...\n",
+			"func A() {\n\tfmt.Println(2)\n}\n\nfunc B() {}\n\nfunc C() {}\n", 4, 7},
+		{"bare ellipsis between unique lines", "a.rs", "fn a() {\n    let x = 1;\n    let y = 2;\n    x + y\n}\n",
+			"fn a() {\n    let x = 10;\n    ...\n    x + y\n}\n",
+			"fn a() {\n    let x = 10;\n    let y = 2;\n    x + y\n}\n", 3, 3},
+		{"inserted line before the marker", "a.go", "type U struct {\n\tname string\n\tage  int\n}\n",
+			"type U struct {\n\temail string\n\t// ... existing fields ...\n}\n",
+			"type U struct {\n\temail string\n\tname string\n\tage  int\n}\n", 2, 3},
+		{"crlf, tabs", "a.c", "int f(void) {\r\n\tint a = 1;\r\n\tint b = 2;\r\n\treturn a + b;\r\n}\r\n",
+			"int f(void) {\r\n\t/* ... */\r\n\treturn a * b;\r\n}\r\n",
+			"int f(void) {\r\n\tint a = 1;\r\n\tint b = 2;\r\n\treturn a * b;\r\n}\r\n", 2, 3},
+		{"blank lines around the marker", "a.go", "func a() {}\n\nfunc b() {}\n\nfunc c() {}\n\nfunc z() {}\n",
+			"func a() {}\n\n// ... existing code ...\n\nfunc z() { z() }\n",
+			"func a() {}\n\nfunc b() {}\n\nfunc c() {}\n\nfunc z() { z() }\n", 2, 6},
+		{"blank lines the caller adds", "a.go", "a()\nb()\nc()\n", "a()\n\n// ...\n\nc()\n", "a()\n\nb()\n\nc()\n", 2, 2},
+		{"markdown html comment", "a.md", "# A\n\none\n\ntwo\n\n# B\n", "# A\n\n<!-- ... -->\n\n# B\n\nthree\n", "# A\n\none\n\ntwo\n\n# B\n\nthree\n", 2, 6},
+		{"html comment", "a.html", "<ul>\n  <li>a</li>\n  <li>b</li>\n</ul>\n<p>x</p>\n",
+			"<!-- ... -->\n<p>y</p>\n", "<ul>\n  <li>a</li>\n  <li>b</li>\n</ul>\n<p>y</p>\n", 1, 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, es, err := ops.ExpandMarkers(tt.old, tt.text, tt.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Fatalf("got\n%s\nwant\n%s", got, tt.want)
+			}
+			if len(es) != 1 || es[0].From != tt.from || es[0].To != tt.to {
+				t.Fatalf("elisions %+v, want lines %d-%d", es, tt.from, tt.to)
+			}
+		})
+	}
+}
+
+func TestExpandMarkers_TwoMarkers(t *testing.T) {
+	old := "func A() {\n\ta := 1\n\tb := 2\n\tuse(a, b)\n\tc := 3\n\td := 4\n\treturn c + d\n}\n"
+	text := "func A() {\n\t// ... existing code ...\n\tuse(a, b, nil)\n\t// ... existing code ...\n\treturn c + d\n}\n"
+	got, es, err := ops.ExpandMarkers(old, text, "a.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "func A() {\n\ta := 1\n\tb := 2\n\tuse(a, b, nil)\n\tc := 3\n\td := 4\n\treturn c + d\n}\n"
+	if got != want || len(es) != 2 {
+		t.Fatalf("got %d elisions\n%s", len(es), got)
+	}
+	note := ops.ElisionNote(es, 10, "")
+	if !strings.Contains(note, "line 2 of the new text) stood for lines 11-12 of the file") || !strings.Contains(note, "lines 14-15 of the file") {
+		t.Fatalf("note %q", note)
+	}
+}
+
+func TestExpandMarkers_Refuses(t *testing.T) {
+	tests := []struct {
+		name, path, old, text, says string
+		line                        int
+	}{
+		{"ambiguous anchor", "a.js", "class A {\n  m1() {\n    a();\n  }\n  m2() {\n    b();\n  }\n}\n",
+			"class A {\n  m0() {\n    z();\n  }\n  // ... existing code ...\n}\n", "occurs", 5},
+		{"no lines for it", "a.go", "func A() {\n\treturn 1\n}\n",
+			"func A() {\n\t// ... existing code ...\n\treturn 1\n}\n", "no lines for it", 2},
+		{"no anchor at all", "a.go", "func A() {\n\treturn 1\n}\n",
+			"// ... existing code ...\nfunc B() {}\n", "no line around it", 1},
+		{"an edited line like two old lines", "a.html", "<ul>\n  <li>a</li>\n  <li>b</li>\n</ul>\n",
+			"<ul>\n  <!-- ... -->\n  <li>c</li>\n</ul>\n", "may edit line 2 or line 3", 2},
+		{"an added line that may replace the kept one", "main.go", "package main\n\nimport \"fmt\"\n\nfunc main() {}\n",
+			"package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n)\n\n// ... existing code ...\n", "may replace line 3 of the old text", 8},
+		{"two markers in one region", "a.go", "func A() {\n\ta()\n\tb()\n\tc()\n}\n",
+			"func A() {\n\t// ...\n\tz()\n\t// ...\n}\n", "markers at lines 2 and 4", 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := ops.ExpandMarkers(tt.old, tt.text, tt.path)
+			var oe *ops.Error
+			if !errors.As(err, &oe) || !errors.Is(err, ops.ErrInvalidInput) {
+				t.Fatalf("err %v, want an ops.Error with ErrInvalidInput", err)
+			}
+			if !strings.Contains(oe.Msg, tt.says) || !strings.Contains(oe.Msg, "is an elision marker") || oe.Hint == "" {
+				t.Fatalf("message %q (hint %q) does not say %q", oe.Msg, oe.Hint, tt.says)
+			}
+			if want := "line " + string(rune('0'+tt.line)) + " of the new text"; !strings.HasPrefix(oe.Msg, want) {
+				t.Fatalf("message %q does not start with %q", oe.Msg, want)
+			}
+		})
+	}
+}
+
+func TestExpandMarkers_Literal(t *testing.T) {
+	tests := []struct{ name, path, old, text string }{
+		{"python ellipsis body", "a.py", "def f():\n    pass\n", "def f():\n    ...\n\n\ndef g(x):\n    ...\n"},
+		{"python docstring line", "a.py", "def f():\n    pass\n", "def f():\n    \"\"\"Sum.\n\n    ...\n    \"\"\"\n    pass\n"},
+		{"js spread", "a.js", "f(a)\n", "f(\n  ...args,\n  ...rest\n)\n"},
+		{"rust range and rest pattern", "a.rs", "let a = 1;\n", "let Foo {\n    a,\n    ..\n} = foo;\nfor i in 0..=n {}\n"},
+		{"go variadic", "a.go", "func f() {}\n", "func f(xs ...int) {}\n"},
+		{"c variadic", "a.c", "int f(int a);\n", "int f(int a,\n      ...\n);\n"},
+		{"prose", "a.md", "# T\n", "# T\n\nwait...\n\n...\n\n```\n$ journal log\n// ... existing code ...\n```\n"},
+		{"comment prose", "a.ts", "x();\n", "// TODO: handle errors...\n// existing users keep their roles\n// the API stays the same for v1 clients\nx();\n"},
+		{"doc comment example", "a.go", "func F() {}\n", "// F does it:\n//\n//\tx := F()\n//\t...\n//\tuse(x)\nfunc F() {}\n"},
+		{"a log's ellipsis", "run.log", "start\n", "start\n...\ndone\n"},
+		{"markdown heading and text", "a.md", "# A\n", "# A\n\n# ...\n\n// ...\n"},
+		{"yaml document end", "a.yaml", "a: 1\n", "a: 2\n...\n"},
+		{"the file's own marker", "a.go", "func A() {\n\t// ... existing code ...\n}\n", "func A() {\n\t// ... existing code ...\n\tb()\n}\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, es, err := ops.ExpandMarkers(tt.old, tt.text, tt.path)
+			if err != nil || got != tt.text || es != nil {
+				t.Fatalf("got %q, %v, %v; want the text as it is", got, es, err)
+			}
+		})
+	}
+}
+
+func TestExpandMarkers_Phrasings(t *testing.T) {
+	old := "func A() {\n\ta := 1\n\tb := 2\n\treturn a + b\n}\n"
+	for _, m := range []string{"// ... existing code ...", "// ...existing code...", "// … rest of the code …", "// rest of the code remains the same",
+		"// ... (unchanged) ...", "// keep existing code", "// [...]", "/* ... */", "// …", "...", "// ... 2 lines omitted ...",
+		"# ...", "// existing code here", "// rest of the function unchanged", "// ... other code ...", "// (unchanged)"} {
+		t.Run(m, func(t *testing.T) {
+			got, es, err := ops.ExpandMarkers(old, "func A() {\n\t"+m+"\n\treturn a * b\n}\n", "a.go")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := "func A() {\n\ta := 1\n\tb := 2\n\treturn a * b\n}\n"; got != want || len(es) != 1 {
+				t.Fatalf("got %q", got)
+			}
+		})
+	}
+}
+
+// benchFile is a Go-like file of n lines, a comment every fifth line.
+func benchFile(n int) []string {
+	ls := make([]string, n)
+	for i := range ls {
+		if i%5 == 0 {
+			ls[i] = fmt.Sprintf("\t// step %d: keep the running total\n", i)
+		} else {
+			ls[i] = fmt.Sprintf("\ttotal%d := add(total%d, %d)\n", i, i-1, i)
+		}
+	}
+	return ls
+}
+
+// BenchmarkExpandMarkers: a whole-file write of 20,000 lines without a
+// marker (but with an ellipsis, so the lines are scanned), and with one
+// marker standing for 100 lines (the lines are diffed).
+func BenchmarkExpandMarkers(b *testing.B) {
+	ls := benchFile(20000)
+	old := strings.Join(ls, "")
+	plain := strings.Replace(old, "keep the running total\n", "keep the running total...\n", 1)
+	lazy := strings.Join(ls[:10000], "") + "\t// ... existing code ...\n" + strings.Join(ls[10100:], "")
+	for _, c := range []struct{ name, text string }{{"no marker", plain}, {"one marker", lazy}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(old)))
+			for b.Loop() {
+				if _, _, err := ops.ExpandMarkers(old, c.text, "a.go"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// Morph-style edits of a whole file: a marker for everything before and
+// after the changed function, and one inside a body.
+func TestExpandMarkers_WholeFile(t *testing.T) {
+	old := "package main\n\nimport \"fmt\"\n\nfunc a() {\n\tfmt.Println(\"a\")\n}\n\nfunc b() {\n\tfmt.Println(\"b\")\n}\n\nfunc main() {\n\ta()\n\tb()\n}\n"
+	tests := []struct{ name, text, want string }{
+		{"around a function", "// ... existing code ...\n\nfunc b() {\n\tfmt.Println(\"B\")\n}\n\n// ... existing code ...\n",
+			strings.Replace(old, `"b"`, `"B"`, 1)},
+		{"inside a body", "// ... existing code ...\nfunc main() {\n\ta()\n\t// ... existing code ...\n\tc()\n}\n",
+			strings.Replace(old, "\tb()\n}", "\tb()\n\tc()\n}", 1)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, es, err := ops.ExpandMarkers(old, tt.text, "main.go")
+			if err != nil || got != tt.want || len(es) != 2 {
+				t.Fatalf("%v %+v\n%s", err, es, got)
+			}
+		})
+	}
+}

@@ -1,0 +1,361 @@
+package ops
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"unicode"
+)
+
+// Elision markers: the lines agents write in new text to mean "the lines
+// that were here stay" — Cursor's and Morph's "// ... existing code ...",
+// Continue's "... text ..." comments, Aider's bare "...", and the prose
+// forms ("# rest of the method unchanged", "/* (unchanged) */"). A line is
+// a marker only when the WHOLE line is one: a comment (in any of the
+// common comment syntaxes) or bare text whose content, delimiters and
+// ellipses removed, is an ellipsis alone or a short elision phrase. What
+// stays literal: ellipses that are code (Python's "..." body, a C variadic
+// "..." before ")", YAML's document end, spread and range syntax, which
+// never stand alone), prose (bare ellipses in Markdown and text files, a
+// comment that says something else, "TODO: ..."), lines inside a Python
+// string or a Markdown code fence, and any line the old text holds itself.
+
+// markerKind is how a file's language treats a bare ellipsis line.
+type markerKind int
+
+const (
+	kindCode   markerKind = iota
+	kindPython            // "..." may be a block's body (Ellipsis)
+	kindYAML              // "..." ends a document
+	kindProse             // Markdown, text: ellipses are prose; code fences are quoted text
+)
+
+func kindOf(path string) markerKind {
+	ext := strings.ToLower(filepath.Ext(path))
+	switch {
+	case ext == ".py" || ext == ".pyi" || ext == ".pyw":
+		return kindPython
+	case ext == ".yml" || ext == ".yaml":
+		return kindYAML
+	case codeExts[ext]:
+		return kindCode
+	}
+	return kindProse // Markdown, text, HTML, logs, data: what is not known as code
+}
+
+// codeExts are the extensions of languages in which a bare "..." line is
+// not code (outside the rules of bareMarker), so it is a marker.
+var codeExts = func() map[string]bool {
+	m := map[string]bool{}
+	for _, e := range strings.Fields(`.go .js .jsx .mjs .cjs .ts .tsx .mts .cts .java .kt .kts .scala .groovy .gradle
+		.c .h .cc .cpp .cxx .hpp .hh .hxx .cs .fs .fsx .rs .swift .m .mm .rb .php .lua .sh .bash .zsh .ps1 .sql .r .dart
+		.ex .exs .erl .hs .ml .mli .clj .cljs .cljc .edn .el .lisp .scm .vue .svelte .css .scss .less .json .jsonc .toml
+		.ini .cfg .tf .hcl .proto .graphql .pl .pm .jl .nim .zig .sol .elm .vb .cmake`) {
+		m[e] = true
+	}
+	return m
+}()
+
+// commentDelims are comment openers with their optional closers, longest
+// first.
+var commentDelims = [][2]string{
+	{"<!--", "-->"}, {"{/*", "*/}"}, {"/*", "*/"}, {"(*", "*)"},
+	{"//", ""}, {"--", ""}, {";;", ""}, {";", ""}, {"#", ""}, {"%", ""},
+}
+
+// uncomment strips a comment's delimiters from a trimmed line (in prose
+// only HTML's: "#" is a heading, "//" text).
+func uncomment(s string, kind markerKind) (string, bool) {
+	delims := commentDelims
+	if kind == kindProse {
+		delims = delims[:1]
+	}
+	for _, d := range delims {
+		if strings.HasPrefix(s, d[0]) {
+			in := strings.TrimPrefix(s, d[0])
+			if d[1] != "" {
+				in = strings.TrimSuffix(in, d[1])
+			}
+			return strings.TrimSpace(strings.TrimLeft(in, "/#;%-*")), true
+		}
+	}
+	return s, false
+}
+
+var (
+	// pureEllipsis: the content is an ellipsis alone.
+	pureEllipsis = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:\.\.\.|…|\. \. \.|\[(?:\.\.\.|…)\]|\((?:\.\.\.|…)\)|\{(?:\.\.\.|…)\})$`)
+	})
+	// strongPhrase: words that say lines were left out or stay.
+	strongPhrase = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(?:unchanged|remains? the same|stays? the same|remains? as is|same as before|as before|as is|omitted|elided|for brevity|untouched|intact|not shown|snip|snipped|truncated|skipped)\b`)
+	})
+	// subject: what an elision phrase speaks of.
+	subject = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(?:rest|remaining|remainder|existing|other|others|code|lines?|body|method|methods|function|functions|file|class|implementation|everything|previous|original|logic|content|contents|imports|fields|props|properties|tests|cases|members)\b`)
+	})
+	// shortForm: whole phrases agents write without an ellipsis.
+	shortForm = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:(?:the )?(?:rest|remainder) of (?:the )?(?:code|file|function|method|class|module|component|implementation|body|logic|struct|impl|test|tests|imports|content|contents|config|file content)|(?:keep )?existing (?:code|imports|methods|functions|fields|logic|implementation|content|tests|properties|routes|styles|config|members|cases)(?: here)?|keep existing|existing code|(?:other|remaining) (?:code|methods|functions|fields|imports|tests|cases|members)(?: here)?)$`)
+	})
+	// weakWord: enough beside an ellipsis ("// ... other handlers ...").
+	weakWord = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(?:existing|rest|remaining|remainder|other|more|previous|original|code|lines|same|keep|kept|unchanged)\b`)
+	})
+	// numberedOmission: "... 20 lines omitted ...", "(12 more lines)".
+	numberedOmission = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\(?\d+ (?:more )?lines?(?: (?:omitted|hidden|not shown|elided|skipped))?\)?$`)
+	})
+)
+
+// phraseChars: an elision phrase holds words, not code.
+func phraseChars(s string) bool {
+	for _, r := range s {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune(" '’-(),.:/_", r) {
+			return false
+		}
+	}
+	return true
+}
+
+// elisionWords are the words every elision phrase holds one of (a
+// quick test before the phrase patterns); beside an ellipsis, weaker ones
+// do too.
+var (
+	elisionWords = []string{"unchanged", "same", "as is", "as before", "omit", "elid", "brevity", "untouched", "intact",
+		"not shown", "snip", "truncat", "skipped", "rest of", "remainder", "existing", "other", "remaining", "line"}
+	weakElisionWords = []string{"rest", "more", "previous", "original", "code", "keep", "kept"}
+)
+
+func mentionsElision(p string, ellipsis bool) bool {
+	for _, w := range elisionWords {
+		if strings.Contains(p, w) {
+			return true
+		}
+	}
+	if ellipsis {
+		for _, w := range weakElisionWords {
+			if strings.Contains(p, w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// trimEllipses removes ellipses and brackets around a phrase, reporting
+// whether it led and ended with one.
+func trimEllipses(s string) (string, bool, bool) {
+	lead, trail := false, false
+	for {
+		t := strings.TrimSpace(s)
+		switch {
+		case strings.HasPrefix(t, "..."):
+			s, lead = t[3:], true
+		case strings.HasPrefix(t, "…"):
+			s, lead = t[len("…"):], true
+		case strings.HasSuffix(t, "..."):
+			s, trail = t[:len(t)-3], true
+		case strings.HasSuffix(t, "…"):
+			s, trail = t[:len(t)-len("…")], true
+		case len(t) >= 2 && (t[0] == '(' && t[len(t)-1] == ')' || t[0] == '[' && t[len(t)-1] == ']'):
+			s = t[1 : len(t)-1]
+		default:
+			return strings.TrimRight(t, ".:;,"), lead, trail
+		}
+	}
+}
+
+// isMarkerLine reports whether a trimmed line is, on its own, an elision
+// marker; bare (no comment delimiter) is reported for the context rules.
+func isMarkerLine(key string, kind markerKind) (ok, bare bool) {
+	if key == "" || len(key) > 160 {
+		return false, false
+	}
+	in, comment := uncomment(key, kind)
+	if !comment && strings.IndexByte(key, '.') < 0 && !strings.Contains(key, "…") {
+		return false, false // bare text needs an ellipsis
+	}
+	if pureEllipsis().MatchString(in) {
+		return true, !comment
+	}
+	phrase, lead, trail := trimEllipses(in)
+	p := strings.ToLower(strings.Join(strings.Fields(phrase), " "))
+	if p == "" || !phraseChars(p) || len(strings.Fields(p)) > 10 || !mentionsElision(p, lead || trail) {
+		return false, false
+	}
+	for _, w := range []string{"todo", "fixme", "note", "xxx", "hack", "nb", "see", "wait"} {
+		if p == w || strings.HasPrefix(p, w+" ") || strings.HasPrefix(p, w+":") {
+			return false, false
+		}
+	}
+	strong := strongPhrase().MatchString(p) && (subject().MatchString(p) || len(strings.Fields(p)) <= 2)
+	switch {
+	case numberedOmission().MatchString(p) && (lead || trail || comment):
+		return true, !comment
+	case !comment && !(lead && trail):
+		// bare text is a marker only between two ellipses
+		return false, false
+	case lead || trail:
+		weak := weakWord().MatchString(p) && len(strings.Fields(p)) <= 4
+		return strong || weak || shortForm().MatchString(p), !comment
+	default:
+		return strong || shortForm().MatchString(p), false
+	}
+}
+
+// markerLines returns the indexes of the lines of text (split with their
+// endings) that are elision markers, with the context rules applied.
+func markerLines(lines []string, kind markerKind) []int {
+	var out []int
+	quote := "" // inside a triple-quoted string: its delimiter
+	fence := "" // inside a Markdown code fence: its opener
+	for i, l := range lines {
+		key := strings.TrimSpace(l)
+		if kind == kindProse {
+			if f := fenceOf(key); f != "" && (fence == "" || strings.HasPrefix(key, fence)) {
+				if fence == "" {
+					fence = f
+				} else {
+					fence = ""
+				}
+				continue
+			}
+			if fence != "" {
+				continue
+			}
+		}
+		wasQuoted := quote != ""
+		quote = tripleQuotes(l, quote)
+		if wasQuoted {
+			continue // a docstring's or a raw string's line is text
+		}
+		ok, bare := isMarkerLine(key, kind)
+		if !ok || bare && !bareMarker(lines, i, key, kind) || !bare && inCommentBlock(lines, i, key, kind) {
+			continue
+		}
+		out = append(out, i)
+	}
+	return out
+}
+
+// inCommentBlock reports a comment that is an ellipsis alone ("//	...")
+// between two comment lines of the same kind: a doc comment's example
+// leaving something out, prose, not a marker.
+func inCommentBlock(lines []string, i int, key string, kind markerKind) bool {
+	in, _ := uncomment(key, kind)
+	if !pureEllipsis().MatchString(in) {
+		return false
+	}
+	open := ""
+	for _, d := range commentDelims {
+		if strings.HasPrefix(key, d[0]) {
+			open = d[0]
+			break
+		}
+	}
+	if open == "" || strings.HasPrefix(open, "<") || strings.HasPrefix(open, "/*") || strings.HasPrefix(open, "{") || strings.HasPrefix(open, "(") {
+		return false // block comments close on their line
+	}
+	prev := ""
+	for k := i - 1; k >= 0 && prev == ""; k-- {
+		prev = strings.TrimSpace(lines[k])
+	}
+	next := strings.TrimSpace(nextLine(lines, i))
+	return strings.HasPrefix(prev, open) && strings.HasPrefix(next, open)
+}
+
+// fenceOf returns a Markdown code fence's marker run ("```", "~~~~").
+func fenceOf(key string) string {
+	for _, c := range []string{"`", "~"} {
+		n := len(key) - len(strings.TrimLeft(key, c))
+		if n >= 3 {
+			return strings.Repeat(c, n)
+		}
+	}
+	return ""
+}
+
+// tripleQuotes follows Python-style triple-quoted strings across a line:
+// the delimiter open after it ("" when none).
+func tripleQuotes(l, open string) string {
+	for {
+		if open != "" {
+			i := strings.Index(l, open)
+			if i < 0 {
+				return open
+			}
+			l, open = l[i+3:], ""
+			continue
+		}
+		i, j := strings.Index(l, `"""`), strings.Index(l, `'''`)
+		switch {
+		case i < 0 && j < 0:
+			return ""
+		case j < 0 || i >= 0 && i < j:
+			l, open = l[i+3:], `"""`
+		default:
+			l, open = l[j+3:], `'''`
+		}
+	}
+}
+
+// bareMarker applies the rules under which a bare ellipsis line is code or
+// prose, not a marker.
+func bareMarker(lines []string, i int, key string, kind markerKind) bool {
+	pure := pureEllipsis().MatchString(key)
+	if !pure {
+		return true // "... existing code ..." between ellipses
+	}
+	switch kind {
+	case kindProse, kindYAML:
+		return false
+	}
+	next := ""
+	for _, l := range lines[i+1:] {
+		if next = strings.TrimSpace(l); next != "" {
+			break
+		}
+	}
+	if strings.HasPrefix(next, ")") {
+		return false // a C variadic parameter
+	}
+	if kind == kindPython && key == "..." {
+		prev := ""
+		for k := i - 1; k >= 0 && prev == ""; k-- {
+			prev = strings.TrimSpace(lines[k])
+		}
+		if strings.HasSuffix(prev, ":") && (next == "" || indentWidth(nextLine(lines, i)) < indentWidth(lines[i])) {
+			return false // a block's whole body: Ellipsis
+		}
+	}
+	return true
+}
+
+// nextLine returns the first non-blank line after i ("" if none).
+func nextLine(lines []string, i int) string {
+	for _, l := range lines[i+1:] {
+		if strings.TrimSpace(l) != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+// indentWidth counts a line's leading blanks, a tab as 8.
+func indentWidth(l string) int {
+	n := 0
+	for _, r := range l {
+		switch r {
+		case ' ':
+			n++
+		case '\t':
+			n += 8
+		default:
+			return n
+		}
+	}
+	return n
+}
