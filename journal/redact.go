@@ -381,6 +381,32 @@ func (t *Tx) applyRedaction(ev *Event) (rewritten, chunks int, err error) {
 	return rewritten, gc.Chunks, err
 }
 
+// indexRedaction writes the index entries of redact event ev (what it took
+// out, bucketRedacted) and nothing else: the records it rewrote and the
+// chunks it deleted are as it left them. Repair runs it on every redact
+// event it restores, as the index is derived from them.
+func (t *Tx) indexRedaction(ev *Event) error {
+	if ev.Redaction == nil {
+		return nil
+	}
+	b, err := t.tx.CreateBucketIfNotExists(bucketRedacted)
+	if err != nil {
+		return fmt.Errorf("journal: restore %d: %w", ev.Seq, err)
+	}
+	by := u64(ev.Seq)
+	for _, seq := range ev.RedactedEvents() {
+		if err := b.Put(redactedKey('e', u64(seq)), by); err != nil {
+			return fmt.Errorf("journal: restore %d: %w", ev.Seq, err)
+		}
+	}
+	for _, id := range ev.Redaction.Contents {
+		if err := b.Put(redactedKey('c', id[:]), by); err != nil {
+			return fmt.Errorf("journal: restore %d: %w", ev.Seq, err)
+		}
+	}
+	return nil
+}
+
 // replaceRecord stores rec as event seq's record, loose or inside its
 // block.
 func (t *Tx) replaceRecord(seq uint64, rec []byte) error {

@@ -736,8 +736,8 @@ func (j *Journal) RecordLostContents(ids []snapshot.ID, actor Actor) error {
 }
 
 // restore stores e as it is (number, links and hash kept) with its index
-// entries, session, pending mark, heads and revert link, as Append and seal
-// would have left them.
+// entries, session, pending mark, heads, revert link and (a redact event)
+// what it took out, as Append, seal and the redaction would have left them.
 func (t *Tx) restore(e *Event) error {
 	for _, f := range e.Files {
 		if err := putIndex(t.tx.Bucket(bucketByPath), f.Path, e.Seq); err != nil {
@@ -758,6 +758,9 @@ func (t *Tx) restore(e *Event) error {
 		}
 	}
 	if err := t.committed(e); err != nil {
+		return err
+	}
+	if err := t.indexRedaction(e); err != nil {
 		return err
 	}
 	return t.put(e)
