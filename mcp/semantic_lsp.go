@@ -70,13 +70,15 @@ func (f *lspFile) changed() bool { return f.text != f.before }
 
 // lspReport is what a consultation found and planned.
 type lspReport struct {
-	files      map[string]*lspFile // by absolute path
-	order      []string            // absolute paths, primary first
-	propagated []Propagation
-	autoFixed  []AutoFix
-	newDiags   []Diagnostic
-	refs       []Impact
-	notes      []string
+	files       map[string]*lspFile // by absolute path
+	order       []string            // absolute paths, primary first
+	asked       map[string]bool     // the files whose diagnostics before the edit were taken
+	propagated  []Propagation
+	autoFixed   []AutoFix
+	newDiags    []Diagnostic
+	notCompared map[string]string // files whose new problems are not known, and why (newProblems)
+	refs        []Impact
+	notes       []string
 }
 
 func (r *lspReport) primary() *lspFile { return r.files[r.order[0]] }
@@ -166,15 +168,20 @@ func (s *Server) consult(ctx context.Context, job *lspJob) (*lspReport, error) {
 			}
 		}
 	}
+	// Propagate the renames, computed on the original contents: every file
+	// they touch is opened (with its content before the edit) before the
+	// diagnostics before the edit are taken.
+	prim.text = job.after
+	if err := s.propagate(ctx, rep, renames); err != nil {
+		return rep, err
+	}
 	was, err := m.Diagnostics(ctx, rep.order...)
 	if err != nil {
 		return rep, fmt.Errorf("diagnostics before the edit: %w", err)
 	}
-
-	// Propagate the renames, computed on the original contents.
-	prim.text = job.after
-	if err := s.propagate(ctx, rep, renames); err != nil {
-		return rep, err
+	rep.asked = map[string]bool{}
+	for _, p := range rep.order {
+		rep.asked[p] = true
 	}
 	if err := s.overlayChanged(ctx, rep); err != nil {
 		return rep, err
@@ -183,7 +190,7 @@ func (s *Server) consult(ctx context.Context, job *lspJob) (*lspReport, error) {
 	if err != nil {
 		return rep, fmt.Errorf("diagnostics after the edit: %w", err)
 	}
-	fresh := newDiagnostics(was, now)
+	fresh, notCompared := newProblems(rep, was, now)
 
 	// Fold in quick fixes for new errors (chooseFixes).
 	for round := 0; job.autoFix && round < lspMaxFixLoops && len(rep.autoFixed) < lspMaxFixes; round++ {
@@ -201,11 +208,16 @@ func (s *Server) consult(ctx context.Context, job *lspJob) (*lspReport, error) {
 		if now, err = m.Diagnostics(ctx, rep.order...); err != nil {
 			return rep, fmt.Errorf("diagnostics after auto-fix: %w", err)
 		}
-		fresh = newDiagnostics(was, now)
+		fresh, notCompared = newProblems(rep, was, now)
 	}
 	for _, d := range fresh {
 		rep.newDiags = append(rep.newDiags, s.diagnostic(d, true))
 	}
+	rep.notCompared = notCompared
+	if now.Incomplete != "" {
+		rep.notes = append(rep.notes, "files not open may have new problems not reported yet: "+now.Incomplete)
+	}
+	rep.notes = append(rep.notes, s.notComparedNotes(notCompared)...)
 	return rep, nil
 }
 
@@ -519,42 +531,10 @@ func commonEnds(a, b string) (pre, suf int) {
 	return pre, suf
 }
 
-// newDiagnostics returns the errors and warnings of now that were not in
-// was: compared by file, severity, code and message, so a diagnostic that
-// only moved with the edit is not new.
-func newDiagnostics(was, now map[string][]lsp.Diagnostic) []lsp.Diagnostic {
-	key := func(d lsp.Diagnostic) string {
-		return d.Path + "\x00" + d.Severity + "\x00" + d.Code + "\x00" + d.Message
-	}
-	seen := map[string]int{}
-	for _, ds := range was {
-		for _, d := range ds {
-			seen[key(d)]++
-		}
-	}
-	var out []lsp.Diagnostic
-	for _, p := range sortedKeys(now) {
-		for _, d := range now[p] {
-			if d.Severity != "error" && d.Severity != "warning" {
-				continue
-			}
-			if k := key(d); seen[k] > 0 {
-				seen[k]--
-				continue
-			}
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
 // diagnostic converts a language server's diagnostic, naming the file as
 // the journal does.
 func (s *Server) diagnostic(d lsp.Diagnostic, fresh bool) Diagnostic {
-	file := filepath.ToSlash(d.Path)
-	if rp, err := s.eng.Resolve(d.Path); err == nil {
-		file = rp.Key
-	}
+	file := s.fileKey(d.Path)
 	src := d.Source
 	if src == "" {
 		src = "lsp"
@@ -565,16 +545,22 @@ func (s *Server) diagnostic(d lsp.Diagnostic, fresh bool) Diagnostic {
 	return Diagnostic{File: file, Line: d.Line, Column: d.Col, Message: d.Message, Severity: d.Severity, Source: src, New: fresh}
 }
 
+// fileKey names a file a language server reported as the journal does,
+// else by its slash path.
+func (s *Server) fileKey(abs string) string {
+	if rp, err := s.eng.Resolve(abs); err == nil {
+		return rp.Key
+	}
+	return filepath.ToSlash(abs)
+}
+
 // impactOf groups reference locations by file, as an impact scope.
 func (s *Server) impactOf(symbol, intent string, locs []lsp.Location) Impact {
 	imp := Impact{Symbol: symbol, Intent: intent, Files: []ImpactFile{}}
 	byFile := map[string][]int{}
 	var order []string
 	for _, l := range locs {
-		key := filepath.ToSlash(l.Path)
-		if rp, err := s.eng.Resolve(l.Path); err == nil {
-			key = rp.Key
-		}
+		key := s.fileKey(l.Path)
 		if _, ok := byFile[key]; !ok {
 			order = append(order, key)
 		}
