@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	jmcp "github.com/journalfs/journal/mcp"
+	"github.com/journalfs/journal/replay/lsp"
 )
 
 // nodeTSWorkspace is a TypeScript project as a Node repository checked out
@@ -109,5 +112,37 @@ func TestLSP_TypeScriptRenameReportsNoOldProblemsAsNew(t *testing.T) {
 	fresh = newOnlyLSP(fe.RemainingErrors)
 	if len(fresh) != 1 || fresh[0].File != "src/a.ts" || fresh[0].Line != 5 || !strings.Contains(fresh[0].Message, "not assignable to type 'number'") {
 		t.Fatalf("an edit with a type error: new %+v\n%s", fresh, txt)
+	}
+}
+
+// TestLSP_EditSaysWhenNewProblemsAreNotKnown: when the server publishes
+// nothing for the edited file's new content before the wait runs out (gopls
+// stopped with SIGSTOP once warm), the edit is made and its result says
+// that the file's new problems are not known, instead of calling its
+// problems new or claiming there are none.
+func TestLSP_EditSaysWhenNewProblemsAreNotKnown(t *testing.T) {
+	lsptest(t)
+	var m *lsp.Manager
+	e := newEnvWith(t, func(dir string) jmcp.Options {
+		cfg := lsp.DefaultConfig()
+		cfg.Max = 500 * time.Millisecond
+		m = lsp.NewManager(cfg, []string{dir})
+		t.Cleanup(func() { m.Close() })
+		return jmcp.Options{LSP: m, LSPTimeout: 2 * time.Minute}
+	}, goWorkspace()...)
+	e.ok("diagnostics", map[string]any{"file": "lib/lib.go"}, nil) // gopls has loaded and checked lib.go
+	pid := m.Servers()[0].PID
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) }) // before m.Close
+	var out jmcp.FileEditResult
+	txt := e.ok("file_edit", map[string]any{"file": "lib/lib.go", "startLine": 7, "endLine": 7, "code": "\nvar answer = 42\n"}, &out)
+	if out.Event == 0 || !strings.Contains(e.read("lib/lib.go"), "var answer = 42") || len(newOnlyLSP(out.RemainingErrors)) != 0 {
+		t.Fatalf("the edit with a stopped server: %+v\n%s", out, txt)
+	}
+	want := "new problems not known for lib/lib.go: after the edit, gopls published no diagnostics for its latest content within"
+	if !strings.Contains(txt, want) {
+		t.Fatalf("the result does not say the comparison was not possible (%q):\n%s", want, txt)
 	}
 }
