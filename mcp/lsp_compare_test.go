@@ -145,4 +145,10 @@ func TestLSP_EditSaysWhenNewProblemsAreNotKnown(t *testing.T) {
 	if !strings.Contains(txt, want) {
 		t.Fatalf("the result does not say the comparison was not possible (%q):\n%s", want, txt)
 	}
+	// The diagnostics tool says so too.
+	var d jmcp.DiagnosticsResult
+	txt = e.ok("diagnostics", map[string]any{"file": "lib/lib.go"}, &d)
+	if !strings.Contains(strings.Join(d.Notes, "\n"), "lib/lib.go may not be listed as it is now: gopls published no diagnostics") {
+		t.Fatalf("diagnostics of a file the stopped server has not checked:\n%s", txt)
+	}
 }

@@ -46,13 +46,9 @@ func newProblems(rep *lspReport, was, now lsp.Diagnosed) (fresh []lsp.Diagnostic
 			notCompared[p] = "before the edit, " + was.Incomplete
 			continue
 		}
-		var m *offsetMap
-		if f != nil && f.changed() {
-			m = newOffsetMap(f.before, f.text)
-		}
 		old := map[problemKey]int{}
 		for _, d := range was.Files[p] {
-			if k, ok := keyOf(d, m); ok {
+			if k, ok := keyOf(d, f); ok {
 				old[k]++
 			}
 		}
@@ -76,23 +72,45 @@ type problemKey struct {
 	severity, source, code string
 }
 
-// keyOf is d's key with its range mapped through m (nil: unchanged); ok is
-// false when the range starts or ends inside text the edit changed.
-func keyOf(d lsp.Diagnostic, m *offsetMap) (problemKey, bool) {
+// keyOf is d's key with its range mapped through f's planned changes (nil:
+// unchanged); ok is false when the range starts or ends inside text they
+// replaced.
+func keyOf(d lsp.Diagnostic, f *lspFile) (problemKey, bool) {
 	k := problemKey{start: d.Start, end: d.End, severity: d.Severity, source: d.Source, code: sameCode(d.Source, d.Code)}
-	if m == nil {
+	if f == nil {
 		return k, true
 	}
 	var ok bool
-	if k.start, ok = m.at(d.Start, true); !ok {
+	if k.start, ok = f.at(d.Start, true); !ok {
 		return k, false
 	}
 	if d.End == d.Start {
 		k.end = k.start
 		return k, true
 	}
-	k.end, ok = m.at(d.End, false)
+	k.end, ok = f.at(d.End, false)
 	return k, ok
+}
+
+// plan makes text the file's planned content; m maps the previous plan to
+// it.
+func (f *lspFile) plan(text string, m *offsetMap) {
+	if text != f.text {
+		f.text = text
+		f.steps = append(f.steps, m)
+	}
+}
+
+// at maps an offset of the content read to the planned one, through every
+// change planned (offsetMap.at).
+func (f *lspFile) at(off int, start bool) (int, bool) {
+	for _, m := range f.steps {
+		var ok bool
+		if off, ok = m.at(off, start); !ok {
+			return 0, false
+		}
+	}
+	return off, true
 }
 
 // tsUnresolved are TypeScript's codes for a name that does not resolve. Its
@@ -117,17 +135,31 @@ func sameCode(source, code string) string {
 	return code
 }
 
-// offsetMap maps byte offsets of a text to its edited version, through a
-// diff of their tokens (words, runs of blanks, single other characters),
-// so that text which only moved keeps its place and a renamed word maps to
-// its new name.
+// offsetMap maps byte offsets of a text to its edited version: the spans an
+// edit replaced, exactly as the server's edits (a rename, a quick fix) give
+// them (editsMap), or, for the agent's change, from a diff of the tokens
+// (words, runs of blanks, single other characters) of the text between
+// their common ends (newOffsetMap) — text which only moved keeps its place,
+// a renamed word maps to its new name.
 type offsetMap struct {
-	spans []changed // in order, never adjacent
+	spans []changed // in order, not overlapping
 }
 
 // changed is one span of the text, before[start:end], replaced by
 // after[newStart:newEnd].
 type changed struct{ start, end, newStart, newEnd int }
+
+// editsMap is the map of edits sorted by offset, as lsp.ApplyEdits applies
+// them.
+func editsMap(es []lsp.TextEdit) *offsetMap {
+	m := &offsetMap{}
+	delta := 0
+	for _, e := range es {
+		m.spans = append(m.spans, changed{e.Start, e.End, e.Start + delta, e.Start + delta + len(e.NewText)})
+		delta += len(e.NewText) - (e.End - e.Start)
+	}
+	return m
+}
 
 func newOffsetMap(before, after string) *offsetMap {
 	pre, suf := commonEnds(before, after)

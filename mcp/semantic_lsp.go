@@ -61,9 +61,10 @@ type lspJob struct {
 // lspFile is one file the consultation read and may change.
 type lspFile struct {
 	path   replay.Path
-	id     snapshot.ID // the version the consultation read
-	before string      // the content read
-	text   string      // the content planned
+	id     snapshot.ID  // the version the consultation read
+	before string       // the content read
+	text   string       // the content planned
+	steps  []*offsetMap // how each change from before to text moved the rest (semantic_diags.go)
 }
 
 func (f *lspFile) changed() bool { return f.text != f.before }
@@ -171,7 +172,7 @@ func (s *Server) consult(ctx context.Context, job *lspJob) (*lspReport, error) {
 	// Propagate the renames, computed on the original contents: every file
 	// they touch is opened (with its content before the edit) before the
 	// diagnostics before the edit are taken.
-	prim.text = job.after
+	prim.plan(job.after, newOffsetMap(prim.before, job.after))
 	if err := s.propagate(ctx, rep, renames); err != nil {
 		return rep, err
 	}
@@ -272,7 +273,7 @@ func (s *Server) propagate(ctx context.Context, rep *lspReport, renames []rename
 		if err != nil {
 			return fmt.Errorf("propagated rename in %s: %w", f.path.Rel, err)
 		}
-		f.text = string(out)
+		f.plan(string(out), editsMap(es))
 	}
 	return nil
 }
@@ -289,20 +290,20 @@ func (s *Server) applyQuickFix(ctx context.Context, rep *lspReport, fresh []lsp.
 			return false, err
 		}
 		for _, fx := range chooseFixes(fixes) {
-			plans := map[string]string{}
+			plans := map[string]lsp.FileEdit{}
 			for _, fe := range fx.Edits {
 				f, err := s.lspWatch(ctx, rep, fe.Path)
 				if err != nil {
 					return false, fmt.Errorf("fix %q would change %s: %w", fx.Title, fe.Path, err)
 				}
-				out, err := lsp.ApplyEdits([]byte(f.text), fe.Edits)
-				if err != nil {
+				if _, err := lsp.ApplyEdits([]byte(f.text), fe.Edits); err != nil {
 					return false, fmt.Errorf("fix %q: %w", fx.Title, err)
 				}
-				plans[fe.Path] = string(out)
+				plans[fe.Path] = fe
 			}
-			for p, text := range plans {
-				rep.files[p].text = text
+			for p, fe := range plans {
+				out, _ := lsp.ApplyEdits([]byte(rep.files[p].text), fe.Edits) // checked above
+				rep.files[p].plan(string(out), editsMap(fe.Edits))
 				rep.autoFixed = append(rep.autoFixed, AutoFix{File: rep.files[p].path.Key, Fix: fx.Title})
 			}
 			return true, nil
