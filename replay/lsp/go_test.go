@@ -62,18 +62,7 @@ func TestManager_Diagnostics_GoOverlayBreaksCallers(t *testing.T) {
 	dir := goModule(t)
 	m := manager(t, dir)
 	ctx := testCtx(t)
-	def := filepath.Join(dir, "greet/greet.go")
-	before, err := m.Diagnostics(ctx, def)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := count(t, before); n != 0 {
-		t.Fatalf("clean module has %d diagnostics: %v", n, before)
-	}
-	broken := strings.Replace(read(t, def), "Greet(name string)", "Greet(name string, times int)", 1)
-	if err := m.Overlay(ctx, def, []byte(broken)); err != nil {
-		t.Fatal(err)
-	}
+	def := breakGreet(t, m, dir, nil)
 	start := time.Now()
 	after, err := m.Diagnostics(ctx, def)
 	if err != nil {
@@ -122,24 +111,15 @@ func TestManager_Diagnostics_UnsettledWhileTheServerIsStopped(t *testing.T) {
 	m := lsp.NewManager(cfg, []string{dir})
 	t.Cleanup(func() { m.Close() })
 	ctx := testCtx(t)
-	def := filepath.Join(dir, "greet/greet.go")
-	first, err := m.Diagnostics(ctx, def)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := count(t, first); n != 0 {
-		t.Fatalf("clean module has %d diagnostics", n)
-	}
-	pid := m.Servers()[0].PID
-	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
+	var pid int
+	def := breakGreet(t, m, dir, func() {
+		pid = m.Servers()[0].PID
+		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+	})
 	cont := func() { _ = syscall.Kill(pid, syscall.SIGCONT) }
 	t.Cleanup(cont)
-	broken := strings.Replace(read(t, def), "Greet(name string)", "Greet(name string, times int)", 1)
-	if err := m.Overlay(ctx, def, []byte(broken)); err != nil {
-		t.Fatal(err)
-	}
 	stale, err := m.Diagnostics(ctx, def)
 	if err != nil {
 		t.Fatal(err)
@@ -155,6 +135,30 @@ func TestManager_Diagnostics_UnsettledWhileTheServerIsStopped(t *testing.T) {
 	if got := summary(t, dir, again); len(got["a/a.go"]) != 1 || len(got["c/c.go"]) != 2 {
 		t.Fatalf("diagnostics once the server runs again: %q", got)
 	}
+}
+
+// breakGreet checks that goModule in dir has no diagnostics, calls then
+// (unless nil), and overlays greet.go with a Greet that takes one more
+// argument; it returns greet.go's path.
+func breakGreet(t *testing.T, m *lsp.Manager, dir string, then func()) string {
+	t.Helper()
+	ctx := testCtx(t)
+	def := filepath.Join(dir, "greet/greet.go")
+	clean, err := m.Diagnostics(ctx, def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, clean); n != 0 {
+		t.Fatalf("clean module has %d diagnostics: %v", n, clean)
+	}
+	if then != nil {
+		then()
+	}
+	broken := strings.Replace(read(t, def), "Greet(name string)", "Greet(name string, times int)", 1)
+	if err := m.Overlay(ctx, def, []byte(broken)); err != nil {
+		t.Fatal(err)
+	}
+	return def
 }
 
 // settled fails unless every asked path's diagnostics are of its latest
