@@ -20,12 +20,13 @@ import (
 //
 // An edit is shown to the language server BEFORE anything is written, as
 // seed 000's virtual document: the files it will touch are opened in the
-// server with their disk content, their diagnostics are taken, a detected
-// rename is propagated with textDocument/rename at the old declaration
-// (computed on the original contents, so the server still resolves the old
-// name), the new contents are set as overlays, the diagnostics are taken
-// again, and with autoFix quick fixes for new errors are folded in
-// (chooseFixes). Only then is everything — the primary edit, the propagated
+// server with their disk content, a detected rename is propagated with
+// textDocument/rename at the old declaration (computed on the original
+// contents, so the server still resolves the old name; the files it
+// changes are opened too), the diagnostics of all of them are taken, the
+// new contents are set as overlays, the diagnostics are taken again and
+// compared (newProblems), and with autoFix quick fixes for new errors are
+// folded in (chooseFixes). Only then is everything — the primary edit, the propagated
 // rename and the fixes — written as ONE journal event, with every file
 // checked against the version the server saw. A file changed meanwhile makes
 // the edit EDIT_CONFLICT; nothing is half-written.
