@@ -42,8 +42,9 @@ func lspProblems(t *testing.T, e *env) []jmcp.Diagnostic {
 // TestLSP_TypeScriptRenameReportsNoOldProblemsAsNew: a correct rename in a
 // TypeScript repository without node_modules reports 0 new problems, every
 // time, although the 13 "Cannot find name 'URL'" errors were there before
-// (with or without "Did you mean 'url'?") — and a rename or an edit that
-// does break something still reports exactly what it broke.
+// (with or without "Did you mean 'url'?"), as does a form tool's rename of
+// a function holding two of them — and a rename or an edit that does break
+// something still reports exactly what it broke.
 func TestLSP_TypeScriptRenameReportsNoOldProblemsAsNew(t *testing.T) {
 	for run := range 3 {
 		e := lspEnv(t, nodeTSWorkspace()...)
@@ -81,6 +82,14 @@ func TestLSP_TypeScriptRenameReportsNoOldProblemsAsNew(t *testing.T) {
 		"src/e.ts:5 This expression is not callable.", "src/f.ts:5 This expression is not callable."}
 	if !slices.Equal(got, want) {
 		t.Fatalf("a colliding rename: new problems\n%q\nwant\n%q\n%s", got, want, txt)
+	}
+
+	// A form tool renaming a function whose body has old problems: none new.
+	var form jmcp.FormResult
+	txt = e.ok("replace_top_level_form", map[string]any{"filePath": "src/b.ts", "line": 3, "targetLine": "export function b(url: string): string {",
+		"newForm": "export function bee(url: string): string {\n  const c = new Client(url);\n  return c.get(\"/b\") + new URL(url).pathname + new URL(url).search;\n}"}, &form)
+	if form.NewDiagnostics != 0 || !strings.Contains(e.read("src/b.ts"), "function bee(") {
+		t.Fatalf("a form tool's rename reported problems:\n%s", txt)
 	}
 
 	// An edit that adds one more unresolved URL to a.ts: that one is new,
