@@ -129,8 +129,7 @@
 // before it is written (semantic_lsp.go):
 //
 //  1. the file, and the files that reference the symbols the edit renames,
-//     deletes or changes, are opened with their disk content and their
-//     diagnostics taken (the "before" set);
+//     deletes or changes, are opened with their disk content;
 //  2. a detected rename is propagated with textDocument/rename at the OLD
 //     declaration, on the original contents (seed 000 renames from a
 //     reference site after writing; renaming before writing lets the server
@@ -138,9 +137,16 @@
 //     the edited file, the server's edits that fall in the span the agent
 //     replaced are dropped — the agent's code is authoritative there — and
 //     the others are shifted past it;
-//  3. the planned contents become overlays, the diagnostics are taken again,
-//     and only those not in the "before" set (by file, severity, code and
-//     message, so a diagnostic that merely moved is not new) are reported;
+//  3. the diagnostics of every file opened so far — the rename's files
+//     included — are taken (the "before" set), the planned contents become
+//     overlays, the diagnostics are taken again, and only the errors and
+//     warnings not in the "before" set are reported (semantic_diags.go:
+//     same file, severity, source and code at the same range once mapped
+//     through the edit — never by message, which servers word differently
+//     from one check to the next); a file whose diagnostics before or after
+//     are not known (the server had not published for that content when
+//     the wait ran out) is named in the notes, and none of its problems is
+//     called new;
 //  4. with autoFix, quick fixes for new errors are folded in — those the
 //     server marks preferred, else the only one it offers (gopls marks none) —
 //     a round at a time (at most 5 rounds, 20 fixes);

@@ -18,14 +18,16 @@ import (
 // typescript-language-server) through the MCP tools. scripts/setup-lsp.sh
 // installs them; a missing server fails the test, it is never skipped.
 
-// lspEnv is newEnv with a language-server manager over the workspace.
+// lspEnv is newEnv with a language-server manager over the workspace. A
+// consultation may take two minutes, not serve's 15 s: on a loaded machine a
+// slow server must not turn into an edit made without it.
 func lspEnv(t testing.TB, files ...string) *env {
 	t.Helper()
 	lsptest(t)
 	e := newEnvWith(t, func(dir string) jmcp.Options {
 		m := lsp.NewManager(lsp.DefaultConfig(), []string{dir})
 		t.Cleanup(func() { m.Close() })
-		return jmcp.Options{LSP: m}
+		return jmcp.Options{LSP: m, LSPTimeout: 2 * time.Minute}
 	}, files...)
 	return e
 }

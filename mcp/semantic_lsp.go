@@ -20,12 +20,13 @@ import (
 //
 // An edit is shown to the language server BEFORE anything is written, as
 // seed 000's virtual document: the files it will touch are opened in the
-// server with their disk content, their diagnostics are taken, a detected
-// rename is propagated with textDocument/rename at the old declaration
-// (computed on the original contents, so the server still resolves the old
-// name), the new contents are set as overlays, the diagnostics are taken
-// again, and with autoFix quick fixes for new errors are folded in
-// (chooseFixes). Only then is everything — the primary edit, the propagated
+// server with their disk content, a detected rename is propagated with
+// textDocument/rename at the old declaration (computed on the original
+// contents, so the server still resolves the old name; the files it
+// changes are opened too), the diagnostics of all of them are taken, the
+// new contents are set as overlays, the diagnostics are taken again and
+// compared (newProblems), and with autoFix quick fixes for new errors are
+// folded in (chooseFixes). Only then is everything — the primary edit, the propagated
 // rename and the fixes — written as ONE journal event, with every file
 // checked against the version the server saw. A file changed meanwhile makes
 // the edit EDIT_CONFLICT; nothing is half-written.
@@ -61,22 +62,25 @@ type lspJob struct {
 // lspFile is one file the consultation read and may change.
 type lspFile struct {
 	path   replay.Path
-	id     snapshot.ID // the version the consultation read
-	before string      // the content read
-	text   string      // the content planned
+	id     snapshot.ID  // the version the consultation read
+	before string       // the content read
+	text   string       // the content planned
+	steps  []*offsetMap // how each change from before to text moved the rest (semantic_diags.go)
 }
 
 func (f *lspFile) changed() bool { return f.text != f.before }
 
 // lspReport is what a consultation found and planned.
 type lspReport struct {
-	files      map[string]*lspFile // by absolute path
-	order      []string            // absolute paths, primary first
-	propagated []Propagation
-	autoFixed  []AutoFix
-	newDiags   []Diagnostic
-	refs       []Impact
-	notes      []string
+	files       map[string]*lspFile // by absolute path
+	order       []string            // absolute paths, primary first
+	asked       map[string]bool     // the files whose diagnostics before the edit were taken
+	propagated  []Propagation
+	autoFixed   []AutoFix
+	newDiags    []Diagnostic
+	notCompared map[string]string // files whose new problems are not known, and why (newProblems)
+	refs        []Impact
+	notes       []string
 }
 
 func (r *lspReport) primary() *lspFile { return r.files[r.order[0]] }
@@ -166,15 +170,20 @@ func (s *Server) consult(ctx context.Context, job *lspJob) (*lspReport, error) {
 			}
 		}
 	}
+	// Propagate the renames, computed on the original contents: every file
+	// they touch is opened (with its content before the edit) before the
+	// diagnostics before the edit are taken.
+	prim.plan(job.after, newOffsetMap(prim.before, job.after))
+	if err := s.propagate(ctx, rep, renames); err != nil {
+		return rep, err
+	}
 	was, err := m.Diagnostics(ctx, rep.order...)
 	if err != nil {
 		return rep, fmt.Errorf("diagnostics before the edit: %w", err)
 	}
-
-	// Propagate the renames, computed on the original contents.
-	prim.text = job.after
-	if err := s.propagate(ctx, rep, renames); err != nil {
-		return rep, err
+	rep.asked = map[string]bool{}
+	for _, p := range rep.order {
+		rep.asked[p] = true
 	}
 	if err := s.overlayChanged(ctx, rep); err != nil {
 		return rep, err
@@ -183,7 +192,7 @@ func (s *Server) consult(ctx context.Context, job *lspJob) (*lspReport, error) {
 	if err != nil {
 		return rep, fmt.Errorf("diagnostics after the edit: %w", err)
 	}
-	fresh := newDiagnostics(was, now)
+	fresh, notCompared := newProblems(rep, was, now)
 
 	// Fold in quick fixes for new errors (chooseFixes).
 	for round := 0; job.autoFix && round < lspMaxFixLoops && len(rep.autoFixed) < lspMaxFixes; round++ {
@@ -201,11 +210,16 @@ func (s *Server) consult(ctx context.Context, job *lspJob) (*lspReport, error) {
 		if now, err = m.Diagnostics(ctx, rep.order...); err != nil {
 			return rep, fmt.Errorf("diagnostics after auto-fix: %w", err)
 		}
-		fresh = newDiagnostics(was, now)
+		fresh, notCompared = newProblems(rep, was, now)
 	}
 	for _, d := range fresh {
 		rep.newDiags = append(rep.newDiags, s.diagnostic(d, true))
 	}
+	rep.notCompared = notCompared
+	if now.Incomplete != "" {
+		rep.notes = append(rep.notes, "files not open may have new problems not reported yet: "+now.Incomplete)
+	}
+	rep.notes = append(rep.notes, s.notComparedNotes(notCompared)...)
 	return rep, nil
 }
 
@@ -260,7 +274,7 @@ func (s *Server) propagate(ctx context.Context, rep *lspReport, renames []rename
 		if err != nil {
 			return fmt.Errorf("propagated rename in %s: %w", f.path.Rel, err)
 		}
-		f.text = string(out)
+		f.plan(string(out), editsMap(es))
 	}
 	return nil
 }
@@ -277,20 +291,20 @@ func (s *Server) applyQuickFix(ctx context.Context, rep *lspReport, fresh []lsp.
 			return false, err
 		}
 		for _, fx := range chooseFixes(fixes) {
-			plans := map[string]string{}
+			plans := map[string]lsp.FileEdit{}
 			for _, fe := range fx.Edits {
 				f, err := s.lspWatch(ctx, rep, fe.Path)
 				if err != nil {
 					return false, fmt.Errorf("fix %q would change %s: %w", fx.Title, fe.Path, err)
 				}
-				out, err := lsp.ApplyEdits([]byte(f.text), fe.Edits)
-				if err != nil {
+				if _, err := lsp.ApplyEdits([]byte(f.text), fe.Edits); err != nil {
 					return false, fmt.Errorf("fix %q: %w", fx.Title, err)
 				}
-				plans[fe.Path] = string(out)
+				plans[fe.Path] = fe
 			}
-			for p, text := range plans {
-				rep.files[p].text = text
+			for p, fe := range plans {
+				out, _ := lsp.ApplyEdits([]byte(rep.files[p].text), fe.Edits) // checked above
+				rep.files[p].plan(string(out), editsMap(fe.Edits))
 				rep.autoFixed = append(rep.autoFixed, AutoFix{File: rep.files[p].path.Key, Fix: fx.Title})
 			}
 			return true, nil
@@ -519,42 +533,10 @@ func commonEnds(a, b string) (pre, suf int) {
 	return pre, suf
 }
 
-// newDiagnostics returns the errors and warnings of now that were not in
-// was: compared by file, severity, code and message, so a diagnostic that
-// only moved with the edit is not new.
-func newDiagnostics(was, now map[string][]lsp.Diagnostic) []lsp.Diagnostic {
-	key := func(d lsp.Diagnostic) string {
-		return d.Path + "\x00" + d.Severity + "\x00" + d.Code + "\x00" + d.Message
-	}
-	seen := map[string]int{}
-	for _, ds := range was {
-		for _, d := range ds {
-			seen[key(d)]++
-		}
-	}
-	var out []lsp.Diagnostic
-	for _, p := range sortedKeys(now) {
-		for _, d := range now[p] {
-			if d.Severity != "error" && d.Severity != "warning" {
-				continue
-			}
-			if k := key(d); seen[k] > 0 {
-				seen[k]--
-				continue
-			}
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
 // diagnostic converts a language server's diagnostic, naming the file as
 // the journal does.
 func (s *Server) diagnostic(d lsp.Diagnostic, fresh bool) Diagnostic {
-	file := filepath.ToSlash(d.Path)
-	if rp, err := s.eng.Resolve(d.Path); err == nil {
-		file = rp.Key
-	}
+	file := s.fileKey(d.Path)
 	src := d.Source
 	if src == "" {
 		src = "lsp"
@@ -565,16 +547,22 @@ func (s *Server) diagnostic(d lsp.Diagnostic, fresh bool) Diagnostic {
 	return Diagnostic{File: file, Line: d.Line, Column: d.Col, Message: d.Message, Severity: d.Severity, Source: src, New: fresh}
 }
 
+// fileKey names a file a language server reported as the journal does,
+// else by its slash path.
+func (s *Server) fileKey(abs string) string {
+	if rp, err := s.eng.Resolve(abs); err == nil {
+		return rp.Key
+	}
+	return filepath.ToSlash(abs)
+}
+
 // impactOf groups reference locations by file, as an impact scope.
 func (s *Server) impactOf(symbol, intent string, locs []lsp.Location) Impact {
 	imp := Impact{Symbol: symbol, Intent: intent, Files: []ImpactFile{}}
 	byFile := map[string][]int{}
 	var order []string
 	for _, l := range locs {
-		key := filepath.ToSlash(l.Path)
-		if rp, err := s.eng.Resolve(l.Path); err == nil {
-			key = rp.Key
-		}
+		key := s.fileKey(l.Path)
 		if _, ok := byFile[key]; !ok {
 			order = append(order, key)
 		}

@@ -149,10 +149,16 @@ func (s *Server) renameSymbol(ctx context.Context, c *call, in *RenameSymbolIn) 
 	if in.DryRun {
 		out.Diff = rep.diff()
 	}
-	return out, renameText(out), nil
+	var notCompared []string
+	for _, p := range sortedKeys(rep.notCompared) {
+		notCompared = append(notCompared, s.fileKey(p))
+	}
+	return out, renameText(out, notCompared), nil
 }
 
-func renameText(out *RenameSymbolResult) string {
+// renameText is rename_symbol's text; notCompared names the files whose new
+// problems are not known (the notes say why).
+func renameText(out *RenameSymbolResult, notCompared []string) string {
 	var b strings.Builder
 	verb := "Renamed"
 	if out.DryRun {
@@ -163,9 +169,12 @@ func renameText(out *RenameSymbolResult) string {
 	if out.Event > 0 {
 		fmt.Fprintf(&b, "journal event %d (one revert_edit takes back every file)\n", out.Event)
 	}
-	if len(out.NewDiagnostics) == 0 {
+	switch {
+	case len(out.NewDiagnostics) == 0 && len(notCompared) > 0:
+		fmt.Fprintf(&b, "\n**Safety Check:** no new problems known, but %s could not be compared (see the notes)\n", strings.Join(notCompared, ", "))
+	case len(out.NewDiagnostics) == 0:
 		b.WriteString("\n**Safety Check:** 0 new problems reported by the language server\n")
-	} else {
+	default:
 		fmt.Fprintf(&b, "\n**New problems (%d):**\n", len(out.NewDiagnostics))
 		for i, d := range out.NewDiagnostics {
 			fmt.Fprintf(&b, "%d. %s:%d — %s (%s)\n", i+1, d.File, d.Line, d.Message, d.Severity)
@@ -233,12 +242,18 @@ func (s *Server) diagnostics(ctx context.Context, c *call, in *DiagnosticsIn) (*
 	if err != nil {
 		return nil, "", fmt.Errorf("mcp: diagnostics: %w", err)
 	}
+	for _, p := range sortedKeys(got.Unsettled) {
+		out.Notes = append(out.Notes, fmt.Sprintf("%s may not be listed as it is now: %s", s.fileKey(p), got.Unsettled[p]))
+	}
+	if got.Incomplete != "" {
+		out.Notes = append(out.Notes, "files not open may have problems not reported yet: "+got.Incomplete)
+	}
 	var all []Diagnostic
-	for _, p := range sortedKeys(got) {
+	for _, p := range sortedKeys(got.Files) {
 		if in.File != "" && p != paths[0] {
 			continue
 		}
-		for _, d := range got[p] {
+		for _, d := range got.Files[p] {
 			if severityRank[d.Severity] > severityRank[floor] {
 				continue
 			}

@@ -99,8 +99,11 @@
 // (typescript-language-server, which offers the typescript.tsserverRequest
 // command) is asked: once no progress is active, tsserver's
 // syntacticDiagnosticsSync, semanticDiagnosticsSync and
-// suggestionDiagnosticsSync are requested for every document open on it, and
-// the answers are exact for the content it has. For the other servers it
+// suggestionDiagnosticsSync are requested for every document open on it, in
+// path order, and the answers are exact for the content it has. (The order
+// is fixed because it changes the words: tsserver's checker gives a
+// spelling suggestion — "Did you mean 'url'?", code 2552 instead of 2304 —
+// to the first ten unresolved names it meets.) For the other servers it
 // waits until all of these hold:
 //
 //  1. no work is in progress: every $/progress token that began has ended,
@@ -108,8 +111,10 @@
 //     two seconds without beginning (pyright creates its token as analysis
 //     starts and begins it later);
 //  2. every asked path that was opened or changed since has had a
-//     publishDiagnostics after its latest change (all three servers publish
-//     for every change of an open document, even when nothing changed);
+//     publishDiagnostics for its latest version (all three servers publish
+//     for every change of an open document, even when nothing changed, and
+//     gopls and pyright say for which version: a publish for an older one,
+//     computed before the change arrived, does not count);
 //  3. nothing (no publish, no change, no progress) happened for
 //     [Config].Quiet (default 300ms) — this is what catches the diagnostics
 //     of dependent files that arrive after the edited file's own.
@@ -118,8 +123,12 @@
 // progress is active, it has published nothing yet, or it has not yet
 // published for an asked path (its initial workspace load: pyright needs
 // about three seconds here, much more on a loaded machine; gopls a fraction
-// of a second) — and by [Config].Max (default 5s) from the end of the load. Running out of time is not an error: the
-// latest published diagnostics are returned. The result holds the asked
+// of a second) — and by [Config].Max (default 5s) from the end of the load.
+// Running out of time is not an error: the latest published diagnostics are
+// returned, and [Diagnosed].Unsettled names the asked paths they may be
+// stale for, and why (no publish for the latest version; the server still at
+// work), so that a caller comparing before and after an edit can say it
+// could not rather than call old problems new. The result holds the asked
 // paths (an empty list when clean) and every other file of the roots with
 // problems. Rename, References and QuickFixes wait only for progress to end
 // before asking.

@@ -9,3 +9,17 @@ func SetStartBackoff(d time.Duration) func() {
 	startBackoff = d
 	return func() { startBackoff = old }
 }
+
+// InFlight returns a channel that receives once a call waits on a server
+// (settling diagnostics, a load), and a function that stops watching.
+func InFlight() (<-chan struct{}, func()) {
+	c := make(chan struct{}, 1)
+	f := func() {
+		select {
+		case c <- struct{}{}:
+		default:
+		}
+	}
+	sleeping.Store(&f)
+	return c, func() { sleeping.Store(nil) }
+}

@@ -45,10 +45,10 @@ func TestManager_QuickFixes_CommandCaptured(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ds[file]) != 1 || ds[file][0].Message != "undefined: missing" {
+	if len(ds.Files[file]) != 1 || ds.Files[file][0].Message != "undefined: missing" {
 		t.Fatalf("diagnostics %+v", ds)
 	}
-	fixes, err := m.QuickFixes(ctx, ds[file][0])
+	fixes, err := m.QuickFixes(ctx, ds.Files[file][0])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,18 +62,7 @@ func TestManager_Diagnostics_GoOverlayBreaksCallers(t *testing.T) {
 	dir := goModule(t)
 	m := manager(t, dir)
 	ctx := testCtx(t)
-	def := filepath.Join(dir, "greet/greet.go")
-	before, err := m.Diagnostics(ctx, def)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := count(before); n != 0 {
-		t.Fatalf("clean module has %d diagnostics: %v", n, before)
-	}
-	broken := strings.Replace(read(t, def), "Greet(name string)", "Greet(name string, times int)", 1)
-	if err := m.Overlay(ctx, def, []byte(broken)); err != nil {
-		t.Fatal(err)
-	}
+	def := breakGreet(t, m, dir, nil)
 	start := time.Now()
 	after, err := m.Diagnostics(ctx, def)
 	if err != nil {
@@ -109,12 +98,85 @@ func TestManager_Diagnostics_GoOverlayBreaksCallers(t *testing.T) {
 	}
 }
 
+// TestManager_Diagnostics_UnsettledWhileTheServerIsStopped: a document
+// whose latest content the server has published nothing for when the wait
+// runs out (gopls stopped with SIGSTOP after an overlay) is Unsettled, with
+// why, instead of its older diagnostics passing for current ones; once the
+// server runs again, the same call settles on the overlay's diagnostics.
+func TestManager_Diagnostics_UnsettledWhileTheServerIsStopped(t *testing.T) {
+	need(t, "gopls")
+	dir := goModule(t)
+	cfg := lsp.DefaultConfig()
+	cfg.Max = 500 * time.Millisecond
+	m := lsp.NewManager(cfg, []string{dir})
+	t.Cleanup(func() { m.Close() })
+	ctx := testCtx(t)
+	var pid int
+	def := breakGreet(t, m, dir, func() {
+		pid = m.Servers()[0].PID
+		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+	})
+	cont := func() { _ = syscall.Kill(pid, syscall.SIGCONT) }
+	t.Cleanup(cont)
+	stale, err := m.Diagnostics(ctx, def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if why := stale.Unsettled[def]; !strings.Contains(why, "gopls published no diagnostics for its latest content within") {
+		t.Fatalf("a stopped server's diagnostics: Unsettled %q, want the reason for greet.go", stale.Unsettled)
+	}
+	cont()
+	again, err := m.Diagnostics(ctx, def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := summary(t, dir, again); len(got["a/a.go"]) != 1 || len(got["c/c.go"]) != 2 {
+		t.Fatalf("diagnostics once the server runs again: %q", got)
+	}
+}
+
+// breakGreet checks that goModule in dir has no diagnostics, calls then
+// (unless nil), and overlays greet.go with a Greet that takes one more
+// argument; it returns greet.go's path.
+func breakGreet(t *testing.T, m *lsp.Manager, dir string, then func()) string {
+	t.Helper()
+	ctx := testCtx(t)
+	def := filepath.Join(dir, "greet/greet.go")
+	clean, err := m.Diagnostics(ctx, def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, clean); n != 0 {
+		t.Fatalf("clean module has %d diagnostics: %v", n, clean)
+	}
+	if then != nil {
+		then()
+	}
+	broken := strings.Replace(read(t, def), "Greet(name string)", "Greet(name string, times int)", 1)
+	if err := m.Overlay(ctx, def, []byte(broken)); err != nil {
+		t.Fatal(err)
+	}
+	return def
+}
+
+// settled fails unless every asked path's diagnostics are of its latest
+// content.
+func settled(tb testing.TB, ds lsp.Diagnosed) {
+	tb.Helper()
+	if len(ds.Unsettled) > 0 || ds.Incomplete != "" {
+		tb.Fatalf("diagnostics not settled: %v %s", ds.Unsettled, ds.Incomplete)
+	}
+}
+
 // summary lists error diagnostics as "line:col first line of message" by
 // slash path relative to dir.
-func summary(tb testing.TB, dir string, ds map[string][]lsp.Diagnostic) map[string][]string {
+func summary(tb testing.TB, dir string, ds lsp.Diagnosed) map[string][]string {
 	tb.Helper()
+	settled(tb, ds)
 	out := map[string][]string{}
-	for p, l := range ds {
+	for p, l := range ds.Files {
 		rel, err := filepath.Rel(dir, p)
 		if err != nil {
 			tb.Fatal(err)
@@ -130,9 +192,10 @@ func summary(tb testing.TB, dir string, ds map[string][]lsp.Diagnostic) map[stri
 	return out
 }
 
-func count(ds map[string][]lsp.Diagnostic) int {
+func count(tb testing.TB, ds lsp.Diagnosed) int {
+	settled(tb, ds)
 	n := 0
-	for _, l := range ds {
+	for _, l := range ds.Files {
 		n += len(l)
 	}
 	return n
@@ -346,7 +409,7 @@ func TestManager_OverlayThenSave_Go(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := count(ds); n != 0 {
+	if n := count(t, ds); n != 0 {
 		t.Fatalf("diagnostics after the rename: %+v", ds)
 	}
 }
@@ -360,17 +423,17 @@ func TestManager_QuickFixes_GoResolved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ds[file]) != 2 {
+	if len(ds.Files[file]) != 2 {
 		t.Fatalf("diagnostics %+v, want two", ds)
 	}
 	var edits []lsp.TextEdit
 	for i, want := range []string{"Create function missing", "Declare missing methods of I"} {
-		fixes, err := m.QuickFixes(ctx, ds[file][i])
+		fixes, err := m.QuickFixes(ctx, ds.Files[file][i])
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(fixes) == 0 || fixes[0].Title != want || len(fixes[0].Edits) != 1 || fixes[0].Edits[0].Path != file {
-			t.Fatalf("fixes for %q: %+v, want %q", ds[file][i].Message, fixes, want)
+			t.Fatalf("fixes for %q: %+v, want %q", ds.Files[file][i].Message, fixes, want)
 		}
 		edits = append(edits, fixes[0].Edits[0].Edits...)
 	}

@@ -34,7 +34,13 @@ func (s *server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		s.mu.Lock()
 		s.diags[path] = p.Diagnostics
 		s.lastPublish = time.Now()
-		delete(s.pending, path)
+		// A publish for an older version of the document (computed before
+		// the latest change arrived) does not settle it; one without a
+		// version (a file that is not open, or a server that does not say)
+		// is taken as current.
+		if want, ok := s.pending[path]; ok && (p.Version == 0 || int32(p.Version) >= want) {
+			delete(s.pending, path)
+		}
 		s.everPubd = true
 		s.signalLocked()
 		s.mu.Unlock()

@@ -195,10 +195,10 @@ func oneDiagnostic(tb testing.TB, m *lsp.Manager, file, msg string) lsp.Diagnost
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if len(ds[file]) != 1 || ds[file][0].Message != msg {
+	if len(ds.Files[file]) != 1 || ds.Files[file][0].Message != msg {
 		tb.Fatalf("diagnostics %+v, want one %q", ds, msg)
 	}
-	return ds[file][0]
+	return ds.Files[file][0]
 }
 
 // cleanAfterChange tells the manager file changed on disk and fails unless
@@ -211,7 +211,7 @@ func cleanAfterChange(tb testing.TB, m *lsp.Manager, file string) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	for p, l := range ds {
+	for p, l := range ds.Files {
 		if len(l) != 0 {
 			tb.Fatalf("diagnostics of %s after the change: %+v", p, l)
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"go.lsp.dev/protocol"
 )
@@ -43,7 +44,8 @@ func (m *Manager) prepare(ctx context.Context, s *server) error {
 	created := s.created
 	s.mu.Unlock()
 	if created {
-		return s.settle(ctx, nil, m.cfg.Quiet, m.cfg.Max, m.cfg.Load)
+		_, _, err := s.settle(ctx, nil, m.cfg.Quiet, m.cfg.Max, m.cfg.Load)
+		return err
 	}
 	return s.ready(ctx, m.cfg.Load)
 }
@@ -141,16 +143,19 @@ func (m *Manager) References(ctx context.Context, path string, line, col int, in
 // span converts an LSP range to our lines and byte columns, clamping
 // positions that no longer fit the content.
 func (t *text) span(r protocol.Range, enc encoding) (line, col, endLine, endCol int) {
-	clamp := func(p protocol.Position) int {
-		off, err := t.offset(p, enc)
-		if err != nil {
-			return len(t.b)
-		}
-		return off
-	}
-	line, col = t.lineCol(clamp(r.Start))
-	endLine, endCol = t.lineCol(clamp(r.End))
+	line, col = t.lineCol(t.clamp(r.Start, enc))
+	endLine, endCol = t.lineCol(t.clamp(r.End, enc))
 	return line, col, endLine, endCol
+}
+
+// clamp converts a position to a byte offset; one past the content is its
+// end.
+func (t *text) clamp(p protocol.Position, enc encoding) int {
+	off, err := t.offset(p, enc)
+	if err != nil {
+		return len(t.b)
+	}
+	return off
 }
 
 // Diagnostic is one problem a server reported: 1-based lines, 0-based byte
@@ -158,6 +163,7 @@ func (t *text) span(r protocol.Range, enc encoding) (line, col, endLine, endCol 
 type Diagnostic struct {
 	Path                       string
 	Line, Col, EndLine, EndCol int
+	Start, End                 int    // the range in bytes of the content the server had for Path (the open document, else the file)
 	Severity                   string // "error", "warning", "info" or "hint"
 	Message, Source, Code      string
 
@@ -177,13 +183,32 @@ func severity(s protocol.DiagnosticSeverity) string {
 	}
 }
 
+// Diagnosed is what Diagnostics found.
+type Diagnosed struct {
+	// Files holds the latest diagnostics of every asked path (an empty list
+	// when clean) and of every other file of the roots a server published
+	// problems for, by absolute path.
+	Files map[string][]Diagnostic
+	// Unsettled names the asked paths whose diagnostics may not be those of
+	// the content the server has, and why: the wait ran out before the
+	// server published for the path's latest version, or while it was still
+	// at work. Their Files entry is the latest the server published (for an
+	// older version, or none).
+	Unsettled map[string]string
+	// Incomplete, when not "", says that a server was still at work when the
+	// wait ran out: files that were not asked about may lack problems it had
+	// yet to publish.
+	Incomplete string
+}
+
 // Diagnostics opens paths that are not open (from disk), waits until their
 // servers have settled (see the package documentation), and returns the
-// latest diagnostics for paths (an empty list when clean) and for every other
-// file of the roots a server published problems for, keyed by absolute path.
+// latest diagnostics for paths and for every other file of the roots a
+// server published problems for, saying which of paths were not settled.
 // With no paths it settles every running server. Paths without a server are
 // left out (see Available).
-func (m *Manager) Diagnostics(ctx context.Context, paths ...string) (map[string][]Diagnostic, error) {
+func (m *Manager) Diagnostics(ctx context.Context, paths ...string) (Diagnosed, error) {
+	out := Diagnosed{Files: map[string][]Diagnostic{}, Unsettled: map[string]string{}}
 	want := map[*entry]*server{}
 	asked := map[string]*entry{}
 	askedBy := map[*entry][]string{}
@@ -194,11 +219,11 @@ func (m *Manager) Diagnostics(ctx context.Context, paths ...string) (map[string]
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("lsp: diagnostics %s: %w", p, err)
+			return out, fmt.Errorf("lsp: diagnostics %s: %w", p, err)
 		}
 		s, _, err := e.ensureOpen(ctx, p)
 		if err != nil {
-			return nil, fmt.Errorf("lsp: diagnostics %s: %w", p, err)
+			return out, fmt.Errorf("lsp: diagnostics %s: %w", p, err)
 		}
 		want[e] = s
 		asked[p] = e
@@ -213,36 +238,41 @@ func (m *Manager) Diagnostics(ctx context.Context, paths ...string) (map[string]
 			e.mu.Unlock()
 		}
 	}
-	out := map[string][]Diagnostic{}
 	for e, s := range want {
-		published, err := m.latest(ctx, e, s, askedBy[e])
+		published, unsettled, incomplete, err := m.latest(ctx, e, s, askedBy[e])
 		if err != nil {
-			return nil, fmt.Errorf("lsp: diagnostics from %s in %s: %w", e.cfg.Command[0], e.root, err)
+			return out, fmt.Errorf("lsp: diagnostics from %s in %s: %w", e.cfg.Command[0], e.root, err)
 		}
 		for p, ds := range published {
 			if asked[p] != e && (len(ds) == 0 || m.rootOf(p) != e.root) {
 				continue
 			}
-			out[p] = append(out[p], e.diagnostics(p, ds, s.enc)...)
+			out.Files[p] = append(out.Files[p], e.diagnostics(p, ds, s.enc)...)
+		}
+		for p, why := range unsettled {
+			out.Unsettled[p] = why
+		}
+		if incomplete != "" {
+			out.Incomplete = strings.TrimPrefix(out.Incomplete+"; "+incomplete, "; ")
 		}
 	}
 	for p := range asked {
-		if out[p] == nil {
-			out[p] = []Diagnostic{}
+		if out.Files[p] == nil {
+			out.Files[p] = []Diagnostic{}
 		}
 	}
 	return out, nil
 }
 
-// latest returns a server's current diagnostics by path: pulled for every
-// open document from a server that answers requests for them
-// (typescript-language-server), otherwise the published ones once the
-// server has settled for paths.
-func (m *Manager) latest(ctx context.Context, e *entry, s *server, paths []string) (map[string][]protocol.Diagnostic, error) {
+// latest returns a server's current diagnostics by path: pulled, in path
+// order, for every open document from a server that answers requests for
+// them (typescript-language-server: exact, so never unsettled), otherwise
+// the published ones once the server has settled for paths.
+func (m *Manager) latest(ctx context.Context, e *entry, s *server, paths []string) (_ map[string][]protocol.Diagnostic, unsettled map[string]string, incomplete string, _ error) {
 	out := map[string][]protocol.Diagnostic{}
 	if s.pulls() {
 		if err := s.ready(ctx, m.cfg.Load); err != nil {
-			return nil, err
+			return nil, nil, "", err
 		}
 		e.mu.Lock()
 		open := make([]string, 0, len(e.docs))
@@ -250,24 +280,28 @@ func (m *Manager) latest(ctx context.Context, e *entry, s *server, paths []strin
 			open = append(open, p)
 		}
 		e.mu.Unlock()
+		// In a fixed order: which unresolved names tsserver gives spelling
+		// suggestions to depends on the order its checker sees the files.
+		sort.Strings(open)
 		for _, p := range open {
 			ds, err := s.pull(ctx, p)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", p, err)
+				return nil, nil, "", fmt.Errorf("%s: %w", p, err)
 			}
 			out[p] = ds
 		}
-		return out, nil
+		return out, nil, "", nil
 	}
-	if err := s.settle(ctx, paths, m.cfg.Quiet, m.cfg.Max, m.cfg.Load); err != nil {
-		return nil, err
+	unsettled, incomplete, err := s.settle(ctx, paths, m.cfg.Quiet, m.cfg.Max, m.cfg.Load)
+	if err != nil {
+		return nil, nil, "", err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for p, d := range s.diags {
 		out[p] = d
 	}
-	return out, nil
+	return out, unsettled, incomplete, nil
 }
 
 // diagnostics converts published diagnostics of path to ours.
@@ -279,7 +313,9 @@ func (e *entry) diagnostics(path string, ds []protocol.Diagnostic, enc encoding)
 		if d.Code != nil {
 			x.Code = fmt.Sprint(d.Code)
 		}
-		x.Line, x.Col, x.EndLine, x.EndCol = t.span(d.Range, enc)
+		x.Start, x.End = t.clamp(d.Range.Start, enc), t.clamp(d.Range.End, enc)
+		x.Line, x.Col = t.lineCol(x.Start)
+		x.EndLine, x.EndCol = t.lineCol(x.End)
 		out = append(out, x)
 	}
 	sort.SliceStable(out, func(i, j int) bool {

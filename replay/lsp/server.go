@@ -46,7 +46,7 @@ type server struct {
 	diags       map[string][]protocol.Diagnostic // latest publishDiagnostics by absolute path
 	lastChange  time.Time                        // last document or file change sent
 	lastPublish time.Time                        // last publishDiagnostics received
-	pending     map[string]bool                  // open documents changed since their last publishDiagnostics
+	pending     map[string]int32                 // open documents changed since their last publishDiagnostics: the version awaited
 	everPubd    bool                             // a publishDiagnostics arrived: the initial load is over
 	created     bool                             // files were created or deleted since the last settle
 	progress    map[string]time.Time             // $/progress tokens created or begun, not ended: when
@@ -111,7 +111,7 @@ func startServer(ctx context.Context, cfg ServerConfig, root string) (*server, e
 		exited:   make(chan struct{}),
 		diags:    map[string][]protocol.Diagnostic{},
 		progress: map[string]time.Time{},
-		pending:  map[string]bool{},
+		pending:  map[string]int32{},
 		wake:     make(chan struct{}),
 		enc:      utf16,
 		name:     cfg.Command[0],
@@ -202,7 +202,7 @@ func (s *server) initialize(ctx context.Context) error {
 	if err := s.notify(ctx, "initialized", map[string]any{}); err != nil {
 		return err
 	}
-	s.changed("") // the initial load starts now
+	s.changed("", 0) // the initial load starts now
 	if s.cfg.Settings != nil {
 		if err := s.notify(ctx, "workspace/didChangeConfiguration", map[string]any{"settings": s.cfg.Settings}); err != nil {
 			return err

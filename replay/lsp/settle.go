@@ -2,16 +2,19 @@ package lsp
 
 import (
 	"context"
+	"fmt"
+	"sync/atomic"
 	"time"
 )
 
 // changed records that a change was sent: diagnostics are unsettled again.
-// A document's own change (path not "") also waits for its publish.
-func (s *server) changed(path string) {
+// A document's own change (path not "") also waits for a publish for its
+// version.
+func (s *server) changed(path string, version int32) {
 	s.mu.Lock()
 	s.lastChange = time.Now()
 	if path != "" {
-		s.pending[path] = true
+		s.pending[path] = version
 	}
 	s.signalLocked()
 	s.mu.Unlock()
@@ -43,12 +46,15 @@ func (s *server) busyLocked(now time.Time) bool {
 
 // settle waits until the server's diagnostics are quiet: no $/progress is
 // active, each of paths that was opened or changed got a publishDiagnostics
-// since, and nothing arrived for quiet. Until the server's first
-// publishDiagnostics and first publish for each of paths (its initial load),
-// and while progress is active, the wait is bounded by load (from the call);
-// after that by max (from the end of the load). Running out of time is not
-// an error: the latest diagnostics are what there is.
-func (s *server) settle(ctx context.Context, paths []string, quiet, max, load time.Duration) error {
+// for its latest version since, and nothing arrived for quiet. Until the
+// server's first publishDiagnostics and first publish for each of paths (its
+// initial load), and while progress is active, the wait is bounded by load
+// (from the call); after that by max (from the end of the load). Running out
+// of time is not an error: the latest diagnostics are what there is;
+// unsettled says which of paths they may be stale for, and why, and
+// incomplete (not "") that the server was still at work, so that files not
+// asked about may lack problems it had yet to publish.
+func (s *server) settle(ctx context.Context, paths []string, quiet, max, load time.Duration) (unsettled map[string]string, incomplete string, err error) {
 	start := time.Now()  // the load bound counts from here
 	var loaded time.Time // the max bound counts from the end of the load
 	for {
@@ -58,7 +64,7 @@ func (s *server) settle(ctx context.Context, paths []string, quiet, max, load ti
 		loading := busy || !s.everPubd
 		waiting := false
 		for _, p := range paths {
-			if s.pending[p] {
+			if _, ok := s.pending[p]; ok {
 				waiting = true
 				_, seen := s.diags[p]
 				loading = loading || !seen // its first analysis is part of the load
@@ -77,7 +83,7 @@ func (s *server) settle(ctx context.Context, paths []string, quiet, max, load ti
 		if !busy && !waiting && wait <= 0 {
 			s.created = false
 			s.mu.Unlock()
-			return nil
+			return nil, "", nil
 		}
 		left := max - now.Sub(loaded)
 		if loading {
@@ -85,8 +91,20 @@ func (s *server) settle(ctx context.Context, paths []string, quiet, max, load ti
 		}
 		if left <= 0 {
 			s.created = false
+			waited := now.Sub(start).Round(time.Millisecond)
+			if busy {
+				incomplete = fmt.Sprintf("%s was still at work after %v", s.cfg.Command[0], waited)
+			}
+			unsettled = map[string]string{}
+			for _, p := range paths {
+				if _, pending := s.pending[p]; pending {
+					unsettled[p] = fmt.Sprintf("%s published no diagnostics for its latest content within %v", s.cfg.Command[0], waited)
+				} else if busy {
+					unsettled[p] = incomplete
+				}
+			}
 			s.mu.Unlock()
-			return nil
+			return unsettled, incomplete, nil
 		}
 		if busy || waiting || wait > left {
 			wait = left
@@ -97,7 +115,7 @@ func (s *server) settle(ctx context.Context, paths []string, quiet, max, load ti
 		wake := s.wake
 		s.mu.Unlock()
 		if err := s.sleep(ctx, wake, wait); err != nil {
-			return err
+			return nil, "", err
 		}
 	}
 }
@@ -122,9 +140,16 @@ func (s *server) ready(ctx context.Context, load time.Duration) error {
 	}
 }
 
+// sleeping, when set (by tests), is called each time a call begins to wait
+// on a server: the call is then in flight.
+var sleeping atomic.Pointer[func()]
+
 // sleep waits for an event (wake closing) or d; it fails if the server
 // exits or ctx ends.
 func (s *server) sleep(ctx context.Context, wake <-chan struct{}, d time.Duration) error {
+	if f := sleeping.Load(); f != nil {
+		(*f)()
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

@@ -42,7 +42,7 @@ func (e *entry) serverLocked(ctx context.Context) (*server, error) {
 		}}); err != nil {
 			return nil, err
 		}
-		s.changed(path)
+		s.changed(path, d.version)
 	}
 	return s, nil
 }
@@ -67,7 +67,7 @@ func (e *entry) openLocked(ctx context.Context, s *server, path string, text []b
 			return err
 		}
 		e.docs[path] = d
-		s.changed(path)
+		s.changed(path, d.version)
 		return nil
 	}
 	d.overlay = overlay
@@ -82,7 +82,7 @@ func (e *entry) openLocked(ctx context.Context, s *server, path string, text []b
 	}); err != nil {
 		return err
 	}
-	s.changed(path)
+	s.changed(path, d.version)
 	return nil
 }
 
@@ -99,7 +99,7 @@ func (e *entry) saveLocked(ctx context.Context, s *server, path string) error {
 	if err := s.notify(ctx, "textDocument/didSave", p); err != nil {
 		return err
 	}
-	s.changed("")
+	s.changed("", 0)
 	return nil
 }
 
@@ -109,7 +109,7 @@ func (e *entry) closeLocked(ctx context.Context, s *server, path string) error {
 	if err := s.notify(ctx, "textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": pathURI(path)}}); err != nil {
 		return err
 	}
-	s.changed("")
+	s.changed("", 0)
 	return nil
 }
 
@@ -333,7 +333,7 @@ func (m *Manager) Changed(ctx context.Context, paths ...string) {
 		e.mu.Lock()
 		if s := e.srv; s != nil && !s.dead() {
 			if s.notify(ctx, "workspace/didChangeWatchedFiles", map[string]any{"changes": changes}) == nil {
-				s.changed("")
+				s.changed("", 0)
 			}
 		}
 		e.mu.Unlock()

@@ -61,7 +61,7 @@ func TestManager_Diagnostics_TypeScriptOverlayBreaksCaller(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := count(before); n != 0 {
+	if n := count(t, before); n != 0 {
 		t.Fatalf("clean project has %d diagnostics: %v", n, before)
 	}
 	broken := strings.Replace(read(t, def), "constructor(public name: string)", "constructor(public name: string, public sides: number)", 1)
