@@ -206,7 +206,8 @@ func newDoctorCmd() *cobra.Command {
 		Long: `Check what recording depends on, and say what to do about each problem: whether a journal is here,
 whether a watcher runs (journal serve or journal watch), which agents' hooks are installed and when each
 last fired, inotify's max_user_watches against the directories to watch, and in a git repository whether
-journal's git notes are installed (journal git install). Exit status 1 when something needs doing.`,
+journal's git notes are installed (journal git install) and which of the agents' settings files git tracks
+name a path of this machine or one not on it (a teammate's). Exit status 1 when something needs doing.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			a.journalFlag, a.roots = flagString(cmd, "journal"), flagStrings(cmd, "root")

@@ -68,6 +68,19 @@ const clineStorage = "Code/User/globalStorage/saoudrizwan.claude-dev"
 var ClineHooks = []string{"TaskStart", "TaskResume", "UserPromptSubmit", "PreToolUse", "PostToolUse", "TaskComplete", "TaskCancel"}
 
 // Agents are the agents init knows, in the order it writes them.
+//
+// Where each starts a project's stdio MCP server, hence its ProjectRoot
+// (from the agents' docs and issue trackers, 2026): Claude Code in the
+// directory it runs in (.mcp.json's cwd is ignored, anthropics/claude-code
+// #17565; it expands ${VAR:-default} from its own environment, which holds
+// no project path); Codex, Gemini CLI, Copilot CLI and Kiro's CLI in the
+// session's directory; Cursor in / (it expands ${workspaceFolder} in
+// command, args, env); Cline in / (cline/cline#9950), from user-level
+// settings only, as Windsurf. Where a client starts serve elsewhere than
+// the project without --root, serve refuses in / or the home directory
+// rather than serve the wrong tree. Hooks run in the project (Claude Code's
+// $CLAUDE_PROJECT_DIR, Cursor's CURSOR_PROJECT_DIR, Gemini's
+// GEMINI_PROJECT_DIR) and find the journal from their payload's cwd.
 var Agents = []*Agent{
 	{Name: "claude-code", ProjectMarks: []string{".claude"}, UserMarks: []string{".claude"}, Bins: []string{"claude"},
 		HookFile: map[Scope]string{Project: ".claude/settings.json", User: ".claude/settings.json"},
