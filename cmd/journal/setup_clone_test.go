@@ -168,17 +168,17 @@ func TestInit_CommittedFilesWorkInAClone(t *testing.T) {
 // everything out: the fixture's bytes back.
 func TestInit_EarlierForm(t *testing.T) {
 	dir, home := t.TempDir(), t.TempDir()
-	fixture := filepath.Join("..", "..", "testdata", "init", "claude-code")
-	copyFixture(t, fixture, dir)
+	for _, f := range []string{"claude-code", "codex"} {
+		copyFixture(t, filepath.Join("..", "..", "testdata", "init", f), dir)
+	}
 	orig := tree(t, dir)
 	old := "/opt/journal-0.9/bin/journal" // the binary of the teammate who ran init
-	if r := runIn(t, dir, home, "init", "--no-mcp", "--bin", old, "claude-code"); r.code != 0 {
+	if r := runIn(t, dir, home, "init", "--no-mcp", "--bin", old, "claude-code", "codex"); r.code != 0 {
 		t.Fatalf("init: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	// the MCP entry as the earlier binary wrote it, and its record
+	// the MCP entries as the earlier binary wrote them, and their record
 	mcpPath := filepath.Join(dir, ".mcp.json")
-	before, _ := os.ReadFile(mcpPath)
-	after := strings.Replace(string(before), "\n  }\n}", `,
+	earlier(t, dir, mcpPath, "\n  }\n}", `,
     "journal": {
       "type": "stdio",
       "command": "`+old+`",
@@ -189,20 +189,8 @@ func TestInit_EarlierForm(t *testing.T) {
       ]
     }
   }
-}`, 1)
-	os.WriteFile(mcpPath, []byte(after), 0o644)
-	recPath := filepath.Join(dir, ".journal", "init.json")
-	var rec struct {
-		Files []map[string]any `json:"files"`
-	}
-	b, _ := os.ReadFile(recPath)
-	if err := json.Unmarshal(b, &rec); err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256([]byte(after))
-	rec.Files = append(rec.Files, map[string]any{"agent": "claude-code", "path": mcpPath, "before": before, "mode": 0o644, "after": hex.EncodeToString(sum[:])})
-	b, _ = json.MarshalIndent(rec, "", "  ")
-	os.WriteFile(recPath, b, 0o600)
+}`)
+	earlier(t, dir, filepath.Join(dir, ".codex", "config.toml"), "", "\n# journal init: begin (journal init --undo removes this block)\n[mcp_servers.journal]\ncommand = \""+old+"\"\nargs = [\"serve\", \"--root\", \""+dir+"\"]\n# journal init: end\n")
 
 	os.WriteFile(filepath.Join(dir, ".gitignore"), []byte(".journal/\n"), 0o644)
 	gitEnvInAllow(t, dir, "init", "-q", "-b", "main")
@@ -210,6 +198,8 @@ func TestInit_EarlierForm(t *testing.T) {
 	gitEnvInAllow(t, dir, "commit", "-qm", "with an earlier init's files")
 	r := runIn(t, dir, home, "doctor")
 	for _, w := range []string{
+		"!!  committed paths    .codex/config.toml is committed (git tracks it) and names this machine's " + dir + "; " + old + ", not on this machine",
+		"!!  committed paths    .codex/hooks.json is committed (git tracks it) and names " + old + ", not on this machine",
 		"!!  committed paths    .claude/settings.json is committed (git tracks it) and names " + old + ", not on this machine",
 		"!!  committed paths    .mcp.json is committed (git tracks it) and names this machine's " + dir + "; " + old + ", not on this machine",
 		"run `journal init` again here",
@@ -230,7 +220,7 @@ func TestInit_EarlierForm(t *testing.T) {
 	cmd := exec.Command(bin, "init", "--undo")
 	cmd.Dir, cmd.Env = undone, []string{"HOME=" + home, "PATH=/usr/bin:/bin"}
 	// the record names dir's files: point it at the copy's
-	b, _ = os.ReadFile(filepath.Join(undone, ".journal", "init.json"))
+	b, _ := os.ReadFile(filepath.Join(undone, ".journal", "init.json"))
 	os.WriteFile(filepath.Join(undone, ".journal", "init.json"), []byte(strings.ReplaceAll(string(b), dir, undone)), 0o600)
 	if r := runCmd(t, cmd); r.code != 0 {
 		t.Fatalf("undo of the earlier form: exit %d\n%s%s", r.code, r.stdout, r.stderr)
@@ -243,8 +233,9 @@ func TestInit_EarlierForm(t *testing.T) {
 	}
 
 	// init again: journal's entries rewritten in place
-	r = runIn(t, dir, home, "init", "--bin", "journal", "claude-code")
-	if r.code != 0 || !strings.Contains(r.stdout, "updated .claude/settings.json") || !strings.Contains(r.stdout, "updated .mcp.json") {
+	r = runIn(t, dir, home, "init", "--bin", "journal", "claude-code", "codex")
+	if r.code != 0 || !strings.Contains(r.stdout, "updated .claude/settings.json") || !strings.Contains(r.stdout, "updated .mcp.json") ||
+		!strings.Contains(r.stdout, "updated .codex/config.toml") || !strings.Contains(r.stdout, "updated .codex/hooks.json") {
 		t.Fatalf("init over the earlier form: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if c, args := mcpEntry(t, mcpPath); c != "journal" || !slices.Equal(args, []string{"serve"}) {
@@ -258,10 +249,14 @@ func TestInit_EarlierForm(t *testing.T) {
 	if strings.Contains(string(b), old) || strings.Count(string(b), `"journal hook claude-code"`) != 9 {
 		t.Errorf(".claude/settings.json after init (9 hooks running journal, none %s):\n%s", old, b)
 	}
+	b, _ = os.ReadFile(filepath.Join(dir, ".codex", "config.toml"))
+	if !strings.HasSuffix(string(b), "\n\n# journal init: begin (journal init --undo removes this block)\n[mcp_servers.journal]\ncommand = \"journal\"\nargs = [\"serve\"]\n# journal init: end\n") || strings.Count(string(b), "[mcp_servers.journal]") != 1 {
+		t.Errorf(".codex/config.toml after init:\n%s", b)
+	}
 	if r := runIn(t, dir, home, "doctor"); !strings.Contains(r.stdout, "ok  committed paths") {
 		t.Errorf("doctor after init:\n%s", r.stdout)
 	}
-	if r := runIn(t, dir, home, "init", "--bin", "journal", "claude-code"); !strings.Contains(r.stdout, "nothing to do") {
+	if r := runIn(t, dir, home, "init", "--bin", "journal", "claude-code", "codex"); !strings.Contains(r.stdout, "nothing to do") {
 		t.Errorf("a second init: %s%s", r.stdout, r.stderr)
 	}
 	if r := runIn(t, dir, home, "init", "--undo"); r.code != 0 {
@@ -273,4 +268,33 @@ func TestInit_EarlierForm(t *testing.T) {
 			t.Errorf("after --undo %s is\n%s\nwant\n%s", p, got[p], want)
 		}
 	}
+}
+
+// earlier makes file p as an earlier binary's init left it — text put in
+// place of the first at (appended when at is "") — and records it in the
+// workspace's init.json as that init did.
+func earlier(t *testing.T, dir, p, at, text string) {
+	t.Helper()
+	before, _ := os.ReadFile(p)
+	after := string(before) + text
+	if at != "" {
+		after = strings.Replace(string(before), at, text, 1)
+	}
+	os.WriteFile(p, []byte(after), 0o644)
+	recPath := filepath.Join(dir, ".journal", "init.json")
+	var rec struct {
+		Files []map[string]any `json:"files"`
+	}
+	b, _ := os.ReadFile(recPath)
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(after))
+	rec.Files = append(rec.Files, map[string]any{"agent": "codex", "path": p, "before": before, "mode": 0o644,
+		"after": hex.EncodeToString(sum[:]), "toml": strings.HasSuffix(p, ".toml")})
+	if strings.HasSuffix(p, ".mcp.json") {
+		rec.Files[len(rec.Files)-1]["agent"] = "claude-code"
+	}
+	b, _ = json.MarshalIndent(rec, "", "  ")
+	os.WriteFile(recPath, b, 0o600)
 }
