@@ -268,7 +268,8 @@ func agentConfigFiles() []string {
 // after one), up to the next quote, space or bracket. A path after a
 // variable ("$CLAUDE_PROJECT_DIR"/.claude/...) starts no word; paths with
 // a variable in them ($VAR, ${workspaceFolder}) are the agent's to
-// expand: not reported.
+// expand, and patterns (a permission rule's /usr/bin/make:*) match paths
+// rather than name one: neither is reported.
 var absPath = regexp.MustCompile(`(?:^|[\s=\[,(:]|[\s=\[,(:]["'])(/[^/\s"',\])][^\s"',\])]*)`)
 
 // committedPathChecks: in a git repository, each agent's settings file the
@@ -295,7 +296,7 @@ func committedPathChecks(ctx context.Context, d DoctorEnv) []Check {
 		ours, others := false, false
 		for _, m := range absPath.FindAllSubmatch(text, -1) {
 			p := string(m[1])
-			if bytes.Contains(m[1], []byte("$")) || slices.Contains(mine, p) || slices.Contains(elsewhere, p) {
+			if bytes.ContainsAny(m[1], "$*?") || slices.Contains(mine, p) || slices.Contains(elsewhere, p) {
 				continue
 			}
 			_, err := os.Stat(p)
