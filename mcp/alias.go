@@ -27,6 +27,7 @@ var pathNames = []string{"absolute_file_path", "file", "file_path", "target_file
 type pathAliases struct {
 	top   string
 	items map[string]string // array argument → its items' path argument
+	probe [][]byte          // the quoted names whose presence means an alias may be sent
 }
 
 // aliasesFor reads the path arguments of a tool's input type t.
@@ -48,6 +49,22 @@ func aliasesFor(t reflect.Type) pathAliases {
 				a.items = map[string]string{}
 			}
 			a.items[f.name] = p
+		}
+	}
+	// the tool's own name is no sign of an alias when every part of the
+	// tool has that one
+	own := a.top
+	for _, p := range a.items {
+		if own == "" {
+			own = p
+		} else if p != own {
+			own = ""
+			break
+		}
+	}
+	for _, n := range pathNames {
+		if n != own {
+			a.probe = append(a.probe, []byte(`"`+n+`"`))
 		}
 	}
 	return a
@@ -203,20 +220,10 @@ func itoa(i int) string {
 }
 
 // mentionsAlias reports whether raw may hold an alias as a key: a quick
-// look (the tool's own name aside, when every part of it has the same one)
-// before the arguments are parsed into a map.
+// look before the arguments are parsed into a map.
 func (a pathAliases) mentionsAlias(raw []byte) bool {
-	own := a.top
-	for _, p := range a.items {
-		if own == "" {
-			own = p
-		} else if p != own {
-			own = ""
-			break
-		}
-	}
-	for _, n := range pathNames {
-		if n != own && bytes.Contains(raw, []byte(`"`+n+`"`)) {
+	for _, q := range a.probe {
+		if bytes.Contains(raw, q) {
 			return true
 		}
 	}
