@@ -9,8 +9,10 @@
 //     history.go (revert, undo, redo, log, status, resources). Each registers
 //     itself from init, so the server needs no edit to gain a toolset.
 //   - tool.go: addTool, the one place arguments are decoded (strictly: an
-//     unknown parameter is INVALID_INPUT naming the valid ones; long strings
-//     were decoded at the transport, wire.go) and results are
+//     unknown parameter is INVALID_INPUT naming the valid ones; another
+//     seed's name of the path argument is first renamed to the tool's own
+//     by one table, alias.go, and two names of one path are INVALID_INPUT;
+//     long strings were decoded at the transport, wire.go) and results are
 //     encoded (concise text for the model, structured content for programs,
 //     never over Options.ResultCap; a text cut there says the structured
 //     result has the rest only when it does). A line longer than a result

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"unicode/utf8"
 
@@ -35,7 +36,8 @@ type reply struct {
 
 // addTool registers a typed tool. The handler decodes nothing and maps no
 // errors itself: arguments are decoded strictly here (unknown parameters are
-// INVALID_INPUT naming the valid ones) and every error goes through toolError.
+// INVALID_INPUT naming the valid ones; another seed's name of the path
+// argument is renamed first, alias.go) and every error goes through toolError.
 func addTool[In any, Out any](s *Server, d def, fn func(ctx context.Context, c *call, in *In) (*Out, string, error)) {
 	if !s.enabled(d.toolset, d.name) || (s.opts.ReadOnly && !d.readOnly) {
 		return
@@ -54,6 +56,7 @@ func addTool[In any, Out any](s *Server, d def, fn func(ctx context.Context, c *
 		mcpgo.WithIdempotentHintAnnotation(d.idempotent),
 		mcpgo.WithOpenWorldHintAnnotation(false),
 	)
+	aliases := aliasesFor(reflect.TypeFor[In]())
 	s.tools = append(s.tools, ToolInfo{Name: d.name, Toolset: d.toolset, Description: d.desc,
 		ReadOnly: d.readOnly, Destructive: d.destructive, Idempotent: d.idempotent})
 	s.srv.AddTool(tool, func(ctx context.Context, req mcpgo.CallToolRequest) (*mcpgo.CallToolResult, error) {
@@ -63,7 +66,11 @@ func addTool[In any, Out any](s *Server, d def, fn func(ctx context.Context, c *
 			spilled = s.spill.claim(b)
 		}
 		in := new(In)
-		if err := decodeArgs(raw, in); err != nil {
+		args, err := aliases.rename(raw)
+		if err != nil {
+			return toolError(d.name, nil, err)
+		}
+		if err := decodeArgs(args, in); err != nil {
 			return toolError(d.name, nil, err)
 		}
 		fill(in, spilled)

@@ -86,12 +86,16 @@ Every mutating tool call becomes one journal event in <first root>/.journal/jour
 			}
 			serveMemoryLimit()
 			roots := flagStrings(cmd, "root")
-			if len(roots) == 0 {
-				roots = []string{"."}
-			}
 			jp := flagString(cmd, "journal")
 			if jp == "" {
 				jp = os.Getenv("JOURNAL_PATH")
+			}
+			if len(roots) == 0 {
+				r, err := serveRoot(jp)
+				if err != nil {
+					return err
+				}
+				roots = []string{r}
 			}
 			origin := "stdio"
 			if httpAddr != "" {
@@ -214,10 +218,11 @@ Every mutating tool call becomes one journal event in <first root>/.journal/jour
   workspace: %s
   journal:   %s
 This is meant to be started by an MCP client, for example:
-  claude mcp add journal -- journal serve --root %s
+  claude mcp add --scope project journal -- journal serve
 or in .vscode/mcp.json: {"servers": {"journal": {"command": "journal", "args": ["serve", "--root", "${workspaceFolder}"]}}}
+(journal init writes each agent's.)
 Press Ctrl-D to exit.
-`, eng.Roots()[0].Dir, eng.Journal().Path(), eng.Roots()[0].Dir)
+`, eng.Roots()[0].Dir, eng.Journal().Path())
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -396,4 +401,46 @@ func serveMemoryLimit() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(serveMemLimit)
 	}
+}
+
+// serveRoot is the workspace serve serves without --root: the one whose
+// journal is found from the working directory up, as every command finds
+// it (an agent that starts its stdio servers in a subdirectory of the
+// project still gets the project), else the working directory itself —
+// where a committed MCP entry without --root has its agent start it. With
+// --journal or JOURNAL_PATH, the working directory, as before. A server
+// started in / or in the home directory with no journal there is refused:
+// its client (Cursor, Cline, a desktop app) starts servers there, not in
+// the project, and must be given the workspace.
+func serveRoot(journalPath string) (string, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	if journalPath != "" {
+		return cwd, nil
+	}
+	for dir := cwd; ; {
+		if fi, err := os.Stat(filepath.Join(dir, journal.DirName, journal.FileName)); err == nil && fi.Mode().IsRegular() {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	home, _ := os.UserHomeDir()
+	if filepath.Dir(cwd) == cwd || (home != "" && sameDir(cwd, home)) {
+		return "", withHint(usageError{fmt.Errorf("journal serve without --root started in %s, with no journal there or above: that is where the MCP client starts its servers, not the project", cwd)},
+			`give it the workspace: "args": ["serve", "--root", "${workspaceFolder}"] (Cursor, VS Code), or --root /path/to/project in your own settings`)
+	}
+	return cwd, nil
+}
+
+// sameDir reports whether a and b are one directory.
+func sameDir(a, b string) bool {
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }

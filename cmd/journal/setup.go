@@ -42,8 +42,9 @@ func (a *app) setupEnv(bin string) (setup.Env, bool, error) {
 		e.Root, e.Journal = abs, filepath.Join(abs, journal.DirName)
 	}
 	e.Home, _ = os.UserHomeDir()
+	e.UserBin = e.Bin
 	if e.Bin == "" {
-		e.Bin = setup.DefaultBin()
+		e.Bin, e.UserBin = "journal", setup.DefaultBin()
 	}
 	return e, found, nil
 }
@@ -58,9 +59,14 @@ func newInitCmd() *cobra.Command {
 		Long: `Find the coding agents in use here (their project or user directories, or their commands on PATH),
 or take the ones named, and write into their settings (merged with what is there: your hooks, permissions
 and key order kept) hooks on every tool call, prompt, subagent, turn and session running ` + "`journal hook AGENT`" + `,
-and the MCP server entry ` + "`journal serve --root ROOT`" + ` where the agent lists MCP servers: in the project, or
-for Cline and Windsurf, which list them only in the user's files (for every project), there — an entry
-journal there serving another project is left as it is, with the lines to add. Settings may be JSON with
+and the MCP server entry ` + "`journal serve`" + ` where the agent lists MCP servers: in the project, in the form
+that works from any clone of it (` + "`journal`" + ` found on PATH; no --root where the agent starts the server in the
+project, which serve then finds from its working directory; Cursor's ` + "`--root ${workspaceFolder}`" + `), or for Cline
+and Windsurf, which list them only in the user's files (for every project), there, with --root naming this
+workspace — an entry journal there serving another project is left as it is, with the lines to add. The
+project's files never name a path of this machine: when PATH does not find this binary as journal, init says
+so (the user's own files run it by its absolute path), and an earlier init's entries naming this machine's
+paths are rewritten in the new form. Settings may be JSON with
 comments and trailing commas (JSONC): the comments are kept. The journal is made if there is none. A second
 run changes nothing.
 
@@ -187,7 +193,7 @@ AGENT is one of: ` + strings.Join(agents.Names(), ", ") + `.`,
 	f.BoolVar(&undo, "undo", false, "take out everything journal init wrote here")
 	f.BoolVar(&user, "user", false, "write the hooks in the user's files (every project) instead of the project's")
 	f.BoolVar(&noMCP, "no-mcp", false, "write the hooks only, not the MCP server entry")
-	f.StringVar(&bin, "bin", "", "the journal command hooks run (default: journal if PATH finds this binary, else its absolute path)")
+	f.StringVar(&bin, "bin", "", "the journal command hooks and MCP entries run (default: journal in the project's files; in your own files journal if PATH finds this binary, else its absolute path)")
 	return cmd
 }
 
@@ -200,7 +206,8 @@ func newDoctorCmd() *cobra.Command {
 		Long: `Check what recording depends on, and say what to do about each problem: whether a journal is here,
 whether a watcher runs (journal serve or journal watch), which agents' hooks are installed and when each
 last fired, inotify's max_user_watches against the directories to watch, and in a git repository whether
-journal's git notes are installed (journal git install). Exit status 1 when something needs doing.`,
+journal's git notes are installed (journal git install) and which of the agents' settings files git tracks
+name a path of this machine or one not on it (a teammate's). Exit status 1 when something needs doing.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			a.journalFlag, a.roots = flagString(cmd, "journal"), flagStrings(cmd, "root")

@@ -2,6 +2,7 @@ package setup
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -41,7 +42,16 @@ type Agent struct {
 	// the user's files (Cline, Windsurf), those files: each is written
 	// when the agent's directory beside it (Mark) is there.
 	MCPUserFiles []UserFile
-	mcp          func(root *node, bin, wsRoot string) error
+	// ProjectRoot is the --root the project's MCP entry gives journal
+	// serve, in the form that holds in every clone: "" for none (the agent
+	// starts its stdio servers in the project: serve finds the workspace
+	// from its working directory), or the variable the agent expands to
+	// the workspace (Cursor's ${workspaceFolder}: it starts them in /).
+	// The user's files (MCPUserFiles), which serve every project from one
+	// machine, name the workspace's absolute path.
+	ProjectRoot string
+	// mcp adds the entry running bin serve (with --root wsRoot unless "").
+	mcp func(root *node, bin, wsRoot string) error
 	// Note is what the user must still do, said once the files are written.
 	Note string
 }
@@ -58,6 +68,19 @@ const clineStorage = "Code/User/globalStorage/saoudrizwan.claude-dev"
 var ClineHooks = []string{"TaskStart", "TaskResume", "UserPromptSubmit", "PreToolUse", "PostToolUse", "TaskComplete", "TaskCancel"}
 
 // Agents are the agents init knows, in the order it writes them.
+//
+// Where each starts a project's stdio MCP server, hence its ProjectRoot
+// (from the agents' docs and issue trackers, 2026): Claude Code in the
+// directory it runs in (.mcp.json's cwd is ignored, anthropics/claude-code
+// #17565; it expands ${VAR:-default} from its own environment, which holds
+// no project path); Codex, Gemini CLI, Copilot CLI and Kiro's CLI in the
+// session's directory; Cursor in / (it expands ${workspaceFolder} in
+// command, args, env); Cline in / (cline/cline#9950), from user-level
+// settings only, as Windsurf. Where a client starts serve elsewhere than
+// the project without --root, serve refuses in / or the home directory
+// rather than serve the wrong tree. Hooks run in the project (Claude Code's
+// $CLAUDE_PROJECT_DIR, Cursor's CURSOR_PROJECT_DIR, Gemini's
+// GEMINI_PROJECT_DIR) and find the journal from their payload's cwd.
 var Agents = []*Agent{
 	{Name: "claude-code", ProjectMarks: []string{".claude"}, UserMarks: []string{".claude"}, Bins: []string{"claude"},
 		HookFile: map[Scope]string{Project: ".claude/settings.json", User: ".claude/settings.json"},
@@ -74,7 +97,7 @@ var Agents = []*Agent{
 		HookFile: map[Scope]string{Project: ".cursor/hooks.json", User: ".cursor/hooks.json"},
 		hooks: flatHooks([]string{"sessionStart", "beforeSubmitPrompt", "preToolUse", "postToolUse", "postToolUseFailure",
 			"subagentStart", "subagentStop", "stop", "sessionEnd"}, true, nil),
-		MCPFile: ".cursor/mcp.json", mcp: mcpServers(nil)},
+		MCPFile: ".cursor/mcp.json", ProjectRoot: "${workspaceFolder}", mcp: mcpServers(nil)},
 	{Name: "cline", ProjectMarks: []string{".clinerules"}, UserMarks: []string{"Documents/Cline", ".cline"}, Bins: []string{"cline"},
 		HookFile: map[Scope]string{Project: ".clinerules/hooks", User: "Documents/Cline/Hooks"},
 		MCPUserFiles: []UserFile{{".cline/data/settings/cline_mcp_settings.json", ".cline/data"},
@@ -286,18 +309,68 @@ func (n *node) arr() []*node {
 // agent's own keys around them: first before command (Claude Code's
 // "type": "stdio", Copilot CLI's "type": "local"), then after args
 // (Copilot's "tools"). An entry named journal already there is left as it
-// is.
+// is, unless it is journal's own naming a path the new entry does not (an
+// earlier init's --root /home/me/repo, or its binary's absolute path):
+// that one is replaced, in its place.
 func mcpServers(first obj, then ...any) func(*node, string, string) error {
 	return func(root *node, bin, wsRoot string) error {
 		servers, _, err := root.child("mcpServers", '{')
 		if err != nil {
 			return err
 		}
-		if servers.get("journal") != nil {
+		args := []any{"serve"}
+		if wsRoot != "" {
+			args = append(args, "--root", wsRoot)
+		}
+		if j := servers.get("journal"); j != nil && !(ourServer(j, bin) && staleServer(j, bin, args)) {
 			return nil
 		}
-		e := append(append(append(obj{}, first...), "command", bin, "args", []any{"serve", "--root", wsRoot}), then...)
+		e := append(append(append(obj{}, first...), "command", bin, "args", args), then...)
 		servers.set("journal", fromValue(e))
 		return nil
+	}
+}
+
+// staleServer reports whether journal's entry e runs another binary path
+// or names a path as --root where the entry init writes now (command bin,
+// args) does not.
+func staleServer(e *node, bin string, args []any) bool {
+	if c := e.get("command").str(); c != bin && filepath.IsAbs(strings.Trim(c, `"'`)) {
+		return true
+	}
+	var got []string
+	for _, v := range e.get("args").arr() {
+		got = append(got, v.str())
+	}
+	i := slices.Index(got, "--root")
+	if i < 0 || i+1 >= len(got) {
+		return false
+	}
+	return filepath.IsAbs(got[i+1]) && !slices.Contains(args, any(got[i+1]))
+}
+
+// rebin makes every hook command of agent's journal hook under n run bin:
+// one an earlier init wrote with this binary's absolute path (or another
+// name) is rewritten in its place, the rest of the command kept.
+func rebin(n *node, agent, bin string) {
+	if n == nil {
+		return
+	}
+	for i, k := range n.keys {
+		v := n.vals[i]
+		if (k == "command" || k == "bash") && v.kind == 0 {
+			if c := v.str(); Ours(c, agent) {
+				if f := strings.Fields(c); f[0] != bin && strings.Contains(filepath.Base(strings.Trim(f[0], `"'`)), "journal") {
+					n.set(k, scalar(bin+strings.TrimPrefix(c, f[0])))
+				}
+			}
+			continue
+		}
+		rebin(v, agent, bin)
+	}
+	if n.kind == '[' {
+		for _, v := range n.vals {
+			rebin(v, agent, bin)
+		}
 	}
 }

@@ -7,13 +7,30 @@
 // reference), its hooks — every tool call before and after, prompts,
 // subagents, turns and sessions, each running `journal hook AGENT` — in the
 // project's file (or the user's, Scope User), and the MCP server entry
-// `journal serve --root ROOT` in the project's MCP file where the agent has
-// one (Claude Code, Cursor, Gemini CLI, Copilot CLI, Kiro; Codex's
-// config.toml), or for an agent that lists its MCP servers only in the
-// user's files (Cline, Windsurf: Agent.MCPUserFiles) in those it keeps (its
-// directory there): they serve every project, so an entry journal serving
-// another workspace is left as it is, with a warning giving the lines to
-// add. Cline's hooks are executables named for their events.
+// `journal serve` in the project's MCP file where the agent has one (Claude
+// Code, Cursor, Gemini CLI, Copilot CLI, Kiro; Codex's config.toml), or for
+// an agent that lists its MCP servers only in the user's files (Cline,
+// Windsurf: Agent.MCPUserFiles) in those it keeps (its directory there):
+// they serve every project, so an entry journal serving another workspace
+// is left as it is, with a warning giving the lines to add. Cline's hooks
+// are executables named for their events.
+//
+// # Files a team commits
+//
+// What init writes in the project's files holds in every clone: they run
+// `journal` (Env.Bin: found on PATH), and name no path of this machine. The
+// MCP entry gives no --root where the agent starts its stdio servers in the
+// project (serve then finds the workspace from its working directory), and
+// the agent's own variable where it starts them elsewhere (Agent.ProjectRoot:
+// Cursor's ${workspaceFolder}). Machine-specific settings go in the user's
+// files only: hooks written with --user and the user-level MCP files run
+// Env.UserBin (the absolute path when PATH does not find this binary as
+// journal) and name the workspace by its path. When the project's files run
+// a journal PATH does not find as this binary, Plan warns. Over an earlier
+// init's entries naming a path (its binary's, --root's), init writes the new
+// form in their place (rebin, staleServer, Codex's marked block, Cline's
+// scripts); strip and the record recognise both forms, so --undo takes out
+// what either added.
 //
 // # Merging, and taking it back
 //
@@ -41,8 +58,9 @@
 // hooks — installed where, and when they last fired: every hook call that
 // reaches a journal writes <journal dir>/watch/fired/<agent> (Fired) —,
 // inotify's max_user_watches against the directories a watcher would
-// watch, and in a git repository whether journal's git notes are
-// installed; each problem comes with what to do.
+// watch, in a git repository whether journal's git notes are installed and
+// which agent settings git tracks name a path of this machine or one not
+// on it (committedPathChecks); each problem comes with what to do.
 //
 // What init records for --undo (init.json) and the hooks' fired marks are
 // described in docs/DESIGN.md ("Files").

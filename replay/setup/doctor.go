@@ -1,11 +1,15 @@
 package setup
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -88,6 +92,7 @@ func Doctor(ctx context.Context, d DoctorEnv) []Check {
 			Fix: "start one: `journal watch &` in " + d.Root + ", or let your agent start `journal serve` (its MCP server)"})
 	}
 	out = append(out, hookChecks(d, wdir)...)
+	out = append(out, committedPathChecks(ctx, d)...)
 	out = append(out, inotifyCheck(d))
 	if c, ok := gitCheck(ctx, d); ok {
 		out = append(out, c)
@@ -236,4 +241,106 @@ func gitCheck(ctx context.Context, d DoctorEnv) (Check, bool) {
 	}
 	return Check{Name: "git notes", Say: "not installed: commits do not say which agent wrote which lines",
 		Fix: "run `journal git install`"}, true
+}
+
+// agentConfigFiles are the project's files the agents read their hooks
+// and MCP servers from (relative to the root), VS Code's .vscode/mcp.json
+// with them.
+func agentConfigFiles() []string {
+	out := []string{".vscode/mcp.json"}
+	for _, a := range Agents {
+		if a.hooks == nil {
+			for _, ev := range ClineHooks {
+				out = append(out, filepath.Join(a.HookFile[Project], ev))
+			}
+		} else {
+			out = append(out, a.HookFile[Project])
+		}
+		if a.MCPFile != "" && !slices.Contains(out, a.MCPFile) {
+			out = append(out, a.MCPFile)
+		}
+	}
+	return out
+}
+
+// absPath finds absolute paths in a settings file's text: a "/" that
+// starts a word (after a space, "=", "[", ",", ":" or "(", or a quote
+// after one), up to the next quote, space or bracket. A path after a
+// variable ("$CLAUDE_PROJECT_DIR"/.claude/...) starts no word; paths with
+// a variable in them ($VAR, ${workspaceFolder}) are the agent's to
+// expand, and patterns (a permission rule's /usr/bin/make:*) match paths
+// rather than name one: neither is reported.
+var absPath = regexp.MustCompile(`(?:^|[\s=\[,(:]|[\s=\[,(:]["'])(/[^/\s"',\])][^\s"',\])]*)`)
+
+// committedPathChecks: in a git repository, each agent's settings file the
+// repository tracks (git ls-files) that names a path of this machine (one
+// in the workspace or the home directory) or a path not on this machine
+// (a teammate's, from their init): a clone elsewhere runs what is at that
+// path on its own disk, or nothing. No check when nothing is tracked.
+func committedPathChecks(ctx context.Context, d DoctorEnv) []Check {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", d.Root, "ls-files", "-z", "--"}, agentConfigFiles()...)...)
+	b, err := cmd.Output()
+	if err != nil || len(b) == 0 {
+		return nil // not a repository, no git, or none of them tracked
+	}
+	var out []Check
+	tracked := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+	for _, rel := range tracked {
+		text, err := os.ReadFile(filepath.Join(d.Root, rel))
+		if err != nil {
+			continue
+		}
+		var mine, elsewhere []string
+		ours, others := false, false
+		for _, m := range absPath.FindAllSubmatch(text, -1) {
+			p := string(m[1])
+			if bytes.ContainsAny(m[1], "$*?") || slices.Contains(mine, p) || slices.Contains(elsewhere, p) {
+				continue
+			}
+			_, err := os.Stat(p)
+			switch {
+			case err != nil:
+				elsewhere = append(elsewhere, p)
+			case within(d.Root, p) || d.Home != "" && within(d.Home, p):
+				mine = append(mine, p)
+			default:
+				continue // a system path (/bin/sh, /usr/bin/env): the same on every machine
+			}
+			if strings.Contains(filepath.Base(p), "journal") || p == d.Root {
+				ours = true
+			} else {
+				others = true
+			}
+		}
+		if len(mine)+len(elsewhere) == 0 {
+			continue
+		}
+		var say []string
+		if len(mine) > 0 {
+			say = append(say, "this machine's "+strings.Join(mine, ", "))
+		}
+		if len(elsewhere) > 0 {
+			say = append(say, strings.Join(elsewhere, ", ")+", not on this machine (another's)")
+		}
+		fix := "write them relative to the project or with a variable the agent expands (Cursor's and VS Code's ${workspaceFolder}, Claude Code's ${VAR:-default}), and keep paths of your machine in your own settings"
+		switch {
+		case ours && others:
+			fix = "run `journal init` again here and commit what it changes: it rewrites journal's entries in the form every clone runs (journal on PATH, the workspace from the agent); for the others, " + fix
+		case ours:
+			fix = "run `journal init` again here and commit what it changes: it rewrites journal's entries in the form every clone runs (journal on PATH, the workspace from the agent)"
+		}
+		out = append(out, Check{Name: "committed paths", Say: rel + " is committed (git tracks it) and names " + strings.Join(say, "; ") + ": a clone elsewhere runs what is at that path on its own disk, or nothing", Fix: fix})
+	}
+	if len(out) == 0 {
+		out = append(out, Check{Name: "committed paths", OK: true, Say: fmt.Sprintf("the agents' settings git tracks (%d files) name no path of one machine", len(tracked))})
+	}
+	return out
+}
+
+// within reports whether p is dir or under it.
+func within(dir, p string) bool {
+	r, err := filepath.Rel(dir, p)
+	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator))
 }

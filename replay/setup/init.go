@@ -22,9 +22,14 @@ type Env struct {
 	Root    string // the workspace root (absolute)
 	Home    string // the user's home directory
 	Journal string // the journal's directory (<root>/.journal): the record is kept there
-	Bin     string // the journal binary as hooks run it ("journal", or an absolute path)
-	Scope   Scope
-	NoMCP   bool
+	// Bin is the journal binary as the project's files run it: "journal",
+	// found on PATH, in every clone (unless --bin says otherwise). UserBin
+	// is how the user's own files (--user hooks, Cline's and Windsurf's MCP
+	// settings) run it: "journal" when PATH finds this binary, else its
+	// absolute path, which only this machine reads.
+	Bin, UserBin string
+	Scope        Scope
+	NoMCP        bool
 	// LookPath finds an agent's executable (exec.LookPath; tests clear it).
 	LookPath func(string) (string, error)
 }
@@ -146,10 +151,14 @@ func Plan(e Env, agents []*Agent) ([]Change, []string, error) {
 		return nil
 	}
 	var out []Change
+	hookBin := e.binFor(e.Scope)
 	for _, a := range agents {
-		cmd := e.Bin + " hook " + a.Name
+		cmd := hookBin + " hook " + a.Name
 		if a.hooks != nil {
-			if err := edit(a, filepath.Join(e.base(), a.HookFile[e.Scope]), a.Name+" hooks", func(n *node) error { return a.hooks(n, cmd) }); err != nil {
+			if err := edit(a, filepath.Join(e.base(), a.HookFile[e.Scope]), a.Name+" hooks", func(n *node) error {
+				rebin(n, a.Name, hookBin)
+				return a.hooks(n, cmd)
+			}); err != nil {
 				return nil, nil, err
 			}
 		} else { // Cline: an executable per event
@@ -181,7 +190,7 @@ func Plan(e Env, agents []*Agent) ([]Change, []string, error) {
 			}
 			continue
 		}
-		if err := edit(a, p, "MCP server journal", func(n *node) error { return a.mcp(n, e.Bin, e.Root) }); err != nil {
+		if err := edit(a, p, "MCP server journal", func(n *node) error { return a.mcp(n, e.Bin, a.ProjectRoot) }); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -191,7 +200,40 @@ func Plan(e Env, agents []*Agent) ([]Change, []string, error) {
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	if w := e.binWarning(out); w != "" {
+		warn = append(warn, w)
+	}
 	return out, warn, nil
+}
+
+// binFor is the binary the files of scope s run: the project's, which
+// every clone reads, run Bin; the user's run UserBin.
+func (e Env) binFor(s Scope) string {
+	if s == User && e.UserBin != "" {
+		return e.UserBin
+	}
+	return e.Bin
+}
+
+// binWarning is what to say when the project's files changes write run a
+// binary this machine's PATH does not find as this one (journal is not on
+// PATH), or name a path of this machine (--bin /abs/journal).
+func (e Env) binWarning(changes []Change) string {
+	project := false
+	for _, c := range changes {
+		if within(e.Root, c.Path) { // a file a team may commit
+			project = true
+		}
+	}
+	switch {
+	case !project:
+		return ""
+	case filepath.IsAbs(strings.Trim(e.Bin, `"'`)):
+		return fmt.Sprintf("the project's files now run %s, a path of this machine: a clone elsewhere runs what is at that path on its disk (`journal doctor` names such files); to share them, put journal on PATH and run `journal init` without --bin", e.Bin)
+	case e.Bin == "journal" && e.UserBin != "journal" && e.UserBin != "":
+		return fmt.Sprintf("the project's files run `journal`, as every clone of it will, but PATH does not find this binary (%s) as journal: put it on PATH (`go install ./cmd/journal`, or a link to it in a directory on PATH), or the hooks and the MCP server do not start here", strings.Trim(e.UserBin, "'"))
+	}
+	return ""
 }
 
 // userMCP adds the MCP server entry to the user's files of an agent that
@@ -205,6 +247,7 @@ func userMCP(e Env, a *Agent, edit func(*Agent, string, string, func(*node) erro
 	}
 	var warn []string
 	found := false
+	bin := e.binFor(User)
 	for _, uf := range a.MCPUserFiles {
 		if !isDir(filepath.Join(e.Home, uf.Mark)) {
 			continue
@@ -217,7 +260,7 @@ func userMCP(e Env, a *Agent, edit func(*Agent, string, string, func(*node) erro
 					e.show(p), a.Name, mcpLines(e, a)))
 				return nil
 			}
-			return a.mcp(n, e.Bin, e.Root)
+			return a.mcp(n, bin, e.Root)
 		})
 		if err != nil {
 			return nil, err
@@ -233,7 +276,7 @@ func userMCP(e Env, a *Agent, edit func(*Agent, string, string, func(*node) erro
 // mcpLines is the MCP server entry a would be given, as JSON on one line.
 func mcpLines(e Env, a *Agent) string {
 	root := newObject()
-	a.mcp(root, e.Bin, e.Root)
+	a.mcp(root, e.binFor(User), e.Root)
 	b, _ := json.Marshal(json.RawMessage((&doc{root: root, indent: ""}).bytes()))
 	return string(b)
 }
@@ -250,6 +293,16 @@ func clineChanges(e Env, a *Agent, cmd string) ([]Change, []string, error) {
 		p := filepath.Join(dir, ev)
 		b, err := os.ReadFile(p)
 		switch {
+		case err == nil && string(b) == fmt.Sprintf(clineScript, cmd):
+			continue
+		case err == nil && Ours(string(b), "cline") && strings.HasPrefix(string(b), clineScript[:strings.Index(clineScript, "exec")]):
+			// an earlier init's, running the binary by another path: rewritten
+			mode := os.FileMode(0o755)
+			if fi, err := os.Stat(p); err == nil {
+				mode = fi.Mode().Perm()
+			}
+			out = append(out, Change{Agent: a.Name, Path: p, Before: b, After: []byte(fmt.Sprintf(clineScript, cmd)), Mode: mode, What: "cline hook " + ev})
+			continue
 		case err == nil && Ours(string(b), "cline"):
 			continue
 		case err == nil:
