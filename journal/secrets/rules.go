@@ -63,6 +63,9 @@ type rule struct {
 	span        int   // spanLines of re (set with it)
 	allow       []*allowlist
 	generic     bool // a generic rule: a specific rule's finding over the same bytes wins
+	// heur is a heuristic rule's detector (heuristic.go): it has no
+	// expression, and finds secrets on one line (span 0)
+	heur heuristic
 }
 
 // allowlist is a compiled gitleaks allowlist: with condition OR (the
@@ -93,7 +96,11 @@ var (
 // rules returns the compiled rule set, compiling it on first use (the
 // embedded file is fixed, so an error is a build defect and panics).
 func rules() *ruleSet {
-	loadOnce.Do(func() { loaded, loadErr = compile(gitleaksTOML) })
+	loadOnce.Do(func() {
+		if loaded, loadErr = compile(gitleaksTOML); loadErr == nil {
+			loaded.addHeuristics()
+		}
+	})
 	if loadErr != nil {
 		panic(fmt.Sprintf("secrets: embedded %s rules: %v", RulesVersion, loadErr))
 	}
@@ -156,6 +163,29 @@ func compile(b []byte) (*ruleSet, error) {
 	return rs, nil
 }
 
+// addHeuristics adds the second layer's rules (heuristic.go) after
+// gitleaks' own, their keywords to the set's.
+func (rs *ruleSet) addHeuristics() {
+	kw := map[string]int{}
+	for i, k := range rs.keywords {
+		kw[k] = i
+	}
+	for _, h := range heuristicRules() {
+		r := &rule{id: h.id, heur: h.find}
+		for _, k := range h.keywords {
+			i, ok := kw[k]
+			if !ok {
+				i = len(rs.keywords)
+				kw[k] = i
+				rs.keywords = append(rs.keywords, k)
+			}
+			r.keywords = append(r.keywords, i)
+		}
+		rs.rules = append(rs.rules, r)
+	}
+	rs.trie = newTrie(rs.keywords)
+}
+
 // regex returns the rule's compiled regular expression (TestRules_AllCompile
 // compiles every embedded one: a failure here is a build defect).
 func (r *rule) regex() *regexp.Regexp {
@@ -165,6 +195,9 @@ func (r *rule) regex() *regexp.Regexp {
 
 // lines returns how many lines a match of the rule can span (spanLines).
 func (r *rule) lines() int {
+	if r.heur != nil {
+		return 0
+	}
 	r.compile()
 	return r.span
 }
