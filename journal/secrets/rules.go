@@ -16,6 +16,12 @@ import (
 // release's and change this constant; TestRules_GitleaksExamples must pass.
 const RulesVersion = "gitleaks v8.30.1"
 
+// DetectorVersion names what finds secrets: the rules and the version of
+// the heuristics (heuristic.go). Findings stored by another detector are
+// not trusted (journal/audit scans again): a change to the rules or the
+// heuristics must change it.
+const DetectorVersion = RulesVersion + "; heuristics 1"
+
 //go:embed gitleaks.toml
 var gitleaksTOML []byte
 
