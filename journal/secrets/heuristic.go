@@ -500,10 +500,10 @@ func wordy(s string) bool {
 	if inWords*4 >= letters*3 && short*2 <= parts+1 {
 		return true
 	}
-	// long parts and few runs of digits (http2strSliceContains,
-	// TLS_DH_anon_WITH_RC4_128_MD5): a random string's parts average
-	// under two letters
-	return parts >= 2 && letters*5 >= parts*16 && digitRuns*8 <= len(s)
+	// a long name of long parts and few runs of digits
+	// (http2strSliceContains, TLS_DH_anon_WITH_RC4_128_MD5): a random
+	// string's parts average under two letters
+	return len(s) >= minEntropyLen && parts >= 2 && letters*5 >= parts*16 && digitRuns*8 <= len(s)
 }
 
 // shortWords are words and units of one or two letters that names are
