@@ -147,17 +147,8 @@ func credentialValue(v string, password bool) bool {
 	if strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") || strings.HasPrefix(v, "~/") || v[0] == '$' || v[0] == '%' || v[0] == '@' {
 		return false // a path, a variable, a template
 	}
-	var letters, digits, others int
-	for i := 0; i < len(v); i++ {
-		switch c := v[i]; {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
-			letters++
-		case c >= '0' && c <= '9':
-			digits++
-		default:
-			others++
-		}
-	}
+	lower, upper, digits, others := classes(v)
+	letters := lower + upper
 	if letters == 0 {
 		return password && digits >= 6 // a PIN-like password; numbers are no token
 	}
@@ -274,16 +265,26 @@ func prefixOf(tok string) string {
 // and digits both, and not an identifier made of words (sk-learn-model-2,
 // hf_hub_download).
 func tokenLike(s string) bool {
-	var letters, digits int
+	lower, upper, digits, _ := classes(s)
+	return lower+upper > 0 && digits > 0 && !wordy(s)
+}
+
+// classes counts the lower-case letters, capitals, digits and other bytes
+// of s.
+func classes(s string) (lower, upper, digits, others int) {
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
-			letters++
+		case c >= 'a' && c <= 'z':
+			lower++
+		case c >= 'A' && c <= 'Z':
+			upper++
 		case c >= '0' && c <= '9':
 			digits++
+		default:
+			others++
 		}
 	}
-	return letters > 0 && digits > 0 && !wordy(s)
+	return
 }
 
 // Bounds of the entropy rule: a string of token characters at least
@@ -348,22 +349,12 @@ func highEntropy(b []byte, i, j int) bool {
 	if len(s) < minEntropyLen {
 		return false
 	}
-	var lower, upper, digits int
-	for k := 0; k < len(s); k++ {
-		switch c := s[k]; {
-		case c >= 'a' && c <= 'z':
-			lower++
-		case c >= 'A' && c <= 'Z':
-			upper++
-		case c >= '0' && c <= '9':
-			digits++
-		}
-	}
-	classes := btoi(lower > 0) + btoi(upper > 0) + btoi(digits > 0)
+	lower, upper, digits, _ := classes(s)
+	kinds := btoi(lower > 0) + btoi(upper > 0) + btoi(digits > 0)
 	switch {
 	case digits == 0: // letters alone: words run together, a name
 		return false
-	case classes < 3 && len(s) < 32:
+	case kinds < 3 && len(s) < 32:
 		return false
 	case hexLike(s):
 		return false // a commit id, a digest, a UUID

@@ -90,7 +90,9 @@ type ruleSet struct {
 	rules    []*rule
 	global   []*allowlist
 	keywords []string // lower case, distinct
-	trie     *trie
+	// keywordIndex maps a keyword to its index in keywords
+	keywordIndex map[string]int
+	trie         *trie
 }
 
 var (
@@ -120,7 +122,6 @@ func compile(b []byte) (*ruleSet, error) {
 		return nil, fmt.Errorf("parse: %w", err)
 	}
 	rs := &ruleSet{}
-	kw := map[string]int{}
 	for _, a := range append([]tomlAllowlist{c.Allowlist}, c.Allowlists...) {
 		al, err := compileAllowlist(a)
 		if err != nil {
@@ -145,14 +146,7 @@ func compile(b []byte) (*ruleSet, error) {
 			}
 		}
 		for _, k := range tr.Keywords {
-			k = strings.ToLower(k)
-			i, ok := kw[k]
-			if !ok {
-				i = len(rs.keywords)
-				kw[k] = i
-				rs.keywords = append(rs.keywords, k)
-			}
-			r.keywords = append(r.keywords, i)
+			r.keywords = append(r.keywords, rs.keyword(strings.ToLower(k)))
 		}
 		for _, a := range tr.Allowlists {
 			al, err := compileAllowlist(a)
@@ -172,24 +166,28 @@ func compile(b []byte) (*ruleSet, error) {
 // addHeuristics adds the second layer's rules (heuristic.go) after
 // gitleaks' own, their keywords to the set's.
 func (rs *ruleSet) addHeuristics() {
-	kw := map[string]int{}
-	for i, k := range rs.keywords {
-		kw[k] = i
-	}
 	for _, h := range heuristicRules() {
 		r := &rule{id: h.id, heur: h.find}
 		for _, k := range h.keywords {
-			i, ok := kw[k]
-			if !ok {
-				i = len(rs.keywords)
-				kw[k] = i
-				rs.keywords = append(rs.keywords, k)
-			}
-			r.keywords = append(r.keywords, i)
+			r.keywords = append(r.keywords, rs.keyword(k))
 		}
 		rs.rules = append(rs.rules, r)
 	}
 	rs.trie = newTrie(rs.keywords)
+}
+
+// keyword returns the index of the lower-case keyword k in the set's
+// keywords, adding it if it is new.
+func (rs *ruleSet) keyword(k string) int {
+	if i, ok := rs.keywordIndex[k]; ok {
+		return i
+	}
+	if rs.keywordIndex == nil {
+		rs.keywordIndex = map[string]int{}
+	}
+	rs.keywordIndex[k] = len(rs.keywords)
+	rs.keywords = append(rs.keywords, k)
+	return len(rs.keywords) - 1
 }
 
 // regex returns the rule's compiled regular expression (TestRules_AllCompile
