@@ -8,6 +8,7 @@ import (
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/journal/secrets"
 	"github.com/journalfs/journal/snapshot"
+	bolt "go.etcd.io/bbolt"
 )
 
 // bucketSecrets holds what the secret detector found in events: seq (8,
@@ -19,6 +20,29 @@ import (
 // binary ignores the bucket and gc copies it whole, so no format number
 // marks it: what it says is recomputed from the events and contents.
 var bucketSecrets = []byte("secrets")
+
+// bucketSecretsDetector holds, under keyDetector, the detector
+// (secrets.DetectorVersion) whose findings bucketSecrets holds. Findings
+// of another detector — an earlier binary's, which knew fewer kinds of
+// secret, or no record of which — count as none stored: every event is
+// scanned again (ScanSecrets, the replay engine's pass), and the next
+// PutSecrets empties the bucket before it stores, so that an export or a
+// status never relies on what an older detector missed.
+var (
+	bucketSecretsDetector = []byte("secrets-detector")
+	keyDetector           = []byte("version")
+)
+
+// secretsBucket returns the bucket of stored findings, nil if there is
+// none or it is another detector's.
+func secretsBucket(t *journal.Tx) *bolt.Bucket {
+	b := t.Bolt().Bucket(bucketSecrets)
+	d := t.Bolt().Bucket(bucketSecretsDetector)
+	if b == nil || d == nil || string(d.Get(keyDetector)) != secrets.DetectorVersion {
+		return nil
+	}
+	return b
+}
 
 // Secret is a secret found in an event: in the content a file change left
 // (Path, Content: the file's after-content) or, with Finding.Arg set, in
@@ -56,7 +80,7 @@ const StreamScanSize = 1 << 20
 // SecretsScanned returns the last event the detector has scanned and
 // stored (0: none, or a journal from before detection).
 func SecretsScanned(t *journal.Tx) uint64 {
-	if b := t.Bolt().Bucket(bucketSecrets); b != nil {
+	if b := secretsBucket(t); b != nil {
 		return b.Sequence()
 	}
 	return 0
@@ -65,7 +89,7 @@ func SecretsScanned(t *journal.Tx) uint64 {
 // Secrets returns the secrets stored for event seq, and whether the event
 // has been scanned (if not, ScanSecrets finds them).
 func Secrets(t *journal.Tx, seq uint64) ([]Secret, bool, error) {
-	b := t.Bolt().Bucket(bucketSecrets)
+	b := secretsBucket(t)
 	if b == nil {
 		return nil, false, nil
 	}
@@ -82,7 +106,7 @@ func Secrets(t *journal.Tx, seq uint64) ([]Secret, bool, error) {
 
 // EachSecrets calls fn with every event's stored secrets, oldest first.
 func EachSecrets(t *journal.Tx, fn func(seq uint64, s []Secret) error) error {
-	b := t.Bolt().Bucket(bucketSecrets)
+	b := secretsBucket(t)
 	if b == nil {
 		return nil
 	}
@@ -97,8 +121,21 @@ func EachSecrets(t *journal.Tx, fn func(seq uint64, s []Secret) error) error {
 
 // PutSecrets stores the secrets found in the events up to last (found:
 // seq → secrets; events without any are left out) and records last as
-// scanned. A last at or below the stored one changes nothing.
+// scanned. A last at or below the stored one changes nothing. What
+// another detector stored is dropped first (bucketSecretsDetector).
 func PutSecrets(t *journal.Tx, last uint64, found map[uint64][]Secret) error {
+	if secretsBucket(t) == nil {
+		if err := t.Bolt().DeleteBucket(bucketSecrets); err != nil && !errors.Is(err, bolt.ErrBucketNotFound) {
+			return fmt.Errorf("journal: store secrets: drop another detector's: %w", err)
+		}
+		d, err := t.Bolt().CreateBucketIfNotExists(bucketSecretsDetector)
+		if err == nil {
+			err = d.Put(keyDetector, []byte(secrets.DetectorVersion))
+		}
+		if err != nil {
+			return fmt.Errorf("journal: store secrets: %w", err)
+		}
+	}
 	b, err := t.Bolt().CreateBucketIfNotExists(bucketSecrets)
 	if err != nil {
 		return fmt.Errorf("journal: store secrets: %w", err)

@@ -1,6 +1,8 @@
 package audit_test
 
 import (
+	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/journalfs/journal/journal"
@@ -71,6 +73,70 @@ func TestSecrets_StoredAndScannedLazily(t *testing.T) {
 		}
 		if audit.SecretsScanned(tx) != 2 {
 			t.Errorf("scanned mark %d", audit.SecretsScanned(tx))
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSecrets_AnotherDetectorsFindingsScannedAgain: findings an earlier
+// detector stored (a bucket of findings and a scanned mark, but no record
+// of the detector, as an earlier binary leaves them) count as none: the
+// events are scanned again, so the export masks a password only the
+// heuristics find, and the next PutSecrets replaces what was stored.
+func TestSecrets_AnotherDetectorsFindingsScannedAgain(t *testing.T) {
+	j := create(t)
+	defer j.Close()
+	const secret = "Xk9mQ2vL7pR4zTq8"
+	if err := j.Do(func(db *journal.DB) error {
+		return db.Update(func(tx *journal.Tx) error {
+			ev := &journal.Event{Kind: journal.KindPrompt, Actor: journal.Actor{Kind: "agent", Session: "s"}, Tool: "prompt",
+				Args: []byte(`{"id":"p","text":"the db password is ` + secret + `"}`)}
+			if err := tx.Append(ev); err != nil {
+				return err
+			}
+			if _, err := tx.Seal(ev.Seq, journal.StatusCommitted, ""); err != nil {
+				return err
+			}
+			b, err := tx.Bolt().CreateBucketIfNotExists([]byte("secrets")) // an earlier detector: scanned, found nothing
+			if err != nil {
+				return err
+			}
+			return b.SetSequence(ev.Seq)
+		})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var csv bytes.Buffer
+	var found map[uint64][]audit.Secret
+	if err := j.View(func(tx *journal.Tx) (err error) {
+		if n := audit.SecretsScanned(tx); n != 0 {
+			t.Errorf("another detector's mark trusted: scanned to %d", n)
+		}
+		if _, err := audit.Export(tx, &csv, "csv", audit.ExportFilter{}, nil); err != nil {
+			return err
+		}
+		found, err = audit.ScanSecrets(tx)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(csv.String(), secret) || !strings.Contains(csv.String(), "[secret: credential-assignment]") {
+		t.Errorf("export:\n%s", csv.String())
+	}
+	if len(found[1]) != 1 || found[1][0].Rule != "credential-assignment" {
+		t.Fatalf("found %+v", found)
+	}
+	if err := j.Do(func(db *journal.DB) error {
+		return db.Update(func(tx *journal.Tx) error { return audit.PutSecrets(tx, 1, found) })
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.View(func(tx *journal.Tx) error {
+		got, scanned, err := audit.Secrets(tx, 1)
+		if err != nil || !scanned || len(got) != 1 || audit.SecretsScanned(tx) != 1 {
+			t.Errorf("after PutSecrets: %+v scanned %v, mark %d, %v", got, scanned, audit.SecretsScanned(tx), err)
 		}
 		return nil
 	}); err != nil {

@@ -43,6 +43,54 @@
 //     RulesVersion; TestRules_GitleaksExamples runs examples taken from
 //     gitleaks' own rule definitions.
 //
+// # Heuristics
+//
+// The rules catch credentials in their published formats; a token one
+// character short of its format, a password in a URL or in a sentence, or
+// a key of a provider the rules do not know passes them. A second layer of
+// four rules (heuristic.go), run by the same scan behind the same API —
+// every caller of ScanFile, ScanArgs, Mask and MaskLines gets their
+// findings — catches those, as Entire's redaction does beside its pattern
+// rules (entropy over long token-like strings, credentialed URLs and
+// connection strings, credential-shaped keys; detect-secrets' entropy
+// plugins and truffleHog's generic detectors are the same idea):
+//
+//   - credential-in-url: the password of scheme://user:PASSWORD@host;
+//   - credential-assignment: a value given to a credential's name
+//     (password, passwd, passphrase, pwd, secret, token, api key, access
+//     key, private key, auth, credential, Bearer, Basic, alone or ending a
+//     longer name such as DB_PASSWORD or github.token) by "=", ":", ":=",
+//     "is", "to", as in code, configuration, connection strings
+//     (Password=...;) and prose ("the db password is ...");
+//   - token-prefix: a string that starts with a known token prefix (ghp_,
+//     github_pat_, glpat-, sk-, xoxb-, AKIA, AIza, npm_, hf_, ...) and goes
+//     on like a token, whatever its length;
+//   - high-entropy-string: a run of 20 or more base64 characters with
+//     digits and letters whose Shannon entropy is at least 0.8 of the most
+//     its length allows.
+//
+// They fail closed where the text says credential: a value given to a
+// password's name is masked unless it is a placeholder (changeme,
+// ${VAR}, <your-password>, ****) or letters alone (a word: "the
+// password is correct"); a password in a URL is masked unless it is a
+// placeholder or under four characters. Without such a word, a string
+// must look generated to be masked, and the look-alikes stay readable:
+// hex in one case (commit ids, digests), UUIDs, paths and identifiers made
+// of words (split at separators, digits and camelCase: most letters in
+// pronounceable parts, or long parts and few runs of digits), base64 that
+// decodes to text (test data, encoded documents — a key is random bytes),
+// digests named by their algorithm (sha512-…, h1:…), the ids agents and
+// APIs give their objects (toolu_…, msg_…; and in arguments, any member
+// named id or …_id), and AWS's documentation keys (…EXAMPLE…). A
+// heuristic's finding gives way to a gitleaks rule's on the same bytes,
+// and gitleaks' global allowlist and "gitleaks:allow" apply to it.
+//
+// The corpus of testdata (near-misses that must be masked, look-alikes
+// that must not, and a held-out set of near-misses not tuned on) and the
+// counts of findings per 1000 lines of real code measure both rates
+// (RELIABILITY.md, "Secrets no rule knows"); DetectorVersion names the
+// detector, so findings an earlier one stored are scanned again.
+//
 // # Findings and masking
 //
 // A Finding holds the rule's ID, the secret's byte range and its line —

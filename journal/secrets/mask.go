@@ -86,12 +86,23 @@ func ScanArgs(args []byte) []Finding {
 	var fs []Finding
 	_ = walkStrings(args, nil, func(ptr, s string) (string, bool) {
 		for _, f := range ScanFile(pathAt(paths, ptr), []byte(s)) {
+			if f.Rule == RuleHighEntropy && idMember(ptr) {
+				continue // an id: random, named so
+			}
 			f.Arg = ptr
 			fs = append(fs, f)
 		}
 		return s, false
 	})
 	return fs
+}
+
+// idMember reports whether the JSON Pointer ptr names a member that holds
+// an id ("id", "tool_use_id", "sessionId"): its value is random by design,
+// and the entropy rule does not take it for a secret.
+func idMember(ptr string) bool {
+	name := ptr[strings.LastIndexByte(ptr, '/')+1:]
+	return name == "id" || strings.HasSuffix(name, "_id") || strings.HasSuffix(name, "Id") || strings.HasSuffix(name, "ID")
 }
 
 // MaskArgs returns args with the findings ScanArgs returned masked in their

@@ -16,6 +16,12 @@ import (
 // release's and change this constant; TestRules_GitleaksExamples must pass.
 const RulesVersion = "gitleaks v8.30.1"
 
+// DetectorVersion names what finds secrets: the rules and the version of
+// the heuristics (heuristic.go). Findings stored by another detector are
+// not trusted (journal/audit scans again): a change to the rules or the
+// heuristics must change it.
+const DetectorVersion = RulesVersion + "; heuristics 1"
+
 //go:embed gitleaks.toml
 var gitleaksTOML []byte
 
@@ -63,6 +69,9 @@ type rule struct {
 	span        int   // spanLines of re (set with it)
 	allow       []*allowlist
 	generic     bool // a generic rule: a specific rule's finding over the same bytes wins
+	// heur is a heuristic rule's detector (heuristic.go): it has no
+	// expression, and finds secrets on one line (span 0)
+	heur heuristic
 }
 
 // allowlist is a compiled gitleaks allowlist: with condition OR (the
@@ -81,7 +90,9 @@ type ruleSet struct {
 	rules    []*rule
 	global   []*allowlist
 	keywords []string // lower case, distinct
-	trie     *trie
+	// keywordIndex maps a keyword to its index in keywords
+	keywordIndex map[string]int
+	trie         *trie
 }
 
 var (
@@ -93,7 +104,11 @@ var (
 // rules returns the compiled rule set, compiling it on first use (the
 // embedded file is fixed, so an error is a build defect and panics).
 func rules() *ruleSet {
-	loadOnce.Do(func() { loaded, loadErr = compile(gitleaksTOML) })
+	loadOnce.Do(func() {
+		if loaded, loadErr = compile(gitleaksTOML); loadErr == nil {
+			loaded.addHeuristics()
+		}
+	})
 	if loadErr != nil {
 		panic(fmt.Sprintf("secrets: embedded %s rules: %v", RulesVersion, loadErr))
 	}
@@ -107,7 +122,6 @@ func compile(b []byte) (*ruleSet, error) {
 		return nil, fmt.Errorf("parse: %w", err)
 	}
 	rs := &ruleSet{}
-	kw := map[string]int{}
 	for _, a := range append([]tomlAllowlist{c.Allowlist}, c.Allowlists...) {
 		al, err := compileAllowlist(a)
 		if err != nil {
@@ -132,14 +146,7 @@ func compile(b []byte) (*ruleSet, error) {
 			}
 		}
 		for _, k := range tr.Keywords {
-			k = strings.ToLower(k)
-			i, ok := kw[k]
-			if !ok {
-				i = len(rs.keywords)
-				kw[k] = i
-				rs.keywords = append(rs.keywords, k)
-			}
-			r.keywords = append(r.keywords, i)
+			r.keywords = append(r.keywords, rs.keyword(strings.ToLower(k)))
 		}
 		for _, a := range tr.Allowlists {
 			al, err := compileAllowlist(a)
@@ -156,6 +163,33 @@ func compile(b []byte) (*ruleSet, error) {
 	return rs, nil
 }
 
+// addHeuristics adds the second layer's rules (heuristic.go) after
+// gitleaks' own, their keywords to the set's.
+func (rs *ruleSet) addHeuristics() {
+	for _, h := range heuristicRules() {
+		r := &rule{id: h.id, heur: h.find}
+		for _, k := range h.keywords {
+			r.keywords = append(r.keywords, rs.keyword(k))
+		}
+		rs.rules = append(rs.rules, r)
+	}
+	rs.trie = newTrie(rs.keywords)
+}
+
+// keyword returns the index of the lower-case keyword k in the set's
+// keywords, adding it if it is new.
+func (rs *ruleSet) keyword(k string) int {
+	if i, ok := rs.keywordIndex[k]; ok {
+		return i
+	}
+	if rs.keywordIndex == nil {
+		rs.keywordIndex = map[string]int{}
+	}
+	rs.keywordIndex[k] = len(rs.keywords)
+	rs.keywords = append(rs.keywords, k)
+	return len(rs.keywords) - 1
+}
+
 // regex returns the rule's compiled regular expression (TestRules_AllCompile
 // compiles every embedded one: a failure here is a build defect).
 func (r *rule) regex() *regexp.Regexp {
@@ -165,6 +199,9 @@ func (r *rule) regex() *regexp.Regexp {
 
 // lines returns how many lines a match of the rule can span (spanLines).
 func (r *rule) lines() int {
+	if r.heur != nil {
+		return 0
+	}
 	r.compile()
 	return r.span
 }

@@ -142,6 +142,27 @@ func (c *Cache) scan(path string, t *text) ([]Finding, error) {
 
 var nl = []byte{'\n'}
 
+// rank orders rules by how much their name says of a secret: a gitleaks
+// rule for one format, then gitleaks' generic ones, then the heuristics
+// (heuristic.go), of which a known token prefix says most and entropy
+// least.
+func rank(rule string) int {
+	switch rule {
+	case RuleTokenPrefix:
+		return 4
+	case RuleCredentialURL:
+		return 3
+	case RuleAssignment:
+		return 2
+	case RuleHighEntropy:
+		return 1
+	}
+	if strings.Contains(rule, "generic") {
+		return 5
+	}
+	return 6
+}
+
 // windowScan is the state of one scan across its windows.
 type windowScan struct {
 	c    *Cache
@@ -165,7 +186,7 @@ func (w *windowScan) scan(fs []Finding, b []byte, off, line int) []Finding {
 	rs.trie.hits(b, func(end, k int) { w.hits[k] = append(w.hits[k], end-1) })
 	var lines lineIndex
 	for ri, r := range rs.rules {
-		if r.src == "" || (r.path != nil && (path == "" || !r.path.MatchString(path))) || r.pathAllowed(path) {
+		if (r.src == "" && r.heur == nil) || (r.path != nil && (path == "" || !r.path.MatchString(path))) || r.pathAllowed(path) {
 			continue
 		}
 		w.at = w.at[:0]
@@ -318,6 +339,9 @@ func (r *rule) pathAllowed(path string) bool {
 // its first non-empty group), which must pass the rule's entropy and no
 // allowlist may allow.
 func (r *rule) find(rs *ruleSet, path string, b []byte, from, hi int) []Finding {
+	if r.heur != nil {
+		return r.findHeuristic(rs, path, b, from, hi)
+	}
 	text := b[from:hi]
 	var fs []Finding
 	for _, m := range r.regex().FindAllIndex(text, -1) {
@@ -365,6 +389,22 @@ func (r *rule) find(rs *ruleSet, path string, b []byte, from, hi int) []Finding 
 	return fs
 }
 
+// findHeuristic runs a heuristic rule on b[from:hi]: its secrets, less
+// those on a line saying gitleaks:allow and those gitleaks' global
+// allowlist allows.
+func (r *rule) findHeuristic(rs *ruleSet, path string, b []byte, from, hi int) []Finding {
+	var fs []Finding
+	for _, s := range r.heur(b, from, hi) {
+		line := string(b[lineStart(b, s[0]):lineEnd(b, s[1])])
+		secret := string(b[s[0]:s[1]])
+		if strings.Contains(line, allowSignature) || allowed(rs.global, path, secret, secret, line) {
+			continue
+		}
+		fs = append(fs, Finding{Rule: r.id, Start: s[0], End: s[1], Line: 1 + bytes.Count(b[:s[0]], nl)})
+	}
+	return fs
+}
+
 // allowed reports whether one of the allowlists allows a finding.
 func allowed(as []*allowlist, path, secret, match, line string) bool {
 	for _, a := range as {
@@ -403,9 +443,9 @@ func entropy(s string) float64 {
 	return e
 }
 
-// settle sorts findings by start and drops a generic rule's finding that
-// overlaps a specific rule's (gitleaks' filter keeps the specific one), then
-// any finding inside another.
+// settle sorts findings by start and merges overlapping ones: the union is
+// named by the most specific rule (rank; gitleaks' filter keeps a specific
+// rule's finding over a generic one's).
 func settle(fs []Finding) []Finding {
 	if len(fs) < 2 {
 		return fs
@@ -414,14 +454,16 @@ func settle(fs []Finding) []Finding {
 		if fs[i].Start != fs[j].Start {
 			return fs[i].Start < fs[j].Start
 		}
-		return fs[i].End > fs[j].End
+		if fs[i].End != fs[j].End {
+			return fs[i].End > fs[j].End
+		}
+		return fs[i].Rule < fs[j].Rule
 	})
-	generic := func(f Finding) bool { return strings.Contains(f.Rule, "generic") }
 	out := fs[:0]
 	for _, f := range fs {
 		if n := len(out); n > 0 && f.Start < out[n-1].End {
 			prev := out[n-1]
-			if generic(prev) && !generic(f) { // the specific rule names the union
+			if rank(f.Rule) > rank(prev.Rule) { // the more specific rule names the union
 				out[n-1].Rule = f.Rule
 			}
 			out[n-1].End = max(prev.End, f.End)
