@@ -52,14 +52,18 @@ func (s *Server) editContent(ctx context.Context, c *call, in *EditIn) (*EditOut
 		v     *replay.View
 		edits []match.Edit
 		out   *EditOut
+		sp    *suspect // a refused change whose replacement stands in the file
 	)
 	defer func() {
 		if v != nil {
 			v.Close()
 		}
 	}()
-	res, err := s.eng.Edit(ctx, func(r *replay.Reader) (*replay.Batch, error) {
+	plan := func(r *replay.Reader) (*replay.Batch, error) {
 		var err error
+		if v != nil {
+			v.Close()
+		}
 		if v, err = planView(r, in.AbsoluteFilePath); err != nil {
 			return nil, err
 		}
@@ -73,6 +77,7 @@ func (s *Server) editContent(ctx context.Context, c *call, in *EditIn) (*EditOut
 				Hint: "read the file again and redo the edit against its current version"}
 		}
 		if edits, err = t.locate(changes); err != nil {
+			sp = suspectOf(err, v, changes)
 			return nil, err
 		}
 		if err := t.representable(edits); err != nil {
@@ -97,7 +102,16 @@ func (s *Server) editContent(ctx context.Context, c *call, in *EditIn) (*EditOut
 			}
 		}
 		return &replay.Batch{Tool: c.tool, Args: c.args, Actor: &c.actor, DryRun: preview, Changes: []replay.Change{ch}}, nil
-	})
+	}
+	res, err := s.eng.Edit(ctx, plan)
+	if err != nil && sp != nil {
+		// refused, its replacement in the file: applied already if the
+		// journal holds the event that made it (largefile_made.go)
+		if at := s.madeAt(v.Path.Key, changes[sp.change], sp); at > 0 {
+			changes[sp.change].MadeAt, sp = at, nil
+			res, err = s.eng.Edit(ctx, plan)
+		}
+	}
 	if err != nil {
 		return nil, "", retryEdit(in, detach(err))
 	}

@@ -344,7 +344,7 @@ func (t *ltext) cutMiss(c match.Change, cut cutHits) error {
 	var e *ops.Error
 	if errors.As(err, &e) && strings.TrimSpace(c.Replace) != "" {
 		if hits, serr := t.scan(c.Replace, 1); serr == nil && len(hits) > 0 {
-			e.Msg += fmt.Sprintf("; the replacement text is present at line %d — already applied?", hits[0].line)
+			e.Msg += fmt.Sprintf("; the replacement text is present at line %d (not reported as already applied: nothing shows it was put there in place of the search text)", hits[0].line)
 		}
 	}
 	return err

@@ -34,6 +34,13 @@ type Options struct {
 	// Substring takes exact occurrences that start or end inside a longer
 	// number or word (bounds.go), which are otherwise dropped.
 	Substring bool `json:"substring,omitempty"`
+	// MadeAt is the caller's evidence that this change was made already:
+	// the 1-based line where its replacement stands in content because an
+	// earlier edit put it there (the journal's event that replaced exactly
+	// this search text by this replacement). The occurrence of the
+	// replacement starting at that line is reported applied already, even
+	// where the file alone could not tell it from other places (applied.go).
+	MadeAt int `json:"-"`
 }
 
 // Level names the cascade level that produced a match.
