@@ -50,3 +50,34 @@ func TestRebase_TargetTextSettles(t *testing.T) {
 	e.ok("file_insert_text", map[string]any{"ops": []map[string]any{{"path": "g.txt", "content": "top", "at": "bof"}}}, nil)
 	e.fail("file_replace", map[string]any{"ops": []map[string]any{{"path": "g.txt", "content": "x", "start_line": 2, "target_line_text": "a"}}}, jmcp.CodeEditConflict)
 }
+
+// TestRebase_OwnWriteIsRead: a session's own write shows it the lines it
+// wrote, so a second edit of the same lines counts from that write (issue
+// 59 §4): line 6 replaced twice is applied twice, not refused as "changed
+// since your read"; another party's change of those lines still is.
+func TestRebase_OwnWriteIsRead(t *testing.T) {
+	src := "1\n2\n3\n4\n5\n6\n7\n8\n"
+	e := newEnv(t, jmcp.Options{}, "f.txt", src)
+	e.ok("read_content", map[string]any{"absolute_file_path": "f.txt"}, nil)
+	e.ok("file_replace", map[string]any{"ops": []map[string]any{{"path": "f.txt", "content": "six", "start_line": 6}}}, nil)
+	var out jmcp.BatchOut
+	e.ok("file_replace", map[string]any{"ops": []map[string]any{{"path": "f.txt", "content": "SIX", "start_line": 6}}}, &out)
+	if got := e.read("f.txt"); got != "1\n2\n3\n4\n5\nSIX\n7\n8\n" {
+		t.Fatalf("wrote %q", got)
+	}
+	if len(out.Notes) != 1 || !strings.Contains(out.Notes[0], "your own edit") {
+		t.Fatalf("notes %q", out.Notes)
+	}
+	// the other tools that count lines, the same way
+	e.ok("file_insert_text", map[string]any{"ops": []map[string]any{{"path": "f.txt", "content": "after six", "at": "after_line", "line": 6}}}, nil)
+	if got := e.read("f.txt"); got != "1\n2\n3\n4\n5\nSIX\nafter six\n7\n8\n" {
+		t.Fatalf("insert wrote %q", got)
+	}
+	e.ok("ai_code_editing.edit_file", map[string]any{"target_file": "f.txt", "edit_instruction": "line 6", "start_line": 6, "end_line": 6, "code_block": "Six", "edit_type": "replace"}, nil)
+	if got := e.read("f.txt"); got != "1\n2\n3\n4\n5\nSix\nafter six\n7\n8\n" {
+		t.Fatalf("edit_file wrote %q", got)
+	}
+	// a line another party changed after the session's write is refused
+	write(t, e.dir, "f.txt", "1\n2\n3\n4\n5\nsix by hand\nafter six\n7\n8\n")
+	e.fail("file_replace", map[string]any{"ops": []map[string]any{{"path": "f.txt", "content": "x", "start_line": 6}}}, jmcp.CodeEditConflict)
+}
