@@ -21,6 +21,7 @@ type EditFileIn struct {
 	CodeBlock       *string `json:"code_block,omitempty"`
 	EditType        string  `json:"edit_type,omitempty" jsonschema:"insert, replace or delete"`
 	ExpectedVersion string  `json:"expected_version,omitempty"`
+	writeOpts
 }
 
 // EditFileOut is seed 001's result, plus the journal event and the new version.

@@ -101,7 +101,9 @@ func (s *Server) editContent(ctx context.Context, c *call, in *EditIn) (*EditOut
 				return match.Splice(w, t.body, t.size, edits)
 			}
 		}
-		return &replay.Batch{Tool: c.tool, Args: c.args, Actor: &c.actor, DryRun: preview, Changes: []replay.Change{ch}}, nil
+		b := c.batch(preview)
+		b.Changes = []replay.Change{ch}
+		return b, nil
 	}
 	res, err := s.eng.Edit(ctx, plan)
 	if err != nil && sp != nil {
@@ -275,6 +277,9 @@ func retryEdit(in *EditIn, err error) error {
 	}
 	if in.ExpectedVersion != "" {
 		args["expected_version"] = in.ExpectedVersion
+	}
+	if in.AllowReadOnly {
+		args["allow_read_only"] = true
 	}
 	if in.SearchText != nil {
 		args["search_text"], args["replace_text"] = s, r
