@@ -1,6 +1,8 @@
 package mcp_test
 
 import (
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -85,5 +87,28 @@ func TestLargefileEdit_AlreadyAppliedNeedsEvidence(t *testing.T) {
 		e.apply(map[string]any{"absolute_file_path": "m.py", "search_text": "    value = a + 1\n", "replace_text": "    return rv\n"})
 		e.apply(map[string]any{"absolute_file_path": "m.py", "search_text": "def g(a):\n    return rv\n", "replace_text": "def g(a):\n    return rv + 0\n"})
 		refused(e, "m.py", "    value = a + 1\n", "    return rv\n", "line 2,")
+	})
+	t.Run("short insertion in a file read in place", func(t *testing.T) {
+		// mapped and streamed files refuse it too, naming the file's lines
+		var b strings.Builder
+		for i := 1; i <= 300; i++ {
+			fmt.Fprintf(&b, "row %06d %s\n", i, strings.Repeat("x", 40))
+		}
+		b.WriteString("if ok:\n    run()\n    pass\n")
+		for _, access := range []string{"mmap", "stream"} {
+			dir := t.TempDir()
+			write(t, dir, "p.py", b.String())
+			restore := func() {}
+			if access == "stream" {
+				restore = jmcp.SetLargefileMmapLimit(1)
+			}
+			e := newThresholdEnv(t, dir, 1)
+			path := filepath.Join(dir, "p.py")
+			te := e.fail("edit_content", map[string]any{"absolute_file_path": path, "search_text": "    run()\n", "replace_text": "    run()\n    pass\n", "preview": false}, jmcp.CodeAmbiguousMatch)
+			restore()
+			if len(te.Candidates) != 1 || te.Candidates[0].Line != 302 || !strings.Contains(te.Hint, "allow_repeat") || e.read("p.py") != b.String() {
+				t.Fatalf("%s: %+v", access, te)
+			}
+		}
 	})
 }

@@ -91,22 +91,26 @@ func TestPaging_LongLinesAdvance(t *testing.T) {
 			t.Fatalf("read_content column %s: %+v", m[2], out)
 		}
 	}
-	follow("ai_get_code_context", map[string]any{"file_path": "long.txt", "start_line": 1, "include_outline": false},
-		func(more string) map[string]any {
+	// onLine reads on where the answer's name=N says: args(N); a cut line's
+	// rest is read with read_content on the way
+	onLine := func(name string, args func(n int) map[string]any) func(string) map[string]any {
+		return func(more string) map[string]any {
 			readOn(more)
-			if n, ok := arg(more, "start_line"); ok {
-				return map[string]any{"file_path": "long.txt", "start_line": n, "include_outline": false}
+			if n, ok := arg(more, name); ok {
+				return args(n)
 			}
 			return nil
-		}, lines)
-	follow("file_read", map[string]any{"file": "long.txt", "startLine": 1, "endLine": total},
-		func(more string) map[string]any {
-			readOn(more)
-			if n, ok := arg(more, "startLine"); ok {
-				return map[string]any{"file": "long.txt", "startLine": n, "endLine": total}
-			}
-			return nil
-		}, func(_ string, out map[string]any) []int {
+		}
+	}
+	context := func(n int) map[string]any {
+		return map[string]any{"file_path": "long.txt", "start_line": n, "include_outline": false}
+	}
+	follow("ai_get_code_context", context(1), onLine("start_line", context), lines)
+	fileRead := func(n int) map[string]any {
+		return map[string]any{"file": "long.txt", "startLine": n, "endLine": total}
+	}
+	follow("file_read", fileRead(1), onLine("startLine", fileRead),
+		func(_ string, out map[string]any) []int {
 			// file_read's code is not numbered: its range says which lines
 			r, _ := out["range"].(map[string]any)
 			a, _ := r["startLine"].(float64)
@@ -129,11 +133,8 @@ func TestPaging_LongLinesAdvance(t *testing.T) {
 			}
 			return a
 		}, lines)
-	follow("search_content", map[string]any{"absolute_file_path": "long.txt", "pattern": ".", "regex": true, "context_lines": 0, "max_results": 100},
-		func(more string) map[string]any {
-			if n, ok := arg(more, "call again with start_line"); ok {
-				return map[string]any{"absolute_file_path": "long.txt", "pattern": ".", "regex": true, "context_lines": 0, "max_results": 100, "start_line": n}
-			}
-			return nil
-		}, lines)
+	search := func(n int) map[string]any {
+		return map[string]any{"absolute_file_path": "long.txt", "pattern": ".", "regex": true, "context_lines": 0, "max_results": 100, "start_line": n}
+	}
+	follow("search_content", search(1), onLine("call again with start_line", search), lines)
 }

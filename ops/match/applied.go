@@ -107,14 +107,20 @@ func substantial(keys []string) bool {
 	return false
 }
 
+// ErrMaybeRepeat is the refusal of an insertion whose short added lines
+// already stand beside its search text: made already, or meant a second
+// time, which nothing tells apart. It wraps ops.ErrAmbiguousMatch; its
+// candidate is the place, and its message names no line, so a caller that
+// matched a window of a file can move the candidate's lines.
+var ErrMaybeRepeat = fmt.Errorf("%w: made already or meant again", ops.ErrAmbiguousMatch)
+
 // repeatError refuses an insertion whose short added lines already stand
-// beside its search text at match m: a retry, or the same lines meant
-// again, which nothing tells apart.
+// beside its search text at match m (ErrMaybeRepeat).
 func repeatError(m Match, added []string, where string) error {
-	return &ops.Error{Op: "match", Index: -1, Err: ops.ErrAmbiguousMatch,
-		Msg: fmt.Sprintf("the lines this change adds (%q) already stand %s the search text at line %d: made already, or meant a second time? Lines this short do not tell, and no earlier edit in the journal made this change, so nothing was written",
-			strings.Join(added, `\n`), where, m.Line),
-		Hint:       fmt.Sprintf("read the file at line %d; to add the lines a second time, send the call again with allow_repeat: true", m.Line),
+	return &ops.Error{Op: "match", Index: -1, Err: ErrMaybeRepeat,
+		Msg: fmt.Sprintf("the lines this change adds (%q) already stand %s the search text (candidate): made already, or meant a second time? Lines this short do not tell, and no earlier edit in the journal made this change, so nothing was written",
+			strings.Join(added, `\n`), where),
+		Hint:       "read the file at the candidate's lines; to add the lines a second time, send the call again with allow_repeat: true",
 		Candidates: []ops.Candidate{{Line: m.Line, EndLine: m.EndLine, Similarity: 1, Text: shorten(m.Matched, 200)}}}
 }
 
