@@ -175,7 +175,7 @@ func (s *Server) runBatch(ctx context.Context, c *call, spec batchSpec) (*BatchO
 			id = snapshot.ID{}
 		}
 		if !spec.preview {
-			s.wrote(c.session, key, id)
+			s.wrote(c.session, key, id, true)
 			out.Versions[key] = version(id)
 		}
 		if spec.diff || spec.preview {

@@ -288,7 +288,7 @@ func (s *Server) changeOut(c *call, res *replay.Result, reverted uint64, verb st
 	for _, f := range res.Files {
 		out.Files = append(out.Files, f.Path)
 		out.Versions[f.Path] = version(f.After)
-		s.wrote(c.session, f.Path, f.After)
+		s.wrote(c.session, f.Path, f.After, false) // the reply names the files, not their lines
 	}
 	out.Message = fmt.Sprintf("%s event %d as event %d: %s", verb, reverted, res.Seq, strings.Join(out.Files, ", "))
 	return out, out.Message, nil

@@ -136,7 +136,7 @@ func (s *Server) editContent(ctx context.Context, c *call, in *EditIn) (*EditOut
 		s.synced(ctx, res)
 		if len(res.Files) == 1 { // none when the replacement left the file as it was
 			out.Version = version(res.Files[0].After)
-			s.wrote(c.session, v.Path.Key, res.Files[0].After)
+			s.wrote(c.session, v.Path.Key, res.Files[0].After, true)
 		}
 	}
 	var b strings.Builder

@@ -49,6 +49,10 @@ type fileView struct {
 	read  snapshot.ID // version of the last read that showed line numbers
 	cur   snapshot.ID // version it last saw (read or wrote)
 	wrote bool        // the session wrote the file since that read
+	// shown is the version the session's last write whose reply showed it
+	// the lines it wrote (an edit's context) left: lines that changed since
+	// the read count from it. An undo's or a revert's reply shows none.
+	shown snapshot.ID
 }
 
 // viewOf returns a copy of the session's view of a file (zero if none).
@@ -319,8 +323,9 @@ type rebaser struct {
 	notes    []string
 	ranges   []lineRange
 	last     map[string]lastWrite // file key → its newest event, for files the session wrote since its read
-	// written: file key → the content the session's own last write left
-	// (its reply showed it), for files it wrote since its read
+	// written: file key → the content the session's own last write whose
+	// reply showed its lines left (fileView.shown), for files it wrote
+	// since its read
 	written map[string][]byte
 	applied bool // applyInPlace ran
 }
@@ -375,8 +380,8 @@ func (rb *rebaser) fetch() {
 		} else if data, ok, err := rb.s.eng.Content(v.read, rebaseLimit); err == nil && ok {
 			rb.base[rp.Key] = data
 		}
-		if v.wrote && !v.cur.IsZero() && v.cur != v.read {
-			if data, ok, err := rb.s.eng.Content(v.cur, rebaseLimit); err == nil && ok {
+		if v.wrote && !v.shown.IsZero() && v.shown != v.read {
+			if data, ok, err := rb.s.eng.Content(v.shown, rebaseLimit); err == nil && ok {
 				if rb.written == nil {
 					rb.written = map[string][]byte{}
 				}
@@ -539,7 +544,7 @@ func (rb *rebaser) ownWrite(key string, r lineRange, f *replay.File) (int, int, 
 		return 0, 0, false
 	}
 	v := rb.views[key]
-	note := fmt.Sprintf("%s: %s changed since your read by your own edit (version %s), whose result showed them: your numbers count from that edit", key, linesText(r.start, r.end, false), v.cur.Short())
+	note := fmt.Sprintf("%s: %s changed since your read by your own edit (version %s), whose result showed them: your numbers count from that edit", key, linesText(r.start, r.end, false), v.shown.Short())
 	if a != r.start {
 		note += fmt.Sprintf("; they moved %+d since (version %s): applied at %s", a-r.start, f.ID.Short(), rangeText(a, b))
 	}

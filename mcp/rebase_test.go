@@ -81,3 +81,27 @@ func TestRebase_OwnWriteIsRead(t *testing.T) {
 	write(t, e.dir, "f.txt", "1\n2\n3\n4\n5\nsix by hand\nafter six\n7\n8\n")
 	e.fail("file_replace", map[string]any{"ops": []map[string]any{{"path": "f.txt", "content": "x", "start_line": 6}}}, jmcp.CodeEditConflict)
 }
+
+// TestRebase_UndoShowsNoLines: an undo's reply names files, not lines:
+// lines the session's edit showed it still count from that edit after an
+// undo of another one, but lines only an undo changed since the read are
+// refused as changed.
+func TestRebase_UndoShowsNoLines(t *testing.T) {
+	replace := func(e *env, line int, content string) {
+		e.ok("file_replace", map[string]any{"ops": []map[string]any{{"path": "f.txt", "content": content, "start_line": line}}}, nil)
+	}
+	e := newEnv(t, jmcp.Options{}, "f.txt", "1\n2\n3\n4\n5\n6\n7\n8\n")
+	e.ok("read_content", map[string]any{"absolute_file_path": "f.txt"}, nil)
+	replace(e, 6, "six")
+	replace(e, 2, "two")
+	e.ok("undo", map[string]any{}, nil) // takes "two" back; line 6 is as the first edit showed it
+	replace(e, 6, "SIX")
+	if got := e.read("f.txt"); got != "1\n2\n3\n4\n5\nSIX\n7\n8\n" {
+		t.Fatalf("wrote %q", got)
+	}
+	e = newEnv(t, jmcp.Options{}, "f.txt", "1\n2\n3\n4\n5\n6\n7\n8\n")
+	replace(e, 6, "six")
+	e.ok("read_content", map[string]any{"absolute_file_path": "f.txt"}, nil)
+	e.ok("undo", map[string]any{}, nil) // line 6 back to "6": never shown since the read
+	e.fail("file_replace", map[string]any{"ops": []map[string]any{{"path": "f.txt", "content": "x", "start_line": 6}}}, jmcp.CodeEditConflict)
+}

@@ -138,7 +138,7 @@ func (s *Server) editText(ctx context.Context, c *call, te textEdit) (*textEdite
 	if !te.dryRun {
 		id := snapshot.Sum(data)
 		out.event, out.version = res.Seq, version(id)
-		s.wrote(c.session, rp.Key, id)
+		s.wrote(c.session, rp.Key, id, true)
 		s.synced(ctx, res)
 	}
 	return out, nil

@@ -316,15 +316,19 @@ func (s *Server) views(session string) map[string]*fileView {
 	return m
 }
 
-// wrote records that a session's own edit left a file at a version. Its
-// line numbers still count from its last read (rebase.go).
-func (s *Server) wrote(session, key string, id snapshot.ID) {
+// wrote records that a session's own edit left a file at a version, and
+// whether its reply showed the session the lines it wrote. Its line numbers
+// still count from its last read (rebase.go), those lines from the write.
+func (s *Server) wrote(session, key string, id snapshot.ID, shown bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m := s.views(session)
 	v := m[key]
 	if v != nil {
 		v.cur, v.wrote = id, v.wrote || v.read != id
+		if shown {
+			v.shown = id
+		}
 	} else {
 		// no read: the numbers the session knows count from what it wrote
 		v = &fileView{read: id, cur: id}
