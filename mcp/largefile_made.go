@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"errors"
 	"slices"
 
@@ -23,8 +24,9 @@ import (
 // runs again with that line as the change's match.Options.MadeAt, and the
 // change answers already_applied; not found, the refusal stands.
 
-// madeHistory bounds the events of a file searched for the change.
-const madeHistory = 50
+// madeHistory bounds the events of a file searched for the change: a retry
+// comes soon after the edit it repeats.
+const madeHistory = 20
 
 // suspect is a refused change whose replacement stands in the file: its
 // index, where the replacement stands, and the content it was judged on.
@@ -72,10 +74,11 @@ func (s *Server) madeAt(key string, c match.Change, sp *suspect) int {
 			return nil
 		})
 	})
+	anchor := []byte(longestLine(c.Search))
 	for _, e := range evs {
 		before, ok, err := s.eng.Content(e.before, rebaseLimit)
-		if err != nil || !ok {
-			continue
+		if err != nil || !ok || !bytes.Contains(before, anchor) {
+			continue // most events: the search text was not there before them
 		}
 		after, ok, err := s.eng.Content(e.after, rebaseLimit)
 		if err != nil || !ok {
@@ -102,6 +105,12 @@ func (s *Server) madeAt(key string, c match.Change, sp *suspect) int {
 // has, at the same place, among whatever else that event changed. It
 // returns the lines of c's replacement in after.
 func madeBy(before, after []byte, c match.Change) (int, int, bool) {
+	// the search's and the replacement's longest lines, trimmed, must be
+	// there before and after: most events are ruled out without a match
+	// (a miss would compute its nearest windows over the whole file)
+	if !bytes.Contains(before, []byte(longestLine(c.Search))) || !bytes.Contains(after, []byte(longestLine(c.Replace))) {
+		return 0, 0, false
+	}
 	c.AllowRepeat, c.MadeAt = true, 0
 	es, err := match.Locate(string(before), []match.Change{c})
 	if err != nil || len(es) != 1 || es[0].AlreadyApplied {
