@@ -106,13 +106,16 @@ func (s *Server) editContent(ctx context.Context, c *call, in *EditIn) (*EditOut
 		return b, nil
 	}
 	res, err := s.eng.Edit(ctx, plan)
-	if err != nil && sp != nil {
-		// refused, its replacement in the file: applied already if the
-		// journal holds the event that made it (largefile_made.go)
-		if at := s.madeAt(v.Path.Key, changes[sp.change], sp); at > 0 {
-			changes[sp.change].MadeAt, sp = at, nil
-			res, err = s.eng.Edit(ctx, plan)
+	// a change refused, its replacement in the file: applied already if
+	// the journal holds the event that made it (largefile_made.go); each
+	// change of a batch at most once
+	for err != nil && sp != nil {
+		at := s.madeAt(v.Path.Key, changes[sp.change], sp)
+		if at == 0 {
+			break
 		}
+		changes[sp.change].MadeAt, sp = at, nil
+		res, err = s.eng.Edit(ctx, plan)
 	}
 	if err != nil {
 		return nil, "", retryEdit(in, detach(err))

@@ -60,6 +60,21 @@ func TestLargefileEdit_AlreadyAppliedNeedsEvidence(t *testing.T) {
 			t.Fatalf("other session's retry: %s", text(r))
 		}
 	})
+	t.Run("retry of a batch, each change proved by the journal", func(t *testing.T) {
+		src := "def f(rv, b):\n    return rv\n    return b\n\n\ndef g(a):\n    value = a + 1\n\n\ndef h(b):\n    other = b * 2\n"
+		e := newEnv(t, jmcp.Options{}, "m.py", src)
+		args := map[string]any{"absolute_file_path": "m.py", "changes": []map[string]any{
+			{"search_text": "    value = a + 1\n", "replace_text": "    return rv\n"},
+			{"search_text": "    other = b * 2\n", "replace_text": "    return b\n"}}}
+		want := strings.Replace(strings.Replace(src, "    value = a + 1\n", "    return rv\n", 1), "    other = b * 2\n", "    return b\n", 1)
+		if first, _ := e.apply(args); first.Event == 0 || e.read("m.py") != want {
+			t.Fatalf("first call %+v", first)
+		}
+		var again jmcp.EditOut
+		if txt := e.ok("edit_content", args, &again); !again.AlreadyApplied || e.read("m.py") != want {
+			t.Fatalf("retry %+v\n%s", again, txt)
+		}
+	})
 	t.Run("retry of a multi-line edit", func(t *testing.T) {
 		src := "def load(path):\n    with open(path) as f:\n        return f.read()\n\n\ndef save(path, data):\n    with open(path, 'w') as f:\n        f.write(data)\n"
 		search := "    with open(path) as f:\n        return f.read()\n"
