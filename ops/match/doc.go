@@ -60,7 +60,9 @@
 // and already followed (preceded) by the substantial lines the replacement
 // adds; its text already grown as the replacement grows it
 // ("thre"→"three"), to a token's end. The replacement present elsewhere is
-// no evidence: the miss says where it stands.
+// no evidence: the miss says where it stands. Added lines too short to tell
+// a retry from a second copy ("pass", "}") found beside the search are
+// refused (ErrMaybeRepeat) unless MadeAt names them.
 //
 // # Replacements: the change, not the text
 //
