@@ -127,7 +127,7 @@ func (s *Server) runBatch(ctx context.Context, c *call, spec batchSpec) (*BatchO
 		if outcome, err = ops.ApplyBatch(list, load); err != nil {
 			return nil, err // op errors, or a load error passed through unchanged
 		}
-		b := &replay.Batch{Tool: c.tool, Args: c.args, Actor: &c.actor, DryRun: spec.preview}
+		b := c.batch(spec.preview)
 		for _, key := range outcome.Paths() {
 			fr := outcome.Files[key]
 			cur := loaded[key].ID
@@ -175,7 +175,7 @@ func (s *Server) runBatch(ctx context.Context, c *call, spec batchSpec) (*BatchO
 			id = snapshot.ID{}
 		}
 		if !spec.preview {
-			s.wrote(c.session, key, id)
+			s.wrote(c.session, key, id, true)
 			out.Versions[key] = version(id)
 		}
 		if spec.diff || spec.preview {

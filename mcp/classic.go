@@ -21,6 +21,7 @@ type EditFileIn struct {
 	CodeBlock       *string `json:"code_block,omitempty"`
 	EditType        string  `json:"edit_type,omitempty" jsonschema:"insert, replace or delete"`
 	ExpectedVersion string  `json:"expected_version,omitempty"`
+	writeOpts
 }
 
 // EditFileOut is seed 001's result, plus the journal event and the new version.
@@ -218,6 +219,23 @@ func (s *Server) codeContext(c *call, in *CodeContextIn) (*CodeContextOut, strin
 	size := b.Len()
 	for n := start; n <= end; n++ {
 		line := fmt.Sprintf("%d: %s\n", n, d.Line(n))
+		if room := s.opts.ResultCap - 200 - size; len(line) > room && n == start {
+			// one line longer than a result: its start, and how to read on
+			// (never "call again" with the same start_line)
+			shown := line[:runeStartString(line, max(room, 0))]
+			cut := len(shown) - len(fmt.Sprintf("%d: ", n))
+			b.WriteString(shown + "\n")
+			out.EndLine = n
+			out.More = fmt.Sprintf("line %d is %d bytes, longer than a result: its first %d are shown", n, len(d.Line(n)), max(cut, 0))
+			if s.enabled(ToolsetLargefile, "read_content") {
+				out.More += fmt.Sprintf("; read_content with target=%d and column=%d reads it on", n, max(cut, 0))
+			}
+			if n < out.TotalLines {
+				out.More += fmt.Sprintf("; the next lines: call again with start_line=%d", n+1)
+			}
+			fmt.Fprintf(&b, "[... %s]\n", out.More)
+			break
+		}
 		if size+len(line) > s.opts.ResultCap-200 {
 			out.EndLine = n - 1
 			out.More = fmt.Sprintf("result cap reached: call again with start_line=%d", n)

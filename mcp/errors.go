@@ -103,6 +103,7 @@ var codes = []struct {
 	{ops.ErrFileNotFound, CodeFileNotFound, "check the path; to create a file use file_create_new"},
 	{replay.ErrExists, CodeFileExists, "to overwrite an existing file use file_replace"},
 	{ops.ErrFileExists, CodeFileExists, "to overwrite an existing file use file_replace"},
+	{replay.ErrReadOnlyFile, CodePermissionDenied, "a person made this file read-only to keep it from being changed: leave it, or ask them to make it writable; allow_read_only: true writes it anyway, if they said you may"},
 	{replay.ErrPermission, CodePermissionDenied, "the server's user may not write there"},
 	{fs.ErrPermission, CodePermissionDenied, "the server's user may not write there; nothing was changed"},
 	{replay.ErrConflict, CodeEditConflict, "read the file again and redo the edit against its current version"},

@@ -16,6 +16,7 @@ type FormIn struct {
 	AllowSyntaxErrors bool   `json:"allowSyntaxErrors,omitempty"`
 	ExpectedVersion   string `json:"expected_version,omitempty"`
 	AutoFix           bool   `json:"autoFix,omitempty" jsonschema:"apply the server's preferred quick fixes, same event"`
+	writeOpts
 }
 
 // CommentIn is insert_comment_at_line's input (seed 002).
@@ -25,6 +26,7 @@ type CommentIn struct {
 	CommentText     string `json:"commentText" jsonschema:"without the prefix; may be several lines"`
 	InsertMode      string `json:"insertMode" jsonschema:"before or after"`
 	ExpectedVersion string `json:"expected_version,omitempty"`
+	writeOpts
 }
 
 // FormRef describes the form an edit targeted, in pre-edit lines.

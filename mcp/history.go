@@ -23,6 +23,7 @@ type RevertIn struct {
 	AbsoluteFilePath string `json:"absolute_file_path"`
 	BackupID         string `json:"backup_id,omitempty" jsonschema:"event id; default: your newest edit of the file"`
 	Force            bool   `json:"force,omitempty" jsonschema:"restore exactly, over later changes"`
+	writeOpts
 }
 
 // ChangeOut is the result of revert_edit, undo and redo.
@@ -35,12 +36,15 @@ type ChangeOut struct {
 }
 
 // SessionIn is the input of undo and redo.
-type SessionIn struct{}
+type SessionIn struct {
+	writeOpts
+}
 
 // UndoIn is undo's input.
 type UndoIn struct {
 	All   bool `json:"all,omitempty" jsonschema:"everything this session did, as one event"`
 	Force bool `json:"force,omitempty" jsonschema:"with all: over others' later changes"`
+	writeOpts
 }
 
 // LogIn is journal_log's input.
@@ -144,7 +148,9 @@ func (s *Server) registerHistory() {
 					return nil, "", err
 				}
 			}
-			res, err := s.eng.Revert(ctx, seq, replay.RevertOptions{Force: in.Force, Actor: &c.actor})
+			o := c.revertOptions()
+			o.Force = in.Force
+			res, err := s.eng.Revert(ctx, seq, o)
 			if err != nil {
 				return nil, "", err
 			}
@@ -158,7 +164,9 @@ func (s *Server) registerHistory() {
 				return nil, "", invalid("force goes with all (a single undo is revert_edit with force)", "force without all")
 			}
 			if in.All {
-				res, err := s.eng.UndoSession(ctx, c.session, replay.RevertOptions{Force: in.Force, Actor: &c.actor})
+				o := c.revertOptions()
+				o.Force = in.Force
+				res, err := s.eng.UndoSession(ctx, c.session, o)
 				var ce *replay.ConflictError
 				if errors.As(err, &ce) {
 					return nil, "", withRetry(err, map[string]any{"all": true, "force": true},
@@ -174,7 +182,9 @@ func (s *Server) registerHistory() {
 				}
 				return out, out.Message, err
 			}
-			res, err := s.eng.Undo(ctx, replay.RevertOptions{Session: c.session, Actor: &c.actor})
+			o := c.revertOptions()
+			o.Session = c.session
+			res, err := s.eng.Undo(ctx, o)
 			if err != nil {
 				return nil, "", err
 			}
@@ -185,7 +195,9 @@ func (s *Server) registerHistory() {
 		desc:        "Redo this session's newest undo, unless a new change came after it.",
 		destructive: true},
 		func(ctx context.Context, c *call, in *SessionIn) (*ChangeOut, string, error) {
-			res, err := s.eng.Redo(ctx, replay.RevertOptions{Session: c.session, Actor: &c.actor})
+			o := c.revertOptions()
+			o.Session = c.session
+			res, err := s.eng.Redo(ctx, o)
 			if err != nil {
 				return nil, "", err
 			}
@@ -276,7 +288,7 @@ func (s *Server) changeOut(c *call, res *replay.Result, reverted uint64, verb st
 	for _, f := range res.Files {
 		out.Files = append(out.Files, f.Path)
 		out.Versions[f.Path] = version(f.After)
-		s.wrote(c.session, f.Path, f.After)
+		s.wrote(c.session, f.Path, f.After, false) // the reply names the files, not their lines
 	}
 	out.Message = fmt.Sprintf("%s event %d as event %d: %s", verb, reverted, res.Seq, strings.Join(out.Files, ", "))
 	return out, out.Message, nil

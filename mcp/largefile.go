@@ -125,6 +125,7 @@ type EditIn struct {
 	Substring        bool         `json:"substring,omitempty" jsonschema:"also inside longer words and numbers"`
 	Preview          *bool        `json:"preview,omitempty" jsonschema:"default true: diff only"`
 	ExpectedVersion  string       `json:"expected_version,omitempty"`
+	writeOpts
 }
 
 // EditChangeResult says where and how one change matched.

@@ -52,14 +52,18 @@ func (s *Server) editContent(ctx context.Context, c *call, in *EditIn) (*EditOut
 		v     *replay.View
 		edits []match.Edit
 		out   *EditOut
+		sp    *suspect // a refused change whose replacement stands in the file
 	)
 	defer func() {
 		if v != nil {
 			v.Close()
 		}
 	}()
-	res, err := s.eng.Edit(ctx, func(r *replay.Reader) (*replay.Batch, error) {
+	plan := func(r *replay.Reader) (*replay.Batch, error) {
 		var err error
+		if v != nil {
+			v.Close()
+		}
 		if v, err = planView(r, in.AbsoluteFilePath); err != nil {
 			return nil, err
 		}
@@ -73,6 +77,7 @@ func (s *Server) editContent(ctx context.Context, c *call, in *EditIn) (*EditOut
 				Hint: "read the file again and redo the edit against its current version"}
 		}
 		if edits, err = t.locate(changes); err != nil {
+			sp = suspectOf(err, v, changes)
 			return nil, err
 		}
 		if err := t.representable(edits); err != nil {
@@ -96,8 +101,22 @@ func (s *Server) editContent(ctx context.Context, c *call, in *EditIn) (*EditOut
 				return match.Splice(w, t.body, t.size, edits)
 			}
 		}
-		return &replay.Batch{Tool: c.tool, Args: c.args, Actor: &c.actor, DryRun: preview, Changes: []replay.Change{ch}}, nil
-	})
+		b := c.batch(preview)
+		b.Changes = []replay.Change{ch}
+		return b, nil
+	}
+	res, err := s.eng.Edit(ctx, plan)
+	// a change refused, its replacement in the file: applied already if
+	// the journal holds the event that made it (largefile_made.go); each
+	// change of a batch at most once
+	for err != nil && sp != nil {
+		at := s.madeAt(v.Path.Key, changes[sp.change], sp)
+		if at == 0 {
+			break
+		}
+		changes[sp.change].MadeAt, sp = at, nil
+		res, err = s.eng.Edit(ctx, plan)
+	}
 	if err != nil {
 		return nil, "", retryEdit(in, detach(err))
 	}
@@ -120,7 +139,7 @@ func (s *Server) editContent(ctx context.Context, c *call, in *EditIn) (*EditOut
 		s.synced(ctx, res)
 		if len(res.Files) == 1 { // none when the replacement left the file as it was
 			out.Version = version(res.Files[0].After)
-			s.wrote(c.session, v.Path.Key, res.Files[0].After)
+			s.wrote(c.session, v.Path.Key, res.Files[0].After, true)
 		}
 	}
 	var b strings.Builder
@@ -261,6 +280,9 @@ func retryEdit(in *EditIn, err error) error {
 	}
 	if in.ExpectedVersion != "" {
 		args["expected_version"] = in.ExpectedVersion
+	}
+	if in.AllowReadOnly {
+		args["allow_read_only"] = true
 	}
 	if in.SearchText != nil {
 		args["search_text"], args["replace_text"] = s, r

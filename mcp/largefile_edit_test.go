@@ -117,7 +117,7 @@ func TestLargefileEdit_Errors(t *testing.T) {
 		t.Fatalf("ambiguous %+v", te)
 	}
 	te = e.fail("edit_content", map[string]any{"absolute_file_path": "f.txt", "search_text": "zeta omega\n", "replace_text": "done\n", "preview": false}, jmcp.CodeNoMatch)
-	if !strings.Contains(te.Message, "already applied") || len(te.Candidates) > 3 {
+	if !strings.Contains(te.Message, "replacement text is present at line 3") || strings.Contains(te.Hint, "skip") || len(te.Candidates) > 3 {
 		t.Fatalf("miss %+v", te)
 	}
 	te = e.fail("edit_content", map[string]any{"absolute_file_path": "f.txt", "search_text": "alpha betta gamma delta", "replace_text": "x", "preview": false}, jmcp.CodeNoMatch)

@@ -129,7 +129,7 @@ func exerciseLarge(t *testing.T, e *env, name string, size int64, marker, lines 
 		e.fail("edit_content", map[string]any{"absolute_file_path": path, "search_text": "the quick brown fox", "replace_text": "x", "preview": false}, jmcp.CodeAmbiguousMatch)
 		te := e.fail("edit_content", map[string]any{"absolute_file_path": path, "search_text": "zzz nowhere zzz",
 			"replace_text": "the lazy dog", "preview": false}, jmcp.CodeNoMatch)
-		if !strings.Contains(te.Message, "already applied") {
+		if !strings.Contains(te.Message, "replacement text is present at line") || strings.Contains(te.Hint, "skip") {
 			t.Fatalf("miss %+v", te)
 		}
 	}

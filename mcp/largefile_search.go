@@ -118,6 +118,7 @@ func (s *Server) searchContent(c *call, in *SearchIn) (*SearchOut, string, error
 	ol := t.outline()
 	var b strings.Builder
 	budget := s.opts.ResultCap - 600
+	full := false // the answer is full: more results would not fit, whatever max_results
 	for i, h := range res.Hits {
 		r := SearchResult{LineNumber: h.Line, Match: h.Text, ContextBefore: orEmpty(h.Before), ContextAfter: orEmpty(h.After),
 			SimilarityScore: h.Similarity, Truncated: h.Truncated, Column: h.Col, Submatches: h.Submatches}
@@ -129,7 +130,7 @@ func (s *Server) searchContent(c *call, in *SearchIn) (*SearchOut, string, error
 		}
 		entry := resultText(r, out.Mode)
 		if b.Len()+len(entry) > budget && i > 0 {
-			out.More, res.More = true, false
+			out.More, res.More, full = true, false, true
 			if out.Mode != "fuzzy" {
 				out.NextStartLine = h.Line
 			}
@@ -151,6 +152,8 @@ func (s *Server) searchContent(c *call, in *SearchIn) (*SearchOut, string, error
 	if out.More {
 		if out.NextStartLine > 0 {
 			b.WriteString(fmt.Sprintf("[more results: call again with start_line=%d]\n", out.NextStartLine))
+		} else if full {
+			b.WriteString("[more results than fit in one answer: narrow the pattern, or ask fewer context_lines]\n")
 		} else {
 			b.WriteString("[more results: raise max_results or narrow the pattern]\n")
 		}

@@ -76,8 +76,8 @@ func (t *ltext) streamMiss(c match.Change, near []match.Hit, cause error) error 
 	}
 	if strings.TrimSpace(c.Replace) != "" {
 		if hits, err := t.scan(c.Replace, 1); err == nil && len(hits) > 0 {
-			e.Msg += fmt.Sprintf("; the replacement text is already present at line %d — already applied?", hits[0].line)
-			e.Hint = "re-read the file: this change looks applied already; skip it if so"
+			e.Msg += fmt.Sprintf("; the replacement text is present at line %d, but nothing shows it was put there in place of the search text, so the change is not reported as already applied", hits[0].line)
+			e.Hint = "read the lines your search text came from (search_content) and copy them exactly: the replacement standing elsewhere does not mean your change was made"
 		}
 	}
 	return e

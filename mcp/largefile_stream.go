@@ -172,6 +172,10 @@ func (t *ltext) streamLocate(changes []match.Change, exactOnly bool) ([]match.Ed
 		}
 		done, err := t.appliedAlready(c, ms)
 		if err != nil {
+			var oe *ops.Error
+			if errors.As(err, &oe) {
+				oe.Index = i
+			}
 			return nil, err
 		}
 		for _, m := range ms {
@@ -228,11 +232,21 @@ func (t *ltext) appliedAlready(c match.Change, ms []match.Match) (bool, error) {
 	one := c
 	one.Occurrence, one.ReplaceAll = 0, false
 	for _, m := range ms {
-		w, off, _, err := t.window(int64(m.Start), len(m.Matched), slack, m.Line)
+		w, off, first, err := t.window(int64(m.Start), len(m.Matched), slack, m.Line)
 		if err != nil {
 			return false, err
 		}
 		es, err := match.Locate(w, []match.Change{one})
+		var oe *ops.Error
+		if errors.Is(err, match.ErrMaybeRepeat) && errors.As(err, &oe) {
+			// short lines already beside the search: refused as in memory,
+			// the candidate's lines counted from the file's start
+			for i := range oe.Candidates {
+				oe.Candidates[i].Line += first - 1
+				oe.Candidates[i].EndLine += first - 1
+			}
+			return false, err
+		}
 		if err != nil || len(es) != 1 || !es[0].AlreadyApplied || off+int64(es[0].Match.Start) != int64(m.Start) {
 			return false, nil
 		}
@@ -344,7 +358,7 @@ func (t *ltext) cutMiss(c match.Change, cut cutHits) error {
 	var e *ops.Error
 	if errors.As(err, &e) && strings.TrimSpace(c.Replace) != "" {
 		if hits, serr := t.scan(c.Replace, 1); serr == nil && len(hits) > 0 {
-			e.Msg += fmt.Sprintf("; the replacement text is present at line %d — already applied?", hits[0].line)
+			e.Msg += fmt.Sprintf("; the replacement text is present at line %d (not reported as already applied: nothing shows it was put there in place of the search text)", hits[0].line)
 		}
 	}
 	return err

@@ -23,21 +23,25 @@ type (
 	ReplaceIn struct {
 		Ops []ops.ReplaceOp `json:"ops" jsonschema:"whole file without start_line; else lines start_line..end_line (start_col/end_col: characters; target_line_text: start_line's text, looked for nearby)"`
 		batchOpts
+		writeOpts
 	}
 	// InsertIn is file_insert_text's input.
 	InsertIn struct {
 		Ops []ops.InsertOp `json:"ops" jsonschema:"at: bof|eof|before_line|after_line; col: 0 start, -1 end, N before char N"`
 		batchOpts
+		writeOpts
 	}
 	// CopyPasteIn is file_copy_paste_text's input.
 	CopyPasteIn struct {
 		Ops []ops.CopyPasteOp `json:"ops" jsonschema:"target_line -1: the end; columns make it character-precise"`
 		batchOpts
+		writeOpts
 	}
 	// MoveIn is edit_move_text's input.
 	MoveIn struct {
 		Ops []ops.MoveOp `json:"ops" jsonschema:"as file_copy_paste_text; a missing target is created"`
 		batchOpts
+		writeOpts
 	}
 )
 

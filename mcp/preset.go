@@ -26,8 +26,11 @@ var Presets = []string{PresetMinimal, PresetFull}
 
 // PresetBudgets are the model-facing bytes each preset is held to: tool
 // names, descriptions and input schemas as a client receives them, plus the
-// server's instructions. The tests fail past them.
-var PresetBudgets = map[string]int{PresetMinimal: 5000, PresetFull: 14000}
+// server's instructions. The tests fail past them. Issue 59 raised them from
+// 5,000 and 14,000: allow_read_only on every tool that writes existing
+// files (a person's read-only file is refused without it) and one line of
+// instructions naming it.
+var PresetBudgets = map[string]int{PresetMinimal: 5150, PresetFull: 14500}
 
 // presetTools are the tools of each preset; nil means every tool.
 var presetTools = map[string][]string{

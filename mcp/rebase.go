@@ -30,8 +30,12 @@ import (
 //     with both readings, a retry that targets the lines it read, and how to
 //     pin the current numbering instead (expected_version) — even when both
 //     readings hold the same text, since they are two places;
-//   - changed (or deleted) since the read: EDIT_CONFLICT with the lines as
-//     read and as they are now, no retry (what was meant is unknown).
+//   - changed since the read by the session's own write (its reply showed
+//     the session those lines): the numbers count from that write, mapped
+//     to now if others wrote since, and the result says so;
+//   - changed (or deleted) since the read otherwise: EDIT_CONFLICT with the
+//     lines as read and as they are now, no retry (what was meant is
+//     unknown).
 //
 // A call's expected_version that is not the current version says which
 // version its numbers count from, whatever the session read or wrote: it
@@ -45,6 +49,10 @@ type fileView struct {
 	read  snapshot.ID // version of the last read that showed line numbers
 	cur   snapshot.ID // version it last saw (read or wrote)
 	wrote bool        // the session wrote the file since that read
+	// shown is the version the session's last write whose reply showed it
+	// the lines it wrote (an edit's context) left: lines that changed since
+	// the read count from it. An undo's or a revert's reply shows none.
+	shown snapshot.ID
 }
 
 // viewOf returns a copy of the session's view of a file (zero if none).
@@ -315,7 +323,11 @@ type rebaser struct {
 	notes    []string
 	ranges   []lineRange
 	last     map[string]lastWrite // file key → its newest event, for files the session wrote since its read
-	applied  bool                 // applyInPlace ran
+	// written: file key → the content the session's own last write whose
+	// reply showed its lines left (fileView.shown), for files it wrote
+	// since its read
+	written map[string][]byte
+	applied bool // applyInPlace ran
 }
 
 // newRebaser fetches the read version of every file a line-based op of list
@@ -367,6 +379,14 @@ func (rb *rebaser) fetch() {
 			rb.base[rp.Key] = data
 		} else if data, ok, err := rb.s.eng.Content(v.read, rebaseLimit); err == nil && ok {
 			rb.base[rp.Key] = data
+		}
+		if v.wrote && !v.shown.IsZero() && v.shown != v.read {
+			if data, ok, err := rb.s.eng.Content(v.shown, rebaseLimit); err == nil && ok {
+				if rb.written == nil {
+					rb.written = map[string][]byte{}
+				}
+				rb.written[rp.Key] = data
+			}
 		}
 	}
 }
@@ -471,7 +491,13 @@ func (rb *rebaser) apply(list []ops.Op, key string, f *replay.File) ([]ops.Op, e
 		}
 		a, b, ok := m.span(r.start, r.end)
 		if !ok {
-			return nil, rb.changed(r, key, base, f)
+			// changed since the read: by the session's own write, whose
+			// reply showed it those lines, they count from that write
+			if a, b, ok = rb.ownWrite(key, r, f); !ok {
+				return nil, rb.changed(r, key, base, f)
+			}
+			rb.set(out, r, a, b)
+			continue
 		}
 		if a == r.start {
 			continue
@@ -501,6 +527,29 @@ func (rb *rebaser) apply(list []ops.Op, key string, f *replay.File) ([]ops.Op, e
 		return nil, rb.ambiguous(amb, key, f)
 	}
 	return out, nil
+}
+
+// ownWrite maps target r from the content the session's own last write
+// left (its reply showed the session those lines) to the current content
+// f: the numbers of lines that changed since the session's read, by its
+// own edit, count from that edit. ok is false when the session did not
+// write the file since its read, or when the lines changed since its write.
+func (rb *rebaser) ownWrite(key string, r lineRange, f *replay.File) (int, int, bool) {
+	w, ok := rb.written[key]
+	if !ok {
+		return 0, 0, false
+	}
+	a, b, ok := newLineMap(w, f.Data).span(r.start, r.end)
+	if !ok {
+		return 0, 0, false
+	}
+	v := rb.views[key]
+	note := fmt.Sprintf("%s: %s changed since your read by your own edit (version %s), whose result showed them: your numbers count from that edit", key, linesText(r.start, r.end, false), v.shown.Short())
+	if a != r.start {
+		note += fmt.Sprintf("; they moved %+d since (version %s): applied at %s", a-r.start, f.ID.Short(), rangeText(a, b))
+	}
+	rb.notes = append(rb.notes, note)
+	return a, b, true
 }
 
 // set rewrites the numbers of r's op in out to [a,b].

@@ -50,3 +50,58 @@ func TestRebase_TargetTextSettles(t *testing.T) {
 	e.ok("file_insert_text", map[string]any{"ops": []map[string]any{{"path": "g.txt", "content": "top", "at": "bof"}}}, nil)
 	e.fail("file_replace", map[string]any{"ops": []map[string]any{{"path": "g.txt", "content": "x", "start_line": 2, "target_line_text": "a"}}}, jmcp.CodeEditConflict)
 }
+
+// TestRebase_OwnWriteIsRead: a session's own write shows it the lines it
+// wrote, so a second edit of the same lines counts from that write (issue
+// 59 §4): line 6 replaced twice is applied twice, not refused as "changed
+// since your read"; another party's change of those lines still is.
+func TestRebase_OwnWriteIsRead(t *testing.T) {
+	src := "1\n2\n3\n4\n5\n6\n7\n8\n"
+	e := newEnv(t, jmcp.Options{}, "f.txt", src)
+	e.ok("read_content", map[string]any{"absolute_file_path": "f.txt"}, nil)
+	e.ok("file_replace", map[string]any{"ops": []map[string]any{{"path": "f.txt", "content": "six", "start_line": 6}}}, nil)
+	var out jmcp.BatchOut
+	e.ok("file_replace", map[string]any{"ops": []map[string]any{{"path": "f.txt", "content": "SIX", "start_line": 6}}}, &out)
+	if got := e.read("f.txt"); got != "1\n2\n3\n4\n5\nSIX\n7\n8\n" {
+		t.Fatalf("wrote %q", got)
+	}
+	if len(out.Notes) != 1 || !strings.Contains(out.Notes[0], "your own edit") {
+		t.Fatalf("notes %q", out.Notes)
+	}
+	// the other tools that count lines, the same way
+	e.ok("file_insert_text", map[string]any{"ops": []map[string]any{{"path": "f.txt", "content": "after six", "at": "after_line", "line": 6}}}, nil)
+	if got := e.read("f.txt"); got != "1\n2\n3\n4\n5\nSIX\nafter six\n7\n8\n" {
+		t.Fatalf("insert wrote %q", got)
+	}
+	e.ok("ai_code_editing.edit_file", map[string]any{"target_file": "f.txt", "edit_instruction": "line 6", "start_line": 6, "end_line": 6, "code_block": "Six", "edit_type": "replace"}, nil)
+	if got := e.read("f.txt"); got != "1\n2\n3\n4\n5\nSix\nafter six\n7\n8\n" {
+		t.Fatalf("edit_file wrote %q", got)
+	}
+	// a line another party changed after the session's write is refused
+	write(t, e.dir, "f.txt", "1\n2\n3\n4\n5\nsix by hand\nafter six\n7\n8\n")
+	e.fail("file_replace", map[string]any{"ops": []map[string]any{{"path": "f.txt", "content": "x", "start_line": 6}}}, jmcp.CodeEditConflict)
+}
+
+// TestRebase_UndoShowsNoLines: an undo's reply names files, not lines:
+// lines the session's edit showed it still count from that edit after an
+// undo of another one, but lines only an undo changed since the read are
+// refused as changed.
+func TestRebase_UndoShowsNoLines(t *testing.T) {
+	replace := func(e *env, line int, content string) {
+		e.ok("file_replace", map[string]any{"ops": []map[string]any{{"path": "f.txt", "content": content, "start_line": line}}}, nil)
+	}
+	e := newEnv(t, jmcp.Options{}, "f.txt", "1\n2\n3\n4\n5\n6\n7\n8\n")
+	e.ok("read_content", map[string]any{"absolute_file_path": "f.txt"}, nil)
+	replace(e, 6, "six")
+	replace(e, 2, "two")
+	e.ok("undo", map[string]any{}, nil) // takes "two" back; line 6 is as the first edit showed it
+	replace(e, 6, "SIX")
+	if got := e.read("f.txt"); got != "1\n2\n3\n4\n5\nSIX\n7\n8\n" {
+		t.Fatalf("wrote %q", got)
+	}
+	e = newEnv(t, jmcp.Options{}, "f.txt", "1\n2\n3\n4\n5\n6\n7\n8\n")
+	replace(e, 6, "six")
+	e.ok("read_content", map[string]any{"absolute_file_path": "f.txt"}, nil)
+	e.ok("undo", map[string]any{}, nil) // line 6 back to "6": never shown since the read
+	e.fail("file_replace", map[string]any{"ops": []map[string]any{{"path": "f.txt", "content": "x", "start_line": 6}}}, jmcp.CodeEditConflict)
+}

@@ -122,8 +122,9 @@ func (s *Server) editText(ctx context.Context, c *call, te textEdit) (*textEdite
 		}
 		data = ops.NewDoc(out.after, src.doc.Encoding, src.doc.BOM).Encode()
 		id := f.ID
-		return &replay.Batch{Tool: c.tool, Args: c.args, Actor: &c.actor, DryRun: te.dryRun,
-			Changes: []replay.Change{{Path: rp.Key, Data: data, Expect: &id}}}, nil
+		b := c.batch(te.dryRun)
+		b.Changes = []replay.Change{{Path: rp.Key, Data: data, Expect: &id}}
+		return b, nil
 	})
 	if errors.Is(err, errSame) {
 		out.same, out.after = true, out.src.text
@@ -137,7 +138,7 @@ func (s *Server) editText(ctx context.Context, c *call, te textEdit) (*textEdite
 	if !te.dryRun {
 		id := snapshot.Sum(data)
 		out.event, out.version = res.Seq, version(id)
-		s.wrote(c.session, rp.Key, id)
+		s.wrote(c.session, rp.Key, id, true)
 		s.synced(ctx, res)
 	}
 	return out, nil

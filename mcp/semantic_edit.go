@@ -20,6 +20,7 @@ type FileEditIn struct {
 	ExpectedVersion   string `json:"expected_version,omitempty"`
 	DryRun            bool   `json:"dryRun,omitempty" jsonschema:"diff only, write nothing"`
 	AutoFix           bool   `json:"autoFix,omitempty" jsonschema:"apply the server's quick fixes, same event"`
+	writeOpts
 }
 
 // DetectedIntent is one intent the safety layer found (seed 000).

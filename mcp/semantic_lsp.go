@@ -406,7 +406,7 @@ func (s *Server) finish(ctx context.Context, rep *lspReport, written bool) {
 // planned as one event, each file checked against the version the server saw.
 func (s *Server) applyConsulted(ctx context.Context, c *call, rep *lspReport, dryRun bool) (*replay.Result, error) {
 	return s.eng.Edit(ctx, func(r *replay.Reader) (*replay.Batch, error) {
-		b := &replay.Batch{Tool: c.tool, Args: c.args, Actor: &c.actor, DryRun: dryRun}
+		b := c.batch(dryRun)
 		for _, f := range rep.changedFiles() {
 			cur, err := r.Read(f.path.Key)
 			if err != nil {

@@ -23,6 +23,7 @@ type RenameSymbolIn struct {
 	NewName         string `json:"newName" jsonschema:"the last segment only"`
 	ExpectedVersion string `json:"expected_version,omitempty"`
 	DryRun          bool   `json:"dryRun,omitempty" jsonschema:"diff only, write nothing"`
+	writeOpts
 }
 
 // RenameSymbolResult says what rename_symbol changed.

@@ -147,6 +147,7 @@ const instructions = `Every change is a journal event; undo or revert_edit takes
 Paths: absolute in a workspace root, or relative to the first root. Lines count from 1; line ranges are inclusive.
 Reads return the file's version: pass it as expected_version(s). Line numbers count from your last read: lines only moved since are edited where they are now, changed ones are refused (EDIT_CONFLICT).
 An edit already made answers already_applied, writing nothing. Batches are all-or-nothing.
+A read-only file is refused unless allow_read_only: true.
 A refusal has a code and a hint; its candidates resemble your request (nothing was applied there); a retry is a corrected call to send as it is.`
 
 // MCP returns the underlying mcp-go server (for transports and in-process clients).
@@ -168,6 +169,8 @@ type call struct {
 	// progress reports a long operation's advance and says when the client
 	// cancelled the call (progress.go).
 	progress *progress
+	// allowReadOnly: the call's allow_read_only (readonly.go).
+	allowReadOnly bool
 }
 
 // inputArgs returns a deep copy of the call's arguments as sent.
@@ -313,15 +316,19 @@ func (s *Server) views(session string) map[string]*fileView {
 	return m
 }
 
-// wrote records that a session's own edit left a file at a version. Its
-// line numbers still count from its last read (rebase.go).
-func (s *Server) wrote(session, key string, id snapshot.ID) {
+// wrote records that a session's own edit left a file at a version, and
+// whether its reply showed the session the lines it wrote. Its line numbers
+// still count from its last read (rebase.go), those lines from the write.
+func (s *Server) wrote(session, key string, id snapshot.ID, shown bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	m := s.views(session)
 	v := m[key]
 	if v != nil {
 		v.cur, v.wrote = id, v.wrote || v.read != id
+		if shown {
+			v.shown = id
+		}
 	} else {
 		// no read: the numbers the session knows count from what it wrote
 		v = &fileView{read: id, cur: id}

@@ -82,6 +82,7 @@ type SharedView struct {
 	Read  snapshot.ID `json:"read"`
 	Cur   snapshot.ID `json:"cur"`
 	Wrote bool        `json:"wrote,omitempty"`
+	Shown snapshot.ID `json:"shown,omitzero"` // fileView.shown
 }
 
 // shareHello is the relay's first line.
@@ -114,7 +115,7 @@ func (s *Server) ImportViews(session string, views []SharedView) {
 	defer s.mu.Unlock()
 	m := s.views(session)
 	for _, v := range views {
-		m[v.Key] = &fileView{read: v.Read, cur: v.Cur, wrote: v.Wrote}
+		m[v.Key] = &fileView{read: v.Read, cur: v.Cur, wrote: v.Wrote, shown: v.Shown}
 	}
 }
 
@@ -137,7 +138,7 @@ func (s *Server) watchViews(session string, fn func(SharedView)) func() {
 // viewChanged tells a session's watcher about a changed view; s.mu is held.
 func (s *Server) viewChanged(session, key string, v *fileView) {
 	if fn := s.viewWatch[session]; fn != nil {
-		fn(SharedView{Key: key, Read: v.read, Cur: v.cur, Wrote: v.wrote})
+		fn(SharedView{Key: key, Read: v.read, Cur: v.cur, Wrote: v.wrote, Shown: v.shown})
 	}
 }
 

@@ -75,6 +75,9 @@ func addTool[In any, Out any](s *Server, d def, fn func(ctx context.Context, c *
 		}
 		fill(in, spilled)
 		c := s.newCall(ctx, d.name, raw, spilled)
+		if a, ok := any(in).(readOnlyAllower); ok {
+			c.allowReadOnly = a.allowsReadOnly()
+		}
 		c.progress = s.newProgress(ctx, req.Params.Meta)
 		out, text, err := fn(ctx, c, in)
 		if err != nil {

@@ -48,6 +48,13 @@ type Batch struct {
 	Changes []Change
 	// DryRun computes and checks the changes but writes nothing.
 	DryRun bool
+	// WriteReadOnly writes files whose mode has no write bit for their
+	// owner. Without it a change to such a file (content, mode or delete)
+	// refuses the whole batch with ErrReadOnlyFile, dry runs included: a
+	// person's chmod a-w is a protection, not an obstacle the rename
+	// happens to step over. A person's commands (the CLI, the web app) set
+	// it; an agent's tool sets it only when the call says so.
+	WriteReadOnly bool
 }
 
 // Result says what a batch did.
@@ -177,6 +184,20 @@ func (e *Engine) Edit(ctx context.Context, plan Plan) (*Result, error) {
 	return res, classify(err)
 }
 
+// refuseReadOnly refuses a batch that changes an existing file whose owner
+// may not write it. The mode bits decide, not access(2): a server running
+// as root may write any file, and a read-only file is the person's word
+// whoever runs the server.
+func refuseReadOnly(ops []*fileOp) error {
+	for _, op := range ops {
+		if op.cur.exists && op.cur.mode.Perm()&0o200 == 0 {
+			return &PathError{Path: op.p.Rel, Err: ErrReadOnlyFile,
+				Msg: fmt.Sprintf("is read-only (mode %04o): someone made it so to keep it from being changed; nothing was written", op.cur.mode.Perm())}
+		}
+	}
+	return nil
+}
+
 // fileOp is one file of a batch being applied.
 type fileOp struct {
 	p      Path
@@ -248,6 +269,11 @@ func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, erro
 	})
 	if len(ops) == 0 {
 		return &Result{}, nil
+	}
+	if !b.WriteReadOnly {
+		if err := refuseReadOnly(ops); err != nil {
+			return nil, err
+		}
 	}
 	if b.DryRun {
 		res := &Result{}

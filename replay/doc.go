@@ -119,6 +119,14 @@
 // to overwrite it). Deleting a file its event created also removes the
 // directories that creation made (FileChange.NewDirs) where left empty,
 // once the batch is done: a crash before leaves empty directories only.
+// A revert gives back N's before-mode only where the mode is still N's
+// after-mode (or with Force): a chmod made since stays.
+//
+// A batch that would change a file whose owner may not write it (chmod
+// a-w) is refused whole with ErrReadOnlyFile before anything is written,
+// dry runs included, unless Batch.WriteReadOnly (RevertOptions too): the
+// rename would replace it, but a read-only file is a person's protection.
+// The mode bits decide, not access(2), so a server run as root refuses too.
 //
 // # Outside changes: Observe
 //

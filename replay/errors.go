@@ -18,6 +18,11 @@ var (
 	ErrExists = errors.New("replay: file exists")
 	// ErrPermission means the OS refused access.
 	ErrPermission = errors.New("replay: permission denied")
+	// ErrReadOnlyFile means a batch would change a file whose owner may not
+	// write it (chmod a-w): people protect files from agents so, and the
+	// atomic rename would replace it anyway (it needs only the directory's
+	// permission). It wraps ErrPermission; Batch.WriteReadOnly lifts it.
+	ErrReadOnlyFile = fmt.Errorf("%w: read-only file", ErrPermission)
 	// ErrConflict means a file is not the version the caller expected.
 	ErrConflict = errors.New("replay: edit conflict")
 	// ErrRevertConflict means a revert's three-way merge overlaps later changes.

@@ -21,6 +21,10 @@ type RevertOptions struct {
 	Session string         // Undo/Redo: only this session's events ("" = anyone's)
 	Through uint64         // UndoSession: only the session's events up to this one (0 = all), as a preview saw them; Rewind: refuse if the journal has newer events
 	Actor   *journal.Actor // default: the engine's actor
+	// WriteReadOnly writes files made read-only (Batch.WriteReadOnly): a
+	// person's revert, undo or restore sets it, an agent's only when it
+	// says so.
+	WriteReadOnly bool
 }
 
 // Revert takes event seq's changes back as a new event. Files untouched since
@@ -108,7 +112,7 @@ func (e *Engine) Restore(ctx context.Context, file string, seq uint64, o RevertO
 			return nil, err
 		}
 		args := fmt.Appendf(nil, `{"path":%q,"at":%d}`, p.Key, seq)
-		return &Batch{Tool: "restore", Args: args, Kind: journal.KindRestore, Actor: o.Actor, Changes: []Change{c}, DryRun: o.DryRun}, nil
+		return &Batch{Tool: "restore", Args: args, Kind: journal.KindRestore, Actor: o.Actor, Changes: []Change{c}, DryRun: o.DryRun, WriteReadOnly: o.WriteReadOnly}, nil
 	})
 }
 
@@ -216,7 +220,7 @@ func (e *Engine) planRevert(r *Reader, seq uint64, kind journal.Kind, o RevertOp
 	case by != 0:
 		return nil, fmt.Errorf("event %d is already reverted by event %d (revert %d to re-apply it): %w", seq, by, by, ErrNothing)
 	}
-	b := &Batch{Tool: string(kind), Args: fmt.Appendf(nil, `{"event":%d,"force":%t}`, seq, o.Force), Kind: kind, Reverts: seq, Actor: o.Actor, DryRun: o.DryRun}
+	b := &Batch{Tool: string(kind), Args: fmt.Appendf(nil, `{"event":%d,"force":%t}`, seq, o.Force), Kind: kind, Reverts: seq, Actor: o.Actor, DryRun: o.DryRun, WriteReadOnly: o.WriteReadOnly}
 	for _, f := range ev.Files {
 		cur, err := r.Read(f.Path)
 		if err != nil {
@@ -226,7 +230,14 @@ func (e *Engine) planRevert(r *Reader, seq uint64, kind journal.Kind, o RevertOp
 		case cur.ID == f.Before && (f.Before.IsZero() || f.BeforeMode == 0 || uint32(cur.Mode) == f.BeforeMode):
 			continue // already as before (content and mode)
 		case cur.ID == f.After || o.Force:
-			c, err := e.contentChange(r, f.Path, f.Before, f.BeforeMode, cur.ID)
+			// the mode goes back only from the event's own after-mode (or
+			// with force): a chmod made since — a person's chmod a-w —
+			// stays, as a later content change would
+			mode := f.BeforeMode
+			if !o.Force && f.AfterMode != 0 && uint32(cur.Mode) != f.AfterMode {
+				mode = uint32(cur.Mode)
+			}
+			c, err := e.contentChange(r, f.Path, f.Before, mode, cur.ID)
 			if err != nil {
 				return nil, err
 			}

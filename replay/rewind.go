@@ -197,7 +197,7 @@ func (e *Engine) planRewind(r *Reader, seq uint64, want map[string]*fileAt, o Re
 		return nil, nil, fmt.Errorf("every file the journal knows is already as it was after event %d: %w", seq, ErrNothing)
 	}
 	args := fmt.Appendf(nil, `{"at":%d,"files":%d}`, seq, len(changes))
-	return &Batch{Tool: "restore", Args: args, Kind: journal.KindRestore, Actor: o.Actor, Changes: changes, DryRun: o.DryRun}, planned, nil
+	return &Batch{Tool: "restore", Args: args, Kind: journal.KindRestore, Actor: o.Actor, Changes: changes, DryRun: o.DryRun, WriteReadOnly: o.WriteReadOnly}, planned, nil
 }
 
 // ours reports whether a journal path names a file in one of this engine's

@@ -173,7 +173,7 @@ func (e *Engine) planSessionUndo(r *Reader, session string, evs []*journal.Event
 		undone[i] = ev.Seq
 	}
 	b := &Batch{Tool: "undo_session", Args: fmt.Appendf(nil, `{"session":%q,"force":%t}`, session, o.Force),
-		Kind: journal.KindUndo, Undone: undone, Actor: o.Actor, DryRun: o.DryRun}
+		Kind: journal.KindUndo, Undone: undone, Actor: o.Actor, DryRun: o.DryRun, WriteReadOnly: o.WriteReadOnly}
 	for _, path := range order {
 		p := state[path]
 		if p.id == p.cur.ID && (p.id.IsZero() || uint32(p.cur.Mode) == p.mode) {

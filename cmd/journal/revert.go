@@ -20,7 +20,7 @@ import (
 )
 
 func newRevertCmd(a *app) *cobra.Command {
-	var o replay.RevertOptions
+	o := byPerson()
 	cmd := &cobra.Command{
 		Use:   "revert N",
 		Short: "Take event N's changes back, as a new event",
@@ -45,7 +45,7 @@ print the lines; --force restores N's before-content exactly (still as a new eve
 }
 
 func newUndoCmd(a *app) *cobra.Command {
-	var o replay.RevertOptions
+	o := byPerson()
 	var all bool
 	var prompt string
 	cmd := &cobra.Command{
@@ -112,7 +112,7 @@ undo and names the event and lines, as for a session. --dry-run shows what would
 }
 
 func newRedoCmd(a *app) *cobra.Command {
-	var o replay.RevertOptions
+	o := byPerson()
 	cmd := &cobra.Command{
 		Use:   "redo",
 		Short: "Revert the newest undo, unless a new change came after it",
@@ -131,7 +131,7 @@ func newRestoreCmd(a *app) *cobra.Command {
 	var at uint64
 	var jsonOut bool
 	var beforePrompt string
-	var o replay.RevertOptions
+	o := byPerson()
 	cmd := &cobra.Command{
 		Use:   "restore [PATH] --at N | --before-prompt P",
 		Short: "Make a file, or without PATH the whole workspace, what it was right after event N, as a new event",
@@ -368,3 +368,8 @@ func sessionsHint(e *replay.Engine) string {
 	}
 	return fmt.Sprintf("the sessions with events here, newest first: %s%s; `journal log --session S` lists one's events (an agent's prompt: `journal undo --prompt P`, `journal log --prompts` lists them)", strings.Join(names, ", "), more)
 }
+
+// byPerson returns the options of a person's revert, undo, redo, restore or
+// rewind: a file made read-only is theirs to write (they could chmod it as
+// well), unlike an agent's tool call, which is refused there.
+func byPerson() replay.RevertOptions { return replay.RevertOptions{WriteReadOnly: true} }

@@ -60,7 +60,7 @@ func TestApply_Errors(t *testing.T) {
 		{"overlap", []match.Change{{Search: "one\ntwo", Replace: "x"}, {Search: "two\nthree", Replace: "y"}}, ops.ErrOverlap, 1, "overlaps"},
 		{"same text twice", []match.Change{{Search: "two", Replace: "x"}, {Search: "two", Replace: "y"}}, ops.ErrOverlap, 1, "overlaps"},
 		{"miss names change", []match.Change{{Search: "one", Replace: "1"}, {Search: "four", Replace: "4"}}, ops.ErrNoMatch, 1, "not found"},
-		{"already applied", []match.Change{{Search: "zero", Replace: "three"}}, ops.ErrNoMatch, 0, "already applied?"},
+		{"replacement elsewhere", []match.Change{{Search: "zero", Replace: "three"}}, ops.ErrNoMatch, 0, "replacement text is present at line 3"},
 		{"nothing alike", []match.Change{{Search: "qqq", Replace: "x"}}, ops.ErrNoMatch, 0, "no similar text in the file"},
 	}
 	for _, tt := range tests {

@@ -52,11 +52,17 @@
 // ambiguous with what was removed.
 //
 // Unless [Options.AllowRepeat], a change that is applied already succeeds
-// as a no-op (Applied.AlreadyApplied): its replacement present once where
-// the search would match, no other window resembling the search with the
-// change's kept lines; its search found and already followed (preceded) by
-// the lines the replacement adds; its text already grown as the replacement
-// grows it ("thre"→"three").
+// as a no-op (Applied.AlreadyApplied), on evidence only (applied.go): its
+// replacement present once where the search would match — a kept line the
+// file holds once, or the search resembling those lines most — no other
+// window resembling the search with the change's kept lines, or present at
+// the line the caller's evidence names ([Options.MadeAt]); its search found
+// and already followed (preceded) by the substantial lines the replacement
+// adds; its text already grown as the replacement grows it
+// ("thre"→"three"), to a token's end. The replacement present elsewhere is
+// no evidence: the miss says where it stands. Added lines too short to tell
+// a retry from a second copy ("pass", "}") found beside the search are
+// refused (ErrMaybeRepeat) unless MadeAt names them.
 //
 // # Replacements: the change, not the text
 //

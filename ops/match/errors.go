@@ -84,9 +84,9 @@ func missError(li *lineIndex, search, replace string, fuzzy bool, th float64) er
 	}
 	if strings.TrimSpace(replace) != "" && strings.TrimSpace(toLF(replace)) != strings.TrimSpace(toLF(search)) {
 		if ms := findAll(li.s, li, replace, Options{Fuzzy: true}); len(ms) > 0 {
-			e.Msg += fmt.Sprintf("; the replacement text is already present at line %d — already applied?", ms[0].Line)
+			e.Msg += presentText(ms)
 			if e.Retry == nil {
-				e.Hint = "re-read the file: this change looks applied already (it was not reported as such because another place also resembles the search text); skip it if so"
+				e.Hint = "read the lines your search text came from and copy them exactly: the replacement standing elsewhere does not mean your change was made"
 			}
 		}
 	}

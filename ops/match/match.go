@@ -37,6 +37,13 @@ type Options struct {
 	// Path is the file's path: its extension says the comment syntax of
 	// the replacement's elision markers (ops.ExpandMarkers).
 	Path string `json:"-"`
+	// MadeAt is the caller's evidence that this change was made already:
+	// the 1-based line where its replacement stands in content because an
+	// earlier edit put it there (the journal's event that replaced exactly
+	// this search text by this replacement). The occurrence of the
+	// replacement starting at that line is reported applied already, even
+	// where the file alone could not tell it from other places (applied.go).
+	MadeAt int `json:"-"`
 }
 
 // Level names the cascade level that produced a match.

@@ -68,7 +68,7 @@ func resolve(content string, li *lineIndex, c Change, idx int) ([]Edit, error) {
 	}
 	if !c.AllowRepeat {
 		if len(ms) == 0 {
-			if e, ok := presentInstead(content, li, search, replace, th); ok {
+			if e, ok := presentInstead(content, li, search, replace, th, c.MadeAt); ok {
 				e.Change = idx
 				return []Edit{e}, nil
 			}
@@ -85,7 +85,10 @@ func resolve(content string, li *lineIndex, c Change, idx int) ([]Edit, error) {
 				es[i].Change = idx
 			}
 			return es, nil
-		} else if es, ok := extendedAlready(li, ms, search, replace); ok {
+		} else if es, ok, err := extendedAlready(content, li, ms, search, replace, c.MadeAt); ok {
+			if err != nil {
+				return nil, err
+			}
 			for i := range es {
 				es[i].Change = idx
 			}
@@ -147,25 +150,30 @@ func keyLines(s string) []string {
 	return ks
 }
 
-// presentInstead reports a retried change: the search text is nowhere, the
-// replacement is in the file exactly once, and no other window of the file
-// resembles the search (which could be the place the caller meant).
-func presentInstead(content string, li *lineIndex, search, replace string, th float64) (Edit, bool) {
+// presentInstead reports a retried change: the search text is nowhere and
+// the replacement is in the file at the line the caller's evidence names
+// (madeAt), or exactly once, where the file shows the change was made
+// (placed, applied.go), and no other window of the file resembles the
+// search (which could be the place the caller meant).
+func presentInstead(content string, li *lineIndex, search, replace string, th float64, at int) (Edit, bool) {
 	rk := keyLines(replace)
 	if len(rk) == 0 || strings.TrimSpace(toLF(search)) == strings.TrimSpace(toLF(replace)) {
 		return Edit{}, false
 	}
-	if len(rk) == 1 && len([]rune(rk[0])) < 8 {
+	ms := findAll(content, li, replace, Options{Fuzzy: true})
+	if m, ok := madeAt(ms, at); ok {
+		return noop(m), true
+	}
+	if len(rk) == 1 && len([]rune(rk[0])) < minKeyRunes {
 		return Edit{}, false // too short to tell one place from another
 	}
-	ms := findAll(content, li, replace, Options{Fuzzy: true})
 	if len(ms) != 1 {
 		return Edit{}, false
 	}
 	m := ms[0]
 	sl, _ := searchLines(search)
 	kept := keptLines(sl, replace)
-	_, near := nearest(li, sl, nearestCount)
+	w, near := nearest(li, sl, nearestCount)
 	for _, h := range near {
 		first, last := h.i+1, h.i+len(sl)
 		if h.sim < th || (last >= m.Line && first <= m.EndLine) {
@@ -183,6 +191,9 @@ func presentInstead(content string, li *lineIndex, search, replace string, th fl
 		if other || len(kept) == 0 {
 			return Edit{}, false
 		}
+	}
+	if !placed(li, sl, kept, m, w.n, near) {
+		return Edit{}, false
 	}
 	return noop(m), true
 }
@@ -208,11 +219,14 @@ func keptLines(sl []string, replace string) []int {
 
 // extendedAlready reports an insertion retried: the replacement is the
 // search plus new lines after (or before) it, and every match of the search
-// is already followed (preceded) by those lines.
-func extendedAlready(li *lineIndex, ms []Match, search, replace string) ([]Edit, bool) {
+// is already followed (preceded) by those lines. Added lines too short to
+// tell a retry from a second copy need the caller's evidence (at, the line
+// where the replacement was made); without it the change is refused
+// (repeatError).
+func extendedAlready(content string, li *lineIndex, ms []Match, search, replace string, at int) ([]Edit, bool, error) {
 	sk, rk := keyLines(search), keyLines(replace)
 	if len(sk) == 0 || len(rk) <= len(sk) {
-		return nil, false
+		return nil, false, nil
 	}
 	var after, before []string
 	switch {
@@ -221,19 +235,29 @@ func extendedAlready(li *lineIndex, ms []Match, search, replace string) ([]Edit,
 	case slices.Equal(rk[len(rk)-len(sk):], sk):
 		before = rk[:len(rk)-len(sk)]
 	default:
-		return nil, false
+		return nil, false, nil
 	}
 	var es []Edit
 	for _, m := range ms {
 		if after != nil && !slices.Equal(linesAfter(li, m.EndLine, len(after)), after) {
-			return nil, false
+			return nil, false, nil
 		}
 		if before != nil && !slices.Equal(linesBefore(li, m.Line, len(before)), before) {
-			return nil, false
+			return nil, false, nil
 		}
 		es = append(es, noop(m))
 	}
-	return es, true
+	added, where := after, "after"
+	if before != nil {
+		added, where = before, "before"
+	}
+	if substantial(added) {
+		return es, true, nil
+	}
+	if r, ok := madeAt(findAll(content, li, replace, Options{Fuzzy: true}), at); ok && len(ms) == 1 && r.Line <= ms[0].Line && r.EndLine >= ms[0].EndLine {
+		return es, true, nil
+	}
+	return nil, true, repeatError(ms[0], added, where)
 }
 
 // grownAlready reports a change whose replacement is its search text with
@@ -250,10 +274,18 @@ func grownAlready(content string, ms []Match, search, replace string) ([]Edit, b
 		if m.Level != LevelExact && m.Level != LevelLineEndings {
 			return nil, false
 		}
-		rest := r[len(s):]
+		rest, lead := r[len(s):], r[:len(r)-len(s)]
+		// the grown text must end (start) on a token boundary: "ab" is no
+		// change made in "abc"; whole lines added are extendedAlready's
 		switch {
-		case strings.HasPrefix(r, s) && strings.HasPrefix(toLF(content[m.End:min(len(content), m.End+2*len(rest))]), rest):
-		case strings.HasSuffix(r, s) && strings.HasSuffix(toLF(content[max(0, m.Start-2*len(rest)):m.Start]), r[:len(r)-len(s)]):
+		case strings.HasPrefix(r, s) && !strings.Contains(rest, "\n") && strings.HasPrefix(content[m.End:], rest):
+			if _, cut := cuts(content, m.Start, m.End+len(rest)); cut {
+				return nil, false
+			}
+		case strings.HasSuffix(r, s) && !strings.Contains(lead, "\n") && strings.HasSuffix(content[:m.Start], lead):
+			if _, cut := cuts(content, m.Start-len(lead), m.End); cut {
+				return nil, false
+			}
 		default:
 			return nil, false
 		}

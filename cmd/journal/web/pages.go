@@ -517,7 +517,7 @@ func (s *Server) revertPreview(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusBadRequest, err, "")
 		return
 	}
-	res, err := s.e.Revert(r.Context(), seq, replay.RevertOptions{DryRun: true, Actor: &s.actor})
+	res, err := s.e.Revert(r.Context(), seq, replay.RevertOptions{DryRun: true, Actor: &s.actor, WriteReadOnly: true})
 	data := map[string]any{"Title": fmt.Sprintf("Revert event %d", seq), "Seq": seq, "Token": s.token("revert", seq)}
 	s.preview(w, r, "revert.html", data, res, err, "")
 }
@@ -559,7 +559,7 @@ func (s *Server) revert(w http.ResponseWriter, r *http.Request) {
 	if !s.confirmed(w, r, "revert", seq, "the event's revert page") {
 		return
 	}
-	res, err := s.e.Revert(r.Context(), seq, replay.RevertOptions{Actor: &s.actor})
+	res, err := s.e.Revert(r.Context(), seq, replay.RevertOptions{Actor: &s.actor, WriteReadOnly: true})
 	var ce *replay.ConflictError
 	switch {
 	case errors.As(err, &ce):
@@ -584,7 +584,7 @@ func (s *Server) restorePreview(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	data := map[string]any{"Title": fmt.Sprintf("Restore %s", path), "Path": path, "At": at, "Token": s.token("restore "+path, at)}
-	res, err := s.e.Restore(r.Context(), path, at, replay.RevertOptions{DryRun: true, Actor: &s.actor})
+	res, err := s.e.Restore(r.Context(), path, at, replay.RevertOptions{DryRun: true, Actor: &s.actor, WriteReadOnly: true})
 	s.preview(w, r, "restore.html", data, res, err, "the file's history lists the events it can be restored to")
 }
 
@@ -598,7 +598,7 @@ func (s *Server) restore(w http.ResponseWriter, r *http.Request) {
 	if !s.confirmed(w, r, "restore "+path, at, "the restore page") {
 		return
 	}
-	res, err := s.e.Restore(r.Context(), path, at, replay.RevertOptions{Actor: &s.actor})
+	res, err := s.e.Restore(r.Context(), path, at, replay.RevertOptions{Actor: &s.actor, WriteReadOnly: true})
 	switch {
 	case errors.Is(err, replay.ErrNothing):
 		http.Redirect(w, r, "/blame?path="+url.QueryEscape(path), http.StatusSeeOther)
@@ -710,7 +710,7 @@ func (s *Server) sessionUndoPreview(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	data := map[string]any{"Title": "Undo session " + id, "ID": id, "Through": through, "Token": s.token("undo-session "+id, through)}
-	res, err := s.e.UndoSession(r.Context(), id, replay.RevertOptions{DryRun: true, Through: through, Actor: &s.actor})
+	res, err := s.e.UndoSession(r.Context(), id, replay.RevertOptions{DryRun: true, Through: through, Actor: &s.actor, WriteReadOnly: true})
 	s.preview(w, r, "undo.html", data, res, err, "the timeline names each event's session")
 }
 
@@ -722,7 +722,7 @@ func (s *Server) sessionUndo(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// what the preview showed: the session's events up to then, not any it made since
-	res, err := s.e.UndoSession(r.Context(), id, replay.RevertOptions{Through: through, Actor: &s.actor})
+	res, err := s.e.UndoSession(r.Context(), id, replay.RevertOptions{Through: through, Actor: &s.actor, WriteReadOnly: true})
 	s.undone(w, r, res, err)
 }
 

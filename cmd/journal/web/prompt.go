@@ -29,7 +29,7 @@ func (s *Server) promptUndoPreview(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	data := map[string]any{"Title": "Undo prompt " + p.ID, "Ref": ref, "Prompt": p, "Through": through, "Token": s.token("undo-prompt "+ref, through)}
-	res, err := s.e.UndoPrompt(r.Context(), ref, replay.RevertOptions{DryRun: true, Through: through, Actor: &s.actor})
+	res, err := s.e.UndoPrompt(r.Context(), ref, replay.RevertOptions{DryRun: true, Through: through, Actor: &s.actor, WriteReadOnly: true})
 	s.preview(w, r, "promptundo.html", data, res, err, "the timeline names each prompt")
 }
 
@@ -40,7 +40,7 @@ func (s *Server) promptUndo(w http.ResponseWriter, r *http.Request) {
 	if !s.confirmed(w, r, "undo-prompt "+ref, through, "the prompt's undo page") {
 		return
 	}
-	res, err := s.e.UndoPrompt(r.Context(), ref, replay.RevertOptions{Through: through, Actor: &s.actor})
+	res, err := s.e.UndoPrompt(r.Context(), ref, replay.RevertOptions{Through: through, Actor: &s.actor, WriteReadOnly: true})
 	s.undone(w, r, res, err)
 }
 

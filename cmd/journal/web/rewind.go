@@ -26,7 +26,7 @@ func (s *Server) rewindPreview(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusBadRequest, err, "")
 		return
 	}
-	res, err := s.e.Rewind(r.Context(), seq, replay.RevertOptions{DryRun: true, Actor: &s.actor})
+	res, err := s.e.Rewind(r.Context(), seq, replay.RevertOptions{DryRun: true, Actor: &s.actor, WriteReadOnly: true})
 	// read after the dry run, which brought in every batch a writer had logged
 	var through uint64
 	if verr := s.e.Journal().View(func(tx *journal.Tx) error { through = tx.Last(); return nil }); verr != nil {
@@ -63,7 +63,7 @@ func (s *Server) rewind(w http.ResponseWriter, r *http.Request) {
 	if !s.confirmed(w, r, rewindAction(through), seq, "the rewind page") {
 		return
 	}
-	res, err := s.e.Rewind(r.Context(), seq, replay.RevertOptions{Through: through, Actor: &s.actor})
+	res, err := s.e.Rewind(r.Context(), seq, replay.RevertOptions{Through: through, Actor: &s.actor, WriteReadOnly: true})
 	switch {
 	case errors.Is(err, replay.ErrNothing):
 		http.Redirect(w, r, fmt.Sprintf("/event/%d", seq), http.StatusSeeOther)

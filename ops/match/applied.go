@@ -1,0 +1,135 @@
+package match
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/journalfs/journal/ops"
+)
+
+// Already applied, on evidence only. A change reported applied already is
+// a change the caller is told it need not make: on a guess, an edit is
+// dropped. So the claim needs evidence that the replacement stands where
+// the search text was:
+//
+//   - the file's own: a line the change keeps from the search that the
+//     file holds once, inside the replacement's occurrence; or the search
+//     text resembling the lines of that occurrence (at least half) more
+//     than any other place of the file — a line changed in place;
+//   - or the caller's (Options.MadeAt): an earlier edit that replaced
+//     exactly this search text by this replacement there (the journal).
+//
+// The replacement present elsewhere, or twice, is no evidence: the change
+// is refused (ops.ErrNoMatch) saying where the replacement stands, never
+// hinting to skip it. An insertion found made already beside its search
+// text needs added lines long enough to tell a retry from a second copy
+// (minKeyRunes); "}" or "pass" found there without the caller's evidence
+// is refused (ops.ErrAmbiguousMatch) with allow_repeat to add them again.
+
+// minKeyRunes is the length under which a line (folded) is too short to
+// tell one place, or one copy, from another.
+const minKeyRunes = 8
+
+// minPlacedSimilarity is the least similarity between the search text and
+// the lines of the replacement's occurrence that counts as the change
+// having been made there, when no kept line anchors it.
+const minPlacedSimilarity = 0.5
+
+// Present returns the places replacement stands in content, as the cascade
+// finds a search text (fuzzy levels included): where a caller looks for
+// the evidence (Options.MadeAt) that a refused change was made already.
+func Present(content, replace string) []Match {
+	if strings.TrimSpace(replace) == "" {
+		return nil
+	}
+	return findAll(content, indexLines(content), replace, Options{Fuzzy: true})
+}
+
+// madeAt returns the occurrence of ms starting at 1-based line at.
+func madeAt(ms []Match, at int) (Match, bool) {
+	for _, m := range ms {
+		if at > 0 && m.Line == at {
+			return m, true
+		}
+	}
+	return Match{}, false
+}
+
+// placed reports the file's own evidence that the replacement's occurrence
+// m stands where the search lines sl were: a line the change keeps (kept)
+// that the file holds once, or the nearest windows (n lines each, best
+// first) led by one overlapping m, at least minPlacedSimilarity, that no
+// window apart from m equals.
+func placed(li *lineIndex, sl []string, kept []int, m Match, n int, near []scored) bool {
+	for _, k := range kept {
+		if j, ok := onlyLine(li, fold(sl[k])); ok && j+1 >= m.Line && j+1 <= m.EndLine {
+			return true
+		}
+	}
+	overlaps := func(h scored) bool { return h.i+n >= m.Line && h.i+1 <= m.EndLine }
+	if len(near) == 0 || !overlaps(near[0]) || near[0].sim < minPlacedSimilarity {
+		return false
+	}
+	for _, h := range near[1:] {
+		if !overlaps(h) && h.sim >= near[0].sim {
+			return false
+		}
+	}
+	return true
+}
+
+// onlyLine returns the 0-based line whose folded text is key when exactly
+// one line of the file has it; keys shorter than minKeyRunes never anchor.
+func onlyLine(li *lineIndex, key string) (int, bool) {
+	if len([]rune(key)) < minKeyRunes {
+		return 0, false
+	}
+	at := -1
+	for j := 0; j < li.n(); j++ {
+		if fold(li.text(j)) == key {
+			if at >= 0 {
+				return 0, false
+			}
+			at = j
+		}
+	}
+	return at, at >= 0
+}
+
+// substantial reports added lines that tell a retry from a second copy:
+// one of them at least minKeyRunes long.
+func substantial(keys []string) bool {
+	for _, k := range keys {
+		if len([]rune(k)) >= minKeyRunes {
+			return true
+		}
+	}
+	return false
+}
+
+// ErrMaybeRepeat is the refusal of an insertion whose short added lines
+// already stand beside its search text: made already, or meant a second
+// time, which nothing tells apart. It wraps ops.ErrAmbiguousMatch; its
+// candidate is the place, and its message names no line, so a caller that
+// matched a window of a file can move the candidate's lines.
+var ErrMaybeRepeat = fmt.Errorf("%w: made already or meant again", ops.ErrAmbiguousMatch)
+
+// repeatError refuses an insertion whose short added lines already stand
+// beside its search text at match m (ErrMaybeRepeat).
+func repeatError(m Match, added []string, where string) error {
+	return &ops.Error{Op: "match", Index: -1, Err: ErrMaybeRepeat,
+		Msg: fmt.Sprintf("the lines this change adds (%q) already stand %s the search text (candidate): made already, or meant a second time? Lines this short do not tell, and no earlier edit in the journal made this change, so nothing was written",
+			strings.Join(added, `\n`), where),
+		Hint:       "read the file at the candidate's lines; to add the lines a second time, send the call again with allow_repeat: true",
+		Candidates: []ops.Candidate{{Line: m.Line, EndLine: m.EndLine, Similarity: 1, Text: shorten(m.Matched, 200)}}}
+}
+
+// presentText says where a replacement the change was not found made
+// stands (ms, its occurrences), for a refusal.
+func presentText(ms []Match) string {
+	s := fmt.Sprintf("; the replacement text is present at line %d", ms[0].Line)
+	if len(ms) > 1 {
+		s += fmt.Sprintf(" (%d places: lines %s)", len(ms), lineList(ms))
+	}
+	return s + ", but nothing shows it was put there in place of the search text, so the change is not reported as already applied"
+}
