@@ -208,6 +208,10 @@ func runHook(a *app, agent, event string, in *os.File) (err error) {
 	}
 	actor := replay.CLIActor()
 	h.Call.User, h.Call.Host = actor.User, actor.Host
+	if h.Op == agents.Begin {
+		// the agent's process: once it is gone, so is the call's window
+		h.Call.Proc = watch.AgentProc()
+	}
 	noted := mcpNote(wdir, h) // its failure leaves the call to the watcher or the walk, as any call's
 	defer func() { err = errors.Join(err, noted) }()
 	ctx, cancel := context.WithTimeout(context.Background(), hookBudget)

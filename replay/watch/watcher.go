@@ -34,8 +34,9 @@ type Options struct {
 	// one event, so that one undo takes it back.
 	MaxDelay time.Duration
 	// CallMax bounds how long an agent's call (Begin) may keep the changes
-	// made during it waiting for its End (default 10 min): past it they
-	// are recorded, still named for the call.
+	// made during it waiting for its End (default 10 min; a tool's own
+	// limit is shorter: limitOf): past it the call closes as "timeout",
+	// and what changed in its window is tied to no one (tie).
 	CallMax time.Duration
 	// HotLimit and HotPace tame files that change all the time (logs): a
 	// file recorded HotLimit times within a minute (default 30) is then
@@ -157,6 +158,20 @@ const busyMemory = 30 * time.Second
 type callState struct {
 	call  Call
 	start time.Time
+	limit time.Duration // limitOf the call
+}
+
+// over says why the call must close now without its after-hook: its
+// agent's process is gone ("exited"), or its time is up ("timeout"); ""
+// while it may still end. w.mu need not be held.
+func (s *callState) over(now time.Time) string {
+	switch {
+	case s.call.Proc.Gone():
+		return "exited"
+	case now.Sub(s.start) >= s.limit:
+		return "timeout"
+	}
+	return ""
 }
 
 type hotState struct {
@@ -471,7 +486,7 @@ func (w *Watcher) loop(ctx context.Context) {
 			var open []Call
 			stale := false
 			for _, c := range w.calls {
-				if now.Sub(c.start) < w.o.CallMax {
+				if c.over(now) == "" {
 					due = false // the call's End records them
 				} else {
 					stale = true
@@ -480,13 +495,9 @@ func (w *Watcher) loop(ctx context.Context) {
 			}
 			w.mu.Unlock()
 			if stale {
-				// an after-hook that never came: the call closes, what
-				// changed since it began is named for it
-				rec, err := w.cut(ctx, nil, func(_ string, s *callState) bool { return time.Since(s.start) >= w.o.CallMax }, "timeout", nil)
-				if err == nil {
-					_, err = rec()
-				}
-				if err != nil && ctx.Err() == nil {
+				// an after-hook that will never come: the call closes,
+				// what changed since it began is tied to no one
+				if err := w.reap(ctx); err != nil && ctx.Err() == nil {
 					w.o.Logf("journal watch: recording changes: %v (tried again at the next change)", err)
 				}
 				continue
@@ -581,7 +592,43 @@ func (w *Watcher) Begin(ctx context.Context, c Call) (*replay.Observed, error) {
 // beginTake is Begin up to the recording, as endTake: what changed before
 // the call is taken (and read) and the call opened; rec stores it.
 func (w *Watcher) beginTake(ctx context.Context, c Call) (func() (*replay.Observed, error), error) {
-	return w.cut(ctx, nil, func(string, *callState) bool { return false }, "", &c)
+	return w.cut(ctx, nil, keep, &c)
+}
+
+// keep closes no open call (cut).
+func keep(*callState) string { return "" }
+
+// reap closes the calls whose agent's process is gone or whose time is
+// up (callState.over), recording what changed meanwhile: tied to none of
+// them.
+func (w *Watcher) reap(ctx context.Context) error {
+	now := time.Now()
+	w.mu.Lock()
+	any := false
+	for _, s := range w.calls {
+		any = any || s.over(now) != ""
+	}
+	w.mu.Unlock()
+	if !any {
+		return nil
+	}
+	rec, err := w.cut(ctx, nil, func(s *callState) string { return s.over(now) }, nil)
+	if err == nil {
+		_, err = rec()
+	}
+	return err
+}
+
+// Open lists the calls open now, oldest first, with how many changed
+// files wait for them.
+func (w *Watcher) Open() []OpenCall {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []OpenCall
+	for _, s := range w.openCalls() {
+		out = append(out, OpenCall{Call: s.call, Start: s.start, Limit: s.limit, Waiting: len(w.dirty)})
+	}
+	return out
 }
 
 // End records what changed since the call's Begin, named for it (and for
@@ -612,19 +659,19 @@ func (w *Watcher) endTake(ctx context.Context, c Call) (rec func() (*replay.Obse
 		ob, err := w.endFiles(ctx, c)
 		return func() (*replay.Observed, error) { return ob, err }, nil
 	}
-	return w.cut(ctx, &c, func(string, *callState) bool { return false }, "", nil)
+	return w.cut(ctx, &c, keep, nil)
 }
 
 // cut takes, after a barrier, what changed until now, to be named for
-// first (if any), the open calls pick chooses (closed, their About saying
-// reason), and the calls still open; first and the picked calls are
-// closed, open (if any) opened. The files taken are read before cut
+// first (if any), the open calls pick gives a reason (closed, their About
+// saying it), and the calls still open, as far as tie ties each file to
+// them; first and the picked calls are closed, open (if any) opened. The files taken are read before cut
 // returns (Engine.Capture); rec stores them, after every recording taken
 // before (w.lastDone), and must be called once. So an answer given before
 // rec runs lets the agent go on: whatever its next call does to a file,
 // what was read is what this cut records. (A rescan or a directory's
 // subtree is recorded before cut returns.)
-func (w *Watcher) cut(ctx context.Context, first *Call, pick func(id string, s *callState) bool, reason string, open *Call) (rec func() (*replay.Observed, error), err error) {
+func (w *Watcher) cut(ctx context.Context, first *Call, pick func(s *callState) string, open *Call) (rec func() (*replay.Observed, error), err error) {
 	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	err = w.Sync(sctx)
 	cancel()
@@ -640,7 +687,7 @@ func (w *Watcher) cut(ctx context.Context, first *Call, pick func(id string, s *
 		delete(w.calls, first.ID)
 	}
 	for _, s := range w.openCalls() {
-		if pick(s.call.ID, s) {
+		if reason := pick(s); reason != "" {
 			c := s.call
 			c.Closed = reason
 			calls = append(calls, c)
@@ -653,7 +700,7 @@ func (w *Watcher) cut(ctx context.Context, first *Call, pick func(id string, s *
 	t := w.take(true)
 	if open != nil {
 		w.mu.Lock()
-		w.calls[open.ID] = &callState{call: *open, start: time.Now()}
+		w.calls[open.ID] = &callState{call: *open, start: time.Now(), limit: limitOf(*open, w.o.CallMax)}
 		w.mu.Unlock()
 	}
 	calls = append(calls, still...)
@@ -673,8 +720,7 @@ func (w *Watcher) cut(ctx context.Context, first *Call, pick func(id string, s *
 	return func() (*replay.Observed, error) {
 		defer close(done)
 		<-prev
-		tool, args, actor := attribution(calls)
-		return w.observe(ctx, keys, false, tool, args, actor, true, true, capt)
+		return w.observeTied(ctx, keys, calls, true, capt)
 	}, nil
 }
 
@@ -713,17 +759,22 @@ func (w *Watcher) Turn(ctx context.Context, agent, session, reason string) (*rep
 }
 
 func (w *Watcher) turnTake(ctx context.Context, agent, session, reason string) (func() (*replay.Observed, error), error) {
-	pick := func(_ string, s *callState) bool { return s.call.Agent == agent && s.call.Session == session }
+	pick := func(s *callState) string {
+		if s.call.Agent == agent && s.call.Session == session {
+			return reason
+		}
+		return ""
+	}
 	w.mu.Lock()
 	any := false
-	for id, s := range w.calls {
-		any = any || pick(id, s)
+	for _, s := range w.calls {
+		any = any || pick(s) != ""
 	}
 	w.mu.Unlock()
 	if !any {
 		return nil, nil
 	}
-	return w.cut(ctx, nil, pick, reason, nil)
+	return w.cut(ctx, nil, pick, nil)
 }
 
 // endFiles is End for a call the watcher never saw begin that names the
@@ -811,10 +862,11 @@ func (w *Watcher) take(all bool) taken {
 	return t
 }
 
-// recordTaken records what take took, named for calls; w.record is held.
+// recordTaken records what take took, named for calls as far as tie
+// ties it to them; w.record is held.
 func (w *Watcher) recordTaken(ctx context.Context, calls []Call, t taken, all bool) (*replay.Observed, error) {
-	tool, args, actor := attribution(calls)
 	if t.rescan {
+		tool, args, actor := named(wholeTie(calls, w.eng.Roots()))
 		w.mu.Lock()
 		tr, heads, err := w.walkKnown(func(d string) error { w.addWatch(d); return nil })
 		if err == nil {
@@ -831,7 +883,42 @@ func (w *Watcher) recordTaken(ctx context.Context, calls []Call, t taken, all bo
 			return nil, err
 		}
 	}
-	return w.observe(ctx, slices.Collect(maps.Keys(t.dirty)), false, tool, args, actor, all, true)
+	return w.observeTied(ctx, slices.Collect(maps.Keys(t.dirty)), calls, all, nil)
+}
+
+// named is the tool, arguments and actor of an event of g's files.
+func named(g tied) (string, json.RawMessage, *journal.Actor) {
+	if len(g.calls) > 0 {
+		return attribution(g.calls)
+	}
+	return untied(g.unproven)
+}
+
+// observeTied records the files keys, each named for the calls tie ties
+// it to (one event per set of calls), as capt read them if given.
+func (w *Watcher) observeTied(ctx context.Context, keys []string, calls []Call, all bool, capt *replay.Capture) (*replay.Observed, error) {
+	if len(calls) == 0 {
+		return w.observe(ctx, keys, false, journal.ToolWatch, nil, nil, all, true, capt)
+	}
+	out := &replay.Observed{}
+	for _, g := range tie(keys, calls, w.eng.Roots()) {
+		tool, args, actor := named(g)
+		var cs []*replay.Capture
+		if capt != nil {
+			cs = append(cs, capt)
+		}
+		ob, err := w.observe(ctx, g.keys, false, tool, args, actor, all, true, cs...)
+		if err != nil {
+			return out, err
+		}
+		out.Events = append(out.Events, ob.Events...)
+		out.Files = append(out.Files, ob.Files...)
+		out.Count += ob.Count
+		out.Skipped = append(out.Skipped, ob.Skipped...)
+		out.Unsettled = append(out.Unsettled, ob.Unsettled...)
+		out.Stamps = append(out.Stamps, ob.Stamps...)
+	}
+	return out, nil
 }
 
 // subtrees marks dirty every file the journal knows under the directories

@@ -1,0 +1,89 @@
+package watch
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Proc is a process as /proc names it once and for all: its pid and its
+// start time (in clock ticks since boot, /proc/PID/stat's 22nd field), so
+// that a pid the kernel gave again to another process is not taken for it.
+type Proc struct {
+	Pid   int    `json:"pid"`
+	Start uint64 `json:"start"`
+}
+
+// procRoot is where /proc is (tests point it elsewhere).
+var procRoot = "/proc"
+
+// procStat reads pid's parent, start time, state and command name from
+// /proc; ok is false when it is gone or /proc does not say.
+func procStat(pid int) (ppid int, start uint64, state byte, comm string, ok bool) {
+	b, err := os.ReadFile(filepath.Join(procRoot, strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0, 0, 0, "", false
+	}
+	// pid (comm) state ppid ... : comm may hold spaces and parentheses
+	open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+	if open < 0 || end < open {
+		return 0, 0, 0, "", false
+	}
+	f := strings.Fields(string(b[end+1:]))
+	if len(f) < 20 {
+		return 0, 0, 0, "", false
+	}
+	ppid, err1 := strconv.Atoi(f[1])
+	start, err2 := strconv.ParseUint(f[19], 10, 64)
+	if err1 != nil || err2 != nil || len(f[0]) != 1 {
+		return 0, 0, 0, "", false
+	}
+	return ppid, start, f[0][0], string(b[open+1 : end]), true
+}
+
+// shells are the commands agents run a hook's command line through (sh
+// -c "journal hook ..."): such a parent ends with the hook, so the agent
+// is above it.
+var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "fish": true, "busybox": true}
+
+// AgentProc is the process of the agent that ran this hook: this
+// process's parent, or above the shells (at most two) that ran the hook's
+// command line; nil where /proc does not say (not Linux).
+func AgentProc() *Proc {
+	pid := os.Getppid()
+	for range 3 {
+		ppid, start, _, comm, ok := procStat(pid)
+		if !ok {
+			return nil
+		}
+		if !shells[comm] || ppid <= 1 {
+			return &Proc{Pid: pid, Start: start}
+		}
+		pid = ppid
+	}
+	_, start, _, _, ok := procStat(pid)
+	if !ok {
+		return nil
+	}
+	return &Proc{Pid: pid, Start: start}
+}
+
+// Gone reports whether p is known to have ended: /proc has no such pid,
+// or one started at another time (the pid given again), or a zombie. A
+// nil p, or a system without /proc, is never known gone.
+func (p *Proc) Gone() bool {
+	if p == nil || p.Pid <= 0 {
+		return false
+	}
+	if _, err := os.Stat(procRoot + "/self"); err != nil {
+		return false // no /proc here: nothing known
+	}
+	_, start, state, _, ok := procStat(p.Pid)
+	return !ok || start != p.Start || state == 'Z' || state == 'X'
+}
+
+// String is "pid N".
+func (p *Proc) String() string { return fmt.Sprintf("pid %d", p.Pid) }
