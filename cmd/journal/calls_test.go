@@ -139,11 +139,19 @@ func TestStatus_NamesOpenCall(t *testing.T) {
 // an agent's Write call (which names its file in tool_input.file_path) is
 // open: at its after-hook the call's event holds its file alone; the
 // person's file is the watcher's own, listing the call it was made
-// beside, and the commit's note attributes only the agent's file.
+// beside, and the commit's note attributes only the agent's file. With a
+// watcher, and without (the hooks walk the workspace themselves).
 func TestHook_EditCallOwnsOnlyItsFile(t *testing.T) {
+	t.Run("watcher", func(t *testing.T) { editCallOwnsOnlyItsFile(t, true) })
+	t.Run("alone", func(t *testing.T) { editCallOwnsOnlyItsFile(t, false) })
+}
+
+func editCallOwnsOnlyItsFile(t *testing.T, watcher bool) {
 	dir := gitRepo(t)
-	stop := startWatch(t, dir)
-	defer stop()
+	if watcher {
+		stop := startWatch(t, dir)
+		defer stop()
+	}
 	write := func(event string) string {
 		return fmt.Sprintf(`{"session_id":"W1","cwd":%q,"hook_event_name":%q,"tool_name":"Write","tool_input":{"file_path":%q,"content":"agent\n"},"tool_use_id":"toolu_W"}`,
 			dir, event, dir+"/w.txt")

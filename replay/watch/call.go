@@ -471,7 +471,7 @@ func Begin(ctx context.Context, eng *replay.Engine, c Call) (*Result, error) {
 	if !errors.Is(err, ErrNoWatcher) {
 		return r, err
 	}
-	return scan(ctx, eng, true, journal.ToolCatchUp, nil, nil)
+	return scan(ctx, eng, true, journal.ToolCatchUp, nil)
 }
 
 // End records what changed since c's Begin as one event named for c.
@@ -480,15 +480,14 @@ func End(ctx context.Context, eng *replay.Engine, c Call) (*Result, error) {
 	if !errors.Is(err, ErrNoWatcher) {
 		return r, err
 	}
-	tool, args, actor := attribution([]Call{c})
-	return scan(ctx, eng, false, tool, args, actor)
+	return scan(ctx, eng, false, journal.ToolWatch, []Call{c})
 }
 
 // scan is Begin and End without a watcher: one walk, compared with the
 // journal through the watcher's cache, recorded. It takes the watch lock
 // for its duration, so that a watcher starting meanwhile does not record
 // the same changes under another name.
-func scan(ctx context.Context, eng *replay.Engine, baseline bool, tool string, args json.RawMessage, actor *journal.Actor) (*Result, error) {
+func scan(ctx context.Context, eng *replay.Engine, baseline bool, tool string, calls []Call) (*Result, error) {
 	dir := Dir(eng)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("watch: %w", err)
@@ -507,7 +506,7 @@ func scan(ctx context.Context, eng *replay.Engine, baseline bool, tool string, a
 	if err != nil {
 		return nil, err
 	}
-	ob, err := w.catchUpHeads(ctx, t, heads, baseline, tool, args, actor)
+	ob, err := w.catchUpHeads(ctx, t, heads, baseline, tool, calls)
 	if err != nil {
 		return nil, err
 	}

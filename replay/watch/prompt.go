@@ -67,7 +67,7 @@ func RecordPrompt(ctx context.Context, eng *replay.Engine, p PromptRecord) (*Res
 	if !errors.Is(err, ErrNoWatcher) {
 		return r, err
 	}
-	r, err = scan(ctx, eng, true, journal.ToolCatchUp, nil, nil)
+	r, err = scan(ctx, eng, true, journal.ToolCatchUp, nil)
 	if err != nil {
 		return nil, err
 	}

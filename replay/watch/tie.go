@@ -182,16 +182,6 @@ func tie(keys []string, calls []Call, roots []*replay.Root) []tied {
 	return out
 }
 
-// wholeTie is tie for changes not known file by file (a rescan's, a
-// directory's subtree): all the calls' when every call claims every file,
-// else none's.
-func wholeTie(calls []Call, roots []*replay.Root) tied {
-	if g := tie(nil, calls, roots); len(g) == 1 && g[0].unproven == nil {
-		return tied{calls: calls}
-	}
-	return tied{unproven: calls}
-}
-
 // Describe says what o is and for how long it has been open, as of now:
 // "claude-code Bash toolu_1 (session s1) open for 12s: go test ./...".
 func (o OpenCall) Describe(now time.Time) string {

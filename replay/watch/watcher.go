@@ -232,7 +232,7 @@ func Start(ctx context.Context, eng *replay.Engine, o Options) (*Watcher, error)
 	if w.srv, err = listen(w); err != nil {
 		o.Logf("journal watch: hooks cannot reach this watcher: %v", err)
 	}
-	_, err = w.catchUpHeads(ctx, t, heads, true, journal.ToolCatchUp, nil, nil)
+	_, err = w.catchUpHeads(ctx, t, heads, true, journal.ToolCatchUp, nil)
 	w.record.Unlock()
 	if err != nil {
 		w.Close()
@@ -720,7 +720,7 @@ func (w *Watcher) cut(ctx context.Context, first *Call, pick func(s *callState) 
 	return func() (*replay.Observed, error) {
 		defer close(done)
 		<-prev
-		return w.observeTied(ctx, keys, calls, true, capt)
+		return w.observeNamed(ctx, keys, false, journal.ToolWatch, calls, true, true, capt)
 	}, nil
 }
 
@@ -866,7 +866,6 @@ func (w *Watcher) take(all bool) taken {
 // ties it to them; w.record is held.
 func (w *Watcher) recordTaken(ctx context.Context, calls []Call, t taken, all bool) (*replay.Observed, error) {
 	if t.rescan {
-		tool, args, actor := named(wholeTie(calls, w.eng.Roots()))
 		w.mu.Lock()
 		tr, heads, err := w.walkKnown(func(d string) error { w.addWatch(d); return nil })
 		if err == nil {
@@ -876,14 +875,14 @@ func (w *Watcher) recordTaken(ctx context.Context, calls []Call, t taken, all bo
 		if err != nil {
 			return nil, err
 		}
-		return w.catchUpHeads(ctx, tr, heads, t.baseline, tool, args, actor, t.dirty)
+		return w.catchUpHeads(ctx, tr, heads, t.baseline, journal.ToolWatch, calls, t.dirty)
 	}
 	if len(t.dirs) > 0 {
 		if err := w.subtrees(t.dirs, t.dirty); err != nil {
 			return nil, err
 		}
 	}
-	return w.observeTied(ctx, slices.Collect(maps.Keys(t.dirty)), calls, all, nil)
+	return w.observeNamed(ctx, slices.Collect(maps.Keys(t.dirty)), false, journal.ToolWatch, calls, all, true, nil)
 }
 
 // named is the tool, arguments and actor of an event of g's files.
@@ -894,20 +893,20 @@ func named(g tied) (string, json.RawMessage, *journal.Actor) {
 	return untied(g.unproven)
 }
 
-// observeTied records the files keys, each named for the calls tie ties
-// it to (one event per set of calls), as capt read them if given.
-func (w *Watcher) observeTied(ctx context.Context, keys []string, calls []Call, all bool, capt *replay.Capture) (*replay.Observed, error) {
+// observeNamed is observe of the files keys, each named for the calls tie
+// ties it to (one event per set of calls); with no calls, all named tool.
+func (w *Watcher) observeNamed(ctx context.Context, keys []string, baseline bool, tool string, calls []Call, all, keep bool, capt *replay.Capture) (*replay.Observed, error) {
+	var cs []*replay.Capture
+	if capt != nil {
+		cs = append(cs, capt)
+	}
 	if len(calls) == 0 {
-		return w.observe(ctx, keys, false, journal.ToolWatch, nil, nil, all, true, capt)
+		return w.observe(ctx, keys, baseline, tool, nil, nil, all, keep, cs...)
 	}
 	out := &replay.Observed{}
 	for _, g := range tie(keys, calls, w.eng.Roots()) {
 		tool, args, actor := named(g)
-		var cs []*replay.Capture
-		if capt != nil {
-			cs = append(cs, capt)
-		}
-		ob, err := w.observe(ctx, g.keys, false, tool, args, actor, all, true, cs...)
+		ob, err := w.observe(ctx, g.keys, baseline, tool, args, actor, all, keep, cs...)
 		if err != nil {
 			return out, err
 		}
@@ -957,11 +956,12 @@ func (w *Watcher) subtrees(dirs map[string]bool, dirty map[string]bool) error {
 
 // catchUpHeads records what a walk finds changed against the journal's
 // heads (files whose identity is not cached as their head's, heads not
-// found), with the files in extra; files the journal never knew are a
-// baseline when baseline is set. It takes
+// found), with the files in extra, named for calls as far as tie ties
+// them (no calls: tool); files the journal never knew are a baseline when
+// baseline is set. It takes
 // t.files (nil once it returns): a first start's 100,000 keys are not
 // kept while they are read.
-func (w *Watcher) catchUpHeads(ctx context.Context, t *tree, heads map[string]journal.Head, baseline bool, tool string, args json.RawMessage, actor *journal.Actor, extra ...map[string]bool) (*replay.Observed, error) {
+func (w *Watcher) catchUpHeads(ctx context.Context, t *tree, heads map[string]journal.Head, baseline bool, tool string, calls []Call, extra ...map[string]bool) (*replay.Observed, error) {
 	keys := changes(w.eng, t, w.cache, heads)
 	for _, m := range extra {
 		for k := range m {
@@ -983,7 +983,7 @@ func (w *Watcher) catchUpHeads(ctx context.Context, t *tree, heads map[string]jo
 	}
 	t.files = nil
 	// the files recorded are kept only if cacheEqual needs them
-	ob, err := w.observe(ctx, keys, baseline, tool, args, actor, true, len(cand) > 0)
+	ob, err := w.observeNamed(ctx, keys, baseline, tool, calls, true, len(cand) > 0, nil)
 	if err == nil {
 		w.cacheEqual(cand, ob)
 		w.cache.save(filepath.Join(w.dir, "cache"))
