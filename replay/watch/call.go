@@ -506,7 +506,7 @@ func scan(ctx context.Context, eng *replay.Engine, baseline bool, tool string, c
 	if err != nil {
 		return nil, err
 	}
-	ob, err := w.catchUpHeads(ctx, t, heads, baseline, tool, calls)
+	ob, err := w.catchUpHeads(ctx, t, heads, baseline, tool, calls, nil)
 	if err != nil {
 		return nil, err
 	}

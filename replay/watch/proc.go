@@ -71,6 +71,16 @@ func AgentProc() *Proc {
 	return &Proc{Pid: pid, Start: start}
 }
 
+// SelfProc is this process (journal exec's call: killed, its window
+// closes); nil where /proc does not say.
+func SelfProc() *Proc {
+	_, start, _, _, ok := procStat(os.Getpid())
+	if !ok {
+		return nil
+	}
+	return &Proc{Pid: os.Getpid(), Start: start}
+}
+
 // Gone reports whether p is known to have ended: /proc has no such pid,
 // or one started at another time (the pid given again), or a zombie. A
 // nil p, or a system without /proc, is never known gone.
@@ -87,3 +97,69 @@ func (p *Proc) Gone() bool {
 
 // String is "pid N".
 func (p *Proc) String() string { return fmt.Sprintf("pid %d", p.Pid) }
+
+// writersOf lists, for each of the files abs, the processes that hold it
+// open for writing now (/proc/PID/fd and fdinfo's flags), in one pass
+// over /proc: the processes of other users are not readable, and a writer
+// that closed the file already is not seen.
+func writersOf(abs map[string]bool) map[string][]int {
+	ds, err := os.ReadDir(procRoot)
+	if err != nil {
+		return nil
+	}
+	out := map[string][]int{}
+	for _, d := range ds {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		fdDir := filepath.Join(procRoot, d.Name(), "fd")
+		fds, err := os.ReadDir(fdDir)
+		if err != nil {
+			continue
+		}
+		for _, fd := range fds {
+			l, err := os.Readlink(filepath.Join(fdDir, fd.Name()))
+			if err != nil || !abs[l] {
+				continue
+			}
+			if writable(filepath.Join(procRoot, d.Name(), "fdinfo", fd.Name())) {
+				out[l] = append(out[l], pid)
+			}
+		}
+	}
+	return out
+}
+
+// writable reports whether the fdinfo file at p says its descriptor was
+// opened for writing (flags, octal: O_WRONLY or O_RDWR).
+func writable(p string) bool {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return false
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "flags:"); ok {
+			f, err := strconv.ParseUint(strings.TrimSpace(v), 8, 64)
+			return err == nil && f&3 != 0
+		}
+	}
+	return false
+}
+
+// within reports whether pid is p or one of its descendants (its parents'
+// chain reaches p, started when p was).
+func (p *Proc) within(pid int) bool {
+	for range 64 {
+		if pid == p.Pid {
+			_, start, _, _, ok := procStat(pid)
+			return ok && start == p.Start
+		}
+		ppid, _, _, _, ok := procStat(pid)
+		if !ok || ppid <= 0 || ppid == pid {
+			return false
+		}
+		pid = ppid
+	}
+	return false
+}

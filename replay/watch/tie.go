@@ -120,8 +120,10 @@ type tied struct {
 
 // tie groups the changed files keys by the calls that can claim them:
 // a call whose scope (scopeOf) admits the file, none of those closed
-// without its after-hook. calls are in the order events name them.
-func tie(keys []string, calls []Call, roots []*replay.Root) []tied {
+// without its after-hook, and the file not in outside (a process outside
+// every call's agent was seen writing it). calls are in the order events
+// name them.
+func tie(keys []string, calls []Call, roots []*replay.Root, outside map[string]bool) []tied {
 	scopes := make([]map[string]bool, len(calls))
 	scoped := make([]bool, len(calls))
 	plain := true // every call claims every file: one group, as before
@@ -129,13 +131,13 @@ func tie(keys []string, calls []Call, roots []*replay.Root) []tied {
 		scopes[i], scoped[i] = scopeOf(c, roots)
 		plain = plain && !scoped[i] && c.Closed == ""
 	}
-	if plain {
+	if plain && len(outside) == 0 {
 		return []tied{{keys: keys, calls: calls}}
 	}
 	groups := map[string]*tied{}
 	for _, k := range keys {
 		var claim []int
-		untied := false
+		untied := outside[k]
 		for i, c := range calls {
 			if scoped[i] && !scopes[i][k] {
 				continue

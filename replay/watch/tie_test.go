@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -66,7 +67,7 @@ func TestTie(t *testing.T) {
 		{[]Call{killed}, "e.txt,p.txt→?B"},
 		{[]Call{edit, killed}, "p.txt→?B e.txt→?E,B"},
 	} {
-		if got := show(tie([]string{"e.txt", "p.txt"}, c.calls, roots)); got != c.want {
+		if got := show(tie([]string{"e.txt", "p.txt"}, c.calls, roots, nil)); got != c.want {
 			t.Errorf("%s: %s, want %s", show([]tied{{calls: c.calls}}), got, c.want)
 		}
 	}
@@ -131,5 +132,66 @@ func TestWatch_AgentGoneClosesCall(t *testing.T) {
 	}
 	if got := h.w.Open(); len(got) != 0 {
 		t.Fatalf("the call is still open: %+v", got)
+	}
+}
+
+// TestWatch_WriterOutsideTheCall: during a Bash call, a process outside
+// the agent's tree holds a file open for writing (a person's program):
+// the watcher finds it in /proc and the change is no call's; a file the
+// agent's own process holds open is the call's.
+func TestWatch_WriterOutsideTheCall(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fdinfo"); err != nil {
+		t.Skip("no /proc")
+	}
+	dir := t.TempDir()
+	files(t, dir, map[string]string{"a.txt": "a\n", "c.txt": "c\n"})
+	h := newHarness(t, dir)
+	// holder runs script in dir once told to go, holding what it opened
+	// until its stdin closes
+	holder := func(script string) (cmd *exec.Cmd, do, stop func()) {
+		cmd = exec.Command("sh", "-c", "read go; "+script+"; read x")
+		cmd.Dir = dir
+		in, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return cmd, func() { in.Write([]byte("go\n")) }, sync.OnceFunc(func() { in.Close(); cmd.Wait() })
+	}
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(15 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("never: %s", what)
+			}
+		}
+	}
+	agent, act, stopAgent := holder("exec 3>>c.txt; echo agent >&3")
+	defer stopAgent()
+	_, start, _, _, _ := procStat(agent.Process.Pid)
+	c := Call{ID: "B", Agent: "claude-code", Session: "s", Tool: "Bash", Input: json.RawMessage(`{"command":"make"}`), Origin: "hook",
+		Proc: &Proc{Pid: agent.Process.Pid, Start: start}}
+	if _, err := h.w.Begin(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	base := h.last()
+	act()
+	waitFor("the agent wrote c.txt", func() bool { b, _ := os.ReadFile(filepath.Join(dir, "c.txt")); return string(b) == "c\nagent\n" })
+	_, save, stopPerson := holder("exec 3>>a.txt; echo person >&3")
+	defer stopPerson()
+	save()
+	waitFor("a.txt proven written outside the call", func() bool { h.w.mu.Lock(); defer h.w.mu.Unlock(); return h.w.outside["a.txt"] })
+	stopPerson()
+	if _, err := h.w.End(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, e := range h.events(base + 1) {
+		got[paths(e)] = e.Tool + " " + e.Actor.Kind
+	}
+	if got["m a.txt"] != "watch external" || got["m c.txt"] != "Bash agent" || len(got) != 2 {
+		t.Fatalf("want a.txt the watcher's, c.txt the call's: %v", got)
 	}
 }

@@ -122,6 +122,10 @@ type Watcher struct {
 	unwatched int                  // directories a watch could not be added to
 	said      map[string]bool      // files whose skip was reported; guarded by record
 	busyAt    map[string]time.Time // files recorded while busy, and when
+	// outside are the changed files a process outside every open call's
+	// agent was seen holding open for writing (proofs): no call's.
+	outside  map[string]bool
+	suspects chan suspect // files for proofs to look at
 
 	record sync.Mutex // one cut or recording at a time: the order of recordings
 	// lastDone closes when the last recording handed over (cut) is
@@ -232,14 +236,16 @@ func Start(ctx context.Context, eng *replay.Engine, o Options) (*Watcher, error)
 	if w.srv, err = listen(w); err != nil {
 		o.Logf("journal watch: hooks cannot reach this watcher: %v", err)
 	}
-	_, err = w.catchUpHeads(ctx, t, heads, true, journal.ToolCatchUp, nil)
+	_, err = w.catchUpHeads(ctx, t, heads, true, journal.ToolCatchUp, nil, nil)
 	w.record.Unlock()
 	if err != nil {
 		w.Close()
 		return nil, err
 	}
-	w.done.Add(1)
+	w.suspects = make(chan suspect, 256)
+	w.done.Add(2)
 	go w.loop(lctx)
+	go w.proofs(lctx)
 	return w, nil
 }
 
@@ -251,7 +257,7 @@ func newWatcher(eng *replay.Engine, dir string, o Options) *Watcher {
 	return &Watcher{o: o, eng: eng, dir: dir, cache: loadCache(filepath.Join(dir, "cache")), lastDone: done,
 		dirty: map[string]*dirtyState{}, dirtyDirs: map[string]bool{}, watched: map[string]bool{}, wake: make(chan struct{}, 1),
 		calls: map[string]*callState{}, hot: map[string]*hotState{}, deferred: map[string]time.Time{},
-		said: map[string]bool{}, busyAt: map[string]time.Time{}}
+		said: map[string]bool{}, busyAt: map[string]time.Time{}, outside: map[string]bool{}}
 }
 
 // Dir is the directory of the watcher's lock, socket, cache and barriers.
@@ -379,6 +385,90 @@ func (w *Watcher) event(ev fsnotify.Event) {
 		return
 	}
 	w.mark(k)
+	w.suspect(k, ev.Name)
+}
+
+// suspect is a file written while calls are open.
+type suspect struct{ k, abs string }
+
+// suspect hands file k (at abs), just written, to proofs when a call that
+// may claim it is open and its agent's process known; w.mu is held.
+func (w *Watcher) suspect(k, abs string) {
+	if w.suspects == nil {
+		return
+	}
+	for _, s := range w.calls {
+		if s.call.Proc != nil && !editTools[s.call.Tool] {
+			select {
+			case w.suspects <- suspect{k, abs}:
+			default: // too many at once: left unproven, as before
+			}
+			return
+		}
+	}
+}
+
+// proofs looks, for each file written while calls are open, for the
+// processes holding it open for writing (writersOf): one outside every
+// open call's agent's tree of processes makes the change no call's
+// (outside). A writer that closed the file before the look proves
+// nothing either way.
+func (w *Watcher) proofs(ctx context.Context) {
+	defer w.done.Done()
+	for {
+		// every file waiting, looked for in one pass over /proc
+		keys := map[string]string{} // abs → key
+		select {
+		case <-ctx.Done():
+			return
+		case s := <-w.suspects:
+			keys[s.abs] = s.k
+		}
+		for more := true; more; {
+			select {
+			case s := <-w.suspects:
+				keys[s.abs] = s.k
+			default:
+				more = false
+			}
+		}
+		abs := make(map[string]bool, len(keys))
+		for a := range keys {
+			abs[a] = true
+		}
+		found := writersOf(abs)
+		if len(found) == 0 {
+			continue
+		}
+		w.mu.Lock()
+		var agents []*Proc
+		for _, c := range w.calls {
+			if c.call.Proc != nil {
+				agents = append(agents, c.call.Proc)
+			}
+		}
+		w.mu.Unlock()
+		var out []string
+		for a, pids := range found {
+			for _, pid := range pids {
+				in := pid == os.Getpid() // the journal's own write
+				for _, p := range agents {
+					in = in || p.within(pid)
+				}
+				if !in {
+					out = append(out, keys[a])
+					break
+				}
+			}
+		}
+		w.mu.Lock()
+		for _, k := range out {
+			if w.dirty[k] != nil {
+				w.outside[k] = true
+			}
+		}
+		w.mu.Unlock()
+	}
 }
 
 // touch notes a change now (of a directory, or a rescan); w.mu is held.
@@ -720,7 +810,7 @@ func (w *Watcher) cut(ctx context.Context, first *Call, pick func(s *callState) 
 	return func() (*replay.Observed, error) {
 		defer close(done)
 		<-prev
-		return w.observeNamed(ctx, keys, false, journal.ToolWatch, calls, true, true, capt)
+		return w.observeNamed(ctx, keys, false, journal.ToolWatch, calls, true, true, capt, t.outside)
 	}, nil
 }
 
@@ -820,6 +910,7 @@ type taken struct {
 	dirty            map[string]bool
 	dirs             map[string]bool
 	rescan, baseline bool
+	outside          map[string]bool // of dirty, no call's (Watcher.outside)
 }
 
 // take empties the dirty state into what one recording records (what is
@@ -850,7 +941,13 @@ func (w *Watcher) take(all bool) taken {
 			}
 		}
 	}
-	t := taken{dirty: dirty, dirs: w.dirtyDirs, rescan: w.rescan, baseline: w.baseline}
+	t := taken{dirty: dirty, dirs: w.dirtyDirs, rescan: w.rescan, baseline: w.baseline, outside: map[string]bool{}}
+	for k := range dirty {
+		if w.outside[k] {
+			t.outside[k] = true
+			delete(w.outside, k)
+		}
+	}
 	w.dirtyDirs, w.rescan, w.baseline = map[string]bool{}, false, false
 	w.first, w.last = time.Time{}, time.Time{}
 	if all {
@@ -875,14 +972,14 @@ func (w *Watcher) recordTaken(ctx context.Context, calls []Call, t taken, all bo
 		if err != nil {
 			return nil, err
 		}
-		return w.catchUpHeads(ctx, tr, heads, t.baseline, journal.ToolWatch, calls, t.dirty)
+		return w.catchUpHeads(ctx, tr, heads, t.baseline, journal.ToolWatch, calls, t.outside, t.dirty)
 	}
 	if len(t.dirs) > 0 {
 		if err := w.subtrees(t.dirs, t.dirty); err != nil {
 			return nil, err
 		}
 	}
-	return w.observeNamed(ctx, slices.Collect(maps.Keys(t.dirty)), false, journal.ToolWatch, calls, all, true, nil)
+	return w.observeNamed(ctx, slices.Collect(maps.Keys(t.dirty)), false, journal.ToolWatch, calls, all, true, nil, t.outside)
 }
 
 // named is the tool, arguments and actor of an event of g's files.
@@ -894,8 +991,9 @@ func named(g tied) (string, json.RawMessage, *journal.Actor) {
 }
 
 // observeNamed is observe of the files keys, each named for the calls tie
-// ties it to (one event per set of calls); with no calls, all named tool.
-func (w *Watcher) observeNamed(ctx context.Context, keys []string, baseline bool, tool string, calls []Call, all, keep bool, capt *replay.Capture) (*replay.Observed, error) {
+// ties it to (one event per set of calls; none for those in outside);
+// with no calls, all named tool.
+func (w *Watcher) observeNamed(ctx context.Context, keys []string, baseline bool, tool string, calls []Call, all, keep bool, capt *replay.Capture, outside map[string]bool) (*replay.Observed, error) {
 	var cs []*replay.Capture
 	if capt != nil {
 		cs = append(cs, capt)
@@ -904,7 +1002,7 @@ func (w *Watcher) observeNamed(ctx context.Context, keys []string, baseline bool
 		return w.observe(ctx, keys, baseline, tool, nil, nil, all, keep, cs...)
 	}
 	out := &replay.Observed{}
-	for _, g := range tie(keys, calls, w.eng.Roots()) {
+	for _, g := range tie(keys, calls, w.eng.Roots(), outside) {
 		tool, args, actor := named(g)
 		ob, err := w.observe(ctx, g.keys, baseline, tool, args, actor, all, keep, cs...)
 		if err != nil {
@@ -961,7 +1059,7 @@ func (w *Watcher) subtrees(dirs map[string]bool, dirty map[string]bool) error {
 // baseline is set. It takes
 // t.files (nil once it returns): a first start's 100,000 keys are not
 // kept while they are read.
-func (w *Watcher) catchUpHeads(ctx context.Context, t *tree, heads map[string]journal.Head, baseline bool, tool string, calls []Call, extra ...map[string]bool) (*replay.Observed, error) {
+func (w *Watcher) catchUpHeads(ctx context.Context, t *tree, heads map[string]journal.Head, baseline bool, tool string, calls []Call, outside map[string]bool, extra ...map[string]bool) (*replay.Observed, error) {
 	keys := changes(w.eng, t, w.cache, heads)
 	for _, m := range extra {
 		for k := range m {
@@ -983,7 +1081,7 @@ func (w *Watcher) catchUpHeads(ctx context.Context, t *tree, heads map[string]jo
 	}
 	t.files = nil
 	// the files recorded are kept only if cacheEqual needs them
-	ob, err := w.observeNamed(ctx, keys, baseline, tool, calls, true, len(cand) > 0, nil)
+	ob, err := w.observeNamed(ctx, keys, baseline, tool, calls, true, len(cand) > 0, nil, outside)
 	if err == nil {
 		w.cacheEqual(cand, ob)
 		w.cache.save(filepath.Join(w.dir, "cache"))
