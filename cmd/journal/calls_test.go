@@ -114,13 +114,17 @@ func TestHook_KilledCallIsNoOnes(t *testing.T) {
 
 // TestStatus_NamesOpenCall (issue 59): while an agent's call is open, the
 // changes made meanwhile wait for it: journal status and journal doctor
-// name the call and its age, and say so.
+// name the call and its age, and say so. The hook runs as agents run it,
+// through a shell that ends with it: the agent is this test's process,
+// above the shell, alive, so the call stays open.
 func TestStatus_NamesOpenCall(t *testing.T) {
 	dir := gitRepo(t)
 	stop := startWatch(t, dir)
 	defer stop()
-	if r := hookRun(t, dir, false, claudeCall(dir, "PreToolUse", "S9", "toolu_OPEN", "make test"), "hook", "claude-code"); r.code != 0 || r.stderr != "" {
-		t.Fatalf("hook: %d %s", r.code, r.stderr)
+	hook := exec.Command("sh", "-c", bin+" hook claude-code; true")
+	hook.Stdin = strings.NewReader(claudeCall(dir, "PreToolUse", "S9", "toolu_OPEN", "make test"))
+	if out, err := hook.CombinedOutput(); err != nil || len(out) > 0 {
+		t.Fatalf("hook: %v %s", err, out)
 	}
 	bash(t, dir, "echo more >> base.txt")
 	out := ok(t, dir, "status")

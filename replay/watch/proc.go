@@ -45,16 +45,18 @@ func procStat(pid int) (ppid int, start uint64, state byte, comm string, ok bool
 }
 
 // shells are the commands agents run a hook's command line through (sh
-// -c "journal hook ..."): such a parent ends with the hook, so the agent
-// is above it.
-var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "fish": true, "busybox": true}
+// -c "journal hook ...", and what such a line may start it with: env,
+// timeout, nice): such a parent ends with the hook, so the agent is above
+// it.
+var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "fish": true, "busybox": true,
+	"env": true, "timeout": true, "nice": true, "nohup": true, "stdbuf": true, "setsid": true}
 
 // AgentProc is the process of the agent that ran this hook: this
-// process's parent, or above the shells (at most two) that ran the hook's
-// command line; nil where /proc does not say (not Linux).
+// process's parent, or above the shells (at most three) that ran the
+// hook's command line; nil where /proc does not say (not Linux).
 func AgentProc() *Proc {
 	pid := os.Getppid()
-	for range 3 {
+	for range 4 {
 		ppid, start, _, comm, ok := procStat(pid)
 		if !ok {
 			return nil

@@ -112,12 +112,7 @@ func TestWatch_AgentGoneClosesCall(t *testing.T) {
 	if err := agent.Start(); err != nil {
 		t.Fatal(err)
 	}
-	_, start, _, _, _ := procStat(agent.Process.Pid)
-	c := Call{ID: "K", Agent: "claude-code", Session: "s", Tool: "Bash", Input: json.RawMessage(`{"command":"make"}`), Origin: "hook",
-		Proc: &Proc{Pid: agent.Process.Pid, Start: start}}
-	if _, err := h.w.Begin(context.Background(), c); err != nil {
-		t.Fatal(err)
-	}
+	h.beginBash("K", agent.Process.Pid)
 	base := h.last()
 	files(t, dir, map[string]string{"a.txt": "a person's\n"})
 	if got := h.w.Open(); len(got) != 1 || got[0].Call.ID != "K" {
@@ -170,12 +165,7 @@ func TestWatch_WriterOutsideTheCall(t *testing.T) {
 	}
 	agent, act, stopAgent := holder("exec 3>>c.txt; echo agent >&3")
 	defer stopAgent()
-	_, start, _, _, _ := procStat(agent.Process.Pid)
-	c := Call{ID: "B", Agent: "claude-code", Session: "s", Tool: "Bash", Input: json.RawMessage(`{"command":"make"}`), Origin: "hook",
-		Proc: &Proc{Pid: agent.Process.Pid, Start: start}}
-	if _, err := h.w.Begin(context.Background(), c); err != nil {
-		t.Fatal(err)
-	}
+	c := h.beginBash("B", agent.Process.Pid)
 	base := h.last()
 	act()
 	waitFor("the agent wrote c.txt", func() bool { b, _ := os.ReadFile(filepath.Join(dir, "c.txt")); return string(b) == "c\nagent\n" })
@@ -194,4 +184,16 @@ func TestWatch_WriterOutsideTheCall(t *testing.T) {
 	if got["m a.txt"] != "watch external" || got["m c.txt"] != "Bash agent" || len(got) != 2 {
 		t.Fatalf("want a.txt the watcher's, c.txt the call's: %v", got)
 	}
+}
+
+// beginBash opens a Bash call id whose agent is the process pid.
+func (h *harness) beginBash(id string, pid int) Call {
+	h.t.Helper()
+	_, start, _, _, _ := procStat(pid)
+	c := Call{ID: id, Agent: "claude-code", Session: "s", Tool: "Bash", Input: json.RawMessage(`{"command":"make"}`), Origin: "hook",
+		Proc: &Proc{Pid: pid, Start: start}}
+	if _, err := h.w.Begin(context.Background(), c); err != nil {
+		h.t.Fatal(err)
+	}
+	return c
 }
