@@ -75,8 +75,9 @@ func noteLines(t *testing.T, dir string) map[string][]string {
 // the agent is killed (its after-hook never comes); a person appends a
 // line to a tracked file and commits. The call closes as soon as its
 // agent's process is seen gone: the person's line is in no session's
-// note, and journal git blame names no agent for it; the journal's event
-// of it is the watcher's own, listing the call it cannot be tied to.
+// note, journal git blame names no agent for it, undo --prompt of the
+// prompt would not take it away; the journal's event of it is the
+// watcher's own, listing the call it cannot be tied to.
 func TestHook_KilledCallIsNoOnes(t *testing.T) {
 	dir := gitRepo(t)
 	stop := startWatch(t, dir)
@@ -97,6 +98,10 @@ func TestHook_KilledCallIsNoOnes(t *testing.T) {
 	out := ok(t, dir, "git", "blame", "--json", "base.txt")
 	if strings.Contains(out, "K1") || strings.Contains(out, "claude") {
 		t.Errorf("journal git blame names the agent for the person's line:\n%s", out)
+	}
+	// undo of the prompt would not take the person's line away
+	if r := run(t, dir, "undo", "--prompt", "p-1", "--dry-run"); strings.Contains(r.stdout+r.stderr, "a person wrote this") {
+		t.Errorf("journal undo --prompt p-1 would take the person's line away:\n%s%s", r.stdout, r.stderr)
 	}
 	var last map[string]any
 	for _, e := range logJSON(t, dir) {
