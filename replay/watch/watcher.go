@@ -755,7 +755,8 @@ func (w *Watcher) endTake(ctx context.Context, c Call) (rec func() (*replay.Obse
 // cut takes, after a barrier, what changed until now, to be named for
 // first (if any), the open calls pick gives a reason (closed, their About
 // saying it), and the calls still open, as far as tie ties each file to
-// them; first and the picked calls are closed, open (if any) opened. The files taken are read before cut
+// them; first and the picked calls are closed, open (if any) opened. The
+// files taken are read before cut
 // returns (Engine.Capture); rec stores them, after every recording taken
 // before (w.lastDone), and must be called once. So an answer given before
 // rec runs lets the agent go on: whatever its next call does to a file,
