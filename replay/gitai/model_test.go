@@ -281,8 +281,9 @@ func (m *model) check(c string) {
 					m.t.Fatalf("commit %s %s:%d: the agent %s's line is attributed to %q\n%s\nsteps:\n%s", c[:12], f, l, author, claim, m.why(c, f), strings.Join(m.log, "\n"))
 				}
 				if !claimed {
-					// untracked: the journal could not prove it (at least
-					// 95 % must be, checked at the end)
+					// untracked: the journal could not prove it (a file git
+					// deleted and put back: blame gives its lines to the
+					// re-creation); at least 95 % must be their session's
 					m.t.Logf("commit %s %s:%d: the agent %s's line is untracked\n%s", c[:12], f, l, author, m.why(c, f))
 					break
 				}
