@@ -658,7 +658,9 @@ func TestHook_CallsThatNeverEnd(t *testing.T) {
 		{[]named{{"A", "prompt"}, {"O", ""}}, "killed.txt"},
 		{[]named{{"B", "stop"}, {"O", ""}}, "stopped.txt"},
 		{[]named{{"D", "session-end"}, {"O", ""}}, "ended.txt"},
-		{[]named{{"O", "timeout"}, {"C", "timeout"}}, "slow.txt"},
+		// C began after O: it times out in the same tick of the watcher
+		// (then "timeout"), or in a later one, still open at O's ("")
+		{[]named{{"O", "timeout"}, {"C", "timeout|"}}, "slow.txt"},
 	} {
 		args, _ := evs[i]["args"].(map[string]any)
 		calls, _ := args["unproven"].([]any)
@@ -670,7 +672,7 @@ func TestHook_CallsThatNeverEnd(t *testing.T) {
 		for j, n := range w.calls {
 			c, _ := calls[j].(map[string]any)
 			call, _ := c["call"].(map[string]any)
-			if closed, _ := call["closed"].(string); call["id"] != n.id || closed != n.closed {
+			if closed, _ := call["closed"].(string); call["id"] != n.id || !slices.Contains(strings.Split(n.closed, "|"), closed) {
 				t.Errorf("event %d: call %d is %v, want %s closed %q: %s", i, j, call, n.id, n.closed, got[i])
 			}
 		}
