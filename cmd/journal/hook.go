@@ -215,6 +215,9 @@ func runHook(a *app, agent, event string, in *os.File) (err error) {
 		// the agent's process: once it is gone, so is the call's window
 		h.Call.Proc = watch.AgentProc()
 	}
+	if wd, err := os.Getwd(); err == nil { // the agent's directory (h.Dir), or the hook's
+		h.Call.Dir = wd
+	}
 	noted := mcpNote(wdir, h) // its failure leaves the call to the watcher or the walk, as any call's
 	defer func() { err = errors.Join(err, noted) }()
 	ctx, cancel := context.WithTimeout(context.Background(), hookBudget)

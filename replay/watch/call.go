@@ -46,6 +46,9 @@ type Call struct {
 	// after-hook closed. Nothing changed in such a call's window is tied
 	// to it (tie).
 	Closed string `json:"closed,omitempty"`
+	// Dir is the directory the agent works in (its hook's cwd), for the
+	// relative paths a file-edit call's input names (scopeOf).
+	Dir string `json:"dir,omitempty"`
 	// Proc is the agent's process, as the before-hook found it
 	// (AgentProc): once it is gone the call is over, whatever after-hook
 	// was due. nil: not known (another system, an older hook).

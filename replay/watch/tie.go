@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"cmp"
 	"encoding/json"
 	"path/filepath"
 	"slices"
@@ -37,10 +38,14 @@ import (
 var editInputKeys = []string{"file_path", "notebook_path", "path", "absolute_path"}
 
 // editTools are the agents' tools that write the one file their input
-// names and nothing else.
+// names and nothing else (testdata/hooks/<agent>/ has their payloads).
 var editTools = map[string]bool{
 	"Write": true, "Edit": true, "MultiEdit": true, "NotebookEdit": true, // Claude Code
-	"write_file": true, "replace": true, "edit_file": true, // Gemini CLI, Codex-style
+	"write_file": true, "replace": true, // Gemini CLI
+	"write_code":    true,                          // Windsurf
+	"write_to_file": true, "replace_in_file": true, // Cline
+	"edit": true, "create": true, // Copilot CLI
+	"fs_write": true, // Kiro
 }
 
 // shellTimeout is how long Claude Code lets a Bash call run when its
@@ -59,7 +64,8 @@ const (
 
 // scopeOf is the journal keys of the files call c says it writes, and
 // whether it says so (a file-edit tool naming its file); roots resolve
-// the input's paths (relative ones against the first root).
+// the input's paths (relative ones against the call's directory, else
+// the first root).
 func scopeOf(c Call, roots []*replay.Root) (map[string]bool, bool) {
 	if !editTools[c.Tool] || len(c.Input) == 0 || len(roots) == 0 {
 		return nil, false
@@ -75,7 +81,7 @@ func scopeOf(c Call, roots []*replay.Root) (map[string]bool, bool) {
 			continue
 		}
 		if !filepath.IsAbs(p) {
-			p = filepath.Join(roots[0].Dir, p)
+			p = filepath.Join(cmp.Or(c.Dir, roots[0].Dir), p)
 		}
 		if _, _, k, ok := place(roots, filepath.Clean(p)); ok {
 			keys[k] = true

@@ -43,6 +43,8 @@ func TestTie(t *testing.T) {
 	edit := Call{ID: "E", Tool: "Edit", Input: json.RawMessage(`{"file_path":"` + filepath.Join(dir, "e.txt") + `"}`)}
 	killed := bash
 	killed.Closed = "exited"
+	// Cline's write_to_file names its file relative to the agent's directory
+	relative := Call{ID: "R", Tool: "write_to_file", Input: json.RawMessage(`{"path":"e.txt","content":"x"}`), Dir: filepath.Join(dir, "sub")}
 	show := func(gs []tied) string {
 		var out []string
 		for _, g := range gs {
@@ -61,13 +63,14 @@ func TestTie(t *testing.T) {
 		calls []Call
 		want  string
 	}{
-		{[]Call{bash}, "e.txt,p.txt→B?"},
-		{[]Call{edit}, "p.txt→?E e.txt→E?"},
-		{[]Call{edit, bash}, "p.txt→B? e.txt→E,B?"},
-		{[]Call{killed}, "e.txt,p.txt→?B"},
-		{[]Call{edit, killed}, "p.txt→?B e.txt→?E,B"},
+		{[]Call{bash}, "e.txt,p.txt,sub/e.txt→B?"},
+		{[]Call{edit}, "p.txt,sub/e.txt→?E e.txt→E?"},
+		{[]Call{edit, bash}, "p.txt,sub/e.txt→B? e.txt→E,B?"},
+		{[]Call{killed}, "e.txt,p.txt,sub/e.txt→?B"},
+		{[]Call{edit, killed}, "p.txt,sub/e.txt→?B e.txt→?E,B"},
+		{[]Call{relative}, "e.txt,p.txt→?R sub/e.txt→R?"},
 	} {
-		if got := show(tie([]string{"e.txt", "p.txt"}, c.calls, roots, nil)); got != c.want {
+		if got := show(tie([]string{"e.txt", "p.txt", "sub/e.txt"}, c.calls, roots, nil)); got != c.want {
 			t.Errorf("%s: %s, want %s", show([]tied{{calls: c.calls}}), got, c.want)
 		}
 	}
