@@ -149,17 +149,21 @@ func writable(p string) bool {
 	return false
 }
 
-// within reports whether pid is p or one of its descendants (its parents'
-// chain reaches p, started when p was).
-func (p *Proc) within(pid int) bool {
-	for range 64 {
-		if pid == p.Pid {
-			_, start, _, _, ok := procStat(pid)
-			return ok && start == p.Start
+// outside reports whether pid is known not to be p nor one of its
+// descendants: its parents' chain, read whole, ends (pid 0) without
+// reaching p started when p was. A chain that cannot be read whole (a
+// process on it exited meanwhile) is not known outside.
+func (p *Proc) outside(pid int) bool {
+	for range 256 {
+		if pid <= 0 {
+			return true
 		}
-		ppid, _, _, _, ok := procStat(pid)
-		if !ok || ppid <= 0 || ppid == pid {
+		ppid, start, _, _, ok := procStat(pid)
+		if !ok {
 			return false
+		}
+		if pid == p.Pid {
+			return start != p.Start
 		}
 		pid = ppid
 	}

@@ -451,11 +451,14 @@ func (w *Watcher) proofs(ctx context.Context) {
 		var out []string
 		for a, pids := range found {
 			for _, pid := range pids {
-				in := pid == os.Getpid() // the journal's own write
-				for _, p := range agents {
-					in = in || p.within(pid)
+				if pid == os.Getpid() { // the journal's own write
+					continue
 				}
-				if !in {
+				away := len(agents) > 0
+				for _, p := range agents {
+					away = away && p.outside(pid)
+				}
+				if away {
 					out = append(out, keys[a])
 					break
 				}
