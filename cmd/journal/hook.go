@@ -72,8 +72,11 @@ pre_user_prompt) closes the session's calls whose after-hook never came and reco
 text, id, agent, model and session — as a prompt event that changes no file, after what changed before
 it; the session's events until its next prompt are that prompt's (journal log --prompts, journal undo
 --prompt P, journal restore --before-prompt P). Other events (sessions, turns) record nothing, but
-close the calls of their session whose after-hook never came (the event says "closed": "prompt",
-"stop" or "session-end"). journal init writes these hooks for the agents in use.
+close the calls of their session whose after-hook never came; so does the agent's process ending (a
+before-hook records the pid and start time of the process that ran it) and the call's tool's time
+limit. What changed while such a call was open is tied to no one (the watcher's event lists it under
+"unproven", "closed": "exited", "prompt", "stop", "session-end" or "timeout"). A file-edit call (Write,
+Edit, ...) claims only the file its input names. journal init writes these hooks for the agents in use.
 
 AGENT is one of: ` + strings.Join(agents.Names(), ", ") + `
 (also claude, codex-cli, gemini-cli, copilot-cli, kiro-cli). For Claude Code, in .claude/settings.json:
@@ -208,6 +211,13 @@ func runHook(a *app, agent, event string, in *os.File) (err error) {
 	}
 	actor := replay.CLIActor()
 	h.Call.User, h.Call.Host = actor.User, actor.Host
+	if h.Op == agents.Begin {
+		// the agent's process: once it is gone, so is the call's window
+		h.Call.Proc = watch.AgentProc()
+	}
+	if wd, err := os.Getwd(); err == nil { // the agent's directory (h.Dir), or the hook's
+		h.Call.Dir = wd
+	}
 	noted := mcpNote(wdir, h) // its failure leaves the call to the watcher or the walk, as any call's
 	defer func() { err = errors.Join(err, noted) }()
 	ctx, cancel := context.WithTimeout(context.Background(), hookBudget)

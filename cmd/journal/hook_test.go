@@ -600,10 +600,12 @@ func claudeTurn(dir, event, session string) string {
 
 // TestHook_CallsThatNeverEnd: a call whose after-hook never comes (the
 // agent was killed) closes at its session's next prompt, at the end of its
-// turn or of its session, or after --call-max; its event names it and says why (and
-// the prompt that closed it is recorded after it); the late
-// after-hook of a closed call records nothing again; a call of another
-// session stays open through the first session's prompt.
+// turn or of its session, or after --call-max; what changed in its window
+// is tied to no one (issue 59: it may be a person's): the watcher's own
+// event, listing under "unproven" the calls open then, the closed ones
+// saying why (and the prompt that closed it is recorded after it); the
+// late after-hook of a closed call records nothing again; a call of
+// another session stays open through the first session's prompt.
 func TestHook_CallsThatNeverEnd(t *testing.T) {
 	dir := t.TempDir()
 	files(t, dir, map[string]string{"a.txt": "a\n"})
@@ -645,8 +647,8 @@ func TestHook_CallsThatNeverEnd(t *testing.T) {
 	if len(all) != 5 || all[1]["kind"] != "prompt" {
 		t.Fatalf("%d events, want the killed call's, the prompt, then 3 more:\n%s", len(all), strings.Join(seen, "\n"))
 	}
-	// each event is named for the calls open meanwhile, the closed ones
-	// saying why: the other session's O stays open through s1's prompt
+	// each event lists the calls open meanwhile, the closed ones saying
+	// why: the other session's O stays open through s1's prompt
 	// and turn's end, and times out (begun first) with C
 	type named struct{ id, closed string }
 	for i, w := range []struct {
@@ -656,18 +658,21 @@ func TestHook_CallsThatNeverEnd(t *testing.T) {
 		{[]named{{"A", "prompt"}, {"O", ""}}, "killed.txt"},
 		{[]named{{"B", "stop"}, {"O", ""}}, "stopped.txt"},
 		{[]named{{"D", "session-end"}, {"O", ""}}, "ended.txt"},
-		{[]named{{"O", "timeout"}, {"C", "timeout"}}, "slow.txt"},
+		// C began after O: it times out in the same tick of the watcher
+		// (then "timeout"), or in a later one, still open at O's ("")
+		{[]named{{"O", "timeout"}, {"C", "timeout|"}}, "slow.txt"},
 	} {
 		args, _ := evs[i]["args"].(map[string]any)
-		calls, _ := args["calls"].([]any)
-		if len(calls) != len(w.calls) || strings.Join(eventFiles(evs[i]), " ") != w.file {
+		calls, _ := args["unproven"].([]any)
+		actor, _ := evs[i]["actor"].(map[string]any)
+		if len(calls) != len(w.calls) || strings.Join(eventFiles(evs[i]), " ") != w.file || evs[i]["tool"] != "watch" || actor["kind"] == "agent" {
 			t.Errorf("event %d: want calls %v with %s: %s", i, w.calls, w.file, got[i])
 			continue
 		}
 		for j, n := range w.calls {
 			c, _ := calls[j].(map[string]any)
 			call, _ := c["call"].(map[string]any)
-			if closed, _ := call["closed"].(string); call["id"] != n.id || closed != n.closed {
+			if closed, _ := call["closed"].(string); call["id"] != n.id || !slices.Contains(strings.Split(n.closed, "|"), closed) {
 				t.Errorf("event %d: call %d is %v, want %s closed %q: %s", i, j, call, n.id, n.closed, got[i])
 			}
 		}

@@ -26,6 +26,9 @@ var bin string
 var repoRoot, _ = filepath.Abs("../..")
 
 func TestMain(m *testing.M) {
+	if b := os.Getenv(agentBinEnv); b != "" {
+		os.Exit(actAsAgent(b))
+	}
 	flag.Parse()
 	bin = filepath.Join(repoRoot, "tmp", "journal")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/journal")

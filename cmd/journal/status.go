@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -149,7 +150,22 @@ func (a *app) runStatus() error {
 	}
 	var untracked []string // files never journaled: the watcher records them within a second when it runs
 	if watch.Running(a.jpath) {
-		fmt.Fprintln(w, "watcher   running: every change made outside the tools becomes an event within a second")
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		calls, err := watch.OpenCalls(ctx, a.jpath)
+		cancel()
+		switch {
+		case err != nil:
+			fmt.Fprintf(w, "watcher   running, but not answering (%s): changes made outside the tools are recorded once it does\n", cleanMessage(err))
+		case len(calls) == 0:
+			fmt.Fprintln(w, "watcher   running: every change made outside the tools becomes an event within a second")
+		default:
+			fmt.Fprintln(w, "watcher   running: a change made outside the tools becomes an event within a second, except while an agent's call is open")
+		}
+		now := time.Now()
+		for _, c := range calls {
+			fmt.Fprintf(w, "call      %s; the changes made meanwhile (%d file(s) now) wait for it to end, and are named for it only as far as they can be tied to it: it closes without its after-hook when its agent's process is gone, at its session's next prompt, or %s\n",
+				c.Describe(now), c.Waiting, c.Closes(now))
+		}
 	} else {
 		fmt.Fprintln(w, "watcher   not running: changes made outside the tools are recorded when `journal serve` or `journal watch` next starts")
 		if untracked, err = watch.Untracked(e); err != nil {

@@ -85,7 +85,7 @@ watcher runs per workspace (journal serve runs it unless --watch=false).`,
 	cmd.Flags().DurationVar(&o.Settle, "settle", 0, "how long a file must be quiet before its change is recorded (default 200ms)")
 	cmd.Flags().Int64Var(&o.MaxSize, "max-size", 0, "larger files are not recorded (default 128 MiB)")
 	cmd.Flags().BoolVar(&quiet, "quiet", false, "do not print each recorded event")
-	cmd.Flags().DurationVar(&o.CallMax, "call-max", 0, "an agent's call whose after-hook has not come after this long is closed, what it changed named for it (default 10m)")
+	cmd.Flags().DurationVar(&o.CallMax, "call-max", 0, "an agent's call whose after-hook has not come after this long (or its tool's own limit, if shorter) is closed, what changed meanwhile tied to no one (default 10m)")
 	return cmd
 }
 
@@ -182,7 +182,7 @@ recorded first, apart. Exits with the command's status.`,
 			var rnd [8]byte
 			rand.Read(rnd[:])
 			c := watch.Call{ID: "exec-" + hex.EncodeToString(rnd[:]), Agent: "exec", Tool: "exec", Input: input,
-				User: actor.User, Host: actor.Host, Origin: "exec"}
+				User: actor.User, Host: actor.Host, Origin: "exec", Proc: watch.SelfProc()}
 			ctx := context.Background()
 			if _, err := watch.Begin(ctx, eng, c); err != nil {
 				return err

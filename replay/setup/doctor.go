@@ -87,6 +87,7 @@ func Doctor(ctx context.Context, d DoctorEnv) []Check {
 	wdir := filepath.Join(filepath.Dir(d.JournalPath), "watch")
 	if watch.Running(d.JournalPath) {
 		out = append(out, Check{Name: "watcher", OK: true, Say: "a watcher runs (journal serve or journal watch): hooks hand their calls to it"})
+		out = append(out, callsCheck(ctx, d))
 	} else {
 		out = append(out, Check{Name: "watcher", Say: "no watcher runs: changes made outside journal's tools are recorded only when a hook or command walks the workspace",
 			Fix: "start one: `journal watch &` in " + d.Root + ", or let your agent start `journal serve` (its MCP server)"})
@@ -343,4 +344,34 @@ func committedPathChecks(ctx context.Context, d DoctorEnv) []Check {
 func within(dir, p string) bool {
 	r, err := filepath.Rel(dir, p)
 	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator))
+}
+
+// callLong is how long a call may be open before doctor calls it a
+// problem: the changes made meanwhile wait for it.
+const callLong = time.Minute
+
+// callsCheck names the agents' calls open in the running watcher and
+// their age: one open longer than callLong is a problem (its agent may be
+// stuck or gone without a trace the watcher sees).
+func callsCheck(ctx context.Context, d DoctorEnv) Check {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	calls, err := watch.OpenCalls(ctx, d.JournalPath)
+	if err != nil {
+		return Check{Name: "calls", Say: "the watcher does not answer: " + err.Error(), Fix: "restart journal watch (or journal serve)"}
+	}
+	if len(calls) == 0 {
+		return Check{Name: "calls", OK: true, Say: "no agent's call open"}
+	}
+	var says []string
+	ok := true
+	for _, c := range calls {
+		says = append(says, c.Describe(d.Now))
+		ok = ok && d.Now.Sub(c.Start) < callLong
+	}
+	ch := Check{Name: "calls", OK: ok, Say: strings.Join(says, "; ") + ": the changes made meanwhile wait for it to end"}
+	if !ok {
+		ch.Fix = "if the agent is no longer running the call, it closes when the agent's process is gone, at its session's next prompt, or " + calls[0].Closes(d.Now) + "; what changed meanwhile is then recorded as no one's"
+	}
+	return ch
 }

@@ -41,8 +41,18 @@ type Call struct {
 	AgentType string `json:"agent_type,omitempty"`
 	// Closed says why a call closed without its after-hook: "prompt" (the
 	// session's next prompt came), "stop" (its turn ended), "session-end",
-	// "timeout" (Options.CallMax); "" for a call its after-hook closed.
+	// "exited" (the agent's process is gone: Proc), "timeout" (its tool's
+	// limit, limitOf, at most Options.CallMax); "" for a call its
+	// after-hook closed. Nothing changed in such a call's window is tied
+	// to it (tie).
 	Closed string `json:"closed,omitempty"`
+	// Dir is the directory the agent works in (its hook's cwd), for the
+	// relative paths a file-edit call's input names (scopeOf).
+	Dir string `json:"dir,omitempty"`
+	// Proc is the agent's process, as the before-hook found it
+	// (AgentProc): once it is gone the call is over, whatever after-hook
+	// was due. nil: not known (another system, an older hook).
+	Proc *Proc `json:"proc,omitempty"`
 	// Files are, for an after-hook with no before-hook (Cursor's
 	// afterFileEdit), the absolute paths it says it changed: its End names
 	// only their changes (Watcher.End).
@@ -133,6 +143,34 @@ func (c *Call) fill(b Call) {
 	}
 }
 
+// untied names an event for changes made while calls were open that none
+// of them can claim (tie): the watcher's own (untracked: no actor), its
+// arguments listing those calls, each with why it closed, under
+// "unproven".
+func untied(calls []Call) (string, json.RawMessage, *journal.Actor) {
+	if len(calls) == 0 {
+		return journal.ToolWatch, nil, nil
+	}
+	return journal.ToolWatch, marshal(map[string]any{"unproven": listed(calls)}), nil
+}
+
+// listedCall is one of several calls an event names.
+type listedCall struct {
+	Tool    string          `json:"tool"`
+	Agent   string          `json:"agent,omitempty"`
+	Session string          `json:"session,omitempty"`
+	Input   json.RawMessage `json:"input,omitempty"`
+	Call    *About          `json:"call,omitempty"`
+}
+
+func listed(calls []Call) []listedCall {
+	all := make([]listedCall, 0, len(calls))
+	for _, x := range calls {
+		all = append(all, listedCall{x.Tool, x.Agent, x.Session, x.Input, x.about()})
+	}
+	return all
+}
+
 // attribution names an event for calls: one call's tool, input and agent;
 // several at once (their changes cannot be told apart) their tools and
 // inputs listed, the first's agent — of one session; of several sessions
@@ -150,28 +188,19 @@ func attribution(calls []Call) (string, json.RawMessage, *journal.Actor) {
 	if len(calls) == 1 {
 		return c.Tool, c.args(), actor
 	}
-	type one struct {
-		Tool    string          `json:"tool"`
-		Agent   string          `json:"agent,omitempty"`
-		Session string          `json:"session,omitempty"`
-		Input   json.RawMessage `json:"input,omitempty"`
-		Call    *About          `json:"call,omitempty"`
-	}
-	var all []one
 	for _, x := range calls {
-		all = append(all, one{x.Tool, x.Agent, x.Session, x.Input, x.about()})
 		if x.Agent != c.Agent || x.Session != c.Session {
 			// calls of several sessions: what changed is none of theirs
 			// to claim (blame, notes, undo --session), never the first's
 			actor = nil
 		}
 	}
-	return c.Tool, marshal(map[string]any{"calls": all}), actor
+	return c.Tool, marshal(map[string]any{"calls": listed(calls)}), actor
 }
 
 // request is one message to a watcher's socket; reply its answer.
 type request struct {
-	Op   string `json:"op"` // "begin", "end", "turn", "prompt", "flush" or "wait"
+	Op   string `json:"op"` // "begin", "end", "turn", "prompt", "flush", "wait" or "calls"
 	Call *Call  `json:"call,omitempty"`
 	// Hand: answer once the call's changes are taken, before they are
 	// stored (end, turn): the hook returns, the watcher records them.
@@ -186,7 +215,35 @@ type reply struct {
 	Files   int           `json:"files"`
 	Skipped []replay.Skip `json:"skipped,omitempty"`
 	Prompt  uint64        `json:"prompt,omitempty"` // the prompt event
+	Calls   []OpenCall    `json:"calls,omitempty"`  // "calls": the calls open
 	Error   string        `json:"error,omitempty"`
+}
+
+// OpenCall is a call open in the running watcher: what changes while it
+// is open waits for its end (its after-hook, or one of the signals that
+// close it without: Call.Closed) to be named.
+type OpenCall struct {
+	Call  Call          `json:"call"`
+	Start time.Time     `json:"start"`
+	Limit time.Duration `json:"limit"` // closed as "timeout" at Start+Limit
+	// Waiting is how many changed files wait for calls to close.
+	Waiting int `json:"waiting"`
+}
+
+// OpenCalls asks the running watcher of the journal at journalPath which
+// calls are open (closing first those whose agent is gone or whose time
+// is up); ErrNoWatcher when none answers.
+func OpenCalls(ctx context.Context, journalPath string) ([]OpenCall, error) {
+	conn, err := dial(ctx, filepath.Join(filepath.Dir(journalPath), "watch"))
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	r, err := exchange(ctx, conn, request{Op: "calls"})
+	if err != nil {
+		return nil, err
+	}
+	return r.Calls, nil
 }
 
 // server answers requests on <dir>/sock.
@@ -243,9 +300,18 @@ func serveConn(w *Watcher, c net.Conn) {
 	var rec func() (*replay.Observed, error)
 	switch {
 	case req.Op == "flush":
-		// what changed while agents' calls are open is theirs: a reader's
-		// or a git hook's flush (a commit inside an agent's call) names them
-		ob, err = w.Flush(ctx, w.openCallList())
+		// what changed while agents' calls are open is theirs (as far as
+		// tie allows): a reader's or a git hook's flush (a commit inside
+		// an agent's call) names them — once the calls whose agent is
+		// gone or whose time is up are closed
+		if err = w.reap(ctx); err == nil {
+			ob, err = w.Flush(ctx, w.openCallList())
+		}
+	case req.Op == "calls":
+		if err = w.reap(ctx); err == nil {
+			json.NewEncoder(c).Encode(reply{Calls: w.Open()})
+			return
+		}
 	case req.Op == "wait": // the recordings handed over before this are done
 		w.record.Lock()
 		done := w.lastDone
@@ -321,6 +387,20 @@ func ask(ctx context.Context, dir, op string, c *Call) (*Result, error) {
 }
 
 func send(ctx context.Context, dir string, req request) (*Result, error) {
+	conn, err := dial(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	r, err := exchange(ctx, conn, req)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Events: r.Events, Files: r.Files, Skipped: r.Skipped, Watcher: true, Taken: r.Taken, Prompt: r.Prompt}, nil
+}
+
+// dial connects to the watcher whose watch directory is dir.
+func dial(ctx context.Context, dir string) (net.Conn, error) {
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, "unix", filepath.Join(dir, "sock"))
 	if err != nil {
@@ -329,7 +409,11 @@ func send(ctx context.Context, dir string, req request) (*Result, error) {
 		}
 		return nil, fmt.Errorf("watch: %w", err)
 	}
-	defer conn.Close()
+	return conn, nil
+}
+
+// exchange sends req on conn and reads the watcher's answer.
+func exchange(ctx context.Context, conn net.Conn, req request) (*reply, error) {
 	if dl, ok := ctx.Deadline(); ok {
 		conn.SetDeadline(dl)
 	}
@@ -343,7 +427,7 @@ func send(ctx context.Context, dir string, req request) (*Result, error) {
 	if r.Error != "" {
 		return nil, fmt.Errorf("watch: %s", r.Error)
 	}
-	return &Result{Events: r.Events, Files: r.Files, Skipped: r.Skipped, Watcher: true, Taken: r.Taken, Prompt: r.Prompt}, nil
+	return &r, nil
 }
 
 // AskBegin is Begin asked of the running watcher of the journal whose
@@ -390,7 +474,7 @@ func Begin(ctx context.Context, eng *replay.Engine, c Call) (*Result, error) {
 	if !errors.Is(err, ErrNoWatcher) {
 		return r, err
 	}
-	return scan(ctx, eng, true, journal.ToolCatchUp, nil, nil)
+	return scan(ctx, eng, true, journal.ToolCatchUp, nil)
 }
 
 // End records what changed since c's Begin as one event named for c.
@@ -399,15 +483,14 @@ func End(ctx context.Context, eng *replay.Engine, c Call) (*Result, error) {
 	if !errors.Is(err, ErrNoWatcher) {
 		return r, err
 	}
-	tool, args, actor := attribution([]Call{c})
-	return scan(ctx, eng, false, tool, args, actor)
+	return scan(ctx, eng, false, journal.ToolWatch, []Call{c})
 }
 
 // scan is Begin and End without a watcher: one walk, compared with the
 // journal through the watcher's cache, recorded. It takes the watch lock
 // for its duration, so that a watcher starting meanwhile does not record
 // the same changes under another name.
-func scan(ctx context.Context, eng *replay.Engine, baseline bool, tool string, args json.RawMessage, actor *journal.Actor) (*Result, error) {
+func scan(ctx context.Context, eng *replay.Engine, baseline bool, tool string, calls []Call) (*Result, error) {
 	dir := Dir(eng)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("watch: %w", err)
@@ -426,7 +509,7 @@ func scan(ctx context.Context, eng *replay.Engine, baseline bool, tool string, a
 	if err != nil {
 		return nil, err
 	}
-	ob, err := w.catchUpHeads(ctx, t, heads, baseline, tool, args, actor)
+	ob, err := w.catchUpHeads(ctx, t, heads, baseline, tool, calls, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -80,10 +80,18 @@
 // CLI's readers ask it first.
 //
 // A call whose after-hook never comes (the agent was killed, a call cut
-// short) is closed by its session's next prompt, the end of its turn or
-// of its session (Turn, from agents.Closes; op "turn"), or after
-// Options.CallMax: its event names it with About.Closed "prompt", "stop",
-// "session-end" or "timeout". Calls open at once (parallel tool calls, an
+// short) is closed by the first sign of it: its agent's process gone
+// (Call.Proc, checked by the loop while changes wait, and before a flush
+// or a "calls" question: reap), its session's next prompt, the end of its
+// turn or of its session (Turn, from agents.Closes; op "turn"), or its
+// tool's limit (limitOf, at most Options.CallMax). What changed in its
+// window is tied to no one (tie: it may be a person's): the watcher's own
+// event, listing the calls under "unproven" with About.Closed "exited",
+// "prompt", "stop", "session-end" or "timeout". A file-edit call claims
+// only the file its input names; a file that a process outside every open
+// call's agent is found holding open for writing (proofs, /proc) is no
+// call's. Op "calls" (OpenCalls) lists the calls open, for journal status
+// and doctor. Calls open at once (parallel tool calls, an
 // after-hook arriving after the next before-hook) are named together for
 // what changed while they were all open (args "calls", oldest first); the
 // event's actor is the first call's when they are all of one session, else

@@ -28,7 +28,7 @@ func (p PromptRecord) args() replay.PromptArgs {
 
 // Prompt records prompt p: first what changed before it — the session's
 // calls still open are closed by it (their after-hook is not coming: the
-// agent moved on), what changed since named for them, else as the
+// agent moved on), what changed since tied to no one (tie), else as the
 // watcher's own — then, once every recording handed over before is stored,
 // its prompt event, so that the journal's state right after the prompt
 // event is the state the prompt was given in. It returns the prompt
@@ -36,7 +36,7 @@ func (p PromptRecord) args() replay.PromptArgs {
 func (w *Watcher) Prompt(ctx context.Context, p PromptRecord) (*replay.Observed, uint64, error) {
 	rec, err := w.turnTake(ctx, p.Call.Agent, p.Call.Session, "prompt")
 	if err == nil && rec == nil {
-		rec, err = w.cut(ctx, nil, func(string, *callState) bool { return false }, "", nil)
+		rec, err = w.cut(ctx, nil, keep, nil)
 	}
 	if err != nil {
 		return nil, 0, err
@@ -67,7 +67,7 @@ func RecordPrompt(ctx context.Context, eng *replay.Engine, p PromptRecord) (*Res
 	if !errors.Is(err, ErrNoWatcher) {
 		return r, err
 	}
-	r, err = scan(ctx, eng, true, journal.ToolCatchUp, nil, nil)
+	r, err = scan(ctx, eng, true, journal.ToolCatchUp, nil)
 	if err != nil {
 		return nil, err
 	}

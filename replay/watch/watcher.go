@@ -34,8 +34,9 @@ type Options struct {
 	// one event, so that one undo takes it back.
 	MaxDelay time.Duration
 	// CallMax bounds how long an agent's call (Begin) may keep the changes
-	// made during it waiting for its End (default 10 min): past it they
-	// are recorded, still named for the call.
+	// made during it waiting for its End (default 10 min; a tool's own
+	// limit is shorter: limitOf): past it the call closes as "timeout",
+	// and what changed in its window is tied to no one (tie).
 	CallMax time.Duration
 	// HotLimit and HotPace tame files that change all the time (logs): a
 	// file recorded HotLimit times within a minute (default 30) is then
@@ -121,6 +122,10 @@ type Watcher struct {
 	unwatched int                  // directories a watch could not be added to
 	said      map[string]bool      // files whose skip was reported; guarded by record
 	busyAt    map[string]time.Time // files recorded while busy, and when
+	// outside are the changed files a process outside every open call's
+	// agent was seen holding open for writing (proofs): no call's.
+	outside  map[string]bool
+	suspects chan suspect // files for proofs to look at
 
 	record sync.Mutex // one cut or recording at a time: the order of recordings
 	// lastDone closes when the last recording handed over (cut) is
@@ -157,6 +162,20 @@ const busyMemory = 30 * time.Second
 type callState struct {
 	call  Call
 	start time.Time
+	limit time.Duration // limitOf the call
+}
+
+// over says why the call must close now without its after-hook: its
+// agent's process is gone ("exited"), or its time is up ("timeout"); ""
+// while it may still end. w.mu need not be held.
+func (s *callState) over(now time.Time) string {
+	switch {
+	case s.call.Proc.Gone():
+		return "exited"
+	case now.Sub(s.start) >= s.limit:
+		return "timeout"
+	}
+	return ""
 }
 
 type hotState struct {
@@ -223,8 +242,10 @@ func Start(ctx context.Context, eng *replay.Engine, o Options) (*Watcher, error)
 		w.Close()
 		return nil, err
 	}
-	w.done.Add(1)
+	w.suspects = make(chan suspect, 256)
+	w.done.Add(2)
 	go w.loop(lctx)
+	go w.proofs(lctx)
 	return w, nil
 }
 
@@ -236,7 +257,7 @@ func newWatcher(eng *replay.Engine, dir string, o Options) *Watcher {
 	return &Watcher{o: o, eng: eng, dir: dir, cache: loadCache(filepath.Join(dir, "cache")), lastDone: done,
 		dirty: map[string]*dirtyState{}, dirtyDirs: map[string]bool{}, watched: map[string]bool{}, wake: make(chan struct{}, 1),
 		calls: map[string]*callState{}, hot: map[string]*hotState{}, deferred: map[string]time.Time{},
-		said: map[string]bool{}, busyAt: map[string]time.Time{}}
+		said: map[string]bool{}, busyAt: map[string]time.Time{}, outside: map[string]bool{}}
 }
 
 // Dir is the directory of the watcher's lock, socket, cache and barriers.
@@ -364,6 +385,93 @@ func (w *Watcher) event(ev fsnotify.Event) {
 		return
 	}
 	w.mark(k)
+	w.suspect(k, ev.Name)
+}
+
+// suspect is a file written while calls are open.
+type suspect struct{ k, abs string }
+
+// suspect hands file k (at abs), just written, to proofs when a call that
+// may claim it is open and its agent's process known; w.mu is held.
+func (w *Watcher) suspect(k, abs string) {
+	if w.suspects == nil {
+		return
+	}
+	for _, s := range w.calls {
+		if s.call.Proc != nil && !editTools[s.call.Tool] {
+			select {
+			case w.suspects <- suspect{k, abs}:
+			default: // too many at once: left unproven, as before
+			}
+			return
+		}
+	}
+}
+
+// proofs looks, for each file written while calls are open, for the
+// processes holding it open for writing (writersOf): one outside every
+// open call's agent's tree of processes makes the change no call's
+// (outside). A writer that closed the file before the look proves
+// nothing either way.
+func (w *Watcher) proofs(ctx context.Context) {
+	defer w.done.Done()
+	for {
+		// every file waiting, looked for in one pass over /proc
+		keys := map[string]string{} // abs → key
+		select {
+		case <-ctx.Done():
+			return
+		case s := <-w.suspects:
+			keys[s.abs] = s.k
+		}
+		for more := true; more; {
+			select {
+			case s := <-w.suspects:
+				keys[s.abs] = s.k
+			default:
+				more = false
+			}
+		}
+		abs := make(map[string]bool, len(keys))
+		for a := range keys {
+			abs[a] = true
+		}
+		found := writersOf(abs)
+		if len(found) == 0 {
+			continue
+		}
+		w.mu.Lock()
+		var agents []*Proc
+		for _, c := range w.calls {
+			if c.call.Proc != nil {
+				agents = append(agents, c.call.Proc)
+			}
+		}
+		w.mu.Unlock()
+		var out []string
+		for a, pids := range found {
+			for _, pid := range pids {
+				if pid == os.Getpid() { // the journal's own write
+					continue
+				}
+				away := len(agents) > 0
+				for _, p := range agents {
+					away = away && p.outside(pid)
+				}
+				if away {
+					out = append(out, keys[a])
+					break
+				}
+			}
+		}
+		w.mu.Lock()
+		for _, k := range out {
+			if w.dirty[k] != nil {
+				w.outside[k] = true
+			}
+		}
+		w.mu.Unlock()
+	}
 }
 
 // touch notes a change now (of a directory, or a rescan); w.mu is held.
@@ -471,7 +579,7 @@ func (w *Watcher) loop(ctx context.Context) {
 			var open []Call
 			stale := false
 			for _, c := range w.calls {
-				if now.Sub(c.start) < w.o.CallMax {
+				if c.over(now) == "" {
 					due = false // the call's End records them
 				} else {
 					stale = true
@@ -480,13 +588,9 @@ func (w *Watcher) loop(ctx context.Context) {
 			}
 			w.mu.Unlock()
 			if stale {
-				// an after-hook that never came: the call closes, what
-				// changed since it began is named for it
-				rec, err := w.cut(ctx, nil, func(_ string, s *callState) bool { return time.Since(s.start) >= w.o.CallMax }, "timeout", nil)
-				if err == nil {
-					_, err = rec()
-				}
-				if err != nil && ctx.Err() == nil {
+				// an after-hook that will never come: the call closes,
+				// what changed since it began is tied to no one
+				if err := w.reap(ctx); err != nil && ctx.Err() == nil {
 					w.o.Logf("journal watch: recording changes: %v (tried again at the next change)", err)
 				}
 				continue
@@ -581,7 +685,43 @@ func (w *Watcher) Begin(ctx context.Context, c Call) (*replay.Observed, error) {
 // beginTake is Begin up to the recording, as endTake: what changed before
 // the call is taken (and read) and the call opened; rec stores it.
 func (w *Watcher) beginTake(ctx context.Context, c Call) (func() (*replay.Observed, error), error) {
-	return w.cut(ctx, nil, func(string, *callState) bool { return false }, "", &c)
+	return w.cut(ctx, nil, keep, &c)
+}
+
+// keep closes no open call (cut).
+func keep(*callState) string { return "" }
+
+// reap closes the calls whose agent's process is gone or whose time is
+// up (callState.over), recording what changed meanwhile: tied to none of
+// them.
+func (w *Watcher) reap(ctx context.Context) error {
+	now := time.Now()
+	w.mu.Lock()
+	any := false
+	for _, s := range w.calls {
+		any = any || s.over(now) != ""
+	}
+	w.mu.Unlock()
+	if !any {
+		return nil
+	}
+	rec, err := w.cut(ctx, nil, func(s *callState) string { return s.over(now) }, nil)
+	if err == nil {
+		_, err = rec()
+	}
+	return err
+}
+
+// Open lists the calls open now, oldest first, with how many changed
+// files wait for them.
+func (w *Watcher) Open() []OpenCall {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []OpenCall
+	for _, s := range w.openCalls() {
+		out = append(out, OpenCall{Call: s.call, Start: s.start, Limit: s.limit, Waiting: len(w.dirty)})
+	}
+	return out
 }
 
 // End records what changed since the call's Begin, named for it (and for
@@ -612,19 +752,20 @@ func (w *Watcher) endTake(ctx context.Context, c Call) (rec func() (*replay.Obse
 		ob, err := w.endFiles(ctx, c)
 		return func() (*replay.Observed, error) { return ob, err }, nil
 	}
-	return w.cut(ctx, &c, func(string, *callState) bool { return false }, "", nil)
+	return w.cut(ctx, &c, keep, nil)
 }
 
 // cut takes, after a barrier, what changed until now, to be named for
-// first (if any), the open calls pick chooses (closed, their About saying
-// reason), and the calls still open; first and the picked calls are
-// closed, open (if any) opened. The files taken are read before cut
+// first (if any), the open calls pick gives a reason (closed, their About
+// saying it), and the calls still open, as far as tie ties each file to
+// them; first and the picked calls are closed, open (if any) opened. The
+// files taken are read before cut
 // returns (Engine.Capture); rec stores them, after every recording taken
 // before (w.lastDone), and must be called once. So an answer given before
 // rec runs lets the agent go on: whatever its next call does to a file,
 // what was read is what this cut records. (A rescan or a directory's
 // subtree is recorded before cut returns.)
-func (w *Watcher) cut(ctx context.Context, first *Call, pick func(id string, s *callState) bool, reason string, open *Call) (rec func() (*replay.Observed, error), err error) {
+func (w *Watcher) cut(ctx context.Context, first *Call, pick func(s *callState) string, open *Call) (rec func() (*replay.Observed, error), err error) {
 	sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	err = w.Sync(sctx)
 	cancel()
@@ -640,7 +781,7 @@ func (w *Watcher) cut(ctx context.Context, first *Call, pick func(id string, s *
 		delete(w.calls, first.ID)
 	}
 	for _, s := range w.openCalls() {
-		if pick(s.call.ID, s) {
+		if reason := pick(s); reason != "" {
 			c := s.call
 			c.Closed = reason
 			calls = append(calls, c)
@@ -653,7 +794,7 @@ func (w *Watcher) cut(ctx context.Context, first *Call, pick func(id string, s *
 	t := w.take(true)
 	if open != nil {
 		w.mu.Lock()
-		w.calls[open.ID] = &callState{call: *open, start: time.Now()}
+		w.calls[open.ID] = &callState{call: *open, start: time.Now(), limit: limitOf(*open, w.o.CallMax)}
 		w.mu.Unlock()
 	}
 	calls = append(calls, still...)
@@ -673,8 +814,7 @@ func (w *Watcher) cut(ctx context.Context, first *Call, pick func(id string, s *
 	return func() (*replay.Observed, error) {
 		defer close(done)
 		<-prev
-		tool, args, actor := attribution(calls)
-		return w.observe(ctx, keys, false, tool, args, actor, true, true, capt)
+		return w.observeNamed(ctx, keys, false, journal.ToolWatch, calls, true, true, capt, t.outside)
 	}, nil
 }
 
@@ -713,17 +853,22 @@ func (w *Watcher) Turn(ctx context.Context, agent, session, reason string) (*rep
 }
 
 func (w *Watcher) turnTake(ctx context.Context, agent, session, reason string) (func() (*replay.Observed, error), error) {
-	pick := func(_ string, s *callState) bool { return s.call.Agent == agent && s.call.Session == session }
+	pick := func(s *callState) string {
+		if s.call.Agent == agent && s.call.Session == session {
+			return reason
+		}
+		return ""
+	}
 	w.mu.Lock()
 	any := false
-	for id, s := range w.calls {
-		any = any || pick(id, s)
+	for _, s := range w.calls {
+		any = any || pick(s) != ""
 	}
 	w.mu.Unlock()
 	if !any {
 		return nil, nil
 	}
-	return w.cut(ctx, nil, pick, reason, nil)
+	return w.cut(ctx, nil, pick, nil)
 }
 
 // endFiles is End for a call the watcher never saw begin that names the
@@ -769,6 +914,7 @@ type taken struct {
 	dirty            map[string]bool
 	dirs             map[string]bool
 	rescan, baseline bool
+	outside          map[string]bool // of dirty, no call's (Watcher.outside)
 }
 
 // take empties the dirty state into what one recording records (what is
@@ -799,7 +945,13 @@ func (w *Watcher) take(all bool) taken {
 			}
 		}
 	}
-	t := taken{dirty: dirty, dirs: w.dirtyDirs, rescan: w.rescan, baseline: w.baseline}
+	t := taken{dirty: dirty, dirs: w.dirtyDirs, rescan: w.rescan, baseline: w.baseline, outside: map[string]bool{}}
+	for k := range dirty {
+		if w.outside[k] {
+			t.outside[k] = true
+			delete(w.outside, k)
+		}
+	}
 	w.dirtyDirs, w.rescan, w.baseline = map[string]bool{}, false, false
 	w.first, w.last = time.Time{}, time.Time{}
 	if all {
@@ -811,9 +963,9 @@ func (w *Watcher) take(all bool) taken {
 	return t
 }
 
-// recordTaken records what take took, named for calls; w.record is held.
+// recordTaken records what take took, named for calls as far as tie
+// ties it to them; w.record is held.
 func (w *Watcher) recordTaken(ctx context.Context, calls []Call, t taken, all bool) (*replay.Observed, error) {
-	tool, args, actor := attribution(calls)
 	if t.rescan {
 		w.mu.Lock()
 		tr, heads, err := w.walkKnown(func(d string) error { w.addWatch(d); return nil })
@@ -824,14 +976,50 @@ func (w *Watcher) recordTaken(ctx context.Context, calls []Call, t taken, all bo
 		if err != nil {
 			return nil, err
 		}
-		return w.catchUpHeads(ctx, tr, heads, t.baseline, tool, args, actor, t.dirty)
+		return w.catchUpHeads(ctx, tr, heads, t.baseline, journal.ToolWatch, calls, t.outside, t.dirty)
 	}
 	if len(t.dirs) > 0 {
 		if err := w.subtrees(t.dirs, t.dirty); err != nil {
 			return nil, err
 		}
 	}
-	return w.observe(ctx, slices.Collect(maps.Keys(t.dirty)), false, tool, args, actor, all, true)
+	return w.observeNamed(ctx, slices.Collect(maps.Keys(t.dirty)), false, journal.ToolWatch, calls, all, true, nil, t.outside)
+}
+
+// named is the tool, arguments and actor of an event of g's files.
+func named(g tied) (string, json.RawMessage, *journal.Actor) {
+	if len(g.calls) > 0 {
+		return attribution(g.calls)
+	}
+	return untied(g.unproven)
+}
+
+// observeNamed is observe of the files keys, each named for the calls tie
+// ties it to (one event per set of calls; none for those in outside);
+// with no calls, all named tool.
+func (w *Watcher) observeNamed(ctx context.Context, keys []string, baseline bool, tool string, calls []Call, all, keep bool, capt *replay.Capture, outside map[string]bool) (*replay.Observed, error) {
+	var cs []*replay.Capture
+	if capt != nil {
+		cs = append(cs, capt)
+	}
+	if len(calls) == 0 {
+		return w.observe(ctx, keys, baseline, tool, nil, nil, all, keep, cs...)
+	}
+	out := &replay.Observed{}
+	for _, g := range tie(keys, calls, w.eng.Roots(), outside) {
+		tool, args, actor := named(g)
+		ob, err := w.observe(ctx, g.keys, baseline, tool, args, actor, all, keep, cs...)
+		if err != nil {
+			return out, err
+		}
+		out.Events = append(out.Events, ob.Events...)
+		out.Files = append(out.Files, ob.Files...)
+		out.Count += ob.Count
+		out.Skipped = append(out.Skipped, ob.Skipped...)
+		out.Unsettled = append(out.Unsettled, ob.Unsettled...)
+		out.Stamps = append(out.Stamps, ob.Stamps...)
+	}
+	return out, nil
 }
 
 // subtrees marks dirty every file the journal knows under the directories
@@ -870,11 +1058,12 @@ func (w *Watcher) subtrees(dirs map[string]bool, dirty map[string]bool) error {
 
 // catchUpHeads records what a walk finds changed against the journal's
 // heads (files whose identity is not cached as their head's, heads not
-// found), with the files in extra; files the journal never knew are a
-// baseline when baseline is set. It takes
+// found), with the files in extra, named for calls as far as tie ties
+// them (no calls: tool); files the journal never knew are a baseline when
+// baseline is set. It takes
 // t.files (nil once it returns): a first start's 100,000 keys are not
 // kept while they are read.
-func (w *Watcher) catchUpHeads(ctx context.Context, t *tree, heads map[string]journal.Head, baseline bool, tool string, args json.RawMessage, actor *journal.Actor, extra ...map[string]bool) (*replay.Observed, error) {
+func (w *Watcher) catchUpHeads(ctx context.Context, t *tree, heads map[string]journal.Head, baseline bool, tool string, calls []Call, outside map[string]bool, extra ...map[string]bool) (*replay.Observed, error) {
 	keys := changes(w.eng, t, w.cache, heads)
 	for _, m := range extra {
 		for k := range m {
@@ -896,7 +1085,7 @@ func (w *Watcher) catchUpHeads(ctx context.Context, t *tree, heads map[string]jo
 	}
 	t.files = nil
 	// the files recorded are kept only if cacheEqual needs them
-	ob, err := w.observe(ctx, keys, baseline, tool, args, actor, true, len(cand) > 0)
+	ob, err := w.observeNamed(ctx, keys, baseline, tool, calls, true, len(cand) > 0, nil, outside)
 	if err == nil {
 		w.cacheEqual(cand, ob)
 		w.cache.save(filepath.Join(w.dir, "cache"))
