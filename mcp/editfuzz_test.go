@@ -113,7 +113,7 @@ func runEditFuzz(t *testing.T, pairs []editfuzz.Pair, n int, seed uint64, long b
 					total.Merge(tally)
 				}
 				if long {
-					t.Logf("%d trials, %.0f s, %d wrong classes", total.Trials, time.Since(start).Seconds(), len(total.Classes))
+					t.Logf("%d trials, %.0f s, %d wrong classes\n%s", total.Trials, time.Since(start).Seconds(), len(total.Classes), total.Table())
 				}
 				mu.Unlock()
 			}

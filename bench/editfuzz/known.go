@@ -30,6 +30,8 @@ func init() {
 		"retry | ai_code_editing.edit_file | "+whyRetryApplied,
 		"retry | file_edit | "+whyRetryApplied,
 		"retry | file_replace | "+whyRetryApplied)
+	add("issue 59 (already-applied evidence, in progress): a whitespace-only change (realigned columns) under a search cut short is taken as already applied",
+		"trunc-search-lines | edit_content | "+whyAlreadyNotThere)
 	add("issue 59 §5 (fuzzer): a retried batch one of whose changes is whitespace-only answers 'left as it was', not already_applied",
 		"retry | edit_content | "+whyRetryNotAlready)
 	add("issue 59 §5 (fuzzer): final newlines of search and replacement differ: an extra blank line, or a glued/unterminated last line",

@@ -252,8 +252,10 @@ func (r *Runner) once(t Trial, path, start string, retry bool) (Verdict, string)
 		return wrong(whyAlreadyWrote, fmt.Sprintf("%d event(s)", written)), after
 	case already:
 		return Verdict{Outcome: outcome(start)}, after
-	case after == start:
+	case after == start && (!ok(start) || written > 0):
 		return wrong(whySuccessNoChange, clip(rep.Text)), after
+	case after == start: // the file was as asked already (a literal no-op)
+		return Verdict{Outcome: outcome(start)}, after
 	case !ok(after):
 		return wrong(whySuccessOther, clip(rep.Text)), after
 	case written != 1:
