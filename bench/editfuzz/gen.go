@@ -11,8 +11,8 @@ import (
 	"github.com/journalfs/journal/ops/merge"
 )
 
-// Call is one tool call; a string argument "$FILE" is the fuzzed file's
-// absolute path.
+// Call is one tool call; a string argument starting with "$FILE" has the
+// fuzzed file's absolute path in its place (corpus.Substitute).
 type Call struct {
 	Tool string         `json:"tool"`
 	Args map[string]any `json:"args"`

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/journalfs/journal/bench/corpus"
 )
 
 // Reply is a tool call's answer as the client got it.
@@ -81,30 +83,6 @@ func NewRunner(c Caller, root string) *Runner {
 func (r *Runner) file(t Trial) string {
 	r.n++
 	return filepath.Join(r.Root, "fz", fmt.Sprintf("f%d%s", r.n, filepath.Ext(t.Path)))
-}
-
-// rooted returns v with "$FILE" replaced by path.
-func rooted(v any, path string) any {
-	switch x := v.(type) {
-	case string:
-		if x == "$FILE" {
-			return path
-		}
-		return x
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = rooted(e, path)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = rooted(e, path)
-		}
-		return out
-	}
-	return v
 }
 
 // written returns how many events were written since the last look
@@ -210,7 +188,7 @@ func (r *Runner) once(t Trial, path, start string, retry bool) (Verdict, string)
 		}
 		return v
 	}
-	rep, err := r.C.Call(t.Call.Tool, rooted(t.Call.Args, path).(map[string]any))
+	rep, err := r.C.Call(t.Call.Tool, corpus.Substitute(t.Call.Args, "$FILE", path).(map[string]any))
 	if err != nil {
 		return wrong(whyError, err.Error()), start
 	}
