@@ -103,23 +103,28 @@ func Load(dir string) ([]Case, error) {
 
 // Rooted returns v with a leading "$ROOT" of every string in it replaced by
 // root (maps and slices are copied).
-func Rooted(v any, root string) any {
+func Rooted(v any, root string) any { return Substitute(v, "$ROOT", root) }
+
+// Substitute returns v with a leading placeholder of every string in it
+// replaced by with (maps and slices are copied): the runners' "$ROOT", the
+// edit fuzzer's "$FILE".
+func Substitute(v any, placeholder, with string) any {
 	switch x := v.(type) {
 	case string:
-		if strings.HasPrefix(x, "$ROOT") {
-			return root + strings.TrimPrefix(x, "$ROOT")
+		if strings.HasPrefix(x, placeholder) {
+			return with + strings.TrimPrefix(x, placeholder)
 		}
 		return x
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = Rooted(e, root)
+			out[k] = Substitute(e, placeholder, with)
 		}
 		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = Rooted(e, root)
+			out[i] = Substitute(e, placeholder, with)
 		}
 		return out
 	case []map[string]string:
@@ -127,7 +132,7 @@ func Rooted(v any, root string) any {
 		for i, m := range x {
 			o := make(map[string]any, len(m))
 			for k, s := range m {
-				o[k] = Rooted(s, root)
+				o[k] = Substitute(s, placeholder, with)
 			}
 			out[i] = o
 		}

@@ -1,0 +1,81 @@
+package e2e
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/journalfs/journal/bench/editfuzz"
+)
+
+// sdkCaller is the edit fuzzer's client through the official TypeScript
+// SDK (driver.mjs): each call is one line to the driver and one back.
+type sdkCaller struct{ d *driver }
+
+func (c sdkCaller) Call(tool string, args map[string]any) (editfuzz.Reply, error) {
+	if err := c.d.in.Encode(map[string]any{"tool": tool, "args": args}); err != nil {
+		return editfuzz.Reply{}, err
+	}
+	if !c.d.out.Scan() {
+		return editfuzz.Reply{}, errors.New(tool + ": the SDK client stopped")
+	}
+	var s step
+	if err := json.Unmarshal(c.d.out.Bytes(), &s); err != nil {
+		return editfuzz.Reply{}, err
+	}
+	return editfuzz.Reply{IsError: s.IsError, Structured: s.Structured, Text: s.Text}, nil
+}
+
+// TestSDK_EditFuzz is the edit fuzzer (bench/editfuzz; the in-process twin
+// is mcp.TestEditFuzz) through the official TypeScript SDK client against
+// the real binary (`journal serve --watch=false`): the same trials, the same
+// oracle, the same known failures; any other wrong class fails.
+// JOURNAL_FUZZ_EDITS_SDK=N runs N trials (default 300), in servers of
+// 5,000 trials each.
+func TestSDK_EditFuzz(t *testing.T) {
+	pairs, err := editfuzz.LoadCorpus(filepath.Join(repo, "testdata", "editfuzz", "corpus"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 300
+	if s := os.Getenv("JOURNAL_FUZZ_EDITS_SDK"); s != "" {
+		if n, err = strconv.Atoi(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seed := uint64(1)
+	if s := os.Getenv("JOURNAL_FUZZ_SEED"); s != "" {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seed = v
+	}
+	start := time.Now()
+	total := editfuzz.NewTally()
+	for i := 0; i*5000 < n; i++ {
+		root := t.TempDir()
+		d := startDriver(t, root, "--watch=false")
+		r := editfuzz.NewRunner(sdkCaller{d}, root)
+		tally, err := editfuzz.Fuzz(r, pairs, editfuzz.Options{Trials: min(5000, n-i*5000), Seed: seed + uint64(i), Minimize: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		total.Merge(tally)
+	}
+	total.Elapsed = time.Since(start)
+	t.Logf("%d trials through the TypeScript SDK, seed %d, in %.1f s (%.0f trials/s)\n%s", total.Trials, seed,
+		total.Elapsed.Seconds(), float64(total.Trials)/total.Elapsed.Seconds(), total.Table())
+	for _, f := range total.ClassList() {
+		if issue, ok := editfuzz.KnownFailures[f.Class]; ok {
+			t.Logf("known failure (%s), %d×: %s", issue, f.Count, f.Class)
+			continue
+		}
+		js, _ := json.MarshalIndent(f.Trial, "", "  ")
+		t.Errorf("NEW WRONG CLASS, %d×: %s\n%s\nfirst (minimized) trial:\n%s", f.Count, f.Class, f.Detail, js)
+	}
+}
