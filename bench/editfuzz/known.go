@@ -31,9 +31,7 @@ func init() {
 		"retry | file_edit | "+whyRetryApplied,
 		"retry | file_replace | "+whyRetryApplied)
 	add("issue 59 (already-applied evidence, in progress): a whitespace-only change (realigned columns) under a search cut short, or a replacement cut short that is a prefix of the file's next line, is taken as already applied (the whole call, or one change of a batch while the others apply)",
-		"trunc-search-lines | edit_content | "+whyAlreadyNotThere,
-		"trunc-replace | edit_content | "+whyAlreadyNotThere,
-		"trunc-replace | edit_content | "+whySuccessOther)
+		"trunc-search-lines | edit_content | "+whyAlreadyNotThere)
 	add("issue 59 §5 (fuzzer): a retried edit_content whose replacement adds lines on both sides of its search applies again (the search is still in the file, inside the replacement)",
 		"retry | edit_content | "+whyRetryApplied)
 	add("issue 59 §5 (fuzzer): a retried batch one of whose changes is whitespace-only answers 'left as it was', not already_applied",
@@ -50,4 +48,17 @@ func init() {
 	add("issue 59 §5 (fuzzer): re-indentation indents an empty replacement line (trailing whitespace); a batch's exact-matched change keeps the request's indentation style",
 		"indent-dedent | edit_content | "+whySuccessOther,
 		"indent-restyle | edit_content | "+whySuccessOther)
+	add("issue 59 §5 (fuzzer, found after the evidence rule landed): a retried line-range edit whose content equals the lines answers 'no change', not already_applied",
+		"retry | file_replace | "+whyRetryNotAlready,
+		"retry | ai_code_editing.edit_file | "+whyRetryNotAlready,
+		"retry | file_edit | "+whyRetryNotAlready)
+	add("issue 59 §5 (fuzzer): an elision marker in the search, or someone else's change to the lines, answered already_applied",
+		"elide-search | edit_content | "+whyAlreadyNotThere,
+		"stale-changed | edit_content | "+whyAlreadyNotThere)
+	add("issue 59 §5 (fuzzer): someone else's change to the lines overwritten by a batch made in order",
+		"stale-changed | edit_content | "+whySuccessMustRefuse)
+	add("issue 59 §5 (fuzzer): a normalized match (look-alikes) or a marker the replacement keeps answers success but leaves the file as it was",
+		"lookalike | edit_content | "+whySuccessNoChange,
+		"lookalike-both | edit_content | "+whySuccessNoChange,
+		"elide-replace | edit_content | "+whySuccessNoChange)
 }
