@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/journalfs/journal/cmd/journal/web/hl"
 	"github.com/journalfs/journal/journal"
@@ -23,6 +24,24 @@ import (
 
 // pageSize is how many events a timeline page shows.
 const pageSize = 50
+
+// maxArgs bounds the bytes of an event's arguments its page prints: a
+// batch of thousands of files may carry megabytes of them.
+const maxArgs = 16 << 10
+
+// clip is an event's arguments as its page prints them: whole up to
+// maxArgs bytes, else their first maxArgs bytes (whole characters) and how
+// many there are.
+func clip(args []byte) string {
+	if len(args) <= maxArgs {
+		return string(args)
+	}
+	n := maxArgs
+	for n > 0 && !utf8.RuneStart(args[n]) { // not inside a character
+		n--
+	}
+	return fmt.Sprintf("%s… (%d bytes in all: cut here)", args[:n], len(args))
+}
 
 var funcs = template.FuncMap{
 	"who":   who,
@@ -41,6 +60,7 @@ var funcs = template.FuncMap{
 	"span":        span,
 	"lag":         func(d time.Duration) string { return d.Round(100 * time.Millisecond).String() },
 	"inc":         func(i int) int { return i + 1 },
+	"clip":        clip,
 	"rewound":     replay.RewindChange,
 	"perm":        func(m uint32) string { return fmt.Sprintf("%o", m) },
 	"agentActor": func(p *replay.Prompt) journal.Actor {
@@ -345,7 +365,8 @@ func matches(e *journal.Event, text string) bool {
 	return false
 }
 
-// event shows an event and a diff per file.
+// event shows an event: its files with their counts, a page of them at a
+// time (?from), each with its diff, in place or fetched (inPlace).
 func (s *Server) event(w http.ResponseWriter, r *http.Request) {
 	seq, err := seqParam(r)
 	if err != nil {
@@ -355,36 +376,52 @@ func (s *Server) event(w http.ResponseWriter, r *http.Request) {
 	var ev *journal.Event
 	var files []fileDiff
 	var revertedBy uint64
+	var win window
+	var werr error
+	added, removed := 0, 0
 	err = s.e.Journal().View(func(tx *journal.Tx) error {
 		if ev, err = tx.Event(seq); err != nil {
 			return err
 		}
 		ev = s.mask().Event(ev)
 		revertedBy = tx.RevertedBy(seq)
-		for _, f := range ev.Listed() {
-			if src, ok := ev.MoveSource(f); ok { // a rename: diffed from the content it carried
-				f.Before, f.BeforeMode = src.Before, src.BeforeMode
-			}
-			d := fileDiff{FileChange: f, Seq: seq}
-			if large(tx, f) {
-				d.Lazy = fmt.Sprintf("/event/%d/diff?path=%s", seq, url.QueryEscape(f.Path))
-			} else {
-				d = s.diffFile(tx, f)
-				d.Seq = seq
-			}
-			files = append(files, d)
+		listed := ev.Listed()
+		for _, f := range listed {
+			added += f.Added
+			removed += f.Removed
 		}
+		if win, werr = fileWindow(r, len(listed)); werr != nil {
+			return nil
+		}
+		page := slices.Clone(listed[win.From:win.To])
+		for i, f := range page {
+			if src, ok := ev.MoveSource(f); ok { // a rename: diffed from the content it carried
+				page[i].Before, page[i].BeforeMode = src.Before, src.BeforeMode
+			}
+		}
+		files = inPlace(len(page), func(i int) bool { return large(tx, page[i]) },
+			func(i int) fileDiff {
+				d := s.diffFile(tx, page[i])
+				d.Seq = seq
+				return d
+			},
+			func(i int) fileDiff { return fileDiff{FileChange: page[i], Seq: seq} },
+			func(i int) string { return fmt.Sprintf("/event/%d/diff?path=%s", seq, url.QueryEscape(page[i].Path)) })
 		return nil
 	})
-	if errors.Is(err, journal.ErrNotFound) {
+	switch {
+	case errors.Is(err, journal.ErrNotFound):
 		s.fail(w, r, http.StatusNotFound, fmt.Errorf("event %d does not exist", seq), "the timeline lists the events")
 		return
-	}
-	if err != nil {
+	case err != nil:
 		s.fail(w, r, http.StatusInternalServerError, err, "")
+		return
+	case werr != nil:
+		s.fail(w, r, http.StatusBadRequest, werr, windowHint)
 		return
 	}
 	s.render(w, r, "event.html", map[string]any{"Title": fmt.Sprintf("Event %d", seq), "E": ev, "Files": files, "RevertedBy": revertedBy,
+		"Window": win, "Added": added, "Removed": removed,
 		"Revertable": ev.Kind != journal.KindGC && ev.Kind != journal.KindDamaged && ev.Status == journal.StatusCommitted && len(ev.Files) > 0})
 }
 
@@ -400,7 +437,8 @@ func large(tx *journal.Tx, f journal.FileChange) bool {
 }
 
 // eventDiff is one file's diff of an event (?path), alone on a page: what
-// an event page loads when a large file's diff is opened.
+// an event page fetches when the file's entry is opened or comes into
+// view, and where its link leads without JavaScript.
 func (s *Server) eventDiff(w http.ResponseWriter, r *http.Request) {
 	seq, err := seqParam(r)
 	if err != nil {
@@ -415,6 +453,9 @@ func (s *Server) eventDiff(w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		if f, ok := ev.File(path); ok {
+			if src, ok := ev.MoveSource(f); ok { // as the event page diffs it
+				f.Before, f.BeforeMode = src.Before, src.BeforeMode
+			}
 			fd := s.diffFile(tx, f)
 			fd.Seq, fd.Open = seq, true
 			d = &fd
@@ -429,7 +470,7 @@ func (s *Server) eventDiff(w http.ResponseWriter, r *http.Request) {
 	case d == nil:
 		s.fail(w, r, http.StatusNotFound, fmt.Errorf("event %d did not change %q", seq, path), fmt.Sprintf("/event/%d lists its files", seq))
 	default:
-		s.render(w, r, "filediff.html", map[string]any{"Title": fmt.Sprintf("%s in event %d", path, seq), "Seq": seq, "Files": []fileDiff{*d}})
+		s.render(w, r, "filediff.html", map[string]any{"Title": fmt.Sprintf("%s in event %d", path, seq), "Up": fmt.Sprintf("/event/%d", seq), "Files": []fileDiff{*d}})
 	}
 }
 
@@ -441,12 +482,24 @@ type sessionFile struct {
 	Others int
 }
 
+// sessionSpan is one file a session changed: from before its first change
+// to it to after its last (f), the events first and last.
+type sessionSpan struct {
+	first, last uint64
+	f           journal.FileChange
+}
+
 // session shows what one session (an MCP client's connection, or a CLI
-// user's commands) did: its events and a combined diff per file.
+// user's commands) did: its events and a combined diff per file, a page of
+// files at a time (?from), each diff in place or fetched (inPlace) from
+// ?file=PATH, which shows that file's diff alone.
 func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
+	file := r.URL.Query().Get("file")
 	var evs []*journal.Event
 	var files []sessionFile
+	var win window
+	var werr error
 	err := s.e.Journal().View(func(tx *journal.Tx) error {
 		err := tx.EachIndexed("session", id, func(e *journal.Event) error {
 			evs = append(evs, e)
@@ -456,11 +509,7 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		slices.Reverse(evs) // oldest first
-		type span struct {
-			first, last uint64
-			f           journal.FileChange
-		}
-		spans := map[string]*span{}
+		spans := map[string]*sessionSpan{}
 		var order []string
 		for _, e := range evs {
 			if e.Status != journal.StatusCommitted {
@@ -469,7 +518,7 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 			for _, f := range e.Files {
 				sp := spans[f.Path]
 				if sp == nil {
-					sp = &span{first: e.Seq, f: f}
+					sp = &sessionSpan{first: e.Seq, f: f}
 					spans[f.Path] = sp
 					order = append(order, f.Path)
 				}
@@ -479,9 +528,25 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 				}
 			}
 		}
-		for _, p := range order {
+		if file != "" {
+			if sp := spans[file]; sp != nil {
+				d := s.diffFile(tx, sp.f)
+				d.Open = true
+				files = []sessionFile{{Diff: d}}
+			}
+			return nil
+		}
+		if win, werr = fileWindow(r, len(order)); werr != nil {
+			return nil
+		}
+		page := order[win.From:win.To]
+		diffs := inPlace(len(page), func(int) bool { return false },
+			func(i int) fileDiff { return s.diffFile(tx, spans[page[i]].f) },
+			func(i int) fileDiff { return fileDiff{FileChange: spans[page[i]].f} },
+			func(i int) string { return "/session/" + url.PathEscape(id) + "?file=" + url.QueryEscape(page[i]) })
+		for i, p := range page {
 			sp := spans[p]
-			sf := sessionFile{Diff: s.diffFile(tx, sp.f)}
+			sf := sessionFile{Diff: diffs[i]}
 			err := tx.EachIndexed("path", p, func(e *journal.Event) error {
 				if e.Seq < sp.first {
 					return journal.ErrStop
@@ -498,15 +563,20 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 		}
 		return nil
 	})
-	if err != nil {
+	switch {
+	case err != nil:
 		s.fail(w, r, http.StatusInternalServerError, err, "")
-		return
-	}
-	if len(evs) == 0 {
+	case len(evs) == 0:
 		s.fail(w, r, http.StatusNotFound, fmt.Errorf("no events of session %q", id), "the timeline names each event's session")
-		return
+	case werr != nil:
+		s.fail(w, r, http.StatusBadRequest, werr, windowHint)
+	case file != "" && len(files) == 0:
+		s.fail(w, r, http.StatusNotFound, fmt.Errorf("session %q did not change %q", id, file), "/session/"+id+" lists its files")
+	case file != "":
+		s.render(w, r, "filediff.html", map[string]any{"Title": fmt.Sprintf("%s in session %s", file, id), "Up": "/session/" + url.PathEscape(id), "Files": []fileDiff{files[0].Diff}})
+	default:
+		s.render(w, r, "session.html", map[string]any{"Title": "Session " + id, "ID": id, "Events": evs, "First": evs[0], "Last": evs[len(evs)-1], "Files": files, "Window": win})
 	}
-	s.render(w, r, "session.html", map[string]any{"Title": "Session " + id, "ID": id, "Events": evs, "First": evs[0], "Last": evs[len(evs)-1], "Files": files})
 }
 
 // revertPreview shows what reverting an event would do (a dry run), and the
@@ -538,15 +608,53 @@ func (s *Server) preview(w http.ResponseWriter, r *http.Request, page string, da
 	case err != nil:
 		s.fail(w, r, http.StatusConflict, err, hint)
 		return
+	case r.URL.Query().Has("file"): // one file's diff, alone: what the page fetches for its entry
+		s.plannedFile(w, r, res)
+		return
 	default:
-		files, err := s.planned(res)
+		win, err := fileWindow(r, len(res.Files))
+		if err != nil {
+			s.fail(w, r, http.StatusBadRequest, err, windowHint)
+			return
+		}
+		files, err := s.planned(r, res, win)
 		if err != nil {
 			s.fail(w, r, http.StatusInternalServerError, err, "")
 			return
 		}
-		data["Files"] = files
+		data["Files"], data["Window"] = files, win
 	}
 	s.render(w, r, page, data)
+}
+
+// plannedFile shows the diff of one file (?file) of a dry run's planned
+// changes alone, under a link back to its preview.
+func (s *Server) plannedFile(w http.ResponseWriter, r *http.Request, res *replay.Result) {
+	file := r.URL.Query().Get("file")
+	up := withoutFile(r)
+	i := slices.IndexFunc(res.Files, func(f journal.FileChange) bool { return f.Path == file })
+	if i < 0 {
+		s.fail(w, r, http.StatusNotFound, fmt.Errorf("this change does not touch %q", file), up+" lists the files it changes")
+		return
+	}
+	var d fileDiff
+	if err := s.e.Journal().View(func(tx *journal.Tx) error { d = s.plannedDiff(tx, res, i); return nil }); err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err, "")
+		return
+	}
+	d.Open = true
+	s.render(w, r, "filediff.html", map[string]any{"Title": file, "Up": up, "Files": []fileDiff{d}})
+}
+
+// withoutFile is the request's address without ?file and ?from: the
+// preview a file's diff belongs to.
+func withoutFile(r *http.Request) string {
+	u := *r.URL
+	q := u.Query()
+	q.Del("file")
+	q.Del("from")
+	u.RawQuery = q.Encode()
+	return u.RequestURI()
 }
 
 // revert applies the revert the preview offered, as a new event.
@@ -726,35 +834,51 @@ func (s *Server) sessionUndo(w http.ResponseWriter, r *http.Request) {
 	s.undone(w, r, res, err)
 }
 
-// planned diffs a dry run's planned changes: each file as it is now against
-// what the change would make it.
-func (s *Server) planned(res *replay.Result) ([]fileDiff, error) {
+// planned diffs the planned changes of a dry run in win: each file as it
+// is now against what the change would make it, in place or fetched from
+// the page's address with ?file (inPlace).
+func (s *Server) planned(r *http.Request, res *replay.Result, win window) ([]fileDiff, error) {
 	var files []fileDiff
+	base := withoutFile(r)
+	sep := "?"
+	if strings.Contains(base, "?") {
+		sep = "&"
+	}
 	err := s.e.Journal().View(func(tx *journal.Tx) error {
-		for i, f := range res.Files {
-			cur, why := version(tx, f.Before)
-			var next []byte
-			if why == "" && i < len(res.Planned) {
-				switch c := res.Planned[i]; {
-				case c.Delete:
-				case c.Data != nil:
-					next = c.Data
-				case c.Source != nil:
-					next, why = source(c.Source)
-				default:
-					next = []byte{} // an empty file
-				}
-			}
-			d := summarised(f, why)
-			if why == "" {
-				d = s.makeDiff(f, cur, next)
-			}
-			d.Open = true
-			files = append(files, d)
-		}
+		files = inPlace(win.To-win.From, func(int) bool { return false },
+			func(i int) fileDiff {
+				d := s.plannedDiff(tx, res, win.From+i)
+				d.Open = true
+				return d
+			},
+			func(i int) fileDiff { return fileDiff{FileChange: res.Files[win.From+i]} },
+			func(i int) string { return base + sep + "file=" + url.QueryEscape(res.Files[win.From+i].Path) })
 		return nil
 	})
 	return files, err
+}
+
+// plannedDiff diffs planned change i of a dry run: the file as it is now
+// against what the change would make it.
+func (s *Server) plannedDiff(tx *journal.Tx, res *replay.Result, i int) fileDiff {
+	f := res.Files[i]
+	cur, why := version(tx, f.Before)
+	var next []byte
+	if why == "" && i < len(res.Planned) {
+		switch c := res.Planned[i]; {
+		case c.Delete:
+		case c.Data != nil:
+			next = c.Data
+		case c.Source != nil:
+			next, why = source(c.Source)
+		default:
+			next = []byte{} // an empty file
+		}
+	}
+	if why != "" {
+		return summarised(f, why)
+	}
+	return s.makeDiff(f, cur, next)
 }
 
 // undone answers an undo the user confirmed (a session's, a prompt's): the

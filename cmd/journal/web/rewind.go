@@ -10,15 +10,11 @@ import (
 	"github.com/journalfs/journal/replay"
 )
 
-// maxRewindDiffs bounds the files whose diffs a rewind's preview shows
-// below its list (the list names every file): a rewind over a checkout of
-// thousands of files still answers at once.
-const maxRewindDiffs = 100
-
 // rewindPreview shows what rewinding the whole workspace to its state
 // right after event {seq} would change (a dry run): the list of files and
 // what happens to each (created, modified, deleted, mode), the form that
-// does it, then each file's diff. The form's token binds the newest event
+// does it, then each file's diff (a page of files at a time, as every
+// preview: Server.preview). The form's token binds the newest event
 // the preview saw, so the rewind never takes back a change it did not show.
 func (s *Server) rewindPreview(w http.ResponseWriter, r *http.Request) {
 	seq, err := seqParam(r)
@@ -35,15 +31,6 @@ func (s *Server) rewindPreview(w http.ResponseWriter, r *http.Request) {
 	}
 	data := map[string]any{"Title": fmt.Sprintf("Rewind to event %d", seq), "Seq": seq, "Through": through,
 		"Token": s.token(rewindAction(through), seq)}
-	if err == nil {
-		data["List"] = res.Files
-		if n := len(res.Files); n > maxRewindDiffs {
-			data["Unshown"] = n - maxRewindDiffs
-			cut := *res
-			cut.Files, cut.Planned = res.Files[:maxRewindDiffs], res.Planned[:maxRewindDiffs]
-			res = &cut
-		}
-	}
 	hint := "fix or move the path named, then open this page again: nothing was changed"
 	if errors.Is(err, replay.ErrBadEvent) {
 		hint = "the timeline lists the events"

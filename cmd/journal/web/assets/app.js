@@ -1,5 +1,6 @@
-// Keyboard navigation (j/k select, enter opens, u opens the revert page) and
-// live updates (a server-sent event per new journal event).
+// Keyboard navigation (j/k select, enter opens, u opens the revert page),
+// the diffs of files fetched as they are opened or come into view, and live
+// updates (a server-sent event per new journal event).
 (function () {
   "use strict";
   var rows = [];
@@ -33,21 +34,55 @@
       else if (rv) location.href = rv.getAttribute("href");
     }
   });
-  // A large file's diff is loaded when its section is opened: the page
+  // A file's diff not on the page is fetched when its entry is opened (a
+  // large file's starts folded) or comes into view (the others): the page
   // that shows it alone is fetched and its diff moved in.
-  Array.prototype.forEach.call(document.querySelectorAll("details.file"), function (d) {
+  function load(lazy) {
+    if (lazy.dataset.loading || !lazy.parentNode) return;
+    lazy.dataset.loading = "1";
+    lazy.textContent = "Loading the diff…";
+    fetch(lazy.dataset.src, { headers: { "Accept": "text/html" } }).then(function (r) { return r.text(); }).then(function (html) {
+      var doc = new DOMParser().parseFromString(html, "text/html");
+      var body = doc.querySelector("details.file .scroll") || doc.querySelector("details.file .summary") || doc.querySelector("main");
+      if (body && lazy.parentNode) lazy.parentNode.replaceChild(document.importNode(body, true), lazy);
+    }, function () {
+      delete lazy.dataset.loading;
+      lazy.textContent = "The diff could not be loaded: open the file's entry again.";
+    });
+  }
+  var inView = window.IntersectionObserver && new IntersectionObserver(function (entries) {
+    entries.forEach(function (en) {
+      if (en.isIntersecting && en.target.closest("details").open) load(en.target);
+    });
+  }, { rootMargin: "600px 0px" });
+  var files = Array.prototype.slice.call(document.querySelectorAll("details.file"));
+  files.forEach(function (d) {
     var lazy = d.querySelector(".lazy[data-src]");
     if (!lazy) return;
+    if (inView) inView.observe(lazy);
+    // an entry parsed open gets a toggle event too: only an opening after
+    // a fold is the reader's
+    var folded = !d.open;
     d.addEventListener("toggle", function () {
-      if (!d.open || !lazy.parentNode) return;
-      lazy.textContent = "Loading the diff…";
-      fetch(lazy.dataset.src, { headers: { "Accept": "text/html" } }).then(function (r) { return r.text(); }).then(function (html) {
-        var doc = new DOMParser().parseFromString(html, "text/html");
-        var body = doc.querySelector("details.file .scroll") || doc.querySelector("details.file .summary") || doc.querySelector("main");
-        if (body && lazy.parentNode) lazy.parentNode.replaceChild(document.importNode(body, true), lazy);
-      });
+      if (!d.open) folded = true;
+      else if (folded) load(lazy);
     });
   });
+  // On a page of files, j/k move between the files' entries (enter or
+  // space opens or folds one, as for any summary).
+  if (!rows.length && files.length) {
+    var fat = -1;
+    document.addEventListener("keydown", function (e) {
+      if (e.target.tagName === "INPUT" || e.metaKey || e.ctrlKey || e.altKey) return;
+      if (e.key !== "j" && e.key !== "k") return;
+      var cur = files.indexOf(document.activeElement && document.activeElement.parentNode);
+      if (cur >= 0) fat = cur;
+      fat = Math.max(0, Math.min(files.length - 1, fat + (e.key === "j" ? 1 : -1)));
+      var s = files[fat].querySelector("summary");
+      s.focus();
+      s.scrollIntoView({ block: "nearest" });
+    });
+  }
   // The first page of the timeline takes new events in as they come: the
   // page is fetched again and its list swapped in, without a reload.
   var live = document.getElementById("live");
