@@ -71,18 +71,7 @@ func bigBaseline(tb testing.TB, n int) (*web.Server, string) {
 	if err := e.Close(); err != nil {
 		tb.Fatal(err)
 	}
-	w, err := replay.Open(replay.Options{Roots: []string{dir}, Actor: replay.CLIActor()})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { w.Close() })
-	actor := replay.CLIActor()
-	actor.Origin = "web"
-	s, err := web.New(w, actor)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return s, dir
+	return app(tb, dir), dir
 }
 
 // get serves one GET of path through h, as from a loopback browser.
@@ -131,26 +120,38 @@ func peakHeap(fn func()) uint64 {
 }
 
 // BenchmarkEventPage_Baseline serves the page of a watcher's first
-// baseline event of 1,000 and 10,000 files: its time, its bytes of HTML
-// and the server's peak heap while serving it.
+// baseline event of 1,000 and 10,000 files (page: its time, its bytes of
+// HTML and the server's peak heap while serving it, sampled in one more
+// request apart from the timed ones), and the diff of its last file that
+// page fetches (diff).
 func BenchmarkEventPage_Baseline(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
 		b.Run(fmt.Sprintf("files=%d", n), func(b *testing.B) {
 			s, _ := bigBaseline(b, n)
-			var size int
-			var peak uint64
-			b.ResetTimer()
-			for b.Loop() {
-				peak = max(peak, peakHeap(func() {
-					rec := get(s, "/event/1")
-					if rec.Code != http.StatusOK {
-						b.Fatalf("event page: %d %s", rec.Code, rec.Body.String())
+			for _, c := range []struct{ name, path string }{
+				{"page", "/event/1"},
+				{"diff", "/event/1/diff?path=" + url.QueryEscape(bigFile(99))},
+			} {
+				b.Run(c.name, func(b *testing.B) {
+					var size int
+					serve := func() {
+						rec := get(s, c.path)
+						if rec.Code != http.StatusOK {
+							b.Fatalf("%s: %d %s", c.path, rec.Code, rec.Body.String())
+						}
+						size = rec.Body.Len()
 					}
-					size = rec.Body.Len()
-				}))
+					runtime.GC() // the workspace's making is not the page's
+					b.ResetTimer()
+					for b.Loop() {
+						serve()
+					}
+					b.StopTimer()
+					peak := peakHeap(serve) // apart: its sampling stops the world
+					b.ReportMetric(float64(size), "html-bytes")
+					b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+				})
 			}
-			b.ReportMetric(float64(size), "html-bytes")
-			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 		})
 	}
 }

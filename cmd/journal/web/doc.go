@@ -13,6 +13,15 @@
 // step, no CDN, works offline. htmx would add a dependency for what three
 // event listeners do here.
 //
+// Pages of many files (files.go) — an event's, a session's, each preview's
+// — list 100 files at a time (?from=N, with links to the pages before and
+// after) with their counts, and diff in place the first files, up to 200
+// rows in all; each other file's entry carries a link to its diff alone
+// (an event's /event/N/diff?path=, the page's own address with ?file=
+// elsewhere), which works without JavaScript and which app.js fetches as
+// the entry comes into view (or, for a large file's folded entry, is
+// opened). So the page of a 10,000-file baseline is a few hundred KB.
+//
 // Diffs (diff.go) are unified or side by side (a cookie set by /view, so
 // it works without JavaScript), highlighted server-side by chroma v2 with
 // GitHub's light and dark colours, and computed only over the part of a

@@ -14,7 +14,7 @@ const (
 	// over its files from the first: the other files' diffs are fetched
 	// as their entries are opened or scrolled into view, so a page of a
 	// 10,000-file event is as small as one of a few files.
-	inlineRows = 500
+	inlineRows = 200
 )
 
 // window is the part of a page's file list it shows: files [From, To) of

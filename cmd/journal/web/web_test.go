@@ -114,22 +114,29 @@ func workspace(t *testing.T) (string, string, *replay.Engine) {
 	if err := e.Checkpoint(); err != nil {
 		t.Fatal(err)
 	}
-	// the app's own engine, as `journal web` opens it: another process's view
-	w, err := replay.Open(replay.Options{Roots: []string{dir}, Actor: replay.CLIActor()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.Close() })
-	actor := replay.CLIActor()
-	actor.Origin = "web"
-	s, err := web.New(w, actor)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := app(t, dir)
 	s.Poll = 100 * time.Millisecond
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
 	return srv.URL, dir, e
+}
+
+// app is the web app over the journal of the workspace dir, on its own
+// engine as `journal web` opens it: another process's view.
+func app(tb testing.TB, dir string) *web.Server {
+	tb.Helper()
+	w, err := replay.Open(replay.Options{Roots: []string{dir}, Actor: replay.CLIActor()})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { w.Close() })
+	actor := replay.CLIActor()
+	actor.Origin = "web"
+	s, err := web.New(w, actor)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
 }
 
 // TestWeb_Browser drives the app in headless Chromium as a person would:
