@@ -207,7 +207,7 @@ func TestWeb_BigEvent(t *testing.T) {
 		!strings.Contains(end, `rel="prev" href="/event/1?from=9800"`) {
 		t.Fatalf("the last page of files:\n%.3000s", end)
 	}
-	if bad := get(s, "/event/1?from=10001"); bad.Code != http.StatusBadRequest || !strings.Contains(bad.Body.String(), "lists 10000 files") {
+	if bad := get(s, "/event/1?from=10000"); bad.Code != http.StatusBadRequest || !strings.Contains(bad.Body.String(), "lists 10000 files") {
 		t.Fatalf("?from past the end: %d\n%s", bad.Code, bad.Body.String())
 	}
 }

@@ -36,7 +36,7 @@ func fileWindow(r *http.Request, total int) (window, error) {
 	from := 0
 	if v := r.URL.Query().Get("from"); v != "" {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 || n > total {
+		if err != nil || n < 0 || n >= total && n > 0 {
 			return window{}, fmt.Errorf("from=%q is not a file of this page: it lists %d files", v, total)
 		}
 		from = n
