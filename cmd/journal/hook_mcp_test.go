@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -131,6 +132,27 @@ func mcpUnderPrompt(t *testing.T, mc mcpCase, watcher bool) {
 	}
 	if under[mine] != p || under[early] != "" || under[other] != "" || under[after] != "" {
 		t.Errorf("log --prompts: the MCP edits under %q %q %q %q", under[mine], under[early], under[other], under[after])
+	}
+	// log --actor AGENT/SESSION, for the agent's hook session, lists the
+	// MCP edit its call made (as log --prompts and undo --prompt find it),
+	// and not the MCP session's edits no hook saw; the MCP session's own
+	// name lists them all
+	actorSeqs := func(who string) []uint64 {
+		var seqs []uint64
+		for _, l := range strings.Split(strings.TrimSpace(ok(t, dir, "log", "--json", "--actor", who)), "\n") {
+			var e struct{ Seq uint64 }
+			if l != "" && json.Unmarshal([]byte(l), &e) == nil {
+				seqs = append(seqs, e.Seq)
+			}
+		}
+		return seqs
+	}
+	if got := actorSeqs(mc.agent + "/" + s); !slices.Contains(got, mine) || slices.Contains(got, early) ||
+		slices.Contains(got, other) || slices.Contains(got, after) {
+		t.Errorf("log --actor %s/%s lists %v: want %d (the hook's MCP call) and not %d %d %d", mc.agent, s, got, mine, early, other, after)
+	}
+	if got := actorSeqs(fmt.Sprintf("%s/%s", mc.agent, mcpSession)); !slices.Contains(got, mine) || !slices.Contains(got, early) {
+		t.Errorf("log --actor %s/%s lists %v: want %d and %d", mc.agent, mcpSession, got, mine, early)
 	}
 	if out := ok(t, dir, "log", "--oneline"); !strings.Contains(out, fmt.Sprintf("%d ", mine)) ||
 		!strings.Contains(out, fmt.Sprintf("%s/%s edit_content m.txt  prompt %s: %q", mc.agent, mcpSession, p[:13], mc.text)) {
