@@ -122,7 +122,8 @@
 //
 // # Calls of this project's MCP tools
 //
-// An agent's call of an MCP tool (IsMCPTool: mcp__journal__edit_content)
+// An agent's call of an MCP tool (IsMCPTool: mcp__journal__edit_content;
+// an MCPCall where the agent names it otherwise: Cline, Copilot CLI)
 // leaves, from its before-hook, a note under mcp/ in the watcher's
 // directory (OpenMCP: the call as the hook knows it — agent, session, id,
 // prompt — and the digest of its arguments), removed by its after-hook
