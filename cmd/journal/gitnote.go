@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/journalfs/journal/journal"
-	"github.com/journalfs/journal/replay"
 	"github.com/journalfs/journal/replay/gitai"
 	"github.com/journalfs/journal/replay/watch"
 	"github.com/journalfs/journal/snapshot"
@@ -79,8 +78,9 @@ func (a *app) gitJournal(r *gitai.Repo) (*gitai.Journal, error) {
 				return err
 			}
 			defer eng.Close()
-			_, err = eng.Observe(ctx, replay.Observation{Paths: keys, Tool: journal.ToolWatch, Baseline: true})
-			return err
+			// inside an agent's call (a commit in its Bash call): named
+			// for the calls its hooks left open, the rest untracked
+			return watch.ObserveOpen(ctx, eng, keys)
 		},
 	}, nil
 }

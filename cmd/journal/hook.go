@@ -187,7 +187,8 @@ func runHook(a *app, agent, event string, in *os.File) (err error) {
 			return err
 		}
 		if reason := agents.Closes(h); reason != "" {
-			if err := watch.CloseMCPSessions(wdir, h.Call.Agent, h.Call.Session); err != nil {
+			if err := errors.Join(watch.CloseMCPSessions(wdir, h.Call.Agent, h.Call.Session),
+				watch.CloseOpenSessions(wdir, h.Call.Agent, h.Call.Session)); err != nil {
 				return err
 			}
 			// the session's calls still open get no after-hook: the
@@ -202,7 +203,8 @@ func runHook(a *app, agent, event string, in *os.File) (err error) {
 	}
 	agents.Recall(wdir, &h)
 	if h.Op == agents.Prompt {
-		return errors.Join(watch.CloseMCPSessions(wdir, h.Call.Agent, h.Call.Session), recordPrompt(a, wdir, h))
+		return errors.Join(watch.CloseMCPSessions(wdir, h.Call.Agent, h.Call.Session),
+			watch.CloseOpenSessions(wdir, h.Call.Agent, h.Call.Session), recordPrompt(a, wdir, h))
 	}
 	for i, f := range h.Call.Files {
 		if abs, err := filepath.Abs(f); err == nil {

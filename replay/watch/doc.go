@@ -136,6 +136,10 @@
 // and redo take back its newest edit, whichever hook saw it. No note, or
 // notes alike of different sessions or prompts, name nothing.
 //
+// Without a watcher, Begin leaves a note of the open call (open/,
+// opencall.go), which a git hook's record meanwhile names (ObserveOpen):
+// a commit inside an agent's call gives the call its lines.
+//
 // The files it keeps under the journal's watch/ directory (lock, sock,
-// cache, sessions, mcp notes) are described in docs/DESIGN.md ("Files").
+// cache, sessions, mcp and open-call notes) are described in docs/DESIGN.md ("Files").
 package watch
