@@ -7,7 +7,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -122,11 +121,6 @@ func ArgsDigest(args json.RawMessage) string {
 	return hex.EncodeToString(sum[:])
 }
 
-func mcpNotePath(dir string, c Call) string {
-	sum := sha256.Sum256([]byte(c.Agent + "\x00" + c.Session + "\x00" + c.ID))
-	return filepath.Join(dir, "mcp", hex.EncodeToString(sum[:12])+".json")
-}
-
 // OpenMCP leaves the note of c, an agent's open call of an MCP tool
 // (IsMCPTool), under dir (the watcher's directory), for the MCP server's
 // MatchMCP. A call of no session or id, or whose input is no JSON, leaves
@@ -147,28 +141,12 @@ func OpenMCPCall(dir string, c Call, m MCPCall, now time.Time) error {
 		return nil
 	}
 	c.Tool, c.Input, c.Files = m.Tool, nil, nil
-	b, err := json.Marshal(mcpNote{Call: c, Digest: d, Time: now.UTC(), Strings: m.Strings})
-	if err != nil {
-		return err
-	}
-	p := mcpNotePath(dir, c)
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return err
-	}
-	tmp := p + "." + strconv.Itoa(os.Getpid())
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, p)
+	return writeNote(callNotePath(dir, "mcp", c), mcpNote{Call: c, Digest: d, Time: now.UTC(), Strings: m.Strings})
 }
 
 // CloseMCP removes c's note (its after-hook came: the call is over).
 func CloseMCP(dir string, c Call) error {
-	err := os.Remove(mcpNotePath(dir, c))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	return err
+	return removeNote(callNotePath(dir, "mcp", c))
 }
 
 // CloseMCPSessions removes the notes of the agent's session's calls (its

@@ -37,21 +37,20 @@ type openNote struct {
 	Time time.Time `json:"time"`
 }
 
-func openNotePath(dir string, c Call) string {
+// callNotePath is the note of call c under dir/sub (mcp/, open/): named
+// by the first 12 bytes of SHA-256(agent NUL session NUL call id) in hex.
+func callNotePath(dir, sub string, c Call) string {
 	sum := sha256.Sum256([]byte(c.Agent + "\x00" + c.Session + "\x00" + c.ID))
-	return filepath.Join(dir, "open", hex.EncodeToString(sum[:12])+".json")
+	return filepath.Join(dir, sub, hex.EncodeToString(sum[:12])+".json")
 }
 
-// noteOpen leaves the note of c, opened now without a watcher.
-func noteOpen(dir string, c Call, now time.Time) error {
-	if c.ID == "" {
-		return nil
-	}
-	b, err := json.Marshal(openNote{Call: c, Time: now.UTC()})
+// writeNote writes v's JSON at p whole (a reader sees the old note or the
+// new one, never part of one).
+func writeNote(p string, v any) error {
+	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	p := openNotePath(dir, c)
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return err
 	}
@@ -62,13 +61,25 @@ func noteOpen(dir string, c Call, now time.Time) error {
 	return os.Rename(tmp, p)
 }
 
-// CloseOpen removes the note of c's open call (its after-hook came).
-func CloseOpen(dir string, c Call) error {
-	err := os.Remove(openNotePath(dir, c))
-	if errors.Is(err, os.ErrNotExist) {
+// removeNote removes the note at p; one already gone is no error.
+func removeNote(p string) error {
+	if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// noteOpen leaves the note of c, opened now without a watcher.
+func noteOpen(dir string, c Call, now time.Time) error {
+	if c.ID == "" {
 		return nil
 	}
-	return err
+	return writeNote(callNotePath(dir, "open", c), openNote{Call: c, Time: now.UTC()})
+}
+
+// CloseOpen removes the note of c's open call (its after-hook came).
+func CloseOpen(dir string, c Call) error {
+	return removeNote(callNotePath(dir, "open", c))
 }
 
 // CloseOpenSessions removes the notes of the open calls of agent's session
@@ -77,7 +88,7 @@ func CloseOpenSessions(dir, agent, session string) error {
 	var errs []error
 	for p, n := range readOpen(dir) {
 		if n.Call.Agent == agent && n.Call.Session == session {
-			if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			if err := removeNote(p); err != nil {
 				errs = append(errs, err)
 			}
 		}
