@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/journalfs/journal/journal"
-	"github.com/journalfs/journal/replay"
 	"github.com/journalfs/journal/replay/gitai"
 	"github.com/journalfs/journal/replay/watch"
 	"github.com/journalfs/journal/snapshot"
@@ -79,8 +78,9 @@ func (a *app) gitJournal(r *gitai.Repo) (*gitai.Journal, error) {
 				return err
 			}
 			defer eng.Close()
-			_, err = eng.Observe(ctx, replay.Observation{Paths: keys, Tool: journal.ToolWatch, Baseline: true})
-			return err
+			// inside an agent's call (a commit in its Bash call): named
+			// for the calls its hooks left open, the rest untracked
+			return watch.ObserveOpen(ctx, eng, keys)
 		},
 	}, nil
 }
@@ -99,7 +99,8 @@ nothing (untracked) where the journal cannot prove it. Notes already there and u
 they are; commits the hooks left pending (a busy or missing journal) are written too.
 --dry-run prints the notes instead of writing them; --json prints {"commit", "note", "written"} per line.
 --remote NAME computes them from the journals of the remote's workspaces (all, or each --workspace),
-cloned from S3 into a temporary directory, instead of this workspace's: a CI job notes a squash merge
+read from S3 into a temporary directory — every event, and only the contents of the commits' files'
+histories; no file is written — instead of this workspace's: a CI job notes a squash merge
 made on the server (docs/ci/). A workspace's root is taken to be the repository's top; a line two
 workspaces attribute differently is untracked.`,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -437,8 +437,9 @@ func grKeys[V any](m map[string]V) []string {
 // workspaces when given) into a temporary directory and returns their
 // journals for gitai.ComputeAll, and what removes them. A workspace's root
 // is taken to be the repository's top: its journal's keys are the
-// repository's paths.
-func (a *app) gitRemoteJournals(ctx context.Context, name string, workspaces []string) ([]gitai.Journal, func(), error) {
+// repository's paths. Each clone holds the contents of paths' histories
+// alone (remote.CloneOptions.Paths) and writes no file.
+func (a *app) gitRemoteJournals(ctx context.Context, name string, workspaces, paths []string) ([]gitai.Journal, func(), error) {
 	s, err := openRemote(ctx, name)
 	if err != nil {
 		return nil, nil, remoteErr(err)
@@ -465,7 +466,7 @@ func (a *app) gitRemoteJournals(ctx context.Context, name string, workspaces []s
 	var js []gitai.Journal
 	for i, ws := range workspaces {
 		dir := filepath.Join(tmp, strconv.Itoa(i))
-		if _, err := remote.Clone(ctx, s, ws, dir, remote.CloneOptions{}); err != nil {
+		if _, err := remote.Clone(ctx, s, ws, dir, remote.CloneOptions{Paths: paths}); err != nil {
 			cleanup()
 			return nil, nil, remoteErr(err)
 		}
@@ -485,7 +486,12 @@ func (a *app) gitRemoteJournals(ctx context.Context, name string, workspaces []s
 // the remote's journals, merged with the repository's remotes' notes and
 // written (WriteNotes), or printed with dryRun.
 func (a *app) gitNoteRemote(ctx context.Context, r *gitai.Repo, commits []string, name string, workspaces []string, jsonOut, dryRun bool) error {
-	js, cleanup, err := a.gitRemoteJournals(ctx, name, workspaces)
+	// only what the commits' notes read: their files' histories
+	paths, err := gitai.NotePaths(ctx, r, commits)
+	if err != nil {
+		return err
+	}
+	js, cleanup, err := a.gitRemoteJournals(ctx, name, workspaces, append([]string{}, paths...))
 	if err != nil {
 		return err
 	}

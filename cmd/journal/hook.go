@@ -187,7 +187,8 @@ func runHook(a *app, agent, event string, in *os.File) (err error) {
 			return err
 		}
 		if reason := agents.Closes(h); reason != "" {
-			if err := watch.CloseMCPSessions(wdir, h.Call.Agent, h.Call.Session); err != nil {
+			if err := errors.Join(watch.CloseMCPSessions(wdir, h.Call.Agent, h.Call.Session),
+				watch.CloseOpenSessions(wdir, h.Call.Agent, h.Call.Session)); err != nil {
 				return err
 			}
 			// the session's calls still open get no after-hook: the
@@ -202,7 +203,8 @@ func runHook(a *app, agent, event string, in *os.File) (err error) {
 	}
 	agents.Recall(wdir, &h)
 	if h.Op == agents.Prompt {
-		return errors.Join(watch.CloseMCPSessions(wdir, h.Call.Agent, h.Call.Session), recordPrompt(a, wdir, h))
+		return errors.Join(watch.CloseMCPSessions(wdir, h.Call.Agent, h.Call.Session),
+			watch.CloseOpenSessions(wdir, h.Call.Agent, h.Call.Session), recordPrompt(a, wdir, h))
 	}
 	for i, f := range h.Call.Files {
 		if abs, err := filepath.Abs(f); err == nil {
@@ -247,13 +249,20 @@ func runHook(a *app, agent, event string, in *os.File) (err error) {
 
 // mcpNote leaves, for a call of an MCP tool, the note of the open call the
 // MCP server's event of it names (watch.OpenMCP: one small file, with or
-// without a watcher), and takes it away once the call is over.
+// without a watcher), and takes it away once the call is over. The agent
+// names the tool and its arguments in the call (Claude Code's
+// mcp__SERVER__TOOL), or its adapter says them (h.MCP: Cline's, Copilot
+// CLI's).
 func mcpNote(wdir string, h agents.Hook) error {
-	if !watch.IsMCPTool(h.Call.Tool) {
+	m := watch.MCPCall{Tool: h.Call.Tool, Args: h.Call.Input}
+	if h.MCP != nil {
+		m = *h.MCP
+	}
+	if !watch.IsMCPTool(m.Tool) {
 		return nil
 	}
 	if h.Op == agents.End {
 		return watch.CloseMCP(wdir, h.Call)
 	}
-	return watch.OpenMCP(wdir, h.Call, time.Now())
+	return watch.OpenMCPCall(wdir, h.Call, m, time.Now())
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,8 +16,24 @@ import (
 // mcpCase is an agent whose hooks see its calls of this project's MCP
 // tools: its samples and what the events must name.
 type mcpCase struct {
-	agent, session, prompt, text, call string
+	agent, session, prompt, text, call string // prompt, call: "" where the agent gives no id (one is made up)
+	// names are the samples' names where not the step's own
+	// (session-start, prompt, pre-bash, post-bash, pre-mcp, post-mcp)
+	names map[string]string
 }
+
+// The cases of agents whose hooks name the MCP tool otherwise than
+// mcp__SERVER__TOOL: Cline 3.x's use_mcp_tool, Cline 4.x's SERVER__TOOL
+// with its arguments' values as strings, Copilot CLI's SERVER-TOOL.
+var (
+	clineV3MCP = mcpCase{"cline", "1769500000000", "", "Make one.txt and capitalise a.txt", "", map[string]string{
+		"session-start": "v3-task-start", "prompt": "v3-user-prompt-submit", "pre-bash": "v3-pre-tool-use", "post-bash": "v3-post-tool-use",
+		"pre-mcp": "v3-pre-mcp", "post-mcp": "v3-post-mcp"}}
+	clineMCP = mcpCase{"cline", "1762500000000", "", "Make one.txt", "", map[string]string{
+		"session-start": "task-start", "prompt": "user-prompt-submit", "pre-bash": "pre-tool-use", "post-bash": "post-tool-use"}}
+	copilotMCP = mcpCase{"copilot", "c0ffee00-1234-4abc-9def-0123456789ab", "", "Make one.txt", "", map[string]string{
+		"prompt": "user-prompt-submitted", "pre-bash": "pre-tool-use", "post-bash": "post-tool-use"}}
+)
 
 // An agent's edit through this project's MCP tool is under its prompt:
 // the agent's PreToolUse/PostToolUse samples of mcp__journal__edit_content
@@ -30,11 +47,12 @@ type mcpCase struct {
 // session's.
 func TestHook_MCPToolUnderPrompt(t *testing.T) {
 	for _, mc := range []mcpCase{
-		{"claude-code", "00893aaf-19fa-41d2-8238-13269b9b3ca0", "550e8400-e29b-41d4-a716-446655440000", "Make one.txt and capitalise a.txt", "toolu_01MCP"},
-		{"codex", "019d036d-a1b2-7c3d-8e4f-0123456789ab", "019d036d-c7fa-72d2-b6fd-78878bfe34e4", "fix the failing test in src/lib.rs", "call_mcp1"},
+		{"claude-code", "00893aaf-19fa-41d2-8238-13269b9b3ca0", "550e8400-e29b-41d4-a716-446655440000", "Make one.txt and capitalise a.txt", "toolu_01MCP", nil},
+		{"codex", "019d036d-a1b2-7c3d-8e4f-0123456789ab", "019d036d-c7fa-72d2-b6fd-78878bfe34e4", "fix the failing test in src/lib.rs", "call_mcp1", nil},
+		clineV3MCP, clineMCP, copilotMCP,
 	} {
 		for _, watcher := range []bool{true, false} {
-			name := mc.agent + map[bool]string{true: "/serve-watches", false: "/no-watcher"}[watcher]
+			name := mc.agent + "-" + mc.session + map[bool]string{true: "/serve-watches", false: "/no-watcher"}[watcher]
 			t.Run(name, func(t *testing.T) { mcpUnderPrompt(t, mc, watcher) })
 		}
 	}
@@ -70,6 +88,9 @@ func mcpUnderPrompt(t *testing.T, mc mcpCase, watcher bool) {
 	}
 	feed := func(name string) {
 		t.Helper()
+		if n := mc.names[name]; n != "" {
+			name = n
+		}
 		if r := hookRun(t, dir, false, sample(t, mc.agent, name, dir), "hook", mc.agent); r.code != 0 || r.stdout != "" || r.stderr != "" {
 			t.Fatalf("%s: exit %d, stdout %q, stderr %q", name, r.code, r.stdout, r.stderr)
 		}
@@ -105,6 +126,18 @@ func mcpUnderPrompt(t *testing.T, mc mcpCase, watcher bool) {
 		return m
 	}
 	mcpSession := actor(early)["session"]
+	if p == "" { // made up: the prompt event's
+		for _, e := range evs {
+			if a, _ := e["args"].(map[string]any); e["kind"] == "prompt" && a != nil {
+				p, _ = a["id"].(string)
+			}
+		}
+	}
+	if mc.call == "" { // made up: the one the MCP event names
+		if id, _ := call(mine)["id"].(string); strings.HasPrefix(id, "made-") {
+			mc.call = id
+		}
+	}
 	if a, cl := actor(mine), call(mine); a["session"] != mcpSession || a["kind"] != "mcp" || a["name"] != mc.agent ||
 		cl["prompt"] != p || cl["id"] != mc.call || cl["session"] != s || mcpSession == "" {
 		t.Errorf("the MCP edit the hook saw: actor %v, call %v (the MCP session %v)", a, cl, mcpSession)
@@ -131,6 +164,27 @@ func mcpUnderPrompt(t *testing.T, mc mcpCase, watcher bool) {
 	}
 	if under[mine] != p || under[early] != "" || under[other] != "" || under[after] != "" {
 		t.Errorf("log --prompts: the MCP edits under %q %q %q %q", under[mine], under[early], under[other], under[after])
+	}
+	// log --actor AGENT/SESSION, for the agent's hook session, lists the
+	// MCP edit its call made (as log --prompts and undo --prompt find it),
+	// and not the MCP session's edits no hook saw; the MCP session's own
+	// name lists them all
+	actorSeqs := func(who string) []uint64 {
+		var seqs []uint64
+		for _, l := range strings.Split(strings.TrimSpace(ok(t, dir, "log", "--json", "--actor", who)), "\n") {
+			var e struct{ Seq uint64 }
+			if l != "" && json.Unmarshal([]byte(l), &e) == nil {
+				seqs = append(seqs, e.Seq)
+			}
+		}
+		return seqs
+	}
+	if got := actorSeqs(mc.agent + "/" + s); !slices.Contains(got, mine) || slices.Contains(got, early) ||
+		slices.Contains(got, other) || slices.Contains(got, after) {
+		t.Errorf("log --actor %s/%s lists %v: want %d (the hook's MCP call) and not %d %d %d", mc.agent, s, got, mine, early, other, after)
+	}
+	if got := actorSeqs(fmt.Sprintf("%s/%s", mc.agent, mcpSession)); !slices.Contains(got, mine) || !slices.Contains(got, early) {
+		t.Errorf("log --actor %s/%s lists %v: want %d and %d", mc.agent, mcpSession, got, mine, early)
 	}
 	if out := ok(t, dir, "log", "--oneline"); !strings.Contains(out, fmt.Sprintf("%d ", mine)) ||
 		!strings.Contains(out, fmt.Sprintf("%s/%s edit_content m.txt  prompt %s: %q", mc.agent, mcpSession, p[:13], mc.text)) {
@@ -160,7 +214,7 @@ func mcpUnderPrompt(t *testing.T, mc mcpCase, watcher bool) {
 // agent's hook session in its call (call.session), under which the
 // prompt's readers — log --prompts, undo --prompt — find it.
 func TestHook_MCPUndoIsTheClients(t *testing.T) {
-	mc := mcpCase{"claude-code", "00893aaf-19fa-41d2-8238-13269b9b3ca0", "550e8400-e29b-41d4-a716-446655440000", "Make one.txt and capitalise a.txt", "toolu_01MCP"}
+	mc := mcpCase{"claude-code", "00893aaf-19fa-41d2-8238-13269b9b3ca0", "550e8400-e29b-41d4-a716-446655440000", "Make one.txt and capitalise a.txt", "toolu_01MCP", nil}
 	dir := t.TempDir()
 	files(t, dir, map[string]string{"d.txt": "d\n", "m.txt": "m\n"})
 	ok(t, dir, "exec", "--", "true")

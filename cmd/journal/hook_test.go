@@ -242,6 +242,25 @@ func TestHook_Cursor(t *testing.T) {
 	})
 }
 
+// A Cursor that sends both its tool hooks (preToolUse/postToolUse) and
+// the older ones (afterFileEdit), as journal init writes both: a Write
+// call's change is recorded once, named for the call (its tool_use_id),
+// whether afterFileEdit comes while the call is open or after it closed.
+func TestHook_CursorBothHookKinds(t *testing.T) {
+	const s, g, m = "b9c0f2de-3a41-4c8e-9d2b-0f4e7a1c6d35", "5f1a7e20-8c3d-4b9a-a6e1-2d7c9f0b4e88", "claude-sonnet-4-20250514"
+	for name, order := range map[string][]string{
+		"edit-hook-in-the-call":    {"pre-tool-write", "$ echo three > three.txt", "after-file-edit-write", "post-tool-write"},
+		"edit-hook-after-the-call": {"pre-tool-write", "$ echo three > three.txt", "post-tool-write", "after-file-edit-write"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, evs := hookSession(t, "cursor", steps(append(append([]string{"session-start", "before-submit-prompt"}, order...), "stop")...))
+			checkCalls(t, "cursor", evs, []wantCall{
+				{tool: "Write", session: s, call: "toolu_cursor_w1", args: "three.txt", model: m, prompt: g, files: []string{"three.txt"}},
+			})
+		})
+	}
+}
+
 // Cline: the VS Code extension's file-named hooks (hookName, taskId,
 // preToolUse {toolName, parameters}, model {provider, slug}) for a command
 // and a file write, and the CLI's (tool_call / tool_result with an id, a

@@ -9,6 +9,7 @@ import (
 
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/journal/audit"
+	"github.com/journalfs/journal/replay"
 	"github.com/spf13/cobra"
 )
 
@@ -45,7 +46,7 @@ before them. With --json, one object per group: {"prompt": {"seq", "id", "text",
 	fl.StringVar(&f.since, "since", "", "only events at or after T (RFC 3339, YYYY-MM-DD, or a duration ago: 2h, 3d)")
 	fl.StringVar(&f.until, "until", "", "only events at or before T")
 	fl.StringVar(&f.session, "session", "", "only events of MCP session S")
-	fl.StringVar(&f.actor, "actor", "", "only events whose actor (client name, user, kind, or client/session) is A")
+	fl.StringVar(&f.actor, "actor", "", "only events whose actor (client name, user, kind, or client/session) is A; an agent's hook session also lists its calls of the MCP tools")
 	fl.BoolVar(&f.oneline, "oneline", false, "one line per event")
 	fl.BoolVar(&f.jsonOut, "json", false, "one JSON object per event (JSON lines); with --prompts one per prompt")
 	fl.BoolVar(&f.prompts, "prompts", false, "group the events under the agents' prompts they serve, newest prompt first")
@@ -113,7 +114,7 @@ func (a *app) runLog(args []string, f logFlags) error {
 			if !f.sinceTime.IsZero() && e.Time.Before(f.sinceTime) {
 				return journal.ErrStop // newest first: everything further is older
 			}
-			if !filter.Match(e) || f.actor != "" && !actorMatches(e.Actor, f.actor) ||
+			if !filter.Match(e) || f.actor != "" && !actorMatches(e, f.actor) ||
 				f.session != "" && e.Actor.Session != f.session {
 				return nil
 			}
@@ -169,11 +170,21 @@ func (a *app) runLog(args []string, f logFlags) error {
 	return err
 }
 
-func actorMatches(a journal.Actor, want string) bool {
+// actorMatches reports whether e's actor is want: its kind, client name,
+// user, session or client/session — the session being also the agent's
+// hook session an MCP call names (replay.CallSession), so that
+// `--actor AGENT/SESSION` lists the edits attribution and the prompts'
+// readers give that session, its agent's calls of our MCP tools included.
+func actorMatches(e *journal.Event, want string) bool {
+	a := e.Actor
 	for _, s := range []string{a.Kind, a.Name, a.User, a.Session, actorString(a)} {
 		if s != "" && strings.EqualFold(s, want) {
 			return true
 		}
+	}
+	if s := replay.CallSession(e); s != "" && s != a.Session {
+		a.Session = s
+		return strings.EqualFold(s, want) || strings.EqualFold(actorString(a), want)
 	}
 	return false
 }

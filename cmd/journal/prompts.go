@@ -33,7 +33,7 @@ func (a *app) promptGroups(tx *journal.Tx, f logFlags, filter audit.ExportFilter
 	var loose *promptGroup // of no prompt, since the newest prompt began
 	err := tx.Each(0, false, func(e *journal.Event) error {
 		p := ps.Next(e)
-		keep := filter.Match(e) && (f.actor == "" || actorMatches(e.Actor, f.actor)) && (f.session == "" || e.Actor.Session == f.session) &&
+		keep := filter.Match(e) && (f.actor == "" || actorMatches(e, f.actor)) && (f.session == "" || e.Actor.Session == f.session) &&
 			(f.sinceTime.IsZero() || !e.Time.Before(f.sinceTime))
 		var g *promptGroup
 		me := a.mask().Event(e)

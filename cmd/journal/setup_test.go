@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"encoding/json"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -98,6 +99,35 @@ func kept(t *testing.T, name, before, after string) {
 			return
 		}
 		rest = rest[i+len(l):]
+	}
+}
+
+// journal init cursor hooks both Cursor's tool events and the shell and
+// file-edit events of the Cursors before them (1.7 on: beforeSubmitPrompt,
+// before/afterShellExecution, afterFileEdit), each running journal hook
+// cursor: an older Cursor's calls are named too (TestHook_Cursor), a newer
+// one's recorded once (TestHook_CursorBothHookKinds).
+func TestInit_CursorBothHookKinds(t *testing.T) {
+	dir, home := t.TempDir(), t.TempDir()
+	if r := runIn(t, dir, home, "init", "--bin", "journal", "cursor"); r.code != 0 {
+		t.Fatalf("init: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, ".cursor", "hooks.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Version int
+		Hooks   map[string][]struct{ Command string }
+	}
+	if err := json.Unmarshal(b, &f); err != nil || f.Version != 1 {
+		t.Fatalf("hooks.json: %v version %d\n%s", err, f.Version, b)
+	}
+	for _, ev := range []string{"beforeSubmitPrompt", "preToolUse", "postToolUse", "postToolUseFailure",
+		"beforeShellExecution", "afterShellExecution", "afterFileEdit", "stop"} {
+		if l := f.Hooks[ev]; len(l) != 1 || l[0].Command != "journal hook cursor" {
+			t.Errorf("%s: %+v, want journal hook cursor", ev, l)
+		}
 	}
 }
 

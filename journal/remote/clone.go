@@ -40,6 +40,13 @@ type CloneReport struct {
 type CloneOptions struct {
 	At       uint64 // import events up to this one (0: all) and write the files as they were after it
 	Progress func(done, total uint64)
+	// Paths, if not nil, makes a clone for reading these files' histories
+	// (the keys of a commit's files, for `journal git note --remote`):
+	// every event is imported and checked as always, but only the contents
+	// of these files' versions — and of the paths they were moved from in
+	// the journal — are fetched, and no file is written. Reading another
+	// file's content from such a clone fails.
+	Paths []string
 }
 
 // Clone rebuilds workspace ws from the store in dir: a new journal in
@@ -89,7 +96,22 @@ func Clone(ctx context.Context, s *Store, ws, dir string, o CloneOptions) (rep *
 	}
 	defer j.Close()
 	rep = &CloneReport{Workspace: ws}
-	redacted := map[any]bool{} // event numbers and content IDs the events' redactions name
+	redacted := map[any]bool{}   // event numbers and content IDs the events' redactions name
+	var partial []*journal.Event // with o.Paths: the events, whose wanted contents are fetched at the end
+	var lastRing *keyFile
+	fetch := func(db *journal.DB, ids []snapshot.ID, ring *keyFile) error {
+		n, withheld, err := fetchContents(ctx, s, db, ids, ring)
+		if err != nil {
+			return err
+		}
+		rep.Contents += n
+		for _, id := range withheld {
+			if !slices.Contains(rep.WithheldContents, id) {
+				rep.WithheldContents = append(rep.WithheldContents, id)
+			}
+		}
+		return nil
+	}
 	err = j.Do(func(db *journal.DB) error {
 		if err := db.Update(func(tx *journal.Tx) error { return tx.SetWorkspace(ws) }); err != nil {
 			return err
@@ -98,25 +120,22 @@ func Clone(ctx context.Context, s *Store, ws, dir string, o CloneOptions) (rep *
 		if o.At != 0 {
 			total = o.At - head.BaseSeq
 		}
-		return s.walk(ctx, head, func(sr *segRead, ring *keyFile) error {
+		err := s.walk(ctx, head, func(sr *segRead, ring *keyFile) error {
 			evs := sr.evs
 			if o.At != 0 {
 				for len(evs) > 0 && evs[len(evs)-1].Seq > o.At {
 					evs = evs[:len(evs)-1]
 				}
 			}
-			var ids []snapshot.ID
-			for _, e := range evs {
-				ids = append(ids, contentIDs(e)...)
-			}
-			n, withheld, err := fetchContents(ctx, s, db, ids, ring)
-			if err != nil {
-				return err
-			}
-			rep.Contents += n
-			for _, id := range withheld {
-				if !slices.Contains(rep.WithheldContents, id) {
-					rep.WithheldContents = append(rep.WithheldContents, id)
+			if o.Paths != nil {
+				partial, lastRing = append(partial, evs...), ring
+			} else {
+				var ids []snapshot.ID
+				for _, e := range evs {
+					ids = append(ids, contentIDs(e)...)
+				}
+				if err := fetch(db, ids, ring); err != nil {
+					return err
 				}
 			}
 			for _, seq := range sr.withheld {
@@ -138,7 +157,7 @@ func Clone(ctx context.Context, s *Store, ws, dir string, o CloneOptions) (rep *
 					redacted[id] = true
 				}
 			}
-			err = db.Update(func(tx *journal.Tx) error {
+			err := db.Update(func(tx *journal.Tx) error {
 				for _, e := range evs {
 					if err := tx.Import(e, head.BaseHash); err != nil {
 						return err
@@ -161,6 +180,10 @@ func Clone(ctx context.Context, s *Store, ws, dir string, o CloneOptions) (rep *
 			}
 			return nil
 		})
+		if err != nil || o.Paths == nil {
+			return err
+		}
+		return fetch(db, pathContents(partial, o.Paths), lastRing)
 	})
 	if err != nil {
 		return rep, err
@@ -180,7 +203,37 @@ func Clone(ctx context.Context, s *Store, ws, dir string, o CloneOptions) (rep *
 	if err := cloneCheckpoints(ctx, s, j, ws, rep.Last-head.BaseSeq); err != nil {
 		return rep, err
 	}
+	if o.Paths != nil {
+		return rep, nil
+	}
 	return rep, writeFiles(j, dir, rep)
+}
+
+// pathContents are the contents of the versions of paths that evs (oldest
+// first) hold, and of the paths they were moved from: a move's earlier
+// name is wanted from the move back.
+func pathContents(evs []*journal.Event, paths []string) []snapshot.ID {
+	want := map[string]bool{}
+	for _, p := range paths {
+		want[p] = true
+	}
+	var ids []snapshot.ID
+	for i := len(evs) - 1; i >= 0; i-- {
+		for _, f := range evs[i].Files {
+			if !want[f.Path] {
+				continue
+			}
+			if f.MovedFrom != "" {
+				want[f.MovedFrom] = true
+			}
+			for _, id := range []snapshot.ID{f.Before, f.After} {
+				if !id.IsZero() {
+					ids = append(ids, id)
+				}
+			}
+		}
+	}
+	return ids
 }
 
 // cloneCheckpoints stores in the clone the workspace's checkpoints of trees

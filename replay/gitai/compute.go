@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/journalfs/journal/journal"
@@ -28,17 +29,12 @@ type Journal struct {
 	Flush func(ctx context.Context, keys []string) error
 }
 
-// nullID is base_commit_sha of a root commit, which has no parent.
-const nullID = "0000000000000000000000000000000000000000"
-
-// Compute computes the note of each commit (full object names), from the
-// commit's blobs and the journal's history. A line is attributed only on
-// evidence (see doc.go): any doubt leaves it untracked, and an error of the
-// journal fails the whole computation rather than write a partial note.
-func Compute(ctx context.Context, r *Repo, j Journal, commits []string) (map[string]*Note, error) {
+// commitDiffs reads commits (those gone, as a pending commit pruned
+// since, are left out) and diffs them as a note sees them (diffCommits).
+func (r *Repo) commitDiffs(ctx context.Context, commits []string) (*catFile, []commitInfo, map[string]*commitDiff, error) {
 	cf, err := r.cat()
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	infos := make([]commitInfo, 0, len(commits))
 	for _, c := range commits {
@@ -47,14 +43,54 @@ func Compute(ctx context.Context, r *Repo, j Journal, commits []string) (map[str
 			continue // gone (a pending commit pruned since): nothing to note
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 		if typ != "commit" {
-			return nil, fmt.Errorf("gitai: %s is a %s, not a commit", c, typ)
+			return nil, nil, nil, fmt.Errorf("gitai: %s is a %s, not a commit", c, typ)
 		}
 		infos = append(infos, parseCommit(c, data))
 	}
 	diffs, err := r.diffCommits(ctx, infos)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return cf, infos, diffs, nil
+}
+
+// NotePaths are the paths (relative to the repository's top, slashes)
+// whose journal histories the notes of commits read: each file a commit
+// adds lines to, and the path git says it was renamed from. Compute with a
+// journal holding these files' contents alone computes the same notes.
+func NotePaths(ctx context.Context, r *Repo, commits []string) ([]string, error) {
+	_, _, diffs, err := r.commitDiffs(ctx, commits)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, d := range diffs {
+		for _, f := range d.Files {
+			for _, p := range []string{f.Path, f.OldPath} {
+				if p != "" && !seen[p] {
+					seen[p] = true
+					out = append(out, p)
+				}
+			}
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// nullID is base_commit_sha of a root commit, which has no parent.
+const nullID = "0000000000000000000000000000000000000000"
+
+// Compute computes the note of each commit (full object names), from the
+// commit's blobs and the journal's history. A line is attributed only on
+// evidence (see doc.go): any doubt leaves it untracked, and an error of the
+// journal fails the whole computation rather than write a partial note.
+func Compute(ctx context.Context, r *Repo, j Journal, commits []string) (map[string]*Note, error) {
+	cf, infos, diffs, err := r.commitDiffs(ctx, commits)
 	if err != nil {
 		return nil, err
 	}

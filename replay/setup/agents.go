@@ -95,7 +95,12 @@ var Agents = []*Agent{
 		Note:    "Codex runs a new hook only once you trust it: open /hooks in Codex and trust journal's"},
 	{Name: "cursor", ProjectMarks: []string{".cursor"}, UserMarks: []string{".cursor"}, Bins: []string{"cursor", "cursor-agent"},
 		HookFile: map[Scope]string{Project: ".cursor/hooks.json", User: ".cursor/hooks.json"},
+		// both the tool hooks and the shell and file-edit hooks of the
+		// Cursors before them: one shell command both name is one call
+		// (agents' cursor.go), an afterFileEdit inside an open Write call
+		// is the call's (the watcher's claimedLocked)
 		hooks: flatHooks([]string{"sessionStart", "beforeSubmitPrompt", "preToolUse", "postToolUse", "postToolUseFailure",
+			"beforeShellExecution", "afterShellExecution", "afterFileEdit",
 			"subagentStart", "subagentStop", "stop", "sessionEnd"}, true, nil),
 		MCPFile: ".cursor/mcp.json", ProjectRoot: "${workspaceFolder}", mcp: mcpServers(nil)},
 	{Name: "cline", ProjectMarks: []string{".clinerules"}, UserMarks: []string{"Documents/Cline", ".cline"}, Bins: []string{"cline"},

@@ -474,11 +474,19 @@ func Begin(ctx context.Context, eng *replay.Engine, c Call) (*Result, error) {
 	if !errors.Is(err, ErrNoWatcher) {
 		return r, err
 	}
-	return scan(ctx, eng, true, journal.ToolCatchUp, nil)
+	if r, err = scan(ctx, eng, true, journal.ToolCatchUp, nil); err != nil {
+		return r, err
+	}
+	// no process keeps the call open: its note does, for a git hook's
+	// record meanwhile (ObserveOpen)
+	return r, noteOpen(Dir(eng), c, time.Now())
 }
 
 // End records what changed since c's Begin as one event named for c.
 func End(ctx context.Context, eng *replay.Engine, c Call) (*Result, error) {
+	if err := CloseOpen(Dir(eng), c); err != nil {
+		return nil, err
+	}
 	r, err := ask(ctx, Dir(eng), "end", &c)
 	if !errors.Is(err, ErrNoWatcher) {
 		return r, err

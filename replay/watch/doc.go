@@ -122,7 +122,8 @@
 //
 // # Calls of this project's MCP tools
 //
-// An agent's call of an MCP tool (IsMCPTool: mcp__journal__edit_content)
+// An agent's call of an MCP tool (IsMCPTool: mcp__journal__edit_content;
+// an MCPCall where the agent names it otherwise: Cline, Copilot CLI)
 // leaves, from its before-hook, a note under mcp/ in the watcher's
 // directory (OpenMCP: the call as the hook knows it — agent, session, id,
 // prompt — and the digest of its arguments), removed by its after-hook
@@ -135,6 +136,10 @@
 // and redo take back its newest edit, whichever hook saw it. No note, or
 // notes alike of different sessions or prompts, name nothing.
 //
+// Without a watcher, Begin leaves a note of the open call (open/,
+// opencall.go), which a git hook's record meanwhile names (ObserveOpen):
+// a commit inside an agent's call gives the call its lines.
+//
 // The files it keeps under the journal's watch/ directory (lock, sock,
-// cache, sessions, mcp notes) are described in docs/DESIGN.md ("Files").
+// cache, sessions, mcp and open-call notes) are described in docs/DESIGN.md ("Files").
 package watch

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -34,8 +33,26 @@ const MCPMax = 10 * time.Minute
 // mcpNote is what OpenMCP leaves for the MCP server.
 type mcpNote struct {
 	Call   Call      `json:"call"`   // the call, its input left out
-	Digest string    `json:"digest"` // ArgsDigest of its input
+	Digest string    `json:"digest"` // ArgsDigest of its input (StringValues of it when Strings)
 	Time   time.Time `json:"time"`
+	// Strings: the agent's hook sent every argument's value as a string
+	// (MCPCall.Strings); the server compares the digest of its arguments
+	// made alike (StringValues).
+	Strings bool `json:"strings,omitempty"`
+}
+
+// MCPCall is an agent's call of an MCP server's tool as the server sees
+// it, where the agent's hook names it otherwise than IsMCPTool's forms
+// (agents.Hook.MCP): Cline's use_mcp_tool, whose server, tool and
+// arguments are its parameters, and SERVER__TOOL; Copilot CLI's
+// SERVER-TOOL.
+type MCPCall struct {
+	Tool string          // mcp__SERVER__TOOL, as Claude Code names it
+	Args json.RawMessage // the arguments the server is given
+	// Strings: the hook gives each argument's value as a string, JSON
+	// text for a value that is not one (Cline's VS Code extension, which
+	// JSON.stringify-s them): the match is on StringValues of both sides.
+	Strings bool
 }
 
 // IsMCPTool reports whether an agent's name of a tool is one of an MCP
@@ -69,6 +86,24 @@ func mcpToolIs(name, tool string) bool {
 	return false
 }
 
+// StringValues is args, a JSON object, with each value that is not a
+// string replaced by its JSON text (as JavaScript's JSON.stringify writes
+// a number, a boolean or null; an object's keys sorted, which JavaScript
+// does not do: such arguments may then not match, and nothing is named);
+// nil for arguments that are not an object.
+func StringValues(args json.RawMessage) json.RawMessage {
+	var m map[string]any
+	if json.Unmarshal(args, &m) != nil || m == nil {
+		return nil
+	}
+	for k, v := range m {
+		if _, ok := v.(string); !ok {
+			m[k] = string(marshal(v))
+		}
+	}
+	return marshal(m)
+}
+
 // ArgsDigest is the digest of a tool call's arguments both sides compute
 // alike: the SHA-256 of their JSON with objects' keys sorted (as
 // encoding/json writes a decoded value); "" for arguments that are not
@@ -86,43 +121,32 @@ func ArgsDigest(args json.RawMessage) string {
 	return hex.EncodeToString(sum[:])
 }
 
-func mcpNotePath(dir string, c Call) string {
-	sum := sha256.Sum256([]byte(c.Agent + "\x00" + c.Session + "\x00" + c.ID))
-	return filepath.Join(dir, "mcp", hex.EncodeToString(sum[:12])+".json")
-}
-
 // OpenMCP leaves the note of c, an agent's open call of an MCP tool
 // (IsMCPTool), under dir (the watcher's directory), for the MCP server's
 // MatchMCP. A call of no session or id, or whose input is no JSON, leaves
 // none.
 func OpenMCP(dir string, c Call, now time.Time) error {
-	d := ArgsDigest(c.Input)
+	return OpenMCPCall(dir, c, MCPCall{Tool: c.Tool, Args: c.Input}, now)
+}
+
+// OpenMCPCall is OpenMCP for a call whose hook names the MCP tool and its
+// arguments otherwise (m): the note names m's tool and arguments.
+func OpenMCPCall(dir string, c Call, m MCPCall, now time.Time) error {
+	args := m.Args
+	if m.Strings {
+		args = StringValues(args)
+	}
+	d := ArgsDigest(args)
 	if c.Session == "" || c.ID == "" || d == "" {
 		return nil
 	}
-	c.Input, c.Files = nil, nil
-	b, err := json.Marshal(mcpNote{Call: c, Digest: d, Time: now.UTC()})
-	if err != nil {
-		return err
-	}
-	p := mcpNotePath(dir, c)
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return err
-	}
-	tmp := p + "." + strconv.Itoa(os.Getpid())
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, p)
+	c.Tool, c.Input, c.Files = m.Tool, nil, nil
+	return writeNote(callNotePath(dir, "mcp", c), mcpNote{Call: c, Digest: d, Time: now.UTC(), Strings: m.Strings})
 }
 
 // CloseMCP removes c's note (its after-hook came: the call is over).
 func CloseMCP(dir string, c Call) error {
-	err := os.Remove(mcpNotePath(dir, c))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	return err
+	return removeNote(callNotePath(dir, "mcp", c))
 }
 
 // CloseMCPSessions removes the notes of the agent's session's calls (its
@@ -156,7 +180,7 @@ func MatchMCP(dir, tool string, args func() json.RawMessage, now time.Time) *Cal
 	if err != nil || len(es) == 0 {
 		return nil
 	}
-	var digest string
+	var digest, strDigest string
 	var found *Call
 	for _, e := range es {
 		if !strings.HasSuffix(e.Name(), ".json") {
@@ -182,7 +206,14 @@ func MatchMCP(dir, tool string, args func() json.RawMessage, now time.Time) *Cal
 				return nil
 			}
 		}
-		if n.Digest != digest {
+		want := digest
+		if n.Strings {
+			if strDigest == "" {
+				strDigest = ArgsDigest(StringValues(args()))
+			}
+			want = strDigest
+		}
+		if n.Digest != want {
 			continue
 		}
 		if found != nil && (found.Agent != n.Call.Agent || found.Session != n.Call.Session || found.Prompt != n.Call.Prompt) {

@@ -747,12 +747,44 @@ func (w *Watcher) endTake(ctx context.Context, c Call) (rec func() (*replay.Obse
 	if begun != nil {
 		c.fill(begun.call)
 	}
+	claimed := begun == nil && len(c.Files) > 0 && w.claimedLocked(c)
 	w.mu.Unlock()
+	if claimed {
+		// an open file-edit call of the session names these files (Cursor's
+		// Write, hooked by preToolUse, then afterFileEdit inside it): its
+		// own after-hook records them, named for it
+		return func() (*replay.Observed, error) { return &replay.Observed{}, nil }, nil
+	}
 	if begun == nil && len(c.Files) > 0 {
 		ob, err := w.endFiles(ctx, c)
 		return func() (*replay.Observed, error) { return ob, err }, nil
 	}
 	return w.cut(ctx, &c, keep, nil)
+}
+
+// claimedLocked reports whether an open call of c's agent and session is
+// a file-edit call whose input names every file c names (scopeOf). w.mu
+// is held.
+func (w *Watcher) claimedLocked(c Call) bool {
+	roots := w.eng.Roots()
+	for _, s := range w.calls {
+		if s.call.Agent != c.Agent || s.call.Session != c.Session {
+			continue
+		}
+		scope, ok := scopeOf(s.call, roots)
+		if !ok {
+			continue
+		}
+		all := true
+		for _, p := range c.Files {
+			_, _, k, in := place(roots, p)
+			all = all && in && scope[k]
+		}
+		if all {
+			return true
+		}
+	}
+	return false
 }
 
 // cut takes, after a barrier, what changed until now, to be named for

@@ -75,6 +75,10 @@ type Hook struct {
 	Call watch.Call // Begin, End: the call; Other, Prompt: its Agent, Session, Model, Prompt as far as given
 	// Text is a prompt's text (Prompt).
 	Text string
+	// MCP is, for Begin and End, the call of an MCP server's tool the
+	// call is, where the agent names it otherwise than watch.IsMCPTool's
+	// forms (Cline, Copilot CLI); nil otherwise (Call.Tool then says).
+	MCP *watch.MCPCall
 }
 
 // Adapter reads one agent's hooks.

@@ -1,11 +1,14 @@
 package agents_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/journalfs/journal/replay/watch"
 	"github.com/journalfs/journal/replay/watch/agents"
 )
 
@@ -25,7 +28,7 @@ func TestParse_EverySample(t *testing.T) {
 	// the prompts, and the id each agent gives it ("" made up)
 	prompts := map[string]string{"claude-code/prompt": "550e8400-e29b-41d4-a716-446655440000", "codex/prompt": "019d036d-c7fa-72d2-b6fd-78878bfe34e4",
 		"cursor/before-submit-prompt": "5f1a7e20-8c3d-4b9a-a6e1-2d7c9f0b4e88", "gemini/before-agent": "", "copilot/user-prompt-submitted": "",
-		"windsurf/pre-user-prompt": "xyz-456", "cline/user-prompt-submit": "", "kiro/user-prompt-submit": ""}
+		"windsurf/pre-user-prompt": "xyz-456", "cline/user-prompt-submit": "", "cline/v3-user-prompt-submit": "", "kiro/user-prompt-submit": ""}
 	seenPrompt := map[string]bool{}
 	noSession := map[string]bool{"kiro/cli2-pre-tool-use": true, "kiro/cli2-post-tool-use": true}
 	for _, d := range dirs {
@@ -87,6 +90,56 @@ func TestParse_EverySample(t *testing.T) {
 		if !seenPrompt[n] {
 			t.Errorf("agent %s has no prompt's sample", n)
 		}
+	}
+}
+
+// Each agent's before-hook of a call of this project's MCP tool
+// edit_content, however the agent names it (mcp__journal__edit_content,
+// Cline 3.x's use_mcp_tool, Cline 4.x's and its CLI's journal__edit_content,
+// Copilot CLI's journal-edit_content), leaves the note the MCP server's
+// MatchMCP finds for that tool and the arguments the server is given (as
+// JSON types, whatever the hook sent): the same agent, session and call.
+// Other arguments, or another tool, find nothing.
+func TestParse_MCPCallsMatch(t *testing.T) {
+	root := filepath.Join("..", "..", "..", "testdata", "hooks")
+	samples, _ := filepath.Glob(filepath.Join(root, "*", "*pre-mcp.json"))
+	if len(samples) < 6 {
+		t.Fatalf("%d samples of MCP calls: %v", len(samples), samples)
+	}
+	for _, p := range samples {
+		agent := filepath.Base(filepath.Dir(p))
+		t.Run(agent+"/"+filepath.Base(p), func(t *testing.T) {
+			raw, _ := os.ReadFile(p)
+			raw = []byte(strings.ReplaceAll(string(raw), "$CWD", "/w"))
+			h, err := agents.Parse(agent, raw, "")
+			if err != nil || h.Op != agents.Begin {
+				t.Fatalf("%v %v", h.Op, err)
+			}
+			m := watch.MCPCall{Tool: h.Call.Tool, Args: h.Call.Input}
+			if h.MCP != nil {
+				m = *h.MCP
+			}
+			if !watch.IsMCPTool(m.Tool) {
+				t.Fatalf("%q is not an MCP tool", m.Tool)
+			}
+			dir := t.TempDir()
+			now := time.Now()
+			if err := watch.OpenMCPCall(dir, h.Call, m, now); err != nil {
+				t.Fatal(err)
+			}
+			server := json.RawMessage(`{"absolute_file_path": "/w/m.txt", "search_text": "m", "replace_text": "M by MCP", "preview": false}`)
+			got := watch.MatchMCP(dir, "edit_content", func() json.RawMessage { return server }, now)
+			if got == nil || got.Agent != agent || got.Session != h.Call.Session || got.ID != h.Call.ID || got.ID == "" {
+				t.Errorf("matched %+v, want the call %+v", got, h.Call)
+			}
+			other := json.RawMessage(`{"absolute_file_path": "/w/m.txt", "search_text": "m", "replace_text": "M by MCP", "preview": true}`)
+			if got := watch.MatchMCP(dir, "edit_content", func() json.RawMessage { return other }, now); got != nil {
+				t.Errorf("other arguments matched %+v", got)
+			}
+			if got := watch.MatchMCP(dir, "write_file", func() json.RawMessage { return server }, now); got != nil {
+				t.Errorf("another tool matched %+v", got)
+			}
+		})
 	}
 }
 

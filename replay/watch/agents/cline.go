@@ -3,6 +3,8 @@ package agents
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/journalfs/journal/replay/watch"
 )
 
 // Cline's hooks are executables named for their event (PreToolUse,
@@ -93,8 +95,42 @@ func parseCline(raw []byte, event string) (Hook, error) {
 	switch {
 	case call != nil:
 		c.ID, c.Tool, c.Input = call.ID, call.Name, object(call.Input)
+		h.MCP = clineMCP(c.Tool, c.Input, false)
 	case tool != nil:
 		c.Tool, c.Input = tool.ToolName, object(tool.Parameters)
+		h.MCP = clineMCP(c.Tool, c.Input, true)
 	}
 	return h, nil
+}
+
+// clineMCP is the MCP call a Cline tool call is, nil for none. Cline names
+// an MCP server's tool two ways: the extension before its SDK (3.x, the
+// hooks of late 2025 on: src/core/task/StreamResponseHandler.ts) calls
+// use_mcp_tool with the parameters server_name, tool_name and arguments —
+// the tool's arguments as JSON text; the SDK (the CLI and the 4.x
+// extension: sdk/packages/core/src/extensions/mcp/name-transform.ts) names
+// it SERVER__TOOL (with a hash past 64 characters, which then matches
+// nothing), its arguments the call's input — in the extension's
+// preToolUse.parameters each value a string (strings: hooks-adapter.ts's
+// toStringRecord), in the CLI's tool_call.input as given.
+func clineMCP(tool string, input json.RawMessage, asStrings bool) *watch.MCPCall {
+	if tool == "use_mcp_tool" {
+		var p struct {
+			Server string `json:"server_name"`
+			Tool   string `json:"tool_name"`
+			Args   string `json:"arguments"`
+		}
+		if json.Unmarshal(input, &p) != nil || p.Server == "" || p.Tool == "" {
+			return nil
+		}
+		args := json.RawMessage(p.Args)
+		if strings.TrimSpace(p.Args) == "" {
+			args = json.RawMessage("{}")
+		}
+		return &watch.MCPCall{Tool: "mcp__" + p.Server + "__" + p.Tool, Args: args}
+	}
+	if i := strings.Index(tool, "__"); i > 0 && len(tool) > i+2 {
+		return &watch.MCPCall{Tool: "mcp__" + tool, Args: input, Strings: asStrings}
+	}
+	return nil
 }

@@ -1,6 +1,11 @@
 package agents
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/journalfs/journal/replay/watch"
+)
 
 // GitHub Copilot CLI's hooks (docs.github.com/en/copilot/reference/copilot-cli-reference/cli-hooks-reference;
 // ~/.copilot/hooks/*.json, .github/hooks/*.json). The casing of the event's
@@ -75,5 +80,24 @@ func parseCopilot(raw []byte, event string) (Hook, error) {
 	if c.Input == nil {
 		c.Input = object(p.ToolInput)
 	}
+	if p.EventVS == "" {
+		h.MCP = copilotMCP(c.Tool, c.Input)
+	}
 	return h, nil
+}
+
+// copilotMCP is the MCP call a Copilot CLI tool call is, nil for none.
+// Copilot CLI names an MCP server's tool SERVER-TOOL
+// ("github-mcp-server-get_file_contents": its session events' toolName
+// beside mcpServerName and mcpToolName, and the toolName its preToolUse
+// hooks are given, in public hook fixtures); its own tools' names have no
+// "-" (bash, view, edit, create, ...). The name does not say where a
+// server's name holding "-" ends: it is cut at the last "-", right for
+// any tool whose own name has none, as this project's tools' do.
+func copilotMCP(tool string, input json.RawMessage) *watch.MCPCall {
+	i := strings.LastIndex(tool, "-")
+	if i <= 0 || i == len(tool)-1 {
+		return nil
+	}
+	return &watch.MCPCall{Tool: "mcp__" + tool[:i] + "__" + tool[i+1:], Args: input}
 }
