@@ -328,26 +328,42 @@ func (d *draft) literal(base string) []string {
 			at, n int
 			with  string
 		}
-		var sp []span
-		for _, e := range d.edits {
-			if e.search == "" || strings.Count(base, e.search) != 1 {
-				return nil
+		// whole: a search ending with a line break and a replacement
+		// without it read as whole lines (edit_content's rule, as the line
+		// tools' below): the replacement's last line keeps its line break
+		build := func(whole bool) (string, bool) {
+			var sp []span
+			for _, e := range d.edits {
+				if e.search == "" || strings.Count(base, e.search) != 1 {
+					return "", false
+				}
+				with := e.replace
+				if whole && strings.HasSuffix(e.search, "\n") && with != "" && !strings.HasSuffix(with, "\n") {
+					with += "\n"
+				}
+				sp = append(sp, span{strings.Index(base, e.search), len(e.search), with})
 			}
-			sp = append(sp, span{strings.Index(base, e.search), len(e.search), e.replace})
-		}
-		slices.SortFunc(sp, func(a, b span) int { return a.at - b.at })
-		var b strings.Builder
-		at := 0
-		for _, s := range sp {
-			if s.at < at {
-				return nil
+			slices.SortFunc(sp, func(a, b span) int { return a.at - b.at })
+			var b strings.Builder
+			at := 0
+			for _, s := range sp {
+				if s.at < at {
+					return "", false
+				}
+				b.WriteString(base[at:s.at])
+				b.WriteString(s.with)
+				at = s.at + s.n
 			}
-			b.WriteString(base[at:s.at])
-			b.WriteString(s.with)
-			at = s.at + s.n
+			b.WriteString(base[at:])
+			return b.String(), true
 		}
-		b.WriteString(base[at:])
-		return []string{b.String()}
+		var out []string
+		for _, whole := range []bool{false, true} {
+			if lit, ok := build(whole); ok && !slices.Contains(out, lit) {
+				out = append(out, lit)
+			}
+		}
+		return out
 	}
 	B := lines(base)
 	e := d.edits[0]

@@ -77,6 +77,7 @@ type Match struct {
 	style       []string // indentation of file lines around the match
 	dropFinalNL bool     // search ended in "\n" but the match ends at a final line without one
 	lead        string   // exact levels: the indentation before Start when the match starts after it
+	pre, post   string   // the text of the match's first line before it, of its last line after it (wholelines.go)
 }
 
 // Rewrite adapts replacement text to the place m matched. At the exact level
@@ -204,6 +205,7 @@ func findAll(content string, li *lineIndex, search string, o Options) []Match {
 		m.Line, m.EndLine = li.span(m.Start, m.End)
 		m.Matched = content[m.Start:m.End]
 		m.search = search
+		m.lineEnds(content)
 		if m.eol == "" {
 			m.eol = eolAt(content, m.Start)
 		}

@@ -108,7 +108,7 @@ func resolve(content string, li *lineIndex, c Change, idx int) ([]Edit, error) {
 	out := make([]Edit, 0, len(sel))
 	for _, m := range sel {
 		m.Note = note
-		r, err := m.RewriteExpanded(replace, c.Path)
+		m, r, err := m.Place(replace, c.Path)
 		if err != nil {
 			return nil, err
 		}
@@ -229,6 +229,7 @@ func extendedAlready(content string, li *lineIndex, ms []Match, search, replace 
 		return nil, false, nil
 	}
 	var after, before []string
+	rl := nonBlank(replace)
 	switch {
 	case slices.Equal(rk[:len(sk)], sk):
 		after = rk[len(sk):]
@@ -239,10 +240,10 @@ func extendedAlready(content string, li *lineIndex, ms []Match, search, replace 
 	}
 	var es []Edit
 	for _, m := range ms {
-		if after != nil && !slices.Equal(linesAfter(li, m.EndLine, len(after)), after) {
+		if after != nil && (!slices.Equal(linesAfter(li, m.EndLine, len(after)), after) || !spacedAlike(li, m.EndLine, rl[len(sk):], true)) {
 			return nil, false, nil
 		}
-		if before != nil && !slices.Equal(linesBefore(li, m.Line, len(before)), before) {
+		if before != nil && (!slices.Equal(linesBefore(li, m.Line, len(before)), before) || !spacedAlike(li, m.Line-2, rl[:len(before)], false)) {
 			return nil, false, nil
 		}
 		es = append(es, noop(m))

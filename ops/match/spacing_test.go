@@ -1,0 +1,27 @@
+package match_test
+
+import (
+	"testing"
+
+	"github.com/journalfs/journal/ops/match"
+)
+
+// TestApply_RealignedColumnsAreNoRetry: lines a change adds that equal the
+// file's next lines but for the whitespace inside them (columns realigned)
+// are no evidence the change was made: it is applied, not answered
+// already_applied (issue 59 §5, trunc-search-lines). The same lines, spaced
+// as the file has them, still are a retried insertion.
+func TestApply_RealignedColumnsAreNoRetry(t *testing.T) {
+	const content = "func f() {\n\tm := map[string]int{\n\t\t\"a\":   1,\n\t\t\"bcd\": 2,\n\t}\n}\n"
+	const search = "func f() {\n"
+	realigned := search + "\tm := map[string]int{\n\t\t\"a\":     1,\n\t\t\"bcd\":   2,\n"
+	got, as, err := match.Apply(content, []match.Change{{Search: search, Replace: realigned, Options: match.Options{Fuzzy: true}}})
+	if want := realigned + content[len(search):]; err != nil || len(as) != 1 || as[0].AlreadyApplied || got != want {
+		t.Fatalf("realigned: got %q, %+v, %v", got, as, err)
+	}
+	retried := search + "\tm := map[string]int{\n\t\t\"a\":   1,\n\t\t\"bcd\": 2,\n"
+	got, as, err = match.Apply(content, []match.Change{{Search: search, Replace: retried, Options: match.Options{Fuzzy: true}}})
+	if err != nil || len(as) != 1 || !as[0].AlreadyApplied || got != content {
+		t.Fatalf("retried: got %q, %+v, %v", got, as, err)
+	}
+}
