@@ -199,6 +199,9 @@ func (t *ltext) streamLocate(changes []match.Change, exactOnly bool) ([]match.Ed
 			edits = append(edits, match.Edit{Applied: match.Applied{Change: i, Match: m}, Replacement: r})
 		}
 	}
+	if err := match.Restyle(edits, changes); err != nil {
+		return nil, err
+	}
 	sort.SliceStable(edits, func(a, b int) bool { return edits[a].Match.Start < edits[b].Match.Start })
 	byteDelta, lineDelta := 0, 0
 	for k := range edits {

@@ -14,7 +14,9 @@ import (
 // starting or ending inside a line while the replacement holds the whole
 // line) are read as the whole lines the agent meant — in memory, mapped and
 // streamed alike — and refused where a change inside the line is as
-// plausible (issue 59 §5: nl-drop-*, partial-search, trunc-search-mid).
+// plausible (issue 59 §5: nl-drop-*, partial-search, trunc-search-mid); a
+// batch writes every change's new lines in one indentation style
+// (indent-restyle).
 func TestLargefileEdit_WholeLines(t *testing.T) {
 	var rows strings.Builder
 	for i := 1; i <= 300; i++ {
@@ -48,6 +50,11 @@ func TestLargefileEdit_WholeLines(t *testing.T) {
 			"func f() {\r\n\tctx := context.TODO()\r\n\treturn ctx\r\n}\r\n", true},
 		{"batch", fn, []change{{"\tctx := context.Background()", "\tctx := context.TODO()\n"}, {"\treturn ctx\n", "\treturn nil"}},
 			"func f() {\n\tctx := context.TODO()\n\treturn nil\n}\n", false},
+		// indent-restyle: one change of the batch shows the caller's 4
+		// spaces for the file's tab, so the exactly matched one's new lines
+		// take the tab too
+		{"batch in the caller's indentation", fn, []change{{"func f() {\n", "func f() {\n    defer trace()\n"}, {"    return ctx\n", "    return nil\n"}},
+			"func f() {\n\tdefer trace()\n\tctx := context.Background()\n\treturn nil\n}\n", false},
 		{"inline change stays literal", fn, []change{{"context.Background()", "context.TODO()"}},
 			"func f() {\n\tctx := context.TODO()\n\treturn ctx\n}\n", false},
 		{"rest of the line would be split off", fn, []change{{"func f() ", "func g() {}\n"}}, "", false},

@@ -37,9 +37,6 @@ func init() {
 	add("issue 59 §5 (fuzzer): a normalized match drops blank-line changes at the search's ends, and writes look-alikes of the replacement as sent",
 		"lookalike | edit_content | "+whySuccessOther,
 		"lookalike-both | edit_content | "+whySuccessOther)
-	add("issue 59 §5 (fuzzer): re-indentation indents an empty replacement line (trailing whitespace); a batch's exact-matched change keeps the request's indentation style",
-		"indent-dedent | edit_content | "+whySuccessOther,
-		"indent-restyle | edit_content | "+whySuccessOther)
 	add("issue 59 §5 (fuzzer, found after the evidence rule landed): a retried line-range edit whose content equals the lines answers 'no change', not already_applied",
 		"retry | file_replace | "+whyRetryNotAlready,
 		"retry | ai_code_editing.edit_file | "+whyRetryNotAlready,

@@ -78,6 +78,8 @@ type Match struct {
 	dropFinalNL bool     // search ended in "\n" but the match ends at a final line without one
 	lead        string   // exact levels: the indentation before Start when the match starts after it
 	pre, post   string   // the text of the match's first line before it, of its last line after it (wholelines.go)
+
+	batch [][2]string // (caller, file) indentation pairs another change of the batch aligned (restyle.go)
 }
 
 // Rewrite adapts replacement text to the place m matched. At the exact level
@@ -91,7 +93,7 @@ func (m Match) Rewrite(replace string) (string, error) {
 	if m.lead != "" && multiLine(replace) {
 		return m.rewriteLead(replace)
 	}
-	if m.Level == LevelExact {
+	if m.Level == LevelExact && len(m.batch) == 0 {
 		r := toLF(replace)
 		if m.eol == "\r\n" {
 			r = strings.ReplaceAll(r, "\n", "\r\n")
@@ -141,7 +143,7 @@ func (m Match) carryOnto(replace string) (string, error) {
 			align[i] = i
 		}
 	}
-	c := &carrier{window: splitKeep(m.Matched), align: align, style: m.style, eol: m.eol}
+	c := &carrier{window: splitKeep(m.Matched), align: align, style: m.style, eol: m.eol, batch: m.batch}
 	if len(c.window) < len(align) && m.dropFinalNL {
 		c.window = append(c.window, line{})
 	}

@@ -276,6 +276,9 @@ func grownAlready(content string, ms []Match, search, replace string) ([]Edit, b
 			return nil, false
 		}
 		rest, lead := r[len(s):], r[:len(r)-len(s)]
+		if strings.TrimSpace(rest+lead) == "" {
+			return nil, false // whitespace grows no token: a replacement cut short, not a change made
+		}
 		// the grown text must end (start) on a token boundary: "ab" is no
 		// change made in "abc"; whole lines added are extendedAlready's
 		switch {

@@ -25,3 +25,15 @@ func TestApply_RealignedColumnsAreNoRetry(t *testing.T) {
 		t.Fatalf("retried: got %q, %+v, %v", got, as, err)
 	}
 }
+
+// TestApply_CutReplacementIsNoRetry: a replacement that is its search plus
+// the whitespace the file's next line starts with (a replacement cut short)
+// is no change made already (issue 59 §5, trunc-replace): it is applied.
+func TestApply_CutReplacementIsNoRetry(t *testing.T) {
+	const content = "import (\n\t\"bytes\"\n\t\"math\"\n)\n"
+	got, as, err := match.Apply(content, []match.Change{{Search: "\t\"bytes\"\n", Replace: "\t\"bytes\"\n\t", Options: match.Options{Fuzzy: true}}})
+	// written as sent, as whole lines (its final line break added)
+	if want := "import (\n\t\"bytes\"\n\t\n\t\"math\"\n)\n"; err != nil || len(as) != 1 || as[0].AlreadyApplied || got != want {
+		t.Fatalf("got %q, %+v, %v", got, as, err)
+	}
+}
