@@ -69,22 +69,7 @@ func TestLargefileEdit_WholeLines(t *testing.T) {
 		}
 		for _, access := range []string{"memory", "mmap", "stream"} {
 			t.Run(c.name+"/"+access, func(t *testing.T) {
-				dir := t.TempDir()
-				write(t, dir, "f.go", content)
-				path := filepath.Join(dir, "f.go")
-				threshold := int64(1)
-				if access == "memory" {
-					threshold = 1 << 30
-				}
-				if access == "stream" {
-					defer jmcp.SetLargefileMmapLimit(1)()
-				}
-				e := newThresholdEnv(t, dir, threshold)
-				var ov jmcp.OverviewOut
-				e.ok("get_overview", map[string]any{"absolute_file_path": path}, &ov)
-				if ov.Access != access {
-					t.Fatalf("access %s, want %s", ov.Access, access)
-				}
+				e, path := accessEnv(t, "f.go", content, access)
 				args := map[string]any{"absolute_file_path": path, "preview": false}
 				if len(c.changes) == 1 {
 					args["search_text"], args["replace_text"] = c.changes[0].search, c.changes[0].replace
@@ -115,4 +100,28 @@ func TestLargefileEdit_WholeLines(t *testing.T) {
 			})
 		}
 	}
+}
+
+// accessEnv serves content as name in a new workspace where the large-file
+// tools read it with the given access ("memory", "mmap" or "stream"),
+// checked with get_overview, and returns the file's absolute path.
+func accessEnv(t *testing.T, name, content, access string) (*env, string) {
+	t.Helper()
+	dir := t.TempDir()
+	write(t, dir, name, content)
+	path := filepath.Join(dir, name)
+	threshold := int64(1)
+	if access == "memory" {
+		threshold = 1 << 30
+	}
+	if access == "stream" {
+		t.Cleanup(jmcp.SetLargefileMmapLimit(1))
+	}
+	e := newThresholdEnv(t, dir, threshold)
+	var ov jmcp.OverviewOut
+	e.ok("get_overview", map[string]any{"absolute_file_path": path}, &ov)
+	if ov.Access != access {
+		t.Fatalf("access %s, want %s", ov.Access, access)
+	}
+	return e, path
 }
