@@ -276,8 +276,10 @@ func grownAlready(content string, ms []Match, search, replace string) ([]Edit, b
 			return nil, false
 		}
 		rest, lead := r[len(s):], r[:len(r)-len(s)]
-		if strings.TrimSpace(rest+lead) == "" {
-			return nil, false // whitespace grows no token: a replacement cut short, not a change made
+		if strings.TrimSpace(rest+lead) == "" || strings.HasSuffix(s, "\n") {
+			// whitespace grows no token, and text after a line break
+			// starts a line (a replacement cut short, not a change made)
+			return nil, false
 		}
 		// the grown text must end (start) on a token boundary: "ab" is no
 		// change made in "abc"; whole lines added are extendedAlready's

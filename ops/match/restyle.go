@@ -1,5 +1,12 @@
 package match
 
+import (
+	"fmt"
+	"strings"
+
+	"github.com/journalfs/journal/ops"
+)
+
 // Restyle makes a batch's changes agree on the caller's indentation style:
 // when a change matched at a tolerant level shows the caller indenting
 // otherwise than the file (4 spaces for a tab), the changes of the same
@@ -10,7 +17,15 @@ package match
 // kept the request's spaces while the next was written in the file's tabs
 // (issue 59 §5, indent-restyle). edits are in any order; changes are the
 // batch they resolve.
+//
+// Tolerant changes of one batch whose replacements read in different styles
+// (reading.go: one as the caller's search is indented, another as the file
+// is) are refused: one request is written in one style, so one of them
+// would be written a level off (indent-dedent).
 func Restyle(edits []Edit, changes []Change) error {
+	if err := oneReading(edits, changes); err != nil {
+		return err
+	}
 	var pairs [][2]string
 	differs := false
 	for _, e := range edits {
@@ -32,10 +47,10 @@ func Restyle(edits []Edit, changes []Change) error {
 	}
 	for k := range edits {
 		e := &edits[k]
-		if e.AlreadyApplied || e.Match.Level != LevelExact {
+		c := changes[e.Change]
+		if e.AlreadyApplied || e.Match.Level != LevelExact || strings.TrimSpace(c.Replace) == "" {
 			continue
 		}
-		c := changes[e.Change]
 		m := e.Match
 		m.batch = pairs
 		note := m.Note
@@ -43,8 +58,60 @@ func Restyle(edits []Edit, changes []Change) error {
 		if err != nil {
 			return withIndex(err, e.Change)
 		}
-		m.Note = joinNote(note, "its new lines were indented in the file's style, as another change of the batch showed yours differs")
+		m.Note = note
+		if r != e.Replacement {
+			m.Note = joinNote(note, "its new lines were indented in the file's style, as another change of the batch showed yours differs")
+		}
 		e.Match, e.Replacement = m, r
 	}
 	return nil
+}
+
+// oneReading refuses a batch whose tolerant changes' replacements read in
+// different indentation styles.
+func oneReading(edits []Edit, changes []Change) error {
+	at := map[int]int{} // reading → first change that reads so
+	for _, e := range edits {
+		if e.AlreadyApplied || (e.Match.Level != LevelWhitespace && e.Match.Level != LevelNormalized) {
+			continue
+		}
+		rd := e.Match.readingOf(changes[e.Change].Replace)
+		if rd != readCaller && rd != readFile {
+			continue
+		}
+		if _, ok := at[rd]; !ok {
+			at[rd] = e.Change
+		}
+	}
+	c, okC := at[readCaller]
+	f, okF := at[readFile]
+	if !okC || !okF {
+		return nil
+	}
+	return &ops.Error{Op: "match", Index: max(c, f), Err: ops.ErrAmbiguousMatch,
+		Msg: fmt.Sprintf("the changes matched with another indentation than the file's, and their replacements read in two styles: change %d's as indented like its search text, change %d's as indented like the file, so one of them would be written a level off",
+			c, f),
+		Hint: "indent every replacement as its search text is (or every search and replacement exactly as the file has them), or send the changes in separate calls"}
+}
+
+// readingOf says how replace's indentation reads at tolerant match m
+// (carryRead's judgement): readCaller, readFile, both, or readNone (also
+// where the search is in the file's style already).
+func (m Match) readingOf(replace string) int {
+	if m.align == nil {
+		return readNone
+	}
+	c := &carrier{window: splitKeep(m.Matched), align: m.align, style: m.style, eol: m.eol}
+	if len(c.window) < len(m.align) && m.dropFinalNL {
+		c.window = append(c.window, line{})
+	}
+	sl, rl := splitKeep(toLF(m.search)), splitKeep(toLF(replace))
+	if _, differs := c.inFileStyle(sl); !differs {
+		return readNone
+	}
+	rd := c.reading(sl, rl)
+	if rd == readFile && !c.fileStyled(rl) {
+		rd = readCaller
+	}
+	return rd
 }

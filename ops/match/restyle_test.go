@@ -1,8 +1,10 @@
 package match_test
 
 import (
+	"errors"
 	"testing"
 
+	"github.com/journalfs/journal/ops"
 	"github.com/journalfs/journal/ops/match"
 )
 
@@ -23,5 +25,40 @@ func TestApply_BatchIndentsAlike(t *testing.T) {
 	got, _, err = match.Apply(content, []match.Change{first})
 	if want := "type A struct {\n    Hdr B\n    Len uint32\n}\n\n" + content; err != nil || got != want {
 		t.Fatalf("alone: got %q, %v", got, err)
+	}
+}
+
+// TestApply_BatchReadsInOneStyle: two changes of a batch matched with the
+// block's indentation left out, whose replacements read one as the search
+// is indented and one as the file is, are refused: one of them would be
+// written a level off (issue 59 §5, indent-dedent).
+func TestApply_BatchReadsInOneStyle(t *testing.T) {
+	const content = "\tif a >= 0 {\n\t\thas = true\n\t}\n\tif b >= 0 {\n\t\thas = true\n\t\tcall(b)\n\t}\n"
+	changes := []match.Change{
+		{Search: "if a >= 0 {\n\thas = true\n}\n", Replace: "for _, x := range xs {\n\tuse(x)\n}\n", Options: match.Options{Fuzzy: true}},
+		{Search: "if b >= 0 {\n\thas = true\n\tcall(b)\n}\n", Replace: "\tdone()\n", Options: match.Options{Fuzzy: true}},
+	}
+	got, _, err := match.Apply(content, changes)
+	var oe *ops.Error
+	if got != content || !errors.As(err, &oe) || !errors.Is(err, ops.ErrAmbiguousMatch) || oe.Index != 1 || oe.Hint == "" {
+		t.Fatalf("got %q, %v", got, err)
+	}
+	// each alone reads one way and is written
+	for _, c := range changes {
+		if _, _, err := match.Apply(content, []match.Change{c}); err != nil {
+			t.Fatalf("%q alone: %v", c.Search, err)
+		}
+	}
+}
+
+// TestApply_OverlappingWindowsAreAmbiguous: a search of closing lines whose
+// indentation is wrong stands in two overlapping windows of three closing
+// lines: refused as ambiguous, not applied at the first (issue 59 §5,
+// indent-restyle: the new lines went one block too deep).
+func TestApply_OverlappingWindowsAreAmbiguous(t *testing.T) {
+	const content = "\t\t\t\t}\n\t\t\t}\n\t\t}\n"
+	got, _, err := match.Apply(content, []match.Change{{Search: "            }\n        }\n", Replace: "            }\n            done()\n        }\n", Options: match.Options{Fuzzy: true}}})
+	if got != content || !errors.Is(err, ops.ErrAmbiguousMatch) {
+		t.Fatalf("got %q, %v", got, err)
 	}
 }

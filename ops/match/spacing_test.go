@@ -36,4 +36,9 @@ func TestApply_CutReplacementIsNoRetry(t *testing.T) {
 	if want := "import (\n\t\"bytes\"\n\t\n\t\"math\"\n)\n"; err != nil || len(as) != 1 || as[0].AlreadyApplied || got != want {
 		t.Fatalf("got %q, %+v, %v", got, as, err)
 	}
+	// cut after the next line's first character: no grown token either
+	got, as, err = match.Apply(content, []match.Change{{Search: "\t\"bytes\"\n", Replace: "\t\"bytes\"\n\t\"", Options: match.Options{Fuzzy: true}}})
+	if want := "import (\n\t\"bytes\"\n\t\"\n\t\"math\"\n)\n"; err != nil || len(as) != 1 || as[0].AlreadyApplied || got != want {
+		t.Fatalf("cut inside the next line: got %q, %+v, %v", got, as, err)
+	}
 }

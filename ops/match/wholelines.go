@@ -112,6 +112,10 @@ func (m Match) wholeLines(replace string) (Match, string, error) {
 	}
 	switch {
 	case strings.HasSuffix(m.Matched, "\n"):
+		if r == "" && m.lead != "" { // whole lines deleted: their indentation too
+			m.grow(m.pre, "")
+			note = joinNote(note, "the search held whole lines and the replacement is empty: the lines were deleted")
+		}
 		if r != "" && !strings.HasSuffix(r, "\n") {
 			replace += "\n"
 			note = joinNote(note, "the search ended with a line break and the replacement without: the replacement was written as whole lines")

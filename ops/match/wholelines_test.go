@@ -24,6 +24,7 @@ func TestApply_WholeLines(t *testing.T) {
 		{"replacement at the end of the file", "a\n\tfoo()\n", "\tfoo()\n", "\tbar()", "a\n\tbar()\n"},
 		{"empty replacement deletes whole lines", f, "\tfoo()", "", "a\nb\n"},
 		{"empty replacement of the text after the indentation", f, "foo()", "", "a\nb\n"},
+		{"empty replacement of the line after the indentation", f, "foo()\n", "", "a\nb\n"},
 		{"empty replacement inside a line", "a\n\tfoo() // x\nb\n", " // x", "", "a\n\tfoo()\nb\n"},
 		{"search from inside the line", "a\n\tctx := foo()\nb\n", ":= foo()\n", "\tctx := bar()\n", "a\n\tctx := bar()\nb\n"},
 		{"search cut inside the line", "a\n\tctx := foo()\nb\n", "\tctx := foo(", "\tctx := bar()\n", "a\n\tctx := bar()\nb\n"},
