@@ -192,7 +192,7 @@ func presentInstead(content string, li *lineIndex, search, replace string, th fl
 			return Edit{}, false
 		}
 	}
-	if !placed(li, sl, kept, m, w.n, near) {
+	if !placed(li, sl, kept, m, w.n, near) || deletedStillThere(li, search, replace, m) {
 		return Edit{}, false
 	}
 	return noop(m), true

@@ -67,3 +67,33 @@ func nonBlank(s string) []string {
 	}
 	return out
 }
+
+// deletedStillThere reports a change that deletes lines at the ends of its
+// search (the replacement is the search's middle lines) whose deleted lines
+// still stand around m, where the replacement was found: the file is as it
+// was before the change, not after it (issue 59 §5, trunc-search-mid: a
+// search cut inside its last line, found nowhere, its replacement "present").
+func deletedStillThere(li *lineIndex, search, replace string, m Match) bool {
+	sk, rk := keyLines(search), keyLines(replace)
+	if len(rk) == 0 || len(rk) >= len(sk) {
+		return false
+	}
+	for i := 0; i+len(rk) <= len(sk); i++ {
+		if !slices.Equal(sk[i:i+len(rk)], rk) {
+			continue
+		}
+		before, after := sk[:i], sk[i+len(rk):]
+		if len(before) > 0 && slices.Equal(linesBefore(li, m.Line, len(before)), before) {
+			return true
+		}
+		if len(after) > 0 {
+			got := linesAfter(li, m.EndLine, len(after))
+			n := len(after) - 1
+			// the search's last line may be cut short
+			if len(got) == len(after) && slices.Equal(got[:n], after[:n]) && strings.HasPrefix(got[n], after[n]) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -42,3 +42,22 @@ func TestApply_CutReplacementIsNoRetry(t *testing.T) {
 		t.Fatalf("cut inside the next line: got %q, %+v, %v", got, as, err)
 	}
 }
+
+// TestApply_DeletedLinesStillThereIsNoRetry: a change deleting the first and
+// last lines of its search, the search cut inside its last line (found
+// nowhere), is not answered already_applied because its replacement — the
+// middle lines — stands in the file: the deleted lines still stand around it
+// (issue 59 §5, trunc-search-mid).
+func TestApply_DeletedLinesStillThereIsNoRetry(t *testing.T) {
+	const content = "import (\n\t\"encoding/json\"\n\t\"errors\"\n\t\"fmt\"\n\t\"golang.org/x/mod/sumdb/tlog\"\n)\n"
+	got, as, err := match.Apply(content, []match.Change{{Search: "\t\"encoding/json\"\n\t\"errors\"\n\t\"fmt\"\n\t\"go", Replace: "\t\"errors\"\n\t\"fmt\"\n", Options: match.Options{Fuzzy: true}}})
+	if err == nil || got != content || len(as) != 0 {
+		t.Fatalf("got %q, %+v, %v", got, as, err)
+	}
+	// made already: the deleted lines are gone
+	made := "import (\n\t\"errors\"\n\t\"fmt\"\n)\n"
+	got, as, err = match.Apply(made, []match.Change{{Search: "\t\"encoding/json\"\n\t\"errors\"\n\t\"fmt\"\n\t\"golang.org/x/mod/sumdb/tlog\"\n", Replace: "\t\"errors\"\n\t\"fmt\"\n", Options: match.Options{Fuzzy: true}}})
+	if err != nil || got != made || len(as) != 1 || !as[0].AlreadyApplied {
+		t.Fatalf("made: got %q, %+v, %v", got, as, err)
+	}
+}
