@@ -48,7 +48,11 @@ func Restyle(edits []Edit, changes []Change) error {
 	for k := range edits {
 		e := &edits[k]
 		c := changes[e.Change]
-		if e.AlreadyApplied || e.Match.Level != LevelExact || strings.TrimSpace(c.Replace) == "" {
+		// deletions add no lines; a search found with agent artefacts
+		// removed or by its cut marker's halves (m.search is not the
+		// change's) was placed with a replacement c.Replace is not
+		if e.AlreadyApplied || e.Match.Level != LevelExact || strings.TrimSpace(c.Replace) == "" ||
+			!strings.Contains(e.Match.search, c.Search) {
 			continue
 		}
 		m := e.Match

@@ -2,6 +2,7 @@ package match_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/journalfs/journal/ops"
@@ -25,6 +26,13 @@ func TestApply_BatchIndentsAlike(t *testing.T) {
 	got, _, err = match.Apply(content, []match.Change{first})
 	if want := "type A struct {\n    Hdr B\n    Len uint32\n}\n\n" + content; err != nil || got != want {
 		t.Fatalf("alone: got %q, %v", got, err)
+	}
+	// found with its copied line numbers removed: never placed again with
+	// the numbers
+	numbered := match.Change{Search: "1: type B struct {\n", Replace: "1: type A struct {\n2:     Hdr B\n3: }\n4: type B struct {\n", Options: match.Options{Fuzzy: true}}
+	got, _, err = match.Apply(content, []match.Change{numbered, second})
+	if err != nil || strings.Contains(got, "1: ") || !strings.HasPrefix(got, "type A struct {\n") {
+		t.Fatalf("line numbers: got %q, %v", got, err)
 	}
 }
 
