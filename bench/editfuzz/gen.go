@@ -119,7 +119,7 @@ var Mutations = []Mutation{
 	{Name: "trunc-replace", Literal: true, About: "the replacement (content) cut short: literally a shorter text",
 		apply: truncReplace},
 	{Name: "escape-twice", About: "the texts JSON-escaped once more (\\n, \\t, \\\" as two characters)",
-		apply: mutText(true, true, escapeTwice)},
+		apply: escapeTwiceDraft},
 	{Name: "lineno-prefix", About: "the read's line-number prefixes (`12: `) copied into the search, or into a line tool's content",
 		apply: linenoPrefix(false)},
 	{Name: "lineno-prefix-both", TextOnly: true, About: "line-number prefixes copied into both search and replace",
@@ -593,6 +593,21 @@ func truncReplace(d *draft, r *rand.Rand) bool {
 		return false
 	}
 	e.replace = string(rs[:1+r.IntN(len(rs)-1)])
+	return true
+}
+
+// escapeTwiceDraft escapes the texts once more, unless an escaped search
+// stands in the file as it is (a Go test's string literal holding "\t}\n}\n"):
+// then its literal match is the request's plain meaning, not an artefact.
+func escapeTwiceDraft(d *draft, r *rand.Rand) bool {
+	if !mutText(true, true, escapeTwice)(d, r) {
+		return false
+	}
+	for _, s := range d.searches() {
+		if strings.Contains(d.before, s) {
+			return false
+		}
+	}
 	return true
 }
 
