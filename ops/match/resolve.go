@@ -230,10 +230,10 @@ func extendedAlready(content string, li *lineIndex, ms []Match, search, replace 
 	}
 	var after, before []string
 	rl := nonBlank(replace)
-	switch {
-	case slices.Equal(rk[:len(sk)], sk):
+	switch sl := nonBlank(search); {
+	case slices.Equal(rk[:len(sk)], sk) && sameSpacing(rl[:len(sk)], sl):
 		after = rk[len(sk):]
-	case slices.Equal(rk[len(rk)-len(sk):], sk):
+	case slices.Equal(rk[len(rk)-len(sk):], sk) && sameSpacing(rl[len(rl)-len(sk):], sl):
 		before = rk[:len(rk)-len(sk)]
 	default:
 		return nil, false, nil

@@ -27,11 +27,18 @@ func spacedAlike(li *lineIndex, j int, added []string, after bool) bool {
 	if !after {
 		slices.Reverse(file)
 	}
-	if len(file) != len(added) {
+	return sameSpacing(file, added)
+}
+
+// sameSpacing reports two lists of lines alike in the whitespace inside
+// each line (the search's lines a replacement repeats must be repeated as
+// they are, not realigned, for the rest to be lines it adds).
+func sameSpacing(a, b []string) bool {
+	if len(a) != len(b) {
 		return false
 	}
-	for i := range file {
-		if !slices.Equal(innerSpaces(file[i]), innerSpaces(added[i])) {
+	for i := range a {
+		if !slices.Equal(innerSpaces(a[i]), innerSpaces(b[i])) {
 			return false
 		}
 	}

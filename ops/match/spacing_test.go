@@ -61,3 +61,16 @@ func TestApply_DeletedLinesStillThereIsNoRetry(t *testing.T) {
 		t.Fatalf("made: got %q, %+v, %v", got, as, err)
 	}
 }
+
+// TestApply_RealignedSearchLineIsNoRetry: a replacement that realigns its
+// search line (its comment moved to a column) and goes on with the file's
+// next line unchanged is no retried insertion: applied, not already_applied
+// (issue 59 §5, trunc-search-lines).
+func TestApply_RealignedSearchLineIsNoRetry(t *testing.T) {
+	const content = "\tpush(t) // carry the notes\n\turl = base + name // one prefix\n"
+	const replace = "\tpush(t)              // carry the notes\n\turl = base + name // one prefix\n"
+	got, as, err := match.Apply(content, []match.Change{{Search: "\tpush(t) // carry the notes\n", Replace: replace, Options: match.Options{Fuzzy: true}}})
+	if want := replace + "\turl = base + name // one prefix\n"; err != nil || len(as) != 1 || as[0].AlreadyApplied || got != want {
+		t.Fatalf("got %q, %+v, %v", got, as, err)
+	}
+}
