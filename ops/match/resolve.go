@@ -192,7 +192,8 @@ func presentInstead(content string, li *lineIndex, search, replace string, th fl
 			return Edit{}, false
 		}
 	}
-	if !placed(li, sl, kept, m, w.n, near) || deletedStillThere(li, search, replace, m) {
+	// found only with its inner whitespace folded: a realignment not made
+	if !placed(li, sl, kept, m, w.n, near) || deletedStillThere(li, search, replace, m) || !sameSpacing(nonBlank(m.Matched), nonBlank(replace)) {
 		return Edit{}, false
 	}
 	return noop(m), true

@@ -74,3 +74,15 @@ func TestApply_RealignedSearchLineIsNoRetry(t *testing.T) {
 		t.Fatalf("got %q, %+v, %v", got, as, err)
 	}
 }
+
+// TestApply_RealignmentFoundFoldedIsNoRetry: a search cut inside a word
+// (found nowhere) whose replacement realigns the line's comment is not
+// answered already_applied because the line, its spacing folded, "holds" the
+// replacement (issue 59 §5, trunc-search-mid).
+func TestApply_RealignmentFoundFoldedIsNoRetry(t *testing.T) {
+	const content = "\tModel string `json:\"model\"` // every event\n"
+	got, as, err := match.Apply(content, []match.Change{{Search: "\tModel string `json:\"model\"` // every even", Replace: "\tModel string `json:\"model\"`  // every event\n", Options: match.Options{Fuzzy: true}}})
+	if err == nil || got != content || len(as) != 0 {
+		t.Fatalf("got %q, %+v, %v", got, as, err)
+	}
+}
