@@ -101,20 +101,25 @@ func scanBytes(data, p []byte, limit int) []hit {
 const eolReach = 4 << 10
 
 // hitWindow returns the text from an exact hit of n bytes at off to the end
-// of the line the hit starts on, with its line ending (match.Find takes the
-// ending the replacement gets from there, as match.Locate does from the whole
-// text), and whether that ending was within eolReach of the hit.
+// of the line the hit ends on, with its line ending (match.Find takes the
+// ending the replacement gets from there, and the rest of the line after the
+// hit, as match.Locate does from the whole text), and whether that ending was
+// within eolReach of the hit. Without one, the text runs eolReach bytes past
+// the hit (or to the end of the file).
 func (t *ltext) hitWindow(off int64, n int) (string, bool, error) {
 	hi := min(off+int64(n)+eolReach, t.size)
 	buf := make([]byte, hi-off)
 	if _, err := t.body.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
 		return "", false, err
 	}
-	nl := bytes.IndexByte(buf, '\n')
-	if nl < 0 {
-		return string(buf[:n]), false, nil
+	if n > 0 && buf[n-1] == '\n' {
+		return string(buf[:n]), true, nil
 	}
-	return string(buf[:max(n, nl+1)]), true, nil
+	nl := bytes.IndexByte(buf[n:], '\n')
+	if nl < 0 {
+		return string(buf), false, nil
+	}
+	return string(buf[:n+nl+1]), true, nil
 }
 
 // lineLead returns the text between the start of the line holding off and
@@ -183,7 +188,7 @@ func (t *ltext) streamLocate(changes []match.Change, exactOnly bool) ([]match.Ed
 				edits = append(edits, match.Edit{Applied: match.Applied{Change: i, Match: m, AlreadyApplied: true}, Replacement: m.Matched})
 				continue
 			}
-			r, err := m.RewriteExpanded(c.Replace, c.Path)
+			m, r, err := m.Place(c.Replace, c.Path)
 			if err != nil {
 				var oe *ops.Error
 				if errors.As(err, &oe) {
@@ -193,6 +198,9 @@ func (t *ltext) streamLocate(changes []match.Change, exactOnly bool) ([]match.Ed
 			}
 			edits = append(edits, match.Edit{Applied: match.Applied{Change: i, Match: m}, Replacement: r})
 		}
+	}
+	if err := match.Restyle(edits, changes); err != nil {
+		return nil, err
 	}
 	sort.SliceStable(edits, func(a, b int) bool { return edits[a].Match.Start < edits[b].Match.Start })
 	byteDelta, lineDelta := 0, 0

@@ -119,7 +119,7 @@ var Mutations = []Mutation{
 	{Name: "trunc-replace", Literal: true, About: "the replacement (content) cut short: literally a shorter text",
 		apply: truncReplace},
 	{Name: "escape-twice", About: "the texts JSON-escaped once more (\\n, \\t, \\\" as two characters)",
-		apply: mutText(true, true, escapeTwice)},
+		apply: escapeTwiceDraft},
 	{Name: "lineno-prefix", About: "the read's line-number prefixes (`12: `) copied into the search, or into a line tool's content",
 		apply: linenoPrefix(false)},
 	{Name: "lineno-prefix-both", TextOnly: true, About: "line-number prefixes copied into both search and replace",
@@ -328,26 +328,42 @@ func (d *draft) literal(base string) []string {
 			at, n int
 			with  string
 		}
-		var sp []span
-		for _, e := range d.edits {
-			if e.search == "" || strings.Count(base, e.search) != 1 {
-				return nil
+		// whole: a search ending with a line break and a replacement
+		// without it read as whole lines (edit_content's rule, as the line
+		// tools' below): the replacement's last line keeps its line break
+		build := func(whole bool) (string, bool) {
+			var sp []span
+			for _, e := range d.edits {
+				if e.search == "" || strings.Count(base, e.search) != 1 {
+					return "", false
+				}
+				with := e.replace
+				if whole && strings.HasSuffix(e.search, "\n") && with != "" && !strings.HasSuffix(with, "\n") {
+					with += "\n"
+				}
+				sp = append(sp, span{strings.Index(base, e.search), len(e.search), with})
 			}
-			sp = append(sp, span{strings.Index(base, e.search), len(e.search), e.replace})
-		}
-		slices.SortFunc(sp, func(a, b span) int { return a.at - b.at })
-		var b strings.Builder
-		at := 0
-		for _, s := range sp {
-			if s.at < at {
-				return nil
+			slices.SortFunc(sp, func(a, b span) int { return a.at - b.at })
+			var b strings.Builder
+			at := 0
+			for _, s := range sp {
+				if s.at < at {
+					return "", false
+				}
+				b.WriteString(base[at:s.at])
+				b.WriteString(s.with)
+				at = s.at + s.n
 			}
-			b.WriteString(base[at:s.at])
-			b.WriteString(s.with)
-			at = s.at + s.n
+			b.WriteString(base[at:])
+			return b.String(), true
 		}
-		b.WriteString(base[at:])
-		return []string{b.String()}
+		var out []string
+		for _, whole := range []bool{false, true} {
+			if lit, ok := build(whole); ok && !slices.Contains(out, lit) {
+				out = append(out, lit)
+			}
+		}
+		return out
 	}
 	B := lines(base)
 	e := d.edits[0]
@@ -577,6 +593,21 @@ func truncReplace(d *draft, r *rand.Rand) bool {
 		return false
 	}
 	e.replace = string(rs[:1+r.IntN(len(rs)-1)])
+	return true
+}
+
+// escapeTwiceDraft escapes the texts once more, unless an escaped search
+// stands in the file as it is (a Go test's string literal holding "\t}\n}\n"):
+// then its literal match is the request's plain meaning, not an artefact.
+func escapeTwiceDraft(d *draft, r *rand.Rand) bool {
+	if !mutText(true, true, escapeTwice)(d, r) {
+		return false
+	}
+	for _, s := range d.searches() {
+		if strings.Contains(d.before, s) {
+			return false
+		}
+	}
 	return true
 }
 

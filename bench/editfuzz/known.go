@@ -30,24 +30,13 @@ func init() {
 		"retry | ai_code_editing.edit_file | "+whyRetryApplied,
 		"retry | file_edit | "+whyRetryApplied,
 		"retry | file_replace | "+whyRetryApplied)
-	add("issue 59 (already-applied evidence, in progress): a whitespace-only change (realigned columns) under a search cut short, or a replacement cut short that is a prefix of the file's next line, is taken as already applied (the whole call, or one change of a batch while the others apply)",
-		"trunc-search-lines | edit_content | "+whyAlreadyNotThere)
 	add("issue 59 §5 (fuzzer): a retried edit_content whose replacement adds lines on both sides of its search applies again (the search is still in the file, inside the replacement)",
 		"retry | edit_content | "+whyRetryApplied)
 	add("issue 59 §5 (fuzzer): a retried batch one of whose changes is whitespace-only answers 'left as it was', not already_applied",
 		"retry | edit_content | "+whyRetryNotAlready)
-	add("issue 59 §5 (fuzzer): final newlines of search and replacement differ: an extra blank line, or a glued/unterminated last line",
-		"nl-drop-search | edit_content | "+whySuccessOther,
-		"nl-drop-replace | edit_content | "+whySuccessOther)
-	add("issue 59 §5 (fuzzer): a search starting or ending inside a line, with whole lines as replacement: the line's start doubled, or its rest split off",
-		"partial-search | edit_content | "+whySuccessOther,
-		"trunc-search-mid | edit_content | "+whySuccessOther)
 	add("issue 59 §5 (fuzzer): a normalized match drops blank-line changes at the search's ends, and writes look-alikes of the replacement as sent",
 		"lookalike | edit_content | "+whySuccessOther,
 		"lookalike-both | edit_content | "+whySuccessOther)
-	add("issue 59 §5 (fuzzer): re-indentation indents an empty replacement line (trailing whitespace); a batch's exact-matched change keeps the request's indentation style",
-		"indent-dedent | edit_content | "+whySuccessOther,
-		"indent-restyle | edit_content | "+whySuccessOther)
 	add("issue 59 §5 (fuzzer, found after the evidence rule landed): a retried line-range edit whose content equals the lines answers 'no change', not already_applied",
 		"retry | file_replace | "+whyRetryNotAlready,
 		"retry | ai_code_editing.edit_file | "+whyRetryNotAlready,

@@ -48,6 +48,8 @@ type carrier struct {
 	style  []string
 	eol    string // the matched line's terminator: the file's, where the window shows none
 	loose  bool   // near-miss mode: a changed line must merge without conflict
+
+	batch [][2]string // indentation pairs other changes of the batch aligned (restyle.go)
 }
 
 // carry returns the text that replaces the window: the change search→replace
@@ -224,6 +226,9 @@ func (c *carrier) indenter(sl, rl []line) *indenter {
 		if !isBlank(l.text) {
 			all = append(all, leadingWS(l.text))
 		}
+	}
+	for _, p := range c.batch {
+		pairs, all = append(pairs, p), append(all, p[0])
 	}
 	return newIndenter(pairs, all, c.style)
 }

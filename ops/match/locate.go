@@ -45,6 +45,9 @@ func Locate(content string, changes []Change) ([]Edit, error) {
 		}
 		edits = append(edits, es...)
 	}
+	if err := Restyle(edits, changes); err != nil {
+		return nil, err
+	}
 	sort.SliceStable(edits, func(a, b int) bool { return edits[a].Match.Start < edits[b].Match.Start })
 	for k := 1; k < len(edits); k++ {
 		if edits[k].Match.Start < edits[k-1].Match.End {

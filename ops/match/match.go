@@ -77,6 +77,9 @@ type Match struct {
 	style       []string // indentation of file lines around the match
 	dropFinalNL bool     // search ended in "\n" but the match ends at a final line without one
 	lead        string   // exact levels: the indentation before Start when the match starts after it
+	pre, post   string   // the text of the match's first line before it, of its last line after it (wholelines.go)
+
+	batch [][2]string // (caller, file) indentation pairs another change of the batch aligned (restyle.go)
 }
 
 // Rewrite adapts replacement text to the place m matched. At the exact level
@@ -90,7 +93,7 @@ func (m Match) Rewrite(replace string) (string, error) {
 	if m.lead != "" && multiLine(replace) {
 		return m.rewriteLead(replace)
 	}
-	if m.Level == LevelExact {
+	if m.Level == LevelExact && len(m.batch) == 0 {
 		r := toLF(replace)
 		if m.eol == "\r\n" {
 			r = strings.ReplaceAll(r, "\n", "\r\n")
@@ -140,7 +143,7 @@ func (m Match) carryOnto(replace string) (string, error) {
 			align[i] = i
 		}
 	}
-	c := &carrier{window: splitKeep(m.Matched), align: align, style: m.style, eol: m.eol}
+	c := &carrier{window: splitKeep(m.Matched), align: align, style: m.style, eol: m.eol, batch: m.batch}
 	if len(c.window) < len(align) && m.dropFinalNL {
 		c.window = append(c.window, line{})
 	}
@@ -204,6 +207,7 @@ func findAll(content string, li *lineIndex, search string, o Options) []Match {
 		m.Line, m.EndLine = li.span(m.Start, m.End)
 		m.Matched = content[m.Start:m.End]
 		m.search = search
+		m.lineEnds(content)
 		if m.eol == "" {
 			m.eol = eolAt(content, m.Start)
 		}

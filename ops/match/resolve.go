@@ -108,7 +108,7 @@ func resolve(content string, li *lineIndex, c Change, idx int) ([]Edit, error) {
 	out := make([]Edit, 0, len(sel))
 	for _, m := range sel {
 		m.Note = note
-		r, err := m.RewriteExpanded(replace, c.Path)
+		m, r, err := m.Place(replace, c.Path)
 		if err != nil {
 			return nil, err
 		}
@@ -192,7 +192,8 @@ func presentInstead(content string, li *lineIndex, search, replace string, th fl
 			return Edit{}, false
 		}
 	}
-	if !placed(li, sl, kept, m, w.n, near) {
+	// found only with its inner whitespace folded: a realignment not made
+	if !placed(li, sl, kept, m, w.n, near) || deletedStillThere(li, search, replace, m) || !sameSpacing(nonBlank(m.Matched), nonBlank(replace)) {
 		return Edit{}, false
 	}
 	return noop(m), true
@@ -229,20 +230,21 @@ func extendedAlready(content string, li *lineIndex, ms []Match, search, replace 
 		return nil, false, nil
 	}
 	var after, before []string
-	switch {
-	case slices.Equal(rk[:len(sk)], sk):
+	rl := nonBlank(replace)
+	switch sl := nonBlank(search); {
+	case slices.Equal(rk[:len(sk)], sk) && sameSpacing(rl[:len(sk)], sl):
 		after = rk[len(sk):]
-	case slices.Equal(rk[len(rk)-len(sk):], sk):
+	case slices.Equal(rk[len(rk)-len(sk):], sk) && sameSpacing(rl[len(rl)-len(sk):], sl):
 		before = rk[:len(rk)-len(sk)]
 	default:
 		return nil, false, nil
 	}
 	var es []Edit
 	for _, m := range ms {
-		if after != nil && !slices.Equal(linesAfter(li, m.EndLine, len(after)), after) {
+		if after != nil && (!slices.Equal(linesAfter(li, m.EndLine, len(after)), after) || !spacedAlike(li, m.EndLine, rl[len(sk):], true)) {
 			return nil, false, nil
 		}
-		if before != nil && !slices.Equal(linesBefore(li, m.Line, len(before)), before) {
+		if before != nil && (!slices.Equal(linesBefore(li, m.Line, len(before)), before) || !spacedAlike(li, m.Line-2, rl[:len(before)], false)) {
 			return nil, false, nil
 		}
 		es = append(es, noop(m))
@@ -275,6 +277,11 @@ func grownAlready(content string, ms []Match, search, replace string) ([]Edit, b
 			return nil, false
 		}
 		rest, lead := r[len(s):], r[:len(r)-len(s)]
+		if strings.TrimSpace(rest+lead) == "" || strings.HasSuffix(s, "\n") {
+			// whitespace grows no token, and text after a line break
+			// starts a line (a replacement cut short, not a change made)
+			return nil, false
+		}
 		// the grown text must end (start) on a token boundary: "ab" is no
 		// change made in "abc"; whole lines added are extendedAlready's
 		switch {

@@ -28,7 +28,9 @@ func findTolerant(li *lineIndex, search string, key func(string) string, skipBla
 		return lk[j]
 	}
 	for start := 0; start < n; start++ {
-		align, end, ok := tryAt(start, n, sl, keys, skipBlank, lineKey)
+		// overlapping windows count too: "}\n}\n" at any indentation
+		// stands twice in three closing lines (ambiguous, not the first)
+		align, _, ok := tryAt(start, n, sl, keys, skipBlank, lineKey)
 		if !ok {
 			continue
 		}
@@ -55,7 +57,6 @@ func findTolerant(li *lineIndex, search string, key func(string) string, skipBla
 		m.Level, m.Similarity = lvl, 1
 		m.align = align
 		ms = append(ms, m)
-		start = end
 	}
 	return ms
 }
