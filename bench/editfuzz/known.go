@@ -52,11 +52,8 @@ func init() {
 		"retry | file_replace | "+whyRetryNotAlready,
 		"retry | ai_code_editing.edit_file | "+whyRetryNotAlready,
 		"retry | file_edit | "+whyRetryNotAlready)
-	add("issue 59 §5 (fuzzer): an elision marker in the search, or someone else's change to the lines, answered already_applied",
-		"elide-search | edit_content | "+whyAlreadyNotThere,
-		"stale-changed | edit_content | "+whyAlreadyNotThere)
-	add("issue 59 §5 (fuzzer): someone else's change to the lines overwritten by a batch made in order",
-		"stale-changed | edit_content | "+whySuccessMustRefuse)
+	add("issue 59 §5 (fuzzer): an elision marker in the search answered already_applied",
+		"elide-search | edit_content | "+whyAlreadyNotThere)
 	add("issue 59 §5 (fuzzer): a normalized match (look-alikes) or a marker the replacement keeps answers success but leaves the file as it was",
 		"lookalike | edit_content | "+whySuccessNoChange,
 		"lookalike-both | edit_content | "+whySuccessNoChange,
