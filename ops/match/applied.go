@@ -133,3 +133,37 @@ func presentText(ms []Match) string {
 	}
 	return s + ", but nothing shows it was put there in place of the search text, so the change is not reported as already applied"
 }
+
+// carriedNothing judges a change that, carried onto the lines m matched at
+// a tolerant level, leaves them as they are although its replacement
+// differs from its search text. When those lines already are the
+// replacement, line for line (blank lines included) and equal once folded
+// (a whitespace-only change the file has, a retry), the change is made
+// already: the file is its evidence. Otherwise the carry lost the change
+// (a blank line or an elided line it could not place), and a success would
+// claim a change not made: it is refused (ops.ErrNoMatch).
+func carriedNothing(m Match, replace string) (Edit, error) {
+	if holds(m.Matched, replace) {
+		return noop(m), nil
+	}
+	return Edit{}, &ops.Error{Op: "match", Index: -1, Err: ops.ErrNoMatch,
+		Msg: fmt.Sprintf("matched at line %d (%s level), but carried onto the file's lines the change leaves them as they are, and they are not the replacement: the change would not be made, so nothing was written", m.Line, m.Level),
+		Hint:       "send the search text exactly as the file has it (candidate) with your change in the replacement",
+		Candidates: []ops.Candidate{{Line: m.Line, EndLine: m.EndLine, Similarity: 1, Text: shorten(m.Matched, 300), SearchText: m.Matched}}}
+}
+
+// holds reports lines that are text line for line, blank lines included,
+// equal once folded.
+func holds(lines, text string) bool {
+	a, _ := searchLines(lines)
+	b, _ := searchLines(text)
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if fold(a[i]) != fold(b[i]) {
+			return false
+		}
+	}
+	return true
+}

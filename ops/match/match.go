@@ -144,7 +144,11 @@ func (m Match) carryOnto(replace string) (string, error) {
 	if len(c.window) < len(align) && m.dropFinalNL {
 		c.window = append(c.window, line{})
 	}
-	out, err := c.carryRead(m.search, replace, m)
+	search := m.search
+	if m.Level == LevelNormalized {
+		search, replace = asFileChars(m.Matched, search, replace)
+	}
+	out, err := c.carryRead(search, replace, m)
 	var oe *ops.Error
 	if errors.As(err, &oe) {
 		return "", err

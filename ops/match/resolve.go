@@ -112,6 +112,15 @@ func resolve(content string, li *lineIndex, c Change, idx int) ([]Edit, error) {
 		if err != nil {
 			return nil, err
 		}
+		if r == m.Matched && m.Level != LevelExact && m.Level != LevelLineEndings && toLF(search) != toLF(replace) {
+			e, err := carriedNothing(m, replace)
+			if err != nil {
+				return nil, err
+			}
+			e.Change = idx
+			out = append(out, e)
+			continue
+		}
 		out = append(out, Edit{Applied: Applied{Change: idx, Match: m}, Replacement: r})
 	}
 	return out, nil
