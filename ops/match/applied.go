@@ -147,7 +147,7 @@ func carriedNothing(m Match, replace string) (Edit, error) {
 		return noop(m), nil
 	}
 	return Edit{}, &ops.Error{Op: "match", Index: -1, Err: ops.ErrNoMatch,
-		Msg: fmt.Sprintf("matched at line %d (%s level), but carried onto the file's lines the change leaves them as they are, and they are not the replacement: the change would not be made, so nothing was written", m.Line, m.Level),
+		Msg:        fmt.Sprintf("matched at line %d (%s level), but carried onto the file's lines the change leaves them as they are, and they are not the replacement: the change would not be made, so nothing was written", m.Line, m.Level),
 		Hint:       "send the search text exactly as the file has it (candidate) with your change in the replacement",
 		Candidates: []ops.Candidate{{Line: m.Line, EndLine: m.EndLine, Similarity: 1, Text: shorten(m.Matched, 300), SearchText: m.Matched}}}
 }
