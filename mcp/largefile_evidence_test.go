@@ -55,3 +55,39 @@ func TestEditContent_StaleLinesRefused(t *testing.T) {
 		}
 	})
 }
+
+// TestEditContent_RetryAroundItsSearch: a retried edit_content whose
+// replacement holds its search text with lines added on both sides (the
+// search still found, inside the replacement) answers already_applied on
+// the journal's evidence, and a retried batch one of whose changes is
+// whitespace-only answers already_applied too; neither writes (issue 59
+// §5, the fuzzer's retry classes).
+func TestEditContent_RetryAroundItsSearch(t *testing.T) {
+	retried := func(t *testing.T, src string, args map[string]any, want string) {
+		t.Helper()
+		e := newEnv(t, jmcp.Options{}, "s.go", src)
+		args["absolute_file_path"] = "s.go"
+		if first, txt := e.apply(args); first.Event == 0 || e.read("s.go") != want {
+			t.Fatalf("first call %+v\n%s\nfile %q", first, txt, e.read("s.go"))
+		}
+		var again jmcp.EditOut
+		txt := e.ok("edit_content", args, &again)
+		if !again.AlreadyApplied || again.Status != "already_applied" || again.Event != 0 || e.read("s.go") != want {
+			t.Fatalf("retry %+v\n%s\nfile %q", again, txt, e.read("s.go"))
+		}
+	}
+	t.Run("lines added on both sides", func(t *testing.T) {
+		src := "package p\n\nfunc (s *signer) Name() string    { return s.principal }\n"
+		search := "func (s *signer) Name() string    { return s.principal }\n"
+		replace := "// Name implements note.Signer: the principal.\nfunc (s *signer) Name() string { return s.principal }\n\n// KeyHash implements note.Signer.\n"
+		retried(t, src, map[string]any{"changes": []map[string]any{{"search_text": search, "replace_text": replace}}},
+			strings.Replace(src, search, replace, 1))
+	})
+	t.Run("batch with a whitespace-only change", func(t *testing.T) {
+		src := "function verb(n) { if (g[n]) i[n] = f; }\nfunction step(r) { settle(q[0][2], r);  }\n"
+		c0s, c0r := "function verb(n) { if (g[n]) i[n] = f; }\n", "function verb(n, f) { if (g[n]) { i[n] = f; } }\n"
+		c1s, c1r := "function step(r) { settle(q[0][2], r);  }\n", "function step(r) { settle(q[0][2], r); }\n"
+		retried(t, src, map[string]any{"changes": []map[string]any{{"search_text": c0s, "replace_text": c0r}, {"search_text": c1s, "replace_text": c1r}}},
+			c0r+c1r)
+	})
+}

@@ -32,8 +32,6 @@ func init() {
 		"retry | file_replace | "+whyRetryApplied)
 	add("issue 59 (already-applied evidence, in progress): a whitespace-only change (realigned columns) under a search cut short, or a replacement cut short that is a prefix of the file's next line, is taken as already applied (the whole call, or one change of a batch while the others apply)",
 		"trunc-search-lines | edit_content | "+whyAlreadyNotThere)
-	add("issue 59 §5 (fuzzer): a retried edit_content whose replacement adds lines on both sides of its search applies again (the search is still in the file, inside the replacement)",
-		"retry | edit_content | "+whyRetryApplied)
 	add("issue 59 §5 (fuzzer): final newlines of search and replacement differ: an extra blank line, or a glued/unterminated last line",
 		"nl-drop-search | edit_content | "+whySuccessOther,
 		"nl-drop-replace | edit_content | "+whySuccessOther)
@@ -47,8 +45,6 @@ func init() {
 		"retry | file_replace | "+whyRetryNotAlready,
 		"retry | ai_code_editing.edit_file | "+whyRetryNotAlready,
 		"retry | file_edit | "+whyRetryNotAlready)
-	add("issue 59 §5 (fuzzer): an elision marker in the search answered already_applied",
-		"elide-search | edit_content | "+whyAlreadyNotThere)
 	add("issue 59 §5 (fuzzer): a marker the replacement keeps answers success but leaves the file as it was",
 		"elide-replace | edit_content | "+whySuccessNoChange)
 }

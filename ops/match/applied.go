@@ -2,6 +2,7 @@ package match
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/journalfs/journal/ops"
@@ -63,7 +64,7 @@ func madeAt(ms []Match, at int) (Match, bool) {
 func placed(li *lineIndex, sl []string, kept []int, m Match, n int, near []scored) bool {
 	for _, k := range kept {
 		if j, ok := onlyLine(li, fold(sl[k])); ok && j+1 >= m.Line && j+1 <= m.EndLine {
-			return true
+			return !stillStands(li, sl, kept, m, j-k)
 		}
 	}
 	overlaps := func(h scored) bool { return h.i+n >= m.Line && h.i+1 <= m.EndLine }
@@ -75,7 +76,32 @@ func placed(li *lineIndex, sl []string, kept []int, m Match, n int, near []score
 			return false
 		}
 	}
-	return true
+	return !stillStands(li, sl, kept, m, near[0].i)
+}
+
+// stillStands reports the search's evidence against a change made at m:
+// with the search's first line at 0-based file line start, a line the
+// change removes or rewrites (not kept, substantial) still stands beside
+// the replacement's occurrence, where the search has it — equal or nearly
+// (DefaultThreshold) once folded. Made, the change would have taken it
+// away; it stands, so the replacement's lines were there before, or the
+// lines were changed by someone else (a deletion whose kept lines "}"
+// stand while the deleted function, one line edited, is still there).
+func stillStands(li *lineIndex, sl []string, kept []int, m Match, start int) bool {
+	for k, l := range sl {
+		key := fold(l)
+		if slices.Contains(kept, k) || len([]rune(key)) < minKeyRunes {
+			continue
+		}
+		j := start + k
+		if j < 0 || j >= li.n() || (j+1 >= m.Line && j+1 <= m.EndLine) {
+			continue
+		}
+		if f := fold(li.text(j)); f == key || similarity(f, key) >= DefaultThreshold {
+			return true
+		}
+	}
+	return false
 }
 
 // onlyLine returns the 0-based line whose folded text is key when exactly
@@ -166,4 +192,42 @@ func holds(lines, text string) bool {
 		}
 	}
 	return true
+}
+
+// insideReplacement judges a change whose search text is found only inside
+// occurrences of its own replacement, larger than the match (a replacement
+// that adds lines on both sides of its search, a retry whose search now
+// matches the replacement's middle line at a tolerant level): applying it
+// would make the change a second time around the first. It is applied
+// already only on the caller's evidence (at names the occurrence: the
+// journal's event that made it); otherwise it is refused (ErrMaybeRepeat),
+// neither claimed nor doubled. ok is false when some match stands outside
+// every such occurrence (the change is made there as usual).
+func insideReplacement(content string, li *lineIndex, ms []Match, search, replace string, at int) ([]Edit, bool, error) {
+	if strings.TrimSpace(toLF(search)) == strings.TrimSpace(toLF(replace)) || len(keyLines(replace)) == 0 {
+		return nil, false, nil
+	}
+	rs := findAll(content, li, replace, Options{Fuzzy: true})
+	if len(rs) == 0 {
+		return nil, false, nil
+	}
+	var es []Edit
+	var around Match
+	for _, m := range ms {
+		k := slices.IndexFunc(rs, func(r Match) bool {
+			return r.Start <= m.Start && m.End <= r.End && r.End-r.Start > m.End-m.Start
+		})
+		if k < 0 {
+			return nil, false, nil
+		}
+		around = rs[k]
+		es = append(es, noop(m))
+	}
+	if len(ms) == 1 && at > 0 && around.Line == at {
+		return es, true, nil
+	}
+	return nil, true, &ops.Error{Op: "match", Index: -1, Err: ErrMaybeRepeat,
+		Msg:        "the search text stands only inside this change's replacement (candidate): made already, or meant a second time around it? No earlier edit in the journal made this change there, so nothing was written",
+		Hint:       "read the file at the candidate's lines; to make the change there again, send the call again with allow_repeat: true",
+		Candidates: []ops.Candidate{{Line: around.Line, EndLine: around.EndLine, Similarity: 1, Text: shorten(around.Matched, 200)}}}
 }

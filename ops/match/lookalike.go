@@ -13,7 +13,9 @@ import (
 // before the change is carried the look-alikes the matched lines do not
 // have are written as the ASCII they stand for, in search and replacement
 // alike (the diff between them is unchanged). Look-alikes the file has
-// itself (a Markdown file's curly quotes) are the file's style and kept.
+// itself (a Markdown file's curly quotes) are the file's style and kept,
+// and so is the ellipsis: a character of its own, written on purpose in
+// prose and messages, not a stand-in for one ASCII character.
 
 // asFileChars returns search and replace with every look-alike character
 // the file's matched lines do not have mapped to its ASCII, when the search
@@ -21,7 +23,7 @@ import (
 func asFileChars(matched, search, replace string) (string, string) {
 	foreign := func(r rune) bool {
 		_, ok := lookalike(r)
-		return ok && !strings.ContainsRune(matched, r)
+		return ok && r != '\u2026' && !strings.ContainsRune(matched, r)
 	}
 	if strings.IndexFunc(search, foreign) < 0 {
 		return search, replace

@@ -1,0 +1,67 @@
+package match
+
+import (
+	"errors"
+	"testing"
+)
+
+// TestLocate_RemovedLinesStillStand: the replacement present where the
+// search would be is no evidence of the change when a line the change
+// removes still stands beside it, where the search has it (issue 59 §5:
+// a deletion whose kept lines "}" stand while the deleted function, one
+// line edited by someone else, is still there; imports whose first line
+// the change drops, the search cut inside its last line).
+func TestLocate_RemovedLinesStillStand(t *testing.T) {
+	for _, tc := range []struct{ name, content, search, replace string }{
+		{name: "deletion, one deleted line edited since",
+			content: "\t\tw.drop(f)\n\t}\n}\n\n// keysOf is the keys of m.\nfunc keysOf(m map[string]bool) []string {\n\tkeys := make([]string, 0, len(m))\n\treturn keyszz\n}\n",
+			search:  "\t}\n}\n\n// keysOf is the keys of m.\nfunc keysOf(m map[string]bool) []string {\n\tkeys := make([]string, 0, len(m))\n\treturn keys\n}\n",
+			replace: "\t}\n}\n"},
+		{name: "first line dropped, search cut inside its last line",
+			content: "\t\"encoding/json\"\n\t\"errors\"\n\t\"fmt\"\n\n\t\"github.com/journalfs/journal/journal/sshnote\"\n\t\"golang.org/x/mod/sumdb/note\"\n\t\"golang.org/x/mod/sumdb/tlog\"\n",
+			search:  "\t\"encoding/json\"\n\t\"errors\"\n\t\"fmt\"\n\n\t\"github.com/journalfs/journal/journal/sshnote\"\n\t\"golang.org/x/mod/sumdb/note\"\n\t\"go",
+			replace: "\t\"errors\"\n\t\"fmt\"\n\n\t\"github.com/journalfs/journal/journal/sshnote\"\n\t\"golang.org/x/mod/sumdb/note\"\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			es, err := Locate(tc.content, []Change{{Search: tc.search, Replace: tc.replace, Options: Options{Fuzzy: true}}})
+			if err == nil {
+				t.Fatalf("answered %+v, want a refusal", es)
+			}
+		})
+	}
+}
+
+// TestLocate_GrownLineIsNoEvidence: a replacement that is its search text
+// (ending with its line's end) and the start of a new line is no change
+// made where the file's next line starts so ("thre"→"three" grows a word
+// on the search's own line; a line cut short is no line made): it is never
+// reported applied already. Its text stands around the search, so without
+// the journal's evidence it is refused as a possible repeat.
+func TestLocate_GrownLineIsNoEvidence(t *testing.T) {
+	content := "\t\"github.com/journalfs/journal/journal\"\n\t\"github.com/journalfs/journal/snapshot\"\n"
+	search := "\t\"github.com/journalfs/journal/journal\"\n"
+	es, err := Locate(content, []Change{{Search: search, Replace: search + "\t\"github.com/", Options: Options{Fuzzy: true}}})
+	if !errors.Is(err, ErrMaybeRepeat) {
+		t.Fatalf("got %+v %v, want ErrMaybeRepeat", es, err)
+	}
+}
+
+// TestLocate_PresentWithOtherBlankLines: the replacement found only with
+// another number of blank lines than it has (the normalized level lets
+// them differ) is not the change made: a search with an elision marker
+// where the file has two blank lines and the replacement one is never
+// reported applied already (issue 59 §5, the fuzzer's elide-search class).
+func TestLocate_PresentWithOtherBlankLines(t *testing.T) {
+	content := "}\n\n\n// hits calls fn with the end offset\n// keyword's index.\n"
+	search := "}\n// ... existing code ...\n\n// hits calls fn with the end offset\n// keyword's index.\n"
+	replace := "}\n\n// hits calls fn with the end offset\n// keyword's index.\n"
+	es, err := Locate(content, []Change{{Search: search, Replace: replace, Options: Options{Fuzzy: true}}})
+	if err == nil && es[0].AlreadyApplied {
+		t.Fatalf("answered %+v, want the change made or refused", es)
+	}
+	// the same replacement with the file's blank lines is made already
+	es, err = Locate(replace, []Change{{Search: "}\n\n// hits calls fn with the start offset\n// keyword's index.\n", Replace: replace, Options: Options{Fuzzy: true}}})
+	if err != nil || !es[0].AlreadyApplied {
+		t.Fatalf("replacement as it stands: %+v %v", es, err)
+	}
+}
