@@ -45,6 +45,4 @@ func init() {
 		"retry | file_replace | "+whyRetryNotAlready,
 		"retry | ai_code_editing.edit_file | "+whyRetryNotAlready,
 		"retry | file_edit | "+whyRetryNotAlready)
-	add("issue 59 §5 (fuzzer): a marker the replacement keeps answers success but leaves the file as it was",
-		"elide-replace | edit_content | "+whySuccessNoChange)
 }

@@ -3,6 +3,8 @@ package match
 import (
 	"errors"
 	"testing"
+
+	"github.com/journalfs/journal/ops"
 )
 
 // TestLocate_RemovedLinesStillStand: the replacement present where the
@@ -63,5 +65,18 @@ func TestLocate_PresentWithOtherBlankLines(t *testing.T) {
 	es, err = Locate(replace, []Change{{Search: "}\n\n// hits calls fn with the start offset\n// keyword's index.\n", Replace: replace, Options: Options{Fuzzy: true}}})
 	if err != nil || !es[0].AlreadyApplied {
 		t.Fatalf("replacement as it stands: %+v %v", es, err)
+	}
+}
+
+// TestApply_MarkerThatKeepsEverythingRefused: a replacement whose elision
+// marker, expanded, gives the search text back (the marker absorbed the
+// line the change deletes) changes nothing; it is refused, never a success
+// that leaves the file as it was (issue 59 §5, the fuzzer's elide-replace
+// class).
+func TestApply_MarkerThatKeepsEverythingRefused(t *testing.T) {
+	content := "//go:build !android\n// +build !android\n\npackage main\n"
+	_, _, err := Apply(content, []Change{{Search: content, Replace: "//go:build !android\n...\n", Options: Options{Fuzzy: true, Path: "main.go"}}})
+	if !errors.Is(err, ops.ErrInvalidInput) {
+		t.Fatalf("err %v, want a refusal", err)
 	}
 }
