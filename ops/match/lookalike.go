@@ -14,26 +14,38 @@ import (
 // have are written as the ASCII they stand for, in search and replacement
 // alike (the diff between them is unchanged). Look-alikes the file has
 // itself (a Markdown file's curly quotes) are the file's style and kept,
-// and so is the ellipsis: a character of its own, written on purpose in
-// prose and messages, not a stand-in for one ASCII character.
+// and so are the ellipsis and the em dash: punctuation of their own,
+// written on purpose in prose and messages, not stand-ins for one ASCII
+// character. Without that evidence (an exact match shows nothing of the
+// caller's characters) only the look-alikes nobody can see are mapped: a
+// no-break or other look-alike space, a zero-width character, which the
+// matched lines do not have.
 
-// asFileChars returns search and replace with every look-alike character
-// the file's matched lines do not have mapped to its ASCII, when the search
-// has at least one such character; otherwise both as they are.
+// asFileChars returns search and replace with the look-alike characters
+// the file's matched lines do not have mapped to their ASCII: every
+// look-alike but the ellipsis and the em dash when the search has one of
+// them, else only the invisible ones (look-alike spaces, zero-width).
 func asFileChars(matched, search, replace string) (string, string) {
 	foreign := func(r rune) bool {
 		_, ok := lookalike(r)
-		return ok && r != '\u2026' && !strings.ContainsRune(matched, r)
+		return ok && r != '\u2026' && r != '\u2014' && !strings.ContainsRune(matched, r)
 	}
-	if strings.IndexFunc(search, foreign) < 0 {
-		return search, replace
+	evidence := strings.IndexFunc(search, foreign) >= 0
+	mapped := func(r rune) (string, bool) {
+		if !foreign(r) {
+			return "", false
+		}
+		m, _ := lookalike(r)
+		return m, evidence || m == " " || m == ""
 	}
 	ascii := func(s string) string {
+		if strings.IndexFunc(s, func(r rune) bool { _, ok := mapped(r); return ok }) < 0 {
+			return s
+		}
 		var b strings.Builder
 		b.Grow(len(s))
 		for _, r := range s {
-			if foreign(r) {
-				m, _ := lookalike(r)
+			if m, ok := mapped(r); ok {
 				b.WriteString(m)
 				continue
 			}

@@ -91,7 +91,8 @@ func (m Match) Rewrite(replace string) (string, error) {
 		return m.rewriteLead(replace)
 	}
 	if m.Level == LevelExact {
-		r := toLF(replace)
+		_, r := asFileChars(m.Matched, m.search, replace)
+		r = toLF(r)
 		if m.eol == "\r\n" {
 			r = strings.ReplaceAll(r, "\n", "\r\n")
 		}
@@ -144,10 +145,7 @@ func (m Match) carryOnto(replace string) (string, error) {
 	if len(c.window) < len(align) && m.dropFinalNL {
 		c.window = append(c.window, line{})
 	}
-	search := m.search
-	if m.Level == LevelNormalized {
-		search, replace = asFileChars(m.Matched, search, replace)
-	}
+	search, replace := asFileChars(m.Matched, m.search, replace)
 	out, err := c.carryRead(search, replace, m)
 	var oe *ops.Error
 	if errors.As(err, &oe) {
