@@ -38,6 +38,8 @@ func init() {
 	add("issue 59 §5 (fuzzer): a search starting or ending inside a line, with whole lines as replacement: the line's start doubled, or its rest split off",
 		"partial-search | edit_content | "+whySuccessOther,
 		"trunc-search-mid | edit_content | "+whySuccessOther)
+	add("issue 59 §5 (fuzzer): visible look-alikes (curly quotes, en dashes) in a replacement whose search shows none of that kind substituted (an exact match, a search without quotes) are written as sent: nothing tells the caller's channel's from the caller's own (an en dash in '200–950 ms')",
+		"lookalike-both | edit_content | "+whySuccessOther)
 	add("issue 59 §5 (fuzzer): re-indentation indents an empty replacement line (trailing whitespace); a batch's exact-matched change keeps the request's indentation style",
 		"indent-dedent | edit_content | "+whySuccessOther,
 		"indent-restyle | edit_content | "+whySuccessOther)

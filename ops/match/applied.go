@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/journalfs/journal/ops"
+	"github.com/journalfs/journal/ops/merge"
 )
 
 // Already applied, on evidence only. A change reported applied already is
@@ -230,4 +231,51 @@ func insideReplacement(content string, li *lineIndex, ms []Match, search, replac
 		Msg:        "the search text stands only inside this change's replacement (candidate): made already, or meant a second time around it? No earlier edit in the journal made this change there, so nothing was written",
 		Hint:       "read the file at the candidate's lines; to make the change there again, send the call again with allow_repeat: true",
 		Candidates: []ops.Candidate{{Line: around.Line, EndLine: around.EndLine, Similarity: 1, Text: shorten(around.Matched, 200)}}}
+}
+
+// changeShown reports that the replacement's occurrence m (a tolerant
+// level's) shows the change itself: every line the change writes (not a
+// line of the search as it is) stands in the file as written, but for
+// indentation, trailing whitespace and look-alikes. A level blind to the
+// change (the normalized level erases the spaces a realignment adds) finds
+// the replacement where the file lacks the change.
+func changeShown(m Match, search, replace string) bool {
+	if m.Level == LevelExact || m.Level == LevelLineEndings {
+		return true
+	}
+	sl, _ := searchLines(search)
+	rl, _ := searchLines(replace)
+	var wl []string
+	for _, l := range splitKeep(m.Matched) {
+		wl = append(wl, l.text)
+	}
+	for _, h := range merge.DiffStrings(sl, rl) {
+		for b := h.B0; b < h.B1; b++ {
+			if isBlank(rl[b]) {
+				continue
+			}
+			a := b
+			if m.align != nil {
+				a = m.align[b]
+			}
+			if a < 0 || a >= len(wl) || strictKey(wl[a]) != strictKey(rl[b]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// strictKey is a line without indentation and trailing whitespace, its
+// look-alikes as ASCII: the spaces inside it count.
+func strictKey(s string) string {
+	var b strings.Builder
+	for _, r := range trimKey(s) {
+		if m, ok := lookalike(r); ok {
+			b.WriteString(m)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

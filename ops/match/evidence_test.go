@@ -80,3 +80,18 @@ func TestApply_MarkerThatKeepsEverythingRefused(t *testing.T) {
 		t.Fatalf("err %v, want a refusal", err)
 	}
 }
+
+// TestLocate_PresentAtALevelBlindToTheChange: a replacement that realigns
+// a comment (spaces inside a line) is found at the normalized level where
+// the file has the line unaligned; that is no evidence the change was
+// made (the fuzzer's elide-search class: the search's elision marker kept
+// it from matching, and the call answered already_applied).
+func TestLocate_PresentAtALevelBlindToTheChange(t *testing.T) {
+	content := "\tadd(t, \"f.txt\")\n\tcommit(t, \"feature\")\n\tpush(t, \"origin\") // a push carries the notes\n\turl = bucket + \"/\" + name // one prefix per scenario\n"
+	search := "\tadd(t, \"f.txt\")\n\t// ... existing code ...\n\tpush(t, \"origin\") // a push carries the notes\n\turl = bucket + \"/\" + name // one prefix per scenario\n"
+	replace := "\tadd(t, \"f.txt\")\n\tcommit(t, \"feature\")\n\tpush(t, \"origin\")              // a push carries the notes\n\turl = bucket + \"/\" + name // one prefix per scenario\n"
+	es, err := Locate(content, []Change{{Search: search, Replace: replace, Options: Options{Fuzzy: true, Path: "x_test.go"}}})
+	if err == nil && es[0].AlreadyApplied {
+		t.Fatalf("answered %+v, want the change made or refused", es)
+	}
+}

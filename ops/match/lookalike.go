@@ -6,37 +6,44 @@ import (
 
 // Look-alikes the caller typed. A search that matched only at the
 // normalized level because it has a curly quote, a dash or a no-break
-// space where the file has ASCII shows the caller's text substitutes
-// look-alikes for the file's characters: its replacement does the same.
+// space where the file has ASCII shows the caller's text substitutes that
+// look-alike for the file's character: its replacement does the same.
 // The lines a change writes are in the file's characters (the promise of
 // every tolerant match: only the lines changed, in the file's style), so
-// before the change is carried the look-alikes the matched lines do not
-// have are written as the ASCII they stand for, in search and replacement
-// alike (the diff between them is unchanged). Look-alikes the file has
-// itself (a Markdown file's curly quotes) are the file's style and kept,
-// and so are the ellipsis and the em dash: punctuation of their own,
-// written on purpose in prose and messages, not stand-ins for one ASCII
-// character. Without that evidence (an exact match shows nothing of the
-// caller's characters) only the look-alikes nobody can see are mapped: a
-// no-break or other look-alike space, a zero-width character, which the
-// matched lines do not have.
+// before the change is carried those look-alikes are written as the ASCII
+// they stand for, in search and replacement alike (the diff between them
+// is unchanged): each look-alike the search has where the matched lines
+// do not, and every curly quote once the search shows one (smart quotes
+// turn both kinds).
+// Other look-alikes of the replacement are its own (an en dash in
+// "200–950 ms", an ellipsis, an em dash in a message), and those the file
+// has are its style. Only the look-alikes nobody can see, a no-break or
+// other look-alike space and a zero-width character the matched lines do
+// not have, are never meant and always mapped, an exact match included.
 
-// asFileChars returns search and replace with the look-alike characters
-// the file's matched lines do not have mapped to their ASCII: every
-// look-alike but the ellipsis and the em dash when the search has one of
-// them, else only the invisible ones (look-alike spaces, zero-width).
+// asFileChars returns search and replace with the look-alikes the caller
+// substitutes (above) mapped to their ASCII.
 func asFileChars(matched, search, replace string) (string, string) {
 	foreign := func(r rune) bool {
 		_, ok := lookalike(r)
-		return ok && r != '\u2026' && r != '\u2014' && !strings.ContainsRune(matched, r)
+		return ok && !strings.ContainsRune(matched, r)
 	}
-	evidence := strings.IndexFunc(search, foreign) >= 0
+	quote := func(m string) bool { return m == "'" || m == `"` }
+	quotes := false // the search shows smart quotes
+	shown := map[rune]bool{}
+	for _, r := range search {
+		if foreign(r) {
+			shown[r] = true
+			m, _ := lookalike(r)
+			quotes = quotes || quote(m)
+		}
+	}
 	mapped := func(r rune) (string, bool) {
 		if !foreign(r) {
 			return "", false
 		}
 		m, _ := lookalike(r)
-		return m, evidence || m == " " || m == ""
+		return m, shown[r] || (quotes && quote(m)) || m == " " || m == ""
 	}
 	ascii := func(s string) string {
 		if strings.IndexFunc(s, func(r rune) bool { _, ok := mapped(r); return ok }) < 0 {

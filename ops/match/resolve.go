@@ -184,10 +184,10 @@ func presentInstead(content string, li *lineIndex, search, replace string, th fl
 	if len(rk) == 1 && len([]rune(rk[0])) < minKeyRunes {
 		return Edit{}, false // too short to tell one place from another
 	}
-	if len(ms) != 1 || !holds(ms[0].Matched, replace) {
+	if len(ms) != 1 || !holds(ms[0].Matched, replace) || !changeShown(ms[0], search, replace) {
 		// present twice, or only with blank lines the replacement does
 		// not have (the normalized level lets their number differ: the
-		// change may be one of them)
+		// change may be one of them), or at a level blind to the change
 		return Edit{}, false
 	}
 	m := ms[0]
