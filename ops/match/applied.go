@@ -208,13 +208,10 @@ func insideReplacement(content string, li *lineIndex, ms []Match, search, replac
 	if strings.TrimSpace(toLF(search)) == strings.TrimSpace(toLF(replace)) || len(keyLines(replace)) == 0 {
 		return nil, false, nil
 	}
-	rs := findAll(content, li, replace, Options{Fuzzy: true})
-	if len(rs) == 0 {
-		return nil, false, nil
-	}
 	var es []Edit
 	var around Match
 	for _, m := range ms {
+		rs := presentAround(content, li, m, replace)
 		k := slices.IndexFunc(rs, func(r Match) bool {
 			return r.Start <= m.Start && m.End <= r.End && r.End-r.Start > m.End-m.Start
 		})
@@ -278,4 +275,24 @@ func strictKey(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// presentAround returns the occurrences of replace (as Present finds them)
+// among the lines around match m, twice as many on each side as replace
+// has (the normalized level lets blank lines differ in number): the
+// only place one holding m can stand, searched without a pass over the
+// whole file. Their offsets and lines are the content's.
+func presentAround(content string, li *lineIndex, m Match, replace string) []Match {
+	n := 2*strings.Count(toLF(replace), "\n") + 2 // blank lines may differ in number
+	lo, hi := max(0, m.Line-1-n), min(li.n()-1, m.EndLine-1+n)
+	start, _, _ := li.bounds(lo)
+	_, _, end := li.bounds(hi)
+	sub := content[start:end]
+	rs := findAll(sub, indexLines(sub), replace, Options{Fuzzy: true})
+	for i := range rs {
+		r := &rs[i]
+		r.Start, r.End = r.Start+start, r.End+start
+		r.Line, r.EndLine = r.Line+lo, r.EndLine+lo
+	}
+	return rs
 }
