@@ -40,6 +40,8 @@ func init() {
 		"trunc-search-mid | edit_content | "+whySuccessOther)
 	add("issue 59 §5 (fuzzer): visible look-alikes (curly quotes, en dashes) in a replacement whose search shows none of that kind substituted (an exact match, a search without quotes) are written as sent: nothing tells the caller's channel's from the caller's own (an en dash in '200–950 ms')",
 		"lookalike-both | edit_content | "+whySuccessOther)
+	add("issue 59 §5 (fuzzer, long mode): a replacement holding look-alikes of its own of the kind its search shows typed for ASCII (this repository's tests of look-alikes, curly quotes in their strings) has them written as ASCII",
+		"lookalike | edit_content | "+whySuccessOther)
 	add("issue 59 §5 (fuzzer): re-indentation indents an empty replacement line (trailing whitespace); a batch's exact-matched change keeps the request's indentation style",
 		"indent-dedent | edit_content | "+whySuccessOther,
 		"indent-restyle | edit_content | "+whySuccessOther)
