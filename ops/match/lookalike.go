@@ -1,6 +1,7 @@
 package match
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -13,8 +14,9 @@ import (
 // before the change is carried those look-alikes are written as the ASCII
 // they stand for, in search and replacement alike (the diff between them
 // is unchanged): each look-alike the search has where the matched lines
-// do not, and every curly quote once the search shows one (smart quotes
-// turn both kinds).
+// do not (any search of the call showing it, for the texts of one call come
+// through one channel), and every curly quote once the call shows any
+// look-alike typed (smart punctuation curls both kinds of quote).
 // Other look-alikes of the replacement are its own (an en dash in
 // "200–950 ms", an ellipsis, an em dash in a message), and those the file
 // has are its style. Only the look-alikes nobody can see, a no-break or
@@ -22,22 +24,23 @@ import (
 // not have, are never meant and always mapped, an exact match included.
 
 // asFileChars returns search and replace with the look-alikes the caller
-// substitutes (above) mapped to their ASCII.
-func asFileChars(matched, search, replace string) (string, string) {
+// substitutes (above) mapped to their ASCII; typed holds the look-alikes
+// the other searches of the call show typed (withTyped).
+func asFileChars(matched, search, replace, typed string) (string, string) {
 	foreign := func(r rune) bool {
 		_, ok := lookalike(r)
 		return ok && !strings.ContainsRune(matched, r)
 	}
 	quote := func(m string) bool { return m == "'" || m == `"` }
-	quotes := false // the search shows smart quotes
 	shown := map[rune]bool{}
-	for _, r := range search {
+	for _, r := range search + typed {
 		if foreign(r) {
 			shown[r] = true
-			m, _ := lookalike(r)
-			quotes = quotes || quote(m)
 		}
 	}
+	// a channel that typed any look-alike for the file's ASCII has smart
+	// quotes on: every curly quote of the call is one of its
+	quotes := len(shown) > 0
 	mapped := func(r rune) (string, bool) {
 		if !foreign(r) {
 			return "", false
@@ -61,4 +64,27 @@ func asFileChars(matched, search, replace string) (string, string) {
 		return b.String()
 	}
 	return ascii(search), ascii(replace)
+}
+
+// withTyped returns the changes of one call, each knowing the look-alikes
+// any of the call's searches has that the file has nowhere: typed by the
+// caller's channel for ASCII, so its replacements' look-alikes of those
+// kinds are written as ASCII, in every change of the call.
+func withTyped(content string, changes []Change) []Change {
+	var typed []rune
+	for _, c := range changes {
+		for _, r := range c.Search {
+			if _, ok := lookalike(r); ok && !slices.Contains(typed, r) && !strings.ContainsRune(content, r) {
+				typed = append(typed, r)
+			}
+		}
+	}
+	if len(typed) == 0 {
+		return changes
+	}
+	out := slices.Clone(changes)
+	for i := range out {
+		out[i].typed = string(typed)
+	}
+	return out
 }

@@ -79,3 +79,19 @@ func TestApply_LookalikeInnerBlankLine(t *testing.T) {
 		t.Fatalf("got %q, %v; want %q", got, err, want)
 	}
 }
+
+// TestApply_LookalikesTypedInOneChangeOfTheCall: the texts of one call
+// come through one channel: a look-alike one change's search shows typed
+// for ASCII is written as ASCII in every change's replacement, and a
+// channel that typed any look-alike curls quotes.
+func TestApply_LookalikesTypedInOneChangeOfTheCall(t *testing.T) {
+	content := "createToken('COERCE', `${'(^|[^\\\\d])'}`)\n\nfn hex(input: &str) -> u8 {\n}\n"
+	got, _, err := Apply(content, []Change{
+		{Search: "createToken(’COERCE’, `${’(^|[^\\\\d])’}`)\n", Replace: "createToken(’COERCEPLAIN’, `${’(^|[^\\\\d])’}`)\n", Options: Options{Fuzzy: true}},
+		{Search: "fn\u00a0hex(input: &str) –> u8 {\n", Replace: "fn\u00a0hex(input: &str) –> u8 {\n  tag(“#”)(input)\n", Options: Options{Fuzzy: true}},
+	})
+	want := "createToken('COERCEPLAIN', `${'(^|[^\\\\d])'}`)\n\nfn hex(input: &str) -> u8 {\n  tag(\"#\")(input)\n}\n"
+	if err != nil || got != want {
+		t.Fatalf("got %q %v\nwant %q", got, err, want)
+	}
+}

@@ -44,6 +44,8 @@ type Options struct {
 	// replacement starting at that line is reported applied already, even
 	// where the file alone could not tell it from other places (applied.go).
 	MadeAt int `json:"-"`
+
+	typed string // look-alikes the call's searches have for ASCII (lookalike.go)
 }
 
 // Level names the cascade level that produced a match.
@@ -77,6 +79,7 @@ type Match struct {
 	style       []string // indentation of file lines around the match
 	dropFinalNL bool     // search ended in "\n" but the match ends at a final line without one
 	lead        string   // exact levels: the indentation before Start when the match starts after it
+	typed       string   // look-alikes the call's searches have for ASCII (lookalike.go)
 }
 
 // Rewrite adapts replacement text to the place m matched. At the exact level
@@ -91,7 +94,7 @@ func (m Match) Rewrite(replace string) (string, error) {
 		return m.rewriteLead(replace)
 	}
 	if m.Level == LevelExact {
-		_, r := asFileChars(m.Matched, m.search, replace)
+		_, r := asFileChars(m.Matched, m.search, replace, m.typed)
 		r = toLF(r)
 		if m.eol == "\r\n" {
 			r = strings.ReplaceAll(r, "\n", "\r\n")
@@ -145,7 +148,7 @@ func (m Match) carryOnto(replace string) (string, error) {
 	if len(c.window) < len(align) && m.dropFinalNL {
 		c.window = append(c.window, line{})
 	}
-	search, replace := asFileChars(m.Matched, m.search, replace)
+	search, replace := asFileChars(m.Matched, m.search, replace, m.typed)
 	out, err := c.carryRead(search, replace, m)
 	var oe *ops.Error
 	if errors.As(err, &oe) {
@@ -205,7 +208,7 @@ func findAll(content string, li *lineIndex, search string, o Options) []Match {
 		m := &ms[i]
 		m.Line, m.EndLine = li.span(m.Start, m.End)
 		m.Matched = content[m.Start:m.End]
-		m.search = search
+		m.search, m.typed = search, o.typed
 		if m.eol == "" {
 			m.eol = eolAt(content, m.Start)
 		}
