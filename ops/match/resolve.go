@@ -85,22 +85,20 @@ func resolve(content string, li *lineIndex, c Change, idx int) ([]Edit, error) {
 				es[i].Change = idx
 			}
 			return es, nil
-		} else if es, ok, err := extendedAlready(content, li, ms, search, replace, c.MadeAt); ok {
-			if err != nil {
-				return nil, err
+		} else {
+			// an insertion found made beside its search, or the search
+			// found only inside its replacement
+			for _, judge := range []func(string, *lineIndex, []Match, string, string, int) ([]Edit, bool, error){extendedAlready, insideReplacement} {
+				if es, ok, err := judge(content, li, ms, search, replace, c.MadeAt); ok {
+					if err != nil {
+						return nil, err
+					}
+					for i := range es {
+						es[i].Change = idx
+					}
+					return es, nil
+				}
 			}
-			for i := range es {
-				es[i].Change = idx
-			}
-			return es, nil
-		} else if es, ok, err := insideReplacement(content, li, ms, search, replace, c.MadeAt); ok {
-			if err != nil {
-				return nil, err
-			}
-			for i := range es {
-				es[i].Change = idx
-			}
-			return es, nil
 		}
 	}
 	if len(ms) == 0 {
