@@ -76,6 +76,11 @@ func (s *Server) editContent(ctx context.Context, c *call, in *EditIn) (*EditOut
 				Msg:  fmt.Sprintf("is version %s, not the expected %s", version(v.ID), in.ExpectedVersion),
 				Hint: "read the file again and redo the edit against its current version"}
 		}
+		if in.ExpectedVersion == "" {
+			if err := s.staleChange(c.session, v, v.Data, changes); err != nil {
+				return nil, err
+			}
+		}
 		if edits, err = t.locate(changes); err != nil {
 			sp = suspectOf(err, v, changes)
 			return nil, err

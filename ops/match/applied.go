@@ -2,9 +2,11 @@ package match
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/journalfs/journal/ops"
+	"github.com/journalfs/journal/ops/merge"
 )
 
 // Already applied, on evidence only. A change reported applied already is
@@ -63,7 +65,7 @@ func madeAt(ms []Match, at int) (Match, bool) {
 func placed(li *lineIndex, sl []string, kept []int, m Match, n int, near []scored) bool {
 	for _, k := range kept {
 		if j, ok := onlyLine(li, fold(sl[k])); ok && j+1 >= m.Line && j+1 <= m.EndLine {
-			return true
+			return !stillStands(li, sl, kept, m, j-k)
 		}
 	}
 	overlaps := func(h scored) bool { return h.i+n >= m.Line && h.i+1 <= m.EndLine }
@@ -75,7 +77,32 @@ func placed(li *lineIndex, sl []string, kept []int, m Match, n int, near []score
 			return false
 		}
 	}
-	return true
+	return !stillStands(li, sl, kept, m, near[0].i)
+}
+
+// stillStands reports the search's evidence against a change made at m:
+// with the search's first line at 0-based file line start, a line the
+// change removes or rewrites (not kept, substantial) still stands beside
+// the replacement's occurrence, where the search has it — equal or nearly
+// (DefaultThreshold) once folded. Made, the change would have taken it
+// away; it stands, so the replacement's lines were there before, or the
+// lines were changed by someone else (a deletion whose kept lines "}"
+// stand while the deleted function, one line edited, is still there).
+func stillStands(li *lineIndex, sl []string, kept []int, m Match, start int) bool {
+	for k, l := range sl {
+		key := fold(l)
+		if slices.Contains(kept, k) || len([]rune(key)) < minKeyRunes {
+			continue
+		}
+		j := start + k
+		if j < 0 || j >= li.n() || (j+1 >= m.Line && j+1 <= m.EndLine) {
+			continue
+		}
+		if f := fold(li.text(j)); f == key || similarity(f, key) >= DefaultThreshold {
+			return true
+		}
+	}
+	return false
 }
 
 // onlyLine returns the 0-based line whose folded text is key when exactly
@@ -132,4 +159,140 @@ func presentText(ms []Match) string {
 		s += fmt.Sprintf(" (%d places: lines %s)", len(ms), lineList(ms))
 	}
 	return s + ", but nothing shows it was put there in place of the search text, so the change is not reported as already applied"
+}
+
+// carriedNothing judges a change that, carried onto the lines m matched at
+// a tolerant level, leaves them as they are although its replacement
+// differs from its search text. When those lines already are the
+// replacement, line for line (blank lines included) and equal once folded
+// (a whitespace-only change the file has, a retry), the change is made
+// already: the file is its evidence. Otherwise the carry lost the change
+// (a blank line or an elided line it could not place), and a success would
+// claim a change not made: it is refused (ops.ErrNoMatch).
+func carriedNothing(m Match, replace string) (Edit, error) {
+	if holds(m.Matched, replace) {
+		return noop(m), nil
+	}
+	return Edit{}, &ops.Error{Op: "match", Index: -1, Err: ops.ErrNoMatch,
+		Msg:        fmt.Sprintf("matched at line %d (%s level), but carried onto the file's lines the change leaves them as they are, and they are not the replacement: the change would not be made, so nothing was written", m.Line, m.Level),
+		Hint:       "send the search text exactly as the file has it (candidate) with your change in the replacement",
+		Candidates: []ops.Candidate{{Line: m.Line, EndLine: m.EndLine, Similarity: 1, Text: shorten(m.Matched, 300), SearchText: m.Matched}}}
+}
+
+// holds reports lines that are text line for line, blank lines included,
+// equal once folded.
+func holds(lines, text string) bool {
+	a, _ := searchLines(lines)
+	b, _ := searchLines(text)
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if fold(a[i]) != fold(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// insideReplacement judges a change whose search text is found only inside
+// occurrences of its own replacement, larger than the match (a replacement
+// that adds lines on both sides of its search, a retry whose search now
+// matches the replacement's middle line at a tolerant level): applying it
+// would make the change a second time around the first. It is applied
+// already only on the caller's evidence (at names the occurrence: the
+// journal's event that made it); otherwise it is refused (ErrMaybeRepeat),
+// neither claimed nor doubled. ok is false when some match stands outside
+// every such occurrence (the change is made there as usual).
+func insideReplacement(content string, li *lineIndex, ms []Match, search, replace string, at int) ([]Edit, bool, error) {
+	if strings.TrimSpace(toLF(search)) == strings.TrimSpace(toLF(replace)) || len(keyLines(replace)) == 0 {
+		return nil, false, nil
+	}
+	var es []Edit
+	var around Match
+	for _, m := range ms {
+		rs := presentAround(content, li, m, replace)
+		k := slices.IndexFunc(rs, func(r Match) bool {
+			return r.Start <= m.Start && m.End <= r.End && r.End-r.Start > m.End-m.Start
+		})
+		if k < 0 {
+			return nil, false, nil
+		}
+		around = rs[k]
+		es = append(es, noop(m))
+	}
+	if len(ms) == 1 && at > 0 && around.Line == at {
+		return es, true, nil
+	}
+	return nil, true, &ops.Error{Op: "match", Index: -1, Err: ErrMaybeRepeat,
+		Msg:        "the search text stands only inside this change's replacement (candidate): made already, or meant a second time around it? No earlier edit in the journal made this change there, so nothing was written",
+		Hint:       "read the file at the candidate's lines; to make the change there again, send the call again with allow_repeat: true",
+		Candidates: []ops.Candidate{{Line: around.Line, EndLine: around.EndLine, Similarity: 1, Text: shorten(around.Matched, 200)}}}
+}
+
+// changeShown reports that the replacement's occurrence m (a tolerant
+// level's) shows the change itself: every line the change writes (not a
+// line of the search as it is) stands in the file as written, but for
+// indentation, trailing whitespace and look-alikes. A level blind to the
+// change (the normalized level erases the spaces a realignment adds) finds
+// the replacement where the file lacks the change.
+func changeShown(m Match, search, replace string) bool {
+	if m.Level == LevelExact || m.Level == LevelLineEndings {
+		return true
+	}
+	sl, _ := searchLines(search)
+	rl, _ := searchLines(replace)
+	var wl []string
+	for _, l := range splitKeep(m.Matched) {
+		wl = append(wl, l.text)
+	}
+	for _, h := range merge.DiffStrings(sl, rl) {
+		for b := h.B0; b < h.B1; b++ {
+			if isBlank(rl[b]) {
+				continue
+			}
+			a := b
+			if m.align != nil {
+				a = m.align[b]
+			}
+			if a < 0 || a >= len(wl) || strictKey(wl[a]) != strictKey(rl[b]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// strictKey is a line without indentation and trailing whitespace, its
+// look-alikes as ASCII: the spaces inside it count.
+func strictKey(s string) string {
+	var b strings.Builder
+	for _, r := range trimKey(s) {
+		if m, ok := lookalike(r); ok {
+			b.WriteString(m)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// presentAround returns the occurrences of replace (as Present finds them)
+// among the lines around match m, twice as many on each side as replace
+// has (the normalized level lets blank lines differ in number): the
+// only place one holding m can stand, searched without a pass over the
+// whole file. Their offsets and lines are the content's.
+func presentAround(content string, li *lineIndex, m Match, replace string) []Match {
+	n := 2*strings.Count(toLF(replace), "\n") + 2 // blank lines may differ in number
+	lo, hi := max(0, m.Line-1-n), min(li.n()-1, m.EndLine-1+n)
+	start, _, _ := li.bounds(lo)
+	_, _, end := li.bounds(hi)
+	sub := content[start:end]
+	rs := findAll(sub, indexLines(sub), replace, Options{Fuzzy: true})
+	for i := range rs {
+		r := &rs[i]
+		r.Start, r.End = r.Start+start, r.End+start
+		r.Line, r.EndLine = r.Line+lo, r.EndLine+lo
+	}
+	return rs
 }

@@ -62,11 +62,19 @@
 // ("thre"→"three"), to a token's end. The replacement present elsewhere is
 // no evidence: the miss says where it stands. Added lines too short to tell
 // a retry from a second copy ("pass", "}") found beside the search are
-// refused (ErrMaybeRepeat) unless MadeAt names them.
+// refused (ErrMaybeRepeat) unless MadeAt names them, and so is a search
+// found only inside its own replacement. No evidence: the replacement
+// found with other blank lines, or at a level blind to the change, or with
+// a line the change removes still standing beside it. A tolerant match
+// whose carried change leaves the lines as they are is applied already
+// when they are the replacement, else refused.
 //
 // # Replacements: the change, not the text
 //
-// [Match.Rewrite] writes the replacement as sent at the exact level. At the
+// [Match.Rewrite] writes the replacement as sent at the exact level (but
+// for look-alike spaces and zero-width characters the matched lines lack,
+// written as ASCII; and at every level the look-alikes the search shows
+// typed for the file's ASCII: lookalike.go). At the
 // other levels it carries the change onto the file (carry.go): search and
 // replace are diffed line by line (ops/merge's Myers diff); lines the caller
 // did not change keep the file's bytes (indentation, trailing whitespace,

@@ -2,6 +2,7 @@ package match
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/journalfs/journal/ops"
@@ -29,6 +30,15 @@ func (m *Match) RewriteExpanded(replace, path string) (string, error) {
 			return "", &d
 		}
 		return "", err
+	}
+	if len(es) > 0 && toLF(r) == toLF(old) {
+		// every line the replacement lacks went into its markers: what
+		// it changes is unknown, and a success would claim a change
+		// that makes nothing
+		return "", &ops.Error{Op: "match", Index: -1, Err: ops.ErrInvalidInput,
+			Msg:        fmt.Sprintf("the replacement's elision marker %q (line %d of the new text) stands for every line the replacement does not repeat, so expanded it is the search text again and the edit would change nothing: which lines the change removes or rewrites is unknown, and nothing was written", es[0].Marker, es[0].Line),
+			Hint:       "send the lines around the change in full, or keep the marker only where lines stay as they are, with the unchanged lines right before and after it",
+			Candidates: []ops.Candidate{{Line: m.Line, EndLine: m.EndLine, Similarity: 1, Text: shorten(m.Matched, 300), SearchText: m.Matched}}}
 	}
 	if len(es) > 0 {
 		base := m.Line

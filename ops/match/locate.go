@@ -28,6 +28,7 @@ func Locate(content string, changes []Change) ([]Edit, error) {
 		return nil, &ops.Error{Op: "match", Index: -1, Err: ops.ErrInvalidInput,
 			Msg: "no changes given", Hint: "give at least one search/replace pair"}
 	}
+	changes = withTyped(content, changes)
 	var li *lineIndex
 	var edits []Edit
 	for i, c := range changes {

@@ -44,6 +44,8 @@ type Options struct {
 	// replacement starting at that line is reported applied already, even
 	// where the file alone could not tell it from other places (applied.go).
 	MadeAt int `json:"-"`
+
+	typed string // look-alikes the call's searches have for ASCII (lookalike.go)
 }
 
 // Level names the cascade level that produced a match.
@@ -78,6 +80,7 @@ type Match struct {
 	dropFinalNL bool     // search ended in "\n" but the match ends at a final line without one
 	lead        string   // exact levels: the indentation before Start when the match starts after it
 	pre, post   string   // the text of the match's first line before it, of its last line after it (wholelines.go)
+	typed       string   // look-alikes the call's searches have for ASCII (lookalike.go)
 
 	batch [][2]string // (caller, file) indentation pairs another change of the batch aligned (restyle.go)
 }
@@ -94,7 +97,8 @@ func (m Match) Rewrite(replace string) (string, error) {
 		return m.rewriteLead(replace)
 	}
 	if m.Level == LevelExact && len(m.batch) == 0 {
-		r := toLF(replace)
+		_, r := asFileChars(m.Matched, m.search, replace, m.typed)
+		r = toLF(r)
 		if m.eol == "\r\n" {
 			r = strings.ReplaceAll(r, "\n", "\r\n")
 		}
@@ -147,7 +151,8 @@ func (m Match) carryOnto(replace string) (string, error) {
 	if len(c.window) < len(align) && m.dropFinalNL {
 		c.window = append(c.window, line{})
 	}
-	out, err := c.carryRead(m.search, replace, m)
+	search, replace := asFileChars(m.Matched, m.search, replace, m.typed)
+	out, err := c.carryRead(search, replace, m)
 	var oe *ops.Error
 	if errors.As(err, &oe) {
 		return "", err
@@ -206,7 +211,7 @@ func findAll(content string, li *lineIndex, search string, o Options) []Match {
 		m := &ms[i]
 		m.Line, m.EndLine = li.span(m.Start, m.End)
 		m.Matched = content[m.Start:m.End]
-		m.search = search
+		m.search, m.typed = search, o.typed
 		m.lineEnds(content)
 		if m.eol == "" {
 			m.eol = eolAt(content, m.Start)

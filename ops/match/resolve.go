@@ -85,14 +85,20 @@ func resolve(content string, li *lineIndex, c Change, idx int) ([]Edit, error) {
 				es[i].Change = idx
 			}
 			return es, nil
-		} else if es, ok, err := extendedAlready(content, li, ms, search, replace, c.MadeAt); ok {
-			if err != nil {
-				return nil, err
+		} else {
+			// an insertion found made beside its search, or the search
+			// found only inside its replacement
+			for _, judge := range []func(string, *lineIndex, []Match, string, string, int) ([]Edit, bool, error){extendedAlready, insideReplacement} {
+				if es, ok, err := judge(content, li, ms, search, replace, c.MadeAt); ok {
+					if err != nil {
+						return nil, err
+					}
+					for i := range es {
+						es[i].Change = idx
+					}
+					return es, nil
+				}
 			}
-			for i := range es {
-				es[i].Change = idx
-			}
-			return es, nil
 		}
 	}
 	if len(ms) == 0 {
@@ -111,6 +117,15 @@ func resolve(content string, li *lineIndex, c Change, idx int) ([]Edit, error) {
 		m, r, err := m.Place(replace, c.Path)
 		if err != nil {
 			return nil, err
+		}
+		if r == m.Matched && m.Level != LevelExact && m.Level != LevelLineEndings && toLF(search) != toLF(replace) {
+			e, err := carriedNothing(m, replace)
+			if err != nil {
+				return nil, err
+			}
+			e.Change = idx
+			out = append(out, e)
+			continue
 		}
 		out = append(out, Edit{Applied: Applied{Change: idx, Match: m}, Replacement: r})
 	}
@@ -167,7 +182,10 @@ func presentInstead(content string, li *lineIndex, search, replace string, th fl
 	if len(rk) == 1 && len([]rune(rk[0])) < minKeyRunes {
 		return Edit{}, false // too short to tell one place from another
 	}
-	if len(ms) != 1 {
+	if len(ms) != 1 || !holds(ms[0].Matched, replace) || !changeShown(ms[0], search, replace) {
+		// present twice, or only with blank lines the replacement does
+		// not have (the normalized level lets their number differ: the
+		// change may be one of them), or at a level blind to the change
 		return Edit{}, false
 	}
 	m := ms[0]
@@ -283,13 +301,15 @@ func grownAlready(content string, ms []Match, search, replace string) ([]Edit, b
 			return nil, false
 		}
 		// the grown text must end (start) on a token boundary: "ab" is no
-		// change made in "abc"; whole lines added are extendedAlready's
+		// change made in "abc"; it must lie on the search's own line (a
+		// search ending with its line's end grows a new line: a line cut
+		// short is no line made); whole lines added are extendedAlready's
 		switch {
-		case strings.HasPrefix(r, s) && !strings.Contains(rest, "\n") && strings.HasPrefix(content[m.End:], rest):
+		case strings.HasPrefix(r, s) && !strings.HasSuffix(s, "\n") && !strings.Contains(rest, "\n") && strings.HasPrefix(content[m.End:], rest):
 			if _, cut := cuts(content, m.Start, m.End+len(rest)); cut {
 				return nil, false
 			}
-		case strings.HasSuffix(r, s) && !strings.Contains(lead, "\n") && strings.HasSuffix(content[:m.Start], lead):
+		case strings.HasSuffix(r, s) && !strings.HasPrefix(s, "\n") && !strings.Contains(lead, "\n") && strings.HasSuffix(content[:m.Start], lead):
 			if _, cut := cuts(content, m.Start-len(lead), m.End); cut {
 				return nil, false
 			}

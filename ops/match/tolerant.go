@@ -48,6 +48,9 @@ func findTolerant(li *lineIndex, search string, key func(string) string, skipBla
 		if lo < 0 {
 			continue
 		}
+		if skipBlank {
+			lo, hi = edgeBlanks(align, keys, lo, hi, n, lineKey)
+		}
 		for i := range align {
 			if align[i] >= 0 {
 				align[i] -= lo
@@ -97,4 +100,48 @@ func windowMatch(li *lineIndex, i, n int, finalNL bool) Match {
 	}
 	m.eol = eolAt(li.s, start)
 	return m
+}
+
+// edgeBlanks takes into the window [lo, hi] the blank lines the file has
+// where the search has blank lines before its first and after its last
+// aligned line, one for one (as many as both have), and aligns a run of
+// blank lines inside the search with the file's when the file has as many
+// there: a change that adds or removes a blank line is carried onto the
+// file's own blank lines instead of falling outside the window or between
+// aligned lines (and being dropped). Blank search lines the file has in
+// another number stay unaligned.
+func edgeBlanks(align []int, keys []string, lo, hi, n int, lineKey func(int) string) (int, int) {
+	first, last := 0, len(keys)-1
+	for first < len(keys) && keys[first] == "" {
+		first++
+	}
+	for last >= 0 && keys[last] == "" {
+		last--
+	}
+	for i := first - 1; i >= 0 && lo > 0 && lineKey(lo-1) == ""; i-- {
+		lo--
+		align[i] = lo
+	}
+	for i := last + 1; i < len(keys) && hi+1 < n && lineKey(hi+1) == ""; i++ {
+		hi++
+		align[i] = hi
+	}
+	// inner runs of blank lines the file has as many of: one for one
+	for a := first; a < last; {
+		if keys[a] != "" {
+			a++
+			continue
+		}
+		b := a
+		for keys[b] == "" {
+			b++
+		}
+		if align[b]-align[a-1]-1 == b-a {
+			for k := a; k < b; k++ {
+				align[k] = align[a-1] + 1 + (k - a)
+			}
+		}
+		a = b
+	}
+	return lo, hi
 }

@@ -1,0 +1,93 @@
+package mcp_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	jmcp "github.com/journalfs/journal/mcp"
+)
+
+// TestEditContent_StaleLinesRefused: someone else changed a line an
+// edit_content change replaces after the session read the file. Whatever
+// the matcher would make of the file now (the replacement standing there,
+// the search text only in another change's replacement), only a refusal is
+// right (issue 59 §5, the fuzzer's stale-changed class).
+func TestEditContent_StaleLinesRefused(t *testing.T) {
+	stale := func(t *testing.T, src, outside string, args map[string]any) {
+		t.Helper()
+		e := newEnv(t, jmcp.Options{}, "w.go", src)
+		e.ok("read_content", map[string]any{"absolute_file_path": "w.go"}, nil)
+		if err := os.WriteFile(filepath.Join(e.dir, "w.go"), []byte(outside), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args["absolute_file_path"], args["preview"] = "w.go", false
+		te := e.fail("edit_content", args, jmcp.CodeEditConflict)
+		if !strings.Contains(te.Message, "someone else has changed those lines") || e.read("w.go") != outside {
+			t.Fatalf("refusal %+v, file %q", te, e.read("w.go"))
+		}
+	}
+	t.Run("deletion whose kept lines stand (was already_applied)", func(t *testing.T) {
+		src := "\t\tw.cache.drop(f.Path)\n\t}\n}\n\n// keysOf is the keys of m.\nfunc keysOf(m map[string]bool) []string {\n\tkeys := make([]string, 0, len(m))\n\treturn keys\n}\n"
+		stale(t, src, strings.Replace(src, "return keys\n", "return keyszz\n", 1), map[string]any{
+			"search_text":  "\t}\n}\n\n// keysOf is the keys of m.\nfunc keysOf(m map[string]bool) []string {\n\tkeys := make([]string, 0, len(m))\n\treturn keys\n}\n",
+			"replace_text": "\t}\n}\n"})
+	})
+	t.Run("batch made in order over the changed line (was applied)", func(t *testing.T) {
+		src := "func events(t testing.TB) []string {\n\tt.Helper()\n\tj := open(t)\n\tvar out []string\n\tfor _, e := range j.all() {\n\t\tout = append(out, e.String())\n\t}\n\treturn out\n}\n"
+		stale(t, src, strings.Replace(src, "\tvar out []string\n", "\tvar out []stringzz\n", 1), map[string]any{
+			"changes": []map[string]any{
+				{"search_text": "\tt.Helper()\n\tj := open(t)\n", "replace_text": "\tt.Helper()\n\tvar out []string\n\treturn out\n}\n\nfunc all(t testing.TB) []string {\n\tj := open(t)\n"},
+				{"search_text": "\tvar out []string\n", "replace_text": "\tvar out []*Event\n"}}})
+	})
+	t.Run("lines moved by someone else still apply", func(t *testing.T) {
+		src := "package p\n\nfunc f() int {\n\treturn 1\n}\n"
+		e := newEnv(t, jmcp.Options{}, "w.go", src)
+		e.ok("read_content", map[string]any{"absolute_file_path": "w.go"}, nil)
+		moved := strings.Replace(src, "package p\n", "package p\n\n// added by someone else\n", 1)
+		if err := os.WriteFile(filepath.Join(e.dir, "w.go"), []byte(moved), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if out, _ := e.apply(map[string]any{"absolute_file_path": "w.go", "search_text": "\treturn 1\n", "replace_text": "\treturn 2\n"}); out.Event == 0 ||
+			e.read("w.go") != strings.Replace(moved, "return 1", "return 2", 1) {
+			t.Fatalf("%+v: %q", out, e.read("w.go"))
+		}
+	})
+}
+
+// TestEditContent_RetryAroundItsSearch: a retried edit_content whose
+// replacement holds its search text with lines added on both sides (the
+// search still found, inside the replacement) answers already_applied on
+// the journal's evidence, and a retried batch one of whose changes is
+// whitespace-only answers already_applied too; neither writes (issue 59
+// §5, the fuzzer's retry classes).
+func TestEditContent_RetryAroundItsSearch(t *testing.T) {
+	retried := func(t *testing.T, src string, args map[string]any, want string) {
+		t.Helper()
+		e := newEnv(t, jmcp.Options{}, "s.go", src)
+		args["absolute_file_path"] = "s.go"
+		if first, txt := e.apply(args); first.Event == 0 || e.read("s.go") != want {
+			t.Fatalf("first call %+v\n%s\nfile %q", first, txt, e.read("s.go"))
+		}
+		var again jmcp.EditOut
+		txt := e.ok("edit_content", args, &again)
+		if !again.AlreadyApplied || again.Status != "already_applied" || again.Event != 0 || e.read("s.go") != want {
+			t.Fatalf("retry %+v\n%s\nfile %q", again, txt, e.read("s.go"))
+		}
+	}
+	t.Run("lines added on both sides", func(t *testing.T) {
+		src := "package p\n\nfunc (s *signer) Name() string    { return s.principal }\n"
+		search := "func (s *signer) Name() string    { return s.principal }\n"
+		replace := "// Name implements note.Signer: the principal.\nfunc (s *signer) Name() string { return s.principal }\n\n// KeyHash implements note.Signer.\n"
+		retried(t, src, map[string]any{"changes": []map[string]any{{"search_text": search, "replace_text": replace}}},
+			strings.Replace(src, search, replace, 1))
+	})
+	t.Run("batch with a whitespace-only change", func(t *testing.T) {
+		src := "function verb(n) { if (g[n]) i[n] = f; }\nfunction step(r) { settle(q[0][2], r);  }\n"
+		c0s, c0r := "function verb(n) { if (g[n]) i[n] = f; }\n", "function verb(n, f) { if (g[n]) { i[n] = f; } }\n"
+		c1s, c1r := "function step(r) { settle(q[0][2], r);  }\n", "function step(r) { settle(q[0][2], r); }\n"
+		retried(t, src, map[string]any{"changes": []map[string]any{{"search_text": c0s, "replace_text": c0r}, {"search_text": c1s, "replace_text": c1r}}},
+			c0r+c1r)
+	})
+}
