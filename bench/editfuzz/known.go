@@ -14,22 +14,16 @@ func init() {
 			KnownFailures[c] = issue
 		}
 	}
-	lineTools := []string{"file_replace", "ai_code_editing.edit_file", "file_edit"}
-	for _, tool := range lineTools {
-		// the line tools write their content as sent: an elision marker,
-		// text escaped twice, copied line numbers, look-alike characters
-		add("issue 59 §5 (fuzzer): line tools write agent artefacts in their content as sent",
-			"elide-replace | "+tool+" | "+whySuccessOther,
-			"escape-twice | "+tool+" | "+whySuccessOther,
-			"lineno-prefix | "+tool+" | "+whySuccessOther,
-			"lookalike | "+tool+" | "+whySuccessOther)
+	for _, tool := range []string{"file_replace", "ai_code_editing.edit_file", "file_edit"} {
+		// ops.ExpandMarkers reads a marker as the unchanged lines it stands
+		// for, so lines the change deletes next to the run the marker
+		// replaced are kept: the request does not say they go (a refusal,
+		// or an oracle that does not ask it, is the elision work's call)
+		add("issue 59 (elision markers in replacements, in progress): a line tool's marker next to lines the change deletes keeps them",
+			"elide-replace | "+tool+" | "+whySuccessOther)
 	}
 	add("issue 59 (elision markers in replacements, in progress): edit_content writes the marker",
 		"elide-replace | edit_content | "+whySuccessOther)
-	add("issue 59 §5 (fuzzer): a retried line-range edit whose content is longer than its range applies again",
-		"retry | ai_code_editing.edit_file | "+whyRetryApplied,
-		"retry | file_edit | "+whyRetryApplied,
-		"retry | file_replace | "+whyRetryApplied)
 	add("issue 59 (already-applied evidence, in progress): a whitespace-only change (realigned columns) under a search cut short, or a replacement cut short that is a prefix of the file's next line, is taken as already applied (the whole call, or one change of a batch while the others apply)",
 		"trunc-search-lines | edit_content | "+whyAlreadyNotThere)
 	add("issue 59 §5 (fuzzer): a retried edit_content whose replacement adds lines on both sides of its search applies again (the search is still in the file, inside the replacement)",
@@ -48,10 +42,6 @@ func init() {
 	add("issue 59 §5 (fuzzer): re-indentation indents an empty replacement line (trailing whitespace); a batch's exact-matched change keeps the request's indentation style",
 		"indent-dedent | edit_content | "+whySuccessOther,
 		"indent-restyle | edit_content | "+whySuccessOther)
-	add("issue 59 §5 (fuzzer, found after the evidence rule landed): a retried line-range edit whose content equals the lines answers 'no change', not already_applied",
-		"retry | file_replace | "+whyRetryNotAlready,
-		"retry | ai_code_editing.edit_file | "+whyRetryNotAlready,
-		"retry | file_edit | "+whyRetryNotAlready)
 	add("issue 59 §5 (fuzzer): an elision marker in the search, or someone else's change to the lines, answered already_applied",
 		"elide-search | edit_content | "+whyAlreadyNotThere,
 		"stale-changed | edit_content | "+whyAlreadyNotThere)
