@@ -54,8 +54,8 @@ type batchSpec struct {
 	expected  map[string]string // path → expected version
 	diff      bool              // include a unified diff
 	preview   bool              // compute, check, write nothing
-	// repeatCheck: a line tool's call without allow_repeat; a repeat of
-	// the files' last change answers already_applied (repeat.go).
+	// repeatCheck: a line tool's call; a repeat of the files' last change
+	// answers already_applied (repeat.go).
 	repeatCheck bool
 	// lineContent: undo the agent artefacts in line-range replacements'
 	// content (lines_content.go).

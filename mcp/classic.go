@@ -22,7 +22,6 @@ type EditFileIn struct {
 	EditType        string  `json:"edit_type,omitempty" jsonschema:"insert, replace or delete"`
 	ExpectedVersion string  `json:"expected_version,omitempty"`
 	writeOpts
-	repeatOpts
 }
 
 // EditFileOut is seed 001's result, plus the journal event and the new version.
@@ -80,7 +79,7 @@ func (s *Server) registerClassic() {
 				}
 				op.CodeBlock = &code
 			}
-			spec := batchSpec{ops: []ops.Op{op}, lineBased: in.StartLine != nil, diff: true, repeatCheck: !in.AllowRepeat, lineContent: true}
+			spec := batchSpec{ops: []ops.Op{op}, lineBased: in.StartLine != nil, diff: true, repeatCheck: true, lineContent: true}
 			if in.ExpectedVersion != "" {
 				spec.expected = map[string]string{in.TargetFile: in.ExpectedVersion}
 			}

@@ -65,7 +65,8 @@ func claimsAlready(t *testing.T, raw any) bool {
 // TestLineTools_RetryAnswersAlreadyApplied: the same line-range call sent
 // twice — its content longer than its range, or as long — answers
 // already_applied the second time, writing nothing and recording no event;
-// allow_repeat applies it again on purpose.
+// sent with the file's current version as expected version, it applies
+// again on purpose (its numbers count from now: another request).
 func TestLineTools_RetryAnswersAlreadyApplied(t *testing.T) {
 	const before = "package p\n\nimport (\n\t\"testing\"\n)\n"
 	for _, tool := range lineTools {
@@ -95,17 +96,25 @@ func TestLineTools_RetryAnswersAlreadyApplied(t *testing.T) {
 				if !claimsAlready(t, second) || e.newestEvent() != seq {
 					t.Fatalf("the retry: already_applied=%v, events %d → %d: %s", claimsAlready(t, second), seq, e.newestEvent(), txt)
 				}
-				if !strings.Contains(strings.ToLower(txt), "already applied") || !strings.Contains(txt, "allow_repeat") {
+				if !strings.Contains(strings.ToLower(txt), "already applied") || !strings.Contains(txt, "expected version") {
 					t.Fatalf("the retry's text does not say it: %s", txt)
 				}
-				// allow_repeat: the same lines written again, on purpose
+				// the same lines written again, on purpose: numbered from now
+				var rd struct {
+					Version string `json:"version"`
+				}
+				e.ok("read_content", map[string]any{"absolute_file_path": path, "target": 1}, &rd)
+				pin := map[string]any{"expected_version": rd.Version}
+				if tool == "file_replace" {
+					pin = map[string]any{"expected_versions": map[string]any{path: rd.Version}}
+				}
 				var third map[string]any
-				e.ok(tool, lineToolCall(tool, path, 3, end, tc.content, map[string]any{"allow_repeat": true}), &third)
+				e.ok(tool, lineToolCall(tool, path, 3, end, tc.content, pin), &third)
 				if claimsAlready(t, third) && tc.name == "longer" {
-					t.Fatalf("allow_repeat answered already_applied")
+					t.Fatalf("the call pinned to the current version answered already_applied")
 				}
 				if tc.name == "longer" && strings.Count(e.read("a.go"), "\"strings\"") != 2 {
-					t.Fatalf("allow_repeat did not apply again:\n%q", e.read("a.go"))
+					t.Fatalf("the call pinned to the current version did not apply again:\n%q", e.read("a.go"))
 				}
 			})
 		}

@@ -24,7 +24,6 @@ type (
 		Ops []ops.ReplaceOp `json:"ops" jsonschema:"whole file without start_line; else lines start_line..end_line (start_col/end_col: characters; target_line_text: start_line's text, looked for nearby)"`
 		batchOpts
 		writeOpts
-		repeatOpts
 	}
 	// InsertIn is file_insert_text's input.
 	InsertIn struct {
@@ -71,7 +70,7 @@ func (s *Server) registerMutate() {
 			for _, o := range in.Ops {
 				lineBased = lineBased || o.StartLine != nil
 			}
-			return s.batch(ctx, c, batchSpec{ops: list, lineBased: lineBased, expected: in.ExpectedVersions, diff: in.Diff, repeatCheck: !in.AllowRepeat, lineContent: true})
+			return s.batch(ctx, c, batchSpec{ops: list, lineBased: lineBased, expected: in.ExpectedVersions, diff: in.Diff, repeatCheck: true, lineContent: true})
 		})
 	addTool(s, def{name: "file_insert_text", toolset: ToolsetMutate, title: "Insert text",
 		desc:        "Insert text at the start or end of files, or before or after a line, without matching text, atomically.",

@@ -21,18 +21,17 @@ import (
 // tool and the same arguments, as journaled), and every file is still the
 // version that event left. A repeat after anyone changed the file since is
 // not this case: the line-number rules of rebase.go judge it. No time
-// window counts as evidence. allow_repeat applies the call again.
-
-// repeatOpts is the allow_repeat option of the line tools.
-type repeatOpts struct {
-	AllowRepeat bool `json:"allow_repeat,omitempty" jsonschema:"apply even if already applied"`
-}
+// window counts as evidence. To apply the same lines again on purpose, a
+// caller sends the call with the file's current version as its expected
+// version: its numbers then count from now, and the request is another.
+// (An allow_repeat option, as edit_content has, was left out: the line
+// tools' schemas are held to the preset budgets, TestToolBudget.)
 
 // statusAlready is the status of a call found made already.
 const statusAlready = "already_applied"
 
 // repeatNote is what a result says of a call found made already.
-const repeatNote = "this exact request made the file's last change, and the file is still that change's result: nothing was written and no journal event was recorded; pass allow_repeat=true to apply it again on purpose"
+const repeatNote = "this exact request made the file's last change, and the file is still that change's result: nothing was written and no journal event was recorded; to apply it again on purpose, send it with the file's current version as expected version (its line numbers then count from now)"
 
 // repeated reports whether call c repeats the newest change of every file
 // of keys (see above), returning that event and each file's current
@@ -112,7 +111,7 @@ func (s *Server) batchRepeat(c *call, spec batchSpec) (*BatchOut, bool) {
 // (repeated). A symbol's or the whole file's edit sent again finds the
 // code in place and changes nothing (Unchanged) without this.
 func (s *Server) fileEditRepeat(c *call, in *FileEditIn) (*FileEditResult, bool) {
-	if in.DryRun || in.AllowRepeat || s.opts.ReadOnly || in.Target != "" || in.StartLine == nil {
+	if in.DryRun || s.opts.ReadOnly || in.Target != "" || in.StartLine == nil {
 		return nil, false
 	}
 	rp, err := s.eng.Resolve(in.File)

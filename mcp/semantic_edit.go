@@ -21,7 +21,6 @@ type FileEditIn struct {
 	DryRun            bool   `json:"dryRun,omitempty" jsonschema:"diff only, write nothing"`
 	AutoFix           bool   `json:"autoFix,omitempty" jsonschema:"apply the server's quick fixes, same event"`
 	writeOpts
-	repeatOpts
 }
 
 // DetectedIntent is one intent the safety layer found (seed 000).
