@@ -232,11 +232,14 @@ func (p *editPlan) apply(src *source, in *FileEditIn) (string, error) {
 		if in.Code == "" {
 			after = src.text[:start] + src.text[next:]
 		} else {
-			sent, err := p.lineContent(in.Code, d, a, b)
-			if err != nil {
-				return "", err
+			if p.what == "lines" {
+				sent, err := p.lineContent(in.Code, d, a, b)
+				if err != nil {
+					return "", err
+				}
+				code = withEOL(sent, d.DominantEOL())
 			}
-			code, es, err := ops.ExpandMarkers(src.text[start:end], withEOL(sent, d.DominantEOL()), name)
+			code, es, err := ops.ExpandMarkers(src.text[start:end], code, name)
 			if err != nil {
 				return "", err
 			}
