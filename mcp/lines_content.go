@@ -42,18 +42,8 @@ func lineContent(list []ops.Op, load func(string) ([]byte, bool, error)) ([]ops.
 		if a < 1 || b < a || b > d.LineCount() {
 			continue
 		}
-		old := make([]string, 0, b-a+1)
-		for n := a; n <= b; n++ {
-			old = append(old, d.Line(n))
-		}
-		c, ns, err := match.LineContent(content, old, a, d.Text())
+		c, ns, err := rangeContent(content, d, a, b, o.Kind(), i, path)
 		if err != nil {
-			var oe *ops.Error
-			if errors.As(err, &oe) {
-				e := *oe
-				e.Op, e.Index, e.Path = o.Kind(), i, path
-				return nil, nil, &e
-			}
 			return nil, nil, err
 		}
 		if len(ns) == 0 {
@@ -97,20 +87,27 @@ func lineRangeContent(o ops.Op) (path, content string, a, b int, set func(string
 // lineContent undoes the agent artefacts in file_edit's code for lines
 // a..b of d (match.LineContent), saying so in p.artefacts.
 func (p *editPlan) lineContent(code string, d *ops.Doc, a, b int) (string, error) {
-	old := make([]string, 0, b-a+1)
-	for n := a; n <= b; n++ {
-		old = append(old, d.Line(n))
-	}
-	c, notes, err := match.LineContent(code, old, a, d.Text())
+	c, notes, err := rangeContent(code, d, a, b, "file_edit", -1, "")
 	if err != nil {
-		var oe *ops.Error
-		if errors.As(err, &oe) {
-			e := *oe
-			e.Op = "file_edit"
-			return "", &e
-		}
 		return "", err
 	}
 	p.artefacts = notes
 	return c, nil
+}
+
+// rangeContent is match.LineContent for content replacing lines a..b of
+// d, its refusal naming the op (kind, index in its batch, path).
+func rangeContent(content string, d *ops.Doc, a, b int, kind string, index int, path string) (string, []string, error) {
+	old := make([]string, 0, b-a+1)
+	for n := a; n <= b; n++ {
+		old = append(old, d.Line(n))
+	}
+	c, notes, err := match.LineContent(content, old, a, d.Text())
+	var oe *ops.Error
+	if errors.As(err, &oe) {
+		e := *oe
+		e.Op, e.Index, e.Path = kind, index, path
+		return "", nil, &e
+	}
+	return c, notes, err
 }

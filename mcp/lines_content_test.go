@@ -1,7 +1,6 @@
 package mcp_test
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -62,9 +61,7 @@ func TestLineTools_ContentArtefacts(t *testing.T) {
 	for _, tool := range lineTools {
 		for _, tc := range cases {
 			t.Run(tool+"/"+tc.name, func(t *testing.T) {
-				e := newEnv(t, jmcp.Options{}, tc.file, tc.before)
-				path := filepath.Join(e.dir, tc.file)
-				e.ok("read_content", map[string]any{"absolute_file_path": path, "target": 1}, nil)
+				e, path := readEnv(t, tc.file, tc.before)
 				args := lineToolCall(tool, path, tc.start, tc.end, tc.content, nil)
 				if tc.want == "" {
 					te := e.fail(tool, args, jmcp.CodeInvalidInput)

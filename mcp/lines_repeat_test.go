@@ -47,6 +47,15 @@ func lineToolCall(tool, path string, start, end int, content string, extra map[s
 	return a
 }
 
+// readEnv is a workspace holding name with before, read by the session.
+func readEnv(t *testing.T, name, before string) (*env, string) {
+	t.Helper()
+	e := newEnv(t, jmcp.Options{}, name, before)
+	path := filepath.Join(e.dir, name)
+	e.ok("read_content", map[string]any{"absolute_file_path": path, "target": 1}, nil)
+	return e, path
+}
+
 var lineTools = []string{"file_replace", "ai_code_editing.edit_file", "file_edit"}
 
 // claimsAlready reads already_applied from a line tool's structured result.
@@ -75,13 +84,11 @@ func TestLineTools_RetryAnswersAlreadyApplied(t *testing.T) {
 			{"as long", "import (\n\t\"strings\"\n", "package p\n\nimport (\n\t\"strings\"\n)\n"},
 		} {
 			t.Run(tool+"/"+tc.name, func(t *testing.T) {
-				e := newEnv(t, jmcp.Options{}, "a.go", before)
-				path := filepath.Join(e.dir, "a.go")
+				e, path := readEnv(t, "a.go", before)
 				end := 3
 				if tc.name == "as long" {
 					end = 4
 				}
-				e.ok("read_content", map[string]any{"absolute_file_path": path, "target": 1}, nil)
 				args := lineToolCall(tool, path, 3, end, tc.content, nil)
 				var first, second map[string]any
 				e.ok(tool, args, &first)
@@ -129,9 +136,7 @@ func TestLineTools_RepeatAfterOtherChangeIsNotAlready(t *testing.T) {
 	const before = "a\nb\nc\nd\n"
 	for _, tool := range lineTools {
 		t.Run(tool, func(t *testing.T) {
-			e := newEnv(t, jmcp.Options{}, "a.txt", before)
-			path := filepath.Join(e.dir, "a.txt")
-			e.ok("read_content", map[string]any{"absolute_file_path": path, "target": 1}, nil)
+			e, path := readEnv(t, "a.txt", before)
 			args := lineToolCall(tool, path, 4, 4, "D\n", nil)
 			e.ok(tool, args, nil)
 			e.ok(tool, lineToolCall(tool, path, 1, 1, "A\n", nil), nil)
@@ -168,9 +173,7 @@ func TestLineTools_ContentAlreadyThere(t *testing.T) {
 	const before = "a\nb\nc\n"
 	for _, tool := range lineTools {
 		t.Run(tool, func(t *testing.T) {
-			e := newEnv(t, jmcp.Options{}, "a.txt", before)
-			path := filepath.Join(e.dir, "a.txt")
-			e.ok("read_content", map[string]any{"absolute_file_path": path, "target": 1}, nil)
+			e, path := readEnv(t, "a.txt", before)
 			seq := e.newestEvent()
 			for range 2 {
 				var out map[string]any
