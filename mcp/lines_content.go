@@ -5,6 +5,7 @@ import (
 
 	"github.com/journalfs/journal/ops"
 	"github.com/journalfs/journal/ops/match"
+	"github.com/journalfs/journal/ops/syntax"
 )
 
 // lineContent undoes the agent artefacts in the content of the line-range
@@ -86,8 +87,8 @@ func lineRangeContent(o ops.Op) (path, content string, a, b int, set func(string
 
 // lineContent undoes the agent artefacts in file_edit's code for lines
 // a..b of d (match.LineContent), saying so in p.artefacts.
-func (p *editPlan) lineContent(code string, d *ops.Doc, a, b int) (string, error) {
-	c, notes, err := rangeContent(code, d, a, b, "file_edit", -1, "")
+func (p *editPlan) lineContent(code string, d *ops.Doc, a, b int, path string) (string, error) {
+	c, notes, err := rangeContent(code, d, a, b, "file_edit", -1, path)
 	if err != nil {
 		return "", err
 	}
@@ -102,7 +103,7 @@ func rangeContent(content string, d *ops.Doc, a, b int, kind string, index int, 
 	for n := a; n <= b; n++ {
 		old = append(old, d.Line(n))
 	}
-	c, notes, err := match.LineContent(content, old, a, d.Text())
+	c, notes, err := match.LineContent(content, old, a, d.Text(), isCode(path))
 	var oe *ops.Error
 	if errors.As(err, &oe) {
 		e := *oe
@@ -110,4 +111,15 @@ func rangeContent(content string, d *ops.Doc, a, b int, kind string, index int, 
 		return "", nil, &e
 	}
 	return c, notes, err
+}
+
+// isCode reports whether the file at path is in a programming language
+// (ops/syntax knows it, and it is not Markdown or HTML), where a look-alike
+// character in new text is more likely an artefact than meant.
+func isCode(path string) bool {
+	switch syntax.Detect(path, nil) {
+	case "", "markdown", "html":
+		return false
+	}
+	return true
 }

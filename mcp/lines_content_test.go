@@ -51,6 +51,11 @@ func TestLineTools_ContentArtefacts(t *testing.T) {
 		{name: "look-alikes where the file has ASCII", file: "a.js", before: "  verb(\"next\"), verb('x');\n  done();\n",
 			start: 1, end: 1, content: "  verb(“next”), verb(‘x’, y);\n  more(“z”);\n",
 			want: "  verb(\"next\"), verb('x', y);\n  more(\"z\");\n  done();\n", says: "look-alike"},
+		{name: "curly quotes in new code refused", file: "a.go", before: "package p\n\nvar x = 1\n",
+			start: 3, end: 3, content: "var x = 1 // don’t\n", says: "look-alike"},
+		{name: "an em dash in new code kept", file: "a.go", before: "package p\n\nvar x = 1\n",
+			start: 3, end: 3, content: "var x = 1 // one — not two\n",
+			want: "package p\n\nvar x = 1 // one — not two\n"},
 		{name: "curly quotes the file uses kept", file: "doc.md", before: "It’s “fine”.\nNext.\n",
 			start: 2, end: 2, content: "Next, “better”.\n",
 			want: "It’s “fine”.\nNext, “better”.\n"},
@@ -85,5 +90,20 @@ func TestLineTools_ContentArtefacts(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestLineTools_LookalikesOnPurpose: look-alikes refused in a code file's
+// new text (nothing shows whether they are meant) are written on purpose
+// by a whole-file file_replace, as the refusal's hint says.
+func TestLineTools_LookalikesOnPurpose(t *testing.T) {
+	e, path := readEnv(t, "a.go", "package p\n\nvar x = 1\n")
+	te := e.fail("file_replace", lineToolCall("file_replace", path, 3, 3, "var x = 1 // don’t\n", nil), jmcp.CodeInvalidInput)
+	if !strings.Contains(te.Hint, "whole file") {
+		t.Fatalf("hint: %+v", te)
+	}
+	e.ok("file_replace", map[string]any{"ops": []any{map[string]any{"path": path, "content": "package p\n\nvar x = 1 // don’t\n"}}}, nil)
+	if got := e.read("a.go"); got != "package p\n\nvar x = 1 // don’t\n" {
+		t.Fatalf("file %q", got)
 	}
 }

@@ -233,7 +233,7 @@ func (p *editPlan) apply(src *source, in *FileEditIn) (string, error) {
 			after = src.text[:start] + src.text[next:]
 		} else {
 			if p.what == "lines" {
-				sent, err := p.lineContent(in.Code, d, a, b)
+				sent, err := p.lineContent(in.Code, d, a, b, name)
 				if err != nil {
 					return "", err
 				}

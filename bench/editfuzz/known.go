@@ -22,9 +22,10 @@ func init() {
 		add("issue 59 (elision markers in replacements, in progress): a line tool's marker next to lines the change deletes keeps them",
 			"elide-replace | "+tool+" | "+whySuccessOther)
 		// a look-alike is put back to ASCII only on evidence (one standing
-		// where the replaced lines have the ASCII character): new prose
-		// replacing a blank line keeps its curly quotes, as a person's would
-		add("issue 59 §5 (fuzzer): look-alikes only in new text, with no replaced line to show them an artefact, are written as sent",
+		// where the replaced lines have the ASCII character); without it,
+		// new code text is refused, new prose (Markdown, plain text) keeps
+		// its curly quotes, as a person's would
+		add("issue 59 §5 (fuzzer): look-alikes only in new prose, with no replaced line to show them an artefact, are written as sent",
 			"lookalike | "+tool+" | "+whySuccessOther)
 	}
 	add("issue 59 (elision markers in replacements, in progress): edit_content writes the marker",

@@ -31,14 +31,17 @@ import (
 //     went through a typographic filter, and every look-alike of the
 //     content the file never uses is put back to ASCII — but an em dash,
 //     common in prose, only on its own evidence. A look-alike the file
-//     uses itself (prose with curly quotes) is kept, and so are look-alikes
-//     with none so placed (new prose).
+//     uses itself (prose with curly quotes) is kept. With none so placed,
+//     they are kept in prose (new prose may mean them), and refused in code
+//     (code: a file in a programming language), where the filter is the
+//     likely reading and nothing shows it — but an em dash is kept.
 
 // LineContent returns content with the artefacts above undone, the notes
 // that say so, or an *ops.Error wrapping ops.ErrInvalidInput. old holds
 // the lines replaced (without line endings; none for an insertion before
-// line start), text the whole file.
-func LineContent(content string, old []string, start int, text string) (string, []string, error) {
+// line start), text the whole file; code says the file is in a programming
+// language, not prose.
+func LineContent(content string, old []string, start int, text string, code bool) (string, []string, error) {
 	var notes []string
 	out, note, err := linePrefixes(content, old, start)
 	if err != nil {
@@ -51,9 +54,14 @@ func LineContent(content string, old []string, start int, text string) (string, 
 		out = u
 		notes = append(notes, `the content was escaped twice (\n, \t, \" as text, no line break): it was unescaped once`)
 	}
-	if f, note := lookalikesBack(out, old, text); note != "" {
+	f, note, unshown := lookalikesBack(out, old, text)
+	if note != "" {
 		out = f
 		notes = append(notes, note)
+	} else if unshown != "" && code {
+		return "", nil, &ops.Error{Op: "content", Index: -1, Err: ops.ErrInvalidInput,
+			Msg:  fmt.Sprintf("the content has look-alike characters (%s) this file never uses, and no line it replaces shows whether they stand for ASCII quotes, hyphens or spaces (text put through a typographic filter) or are meant: nothing was written", unshown),
+			Hint: "send the content with ASCII quotes, hyphens and spaces; to write the characters on purpose, use edit_content or replace the whole file"}
 	}
 	return out, notes, nil
 }
@@ -143,8 +151,10 @@ func escapedTwice(content, text string) (string, bool) {
 
 // lookalikesBack puts back to ASCII the look-alikes of content the file
 // never uses when one stands where old has its ASCII character (see
-// LineContent); note is empty when nothing was changed.
-func lookalikesBack(content string, old []string, text string) (string, string) {
+// LineContent); note is empty when nothing was changed, and unshown then
+// lists the look-alikes (em dashes aside) with nothing to show what they
+// are.
+func lookalikesBack(content string, old []string, text string) (out string, note string, unshown string) {
 	cr := []rune(content)
 	folded := slices.Clone(cr)
 	var at []int // positions of look-alikes the file never uses
@@ -154,33 +164,34 @@ func lookalikesBack(content string, old []string, text string) (string, string) 
 			at = append(at, i)
 		}
 	}
-	if len(at) == 0 || len(old) == 0 {
-		return content, ""
-	}
 	oldText := strings.Join(old, "\n")
 	shown := map[rune]bool{} // kinds with a look-alike where old has the ASCII character
+	var seen []string
 	for _, i := range at {
 		if k := lookalikeKind(cr[i]); !shown[k] && placedAs(folded, i, oldText) {
 			shown[k] = true
 		}
+		if q := fmt.Sprintf("%q", cr[i]); cr[i] != '\u2014' && !slices.Contains(seen, q) {
+			seen = append(seen, q)
+		}
 	}
 	if len(shown) == 0 {
-		return content, ""
+		return content, "", strings.Join(seen, ", ")
 	}
-	out := slices.Clone(cr)
+	res := slices.Clone(cr)
 	n := 0
 	for _, i := range at {
 		// the filter shown at work, its other look-alikes are taken as its
 		// too; an em dash, common in prose, needs its own evidence
 		if cr[i] != '\u2014' || shown[cr[i]] {
-			out[i] = folded[i]
+			res[i] = folded[i]
 			n++
 		}
 	}
 	if n == 0 {
-		return content, ""
+		return content, "", ""
 	}
-	return string(out), fmt.Sprintf("%d look-alike character(s) (curly quotes, dashes, no-break spaces) were written as ASCII: the file uses none of them, and the content has some where the lines replaced have the ASCII character", n)
+	return string(res), fmt.Sprintf("%d look-alike character(s) (curly quotes, dashes, no-break spaces) were written as ASCII: the file uses none of them, and the content has some where the lines replaced have the ASCII character", n), ""
 }
 
 // placedAs reports whether the runes around position i of folded (the
