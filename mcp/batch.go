@@ -14,13 +14,20 @@ import (
 // BatchOut is the result of every batch tool (seed 003's response shape, plus
 // the journal event and the new version of each file).
 type BatchOut struct {
-	Status    string            `json:"status"` // "applied" or "preview"
+	Status    string            `json:"status"` // "applied", "preview" or "already_applied"
 	Applied   []ops.OpResult    `json:"applied_ops"`
 	FailedOps []FailedOp        `json:"failed_ops"`
 	Event     uint64            `json:"event,omitempty"`    // journal event id (revert_edit backup_id)
 	Versions  map[string]string `json:"versions,omitempty"` // path → new version
 	Diff      string            `json:"diff,omitempty"`     // unified diff, when asked
 	Notes     []string          `json:"notes,omitempty"`    // line numbers rebased since the session's read
+
+	// AlreadyApplied: the files already were as the call asks (its lines
+	// held its content, or this exact request made their last change,
+	// repeat.go); nothing was written and no journal event recorded.
+	AlreadyApplied bool `json:"already_applied,omitempty"`
+	// RepeatOf is the journal event this call repeats (already applied).
+	RepeatOf uint64 `json:"repeat_of,omitempty"`
 }
 
 // version is the short form shown to agents; absent files have no version.
@@ -47,6 +54,12 @@ type batchSpec struct {
 	expected  map[string]string // path → expected version
 	diff      bool              // include a unified diff
 	preview   bool              // compute, check, write nothing
+	// repeatCheck: a line tool's call; a repeat of the files' last change
+	// answers already_applied (repeat.go).
+	repeatCheck bool
+	// lineContent: undo the agent artefacts in line-range replacements'
+	// content (lines_content.go).
+	lineContent bool
 }
 
 // runBatch resolves paths, applies the ops to the files as they are under the
@@ -54,6 +67,11 @@ type batchSpec struct {
 func (s *Server) runBatch(ctx context.Context, c *call, spec batchSpec) (*BatchOut, error) {
 	if s.opts.ReadOnly {
 		return nil, ErrReadOnly
+	}
+	if spec.repeatCheck && !spec.preview {
+		if out, ok := s.batchRepeat(c, spec); ok {
+			return out, nil
+		}
 	}
 	expected := map[string]string{}
 	for p, v := range spec.expected {
@@ -71,6 +89,7 @@ func (s *Server) runBatch(ctx context.Context, c *call, spec batchSpec) (*BatchO
 	}
 	list := spec.ops
 	loaded := map[string]*replay.File{}
+	var contentNotes map[int][]string // artefacts undone in line tools' content, by op
 	res, err := s.eng.Edit(ctx, func(r *replay.Reader) (*replay.Batch, error) {
 		list = spec.ops
 		for key := range rb.files() {
@@ -124,8 +143,16 @@ func (s *Server) runBatch(ctx context.Context, c *call, spec batchSpec) (*BatchO
 		}
 		r.Prefetch(paths) // read and hashed several at once; load finds them
 		var err error
+		if spec.lineContent {
+			if list, contentNotes, err = lineContent(list, load); err != nil {
+				return nil, err
+			}
+		}
 		if outcome, err = ops.ApplyBatch(list, load); err != nil {
 			return nil, err // op errors, or a load error passed through unchanged
+		}
+		for k := range outcome.Applied {
+			outcome.Applied[k].Warnings = append(outcome.Applied[k].Warnings, contentNotes[outcome.Applied[k].Index]...)
 		}
 		b := c.batch(spec.preview)
 		for _, key := range outcome.Paths() {
@@ -156,6 +183,8 @@ func (s *Server) runBatch(ctx context.Context, c *call, spec batchSpec) (*BatchO
 	}
 	if spec.preview {
 		out.Status = "preview"
+	} else if spec.repeatCheck && (res == nil || res.Seq == 0) {
+		out.Status, out.AlreadyApplied = statusAlready, true // the lines held the content
 	}
 	// the versions the engine hashed as it journaled them; a file the batch
 	// left as it was is hashed here
@@ -197,6 +226,8 @@ func batchText(out *BatchOut) string {
 	var b strings.Builder
 	if out.Status == "preview" {
 		b.WriteString("PREVIEW — nothing was written.\n")
+	} else if out.AlreadyApplied {
+		fmt.Fprintf(&b, "ALREADY APPLIED — %d op(s): nothing was written and no journal event was recorded\n", len(out.Applied))
 	} else if out.Event == 0 {
 		fmt.Fprintf(&b, "applied %d op(s): the files already had that content, so nothing was written and no journal event was recorded\n", len(out.Applied))
 	} else {

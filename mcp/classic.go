@@ -32,6 +32,10 @@ type EditFileOut struct {
 	Diff     string `json:"diff,omitempty"`
 	Event    uint64 `json:"event"`
 	Version  string `json:"version"`
+
+	// AlreadyApplied: the lines already held the code, or this exact
+	// request made the file's last change (repeat.go); nothing was written.
+	AlreadyApplied bool `json:"already_applied,omitempty"`
 }
 
 // CodeContextIn is ai_get_code_context's input.
@@ -75,7 +79,7 @@ func (s *Server) registerClassic() {
 				}
 				op.CodeBlock = &code
 			}
-			spec := batchSpec{ops: []ops.Op{op}, lineBased: in.StartLine != nil, diff: true}
+			spec := batchSpec{ops: []ops.Op{op}, lineBased: in.StartLine != nil, diff: true, repeatCheck: true, lineContent: true}
 			if in.ExpectedVersion != "" {
 				spec.expected = map[string]string{in.TargetFile: in.ExpectedVersion}
 			}
@@ -83,9 +87,18 @@ func (s *Server) registerClassic() {
 			if err != nil {
 				return nil, "", err
 			}
+			if out.RepeatOf > 0 {
+				res := &EditFileOut{Status: "success", FilePath: in.TargetFile, Version: out.Versions[in.TargetFile], AlreadyApplied: true,
+					Message: "Already applied: " + strings.Join(out.Notes, "; ") + "."}
+				return res, res.Message, nil
+			}
 			a := out.Applied[0]
 			res := &EditFileOut{Status: "success", FilePath: in.TargetFile, Diff: out.Diff, Event: out.Event, Version: out.Versions[in.TargetFile],
 				Message: fmt.Sprintf("File updated successfully: %s lines %d-%d (journal event %d).", op.Type(), a.StartLine, a.EndLine, out.Event)}
+			if out.AlreadyApplied {
+				res.AlreadyApplied = true
+				res.Message = fmt.Sprintf("Already applied: lines %d-%d already hold this code; nothing was written and no journal event was recorded.", a.StartLine, a.EndLine)
+			}
 			for _, n := range append(out.Notes, a.Warnings...) {
 				res.Message += " Note: " + n + "."
 			}

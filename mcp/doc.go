@@ -46,6 +46,13 @@
 //     the version the numbers count from: mapped the same way (never
 //     ambiguous), refused only when the lines changed or the version is
 //     unknown.
+//   - Line tools' repeats and content (repeat.go, lines_content.go):
+//     file_replace, ai_code_editing.edit_file and file_edit by lines answer
+//     already_applied when the file's last change is this very request and
+//     the file its result (the journal's evidence), or when the lines hold
+//     the content; their content's agent artefacts (copied line numbers,
+//     double escaping, look-alikes) are undone on evidence, refused when
+//     ambiguous, else written as sent (ops/match.LineContent).
 //
 // # The wire
 //

@@ -70,7 +70,7 @@ func (s *Server) registerMutate() {
 			for _, o := range in.Ops {
 				lineBased = lineBased || o.StartLine != nil
 			}
-			return s.batch(ctx, c, batchSpec{ops: list, lineBased: lineBased, expected: in.ExpectedVersions, diff: in.Diff})
+			return s.batch(ctx, c, batchSpec{ops: list, lineBased: lineBased, expected: in.ExpectedVersions, diff: in.Diff, repeatCheck: true, lineContent: true})
 		})
 	addTool(s, def{name: "file_insert_text", toolset: ToolsetMutate, title: "Insert text",
 		desc:        "Insert text at the start or end of files, or before or after a line, without matching text, atomically.",

@@ -70,6 +70,10 @@ type FileEditResult struct {
 	// and no journal event recorded.
 	Unchanged bool   `json:"unchanged,omitempty"`
 	Diff      string `json:"diff,omitempty"` // dry runs
+
+	// AlreadyApplied: the file already had the code (Unchanged), or this
+	// exact request made its last change (repeat.go); nothing was written.
+	AlreadyApplied bool `json:"already_applied,omitempty"`
 }
 
 // editPlan is what the safety layer computed under the lock.
@@ -82,9 +86,15 @@ type editPlan struct {
 	now     []Diagnostic
 	checked bool
 	elided  string // what the code's elision markers stood for
+	// artefacts says what agent artefacts were undone in the code of a
+	// line range (lines_content.go).
+	artefacts []string
 }
 
 func (s *Server) fileEdit(ctx context.Context, c *call, in *FileEditIn) (*FileEditResult, string, error) {
+	if out, ok := s.fileEditRepeat(c, in); ok {
+		return out, "## file_edit: Already applied to " + out.File + "\n" + out.Summary + "\n", nil
+	}
 	p := &editPlan{}
 	sr := &safetyReq{autoFix: in.AutoFix, intents: func() []syntax.Intent { return p.intents }}
 	lineBased := in.Target == "" && in.StartLine != nil
@@ -104,6 +114,7 @@ func (s *Server) fileEdit(ctx context.Context, c *call, in *FileEditIn) (*FileEd
 	if rb != nil {
 		out.Notes = append(out.Notes, rb.notes...)
 	}
+	out.Notes = append(out.Notes, p.artefacts...)
 	if p.elided != "" {
 		out.Notes = append(out.Notes, p.elided)
 	}
@@ -162,7 +173,7 @@ func (s *Server) fileEdit(ctx context.Context, c *call, in *FileEditIn) (*FileEd
 		}
 	}
 	if done.same {
-		out.Unchanged = true
+		out.Unchanged, out.AlreadyApplied = true, !in.DryRun
 		out.Notes = append(out.Notes, "the code equals what the file already has: nothing was written")
 	}
 	out.Summary = editSummary(out, p)
@@ -221,6 +232,13 @@ func (p *editPlan) apply(src *source, in *FileEditIn) (string, error) {
 		if in.Code == "" {
 			after = src.text[:start] + src.text[next:]
 		} else {
+			if p.what == "lines" {
+				sent, err := p.lineContent(in.Code, d, a, b, name)
+				if err != nil {
+					return "", err
+				}
+				code = withEOL(sent, d.DominantEOL())
+			}
 			code, es, err := ops.ExpandMarkers(src.text[start:end], code, name)
 			if err != nil {
 				return "", err

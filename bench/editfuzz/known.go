@@ -14,28 +14,24 @@ func init() {
 			KnownFailures[c] = issue
 		}
 	}
-	lineTools := []string{"file_replace", "ai_code_editing.edit_file", "file_edit"}
-	for _, tool := range lineTools {
-		// the line tools write their content as sent: an elision marker,
-		// text escaped twice, copied line numbers, look-alike characters
-		add("issue 59 §5 (fuzzer): line tools write agent artefacts in their content as sent",
-			"elide-replace | "+tool+" | "+whySuccessOther,
-			"escape-twice | "+tool+" | "+whySuccessOther,
-			"lineno-prefix | "+tool+" | "+whySuccessOther,
+	for _, tool := range []string{"file_replace", "ai_code_editing.edit_file", "file_edit"} {
+		// ops.ExpandMarkers reads a marker as the unchanged lines it stands
+		// for, so lines the change deletes next to the run the marker
+		// replaced are kept: the request does not say they go (a refusal,
+		// or an oracle that does not ask it, is the elision work's call)
+		add("issue 59 (elision markers in replacements, in progress): a line tool's marker next to lines the change deletes keeps them",
+			"elide-replace | "+tool+" | "+whySuccessOther)
+		// a look-alike is put back to ASCII only on evidence (one standing
+		// where the replaced lines have the ASCII character); without it,
+		// new code text is refused, new prose (Markdown, plain text) keeps
+		// its curly quotes, as a person's would
+		add("issue 59 §5 (fuzzer): look-alikes only in new prose, with no replaced line to show them an artefact, are written as sent",
 			"lookalike | "+tool+" | "+whySuccessOther)
 	}
 	add("issue 59 (elision markers in replacements, in progress): edit_content writes the marker",
 		"elide-replace | edit_content | "+whySuccessOther)
-	add("issue 59 §5 (fuzzer): a retried line-range edit whose content is longer than its range applies again",
-		"retry | ai_code_editing.edit_file | "+whyRetryApplied,
-		"retry | file_edit | "+whyRetryApplied,
-		"retry | file_replace | "+whyRetryApplied)
 	add("issue 59 §5 (fuzzer): visible look-alikes (curly quotes, en dashes) in a replacement whose search shows none of that kind substituted (an exact match, a search without quotes) are written as sent: nothing tells the caller's channel's from the caller's own (an en dash in '200–950 ms')",
 		"lookalike-both | edit_content | "+whySuccessOther)
 	add("issue 59 §5 (fuzzer, long mode): a replacement holding look-alikes of its own of the kind its search shows typed for ASCII (this repository's tests of look-alikes, curly quotes in their strings) has them written as ASCII",
 		"lookalike | edit_content | "+whySuccessOther)
-	add("issue 59 §5 (fuzzer, found after the evidence rule landed): a retried line-range edit whose content equals the lines answers 'no change', not already_applied",
-		"retry | file_replace | "+whyRetryNotAlready,
-		"retry | ai_code_editing.edit_file | "+whyRetryNotAlready,
-		"retry | file_edit | "+whyRetryNotAlready)
 }

@@ -49,7 +49,9 @@
 // unique match, named in [Match.Note], never written into the file. Text
 // that stands in several places is taken where its line-number prefixes say
 // (exactly that occurrence's first and last lines), else refused as
-// ambiguous with what was removed.
+// ambiguous with what was removed. A line tool's content, which has no
+// search text, is judged against the lines it replaces (lines.go,
+// [LineContent]).
 //
 // Unless [Options.AllowRepeat], a change that is applied already succeeds
 // as a no-op (Applied.AlreadyApplied), on evidence only (applied.go): its

@@ -1,0 +1,224 @@
+package match
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/journalfs/journal/ops"
+)
+
+// Agent artefacts in a line tool's content. A line tool (file_replace,
+// ai_code_editing.edit_file, file_edit) has no search text to tell an
+// artefact from the file's text, so its content is judged against the
+// lines it replaces (old, numbered from start) and the file (text): an
+// artefact is undone only on unambiguous evidence, and named in a note;
+// an artefact that is plainly there but ambiguous is refused
+// (ops.ErrInvalidInput, with a hint); anything else is written as sent.
+//
+//   - line-number prefixes ("12: ", "12→", "    12\t"): every non-blank
+//     line has one of one kind, numbered on from start — the read's own
+//     numbers. Removed, unless the lines replaced carry such prefixes
+//     themselves (then they are the file's text, and only a second layer
+//     is removed). Prefixes on the first line and some others, numbered
+//     from start but not all consecutive: refused.
+//   - text escaped twice: one line, no real line break, ending with the two
+//     characters \n — whole lines sent as one JSON-escaped string. Unescaped
+//     once, unless a line of the file ends so itself.
+//   - look-alikes (curly quotes, dashes, no-break spaces) the file never
+//     uses: when one of them stands where the lines replaced have its ASCII
+//     character, in text otherwise the same (placedAs), the agent's text
+//     went through a typographic filter, and every look-alike of the
+//     content the file never uses is put back to ASCII — but an em dash,
+//     common in prose, only on its own evidence. A look-alike the file
+//     uses itself (prose with curly quotes) is kept. With none so placed,
+//     they are kept in prose (new prose may mean them), and refused in code
+//     (code: a file in a programming language), where the filter is the
+//     likely reading and nothing shows it — but an em dash is kept.
+
+// LineContent returns content with the artefacts above undone, the notes
+// that say so, or an *ops.Error wrapping ops.ErrInvalidInput. old holds
+// the lines replaced (without line endings; none for an insertion before
+// line start), text the whole file; code says the file is in a programming
+// language, not prose.
+func LineContent(content string, old []string, start int, text string, code bool) (string, []string, error) {
+	var notes []string
+	out, note, err := linePrefixes(content, old, start)
+	if err != nil {
+		return "", nil, err
+	}
+	if note != "" {
+		notes = append(notes, note)
+	}
+	if u, ok := escapedTwice(out, text); ok {
+		out = u
+		notes = append(notes, `the content was escaped twice (\n, \t, \" as text, no line break): it was unescaped once`)
+	}
+	f, note, unshown := lookalikesBack(out, old, text)
+	if note != "" {
+		out = f
+		notes = append(notes, note)
+	} else if unshown != "" && code {
+		return "", nil, &ops.Error{Op: "content", Index: -1, Err: ops.ErrInvalidInput,
+			Msg:  fmt.Sprintf("the content has look-alike characters (%s) this file never uses, and no line it replaces shows whether they stand for ASCII quotes, hyphens or spaces (text put through a typographic filter) or are meant: nothing was written", unshown),
+			Hint: "send the content with ASCII quotes, hyphens and spaces; to write the characters on purpose, use edit_content or replace the whole file"}
+	}
+	return out, notes, nil
+}
+
+// linePrefixes removes the read's line-number prefixes from content (see
+// LineContent).
+func linePrefixes(content string, old []string, start int) (string, string, error) {
+	first := firstPrefix(content)
+	if first == nil || first.num != start {
+		return content, "", nil
+	}
+	if oldPrefixed(old, first.sep) {
+		// the file's own lines carry such prefixes: only a second layer,
+		// the read's, is removed
+		if s, _, f, l, ok := numbered(content, false); ok && f == start && oldPrefixed(strings.Split(s, "\n"), first.sep) {
+			return s, fmt.Sprintf("line-number prefixes (as read tools print them, %d-%d) were removed from the content; the file's own prefixes after them are kept", f, l), nil
+		}
+		return content, "", nil
+	}
+	if s, _, f, l, ok := numbered(content, false); ok && f == start {
+		return s, fmt.Sprintf("line-number prefixes (as read tools print them, %d-%d) were removed from the content", f, l), nil
+	}
+	n, with := 0, 0
+	for _, l := range strings.Split(toLF(content), "\n") {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		n++
+		if m := numPrefix().FindStringSubmatch(l); m != nil && strings.TrimSpace(m[2]) == first.sep {
+			with++
+		}
+	}
+	if n >= 2 && with >= 2 {
+		return "", "", &ops.Error{Op: "content", Index: -1, Err: ops.ErrInvalidInput,
+			Msg: fmt.Sprintf("the content's lines start with line numbers as a read prints them (%q on its first line, the range's first line number), but not on every line, or not counting on one by one: which of them are the file's text is unclear, so nothing was written",
+				strings.TrimSpace(content[:min(len(content), strings.IndexAny(content+"\n", "\n"))])),
+			Hint: "send the lines as the file should have them, without the read's \"N: \" prefixes"}
+	}
+	return content, "", nil
+}
+
+// prefix is a line-number prefix: its number and separator (trimmed).
+type prefix struct {
+	num int
+	sep string
+}
+
+// firstPrefix returns the prefix of content's first non-blank line.
+func firstPrefix(content string) *prefix {
+	for _, l := range strings.Split(toLF(content), "\n") {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		m := numPrefix().FindStringSubmatch(l)
+		if m == nil {
+			return nil
+		}
+		var n int
+		fmt.Sscan(m[1], &n)
+		return &prefix{n, strings.TrimSpace(m[2])}
+	}
+	return nil
+}
+
+// oldPrefixed reports whether a line of old starts with a number and sep.
+func oldPrefixed(old []string, sep string) bool {
+	for _, l := range old {
+		if m := numPrefix().FindStringSubmatch(l); m != nil && strings.TrimSpace(m[2]) == sep {
+			return true
+		}
+	}
+	return false
+}
+
+// escapedTwice unescapes content sent escaped twice (see LineContent).
+func escapedTwice(content, text string) (string, bool) {
+	if strings.Contains(content, "\n") || !strings.HasSuffix(content, `\n`) || strings.HasSuffix(content, `\\n`) {
+		return "", false
+	}
+	for _, l := range strings.Split(toLF(text), "\n") {
+		if strings.HasSuffix(l, `\n`) {
+			return "", false // the file's own lines end so: its text
+		}
+	}
+	return unescaper.Replace(content), true
+}
+
+// lookalikesBack puts back to ASCII the look-alikes of content the file
+// never uses when one stands where old has its ASCII character (see
+// LineContent); note is empty when nothing was changed, and unshown then
+// lists the look-alikes (em dashes aside) with nothing to show what they
+// are.
+func lookalikesBack(content string, old []string, text string) (out string, note string, unshown string) {
+	cr := []rune(content)
+	folded := slices.Clone(cr)
+	var at []int // positions of look-alikes the file never uses
+	for i, r := range cr {
+		if m, ok := lookalike(r); ok && len(m) == 1 && !strings.ContainsRune(text, r) {
+			folded[i] = rune(m[0])
+			at = append(at, i)
+		}
+	}
+	oldText := strings.Join(old, "\n")
+	shown := map[rune]bool{} // kinds with a look-alike where old has the ASCII character
+	var seen []string
+	for _, i := range at {
+		if k := lookalikeKind(cr[i]); !shown[k] && placedAs(folded, i, oldText) {
+			shown[k] = true
+		}
+		if q := fmt.Sprintf("%q", cr[i]); cr[i] != '\u2014' && !slices.Contains(seen, q) {
+			seen = append(seen, q)
+		}
+	}
+	if len(shown) == 0 {
+		return content, "", strings.Join(seen, ", ")
+	}
+	res := slices.Clone(cr)
+	n := 0
+	for _, i := range at {
+		// the filter shown at work, its other look-alikes are taken as its
+		// too; an em dash, common in prose, needs its own evidence
+		if cr[i] != '\u2014' || shown[cr[i]] {
+			res[i] = folded[i]
+			n++
+		}
+	}
+	if n == 0 {
+		return content, "", ""
+	}
+	return string(res), fmt.Sprintf("%d look-alike character(s) (curly quotes, dashes, no-break spaces) were written as ASCII: the file uses none of them, and the content has some where the lines replaced have the ASCII character", n), ""
+}
+
+// placedAs reports whether the runes around position i of folded (the
+// content with look-alikes as ASCII), up to lookalikeContext on each side
+// within its line, stand in old as they are: the file has the ASCII
+// character at that place, in text otherwise the same.
+func placedAs(folded []rune, i int, old string) bool {
+	a, b := i, i+1
+	for a > 0 && i-a < lookalikeContext && folded[a-1] != '\n' {
+		a--
+	}
+	for b < len(folded) && b-i-1 < lookalikeContext && folded[b] != '\n' {
+		b++
+	}
+	return b-a > lookalikeContext && strings.Contains(old, string(folded[a:b]))
+}
+
+// lookalikeContext is how many characters on each side of a look-alike
+// placedAs compares.
+const lookalikeContext = 4
+
+// lookalikeKind groups look-alikes by what an agent's text turns into
+// them: quotes (opening and closing alike) by their ASCII character, any
+// other look-alike by itself.
+func lookalikeKind(r rune) rune {
+	if m, _ := lookalike(r); m == "'" || m == `"` {
+		return rune(m[0])
+	}
+	return r
+}
