@@ -91,3 +91,49 @@ func TestEditContent_RetryAroundItsSearch(t *testing.T) {
 			c0r+c1r)
 	})
 }
+
+// TestEditContent_RetryInsideAnotherChange: a retried batch one of whose
+// changes adds text holding another change's search (a new function with
+// the same `return true` the other change rewrote). Sent again, that search
+// stands only inside what the batch made: the retry answers already_applied
+// (the journal's event made both changes); a file read in place, whose
+// retries the journal is not searched for, and the same state with no such
+// event are refused AMBIGUOUS_MATCH — never made a second time (issue 59
+// §5, the fuzzer's retry class, seed 31).
+func TestEditContent_RetryInsideAnotherChange(t *testing.T) {
+	src := "func f() bool {\n\tif ok {\n\t\treturn true\n\t}\n\treturn false\n}\n"
+	changes := []map[string]any{
+		{"search_text": "\t\treturn true\n", "replace_text": "\t\treturn checked(x)\n"},
+		{"search_text": "\treturn false\n", "replace_text": "\treturn false\n}\n\nfunc g() bool {\n\tif x {\n\t\treturn true\n\t}\n\treturn g2()\n"},
+	}
+	want := "func f() bool {\n\tif ok {\n\t\treturn checked(x)\n\t}\n\treturn false\n}\n\nfunc g() bool {\n\tif x {\n\t\treturn true\n\t}\n\treturn g2()\n}\n"
+	for _, access := range []string{"memory", "mmap", "stream"} {
+		t.Run(access, func(t *testing.T) {
+			e, path := accessEnv(t, "f.go", src, access)
+			args := func() map[string]any {
+				return map[string]any{"absolute_file_path": path, "changes": changes, "preview": false}
+			}
+			if first, txt := e.apply(args()); first.Event == 0 || e.read("f.go") != want {
+				t.Fatalf("first call %+v\n%s\nfile %q", first, txt, e.read("f.go"))
+			}
+			if access != "memory" {
+				if te := e.fail("edit_content", args(), jmcp.CodeAmbiguousMatch); len(te.Candidates) != 1 || te.Candidates[0].Line != 10 || e.read("f.go") != want {
+					t.Fatalf("retry in place: %+v, file %q", te, e.read("f.go"))
+				}
+				return
+			}
+			var again jmcp.EditOut
+			txt := e.ok("edit_content", args(), &again)
+			if !again.AlreadyApplied || again.Event != 0 || e.read("f.go") != want {
+				t.Fatalf("retry %+v\n%s\nfile %q", again, txt, e.read("f.go"))
+			}
+		})
+		t.Run(access+"/no event", func(t *testing.T) {
+			e, path := accessEnv(t, "f.go", want, access)
+			te := e.fail("edit_content", map[string]any{"absolute_file_path": path, "changes": changes, "preview": false}, jmcp.CodeAmbiguousMatch)
+			if te.Hint == "" || !strings.Contains(te.Hint, "allow_repeat") || e.read("f.go") != want {
+				t.Fatalf("refusal %+v, file %q", te, e.read("f.go"))
+			}
+		})
+	}
+}

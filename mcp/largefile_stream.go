@@ -199,6 +199,9 @@ func (t *ltext) streamLocate(changes []match.Change, exactOnly bool) ([]match.Ed
 			edits = append(edits, match.Edit{Applied: match.Applied{Change: i, Match: m}, Replacement: r})
 		}
 	}
+	if err := t.insideMade(changes, edits); err != nil {
+		return nil, err
+	}
 	if err := match.Restyle(edits, changes); err != nil {
 		return nil, err
 	}
@@ -223,6 +226,57 @@ func (t *ltext) streamLocate(changes []match.Change, exactOnly bool) ([]match.Ed
 		lineDelta += strings.Count(e.Replacement, "\n") - strings.Count(e.Match.Matched, "\n")
 	}
 	return edits, nil
+}
+
+// insideMade is match.Locate's judge of a retried batch for streamed files:
+// a change found made already, and another change of the batch matched
+// within reach of its replacement, are located again together on a window
+// of whole lines around the first, as in memory. The other change is made
+// already there (edits[k] becomes the occurrence its MadeAt names), or the
+// window's refusal (ErrMaybeRepeat: its search stands only inside what the
+// batch made) is the call's, its candidate's lines counted from the file's
+// start.
+func (t *ltext) insideMade(changes []match.Change, edits []match.Edit) error {
+	for k, e := range edits {
+		if e.AlreadyApplied || changes[e.Change].AllowRepeat {
+			continue
+		}
+		for _, a := range edits {
+			reach := len(changes[a.Change].Replace)
+			if !a.AlreadyApplied || a.Change == e.Change || e.Match.Start < a.Match.Start-reach || e.Match.End > a.Match.End+reach {
+				continue
+			}
+			w, off, first, err := t.window(int64(a.Match.Start), len(a.Match.Matched), 2*reach+4096, a.Match.Line)
+			if err != nil {
+				return err
+			}
+			made, other := changes[a.Change], changes[e.Change]
+			made.Occurrence, made.ReplaceAll, other.Occurrence, other.ReplaceAll = 0, false, 0, false
+			made.MadeAt, other.MadeAt = 0, max(0, other.MadeAt-first+1)
+			es, err := match.Locate(w, []match.Change{made, other})
+			var oe *ops.Error
+			if errors.Is(err, match.ErrMaybeRepeat) && errors.As(err, &oe) {
+				oe.Index = e.Change
+				for i := range oe.Candidates {
+					oe.Candidates[i].Line += first - 1
+					oe.Candidates[i].EndLine += first - 1
+				}
+				return err
+			}
+			if err != nil {
+				continue
+			}
+			for _, x := range es {
+				if x.Change == 1 && x.AlreadyApplied {
+					m := x.Match
+					m.Start, m.End = m.Start+int(off), m.End+int(off)
+					m.Line, m.EndLine = m.Line+first-1, m.EndLine+first-1
+					edits[k] = match.Edit{Applied: match.Applied{Change: e.Change, Match: m, AlreadyApplied: true}, Replacement: m.Matched}
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // appliedAlready reports whether change c is made already at every match of

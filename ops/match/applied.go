@@ -213,7 +213,7 @@ func insideReplacement(content string, li *lineIndex, ms []Match, search, replac
 	for _, m := range ms {
 		rs := presentAround(content, li, m, replace)
 		k := slices.IndexFunc(rs, func(r Match) bool {
-			return r.Start <= m.Start && m.End <= r.End && r.End-r.Start > m.End-m.Start
+			return r.Start <= m.Start && m.End <= r.End && r.End-r.Start > m.End-m.Start && shownWhole(r, search, replace)
 		})
 		if k < 0 {
 			return nil, false, nil
@@ -228,6 +228,14 @@ func insideReplacement(content string, li *lineIndex, ms []Match, search, replac
 		Msg:        "the search text stands only inside this change's replacement (candidate): made already, or meant a second time around it? No earlier edit in the journal made this change there, so nothing was written",
 		Hint:       "read the file at the candidate's lines; to make the change there again, send the call again with allow_repeat: true",
 		Candidates: []ops.Candidate{{Line: around.Line, EndLine: around.EndLine, Similarity: 1, Text: shorten(around.Matched, 200)}}}
+}
+
+// shownWhole reports that the replacement's occurrence r around a search's
+// match is the replacement as written: the change shown (changeShown) and
+// the whitespace inside its lines as the replacement has it (a realigned
+// replacement found with its spacing folded is not there).
+func shownWhole(r Match, search, replace string) bool {
+	return changeShown(r, search, replace) && sameSpacing(nonBlank(r.Matched), nonBlank(replace))
 }
 
 // changeShown reports that the replacement's occurrence m (a tolerant

@@ -46,6 +46,10 @@ func Locate(content string, changes []Change) ([]Edit, error) {
 		}
 		edits = append(edits, es...)
 	}
+	edits, err := insideMade(content, li, changes, edits)
+	if err != nil {
+		return nil, err
+	}
 	if err := Restyle(edits, changes); err != nil {
 		return nil, err
 	}

@@ -42,7 +42,7 @@ func Restyle(edits []Edit, changes []Change) error {
 			}
 		}
 	}
-	if !differs {
+	if !differs || offsetOnly(pairs) {
 		return nil
 	}
 	for k := range edits {
@@ -69,6 +69,27 @@ func Restyle(edits []Edit, changes []Change) error {
 		e.Match, e.Replacement = m, r
 	}
 	return nil
+}
+
+// offsetOnly reports indentation pairs (caller's, file's) that differ by
+// one common indentation before the caller's, the same on every line: a
+// search sent without the block's common indentation (dedented) shows
+// nothing of the caller's style, so the batch's exact changes, which the
+// file's own lines matched, keep theirs (a top-level import beside a
+// dedented method body is no line to indent).
+func offsetOnly(pairs [][2]string) bool {
+	lead := ""
+	for i, p := range pairs {
+		if !strings.HasSuffix(p[1], p[0]) {
+			return false
+		}
+		add := p[1][:len(p[1])-len(p[0])]
+		if i > 0 && add != lead {
+			return false
+		}
+		lead = add
+	}
+	return true
 }
 
 // oneReading refuses a batch whose tolerant changes' replacements read in
