@@ -15,12 +15,6 @@ func init() {
 		}
 	}
 	for _, tool := range []string{"file_replace", "ai_code_editing.edit_file", "file_edit"} {
-		// ops.ExpandMarkers reads a marker as the unchanged lines it stands
-		// for, so lines the change deletes next to the run the marker
-		// replaced are kept: the request does not say they go (a refusal,
-		// or an oracle that does not ask it, is the elision work's call)
-		add("issue 59 (elision markers in replacements, in progress): a line tool's marker next to lines the change deletes keeps them",
-			"elide-replace | "+tool+" | "+whySuccessOther)
 		// a look-alike is put back to ASCII only on evidence (one standing
 		// where the replaced lines have the ASCII character); without it,
 		// new code text is refused, new prose (Markdown, plain text) keeps
@@ -28,8 +22,15 @@ func init() {
 		add("issue 59 §5 (fuzzer): look-alikes only in new prose, with no replaced line to show them an artefact, are written as sent",
 			"lookalike | "+tool+" | "+whySuccessOther)
 	}
-	add("issue 59 (elision markers in replacements, in progress): edit_content writes the marker",
-		"elide-replace | edit_content | "+whySuccessOther)
+	for _, tool := range []string{"edit_content", "file_replace", "ai_code_editing.edit_file", "file_edit"} {
+		// ops.ExpandMarkers anchors a marker whose neighbour is an edited
+		// or added line by the line that neighbour resembles: an added
+		// line like the one it follows (an import after an import) is
+		// taken for its edit, and a neighbour standing for several
+		// replaced lines anchors the marker at the range's start
+		add("issue 59 (elision markers in replacements): a marker whose neighbours are edited or added lines is anchored by resemblance, and the guess can keep or drop a line",
+			"elide-replace | "+tool+" | "+whySuccessOther)
+	}
 	add("issue 59 §5 (fuzzer): visible look-alikes (curly quotes, en dashes) in a replacement whose search shows none of that kind substituted (an exact match, a search without quotes) are written as sent: nothing tells the caller's channel's from the caller's own (an en dash in '200–950 ms')",
 		"lookalike-both | edit_content | "+whySuccessOther)
 	add("issue 59 §5 (fuzzer, long mode): a replacement holding look-alikes of its own of the kind its search shows typed for ASCII (this repository's tests of look-alikes, curly quotes in their strings) has them written as ASCII",
