@@ -137,3 +137,30 @@ func TestEditContent_RetryInsideAnotherChange(t *testing.T) {
 		})
 	}
 }
+
+// TestEditContent_RetryFoundDeeper: a retried change whose search text,
+// once made, stands only one indentation level deeper in another block
+// (`return nil, err` in a loop) while its replacement stands as sent where
+// the first call made it: already_applied on the journal's event, and
+// AMBIGUOUS_MATCH without one — never made in the other block (issue 59
+// §5, the fuzzer's long mode, seed 59).
+func TestEditContent_RetryFoundDeeper(t *testing.T) {
+	src := "func f() (*T, error) {\n\tif bad {\n\t\treturn nil, err\n\t}\n\tfor range xs {\n\t\tif worse {\n\t\t\treturn nil, err\n\t\t}\n\t}\n\treturn t, nil\n}\n"
+	args := func() map[string]any {
+		return map[string]any{"absolute_file_path": "f.go", "search_text": "\t\treturn nil, err\n\t}\n", "replace_text": "\t\treturn nil, wrapped(err)\n\t}\n", "preview": false}
+	}
+	want := strings.Replace(src, "\t\treturn nil, err\n\t}\n", "\t\treturn nil, wrapped(err)\n\t}\n", 1)
+	e := newEnv(t, jmcp.Options{}, "f.go", src)
+	if first, txt := e.apply(args()); first.Event == 0 || e.read("f.go") != want {
+		t.Fatalf("first call %+v\n%s\nfile %q", first, txt, e.read("f.go"))
+	}
+	var again jmcp.EditOut
+	txt := e.ok("edit_content", args(), &again)
+	if !again.AlreadyApplied || again.Event != 0 || e.read("f.go") != want {
+		t.Fatalf("retry %+v\n%s\nfile %q", again, txt, e.read("f.go"))
+	}
+	fresh := newEnv(t, jmcp.Options{}, "f.go", want)
+	if te := fresh.fail("edit_content", args(), jmcp.CodeAmbiguousMatch); len(te.Candidates) != 1 || te.Candidates[0].Line != 3 || fresh.read("f.go") != want {
+		t.Fatalf("no event: %+v, file %q", te, fresh.read("f.go"))
+	}
+}

@@ -487,6 +487,24 @@ func (e *expander) anchored(g group, d lcs.Diff, before, after int) error {
 	case !a.has && !b.has:
 		return e.refuse(g.mark, "no line around it is a line of the old text, so where its lines begin and end is not known")
 	}
+	// anchors taken for edits of old lines by resemblance alone may as well
+	// be lines added beside the ones they resemble (an import after an
+	// import), and the marker would keep or drop such a line: an unchanged
+	// line of the old text must stand somewhere on one side of the marker,
+	// or the marker at the text's start or end, to tie the reading down
+	same := func(a, b int) bool { // an unchanged line among new lines [a, b)
+		for j := a; j < b; j++ {
+			if e.newOld[j] >= 0 && e.nkeys[j] == e.okeys[e.newOld[j]] {
+				return true
+			}
+		}
+		return false
+	}
+	firmB := g.first == 0 || same(0, g.first)
+	firmA := g.last == len(e.lines)-1 || same(g.last+1, len(e.lines))
+	if !firmB && !firmA {
+		return e.refuse(g.mark, "no unchanged line of the old text stands on either side of it (the lines around it are changed or added), so which old lines it keeps would rest on which lines they resemble")
+	}
 	return nil
 }
 

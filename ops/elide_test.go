@@ -108,6 +108,11 @@ func TestExpandMarkers_Refuses(t *testing.T) {
 			"<ul>\n  <!-- ... -->\n  <li>c</li>\n</ul>\n", "may edit line 2 or line 3", 2},
 		{"an added line that may replace the kept one", "main.go", "package main\n\nimport \"fmt\"\n\nfunc main() {}\n",
 			"package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n)\n\n// ... existing code ...\n", "may replace line 3 of the old text", 8},
+		// the fuzzer's elide-replace (seed 31): the import after the marker
+		// is added, not an edit of the import it resembles; both
+		// neighbours changed lines, so the marker would have dropped it
+		{"changed lines on both sides", "a_test.go", "package journal_test\n\nimport (\n\t\"bytes\"\n\t\"errors\"\n\n\t\"github.com/journalfs/journal/journal\"\n",
+			"package audit_test\n...\n\t\"github.com/journalfs/journal/journal/audit\"\n", "no unchanged line", 2},
 		{"two markers in one region", "a.go", "func A() {\n\ta()\n\tb()\n\tc()\n}\n",
 			"func A() {\n\t// ...\n\tz()\n\t// ...\n}\n", "markers at lines 2 and 4", 2},
 	}

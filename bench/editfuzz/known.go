@@ -23,12 +23,12 @@ func init() {
 			"lookalike | "+tool+" | "+whySuccessOther)
 	}
 	for _, tool := range []string{"edit_content", "file_replace", "ai_code_editing.edit_file", "file_edit"} {
-		// ops.ExpandMarkers anchors a marker whose neighbour is an edited
-		// or added line by the line that neighbour resembles: an added
-		// line like the one it follows (an import after an import) is
-		// taken for its edit, and a neighbour standing for several
-		// replaced lines anchors the marker at the range's start
-		add("issue 59 (elision markers in replacements): a marker whose neighbours are edited or added lines is anchored by resemblance, and the guess can keep or drop a line",
+		// ops.ExpandMarkers takes a changed line next to a marker for an
+		// added one when it resembles no old line enough to be its edit
+		// (`cf, err := r.cat()` for `out, err := r.git(…)`), and the marker
+		// then keeps the old line the agent replaced; markers with no
+		// unchanged line on either side are refused since 2026-12-07
+		add("issue 59 (elision markers in replacements): a marker next to a changed line that resembles the old line it replaces too little keeps that old line",
 			"elide-replace | "+tool+" | "+whySuccessOther)
 	}
 	add("issue 59 §5 (fuzzer): visible look-alikes (curly quotes, en dashes) in a replacement whose search shows none of that kind substituted (an exact match, a search without quotes) are written as sent: nothing tells the caller's channel's from the caller's own (an en dash in '200–950 ms')",

@@ -2,6 +2,7 @@ package match
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/journalfs/journal/ops"
 )
@@ -51,4 +52,56 @@ func insideMade(content string, li *lineIndex, changes []Change, edits []Edit) (
 		}
 	}
 	return edits, nil
+}
+
+// madeElsewhere judges a change whose search text stands only at a
+// tolerant level (another indentation, look-alikes) while its replacement
+// stands as sent, with a line the change writes of some length, at another
+// place: the exact place is where the change was made already, and the
+// tolerant one another block that resembles the search (a retried
+// `return nil, err` found again one level deeper). It is applied already
+// where the caller's evidence (MadeAt) names the replacement's line, else
+// refused (ErrMaybeRepeat), never made a second time.
+func madeElsewhere(content string, li *lineIndex, ms []Match, search, replace string, at int) ([]Edit, bool, error) {
+	for _, m := range ms {
+		if m.Level == LevelExact || m.Level == LevelLineEndings {
+			return nil, false, nil
+		}
+	}
+	if !writesLong(search, replace) {
+		return nil, false, nil
+	}
+	var rs []Match
+	for _, r := range findAll(content, li, replace, Options{}) {
+		if r.Level == LevelExact && !slices.ContainsFunc(ms, func(m Match) bool { return r.Start < m.End && m.Start < r.End }) {
+			rs = append(rs, r)
+		}
+	}
+	if len(rs) == 0 {
+		return nil, false, nil
+	}
+	if r, ok := madeAt(rs, at); ok {
+		return []Edit{noop(r)}, true, nil
+	}
+	return nil, true, &ops.Error{Op: "match", Index: -1, Err: ErrMaybeRepeat,
+		Msg: fmt.Sprintf("the search text stands only with other whitespace or characters (line %d), while this change's replacement stands as sent at line %d: made already, or meant at that other place? No earlier edit in the journal made this change there, so nothing was written",
+			ms[0].Line, rs[0].Line),
+		Hint:       "read the file at both places; to change the resembling block, send its text exactly as the file has it",
+		Candidates: []ops.Candidate{{Line: rs[0].Line, EndLine: rs[0].EndLine, Similarity: 1, Text: shorten(rs[0].Matched, 200)}}}
+}
+
+// writesLong reports a change that writes a line (not a line of its search
+// as it is) of at least minKeyRunes once folded: short lines ("}") stand
+// in many places and prove nothing.
+func writesLong(search, replace string) bool {
+	old := map[string]bool{}
+	for _, k := range keyLines(search) {
+		old[k] = true
+	}
+	for _, k := range keyLines(replace) {
+		if !old[k] && len([]rune(k)) >= minKeyRunes {
+			return true
+		}
+	}
+	return false
 }
