@@ -426,7 +426,8 @@ func (e *expander) expandHunk(gs []group) error {
 }
 
 // addedNextTo refuses an added line next to group g that begins as the
-// first (last) line g keeps: it may replace that line rather than come
+// first (last) line g keeps (the same first word, or the same shape of
+// statement: `cf, err := r.cat()` beside `out, err := r.git(…)`): it may replace that line rather than come
 // before (after) it, and the two readings keep different lines.
 func (e *expander) addedNextTo(g group, before, after []int) error {
 	first, last := g.from, g.to-1
@@ -442,7 +443,7 @@ func (e *expander) addedNextTo(g group, before, after []int) error {
 		where string
 	}{{before, first, "first"}, {after, last, "last"}} {
 		for _, n := range side.added {
-			if firstWord(e.nkeys[n]) == firstWord(e.okeys[side.kept]) {
+			if firstWord(e.nkeys[n]) == firstWord(e.okeys[side.kept]) || sameShape(e.nkeys[n], e.okeys[side.kept]) {
 				return e.refuse(g.mark, fmt.Sprintf("line %d of the new text (%q) may replace line %d of the old text (%q), the %s the marker would keep, or be added next to it", n+1, e.nkeys[n], side.kept+1, e.okeys[side.kept], side.where))
 			}
 		}
@@ -699,4 +700,33 @@ func firstWord(s string) string {
 		}
 	}
 	return s
+}
+
+// shapeTokens is how many leading tokens sameShape compares.
+const shapeTokens = 6
+
+// sameShape reports two lines whose first shapeTokens tokens agree once
+// every name or number is taken for one token kind (`a, a := a.a`): the
+// same kind of statement, which one line may be an edit of the other.
+func sameShape(a, b string) bool {
+	sa, sb := shape(a), shape(b)
+	return len(sa) >= shapeTokens && len(sb) >= shapeTokens && sa[:shapeTokens] == sb[:shapeTokens]
+}
+
+// shape is s's tokens, a name or number as 'a', other characters as they
+// are, spaces left out.
+func shape(s string) string {
+	var b strings.Builder
+	word := false
+	for _, r := range s {
+		w := unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_'
+		switch {
+		case w && !word:
+			b.WriteByte('a')
+		case !w && !unicode.IsSpace(r):
+			b.WriteRune(r)
+		}
+		word = w
+	}
+	return b.String()
 }

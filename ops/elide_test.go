@@ -113,6 +113,10 @@ func TestExpandMarkers_Refuses(t *testing.T) {
 		// neighbours changed lines, so the marker would have dropped it
 		{"changed lines on both sides", "a_test.go", "package journal_test\n\nimport (\n\t\"bytes\"\n\t\"errors\"\n\n\t\"github.com/journalfs/journal/journal\"\n",
 			"package audit_test\n...\n\t\"github.com/journalfs/journal/journal/audit\"\n", "no unchanged line", 2},
+		// the same kind of statement (`a, a := a.a(`) as the first line
+		// the marker would keep: its edit as likely as a line added
+		{"an added line of the kept line's shape", "h.go", "\t\tout, err := r.git(ctx, \"rev-list\", \"HEAD\")\n\t\tif err != nil {\n\t\t\treturn err\n\t\t}\n\t\tuse(out)\n",
+			"\t\tcf, err := r.cat()\n\t\t...\n\t\tuse(out)\n", "may replace line 1 of the old text", 2},
 		{"two markers in one region", "a.go", "func A() {\n\ta()\n\tb()\n\tc()\n}\n",
 			"func A() {\n\t// ...\n\tz()\n\t// ...\n}\n", "markers at lines 2 and 4", 2},
 	}
