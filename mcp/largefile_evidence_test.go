@@ -164,3 +164,32 @@ func TestEditContent_RetryFoundDeeper(t *testing.T) {
 		t.Fatalf("no event: %+v, file %q", te, fresh.read("f.go"))
 	}
 }
+
+// TestEditContent_RetryBlankLineInsertion: a change adding only a blank
+// line after its search (one of a batch, as the fuzzer's SDK long mode
+// found in tslib.js) sent again: already_applied on the journal's event,
+// AMBIGUOUS_MATCH where the blank line stands with no such event — never a
+// second blank line.
+func TestEditContent_RetryBlankLineInsertion(t *testing.T) {
+	src := "function f(value) {\n    use(value);\n    return value;\n}\nfunction g() {}\n"
+	args := func() map[string]any {
+		return map[string]any{"absolute_file_path": "f.js", "preview": false, "changes": []map[string]any{
+			{"search_text": "    use(value);\n", "replace_text": "    use(value, true);\n"},
+			{"search_text": "    return value;\n}\n", "replace_text": "    return value;\n}\n\n"},
+		}}
+	}
+	want := "function f(value) {\n    use(value, true);\n    return value;\n}\n\nfunction g() {}\n"
+	e := newEnv(t, jmcp.Options{}, "f.js", src)
+	if first, txt := e.apply(args()); first.Event == 0 || e.read("f.js") != want {
+		t.Fatalf("first call %+v\n%s\nfile %q", first, txt, e.read("f.js"))
+	}
+	var again jmcp.EditOut
+	txt := e.ok("edit_content", args(), &again)
+	if !again.AlreadyApplied || again.Event != 0 || e.read("f.js") != want {
+		t.Fatalf("retry %+v\n%s\nfile %q", again, txt, e.read("f.js"))
+	}
+	fresh := newEnv(t, jmcp.Options{}, "f.js", want)
+	if te := fresh.fail("edit_content", args(), jmcp.CodeAmbiguousMatch); te.Hint == "" || fresh.read("f.js") != want {
+		t.Fatalf("no event: %+v, file %q", te, fresh.read("f.js"))
+	}
+}

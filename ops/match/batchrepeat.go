@@ -3,6 +3,7 @@ package match
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/journalfs/journal/ops"
 )
@@ -104,4 +105,53 @@ func writesLong(search, replace string) bool {
 		}
 	}
 	return false
+}
+
+// blankAlready judges an insertion of blank lines alone after (before) its
+// search text, which extendedAlready cannot see (blank lines are no keys):
+// where every match already has that many blank lines after (before) it,
+// the change was made already where the caller's evidence (MadeAt) names
+// its replacement, and is otherwise refused (ErrMaybeRepeat) — never a
+// blank line added a second time.
+func blankAlready(content string, li *lineIndex, ms []Match, search, replace string, at int) ([]Edit, bool, error) {
+	s, r := toLF(search), toLF(replace)
+	var n int
+	after := strings.HasPrefix(r, s) && strings.HasSuffix(s, "\n")
+	switch rest := ""; {
+	case after:
+		rest = r[len(s):]
+		n = strings.Count(rest, "\n")
+		if strings.TrimSpace(rest) != "" || n == 0 {
+			return nil, false, nil
+		}
+	case strings.HasSuffix(r, s):
+		rest = r[:len(r)-len(s)]
+		n = strings.Count(rest, "\n")
+		if strings.TrimSpace(rest) != "" || n == 0 {
+			return nil, false, nil
+		}
+	default:
+		return nil, false, nil
+	}
+	var es []Edit
+	for _, m := range ms {
+		for k := 0; k < n; k++ {
+			j := m.EndLine + k // 0-based index of the k-th line after the match
+			if !after {
+				j = m.Line - 2 - k
+			}
+			if j < 0 || j >= li.n() || strings.TrimSpace(li.text(j)) != "" {
+				return nil, false, nil
+			}
+		}
+		es = append(es, noop(m))
+	}
+	if rm, ok := madeAt(findAll(content, li, replace, Options{Fuzzy: true}), at); ok && len(ms) == 1 && rm.Line <= ms[0].Line && rm.EndLine >= ms[0].EndLine {
+		return es, true, nil
+	}
+	where := "after"
+	if !after {
+		where = "before"
+	}
+	return nil, true, repeatError(ms[0], []string{"(blank line)"}, where)
 }
