@@ -150,18 +150,27 @@ func TestEditContent_RetryFoundDeeper(t *testing.T) {
 		return map[string]any{"absolute_file_path": "f.go", "search_text": "\t\treturn nil, err\n\t}\n", "replace_text": "\t\treturn nil, wrapped(err)\n\t}\n", "preview": false}
 	}
 	want := strings.Replace(src, "\t\treturn nil, err\n\t}\n", "\t\treturn nil, wrapped(err)\n\t}\n", 1)
-	e := newEnv(t, jmcp.Options{}, "f.go", src)
-	if first, txt := e.apply(args()); first.Event == 0 || e.read("f.go") != want {
-		t.Fatalf("first call %+v\n%s\nfile %q", first, txt, e.read("f.go"))
+	retriedOnEvidence(t, "f.go", src, want, args)
+}
+
+// retriedOnEvidence sends args (edit_content) on a file name holding src,
+// which must leave want; sent again, the call must answer already_applied
+// on the journal's evidence, writing nothing; sent on a file already
+// holding want with no such event, it must be refused AMBIGUOUS_MATCH.
+func retriedOnEvidence(t *testing.T, name, src, want string, args func() map[string]any) {
+	t.Helper()
+	e := newEnv(t, jmcp.Options{}, name, src)
+	if first, txt := e.apply(args()); first.Event == 0 || e.read(name) != want {
+		t.Fatalf("first call %+v\n%s\nfile %q", first, txt, e.read(name))
 	}
 	var again jmcp.EditOut
 	txt := e.ok("edit_content", args(), &again)
-	if !again.AlreadyApplied || again.Event != 0 || e.read("f.go") != want {
-		t.Fatalf("retry %+v\n%s\nfile %q", again, txt, e.read("f.go"))
+	if !again.AlreadyApplied || again.Event != 0 || e.read(name) != want {
+		t.Fatalf("retry %+v\n%s\nfile %q", again, txt, e.read(name))
 	}
-	fresh := newEnv(t, jmcp.Options{}, "f.go", want)
-	if te := fresh.fail("edit_content", args(), jmcp.CodeAmbiguousMatch); len(te.Candidates) != 1 || te.Candidates[0].Line != 3 || fresh.read("f.go") != want {
-		t.Fatalf("no event: %+v, file %q", te, fresh.read("f.go"))
+	fresh := newEnv(t, jmcp.Options{}, name, want)
+	if te := fresh.fail("edit_content", args(), jmcp.CodeAmbiguousMatch); te.Hint == "" || len(te.Candidates) == 0 || fresh.read(name) != want {
+		t.Fatalf("no event: %+v, file %q", te, fresh.read(name))
 	}
 }
 
@@ -179,17 +188,5 @@ func TestEditContent_RetryBlankLineInsertion(t *testing.T) {
 		}}
 	}
 	want := "function f(value) {\n    use(value, true);\n    return value;\n}\n\nfunction g() {}\n"
-	e := newEnv(t, jmcp.Options{}, "f.js", src)
-	if first, txt := e.apply(args()); first.Event == 0 || e.read("f.js") != want {
-		t.Fatalf("first call %+v\n%s\nfile %q", first, txt, e.read("f.js"))
-	}
-	var again jmcp.EditOut
-	txt := e.ok("edit_content", args(), &again)
-	if !again.AlreadyApplied || again.Event != 0 || e.read("f.js") != want {
-		t.Fatalf("retry %+v\n%s\nfile %q", again, txt, e.read("f.js"))
-	}
-	fresh := newEnv(t, jmcp.Options{}, "f.js", want)
-	if te := fresh.fail("edit_content", args(), jmcp.CodeAmbiguousMatch); te.Hint == "" || fresh.read("f.js") != want {
-		t.Fatalf("no event: %+v, file %q", te, fresh.read("f.js"))
-	}
+	retriedOnEvidence(t, "f.js", src, want, args)
 }
