@@ -26,8 +26,9 @@ func init() {
 		// ops.ExpandMarkers takes a changed line next to a marker for an
 		// added one when it resembles no old line enough to be its edit
 		// (`cf, err := r.cat()` for `out, err := r.git(…)`), and the marker
-		// then keeps the old line the agent replaced; markers with no
-		// unchanged line on either side are refused since 2026-12-07
+		// then keeps the old line the agent replaced (markers with no
+		// unchanged line on either side, or beside an added line of the
+		// kept line's shape, are refused)
 		add("issue 59 (elision markers in replacements): a marker next to a changed line that resembles the old line it replaces too little keeps that old line",
 			"elide-replace | "+tool+" | "+whySuccessOther)
 	}

@@ -115,22 +115,18 @@ func writesLong(search, replace string) bool {
 // blank line added a second time.
 func blankAlready(content string, li *lineIndex, ms []Match, search, replace string, at int) ([]Edit, bool, error) {
 	s, r := toLF(search), toLF(replace)
-	var n int
 	after := strings.HasPrefix(r, s) && strings.HasSuffix(s, "\n")
-	switch rest := ""; {
+	var rest string
+	switch {
 	case after:
 		rest = r[len(s):]
-		n = strings.Count(rest, "\n")
-		if strings.TrimSpace(rest) != "" || n == 0 {
-			return nil, false, nil
-		}
 	case strings.HasSuffix(r, s):
 		rest = r[:len(r)-len(s)]
-		n = strings.Count(rest, "\n")
-		if strings.TrimSpace(rest) != "" || n == 0 {
-			return nil, false, nil
-		}
 	default:
+		return nil, false, nil
+	}
+	n := strings.Count(rest, "\n")
+	if strings.TrimSpace(rest) != "" || n == 0 {
 		return nil, false, nil
 	}
 	var es []Edit
@@ -146,7 +142,7 @@ func blankAlready(content string, li *lineIndex, ms []Match, search, replace str
 		}
 		es = append(es, noop(m))
 	}
-	if rm, ok := madeAt(findAll(content, li, replace, Options{Fuzzy: true}), at); ok && len(ms) == 1 && rm.Line <= ms[0].Line && rm.EndLine >= ms[0].EndLine {
+	if madeAround(content, li, ms, replace, at) {
 		return es, true, nil
 	}
 	where := "after"
@@ -154,4 +150,11 @@ func blankAlready(content string, li *lineIndex, ms []Match, search, replace str
 		where = "before"
 	}
 	return nil, true, repeatError(ms[0], []string{"(blank line)"}, where)
+}
+
+// madeAround reports the caller's evidence (at, from the journal's event)
+// that the replacement was made around the search's one match ms[0].
+func madeAround(content string, li *lineIndex, ms []Match, replace string, at int) bool {
+	r, ok := madeAt(findAll(content, li, replace, Options{Fuzzy: true}), at)
+	return ok && len(ms) == 1 && r.Line <= ms[0].Line && r.EndLine >= ms[0].EndLine
 }

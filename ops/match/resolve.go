@@ -274,7 +274,7 @@ func extendedAlready(content string, li *lineIndex, ms []Match, search, replace 
 	if substantial(added) {
 		return es, true, nil
 	}
-	if r, ok := madeAt(findAll(content, li, replace, Options{Fuzzy: true}), at); ok && len(ms) == 1 && r.Line <= ms[0].Line && r.EndLine >= ms[0].EndLine {
+	if madeAround(content, li, ms, replace, at) {
 		return es, true, nil
 	}
 	return nil, true, repeatError(ms[0], added, where)
