@@ -54,7 +54,8 @@ func envInt(t *testing.T, name string, def int) int {
 // editfuzz.KnownFailures fails. JOURNAL_FUZZ_EDITS=N runs N trials (the
 // long mode, which adds this repository's own history when git has it),
 // JOURNAL_FUZZ_SEED picks the trials, JOURNAL_FUZZ_SAVE=1 writes each new
-// class's minimized case into testdata/editfuzz/regressions.
+// class's minimized case into testdata/editfuzz/regressions,
+// JOURNAL_FUZZ_DUMP=DIR every wrong trial (minimized) into DIR.
 func TestEditFuzz(t *testing.T) {
 	pairs, err := editfuzz.LoadCorpus("../testdata/editfuzz/corpus")
 	if err != nil {
@@ -104,7 +105,15 @@ func runEditFuzz(t *testing.T, pairs []editfuzz.Pair, n int, seed uint64, long b
 				}
 				e := newEnv(t, jmcp.Options{})
 				r := editfuzz.NewRunner(inproc{e}, e.eng.Roots()[0].Dir)
-				tally, err := editfuzz.Fuzz(r, pairs, editfuzz.Options{Trials: min(chunk, n-i*chunk), Seed: seed + uint64(i), Minimize: true})
+				opts := editfuzz.Options{Trials: min(chunk, n-i*chunk), Seed: seed + uint64(i), Minimize: true}
+				if dir := os.Getenv("JOURNAL_FUZZ_DUMP"); dir != "" {
+					opts.Wrong = func(tr editfuzz.Trial, v editfuzz.Verdict) {
+						if err := editfuzz.SaveWrong(dir, tr, v); err != nil {
+							t.Error(err)
+						}
+					}
+				}
+				tally, err := editfuzz.Fuzz(r, pairs, opts)
 				e.eng.Close()
 				mu.Lock()
 				if err != nil {

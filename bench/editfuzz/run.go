@@ -2,6 +2,7 @@ package editfuzz
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -305,6 +306,9 @@ type Options struct {
 	Minimize bool   // shrink the first trial of every wrong class not in KnownFailures
 	// Progress, if set, is called every 1,000 trials.
 	Progress func(t *Tally)
+	// Wrong, if set, gets every wrong trial (minimized, known classes too)
+	// with its verdict: the material to study a class by (JOURNAL_FUZZ_DUMP).
+	Wrong func(t Trial, v Verdict)
 }
 
 // Fuzz runs opts.Trials trials drawn from pairs: a pair, a form and a
@@ -326,7 +330,10 @@ func Fuzz(r *Runner, pairs []Pair, opts Options) (*Tally, error) {
 		if err != nil {
 			return tally, fmt.Errorf("trial %d (%s, %s, %s %s): %w", tally.Trials, form, m.Name, p.Source, p.Path, err)
 		}
-		if _, known := KnownFailures[v.Class]; v.Outcome == Wrong && tally.Classes[v.Class] == nil && opts.Minimize && !known {
+		if _, known := KnownFailures[v.Class]; v.Outcome == Wrong && opts.Wrong != nil {
+			t, v = Minimize(r, t, v)
+			opts.Wrong(t, v)
+		} else if v.Outcome == Wrong && tally.Classes[v.Class] == nil && opts.Minimize && !known {
 			t, v = Minimize(r, t, v)
 		}
 		tally.add(t, v)
@@ -494,6 +501,29 @@ func SaveRegression(dir string, f *Found) (string, error) {
 		return "", err
 	}
 	return p, os.WriteFile(p, append(data, '\n'), 0o644)
+}
+
+// SaveWrong writes one wrong trial as dir/<slug>-<n>.json, n counting
+// the class's trials written so far in dir (for a run's JOURNAL_FUZZ_DUMP).
+func SaveWrong(dir string, t Trial, v Verdict) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(Regression{Class: v.Class, Detail: v.Detail, Got: v.Got, Trial: t}, "", "  ")
+	if err != nil {
+		return err
+	}
+	for n := 1; ; n++ {
+		f, err := os.OpenFile(filepath.Join(dir, fmt.Sprintf("%s-%d.json", Slug(v.Class), n)), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if os.IsExist(err) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		_, err = f.Write(append(data, '\n'))
+		return errors.Join(err, f.Close())
+	}
 }
 
 // LoadRegressions reads every saved regression of dir.
