@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -50,20 +51,26 @@ differs is named (ATTESTATION_INVALID).`,
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			if cmd.Flags().Changed("verify") {
-				if len(args) > 0 || out != "" || toNote {
-					return usageError{fmt.Errorf("git attest --verify FILE|REV checks one attestation: it takes no REV, --out or --note")}
-				}
-				return a.gitAttestVerify(ctx, verify, keyFile)
+			verifying := cmd.Flags().Changed("verify")
+			if verifying && (len(args) > 0 || out != "" || toNote) {
+				return usageError{fmt.Errorf("git attest --verify FILE|REV checks one attestation: it takes no REV, --out or --note")}
 			}
 			if out != "" && toNote {
 				return usageError{fmt.Errorf("git attest: --out FILE or --note, not both")}
+			}
+			r, err := openRepo(ctx)
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			if verifying {
+				return a.gitAttestVerify(ctx, r, verify, keyFile)
 			}
 			rev := "HEAD"
 			if len(args) == 1 {
 				rev = args[0]
 			}
-			return a.gitAttest(ctx, rev, keyFile, out, toNote)
+			return a.gitAttest(ctx, r, rev, keyFile, out, toNote)
 		},
 	}
 	cmd.Flags().StringVar(&keyFile, "key", "", "signer key `FILE` (attest), verifier key FILE.pub (--verify); default: the checkpoint key")
@@ -82,7 +89,7 @@ func attestMask(s string) string {
 
 // gitAttest signs REV's attestation and prints it, writes it to out, or
 // attaches it as a note.
-func (a *app) gitAttest(ctx context.Context, rev, keyFile, out string, toNote bool) error {
+func (a *app) gitAttest(ctx context.Context, r *gitai.Repo, rev, keyFile, out string, toNote bool) error {
 	if keyFile == "" {
 		cfg, err := loadCheckpointConfig()
 		if err != nil {
@@ -94,11 +101,11 @@ func (a *app) gitAttest(ctx context.Context, rev, keyFile, out string, toNote bo
 	if err != nil {
 		return err
 	}
-	r, err := openRepo(ctx)
-	if err != nil {
-		return err
+	if out != "" { // gitJournal moves to the repository's top
+		if out, err = filepath.Abs(out); err != nil {
+			return fmt.Errorf("git attest: --out: %w", err)
+		}
 	}
-	defer r.Close()
 	commit, err := attestCommit(ctx, r, rev)
 	if err != nil {
 		return err
@@ -111,17 +118,7 @@ func (a *app) gitAttest(ctx context.Context, rev, keyFile, out string, toNote bo
 	if err != nil {
 		return err
 	}
-	if err := a.view(func(*journal.Tx) error { return nil }); err != nil { // a batch in progress is completed first
-		return err
-	}
-	jn, err := a.journal()
-	if err != nil {
-		return err
-	}
-	c, made, err := audit.Sign(jn, s, time.Now())
-	if errors.Is(err, journal.ErrState) {
-		return withHint(fmt.Errorf("git attest: %w", err), "the journal has no event to sign: nothing it holds proves a line")
-	}
+	c, made, err := a.signCheckpoint(s, "the journal has no event to sign: nothing it holds proves a line")
 	if err != nil {
 		return err
 	}
@@ -135,7 +132,8 @@ func (a *app) gitAttest(ctx context.Context, rev, keyFile, out string, toNote bo
 		st = gitai.NewStatement(commit, "journal "+binVersion(), tx.Workspace(), n, ev, cp, attestMask)
 		for _, e := range st.Events() {
 			if e > cp.LastEvent {
-				return fmt.Errorf("git attest: event %d is not in the checkpoint (events %d–%d): it is not sealed yet: %w", e, cp.FirstEvent, cp.LastEvent, journal.ErrState)
+				return withHint(fmt.Errorf("git attest: event %d is not in the checkpoint (events %d–%d): it is not sealed yet: %w", e, cp.FirstEvent, cp.LastEvent, journal.ErrState),
+					"a server is still writing it: attest again in a moment")
 			}
 		}
 		return nil
@@ -299,7 +297,7 @@ func attestPublicKeys(paths []string) ([]gitai.PublicKey, note.Verifiers, error)
 }
 
 // gitAttestVerify checks the attestation in file (or rev's note).
-func (a *app) gitAttestVerify(ctx context.Context, arg, keyFile string) error {
+func (a *app) gitAttestVerify(ctx context.Context, r *gitai.Repo, arg, keyFile string) error {
 	if keyFile == "" {
 		cfg, err := loadCheckpointConfig()
 		if err != nil {
@@ -318,11 +316,6 @@ func (a *app) gitAttestVerify(ctx context.Context, arg, keyFile string) error {
 	if err != nil {
 		return err
 	}
-	r, err := openRepo(ctx)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
 	var data []byte
 	want := "" // the commit REV names
 	if fi, serr := os.Stat(arg); serr == nil && !fi.IsDir() {

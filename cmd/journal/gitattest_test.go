@@ -6,7 +6,9 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,6 +18,9 @@ import (
 	"github.com/secure-systems-lab/go-securesystemslib/signerverifier"
 	"google.golang.org/protobuf/encoding/protojson"
 )
+
+// promptToken is a GitHub token's shape (gitleaks' github-pat rule).
+const promptToken = "ghp_R8zK2mVq7LwT4xN9bC3yH6pJ1sD5fG0aE2uI"
 
 // keyPair reads the key `journal key generate` wrote to path (signed-note
 // format: name+hash+base64(1 || key)) as Ed25519 keys.
@@ -89,8 +94,8 @@ type attested struct {
 		Human     int    `json:"human"`
 		Untracked int    `json:"untracked"`
 		Authors   []struct {
-			Lines, Kind, Tool, Session, Person string
-			Events                             []uint64
+			Lines, Kind, Tool, Session, Model, Prompt, Person string
+			Events                                            []uint64
 		} `json:"authors"`
 		UntrackedLines string `json:"untrackedLines"`
 	} `json:"files"`
@@ -128,6 +133,9 @@ func TestGitAttest(t *testing.T) {
 	createFile(t, c, "agent.go", "package agent\n\nfunc A() int { return 1 }\n")
 	c.Close() // the server seals its events as it ends
 	write(t, dir, human, "person.txt", "a person's line\n")
+	// a Claude Code Bash call whose hooks name the model and the prompt,
+	// whose id holds a token (masked in the attestation)
+	promptedCall(t, dir, "p-"+promptToken, "printf 'g1\\ng2\\n' > g.txt")
 	files(t, dir, map[string]string{"hand.txt": "typed by hand\n"})
 	gitEnvIn(t, dir, nil, "add", "-A")
 	gitEnvIn(t, dir, nil, "commit", "-qm", "agent, person and hand")
@@ -135,7 +143,7 @@ func TestGitAttest(t *testing.T) {
 
 	out := filepath.Join(t.TempDir(), "head.intoto.json")
 	r := run(t, dir, "git", "attest", "--out", out)
-	if r.code != 0 || !strings.Contains(r.stderr, "agent 3, person 1, untracked 1") {
+	if r.code != 0 || !strings.Contains(r.stderr, "4 files, 7 lines added (agent 5, person 1, untracked 1)") {
 		t.Fatalf("attest: exit %d\n%s%s\nserve: %s", r.code, r.stdout, r.stderr, stderr)
 	}
 	env, err := os.ReadFile(out)
@@ -170,8 +178,15 @@ func TestGitAttest(t *testing.T) {
 	for i, f := range p.Files {
 		byPath[f.Path] = i
 	}
-	if len(p.Files) != 3 {
-		t.Fatalf("files %+v, want agent.go, hand.txt, person.txt", p.Files)
+	if len(p.Files) != 4 {
+		t.Fatalf("files %+v, want agent.go, g.txt, hand.txt, person.txt", p.Files)
+	}
+	if g := p.Files[byPath["g.txt"]]; g.Agent != 2 || len(g.Authors) != 1 || g.Authors[0].Tool != "claude-code" || g.Authors[0].Session != "S3" ||
+		g.Authors[0].Model != "claude-sonnet-5" || !strings.Contains(g.Authors[0].Prompt, "[secret: ") || g.Authors[0].Lines != "1-2" {
+		t.Errorf("g.txt: %+v", g)
+	}
+	if strings.Contains(string(payload), promptToken) {
+		t.Errorf("the token in the prompt's id is in the attestation: %s", payload)
 	}
 	ag, pe, ha := p.Files[byPath["agent.go"]], p.Files[byPath["person.txt"]], p.Files[byPath["hand.txt"]]
 	if ag.Added != 3 || ag.Agent != 3 || len(ag.Authors) != 1 || ag.Authors[0].Kind != "agent" || ag.Authors[0].Tool != "claude-code" ||
@@ -198,7 +213,7 @@ func TestGitAttest(t *testing.T) {
 	}
 
 	// Ours accepts it, as a file and as the commit's note.
-	if o := ok(t, dir, "git", "attest", "--verify", out); !strings.Contains(o, "verified") || !strings.Contains(o, "agent 3, person 1, untracked 1") {
+	if o := ok(t, dir, "git", "attest", "--verify", out); !strings.Contains(o, "verified") || !strings.Contains(o, "agent 5, person 1, untracked 1") {
 		t.Fatalf("verify: %s", o)
 	}
 	if r := run(t, dir, "git", "attest", "--verify", "HEAD"); r.code == 0 || !strings.Contains(r.stderr, "ATTESTATION_INVALID") || !strings.Contains(r.stderr, "has no attestation") {
@@ -219,7 +234,7 @@ func TestGitAttest(t *testing.T) {
 	var envm map[string]any
 	json.Unmarshal(env, &envm)
 	raw, _ := base64.StdEncoding.DecodeString(envm["payload"].(string))
-	forged := strings.Replace(string(raw), `"agent":3,`, `"agent":4,`, 1)
+	forged := strings.Replace(string(raw), `"agent":5,`, `"agent":6,`, 1)
 	if forged == string(raw) {
 		t.Fatalf("no agent count to alter in %s", raw)
 	}
@@ -234,30 +249,123 @@ func TestGitAttest(t *testing.T) {
 		t.Fatalf("verify of an altered payload: exit %d\n%s", r.code, r.stderr)
 	}
 
-	// Signed by the right key, claiming the hand-written line as the agent's.
-	var stm map[string]any
-	json.Unmarshal(raw, &stm)
-	pred := stm["predicate"].(map[string]any)
-	for _, f := range pred["files"].([]any) {
-		f := f.(map[string]any)
-		if f["path"] == "hand.txt" {
-			a := ag.Authors[0]
+	// Statements signed by the right key whose claims the journal does not
+	// prove: the hand-written line as the agent's; an event past the
+	// checkpoint; checkpoint fields that are not its signed note's.
+	claim := func(mutate func(pred map[string]any)) string {
+		t.Helper()
+		var stm map[string]any
+		json.Unmarshal(raw, &stm)
+		mutate(stm["predicate"].(map[string]any))
+		b, _ := json.Marshal(stm)
+		signed := libSign(t, b, pub, priv)
+		if _, err := libVerify(t, signed, pub); err != nil {
+			t.Fatalf("the library's own envelope: %v", err)
+		}
+		f := filepath.Join(t.TempDir(), "claim.json")
+		os.WriteFile(f, signed, 0o644)
+		return f
+	}
+	file := func(pred map[string]any, path string) map[string]any {
+		for _, f := range pred["files"].([]any) {
+			if f := f.(map[string]any); f["path"] == path {
+				return f
+			}
+		}
+		t.Fatalf("no %s in the predicate", path)
+		return nil
+	}
+	for _, c := range []struct {
+		name   string
+		mutate func(pred map[string]any)
+		want   []string
+	}{
+		{"hand-written line as the agent's", func(pred map[string]any) {
+			f, a := file(pred, "hand.txt"), ag.Authors[0]
 			f["untracked"], f["agent"], f["untrackedLines"] = 0, 1, ""
 			f["authors"] = []map[string]any{{"lines": "1", "kind": "agent", "tool": a.Tool, "session": a.Session, "noteKey": "", "events": a.Events}}
+		}, []string{"hand.txt line 1: claimed claude-code session", "the journal proves untracked", "hand.txt: agent lines: claimed 1, the journal proves 0"}},
+		{"event past the checkpoint", func(pred map[string]any) {
+			a := file(pred, "agent.go")["authors"].([]any)[0].(map[string]any)
+			a["events"] = []uint64{p.Checkpoint.LastEvent + 5}
+		}, []string{fmt.Sprintf("event %d is not in the checkpoint", p.Checkpoint.LastEvent+5), "agent.go lines 1-3: claimed claude-code session"}},
+		{"checkpoint fields", func(pred map[string]any) {
+			pred["checkpoint"].(map[string]any)["lastEvent"] = p.Checkpoint.LastEvent + 5
+		}, []string{"the statement's checkpoint fields", "are not its signed note's"}},
+	} {
+		r = run(t, dir, "git", "attest", "--verify", claim(c.mutate))
+		if r.code == 0 || !strings.Contains(r.stderr, "ATTESTATION_INVALID") {
+			t.Errorf("%s: exit %d\n%s", c.name, r.code, r.stderr)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(r.stderr, w) {
+				t.Errorf("%s: no %q in\n%s", c.name, w, r.stderr)
+			}
 		}
 	}
-	claim, _ := json.Marshal(stm)
-	signed := libSign(t, claim, pub, priv)
-	if _, err := libVerify(t, signed, pub); err != nil {
-		t.Fatalf("the library's own envelope: %v", err)
+
+	// HEAD's envelope as the note of another commit: not its subject.
+	gitEnvIn(t, dir, nil, "notes", "--ref=attestations", "add", "-f", "-F", out, "HEAD~1")
+	if r := run(t, dir, "git", "attest", "--verify", "HEAD~1"); r.code == 0 || !strings.Contains(r.stderr, "the statement's subject is commit "+head) {
+		t.Fatalf("verify of another commit's envelope: exit %d\n%s", r.code, r.stderr)
 	}
-	cf := filepath.Join(t.TempDir(), "claim.json")
-	os.WriteFile(cf, signed, 0o644)
-	r = run(t, dir, "git", "attest", "--verify", cf)
-	if r.code == 0 || !strings.Contains(r.stderr, "ATTESTATION_INVALID") ||
-		!strings.Contains(r.stderr, "hand.txt line 1: claimed claude-code session") || !strings.Contains(r.stderr, "the journal proves untracked") ||
-		!strings.Contains(r.stderr, "hand.txt: agent lines: claimed 1, the journal proves 0") {
-		t.Fatalf("verify of a claim the journal cannot prove: exit %d\n%s", r.code, r.stderr)
-	}
+	r = run(t, dir, "git", "attest", "--verify", claim(func(pred map[string]any) {
+		f, a := file(pred, "hand.txt"), ag.Authors[0]
+		f["untracked"], f["agent"], f["untrackedLines"] = 0, 1, ""
+		f["authors"] = []map[string]any{{"lines": "1", "kind": "agent", "tool": a.Tool, "session": a.Session, "noteKey": "", "events": a.Events}}
+	}))
 	t.Logf("verify of a claim the journal cannot prove:\n%s", r.stderr)
+}
+
+// An OpenSSH Ed25519 key signs attestations as it signs checkpoints: the
+// envelope's keyid is the fingerprint ssh-keygen prints, the DSSE library
+// verifies it from the key's public half, `--verify --key id.pub` accepts
+// it, and another key's .pub refuses it (ATTESTATION_INVALID).
+func TestGitAttest_SSHKey(t *testing.T) {
+	if _, err := exec.LookPath("ssh-keygen"); err != nil {
+		t.Skip("ssh-keygen is not installed (apt-get install openssh-client)")
+	}
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(t.TempDir(), "config"))
+	keys := t.TempDir()
+	id := filepath.Join(keys, "id")
+	if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "ann@example.com", "-f", id).CombinedOutput(); err != nil {
+		t.Fatalf("ssh-keygen: %v %s", err, out)
+	}
+	fp, err := exec.Command("ssh-keygen", "-l", "-f", id+".pub").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok(t, keys, "key", "generate", "--out", filepath.Join(keys, "other.key"))
+	dir := gitRepo(t)
+	write(t, dir, agent, "a.go", "package a\n")
+	gitEnvIn(t, dir, nil, "add", "-A")
+	gitEnvIn(t, dir, nil, "commit", "-qm", "a")
+	// --out relative to where it runs (a subdirectory), not the repository's top
+	sub := filepath.Join(dir, "sub")
+	os.Mkdir(sub, 0o755)
+	ok(t, sub, "git", "attest", "--key", id, "--out", "a.json")
+	out := filepath.Join(sub, "a.json")
+	env, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e struct{ Signatures []struct{ KeyID string } }
+	json.Unmarshal(env, &e)
+	if len(e.Signatures) != 1 || !strings.Contains(string(fp), e.Signatures[0].KeyID+" ") {
+		t.Errorf("keyid %+v, ssh-keygen -l: %s", e.Signatures, fp)
+	}
+	b, _ := os.ReadFile(id + ".pub")
+	f := strings.Fields(string(b))
+	raw, _ := base64.StdEncoding.DecodeString(f[1])
+	pub := ed25519.PublicKey(raw[len(raw)-ed25519.PublicKeySize:]) // the wire format's last string: the key
+	if _, err := libVerify(t, env, pub); err != nil {
+		t.Fatalf("the DSSE library rejects the SSH key's envelope: %v", err)
+	}
+	if o := ok(t, dir, "git", "attest", "--verify", out, "--key", id+".pub"); !strings.Contains(o, "signed by ann@example.com") || !strings.Contains(o, "agent 1") {
+		t.Fatalf("verify: %s", o)
+	}
+	r := run(t, dir, "git", "attest", "--verify", out, "--key", filepath.Join(keys, "other.key.pub"))
+	if r.code == 0 || !strings.Contains(r.stderr, "ATTESTATION_INVALID") || !strings.Contains(r.stderr, "no signature of the envelope") {
+		t.Fatalf("verify with another key: exit %d\n%s", r.code, r.stderr)
+	}
 }
