@@ -147,7 +147,7 @@ func (a *app) gitAttest(ctx context.Context, r *gitai.Repo, rev, keyFile, out st
 	if err != nil {
 		return err
 	}
-	env, err := gitai.Sign(st, priv, ssh.FingerprintSHA256(pk))
+	env, err := gitai.SignStatement(st, priv, ssh.FingerprintSHA256(pk))
 	if err != nil {
 		return err
 	}

@@ -204,13 +204,13 @@ func (st *Statement) Events() []uint64 {
 
 // Envelope is a DSSE envelope (the JSON envelope of DSSE v1.0).
 type Envelope struct {
-	PayloadType string         `json:"payloadType"`
-	Payload     string         `json:"payload"`
-	Signatures  []DSSSignature `json:"signatures"`
+	PayloadType string              `json:"payloadType"`
+	Payload     string              `json:"payload"`
+	Signatures  []EnvelopeSignature `json:"signatures"`
 }
 
-// DSSSignature is one signature of an envelope.
-type DSSSignature struct {
+// EnvelopeSignature is one signature of an envelope.
+type EnvelopeSignature struct {
 	KeyID string `json:"keyid"`
 	Sig   string `json:"sig"`
 }
@@ -224,16 +224,16 @@ func PAE(payloadType string, body []byte) []byte {
 	return b.Bytes()
 }
 
-// Sign wraps st in an envelope signed by key over PAE(PayloadType,
+// SignStatement wraps st in an envelope signed by key over PAE(PayloadType,
 // payload), keyID naming the key (a hint for verifiers, not trusted).
-func Sign(st *Statement, key ed25519.PrivateKey, keyID string) ([]byte, error) {
+func SignStatement(st *Statement, key ed25519.PrivateKey, keyID string) ([]byte, error) {
 	payload, err := json.Marshal(st)
 	if err != nil {
 		return nil, fmt.Errorf("gitai: attestation: %w", err)
 	}
 	sig := ed25519.Sign(key, PAE(PayloadType, payload))
 	env := Envelope{PayloadType: PayloadType, Payload: base64.StdEncoding.EncodeToString(payload),
-		Signatures: []DSSSignature{{KeyID: keyID, Sig: base64.StdEncoding.EncodeToString(sig)}}}
+		Signatures: []EnvelopeSignature{{KeyID: keyID, Sig: base64.StdEncoding.EncodeToString(sig)}}}
 	out, err := json.MarshalIndent(env, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("gitai: attestation: %w", err)

@@ -11,7 +11,7 @@
 // (notes.go, objects.go, merge.go); the pending list and the hooks' work
 // (hook.go: Hook, Flush); installing the hooks (install.go: Install,
 // Uninstall). The readers (read*.go, stats.go, trace.go) read the notes
-// back. Attestations (attest.go: NewStatement, Sign, OpenEnvelope,
+// back. Attestations (attest.go: NewStatement, SignStatement, OpenEnvelope,
 // Differences) carry a commit's note, with the events behind its lines
 // (ComputeEvidence) and a signed checkpoint, as an in-toto Statement in a
 // DSSE envelope, stored as a file or as a note under AttestRef.
