@@ -170,6 +170,25 @@ func sshSigner(path string, priv []byte) (note.Signer, error) {
 	return s, nil
 }
 
+// signCheckpoint signs a checkpoint of every sealed event with s (a batch
+// in progress is completed first) and keeps it, or returns the newest when
+// it already covers them all (made false). A journal with no event to sign
+// fails with hint.
+func (a *app) signCheckpoint(s note.Signer, hint string) (c *audit.Checkpoint, made bool, err error) {
+	if err := a.view(func(*journal.Tx) error { return nil }); err != nil {
+		return nil, false, err
+	}
+	j, err := a.journal()
+	if err != nil {
+		return nil, false, err
+	}
+	c, made, err = audit.Sign(j, s, time.Now())
+	if errors.Is(err, journal.ErrState) {
+		return nil, false, withHint(err, hint)
+	}
+	return c, made, err
+}
+
 // loadVerifiers reads verifier key files (each one line name+hash+key).
 func loadVerifiers(paths []string) (note.Verifiers, error) {
 	if len(paths) == 0 {
@@ -244,17 +263,7 @@ place and printed. ` + "`journal verify --key signer.pub --key witness.pub --quo
 			if err != nil {
 				return err
 			}
-			if err := a.view(func(*journal.Tx) error { return nil }); err != nil { // a batch in progress is completed first
-				return err
-			}
-			j, err := a.journal()
-			if err != nil {
-				return err
-			}
-			c, made, err := audit.Sign(j, s, time.Now())
-			if errors.Is(err, journal.ErrState) {
-				return withHint(err, "make a change through the journal first: there is nothing to sign")
-			}
+			c, made, err := a.signCheckpoint(s, "make a change through the journal first: there is nothing to sign")
 			if err != nil {
 				return err
 			}

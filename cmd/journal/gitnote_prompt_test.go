@@ -8,21 +8,20 @@ import (
 	"testing"
 )
 
-// A Claude Code session's model (SessionStart) and prompt (UserPromptSubmit)
-// reach the git note of a commit holding its Bash call's lines: the
-// session record's agent_id.model and custom_attributes.prompt (the
-// prompt's id; its text stays in the journal, where redact reaches it).
-func TestGitNote_PromptAndModel(t *testing.T) {
-	dir := gitRepo(t)
+// promptedCall runs script in dir as Claude Code Bash call toolu_9 of
+// session S3 (model claude-sonnet-5) under prompt promptID, through
+// `journal hook claude-code` around it.
+func promptedCall(t *testing.T, dir, promptID, script string) {
+	t.Helper()
 	for _, in := range []string{
 		fmt.Sprintf(`{"session_id":"S3","cwd":%q,"hook_event_name":"SessionStart","model":"claude-sonnet-5"}`, dir),
-		fmt.Sprintf(`{"session_id":"S3","cwd":%q,"hook_event_name":"UserPromptSubmit","prompt_id":"p-77","prompt":"write g.txt"}`, dir),
+		fmt.Sprintf(`{"session_id":"S3","cwd":%q,"hook_event_name":"UserPromptSubmit","prompt_id":%q,"prompt":"write g.txt"}`, dir, promptID),
 		fmt.Sprintf(`{"session_id":"S3","cwd":%q,"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"w"},"tool_use_id":"toolu_9"}`, dir),
-		"printf 'g1\\n' > g.txt",
+		"",
 		fmt.Sprintf(`{"session_id":"S3","cwd":%q,"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"w"},"tool_use_id":"toolu_9"}`, dir),
 	} {
-		if !strings.HasPrefix(in, "{") {
-			bash(t, dir, in)
+		if in == "" {
+			bash(t, dir, script)
 			continue
 		}
 		cmd := exec.Command(bin, "hook", "claude-code")
@@ -32,6 +31,15 @@ func TestGitNote_PromptAndModel(t *testing.T) {
 			t.Fatalf("hook: %v %s", err, out)
 		}
 	}
+}
+
+// A Claude Code session's model (SessionStart) and prompt (UserPromptSubmit)
+// reach the git note of a commit holding its Bash call's lines: the
+// session record's agent_id.model and custom_attributes.prompt (the
+// prompt's id; its text stays in the journal, where redact reaches it).
+func TestGitNote_PromptAndModel(t *testing.T) {
+	dir := gitRepo(t)
+	promptedCall(t, dir, "p-77", "printf 'g1\\n' > g.txt")
 	gitEnvIn(t, dir, nil, "add", "g.txt")
 	gitEnvIn(t, dir, nil, "commit", "-qm", "g")
 	note := gitOut(t, dir, "notes", "--ref=ai", "show", "HEAD")

@@ -25,6 +25,7 @@ import (
 
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/journal/audit"
+	"github.com/journalfs/journal/replay/gitai"
 	"github.com/journalfs/journal/snapshot"
 	"github.com/spf13/cobra"
 )
@@ -189,7 +190,9 @@ func (a *app) report(err error) int {
 // CHECKPOINT_INVALID (malformed, signed by no key given, of another
 // workspace), TREE_INCOMPLETE (gc dropped leaves a proof needs) and
 // KEY_INVALID (a key file that cannot be used); CONFIG_INVALID for a
-// configuration file that does not read (checkpoint.json).
+// configuration file that does not read (checkpoint.json);
+// ATTESTATION_INVALID for an attestation that does not hold (git attest
+// --verify).
 func errorCode(err error) string {
 	var ex exportError
 	var ke keyError
@@ -199,6 +202,8 @@ func errorCode(err error) string {
 		return "KEY_INVALID"
 	case errors.As(err, &ce):
 		return "CONFIG_INVALID"
+	case errors.Is(err, gitai.ErrAttestation):
+		return "ATTESTATION_INVALID"
 	case errors.Is(err, audit.ErrRewritten):
 		return "HISTORY_REWRITTEN"
 	case errors.Is(err, audit.ErrCheckpoint):

@@ -90,9 +90,44 @@ const nullID = "0000000000000000000000000000000000000000"
 // evidence (see doc.go): any doubt leaves it untracked, and an error of the
 // journal fails the whole computation rather than write a partial note.
 func Compute(ctx context.Context, r *Repo, j Journal, commits []string) (map[string]*Note, error) {
+	notes, _, err := compute(ctx, r, j, commits, false)
+	return notes, err
+}
+
+// Evidence is what proves one commit's note: per file the commit adds
+// lines to, every line it adds and, for each line the note attributes, the
+// journal event whose content proves its author.
+type Evidence struct {
+	Files []FileEvidence
+}
+
+// FileEvidence is one file's part of Evidence.
+type FileEvidence struct {
+	Path   string
+	Added  []int          // the commit's line numbers the file adds (1-based, ascending)
+	Events map[int]uint64 // line → the event that wrote it, for the lines the note attributes
+}
+
+// ComputeEvidence is Compute of one commit, with the evidence of its note:
+// every added line of every file (those outside the journal's workspace
+// too, all untracked) and the event behind each attributed line. The note
+// is the one Compute gives.
+func ComputeEvidence(ctx context.Context, r *Repo, j Journal, commit string) (*Note, *Evidence, error) {
+	notes, ev, err := compute(ctx, r, j, []string{commit}, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	if notes[commit] == nil {
+		return nil, nil, fmt.Errorf("gitai: %s: no such commit", commit)
+	}
+	return notes[commit], ev[commit], nil
+}
+
+// compute is Compute, with each commit's Evidence when withEvidence.
+func compute(ctx context.Context, r *Repo, j Journal, commits []string, withEvidence bool) (map[string]*Note, map[string]*Evidence, error) {
 	cf, infos, diffs, err := r.commitDiffs(ctx, commits)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// The blobs are read before the journal's transaction, so that it is
 	// held only for the blames.
@@ -115,7 +150,7 @@ func Compute(ctx context.Context, r *Repo, j Journal, commits []string) (map[str
 			}
 			_, data, err := cf.read(f.Blob)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			var also []string
 			if f.OldPath != "" {
@@ -135,11 +170,12 @@ func Compute(ctx context.Context, r *Repo, j Journal, commits []string) (map[str
 		}
 		if len(keys) > 0 {
 			if err := j.Flush(ctx, keys); err != nil {
-				return nil, fmt.Errorf("recording what the journal has not yet: %w", err)
+				return nil, nil, fmt.Errorf("recording what the journal has not yet: %w", err)
 			}
 		}
 	}
 	notes := make(map[string]*Note, len(infos))
+	evidence := map[string]*Evidence{}
 	err = j.View(func(tx *journal.Tx) error {
 		at := newAttributor(tx)
 		for _, c := range infos {
@@ -150,11 +186,23 @@ func Compute(ctx context.Context, r *Repo, j Journal, commits []string) (map[str
 			case len(c.Parents) > 0:
 				n.Meta.BaseCommitSHA = c.Parents[0]
 			}
+			var ev *Evidence
+			lineEvents := map[string]map[int]uint64{}
+			if withEvidence {
+				ev = &Evidence{}
+				if d := diffs[c.ID]; d != nil {
+					for _, f := range d.Files {
+						ev.Files = append(ev.Files, FileEvidence{Path: f.Path, Added: f.Added, Events: map[int]uint64{}})
+						lineEvents[f.Path] = ev.Files[len(ev.Files)-1].Events
+					}
+				}
+				evidence[c.ID] = ev
+			}
 			for _, b := range blobs[c.ID] {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
-				fn, err := at.file(b.key, b.also, b.f, b.data, c.Committer, n)
+				fn, err := at.file(b.key, b.also, b.f, b.data, c.Committer, n, lineEvents[b.f.Path])
 				if err != nil {
 					return err
 				}
@@ -167,9 +215,9 @@ func Compute(ctx context.Context, r *Repo, j Journal, commits []string) (map[str
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return notes, nil
+	return notes, evidence, nil
 }
 
 // attributor attributes the lines of blobs within one transaction.
@@ -180,8 +228,9 @@ type attributor struct {
 func newAttributor(tx *journal.Tx) *attributor { return &attributor{blame: replay.NewBlamer(tx)} }
 
 // file attributes the lines commit adds to one file, adding the records its
-// keys name to n's metadata; nil when it proves none.
-func (a *attributor) file(key string, also []string, f fileDiff, data []byte, committer string, n *Note) (*FileNote, error) {
+// keys name to n's metadata; nil when it proves none. events, if not nil,
+// gets the event behind each line attributed.
+func (a *attributor) file(key string, also []string, f fileDiff, data []byte, committer string, n *Note, events map[int]uint64) (*FileNote, error) {
 	if bytes.IndexByte(data, 0) >= 0 {
 		return nil, nil // binary: no lines
 	}
@@ -211,6 +260,9 @@ func (a *attributor) file(key string, also []string, f fileDiff, data []byte, co
 		k := attestation(e, committer, &n.Meta)
 		if k != "" {
 			keys[k] = append(keys[k], ln)
+			if events != nil {
+				events[ln] = seq
+			}
 		}
 	}
 	if len(keys) == 0 {

@@ -11,7 +11,11 @@
 // (notes.go, objects.go, merge.go); the pending list and the hooks' work
 // (hook.go: Hook, Flush); installing the hooks (install.go: Install,
 // Uninstall). The readers (read*.go, stats.go, trace.go) read the notes
-// back. cmd/journal holds only flags and wiring.
+// back. Attestations (attest.go: NewStatement, SignStatement, OpenEnvelope,
+// Differences) carry a commit's note, with the events behind its lines
+// (ComputeEvidence) and a signed checkpoint, as an in-toto Statement in a
+// DSSE envelope, stored as a file or as a note under AttestRef.
+// cmd/journal holds only flags and wiring.
 // The note's bytes and the files under <common dir>/journal/ are in
 // docs/DESIGN.md ("Git notes", "Files").
 //

@@ -131,7 +131,7 @@ func (r *Repo) mergeRemote(ctx context.Context, theirs string) ([]string, error)
 	if err != nil {
 		return nil, err
 	}
-	return r.updateNotes(ctx, func(old string) (*notesUpdate, error) {
+	return r.updateNotes(ctx, NotesRef, func(old string) (*notesUpdate, error) {
 		if old == theirs {
 			return nil, nil
 		}

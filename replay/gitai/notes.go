@@ -148,18 +148,20 @@ type notesUpdate struct {
 	// ff, if set, is a notes commit to move the ref to as it is (a
 	// fast-forward to a remote's notes that hold all of ours).
 	ff string
+	// ref is the notes ref to move (set by updateNotes).
+	ref string
 }
 
-// updateNotes moves NotesRef compare-and-swap to a notes commit made by
-// plan from its current value (plan is called again after a lost race).
-// It returns the commits whose note changed; a plan setting only notes
-// already there writes nothing.
-func (r *Repo) updateNotes(ctx context.Context, plan func(old string) (*notesUpdate, error)) ([]string, error) {
+// updateNotes moves ref (NotesRef, or AttestRef) compare-and-swap to a
+// notes commit made by plan from its current value (plan is called again
+// after a lost race). It returns the commits whose note changed; a plan
+// setting only notes already there writes nothing.
+func (r *Repo) updateNotes(ctx context.Context, ref string, plan func(old string) (*notesUpdate, error)) ([]string, error) {
 	for try := 0; ; try++ {
-		old, known := r.refs[NotesRef]
-		if r.refs == nil || try > 0 {
+		old, known := r.refs[ref]
+		if r.refs == nil || try > 0 || ref != NotesRef {
 			var err error
-			if old, known, err = r.RevParse(ctx, NotesRef); err != nil {
+			if old, known, err = r.RevParse(ctx, ref); err != nil {
 				return nil, err
 			}
 		}
@@ -169,6 +171,9 @@ func (r *Repo) updateNotes(ctx context.Context, plan func(old string) (*notesUpd
 		u, err := plan(old)
 		if err != nil {
 			return nil, err
+		}
+		if u != nil {
+			u.ref = ref
 		}
 		changed, err := r.commitNotes(ctx, old, u)
 		if r.refs != nil {
@@ -197,7 +202,7 @@ func (r *Repo) commitNotes(ctx context.Context, old string, u *notesUpdate) ([]s
 		if oldv == "" {
 			oldv = nullOf(r)
 		}
-		if _, err := r.git(ctx, nil, "update-ref", "-m", "journal git: notes", NotesRef, u.ff, oldv); err != nil {
+		if _, err := r.git(ctx, nil, "update-ref", "-m", "journal git: notes", u.ref, u.ff, oldv); err != nil {
 			return nil, fmt.Errorf("%w: %v", errLostRace, err)
 		}
 		return []string{}, nil
@@ -234,7 +239,7 @@ func (r *Repo) commitNotes(ctx context.Context, old string, u *notesUpdate) ([]s
 		return nil, err
 	}
 	var in bytes.Buffer
-	fmt.Fprintf(&in, "commit %s\ncommitter journal <journal@localhost> %d +0000\ndata %d\n%s\n", NotesRef, time.Now().Unix(), len(msg), msg)
+	fmt.Fprintf(&in, "commit %s\ncommitter journal <journal@localhost> %d +0000\ndata %d\n%s\n", u.ref, time.Now().Unix(), len(msg), msg)
 	if old != "" {
 		fmt.Fprintf(&in, "from %s\n", old)
 	}
@@ -335,14 +340,20 @@ func WriteNotes(ctx context.Context, r *Repo, notes map[string]*Note) ([]string,
 		}
 		set[c] = b
 	}
-	return r.updateNotes(ctx, func(string) (*notesUpdate, error) {
+	return r.updateNotes(ctx, NotesRef, func(string) (*notesUpdate, error) {
 		return &notesUpdate{set: set, message: "Notes added by 'journal git note'"}, nil
 	})
 }
 
 // ReadNote returns the note of commit in NotesRef (nil if it has none).
 func ReadNote(ctx context.Context, r *Repo, commit string) ([]byte, error) {
-	old, ok, err := r.RevParse(ctx, NotesRef)
+	return readNoteIn(ctx, r, NotesRef, commit)
+}
+
+// readNoteIn returns the note of commit in the notes ref ref (nil if it
+// has none).
+func readNoteIn(ctx context.Context, r *Repo, ref, commit string) ([]byte, error) {
+	old, ok, err := r.RevParse(ctx, ref)
 	if err != nil || !ok {
 		return nil, err
 	}

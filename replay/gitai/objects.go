@@ -196,7 +196,7 @@ func (r *Repo) fastCommit(ctx context.Context, old string, existing map[string][
 	if oldv == "" {
 		oldv = nullOf(r)
 	}
-	if _, err := r.git(context.WithoutCancel(ctx), nil, "update-ref", "-m", "journal git: notes", NotesRef, nc, oldv); err != nil {
+	if _, err := r.git(context.WithoutCancel(ctx), nil, "update-ref", "-m", "journal git: notes", u.ref, nc, oldv); err != nil {
 		return fmt.Errorf("%w: %v", errLostRace, err)
 	}
 	return nil
