@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -55,7 +56,8 @@ func envInt(t *testing.T, name string, def int) int {
 // long mode, which adds this repository's own history when git has it),
 // JOURNAL_FUZZ_SEED picks the trials, JOURNAL_FUZZ_SAVE=1 writes each new
 // class's minimized case into testdata/editfuzz/regressions,
-// JOURNAL_FUZZ_DUMP=DIR every wrong trial (minimized) into DIR.
+// JOURNAL_FUZZ_DUMP=DIR every wrong trial (minimized) into DIR,
+// JOURNAL_FUZZ_ONLY=m1,m2 draws only those mutations.
 func TestEditFuzz(t *testing.T) {
 	pairs, err := editfuzz.LoadCorpus("../testdata/editfuzz/corpus")
 	if err != nil {
@@ -106,6 +108,9 @@ func runEditFuzz(t *testing.T, pairs []editfuzz.Pair, n int, seed uint64, long b
 				e := newEnv(t, jmcp.Options{})
 				r := editfuzz.NewRunner(inproc{e}, e.eng.Roots()[0].Dir)
 				opts := editfuzz.Options{Trials: min(chunk, n-i*chunk), Seed: seed + uint64(i), Minimize: true}
+				if only := os.Getenv("JOURNAL_FUZZ_ONLY"); only != "" {
+					opts.Only = strings.Split(only, ",")
+				}
 				if dir := os.Getenv("JOURNAL_FUZZ_DUMP"); dir != "" {
 					opts.Wrong = func(tr editfuzz.Trial, v editfuzz.Verdict) {
 						if err := editfuzz.SaveWrong(dir, tr, v); err != nil {

@@ -306,6 +306,8 @@ type Options struct {
 	Minimize bool   // shrink the first trial of every wrong class not in KnownFailures
 	// Progress, if set, is called every 1,000 trials.
 	Progress func(t *Tally)
+	// Only, if set, names the mutations to draw from (all by default).
+	Only []string
 	// Wrong, if set, gets every wrong trial (minimized, known classes too)
 	// with its verdict: the material to study a class by (JOURNAL_FUZZ_DUMP).
 	Wrong func(t Trial, v Verdict)
@@ -318,10 +320,22 @@ func Fuzz(r *Runner, pairs []Pair, opts Options) (*Tally, error) {
 	rng := rand.New(rand.NewPCG(opts.Seed, 0x6564697466757a7a))
 	tally := newTally()
 	start := time.Now()
+	ms := Mutations
+	if len(opts.Only) > 0 {
+		ms = nil
+		for _, m := range Mutations {
+			if slices.Contains(opts.Only, m.Name) {
+				ms = append(ms, m)
+			}
+		}
+		if len(ms) == 0 {
+			return tally, fmt.Errorf("editfuzz: no mutation named %q", opts.Only)
+		}
+	}
 	for tally.Trials < opts.Trials {
 		p := pairs[rng.IntN(len(pairs))]
 		form := Forms[rng.IntN(len(Forms))]
-		m := Mutations[rng.IntN(len(Mutations))]
+		m := ms[rng.IntN(len(ms))]
 		t, ok := Generate(p, form, m, rand.New(rand.NewPCG(rng.Uint64(), 1)))
 		if !ok {
 			continue
