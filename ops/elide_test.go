@@ -46,9 +46,11 @@ func TestExpandMarkers_Expands(t *testing.T) {
 		{"bare ellipsis between unique lines", "a.rs", "fn a() {\n    let x = 1;\n    let y = 2;\n    x + y\n}\n",
 			"fn a() {\n    let x = 10;\n    ...\n    x + y\n}\n",
 			"fn a() {\n    let x = 10;\n    let y = 2;\n    x + y\n}\n", 3, 3},
-		{"inserted line before the marker", "a.go", "type U struct {\n\tname string\n\tage  int\n}\n",
+		// the marker keeps one line: were the added line its edit, the
+		// marker would keep none
+		{"inserted line before the marker", "a.go", "type U struct {\n\tname string\n}\n",
 			"type U struct {\n\temail string\n\t// ... existing fields ...\n}\n",
-			"type U struct {\n\temail string\n\tname string\n\tage  int\n}\n", 2, 3},
+			"type U struct {\n\temail string\n\tname string\n}\n", 2, 2},
 		{"crlf, tabs", "a.c", "int f(void) {\r\n\tint a = 1;\r\n\tint b = 2;\r\n\treturn a + b;\r\n}\r\n",
 			"int f(void) {\r\n\t/* ... */\r\n\treturn a * b;\r\n}\r\n",
 			"int f(void) {\r\n\tint a = 1;\r\n\tint b = 2;\r\n\treturn a * b;\r\n}\r\n", 2, 3},
@@ -57,8 +59,21 @@ func TestExpandMarkers_Expands(t *testing.T) {
 			"func a() {}\n\nfunc b() {}\n\nfunc c() {}\n\nfunc z() { z() }\n", 2, 6},
 		{"blank lines the caller adds", "a.go", "a()\nb()\nc()\n", "a()\n\n// ...\n\nc()\n", "a()\n\nb()\n\nc()\n", 2, 2},
 		{"markdown html comment", "a.md", "# A\n\none\n\ntwo\n\n# B\n", "# A\n\n<!-- ... -->\n\n# B\n\nthree\n", "# A\n\none\n\ntwo\n\n# B\n\nthree\n", 2, 6},
+		{"markdown bare ellipsis", "a.md", "# A\n\none\ntwo\nthree\nfour\n", "# A\n\none\n...\nfour\nfive\n",
+			"# A\n\none\ntwo\nthree\nfour\nfive\n", 4, 5},
+		{"markdown table row edited", "a.md", "| a | 1 |\n| b | 2 |\n| c | 3 |\n", "| a | 10 |\n...\n",
+			"| a | 10 |\n| b | 2 |\n| c | 3 |\n", 2, 3},
+		{"a prose line edited in a word", "a.md", "The hook answers in about 9 ms per call, beyond the spawn.\nSecond line.\nThird line.\n",
+			"The hook answers in about 7 ms per call, beyond the spawn.\n...\n",
+			"The hook answers in about 7 ms per call, beyond the spawn.\nSecond line.\nThird line.\n", 2, 3},
+		{"yaml indented ellipsis", "ci.yml", "    with: {go: '1.24'}\n    - uses: cache\n      with:\n        key: k\n",
+			"    with: {go: '1.26'}\n    ...\n        key: k\n", "    with: {go: '1.26'}\n    - uses: cache\n      with:\n        key: k\n", 2, 3},
+		{"markdown marker for a fence's end", "a.md", "```sh\nclaude mcp add\n```\n\nVS Code:\n", "```sh\nclaude mcp add\n...\nVS Code:\nmore\n",
+			"```sh\nclaude mcp add\n```\n\nVS Code:\nmore\n", 3, 4},
+		{"python ellipsis as an if's body", "a.py", "    if x:\n        return 1\n    y = 2\n", "    if x:\n        ...\n    y = 3\n",
+			"    if x:\n        return 1\n    y = 3\n", 2, 2},
 		{"html comment", "a.html", "<ul>\n  <li>a</li>\n  <li>b</li>\n</ul>\n<p>x</p>\n",
-			"<!-- ... -->\n<p>y</p>\n", "<ul>\n  <li>a</li>\n  <li>b</li>\n</ul>\n<p>y</p>\n", 1, 4},
+			"<!-- ... -->\n<p>x</p>\n<p>y</p>\n", "<ul>\n  <li>a</li>\n  <li>b</li>\n</ul>\n<p>x</p>\n<p>y</p>\n", 1, 4},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -117,6 +132,20 @@ func TestExpandMarkers_Refuses(t *testing.T) {
 		// the marker would keep: its edit as likely as a line added
 		{"an added line of the kept line's shape", "h.go", "\t\tout, err := r.git(ctx, \"rev-list\", \"HEAD\")\n\t\tif err != nil {\n\t\t\treturn err\n\t\t}\n\t\tuse(out)\n",
 			"\t\tcf, err := r.cat()\n\t\t...\n\t\tuse(out)\n", "may replace line 1 of the old text", 2},
+		// the fuzzer's elide-replace: real edits replaced the lines next to
+		// the marker as often as they added beside them
+		{"a new line next to a marker keeping lines", "a.go", "type U struct {\n\tname string\n\tage  int\n}\n",
+			"type U struct {\n\temail string\n\t// ... existing fields ...\n}\n", "may be added before the lines the marker keeps or replace the first", 3},
+		{"a new line after a marker keeping lines", "a.go", "\tfmt.Fprintf(w, \"dry run\")\n\tfor _, f := range res.Files {\n\t\tprint(f)\n\t}\n\treturn\n",
+			"\tfmt.Fprintf(w, \"dry run\")\n\ta.printPlanned(w, res)\n\t...\n", "replace the first", 3},
+		{"an edited line that may be added", "a.html", "<ul>\n  <li>a</li>\n  <li>b</li>\n</ul>\n<p>x</p>\n",
+			"<!-- ... -->\n<p>y</p>\n", "may be an edit of line 5 of the old text", 1},
+		{"an import like the one it follows", "a.go", "\t\"github.com/journalfs/journal/replay/watch\"\n\t\"github.com/spf13/cobra\"\n",
+			"\t\"github.com/journalfs/journal/journal/audit\"\n\t...\n", "may be an edit of line 1", 2},
+		{"brackets left open", "a.go", "\tif pid == p.Pid {\n\t\treturn ok\n\t}\n\tppid := parent(pid)\n\tif ppid == 0 {\n\t\treturn false\n\t}\n\tpid = ppid\n",
+			"\tppid := parent(pid)\n\tif ppid == 0 {\n\t\treturn false\n\t}\n\tif pid == p.Pid {\n\t\treturn start\n\t...\n", "brackets do not balance", 7},
+		{"a moved line", "a.go", "\t\"strconv\"\n\t\"regexp\"\n\t\"strings\"\n\t\"sync\"\n",
+			"\t\"regexp\"\n\t\"strconv\"\n\t...\n", "the line moved", 3},
 		{"two markers in one region", "a.go", "func A() {\n\ta()\n\tb()\n\tc()\n}\n",
 			"func A() {\n\t// ...\n\tz()\n\t// ...\n}\n", "markers at lines 2 and 4", 2},
 	}
@@ -145,6 +174,7 @@ func TestExpandMarkers_Literal(t *testing.T) {
 		{"rust range and rest pattern", "a.rs", "let a = 1;\n", "let Foo {\n    a,\n    ..\n} = foo;\nfor i in 0..=n {}\n"},
 		{"go variadic", "a.go", "func f() {}\n", "func f(xs ...int) {}\n"},
 		{"c variadic", "a.c", "int f(int a);\n", "int f(int a,\n      ...\n);\n"},
+		{"prose ellipsis that stands for no lines", "a.md", "# T\n\none\ntwo\n", "# T\n\none\n...\ntwo\n"},
 		{"prose", "a.md", "# T\n", "# T\n\nwait...\n\n...\n\n```\n$ journal log\n// ... existing code ...\n```\n"},
 		{"comment prose", "a.ts", "x();\n", "// TODO: handle errors...\n// existing users keep their roles\n// the API stays the same for v1 clients\nx();\n"},
 		{"doc comment example", "a.go", "func F() {}\n", "// F does it:\n//\n//\tx := F()\n//\t...\n//\tuse(x)\nfunc F() {}\n"},

@@ -540,14 +540,28 @@ func elideReplace(d *draft, r *rand.Rand) bool {
 		return false
 	}
 	hs := merge.DiffStrings(old, nw)
-	// runs of equal lines in nw between hunks
+	// runs of equal lines in nw between hunks, but for a run next to a
+	// change that deletes lines (leaves fewer non-blank lines than it
+	// replaces): a marker there says the lines next to it stay (those
+	// around it are the run's, blank lines are layout), and which of the
+	// change's old lines go no request with it can say
+	nonBlank := func(ls []string) int {
+		n := 0
+		for _, l := range ls {
+			if strings.TrimSpace(l) != "" {
+				n++
+			}
+		}
+		return n
+	}
 	var runs [][2]int
-	prev := 0
-	for _, h := range append(hs, merge.Hunk{B0: len(nw)}) {
-		if h.B0-prev >= 2 {
+	prev, cut := 0, false
+	for _, h := range append(hs, merge.Hunk{B0: len(nw), B1: len(nw)}) {
+		deletes := nonBlank(nw[h.B0:h.B1]) < nonBlank(old[h.A0:h.A1])
+		if h.B0-prev >= 2 && !cut && !deletes {
 			runs = append(runs, [2]int{prev, h.B0})
 		}
-		prev = h.B1
+		prev, cut = h.B1, deletes
 	}
 	if len(runs) == 0 {
 		return false
