@@ -41,10 +41,10 @@ type Elision struct {
 // where its lines begin (end), as other readings keep other lines
 // (elide_sure.go): an unchanged line, the text's edge, an edited line that
 // cannot stand beside the old line it edits (the same name declared or
-// assigned, the same key, both returning) or that alone divides two
-// markers, an added line only where the marker keeps one line (were it
-// that line's edit, the marker would keep none); and in code the result's
-// brackets must balance as old's do. Otherwise too — an anchor missing or repeated, no
+// assigned, the same key, both returning, a near copy) or that alone
+// divides two markers — never an added line, which may as well replace
+// the lines next to it; and in code the result's brackets must balance as
+// old's do. Otherwise too — an anchor missing or repeated, no
 // old line (or only blank ones) left for the marker, two markers with only
 // added lines between — it refuses with ErrInvalidInput naming the marker
 // and its line, and the caller writes nothing. A marker line that old
@@ -456,17 +456,8 @@ func (e *expander) expandHunk(gs []group) error {
 		if err := e.moved(g); err != nil {
 			return err
 		}
-		// the lines beyond the added ones next to the group: the edit
-		// before (after) them, or the region's neighbour
-		farB, farA := sideOf{n: before[t], old: g.from - 1}, sideOf{n: after[t], old: g.to}
-		if before[t] < 0 && t == 0 {
-			farB = e.side(e.prevLine(d.ReplStart), nil, -1, -1)
-		}
-		if after[t] < 0 && t == last {
-			farA = e.side(e.nextLine(d.ReplEnd), nil, -1, -1)
-		}
 		if err := e.sure(g, [2]sideOf{e.side(e.prevLine(g.first), addedBefore[t], before[t], g.from-1),
-			e.side(e.nextLine(g.last+1), addedAfter[t], after[t], g.to)}, [2]sideOf{farB, farA}); err != nil {
+			e.side(e.nextLine(g.last+1), addedAfter[t], after[t], g.to)}); err != nil {
 			return err
 		}
 	}

@@ -166,18 +166,13 @@ type sideOf struct {
 }
 
 // sure refuses a group whose neighbour on either side leaves which old
-// lines it keeps to a reading: an added line next to a marker that would
-// keep more than one line (it may replace the first of them), or an edited
-// line that may as well be added beside the old line it resembles. An
-// edited line between two markers is what divides them, so it is read as
-// the edit.
-func (e *expander) sure(g group, sides, far [2]sideOf) error {
-	kept := 0
-	for k := g.from; k < g.to; k++ {
-		if e.okeys[k] != "" {
-			kept++
-		}
-	}
+// lines it keeps to a reading: an added line next to a marker (it may be
+// added beside the lines the marker keeps or replace the first of them —
+// also where the marker would keep one line: the line may then be a copy
+// the diff paired elsewhere), or an edited line that may as well be added
+// beside the old line it resembles. An edited line between two markers is
+// what divides them, so it is read as the edit.
+func (e *expander) sure(g group, sides [2]sideOf) error {
 	for i, s := range sides {
 		where, kin := "before", "first"
 		if i == 1 {
@@ -185,10 +180,10 @@ func (e *expander) sure(g group, sides, far [2]sideOf) error {
 		}
 		switch {
 		case s.n < 0:
-		case s.added && (kept > 1 || !e.sureLine(far[i])):
+		case s.added:
 			return e.refuse(g.mark, fmt.Sprintf("line %d of the new text (%q), right %s it, is a new line: it may be added %s the lines the marker keeps or replace the %s of them, and the two readings keep different lines",
 				s.n+1, e.nkeys[s.n], where, where, kin))
-		case s.added || e.sureLine(s) || e.betweenMarkers(s.n):
+		case e.sureLine(s) || e.betweenMarkers(s.n):
 		default:
 			return e.refuse(g.mark, fmt.Sprintf("line %d of the new text (%q), right %s it, may be an edit of line %d of the old text (%q) or a line added beside it, and the two readings keep different lines",
 				s.n+1, e.nkeys[s.n], where, s.old+1, e.okeys[s.old]))

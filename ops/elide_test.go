@@ -46,11 +46,9 @@ func TestExpandMarkers_Expands(t *testing.T) {
 		{"bare ellipsis between unique lines", "a.rs", "fn a() {\n    let x = 1;\n    let y = 2;\n    x + y\n}\n",
 			"fn a() {\n    let x = 10;\n    ...\n    x + y\n}\n",
 			"fn a() {\n    let x = 10;\n    let y = 2;\n    x + y\n}\n", 3, 3},
-		// the marker keeps one line: were the added line its edit, the
-		// marker would keep none
-		{"inserted line before the marker", "a.go", "type U struct {\n\tname string\n}\n",
-			"type U struct {\n\temail string\n\t// ... existing fields ...\n}\n",
-			"type U struct {\n\temail string\n\tname string\n}\n", 2, 2},
+		{"inserted line beside unchanged ones", "a.go", "type U struct {\n\tname string\n\tage  int\n}\n",
+			"type U struct {\n\temail string\n\tname string\n\t// ... existing fields ...\n}\n",
+			"type U struct {\n\temail string\n\tname string\n\tage  int\n}\n", 3, 3},
 		{"crlf, tabs", "a.c", "int f(void) {\r\n\tint a = 1;\r\n\tint b = 2;\r\n\treturn a + b;\r\n}\r\n",
 			"int f(void) {\r\n\t/* ... */\r\n\treturn a * b;\r\n}\r\n",
 			"int f(void) {\r\n\tint a = 1;\r\n\tint b = 2;\r\n\treturn a * b;\r\n}\r\n", 2, 3},
@@ -142,8 +140,10 @@ func TestExpandMarkers_Refuses(t *testing.T) {
 			"<!-- ... -->\n<p>y</p>\n", "may be an edit of line 5 of the old text", 1},
 		{"an import like the one it follows", "a.go", "\t\"github.com/journalfs/journal/replay/watch\"\n\t\"github.com/spf13/cobra\"\n",
 			"\t\"github.com/journalfs/journal/journal/audit\"\n\t...\n", "may be an edit of line 1", 2},
-		{"brackets left open", "a.go", "\tif pid == p.Pid {\n\t\treturn ok\n\t}\n\tppid := parent(pid)\n\tif ppid == 0 {\n\t\treturn false\n\t}\n\tpid = ppid\n",
-			"\tppid := parent(pid)\n\tif ppid == 0 {\n\t\treturn false\n\t}\n\tif pid == p.Pid {\n\t\treturn start\n\t...\n", "brackets do not balance", 7},
+		{"brackets left open", "a.go", "func f() {\n\tif a {\n\t\tx()\n\t}\n\ty()\n}\n",
+			"func f() {\n\t...\n\ty()\n\tz(\n}\n", "brackets do not balance", 2},
+		{"a new line next to a marker keeping one line", "a.go", "func main() {\n\ta()\n\tb()\n}\n",
+			"func main() {\n\ta()\n\t// ... existing code ...\n\tc()\n}\n", "replace the last of them", 3},
 		{"a moved line", "a.go", "\t\"strconv\"\n\t\"regexp\"\n\t\"strings\"\n\t\"sync\"\n",
 			"\t\"regexp\"\n\t\"strconv\"\n\t...\n", "the line moved", 3},
 		{"two markers in one region", "a.go", "func A() {\n\ta()\n\tb()\n\tc()\n}\n",
@@ -250,7 +250,7 @@ func TestExpandMarkers_WholeFile(t *testing.T) {
 	tests := []struct{ name, text, want string }{
 		{"around a function", "// ... existing code ...\n\nfunc b() {\n\tfmt.Println(\"B\")\n}\n\n// ... existing code ...\n",
 			strings.Replace(old, `"b"`, `"B"`, 1)},
-		{"inside a body", "// ... existing code ...\nfunc main() {\n\ta()\n\t// ... existing code ...\n\tc()\n}\n",
+		{"inside a body", "// ... existing code ...\nfunc main() {\n\t// ... existing code ...\n\tb()\n\tc()\n}\n",
 			strings.Replace(old, "\tb()\n}", "\tb()\n\tc()\n}", 1)},
 	}
 	for _, tt := range tests {

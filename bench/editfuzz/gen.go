@@ -541,23 +541,13 @@ func elideReplace(d *draft, r *rand.Rand) bool {
 	}
 	hs := merge.DiffStrings(old, nw)
 	// runs of equal lines in nw between hunks, but for a run next to a
-	// change that deletes lines (leaves fewer non-blank lines than it
-	// replaces): a marker there says the lines next to it stay (those
-	// around it are the run's, blank lines are layout), and which of the
+	// change that deletes lines (leaves fewer lines than it replaces): a
+	// marker there says the lines next to it stay, and which of the
 	// change's old lines go no request with it can say
-	nonBlank := func(ls []string) int {
-		n := 0
-		for _, l := range ls {
-			if strings.TrimSpace(l) != "" {
-				n++
-			}
-		}
-		return n
-	}
 	var runs [][2]int
 	prev, cut := 0, false
 	for _, h := range append(hs, merge.Hunk{B0: len(nw), B1: len(nw)}) {
-		deletes := nonBlank(nw[h.B0:h.B1]) < nonBlank(old[h.A0:h.A1])
+		deletes := h.B1-h.B0 < h.A1-h.A0
 		if h.B0-prev >= 2 && !cut && !deletes {
 			runs = append(runs, [2]int{prev, h.B0})
 		}
