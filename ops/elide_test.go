@@ -70,6 +70,9 @@ func TestExpandMarkers_Expands(t *testing.T) {
 			"```sh\nclaude mcp add\n```\n\nVS Code:\nmore\n", 3, 4},
 		{"python ellipsis as an if's body", "a.py", "    if x:\n        return 1\n    y = 2\n", "    if x:\n        ...\n    y = 3\n",
 			"    if x:\n        return 1\n    y = 3\n", 2, 2},
+		{"marker for a docstring's end", "a.py", "def f():\n    \"\"\"\n    Returns the name.\n    \"\"\"\n    name = g()\n    return name\n",
+			"def f():\n    \"\"\"\n    Returns the name.\n    # ... rest unchanged ...\n    return name\n",
+			"def f():\n    \"\"\"\n    Returns the name.\n    \"\"\"\n    name = g()\n    return name\n", 4, 5},
 		{"html comment", "a.html", "<ul>\n  <li>a</li>\n  <li>b</li>\n</ul>\n<p>x</p>\n",
 			"<!-- ... -->\n<p>x</p>\n<p>y</p>\n", "<ul>\n  <li>a</li>\n  <li>b</li>\n</ul>\n<p>x</p>\n<p>y</p>\n", 1, 4},
 	}

@@ -209,9 +209,9 @@ func isMarkerLine(key string, kind markerKind) (ok, bare bool) {
 // markerLines returns the indexes of the lines of text (split with their
 // endings) that are elision markers, with the context rules applied, and
 // the lines that may be either (soft): in prose the bare ellipsis lines and
-// the marker lines inside code fences (a marker may stand for a fence's
-// end), in Python a "..." that is the whole body of a block other than a
-// def's or a class's.
+// the marker lines inside code fences and triple-quoted strings (a marker
+// may stand for a fence's or a string's end), in Python a "..." that is the
+// whole body of a block other than a def's or a class's.
 func markerLines(lines []string, kind markerKind) (out, soft []int) {
 	quote := "" // inside a triple-quoted string: its delimiter
 	fence := "" // inside a Markdown code fence: its opener
@@ -238,7 +238,12 @@ func markerLines(lines []string, kind markerKind) (out, soft []int) {
 		wasQuoted := quote != ""
 		quote = tripleQuotes(l, quote)
 		if wasQuoted {
-			continue // a docstring's or a raw string's line is text
+			// a docstring's or a raw string's line is text, or a marker
+			// for lines the string held (its end among them)
+			if ok, _ := isMarkerLine(key, kind); ok && quote != "" {
+				soft = append(soft, i)
+			}
+			continue
 		}
 		ok, bare := isMarkerLine(key, kind)
 		if ok && bare && (kind == kindProse && pureEllipsis().MatchString(key) ||
