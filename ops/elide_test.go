@@ -179,6 +179,7 @@ func TestExpandMarkers_Literal(t *testing.T) {
 		{"c variadic", "a.c", "int f(int a);\n", "int f(int a,\n      ...\n);\n"},
 		{"prose ellipsis that stands for no lines", "a.md", "# T\n\none\ntwo\n", "# T\n\none\n...\ntwo\n"},
 		{"prose", "a.md", "# T\n", "# T\n\nwait...\n\n...\n\n```\n$ journal log\n// ... existing code ...\n```\n"},
+		{"a comment's sentence going on", "a.go", "// a\n// b\n", "// then keeps the old line (markers with no\n// unchanged line on either side, or\n"},
 		{"comment prose", "a.ts", "x();\n", "// TODO: handle errors...\n// existing users keep their roles\n// the API stays the same for v1 clients\nx();\n"},
 		{"doc comment example", "a.go", "func F() {}\n", "// F does it:\n//\n//\tx := F()\n//\t...\n//\tuse(x)\nfunc F() {}\n"},
 		{"a log's ellipsis", "run.log", "start\n", "start\n...\ndone\n"},

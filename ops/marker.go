@@ -186,6 +186,9 @@ func isMarkerLine(key string, kind markerKind) (ok, bare bool) {
 	if p == "" || !phraseChars(p) || len(strings.Fields(p)) > 10 || !mentionsElision(p, lead || trail) {
 		return false, false
 	}
+	if runsOn(p) {
+		return false, false // a sentence that goes on to the next line: prose
+	}
 	for _, w := range []string{"todo", "fixme", "note", "xxx", "hack", "nb", "see", "wait"} {
 		if p == w || strings.HasPrefix(p, w+" ") || strings.HasPrefix(p, w+":") {
 			return false, false
@@ -204,6 +207,24 @@ func isMarkerLine(key string, kind markerKind) (ok, bare bool) {
 	default:
 		return strong || shortForm().MatchString(p), false
 	}
+}
+
+// runsOn reports a phrase that ends as a sentence going on does: with a
+// comma, a conjunction, an article or a preposition ("unchanged line on
+// either side, or").
+func runsOn(p string) bool {
+	if strings.HasSuffix(p, ",") || strings.HasSuffix(p, "(") {
+		return true
+	}
+	f := strings.Fields(p)
+	if len(f) < 2 {
+		return false
+	}
+	switch f[len(f)-1] {
+	case "or", "and", "but", "the", "a", "an", "of", "to", "on", "in", "with", "for", "that", "which", "is", "are", "by", "as":
+		return true
+	}
+	return false
 }
 
 // markerLines returns the indexes of the lines of text (split with their

@@ -24,7 +24,8 @@ import (
 //     from start but not all consecutive: refused.
 //   - text escaped twice: one line, no real line break, ending with the two
 //     characters \n — whole lines sent as one JSON-escaped string. Unescaped
-//     once, unless a line of the file ends so itself.
+//     once, unless a line of the file ends so itself, or the lines replaced
+//     hold \n as text and the content no \\n (their second escaping).
 //   - look-alikes (curly quotes, dashes, no-break spaces) the file never
 //     uses: when one of them stands where the lines replaced have its ASCII
 //     character, in text otherwise the same (placedAs), the agent's text
@@ -50,7 +51,7 @@ func LineContent(content string, old []string, start int, text string, code bool
 	if note != "" {
 		notes = append(notes, note)
 	}
-	if u, ok := escapedTwice(out, text); ok {
+	if u, ok := escapedTwice(out, old, text); ok {
 		out = u
 		notes = append(notes, `the content was escaped twice (\n, \t, \" as text, no line break): it was unescaped once`)
 	}
@@ -137,8 +138,15 @@ func oldPrefixed(old []string, sep string) bool {
 }
 
 // escapedTwice unescapes content sent escaped twice (see LineContent).
-func escapedTwice(content, text string) (string, bool) {
+// Where the lines replaced hold \n as text themselves (string literals)
+// and the content no \\n — what a second escaping makes of them — its \n
+// are the file's kind of text, cut short (a line of Go source whose
+// string holds "<ul>\n").
+func escapedTwice(content string, old []string, text string) (string, bool) {
 	if strings.Contains(content, "\n") || !strings.HasSuffix(content, `\n`) || strings.HasSuffix(content, `\\n`) {
+		return "", false
+	}
+	if strings.Contains(strings.Join(old, "\n"), `\n`) && !strings.Contains(content, `\\n`) {
 		return "", false
 	}
 	for _, l := range strings.Split(toLF(text), "\n") {
