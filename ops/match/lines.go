@@ -24,8 +24,8 @@ import (
 //     from start but not all consecutive: refused.
 //   - text escaped twice: one line, no real line break, ending with the two
 //     characters \n — whole lines sent as one JSON-escaped string. Unescaped
-//     once, unless a line of the file ends so itself, or the lines replaced
-//     hold \n as text and the content no \\n (their second escaping).
+//     once, unless a line of the file ends so itself, or the content holds
+//     what an escaping leaves none of (a real tab, an unescaped ").
 //   - look-alikes (curly quotes, dashes, no-break spaces) the file never
 //     uses: when one of them stands where the lines replaced have its ASCII
 //     character, in text otherwise the same (placedAs), the agent's text
@@ -51,7 +51,7 @@ func LineContent(content string, old []string, start int, text string, code bool
 	if note != "" {
 		notes = append(notes, note)
 	}
-	if u, ok := escapedTwice(out, old, text); ok {
+	if u, ok := escapedTwice(out, text); ok {
 		out = u
 		notes = append(notes, `the content was escaped twice (\n, \t, \" as text, no line break): it was unescaped once`)
 	}
@@ -138,15 +138,15 @@ func oldPrefixed(old []string, sep string) bool {
 }
 
 // escapedTwice unescapes content sent escaped twice (see LineContent).
-// Where the lines replaced hold \n as text themselves (string literals)
-// and the content no \\n — what a second escaping makes of them — its \n
-// are the file's kind of text, cut short (a line of Go source whose
-// string holds "<ul>\n").
-func escapedTwice(content string, old []string, text string) (string, bool) {
+// Content holding a real tab or a double quote no backslash escapes is
+// not escaped twice — the escaping would have left neither —: its \n are
+// the file's kind of text, cut short (a Go line whose string holds
+// "<ul>\n").
+func escapedTwice(content, text string) (string, bool) {
 	if strings.Contains(content, "\n") || !strings.HasSuffix(content, `\n`) || strings.HasSuffix(content, `\\n`) {
 		return "", false
 	}
-	if strings.Contains(strings.Join(old, "\n"), `\n`) && !strings.Contains(content, `\\n`) {
+	if strings.Contains(content, "\t") || bareQuote(content) {
 		return "", false
 	}
 	for _, l := range strings.Split(toLF(text), "\n") {
@@ -155,6 +155,19 @@ func escapedTwice(content string, old []string, text string) (string, bool) {
 		}
 	}
 	return unescaper.Replace(content), true
+}
+
+// bareQuote reports a double quote in s that no backslash escapes.
+func bareQuote(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			return true
+		}
+	}
+	return false
 }
 
 // lookalikesBack puts back to ASCII the look-alikes of content the file
