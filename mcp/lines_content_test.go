@@ -45,6 +45,11 @@ func TestLineTools_ContentArtefacts(t *testing.T) {
 		{name: "a string with \\n kept", file: "a.go", before: "func f() {\n\tprintln(\"a\")\n}\n",
 			start: 2, end: 2, content: `	fmt.Printf("a\nb\n")`,
 			want: "func f() {\n\tfmt.Printf(\"a\\nb\\n\")\n}\n"},
+		// the fuzzer's trunc-replace (seed 23): a Go test's line cut short
+		// after a string's \n, where the lines replaced hold \n as text
+		{name: "a line of strings with \\n cut short kept", file: "cases.txt", before: "\t\t\t\"<ul>\\n  <li>a</li>\\n\",\n\t\t\t\"x\\n\", 2},\n",
+			start: 1, end: 2, content: `			"<p>y</p>\n", "<ul>\n`,
+			want: "\t\t\t\"<p>y</p>\\n\", \"<ul>\\n\n"},
 		{name: "a file whose lines end in \\n kept", file: "notes.txt", before: "escapes:\nnewline is \\n\ntab\n",
 			start: 3, end: 3, content: `tab is \t, newline \n`,
 			want: "escapes:\nnewline is \\n\ntab is \\t, newline \\n\n"},

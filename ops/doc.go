@@ -40,8 +40,10 @@
 // that stand for lines the agent left out. [ExpandMarkers] (elide.go; which
 // lines are markers: marker.go) is the one protocol every tool runs before
 // it writes: a marker is replaced by the old lines it stands for, found
-// exactly by the lines around it, or the edit is refused (ErrInvalidInput)
-// — a marker is never written where the old text did not have it. The ops
+// exactly by the lines right next to it (elide_sure.go: a line next to a
+// marker that could be read two ways — added or an edit — is no anchor),
+// or the edit is refused (ErrInvalidInput) — a marker is never written
+// where the old text did not have it. The ops
 // of this package run it on file_replace's whole files and line ranges and
 // edit_file's replacements; ops/match on every search/replace; the MCP
 // layer on symbols and forms.

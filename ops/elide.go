@@ -37,9 +37,14 @@ type Elision struct {
 // whose old line is the only one it edits; one anchor found once in old,
 // the other need be found once after (before) it. A marker at the start or
 // the end needs the one anchor it has; markers in one changed region need
-// an edited line between them. An added line next to a marker that begins
-// as the first (last) line the marker would keep may replace that line:
-// two readings, refused. Otherwise too — an anchor missing or repeated, no
+// an edited line between them. The line right next to a marker must fix
+// where its lines begin (end), as other readings keep other lines
+// (elide_sure.go): an unchanged line, the text's edge, an edited line that
+// cannot stand beside the old line it edits (the same name declared or
+// assigned, the same key, both returning, a near copy) or that alone
+// divides two markers — never an added line, which may as well replace
+// the lines next to it; and in code the result's brackets must balance as
+// old's do. Otherwise too — an anchor missing or repeated, no
 // old line (or only blank ones) left for the marker, two markers with only
 // added lines between — it refuses with ErrInvalidInput naming the marker
 // and its line, and the caller writes nothing. A marker line that old
@@ -50,16 +55,26 @@ type Elision struct {
 // The kept lines are old's bytes with the line ending of the marker's
 // line; the blank lines around a marker are the caller's unless the kept
 // lines bring their own. Without markers text is returned as it is, with
-// no Elision.
+// no Elision. A line that may be a marker or text (a bare ellipsis in
+// prose, a marker inside a Markdown code fence, Python's "..." as an if's
+// body) is a marker where it stands in place of old lines, else text.
 func ExpandMarkers(old, text, path string) (string, []Elision, error) {
 	if !mayHoldMarker(text) {
 		return text, nil, nil
 	}
 	lines := splitKeep(text)
-	cand := markerLines(lines, kindOf(path))
-	if len(cand) == 0 {
+	hard, soft := markerLines(lines, kindOf(path))
+	if len(hard)+len(soft) == 0 {
 		return text, nil, nil
 	}
+	return expand(old, lines, path, slices.Sorted(slices.Values(append(hard, soft...))), soft)
+}
+
+// expand is ExpandMarkers with the marker lines cand. Of them, soft ones
+// (markerLines) are markers where they stand in place of
+// old lines — in a changed region that has some — else text: expand
+// starts again without them.
+func expand(old string, lines []string, path string, cand, soft []int) (string, []Elision, error) {
 	olds := splitKeep(old)
 	okeys := lineKeys(olds)
 	inOld := oldIndex(okeys)
@@ -74,7 +89,7 @@ func ExpandMarkers(old, text, path string) (string, []Elision, error) {
 		}
 	}
 	if len(marks) == 0 {
-		return text, nil, nil
+		return strings.Join(lines, ""), nil, nil
 	}
 	for _, i := range marks {
 		marker[i] = true
@@ -90,8 +105,20 @@ func ExpandMarkers(old, text, path string) (string, []Elision, error) {
 			nkeys[i] = "\x00marker " + strconv.Itoa(i)
 		}
 	}
-	e := &expander{lines: lines, nkeys: nkeys, okeys: okeys, olds: olds, marker: marker, inOld: inOld}
+	e := &expander{lines: lines, nkeys: nkeys, okeys: okeys, olds: olds, marker: marker, inOld: inOld, prose: kindOf(path) == kindProse}
 	e.align()
+	if len(soft) > 0 {
+		text := slices.DeleteFunc(slices.Clone(cand), func(i int) bool {
+			if !slices.Contains(soft, i) || !slices.Contains(marks, i) {
+				return false
+			}
+			d := e.hunks[e.hunk[i]]
+			return !slices.ContainsFunc(okeys[d.Start:d.End], func(k string) bool { return k != "" })
+		})
+		if len(text) < len(cand) {
+			return expand(old, lines, path, text, nil)
+		}
+	}
 	var es []Elision
 	var groups []group
 	for k := 0; k < len(marks); {
@@ -121,7 +148,11 @@ func ExpandMarkers(old, text, path string) (string, []Elision, error) {
 		}
 		a = b
 	}
-	return e.build(kept), es, nil
+	out := e.build(kept)
+	if err := e.balanced(out, path, groups); err != nil {
+		return "", nil, err
+	}
+	return out, es, nil
 }
 
 // ElisionNote says what the markers stood for, in the result's notes: base
@@ -188,6 +219,7 @@ type expander struct {
 	fn, fo   []int
 	fnk, fok []string
 	inOld    map[string]seen // the old text's keys
+	prose    bool            // the file is prose (Markdown, text)
 }
 
 // seen is where a key stands in the old text's non-blank lines: its last
@@ -421,8 +453,30 @@ func (e *expander) expandHunk(gs []group) error {
 		if err := e.addedNextTo(g, addedBefore[t], addedAfter[t]); err != nil {
 			return err
 		}
+		if err := e.moved(g); err != nil {
+			return err
+		}
+		if err := e.sure(g, [2]sideOf{e.side(e.prevLine(g.first), addedBefore[t], before[t], g.from-1),
+			e.side(e.nextLine(g.last+1), addedAfter[t], after[t], g.to)}); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// side classifies new line n next to a group: the text's edge (n < 0), one
+// of the added lines, the edited line edit (of old line editOld), or a
+// line outside the region paired with an old line by the diff.
+func (e *expander) side(n int, added []int, edit, editOld int) sideOf {
+	switch {
+	case n < 0:
+		return sideOf{n: -1, old: -1}
+	case slices.Contains(added, n):
+		return sideOf{n: n, old: -1, added: true}
+	case n == edit:
+		return sideOf{n: n, old: editOld}
+	}
+	return sideOf{n: n, old: e.newOld[n]}
 }
 
 // addedNextTo refuses an added line next to group g that begins as the
@@ -468,7 +522,11 @@ func (e *expander) anchored(g group, d lcs.Diff, before, after int) error {
 			pos, err := e.uniqueEdit(edited, g.mark, lo, hi)
 			return side{true, pos, err}
 		case j >= 0 && e.newOld[j] >= 0:
-			return side{true, e.newOld[j], e.uniqueRun(j, dir, g.mark, lo, hi)}
+			err := e.uniqueRun(j, dir, g.mark, lo, hi)
+			if err == nil {
+				err = e.uniqueInNew(j, dir, g.mark)
+			}
+			return side{true, e.newOld[j], err}
 		}
 		return side{}
 	}

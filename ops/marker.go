@@ -186,6 +186,9 @@ func isMarkerLine(key string, kind markerKind) (ok, bare bool) {
 	if p == "" || !phraseChars(p) || len(strings.Fields(p)) > 10 || !mentionsElision(p, lead || trail) {
 		return false, false
 	}
+	if runsOn(p) {
+		return false, false // a sentence that goes on to the next line: prose
+	}
 	for _, w := range []string{"todo", "fixme", "note", "xxx", "hack", "nb", "see", "wait"} {
 		if p == w || strings.HasPrefix(p, w+" ") || strings.HasPrefix(p, w+":") {
 			return false, false
@@ -206,10 +209,31 @@ func isMarkerLine(key string, kind markerKind) (ok, bare bool) {
 	}
 }
 
+// runsOn reports a phrase that ends as a sentence going on does: with a
+// comma, a conjunction, an article or a preposition ("unchanged line on
+// either side, or").
+func runsOn(p string) bool {
+	if strings.HasSuffix(p, ",") || strings.HasSuffix(p, "(") {
+		return true
+	}
+	f := strings.Fields(p)
+	if len(f) < 2 {
+		return false
+	}
+	switch f[len(f)-1] {
+	case "or", "and", "but", "the", "a", "an", "of", "to", "on", "in", "with", "for", "that", "which", "is", "are", "by", "as":
+		return true
+	}
+	return false
+}
+
 // markerLines returns the indexes of the lines of text (split with their
-// endings) that are elision markers, with the context rules applied.
-func markerLines(lines []string, kind markerKind) []int {
-	var out []int
+// endings) that are elision markers, with the context rules applied, and
+// the lines that may be either (soft): in prose the bare ellipsis lines and
+// the marker lines inside code fences and triple-quoted strings (a marker
+// may stand for a fence's or a string's end), in Python a "..." that is the
+// whole body of a block other than a def's or a class's.
+func markerLines(lines []string, kind markerKind) (out, soft []int) {
 	quote := "" // inside a triple-quoted string: its delimiter
 	fence := "" // inside a Markdown code fence: its opener
 	for i, l := range lines {
@@ -224,21 +248,36 @@ func markerLines(lines []string, kind markerKind) []int {
 				continue
 			}
 			if fence != "" {
+				// quoted text, or a marker for lines the fence held (its
+				// end among them)
+				if ok, _ := isMarkerLine(key, kindCode); ok {
+					soft = append(soft, i)
+				}
 				continue
 			}
 		}
 		wasQuoted := quote != ""
 		quote = tripleQuotes(l, quote)
 		if wasQuoted {
-			continue // a docstring's or a raw string's line is text
+			// a docstring's or a raw string's line is text, or a marker
+			// for lines the string held (its end among them)
+			if ok, _ := isMarkerLine(key, kind); ok && quote != "" {
+				soft = append(soft, i)
+			}
+			continue
 		}
 		ok, bare := isMarkerLine(key, kind)
+		if ok && bare && (kind == kindProse && pureEllipsis().MatchString(key) ||
+			kind == kindPython && key == "..." && pythonBody(lines, i) != "" && !stubHeader(pythonBody(lines, i))) {
+			soft = append(soft, i)
+			continue
+		}
 		if !ok || bare && !bareMarker(lines, i, key, kind) || !bare && inCommentBlock(lines, i, key, kind) {
 			continue
 		}
 		out = append(out, i)
 	}
-	return out
+	return out, soft
 }
 
 // inCommentBlock reports a comment that is an ellipsis alone ("//	...")
@@ -310,8 +349,10 @@ func bareMarker(lines []string, i int, key string, kind markerKind) bool {
 		return true // "... existing code ..." between ellipses
 	}
 	switch kind {
-	case kindProse, kindYAML:
+	case kindProse:
 		return false
+	case kindYAML:
+		return indentWidth(lines[i]) > 0 // a document's end stands at the margin
 	}
 	next := ""
 	for _, l := range lines[i+1:] {
@@ -322,16 +363,31 @@ func bareMarker(lines []string, i int, key string, kind markerKind) bool {
 	if strings.HasPrefix(next, ")") {
 		return false // a C variadic parameter
 	}
-	if kind == kindPython && key == "..." {
-		prev := ""
-		for k := i - 1; k >= 0 && prev == ""; k-- {
-			prev = strings.TrimSpace(lines[k])
-		}
-		if strings.HasSuffix(prev, ":") && (next == "" || indentWidth(nextLine(lines, i)) < indentWidth(lines[i])) {
-			return false // a block's whole body: Ellipsis
-		}
+	if kind == kindPython && key == "..." && pythonBody(lines, i) != "" {
+		return false // a block's whole body: Ellipsis
 	}
 	return true
+}
+
+// pythonBody returns the header of the block whose whole body line i is
+// ("" if it is not one).
+func pythonBody(lines []string, i int) string {
+	prev := ""
+	for k := i - 1; k >= 0 && prev == ""; k-- {
+		prev = strings.TrimSpace(lines[k])
+	}
+	next := nextLine(lines, i)
+	if strings.HasSuffix(prev, ":") && (next == "" || indentWidth(next) < indentWidth(lines[i])) {
+		return prev
+	}
+	return ""
+}
+
+// stubHeader reports a Python header whose body "..." is the idiom of a
+// stub (a def or a class: a protocol, an overload, an abstract method).
+func stubHeader(h string) bool {
+	h = strings.TrimPrefix(h, "async ")
+	return strings.HasPrefix(h, "def ") || strings.HasPrefix(h, "class ")
 }
 
 // nextLine returns the first non-blank line after i ("" if none).

@@ -540,14 +540,18 @@ func elideReplace(d *draft, r *rand.Rand) bool {
 		return false
 	}
 	hs := merge.DiffStrings(old, nw)
-	// runs of equal lines in nw between hunks
+	// runs of equal lines in nw between hunks, but for a run next to a
+	// change that deletes lines (leaves fewer lines than it replaces): a
+	// marker there says the lines next to it stay, and which of the
+	// change's old lines go no request with it can say
 	var runs [][2]int
-	prev := 0
-	for _, h := range append(hs, merge.Hunk{B0: len(nw)}) {
-		if h.B0-prev >= 2 {
+	prev, cut := 0, false
+	for _, h := range append(hs, merge.Hunk{B0: len(nw), B1: len(nw)}) {
+		deletes := h.B1-h.B0 < h.A1-h.A0
+		if h.B0-prev >= 2 && !cut && !deletes {
 			runs = append(runs, [2]int{prev, h.B0})
 		}
-		prev = h.B1
+		prev, cut = h.B1, deletes
 	}
 	if len(runs) == 0 {
 		return false

@@ -22,16 +22,6 @@ func init() {
 		add("issue 59 §5 (fuzzer): look-alikes only in new prose, with no replaced line to show them an artefact, are written as sent",
 			"lookalike | "+tool+" | "+whySuccessOther)
 	}
-	for _, tool := range []string{"edit_content", "file_replace", "ai_code_editing.edit_file", "file_edit"} {
-		// ops.ExpandMarkers takes a changed line next to a marker for an
-		// added one when it resembles no old line enough to be its edit
-		// (`cf, err := r.cat()` for `out, err := r.git(…)`), and the marker
-		// then keeps the old line the agent replaced (markers with no
-		// unchanged line on either side, or beside an added line of the
-		// kept line's shape, are refused)
-		add("issue 59 (elision markers in replacements): a marker next to a changed line that resembles the old line it replaces too little keeps that old line",
-			"elide-replace | "+tool+" | "+whySuccessOther)
-	}
 	add("issue 59 §5 (fuzzer): visible look-alikes (curly quotes, en dashes) in a replacement whose search shows none of that kind substituted (an exact match, a search without quotes) are written as sent: nothing tells the caller's channel's from the caller's own (an en dash in '200–950 ms')",
 		"lookalike-both | edit_content | "+whySuccessOther)
 	add("issue 59 §5 (fuzzer, long mode): a replacement holding look-alikes of its own of the kind its search shows typed for ASCII (this repository's tests of look-alikes, curly quotes in their strings) has them written as ASCII",

@@ -24,7 +24,8 @@ import (
 //     from start but not all consecutive: refused.
 //   - text escaped twice: one line, no real line break, ending with the two
 //     characters \n — whole lines sent as one JSON-escaped string. Unescaped
-//     once, unless a line of the file ends so itself.
+//     once, unless a line of the file ends so itself, or the content holds
+//     what an escaping leaves none of (a real tab, an unescaped ").
 //   - look-alikes (curly quotes, dashes, no-break spaces) the file never
 //     uses: when one of them stands where the lines replaced have its ASCII
 //     character, in text otherwise the same (placedAs), the agent's text
@@ -137,8 +138,15 @@ func oldPrefixed(old []string, sep string) bool {
 }
 
 // escapedTwice unescapes content sent escaped twice (see LineContent).
+// Content holding a real tab or a double quote no backslash escapes is
+// not escaped twice — the escaping would have left neither —: its \n are
+// the file's kind of text, cut short (a Go line whose string holds
+// "<ul>\n").
 func escapedTwice(content, text string) (string, bool) {
 	if strings.Contains(content, "\n") || !strings.HasSuffix(content, `\n`) || strings.HasSuffix(content, `\\n`) {
+		return "", false
+	}
+	if strings.Contains(content, "\t") || bareQuote(content) {
 		return "", false
 	}
 	for _, l := range strings.Split(toLF(text), "\n") {
@@ -147,6 +155,19 @@ func escapedTwice(content, text string) (string, bool) {
 		}
 	}
 	return unescaper.Replace(content), true
+}
+
+// bareQuote reports a double quote in s that no backslash escapes.
+func bareQuote(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			return true
+		}
+	}
+	return false
 }
 
 // lookalikesBack puts back to ASCII the look-alikes of content the file
