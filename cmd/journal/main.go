@@ -25,6 +25,7 @@ import (
 
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/journal/audit"
+	"github.com/journalfs/journal/replay/otlp"
 	"github.com/journalfs/journal/snapshot"
 	"github.com/spf13/cobra"
 )
@@ -189,11 +190,13 @@ func (a *app) report(err error) int {
 // CHECKPOINT_INVALID (malformed, signed by no key given, of another
 // workspace), TREE_INCOMPLETE (gc dropped leaves a proof needs) and
 // KEY_INVALID (a key file that cannot be used); CONFIG_INVALID for a
-// configuration file that does not read (checkpoint.json).
+// configuration file that does not read (checkpoint.json);
+// OTLP_ENDPOINT_INVALID and OTLP_SEND_FAILED for export --otlp.
 func errorCode(err error) string {
 	var ex exportError
 	var ke keyError
 	var ce configError
+	var ue usageError
 	switch {
 	case errors.As(err, &ke):
 		return "KEY_INVALID"
@@ -215,6 +218,10 @@ func errorCode(err error) string {
 		return "BUSY"
 	case errors.Is(err, journal.ErrFormat):
 		return "JOURNAL_TOO_NEW"
+	case errors.Is(err, otlp.ErrEndpoint), errors.As(err, &ue) && errors.Is(ue.error, otlp.ErrEndpoint):
+		return "OTLP_ENDPOINT_INVALID"
+	case errors.Is(err, otlp.ErrSend):
+		return "OTLP_SEND_FAILED"
 	}
 	return ""
 }
