@@ -165,7 +165,9 @@ func TestExport_OTLPCollector(t *testing.T) {
 		}
 		return time.Unix(0, n).UTC()
 	}
-	for _, s := range []otlptest.Span{bashSpan, mcpSpan, prompt} {
+	// the MCP edit at its event's time, the prompt from its event; the
+	// Bash call from its before-hook to its event (recorded after it)
+	for _, s := range []otlptest.Span{mcpSpan, prompt} {
 		seq := s.Attr("journal.event.seq")
 		if s.Name == "prompt" {
 			seq = s.Attr("journal.prompt.seq")
@@ -173,6 +175,9 @@ func TestExport_OTLPCollector(t *testing.T) {
 		if got := nanos(s.Start); !got.Equal(times[seq]) {
 			t.Errorf("span %q starts at %v, its event %s at %v", s.Name, got, seq, times[seq])
 		}
+	}
+	if bs, be := nanos(bashSpan.Start), nanos(bashSpan.End); !be.Equal(times[bashSpan.Attr("journal.event.seq")]) || !bs.Before(be) || bs.Before(nanos(prompt.Start)) {
+		t.Errorf("the Bash call's span %v–%v: want from its before-hook (after the prompt, %v) to its event (%v)", bs, be, nanos(prompt.Start), times[bashSpan.Attr("journal.event.seq")])
 	}
 	if !nanos(root.Start).Equal(nanos(prompt.Start)) || !nanos(root.End).Equal(nanos(mcpSpan.End)) || !nanos(prompt.End).Equal(nanos(mcpSpan.End)) {
 		t.Errorf("the session and its prompt span from the prompt to the last call: root %s–%s, prompt %s–%s, last call %s", root.Start, root.End, prompt.Start, prompt.End, mcpSpan.End)

@@ -27,9 +27,11 @@
 //     journal holds them, not only the events of the range, so the spans a
 //     second, overlapping export sends are equal to the first's.
 //   - Real times. A span starts and ends at the times the journal recorded:
-//     an event's time (a call's event: when its changes were recorded); a
-//     prompt from its prompt event to the last event it served; a session
-//     from its first event to its last. Nothing is timed at export.
+//     a hook-recorded call from when its before-hook opened it
+//     (args.call.start) to its event (when its changes were recorded);
+//     another event (an MCP tool's edit) at its event's time; a prompt from
+//     its prompt event to the last event it served; a session from its
+//     first event to its last. Nothing is timed at export.
 //   - Secrets. What a span says of arguments and prompt text is masked as
 //     everywhere the journal prints them (audit.Masking) unless Reveal; the
 //     prompt text and the tool arguments are sent only with Content (the

@@ -213,7 +213,7 @@ func Build(tx *journal.Tx, o Options, emit func([]sdktrace.ReadOnlySpan) error) 
 		}
 		s := sessions[sid]
 		if s == nil {
-			s = &session{id: sid, first: ev.Time, byKey: map[string]*prompt{}}
+			s = &session{id: sid, first: startOf(ev), byKey: map[string]*prompt{}}
 			sessions[sid] = s
 			order = append(order, s)
 		}
@@ -270,8 +270,8 @@ func Resource(workspace string) *resource.Resource {
 // see counts ev in s: its times, its agent, its model, its lines.
 func (s *session) see(ev *journal.Event, sel bool) {
 	s.selected = s.selected || sel
-	if ev.Time.Before(s.first) {
-		s.first = ev.Time
+	if t := startOf(ev); t.Before(s.first) {
+		s.first = t
 	}
 	if ev.Time.After(s.last) {
 		s.last = ev.Time
@@ -302,7 +302,7 @@ func (s *session) prompt(p *replay.Prompt, ev *journal.Event) *prompt {
 	}
 	pr := s.byKey[key]
 	if pr == nil {
-		pr = &prompt{key: key, id: p.ID, seq: p.Seq, model: p.Model, first: ev.Time, last: ev.Time}
+		pr = &prompt{key: key, id: p.ID, seq: p.Seq, model: p.Model, first: startOf(ev), last: ev.Time}
 		s.byKey[key] = pr
 		s.prompts = append(s.prompts, pr)
 	}
@@ -330,6 +330,7 @@ type callAbout struct {
 	Model     string `json:"model"`
 	Subagent  string `json:"subagent"`
 	AgentType string `json:"agent_type"`
+	Start     string `json:"start"` // when the call opened (its before-hook)
 }
 
 func aboutOf(ev *journal.Event) callAbout {
@@ -346,6 +347,15 @@ func aboutOf(ev *journal.Event) callAbout {
 		return a.Calls[0].Call
 	}
 	return a.Call
+}
+
+// startOf is when ev's call opened (its before-hook, args.call.start),
+// else the event's time: a call's event is recorded when it ends.
+func startOf(ev *journal.Event) time.Time {
+	if t, err := time.Parse(time.RFC3339Nano, aboutOf(ev).Start); err == nil && t.Before(ev.Time) {
+		return t
+	}
+	return ev.Time
 }
 
 // modelOf is the model an event names: a prompt's, or its call's.
@@ -484,7 +494,7 @@ func (b *builder) toolSpan(s *session, pr *prompt, ev *journal.Event) error {
 	if b.o.Content && len(ev.Args) > 0 {
 		a = append(a, semconv.GenAIToolCallArgumentsKey.String(string(b.masking.Event(ev).Args)))
 	}
-	b.span(tr, id, parent, "execute_tool "+tool, ev.Time, ev.Time, a, func(sp trace.Span) {
+	b.span(tr, id, parent, "execute_tool "+tool, startOf(ev), ev.Time, a, func(sp trace.Span) {
 		for _, f := range files {
 			fa := []attribute.KeyValue{attrPath.String(f.Path), attrChange.String(f.What()), attrFAdded.Int(f.Added), attrFRemoved.Int(f.Removed)}
 			if f.MovedFrom != "" {
