@@ -7,9 +7,11 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/replay/otlp"
+	"github.com/spf13/cobra"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
@@ -81,6 +83,11 @@ func (a *app) makeWorkspace() error {
 	if err != nil {
 		return err
 	}
+	return ensureWorkspace(j)
+}
+
+// ensureWorkspace is makeWorkspace of the journal j.
+func ensureWorkspace(j *journal.Journal) error {
 	var ws string
 	if err := j.View(func(tx *journal.Tx) error { ws = tx.Workspace(); return nil }); err != nil || ws != "" {
 		return err
@@ -88,4 +95,47 @@ func (a *app) makeWorkspace() error {
 	return j.Do(func(db *journal.DB) error {
 		return db.Update(func(tx *journal.Tx) error { _, err := tx.MakeWorkspace(); return err })
 	})
+}
+
+// liveFlags are the flags of a live OTLP sender (watch, serve).
+type liveFlags struct {
+	url     string
+	content bool
+	o       otlp.LiveOptions
+}
+
+// add defines the flags on cmd.
+func (f *liveFlags) add(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.url, "otlp", "", "send the agent sessions' spans to this OTLP/HTTP URL as events are recorded (as journal export --otlp does)")
+	fl.BoolVar(&f.content, "otlp-content", false, "with --otlp: send prompt text and tool arguments too (secrets masked)")
+	fl.DurationVar(&f.o.Idle, "otlp-idle", time.Minute, "with --otlp: a session's root span is sent once it has had no new event for this long")
+	fl.IntVar(&f.o.Queue, "otlp-queue", 64, "with --otlp: batches of spans waiting for the collector at most; past it they are dropped and counted (journal status)")
+	fl.DurationVar(&f.o.Timeout, "otlp-timeout", 30*time.Second, "with --otlp: give up on a request (and its retries) after this long")
+}
+
+// check refuses a bad endpoint before anything starts.
+func (f *liveFlags) check() error {
+	if f.url == "" {
+		if f.content {
+			return usageError{errors.New("--otlp-content goes with --otlp URL")}
+		}
+		return nil
+	}
+	if _, err := otlp.Endpoint(f.url); err != nil {
+		return withHint(usageError{err}, "give the collector's OTLP/HTTP receiver, e.g. --otlp http://127.0.0.1:4318")
+	}
+	return nil
+}
+
+// start starts the live sender on j (nil, nil without --otlp).
+func (f *liveFlags) start(ctx context.Context, j *journal.Journal) (*otlp.Live, error) {
+	if f.url == "" {
+		return nil, nil
+	}
+	if err := ensureWorkspace(j); err != nil {
+		return nil, err
+	}
+	f.o.Content = f.content
+	return otlp.StartLive(ctx, j, f.url, f.o)
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/journalfs/journal/replay/otlp"
 	"github.com/journalfs/journal/replay/otlp/otlptest"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -239,4 +240,168 @@ func closedPort(t *testing.T) string {
 	addr := ln.Addr().String()
 	ln.Close()
 	return addr
+}
+
+// liveStatus waits until the live sender of the journal in dir says what
+// ok wants, and returns it.
+func liveStatus(t *testing.T, dir string, what string, ok func(*otlp.LiveStatus) bool) *otlp.LiveStatus {
+	t.Helper()
+	jp := filepath.Join(dir, ".journal", "journal.db")
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		st, err := otlp.ReadStatus(jp)
+		if err == nil && st != nil && ok(st) {
+			return st
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the live sender never said %s: %+v (%v)", what, st, err)
+		}
+	}
+}
+
+// `journal watch --otlp URL` beside an agent: the call's execute_tool span
+// reaches a real collector as the watcher records it, the prompt's and the
+// session's once the session is idle (--otlp-idle); `journal status` says
+// what was sent; and an export of the same journal afterwards sends the
+// very same spans (ids, times, attributes).
+func TestWatch_OTLPLive(t *testing.T) {
+	col := otlptest.Start(t)
+	dir := t.TempDir()
+	files(t, dir, map[string]string{"a.txt": "a\n"})
+	ok(t, dir, "exec", "--", "true") // the journal, and its baseline
+	stop := startWatchArgs(t, dir, "--otlp", col.URL, "--otlp-idle", "1s")
+	for _, s := range []string{"session-start", "prompt", "pre-bash"} {
+		if r := hookRun(t, dir, false, sample(t, "claude-code", s, dir), "hook", "claude-code"); r.code != 0 || r.stderr != "" {
+			t.Fatalf("%s: exit %d, stderr %q", s, r.code, r.stderr)
+		}
+	}
+	bash(t, dir, cmdOne)
+	if r := hookRun(t, dir, false, sample(t, "claude-code", "post-bash", dir), "hook", "claude-code"); r.code != 0 || r.stderr != "" {
+		t.Fatalf("post-bash: exit %d, stderr %q", r.code, r.stderr)
+	}
+	live, _ := col.WaitSpans(3)
+	names := map[string]bool{}
+	for _, s := range live {
+		names[s.Name] = true
+	}
+	if len(live) != 3 || !names["execute_tool Bash"] || !names["prompt"] || !names["invoke_agent claude-code"] {
+		t.Fatalf("live spans: %v", names)
+	}
+	liveStatus(t, dir, "3 sent", func(st *otlp.LiveStatus) bool { return st.Sent == 3 })
+	if out := ok(t, dir, "status"); !strings.Contains(out, "otlp      spans to "+col.URL+"/v1/traces (pid ") || !strings.Contains(out, "3 sent, 0 dropped (queue full), 0 failed") {
+		t.Errorf("status:\n%s", out)
+	}
+	stop()
+	if st := liveStatus(t, dir, "stopped", func(st *otlp.LiveStatus) bool { return st.Stopped }); st.Sent != 3 || st.Dropped != 0 || st.Failed != 0 {
+		t.Errorf("after stop: %+v", st)
+	}
+	if r := run(t, dir, "export", "--otlp", col.URL); r.code != 0 || !strings.Contains(r.stderr, "sent 3 spans") {
+		t.Fatalf("export --otlp: exit %d\n%s", r.code, r.stderr)
+	}
+	all, _ := col.WaitSpans(6)
+	bySpan := func(spans []otlptest.Span) map[string]string {
+		m := map[string]string{}
+		for _, s := range spans {
+			b, _ := json.Marshal(s)
+			m[s.SpanID] = string(b)
+		}
+		return m
+	}
+	if a, b := bySpan(all[:3]), bySpan(all[3:]); fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Errorf("live and export sent other spans:\n%v\n%v", a, b)
+	}
+}
+
+// A collector that does not answer never holds the agent up: `journal
+// watch --otlp` to a server that takes connections and never replies,
+// with a queue of one batch: the first call's batch is being sent, the
+// second's waits, the next ones are dropped and counted — `journal status`
+// says so — and the hooks' calls are recorded as ever.
+func TestWatch_OTLPLiveDrops(t *testing.T) {
+	dir := t.TempDir()
+	files(t, dir, map[string]string{"a.txt": "a\n"})
+	ok(t, dir, "exec", "--", "true")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() { // a collector that hangs: connections taken, never answered
+		var held []net.Conn
+		defer func() {
+			for _, c := range held {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	url := "http://" + ln.Addr().String()
+	stop := startWatchArgs(t, dir, "--otlp", url, "--otlp-queue", "1", "--otlp-timeout", "10s", "--otlp-idle", "1h")
+	defer stop()
+	for i := range 4 {
+		id := fmt.Sprintf("toolu_drop%d", i)
+		cmd := fmt.Sprintf("echo %d > n%d.txt", i, i)
+		for _, ev := range []string{"PreToolUse", "PostToolUse"} {
+			if r := hookRun(t, dir, false, claudeCall(dir, ev, "s-drop", id, cmd), "hook", "claude-code"); r.code != 0 || r.stderr != "" {
+				t.Fatalf("%s %s: exit %d, stderr %q", ev, id, r.code, r.stderr)
+			}
+			if ev == "PreToolUse" {
+				bash(t, dir, cmd)
+			}
+		}
+		evs := logJSON(t, dir)
+		seq := uint64(evs[0]["seq"].(float64))
+		if evs[0]["tool"] != "Bash" {
+			seq = uint64(evs[len(evs)-1]["seq"].(float64))
+		}
+		liveStatus(t, dir, fmt.Sprintf("it read event %d", seq), func(st *otlp.LiveStatus) bool { return st.Seen >= seq })
+	}
+	st := liveStatus(t, dir, "a batch dropped", func(st *otlp.LiveStatus) bool { return st.Dropped >= 1 })
+	if st.Sent != 0 {
+		t.Errorf("sent %d spans to a collector that never answers", st.Sent)
+	}
+	if out := ok(t, dir, "status"); !strings.Contains(out, "otlp      spans to "+url+"/v1/traces") || !strings.Contains(out, "dropped (queue full)") || strings.Contains(out, " 0 dropped") {
+		t.Errorf("status:\n%s", out)
+	}
+	n := 0
+	for _, e := range logJSON(t, dir) {
+		if e["tool"] == "Bash" {
+			n++
+		}
+	}
+	if n != 4 {
+		t.Errorf("%d Bash calls recorded, want 4", n)
+	}
+}
+
+// `journal serve --otlp URL`: an MCP client's session (no hooks) is a
+// trace of its own — `invoke_agent` of the client, an `execute_tool` span
+// per tool call — sent as the server records it.
+func TestServe_OTLPLive(t *testing.T) {
+	col := otlptest.Start(t)
+	dir := t.TempDir()
+	files(t, dir, map[string]string{"m.txt": "m\n"})
+	c, stderr := serveStdio(t, dir, "some-client", "--otlp", col.URL, "--otlp-idle", "1s", "--watch=false")
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "edit_content"
+	req.Params.Arguments = map[string]any{"absolute_file_path": filepath.Join(dir, "m.txt"), "search_text": "m", "replace_text": "M", "preview": false}
+	if res, err := c.CallTool(context.Background(), req); err != nil || res.IsError {
+		t.Fatalf("edit_content: %v %+v\n%s", err, res, stderr)
+	}
+	spans, raw := col.WaitSpans(2)
+	by := map[string]otlptest.Span{}
+	for _, s := range spans {
+		by[s.Name] = s
+	}
+	root, tool := by["invoke_agent some-client"], by["execute_tool edit_content"]
+	if len(spans) != 2 || root.SpanID == "" || tool.ParentSpanID != root.SpanID || tool.TraceID != root.TraceID ||
+		root.Attr("gen_ai.conversation.id") == "" || root.Attr("gen_ai.conversation.id") != tool.Attr("gen_ai.conversation.id") ||
+		tool.Attr("journal.actor.kind") != "mcp" || tool.Attr("journal.files.count") != "1" {
+		t.Fatalf("spans:\n%s", raw)
+	}
 }

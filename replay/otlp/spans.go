@@ -165,7 +165,9 @@ type prompt struct {
 	selected    bool
 }
 
-// builder makes the spans.
+// builder makes the spans. It sees the journal's events in order
+// (event) and remembers the sessions and prompts met so far, so it can go
+// on with the events recorded later (Live).
 type builder struct {
 	o         Options
 	workspace string
@@ -175,6 +177,31 @@ type builder struct {
 	emit      func([]sdktrace.ReadOnlySpan) error
 	sum       Summary
 	masking   audit.Masking
+	ps        *replay.Prompts
+	sessions  map[string]*session
+	order     []*session
+	// select_ overrides o.Filter.Match when set (Live: the events after
+	// those it started with).
+	select_ func(*journal.Event) bool
+	// promptDone, when set, is called with a session's prompt its next
+	// prompt ended (Live sends its span then).
+	promptDone func(*session, *prompt)
+}
+
+func newBuilder(workspace string, o Options, emit func([]sdktrace.ReadOnlySpan) error) *builder {
+	if o.Batch <= 0 {
+		o.Batch = 512
+	}
+	b := &builder{o: o, workspace: workspace, got: &collect{}, emit: emit, masking: audit.Masking{Reveal: o.Filter.Reveal},
+		ps: replay.NewPrompts(), sessions: map[string]*session{}}
+	b.tp = sdktrace.NewTracerProvider(
+		sdktrace.WithSampler(sdktrace.AlwaysSample()),
+		sdktrace.WithIDGenerator(idGen{}),
+		sdktrace.WithSpanProcessor(b.got),
+		sdktrace.WithResource(Resource(workspace)),
+	)
+	b.tracer = b.tp.Tracer(ScopeName, trace.WithInstrumentationVersion(journal.BuildVersion()), trace.WithSchemaURL(semconv.SchemaURL))
+	return b
 }
 
 // Build walks the journal of tx from its first event and makes the spans of
@@ -183,70 +210,13 @@ type builder struct {
 // walk meets their events, then each selected session's prompt spans and
 // root span, whose times span the whole session.
 func Build(tx *journal.Tx, o Options, emit func([]sdktrace.ReadOnlySpan) error) (*Summary, error) {
-	if o.Batch <= 0 {
-		o.Batch = 512
-	}
-	b := &builder{o: o, workspace: tx.Workspace(), got: &collect{}, emit: emit, masking: audit.Masking{Reveal: o.Filter.Reveal}}
-	b.tp = sdktrace.NewTracerProvider(
-		sdktrace.WithSampler(sdktrace.AlwaysSample()),
-		sdktrace.WithIDGenerator(idGen{}),
-		sdktrace.WithSpanProcessor(b.got),
-		sdktrace.WithResource(Resource(b.workspace)),
-	)
+	b := newBuilder(tx.Workspace(), o, emit)
 	defer b.tp.Shutdown(context.Background())
-	b.tracer = b.tp.Tracer(ScopeName, trace.WithInstrumentationVersion(journal.BuildVersion()), trace.WithSchemaURL(semconv.SchemaURL))
-	var order []*session
-	sessions := map[string]*session{}
-	ps := replay.NewPrompts()
-	err := tx.Each(0, false, func(ev *journal.Event) error {
-		if ev.Status == journal.StatusPending {
-			return nil
-		}
-		p := ps.Next(ev) // every event, in order: a prompt's calls come after it
-		sel := o.Filter.Match(ev)
-		sid := replay.CallSession(ev)
-		if sid == "" || ev.Actor.Kind != "agent" && ev.Actor.Kind != "mcp" {
-			if sel {
-				b.sum.Skipped++
-			}
-			return nil
-		}
-		s := sessions[sid]
-		if s == nil {
-			s = &session{id: sid, first: startOf(ev), byKey: map[string]*prompt{}}
-			sessions[sid] = s
-			order = append(order, s)
-		}
-		s.see(ev, sel)
-		var pr *prompt
-		if p != nil {
-			pr = s.prompt(p, ev)
-			pr.selected = pr.selected || sel
-			if ev.Kind == journal.KindPrompt {
-				pr.text = b.promptText(ev)
-			}
-		}
-		if ev.Kind == journal.KindPrompt || !sel {
-			return nil
-		}
-		if err := b.toolSpan(s, pr, ev); err != nil {
-			return err
-		}
-		return b.flush(false)
-	})
-	if err != nil {
+	if err := tx.Each(0, false, b.event); err != nil {
 		return nil, fmt.Errorf("otlp: %w", err)
 	}
-	for _, s := range order {
-		if !s.selected {
-			continue
-		}
-		for _, pr := range s.prompts {
-			if pr.selected {
-				b.promptSpan(s, pr)
-			}
-		}
-		b.rootSpan(s)
+	for _, s := range b.order {
+		b.sessionSpans(s)
 		if err := b.flush(false); err != nil {
 			return nil, err
 		}
@@ -255,6 +225,69 @@ func Build(tx *journal.Tx, o Options, emit func([]sdktrace.ReadOnlySpan) error) 
 		return nil, err
 	}
 	return &b.sum, nil
+}
+
+// event takes ev, the event after the last one it took: its session's and
+// prompt's state, and its execute_tool span if it is selected.
+func (b *builder) event(ev *journal.Event) error {
+	if ev.Status == journal.StatusPending {
+		return nil
+	}
+	p := b.ps.Next(ev) // every event, in order: a prompt's calls come after it
+	sel := b.o.Filter.Match(ev)
+	if b.select_ != nil {
+		sel = b.select_(ev)
+	}
+	sid := replay.CallSession(ev)
+	if sid == "" || ev.Actor.Kind != "agent" && ev.Actor.Kind != "mcp" {
+		if sel {
+			b.sum.Skipped++
+		}
+		return nil
+	}
+	s := b.sessions[sid]
+	if s == nil {
+		s = &session{id: sid, first: startOf(ev), byKey: map[string]*prompt{}}
+		b.sessions[sid] = s
+		b.order = append(b.order, s)
+	}
+	s.see(ev, sel)
+	var pr *prompt
+	if p != nil {
+		if ev.Kind == journal.KindPrompt && b.promptDone != nil {
+			if n := len(s.prompts); n > 0 && s.prompts[n-1].selected {
+				b.promptDone(s, s.prompts[n-1])
+			}
+		}
+		pr = s.prompt(p, ev)
+		pr.selected = pr.selected || sel
+		if ev.Kind == journal.KindPrompt {
+			pr.text = b.promptText(ev)
+		}
+	}
+	if ev.Kind == journal.KindPrompt || !sel {
+		return nil
+	}
+	if err := b.toolSpan(s, pr, ev); err != nil {
+		return err
+	}
+	return b.flush(false)
+}
+
+// sessionSpans makes, for a selected session, the spans of its selected
+// prompts and its root span, and marks them unselected (made).
+func (b *builder) sessionSpans(s *session) {
+	if !s.selected {
+		return
+	}
+	for _, pr := range s.prompts {
+		if pr.selected {
+			b.promptSpan(s, pr)
+			pr.selected = false
+		}
+	}
+	b.rootSpan(s)
+	s.selected = false
 }
 
 // Resource is the resource of the spans: the service (this binary) and the
