@@ -16,7 +16,7 @@ if [ -x "$bin" ] && go version -m "$bin" 2>/dev/null | grep -q "dep[[:space:]]*g
 	exit 0
 fi
 echo "building otelcol-journal (OpenTelemetry Collector $version: otlp receiver, file exporter) for the OTLP export tests" >&2
-GOFLAGS=-mod=readonly go install . >&2 || {
+GOFLAGS="${GOFLAGS:-} -mod=readonly -buildvcs=false" go install . >&2 || {
 	echo "FATAL: go install of scripts/otelcol-journal (the OpenTelemetry Collector $version) failed; the OTLP tests need it" >&2
 	exit 1
 }

@@ -259,16 +259,17 @@ func liveStatus(t *testing.T, dir string, what string, ok func(*otlp.LiveStatus)
 }
 
 // `journal watch --otlp URL` beside an agent: the call's execute_tool span
-// reaches a real collector as the watcher records it, the prompt's and the
-// session's once the session is idle (--otlp-idle); `journal status` says
-// what was sent; and an export of the same journal afterwards sends the
-// very same spans (ids, times, attributes).
+// reaches a real collector as the watcher records it (`journal status`
+// says it was sent), the prompt's and the session's when the session is
+// idle or, as here (--otlp-idle 1h), when the watcher stops; and an export
+// of the same journal afterwards sends the very same spans (ids, times,
+// attributes).
 func TestWatch_OTLPLive(t *testing.T) {
 	col := otlptest.Start(t)
 	dir := t.TempDir()
 	files(t, dir, map[string]string{"a.txt": "a\n"})
 	ok(t, dir, "exec", "--", "true") // the journal, and its baseline
-	stop := startWatchArgs(t, dir, "--otlp", col.URL, "--otlp-idle", "1s")
+	stop := startWatchArgs(t, dir, "--otlp", col.URL, "--otlp-idle", "1h")
 	for _, s := range []string{"session-start", "prompt", "pre-bash"} {
 		if r := hookRun(t, dir, false, sample(t, "claude-code", s, dir), "hook", "claude-code"); r.code != 0 || r.stderr != "" {
 			t.Fatalf("%s: exit %d, stderr %q", s, r.code, r.stderr)
@@ -278,6 +279,14 @@ func TestWatch_OTLPLive(t *testing.T) {
 	if r := hookRun(t, dir, false, sample(t, "claude-code", "post-bash", dir), "hook", "claude-code"); r.code != 0 || r.stderr != "" {
 		t.Fatalf("post-bash: exit %d, stderr %q", r.code, r.stderr)
 	}
+	if first, raw := col.WaitSpans(1); len(first) != 1 || first[0].Name != "execute_tool Bash" {
+		t.Fatalf("the call's span did not come first, alone:\n%s", raw)
+	}
+	liveStatus(t, dir, "1 sent", func(st *otlp.LiveStatus) bool { return st.Sent == 1 })
+	if out := ok(t, dir, "status"); !strings.Contains(out, "otlp      spans to "+col.URL+"/v1/traces (pid ") || !strings.Contains(out, "1 sent, 0 dropped (queue full), 0 failed") {
+		t.Errorf("status:\n%s", out)
+	}
+	stop()
 	live, _ := col.WaitSpans(3)
 	names := map[string]bool{}
 	for _, s := range live {
@@ -286,11 +295,6 @@ func TestWatch_OTLPLive(t *testing.T) {
 	if len(live) != 3 || !names["execute_tool Bash"] || !names["prompt"] || !names["invoke_agent claude-code"] {
 		t.Fatalf("live spans: %v", names)
 	}
-	liveStatus(t, dir, "3 sent", func(st *otlp.LiveStatus) bool { return st.Sent == 3 })
-	if out := ok(t, dir, "status"); !strings.Contains(out, "otlp      spans to "+col.URL+"/v1/traces (pid ") || !strings.Contains(out, "3 sent, 0 dropped (queue full), 0 failed") {
-		t.Errorf("status:\n%s", out)
-	}
-	stop()
 	if st := liveStatus(t, dir, "stopped", func(st *otlp.LiveStatus) bool { return st.Stopped }); st.Sent != 3 || st.Dropped != 0 || st.Failed != 0 {
 		t.Errorf("after stop: %+v", st)
 	}
