@@ -62,7 +62,7 @@ OTEL_EXPORTER_OTLP_HEADERS (and the other OTEL_EXPORTER_OTLP_* settings) are rea
 	fl.StringVarP(&f.out, "output", "o", "", "write to FILE instead of standard output")
 	fl.StringVar(&f.remote, "remote", "", "export a workspace from this remote instead of the local journal (with --workspace)")
 	fl.StringVar(&f.workspace, "workspace", "", "with --remote: the workspace (journal remote show NAME lists them)")
-	fl.StringVar(&f.otlp, "otlp", "", "send the agent sessions as OpenTelemetry traces to this OTLP/HTTP URL (http://127.0.0.1:4318)")
+	fl.StringVar(&f.otlp, "otlp", "", "send the agent sessions as OpenTelemetry traces to this OTLP/HTTP `URL` (http://127.0.0.1:4318)")
 	fl.BoolVar(&f.otlpContent, "otlp-content", false, "with --otlp: send prompt text and tool arguments too (secrets masked unless --reveal)")
 	fl.DurationVar(&f.otlpTimeout, "otlp-timeout", 30*time.Second, "with --otlp: give up on a request (and its retries) after this long")
 	a.addReveal(cmd)

@@ -107,7 +107,7 @@ type liveFlags struct {
 // add defines the flags on cmd.
 func (f *liveFlags) add(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.StringVar(&f.url, "otlp", "", "send the agent sessions' spans to this OTLP/HTTP URL as events are recorded (as journal export --otlp does)")
+	fl.StringVar(&f.url, "otlp", "", "send the agent sessions' spans to this OTLP/HTTP `URL` as events are recorded (as journal export --otlp does)")
 	fl.BoolVar(&f.content, "otlp-content", false, "with --otlp: send prompt text and tool arguments too (secrets masked)")
 	fl.DurationVar(&f.o.Idle, "otlp-idle", time.Minute, "with --otlp: a session's root span is sent once it has had no new event for this long")
 	fl.IntVar(&f.o.Queue, "otlp-queue", 64, "with --otlp: batches of spans waiting for the collector at most; past it they are dropped and counted (journal status)")
