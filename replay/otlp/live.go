@@ -184,31 +184,49 @@ func (l *Live) follow() {
 	}
 }
 
-// read takes the sealed events after seen (an event still pending is read
-// again at the next look).
+// readChunk bounds the events one read transaction of Live takes: a long
+// read transaction would hold up a writer that grows the file (bbolt
+// remaps it only when no reader is open), and the first read walks the
+// whole history.
+const readChunk = 1024
+
+// read takes the sealed events after seen, readChunk a transaction (an
+// event still pending is read again at the next look).
 func (l *Live) read(seen *uint64) {
-	err := l.j.View(func(tx *journal.Tx) error {
-		if tx.Last() <= *seen {
-			return nil
-		}
-		return tx.Each(*seen+1, false, func(ev *journal.Event) error {
-			if ev.Status == journal.StatusPending {
-				return journal.ErrStop
+	var err error
+	for more := true; more && err == nil; {
+		more = false
+		err = l.j.View(func(tx *journal.Tx) error {
+			if tx.Last() <= *seen {
+				return nil
 			}
-			*seen = ev.Seq
-			if err := l.b.event(ev); err != nil {
-				return err
-			}
-			if s := l.b.sessions[replay.CallSession(ev)]; s != nil && s.selected {
-				l.active[s] = time.Now()
-			}
-			return nil
+			n := 0
+			return tx.Each(*seen+1, false, func(ev *journal.Event) error {
+				if ev.Status == journal.StatusPending {
+					return journal.ErrStop
+				}
+				if n++; n > readChunk {
+					more = true
+					return journal.ErrStop
+				}
+				*seen = ev.Seq
+				if err := l.b.event(ev); err != nil {
+					return err
+				}
+				if s := l.b.sessions[replay.CallSession(ev)]; s != nil && s.selected {
+					l.active[s] = time.Now()
+				}
+				return nil
+			})
 		})
-	})
+		if errors.Is(err, journal.ErrStop) {
+			err = nil
+		}
+	}
 	l.mu.Lock()
 	moved := l.st.Seen != *seen
 	l.st.Seen = *seen
-	if err != nil && !errors.Is(err, journal.ErrStop) {
+	if err != nil {
 		l.st.Error, l.st.ErrorAt, moved = err.Error(), time.Now().UTC(), true
 	}
 	l.mu.Unlock()

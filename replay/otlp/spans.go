@@ -563,7 +563,12 @@ func (b *builder) promptSpan(s *session, pr *prompt) {
 func (b *builder) rootSpan(s *session) {
 	tr, id := SpanIDs(b.workspace, s.id, "")
 	a := append(s.common(""), semconv.GenAIOperationNameInvokeAgent,
-		semconv.GenAIAgentID(s.agent+"/"+s.id), attrEvents.Int(s.events), attrAdded.Int(s.added), attrRemoved.Int(s.removed))
+		attrEvents.Int(s.events), attrAdded.Int(s.added), attrRemoved.Int(s.removed))
+	name := "invoke_agent"
+	if s.agent != "" { // an MCP client that gave no name: the span's name alone
+		name += " " + s.agent
+		a = append(a, semconv.GenAIAgentID(s.agent+"/"+s.id))
+	}
 	if s.version != "" {
 		a = append(a, semconv.GenAIAgentVersion(s.version))
 	}
@@ -573,7 +578,7 @@ func (b *builder) rootSpan(s *session) {
 	if s.host != "" {
 		a = append(a, attrHost.String(s.host))
 	}
-	b.span(tr, id, trace.SpanID{}, "invoke_agent "+s.agent, s.first, s.last, a, nil)
+	b.span(tr, id, trace.SpanID{}, name, s.first, s.last, a, nil)
 	b.sum.Sessions++
 }
 
