@@ -3,7 +3,8 @@
 # clients for the end-to-end tests and the real language servers for the
 # language-server bridge tests (gopls v0.23.0, pyright, typescript-language-
 # server), headless Chromium for the web app's browser tests and the S3
-# server (versitygw) for the remote-replication tests, then runs
+# server (versitygw) for the remote-replication tests and an OpenTelemetry
+# Collector (otelcol-journal) for the OTLP export tests, then runs
 # every package's tests in the default mode (well under 15 minutes). Long
 # modes: see README.
 set -euo pipefail
@@ -16,8 +17,10 @@ e2e=$!
 browser=$!
 ./scripts/setup-s3.sh &
 s3=$!
+./scripts/setup-otelcol.sh &
+otelcol=$!
 lsp_path=$(./scripts/setup-lsp.sh)
-for job in "e2e:$e2e" "browser:$browser" "s3:$s3"; do
+for job in "e2e:$e2e" "browser:$browser" "s3:$s3" "otelcol:$otelcol"; do
 	wait "${job#*:}" || { echo "FATAL: scripts/setup-${job%%:*}.sh failed (see above)" >&2; exit 1; }
 done
 export "${lsp_path?}"

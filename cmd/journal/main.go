@@ -26,6 +26,7 @@ import (
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/journal/audit"
 	"github.com/journalfs/journal/replay/gitai"
+	"github.com/journalfs/journal/replay/otlp"
 	"github.com/journalfs/journal/snapshot"
 	"github.com/spf13/cobra"
 )
@@ -192,11 +193,12 @@ func (a *app) report(err error) int {
 // KEY_INVALID (a key file that cannot be used); CONFIG_INVALID for a
 // configuration file that does not read (checkpoint.json);
 // ATTESTATION_INVALID for an attestation that does not hold (git attest
-// --verify).
+// --verify); OTLP_ENDPOINT_INVALID and OTLP_SEND_FAILED for export --otlp.
 func errorCode(err error) string {
 	var ex exportError
 	var ke keyError
 	var ce configError
+	var ue usageError
 	switch {
 	case errors.As(err, &ke):
 		return "KEY_INVALID"
@@ -220,6 +222,10 @@ func errorCode(err error) string {
 		return "BUSY"
 	case errors.Is(err, journal.ErrFormat):
 		return "JOURNAL_TOO_NEW"
+	case errors.Is(err, otlp.ErrEndpoint), errors.As(err, &ue) && errors.Is(ue.error, otlp.ErrEndpoint):
+		return "OTLP_ENDPOINT_INVALID"
+	case errors.Is(err, otlp.ErrSend):
+		return "OTLP_SEND_FAILED"
 	}
 	return ""
 }

@@ -62,6 +62,7 @@ func newServeCmd() *cobra.Command {
 		watching bool
 		cpKey    string
 		cpEvery  string
+		live     liveFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -71,6 +72,9 @@ Every mutating tool call becomes one journal event in <first root>/.journal/jour
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := jmcp.CheckPreset(preset); err != nil {
+				return err
+			}
+			if err := live.check(); err != nil {
 				return err
 			}
 			// checkpoints: the flags over journal checkpoint config's
@@ -164,6 +168,16 @@ Every mutating tool call becomes one journal event in <first root>/.journal/jour
 						fmt.Fprintf(os.Stderr, "journal serve: replicating to %s (%s)\n", r.Name, r.URL)
 					}
 				}
+				// spans of the agent sessions as they are recorded: in the
+				// background, never in an edit's way (a bounded queue)
+				if live.url != "" {
+					l, err := live.start(context.Background(), opened.Journal())
+					if err != nil {
+						return nil, nil, done, err
+					}
+					closers = append(closers, func() { opened.FlushSeal(); l.Close() })
+					fmt.Fprintf(os.Stderr, "journal serve: sending the agent sessions' spans to %s\n", l.Status().URL)
+				}
 				var sets []string
 				if toolsets != "" && toolsets != "all" {
 					for _, t := range strings.Split(toolsets, ",") {
@@ -245,6 +259,7 @@ Press Ctrl-D to exit.
 	cmd.Flags().BoolVar(&watching, "watch", true, "record every change another process makes to the workspace (a shell command, an editor, git) as an event within about a second, as journal watch does; one watcher runs per workspace")
 	cmd.Flags().StringVar(&cpKey, "checkpoint-key", "", "sign a checkpoint of the journal's Merkle tree with this signer key when serve exits (journal key generate; default: the one journal checkpoint config set, else the one key generate made)")
 	cmd.Flags().StringVar(&cpEvery, "checkpoint-every", "", "also sign checkpoints in the background, never in an edit's way, each time events were sealed since the newest: "+cadenceHelp+" (default: journal checkpoint config's)")
+	live.add(cmd)
 	cmd.Flags().StringVar(&token, "token", "", "bearer token required on HTTP requests (or JOURNAL_HTTP_TOKEN); required when binding a non-loopback address")
 	return cmd
 }

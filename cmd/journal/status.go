@@ -8,6 +8,7 @@ import (
 
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/journal/audit"
+	"github.com/journalfs/journal/replay/otlp"
 	"github.com/journalfs/journal/replay/watch"
 	"github.com/spf13/cobra"
 )
@@ -145,6 +146,11 @@ func (a *app) runStatus() error {
 	for _, r := range st.Replication {
 		fmt.Fprintf(w, "replicate %s\n", describeReplication(r))
 	}
+	if ls, err := otlp.ReadStatus(j.Path()); err != nil {
+		fmt.Fprintf(w, "otlp      %v\n", err)
+	} else if ls != nil {
+		fmt.Fprintf(w, "otlp      %s\n", describeLive(ls))
+	}
 	if logged && st.Events > last {
 		fmt.Fprintf(w, "logged    events %d–%d were committed through the write-ahead log and not yet in the journal file (a running server's last batches, or a stopped one's): moved into it now\n", last+1, st.Events)
 	}
@@ -198,6 +204,19 @@ func (a *app) runStatus() error {
 		fmt.Fprintf(w, "    %s  %s  %s\n", cAdd("A"), k, cDim("new: never journaled"))
 	}
 	return nil
+}
+
+// describeLive says what a live OTLP sender (watch or serve --otlp) did.
+func describeLive(ls *otlp.LiveStatus) string {
+	s := fmt.Sprintf("spans to %s (pid %d, since %s): %d sent, %d dropped (queue full), %d failed",
+		ls.URL, ls.PID, ls.Started.Local().Format("2006-01-02 15:04:05"), ls.Sent, ls.Dropped, ls.Failed)
+	if ls.Error != "" {
+		s += fmt.Sprintf("; last error at %s: %s", ls.ErrorAt.Local().Format("15:04:05"), ls.Error)
+	}
+	if ls.Stopped {
+		s += fmt.Sprintf("; stopped %s", ls.Updated.Local().Format("2006-01-02 15:04:05"))
+	}
+	return s
 }
 
 // describeReplication says where a continuous replication stands.

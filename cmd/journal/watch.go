@@ -45,6 +45,7 @@ func (a *app) openWorkspace(create bool) (*replay.Engine, error) {
 func newWatchCmd() *cobra.Command {
 	var o watch.Options
 	var quiet bool
+	var live liveFlags
 	a := &app{out: os.Stdout, errOut: os.Stderr}
 	cmd := &cobra.Command{
 		Use:   "watch",
@@ -58,6 +59,9 @@ watcher runs per workspace (journal serve runs it unless --watch=false).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			serveMemoryLimit() // a long-running process, as a server is: the same bound
+			if err := live.check(); err != nil {
+				return err
+			}
 			a.journalFlag, a.roots = flagString(cmd, "journal"), flagStrings(cmd, "root")
 			eng, err := a.openWorkspace(true)
 			if err != nil {
@@ -77,14 +81,27 @@ watcher runs per workspace (journal serve runs it unless --watch=false).`,
 			if err != nil {
 				return err
 			}
+			sender, err := live.start(ctx, eng.Journal())
+			if err != nil {
+				w.Close()
+				return err
+			}
 			fmt.Fprintf(os.Stderr, "journal watch: watching %s (journal %s); Ctrl-C to stop\n", eng.Roots()[0].Dir, eng.Journal().Path())
+			if sender != nil {
+				fmt.Fprintf(os.Stderr, "journal watch: sending the agent sessions' spans to %s as events are recorded\n", sender.Status().URL)
+			}
 			<-ctx.Done()
-			return w.Close()
+			err = w.Close()
+			if sender != nil {
+				sender.Close() // after the watcher: its last events are sent
+			}
+			return err
 		},
 	}
 	cmd.Flags().DurationVar(&o.Settle, "settle", 0, "how long a file must be quiet before its change is recorded (default 200ms)")
 	cmd.Flags().Int64Var(&o.MaxSize, "max-size", 0, "larger files are not recorded (default 128 MiB)")
 	cmd.Flags().BoolVar(&quiet, "quiet", false, "do not print each recorded event")
+	live.add(cmd)
 	cmd.Flags().DurationVar(&o.CallMax, "call-max", 0, "an agent's call whose after-hook has not come after this long (or its tool's own limit, if shorter) is closed, what changed meanwhile tied to no one (default 10m)")
 	return cmd
 }

@@ -57,6 +57,10 @@ type Call struct {
 	// afterFileEdit), the absolute paths it says it changed: its End names
 	// only their changes (Watcher.End).
 	Files []string `json:"files,omitempty"`
+	// Start is when the call opened: its before-hook reached the running
+	// watcher, or (no watcher) left its note; zero when no before-hook
+	// came (an after-hook alone). Not on the wire: the watcher sets it.
+	Start time.Time `json:"-"`
 	// HookSession is, for an agent's call of this project's MCP tool that
 	// the MCP server recorded (MatchMCP) as its own session's event, the
 	// agent's session as its hooks name it.
@@ -79,6 +83,10 @@ type About struct {
 	// log --session find it there); this is the agent's session as its
 	// hooks name it, whose prompts the call serves (replay.CallSession).
 	Session string `json:"session,omitempty"`
+	// Start is when the call opened (Call.Start, RFC 3339 UTC), where a
+	// before-hook opened it: the event's own time is when its changes
+	// were recorded, after the call.
+	Start string `json:"start,omitempty"`
 }
 
 // about is c's About, nil for a call that is not a hook's.
@@ -86,7 +94,11 @@ func (c Call) about() *About {
 	if c.Origin != "hook" {
 		return nil
 	}
-	return &About{ID: c.ID, Model: c.Model, Prompt: c.Prompt, Subagent: c.Subagent, AgentType: c.AgentType, Closed: c.Closed, Session: c.HookSession}
+	ab := &About{ID: c.ID, Model: c.Model, Prompt: c.Prompt, Subagent: c.Subagent, AgentType: c.AgentType, Closed: c.Closed, Session: c.HookSession}
+	if !c.Start.IsZero() {
+		ab.Start = c.Start.UTC().Format(time.RFC3339Nano)
+	}
+	return ab
 }
 
 // args is what an event named for c alone records as its arguments: the
@@ -140,6 +152,9 @@ func (c *Call) fill(b Call) {
 	}
 	if len(c.Input) == 0 || string(c.Input) == "{}" || string(c.Input) == "null" {
 		c.Input = b.Input
+	}
+	if c.Start.IsZero() {
+		c.Start = b.Start
 	}
 }
 
@@ -484,6 +499,9 @@ func Begin(ctx context.Context, eng *replay.Engine, c Call) (*Result, error) {
 
 // End records what changed since c's Begin as one event named for c.
 func End(ctx context.Context, eng *replay.Engine, c Call) (*Result, error) {
+	if c.Start.IsZero() {
+		c.Start = openedAt(Dir(eng), c)
+	}
 	if err := CloseOpen(Dir(eng), c); err != nil {
 		return nil, err
 	}

@@ -77,6 +77,16 @@ func noteOpen(dir string, c Call, now time.Time) error {
 	return writeNote(callNotePath(dir, "open", c), openNote{Call: c, Time: now.UTC()})
 }
 
+// openedAt is when c's note says it opened (zero: no note).
+func openedAt(dir string, c Call) time.Time {
+	b, err := os.ReadFile(callNotePath(dir, "open", c))
+	var n openNote
+	if err != nil || json.Unmarshal(b, &n) != nil {
+		return time.Time{}
+	}
+	return n.Time
+}
+
 // CloseOpen removes the note of c's open call (its after-hook came).
 func CloseOpen(dir string, c Call) error {
 	return removeNote(callNotePath(dir, "open", c))

@@ -826,7 +826,9 @@ func (w *Watcher) cut(ctx context.Context, first *Call, pick func(s *callState) 
 	t := w.take(true)
 	if open != nil {
 		w.mu.Lock()
-		w.calls[open.ID] = &callState{call: *open, start: time.Now(), limit: limitOf(*open, w.o.CallMax)}
+		now := time.Now()
+		open.Start = now
+		w.calls[open.ID] = &callState{call: *open, start: now, limit: limitOf(*open, w.o.CallMax)}
 		w.mu.Unlock()
 	}
 	calls = append(calls, still...)
