@@ -281,6 +281,7 @@ func TestTeam_MergedTimelineAndStats(t *testing.T) {
 	}
 }
 
+// Three workspaces push at once, each writing its own index; then
 // `team log -n 20` reads the workspaces' heads, indexes and newest pages:
 // measured through a proxy in front of versitygw, its S3 requests are the
 // same when a workspace holds 40 events and when it holds 700, and its
@@ -302,8 +303,15 @@ func TestTeam_LogReadsIndexesNotEveryEvent(t *testing.T) {
 		edits(k, 40)
 	}
 	ok(t, dirs[0], "remote", "add", "team", "s3://"+s3test.Bucket+"/scale", "--endpoint", meter.url)
+	// the three machines push at once: each writes its own index, no lock
+	done := make(chan result)
 	for _, d := range dirs {
-		teamPush(t, d)
+		go func() { done <- run(t, d, "push", "team") }()
+	}
+	for range dirs {
+		if r := <-done; r.code != 0 || !strings.Contains(r.stdout, "pushed events 1-40") {
+			t.Fatalf("concurrent push: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+		}
 	}
 	small := teamRequests(t, meter)
 	edits(0, 660)
