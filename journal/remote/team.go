@@ -45,15 +45,7 @@ func pageKey(ws string, first, last uint64) string {
 // readIndex returns workspace ws's index and its ETag (the ETag also when
 // the object is there but is no index: a push replaces it).
 func (s *Store) readIndex(ctx context.Context, ws string) (*Index, string, error) {
-	b, etag, err := s.get(ctx, indexKey(ws))
-	if err != nil {
-		return nil, "", err
-	}
-	var ix Index
-	if err := json.Unmarshal(b, &ix); err != nil || ix.Version != 1 || ix.Workspace != ws {
-		return nil, etag, fail(ErrDamaged, "remote %s: %s is not a workspace index (altered)", s.r.Name, indexKey(ws))
-	}
-	return &ix, etag, nil
+	return readJSON(ctx, s, indexKey(ws), "a workspace index (altered)", func(ix *Index) bool { return ix.Version == 1 && ix.Workspace == ws })
 }
 
 // updateIndex brings workspace ws's index up to head (which the push has
