@@ -58,7 +58,6 @@ func addTeamFlags(cmd *cobra.Command, f *teamFlags) {
 	addTimeFlags(cmd, &f.since, &f.until)
 	fl.BoolVar(&f.jsonOut, "json", false, "JSON")
 	fl.BoolVar(&f.csvOut, "csv", false, "CSV, with a header line (for spreadsheets)")
-	cmd.MarkFlagsMutuallyExclusive("json", "csv")
 }
 
 func newTeamLogCmd(a *app) *cobra.Command {
@@ -137,6 +136,9 @@ func (tr *teamRead) every() []*teamEvent {
 // readTeam reads every workspace of the remote (n > 0: until n events of
 // each match) and keeps the events f selects.
 func (a *app) readTeam(f *teamFlags, n int) (*teamRead, string, error) {
+	if f.jsonOut && f.csvOut {
+		return nil, "", usageError{errors.New("team: --json or --csv, not both")}
+	}
 	var err error
 	if f.filter.Since, err = parseTime(f.since); err != nil {
 		return nil, "", err

@@ -167,7 +167,17 @@ func TestTeam_MergedTimelineAndStats(t *testing.T) {
 		}
 	}
 
-	// the text and CSV: the prompt's key masked
+	// bad input: a clear error, exit status 2
+	for _, args := range [][]string{{"--remote", "nope"}, {"--json", "--csv"}, {"-n", "-1"}, {"--since", "garbage"}} {
+		if r := run(t, t.TempDir(), append([]string{"team", "log"}, args...)...); r.code != 2 || r.stdout != "" || !strings.HasPrefix(r.stderr, "journal: ") {
+			t.Errorf("team log %s: exit %d\n%s%s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+		}
+	}
+
+	// the text, JSON and CSV: the prompt's key masked
+	if out := ok(t, t.TempDir(), "team", "log", "--json"); strings.Contains(out, promptKey) || !strings.Contains(out, "AKIA…[secret: aws-access-token]") {
+		t.Errorf("team log --json shows the prompt's key, or not its mask:\n%s", out)
+	}
 	text := ok(t, t.TempDir(), "team", "log")
 	if strings.Contains(text, promptKey) || !strings.Contains(text, `prompt p-2: "fix the tests with AKIA…[secret: aws-access-token]"`) ||
 		!strings.Contains(text, "parser.go (+2 -1) [claude-opus-4]") || !strings.Contains(text, "cli:bob@beta write_file README.md (+1 -0)") {
