@@ -162,6 +162,7 @@ func (a *app) readTeam(f *teamFlags, n int) (*teamRead, string, error) {
 		if f.workspace != "" && !strings.HasPrefix(ws, f.workspace) {
 			continue
 		}
+		extra := false // a page read past the n events for their prompts
 		o := remote.TeamOptions{Enough: func(evs []*journal.Event) bool {
 			if len(evs) > 0 && !f.filter.Since.IsZero() && evs[0].Time.Before(f.filter.Since) {
 				return true // older pages are older still
@@ -169,13 +170,20 @@ func (a *app) readTeam(f *teamFlags, n int) (*teamRead, string, error) {
 			if n <= 0 {
 				return false
 			}
-			k := 0
-			for _, te := range a.attribute(ws, evs) {
-				if f.match(te) {
+			k, unknown := 0, false
+			tes := a.attribute(ws, evs)
+			for i := len(tes) - 1; i >= 0 && k < n; i-- { // the newest n that match
+				if te := tes[i]; f.match(te) {
 					k++
+					// an agent's event whose prompt is on an older page
+					unknown = unknown || te.agent != "" && (te.prompt == nil || te.prompt.Seq == 0)
 				}
 			}
-			return k >= n
+			if k < n || extra || !unknown {
+				return k >= n
+			}
+			extra = true
+			return false
 		}}
 		tw, err := remote.ReadTeam(ctx, s, ws, o)
 		if err != nil {

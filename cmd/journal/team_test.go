@@ -300,12 +300,20 @@ func TestTeam_LogReadsIndexesNotEveryEvent(t *testing.T) {
 	srv := s3test.Start(t)
 	meter := newS3Meter(t, srv.Endpoint())
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	hook := journal.Actor{Kind: "agent", Name: "claude-code", Session: "s", Origin: "hook", Host: "alpha"}
 	mcp := journal.Actor{Kind: "mcp", Name: "claude-code", Session: "m", Origin: "stdio", Host: "alpha"}
 	dirs := []string{t.TempDir(), t.TempDir(), t.TempDir()}
 	engines := make([]*replay.Engine, len(dirs))
-	edits := func(k, n int) {
+	edits := func(k, n int) { // a prompt, then the 9 edits it asked for
 		for i := range n {
-			teamEdit(t, engines[k], mcp, "write_file", `{}`, fmt.Sprintf("f%d.txt", i%7), fmt.Sprintf("%d %d\n", k, i))
+			if i%10 == 0 {
+				if _, err := engines[k].RecordPrompt(context.Background(), hook, replay.PromptArgs{ID: fmt.Sprintf("p%d", i), Text: "edit", Model: "m1"}); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			call := fmt.Sprintf(`{"call":{"session":"s","prompt":"p%d"}}`, i-i%10)
+			teamEdit(t, engines[k], mcp, "write_file", call, fmt.Sprintf("f%d.txt", i%7), fmt.Sprintf("%d %d\n", k, i))
 		}
 	}
 	for k, d := range dirs {
@@ -342,6 +350,11 @@ func teamRequests(t *testing.T, meter *s3Meter) int64 {
 	if len(lines) != 20 {
 		t.Fatalf("team log -n 20: %d lines", len(lines))
 	}
+	for _, l := range lines {
+		if !strings.Contains(l, "[m1]") {
+			t.Errorf("team log -n 20: %q names no model", l)
+		}
+	}
 	return n
 }
 
@@ -351,4 +364,30 @@ func jsonCompact(s string) string {
 	json.Unmarshal([]byte(s), &v)
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// The prompt the newest events served was recorded 260 events back, on
+// the index's page before theirs: team log -n 3 reads that page too, and
+// names the prompt and its text.
+func TestTeam_LogFindsPromptOnOlderPage(t *testing.T) {
+	srv := s3test.Start(t)
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	dir := t.TempDir()
+	e := engine(t, dir)
+	hook := journal.Actor{Kind: "agent", Name: "claude-code", Session: "s", Origin: "hook"}
+	mcp := journal.Actor{Kind: "mcp", Name: "claude-code", Session: "m", Origin: "stdio"}
+	if _, err := e.RecordPrompt(context.Background(), hook, replay.PromptArgs{ID: "p-long", Text: "the long task", Model: "m2"}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 260 {
+		teamEdit(t, e, mcp, "write_file", `{"call":{"session":"s","prompt":"p-long"}}`, "f.txt", fmt.Sprintf("%d\n", i))
+	}
+	e.Close()
+	ok(t, dir, "remote", "add", "team", "s3://"+s3test.Bucket+"/p", "--endpoint", srv.Endpoint())
+	teamPush(t, dir)
+	for _, l := range teamLog(t, t.TempDir(), "-n", "3") {
+		if l.Prompt == nil || l.Prompt.Excerpt != "the long task" || l.Model != "m2" {
+			t.Errorf("team log -n 3, event %d: prompt %+v, model %q; want p-long's text and m2", l.Seq, l.Prompt, l.Model)
+		}
+	}
 }
