@@ -247,6 +247,9 @@ func TestTeam_MergedTimelineAndStats(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stderr, "workspaces/"+wa+"/index.json: it names event 1") || totals != wantTotals {
 		t.Errorf("team stats over a tampered index: exit %d, totals %s\n%s", r.code, totals, r.stderr)
 	}
+	if r := run(t, t.TempDir(), "verify", "--remote", "team"); r.code != 1 || !strings.Contains(r.stdout, "bad: workspaces/"+wa+"/index.json: it names event 1") {
+		t.Errorf("verify --remote over a tampered index: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 	// a remote without it (as an older journal pushed): read from the
 	// segments, said so; a push writes it
 	if err := os.Remove(ix); err != nil {

@@ -131,8 +131,8 @@ type TeamWorkspace struct {
 	// Complete says Events start at the first event the remote holds.
 	Complete bool
 	// FromSegments says the index could not serve (none: pushed by an
-	// older journal; behind the head; damaged): the events were read from
-	// the segments, whole.
+	// older journal; behind the head: a push stopped before it; damaged):
+	// the events were read from the segments, whole.
 	FromSegments bool
 	// Note says why, when FromSegments and nothing is damaged.
 	Note string
@@ -147,6 +147,9 @@ type TeamOptions struct {
 	// with the events read so far, oldest first: true ends the reading.
 	// Nil reads every event.
 	Enough func(evs []*journal.Event) bool
+	// IndexOnly reads no segment when the index cannot serve (Verify
+	// checks them itself): Events are then empty and FromSegments set.
+	IndexOnly bool
 }
 
 // TeamWorkspaces lists the workspaces on the store by one listing of the
@@ -197,16 +200,20 @@ func ReadTeam(ctx context.Context, s *Store, ws string, o TeamOptions) (*TeamWor
 	switch {
 	case errors.Is(err, ErrNotFound):
 		tw.Note = fmt.Sprintf("workspace %s has no index on the remote (pushed by an older journal, or an encrypted remote): read from its segments; a push from it writes one", ws)
-		return tw, s.teamSegments(ctx, head, tw)
+		return tw, s.teamSegments(ctx, head, tw, o)
 	case errors.Is(err, ErrDamaged):
 		tw.Problems = append(tw.Problems, cause(err))
-		return tw, s.teamSegments(ctx, head, tw)
+		return tw, s.teamSegments(ctx, head, tw, o)
 	case err != nil:
 		return nil, err
 	}
-	if ix.Last != head.Last || ix.Hash != head.Hash {
-		tw.Problems = append(tw.Problems, fmt.Sprintf("%s: it names event %d (%s) as the newest, the head event %d (%s): behind (a push stopped before updating it: push again) or altered", indexKey(ws), ix.Last, ix.Hash.Short(), head.Last, head.Hash.Short()))
-		return tw, s.teamSegments(ctx, head, tw)
+	switch {
+	case ix.Last < head.Last: // a push stopped between the head and the index
+		tw.Note = fmt.Sprintf("workspace %s's index ends at event %d, its head at %d: read from its segments; a push from it brings the index up", ws, ix.Last, head.Last)
+		return tw, s.teamSegments(ctx, head, tw, o)
+	case ix.Last != head.Last || ix.Hash != head.Hash:
+		tw.Problems = append(tw.Problems, fmt.Sprintf("%s: it names event %d (%s) as the newest, the head event %d (%s) (altered)", indexKey(ws), ix.Last, ix.Hash.Short(), head.Last, head.Hash.Short()))
+		return tw, s.teamSegments(ctx, head, tw, o)
 	}
 	anchorSeq, anchor := head.Last, head.Hash // what the next page read (older) must end in
 	var pages [][]*journal.Event              // newest first
@@ -215,19 +222,19 @@ func ReadTeam(ctx context.Context, s *Store, ws string, o TeamOptions) (*TeamWor
 		pg := ix.Pages[i]
 		if pg.Last != anchorSeq || pg.First > pg.Last || !strings.HasPrefix(pg.Key, "workspaces/"+ws+"/index/") {
 			tw.Problems = append(tw.Problems, fmt.Sprintf("%s: its page %s does not end at event %d where the page after it starts (altered)", indexKey(ws), pg.Key, anchorSeq))
-			return tw, s.teamSegments(ctx, head, tw)
+			return tw, s.teamSegments(ctx, head, tw, o)
 		}
 		sr, err := s.segmentAfter(ctx, pg, pg.First-1, snapshot.ID{}, false)
 		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrDamaged) {
 			tw.Problems = append(tw.Problems, cause(err))
-			return tw, s.teamSegments(ctx, head, tw)
+			return tw, s.teamSegments(ctx, head, tw, o)
 		} else if err != nil {
 			return nil, err
 		}
 		last := sr.evs[len(sr.evs)-1]
 		if link := last.NextLink(); i == len(ix.Pages)-1 && last.Hash != anchor || i < len(ix.Pages)-1 && link != anchor {
 			tw.Problems = append(tw.Problems, fmt.Sprintf("%s: event %d there is not the one the chain from the head names (altered)", pg.Key, last.Seq))
-			return tw, s.teamSegments(ctx, head, tw)
+			return tw, s.teamSegments(ctx, head, tw, o)
 		}
 		pages = append(pages, sr.evs)
 		n += len(sr.evs)
@@ -242,7 +249,7 @@ func ReadTeam(ctx context.Context, s *Store, ws string, o TeamOptions) (*TeamWor
 	} else if o.Enough == nil || !o.Enough(tw.Events) { // the index starts after the remote's first event
 		tw.Events = nil
 		tw.Note = fmt.Sprintf("workspace %s's index starts at event %d: the events before it were read from its segments", ws, anchorSeq+1)
-		return tw, s.teamSegments(ctx, head, tw)
+		return tw, s.teamSegments(ctx, head, tw, o)
 	}
 	return tw, nil
 }
@@ -258,9 +265,13 @@ func joinPages(pages [][]*journal.Event, n int) []*journal.Event {
 
 // teamSegments reads every event of head's workspace from its segments,
 // checked as walk checks them; a missing or altered segment is a problem
-// and leaves the workspace without events.
-func (s *Store) teamSegments(ctx context.Context, head *Head, tw *TeamWorkspace) error {
+// and leaves the workspace without events. With o.IndexOnly it reads
+// nothing.
+func (s *Store) teamSegments(ctx context.Context, head *Head, tw *TeamWorkspace, o TeamOptions) error {
 	tw.FromSegments, tw.Events, tw.Complete = true, nil, false
+	if o.IndexOnly {
+		return nil
+	}
 	var evs []*journal.Event
 	err := s.walk(ctx, head, func(sr *segRead, _ *keyFile) error {
 		evs = append(evs, sr.evs...)
