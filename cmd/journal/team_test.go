@@ -334,22 +334,23 @@ func TestTeam_LogReadsIndexesNotEveryEvent(t *testing.T) {
 			t.Fatalf("concurrent push: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 		}
 	}
-	small := teamRequests(t, meter)
+	small, smallBytes := teamRequests(t, meter)
 	edits(0, 660)
 	teamPush(t, dirs[0])
-	large := teamRequests(t, meter)
-	t.Logf("S3 requests of team log -n 20 over 3 workspaces: %d with 40 events each, %d with 700 in one", small, large)
+	large, largeBytes := teamRequests(t, meter)
+	t.Logf("S3 requests of team log -n 20 over 3 workspaces: %d (%d bytes) with 40 events each, %d (%d bytes) with 700 in one", small, smallBytes, large, largeBytes)
 	if large != small || small > 3+3*3 {
 		t.Errorf("team log -n 20: %d requests with 40 events per workspace, %d with 700 in one (want the same, at most %d)", small, large, 3+3*3)
 	}
 }
 
-// teamRequests runs team log -n 20 and returns its S3 requests.
-func teamRequests(t *testing.T, meter *s3Meter) int64 {
+// teamRequests runs team log -n 20 and returns its S3 requests and the
+// bytes of their answers.
+func teamRequests(t *testing.T, meter *s3Meter) (int64, int64) {
 	t.Helper()
 	meter.reset()
 	lines := strings.Split(strings.TrimSpace(ok(t, t.TempDir(), "team", "log", "-n", "20")), "\n")
-	n, _ := meter.reset()
+	n, b := meter.reset()
 	if len(lines) != 20 {
 		t.Fatalf("team log -n 20: %d lines", len(lines))
 	}
@@ -358,7 +359,7 @@ func teamRequests(t *testing.T, meter *s3Meter) int64 {
 			t.Errorf("team log -n 20: %q names no model", l)
 		}
 	}
-	return n
+	return n, b
 }
 
 // jsonCompact is JSON text with its objects' keys sorted, for comparing.
