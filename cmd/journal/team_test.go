@@ -292,6 +292,29 @@ func TestTeam_MergedTimelineAndStats(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stderr, fmt.Sprintf("%s: event %d is not the event its hash names (altered)", page, b1)) || totals != wantTotals {
 		t.Errorf("team stats over a tampered page: exit %d, totals %s\n%s", r.code, totals, r.stderr)
 	}
+
+	// a push that stopped between A's head and its index: the index is
+	// behind, which is said (not damage) and A read from its segments;
+	// the next push, with nothing to send, brings the index up
+	old, err := os.ReadFile(ix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ea = engine(t, a)
+	a4 := teamEdit(t, ea, alice, "write_file", `{"note":"by hand"}`, "notes.md", "x\ny\nz\n")
+	ea.Close()
+	teamPush(t, a)
+	put("workspaces/"+wa+"/index.json", old)
+	behind := fmt.Sprintf("workspace %s's index ends at event %d, its head at %d", wa, ra.Seq, a4)
+	if r := run(t, t.TempDir(), "team", "log", "-n", "1", "--workspace", wa); r.code != 0 || !strings.Contains(r.stderr, behind) || !strings.Contains(r.stdout, fmt.Sprintf(" %d ", a4)) {
+		t.Errorf("team log, A's index behind its head: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if out := ok(t, a, "push", "team"); !strings.Contains(out, "up to date") {
+		t.Errorf("push: %s", out)
+	}
+	if r := run(t, t.TempDir(), "team", "log", "-n", "1", "--workspace", wa); r.code != 0 || r.stderr != "" || !strings.Contains(r.stdout, fmt.Sprintf(" %d ", a4)) {
+		t.Errorf("team log once a push brought A's index up: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 }
 
 // Three workspaces push at once, each writing its own index; then
