@@ -43,8 +43,7 @@ before them. With --json, one object per group: {"prompt": {"seq", "id", "text",
 	}
 	fl := cmd.Flags()
 	fl.IntVarP(&f.n, "max-count", "n", 0, "show at most N events")
-	fl.StringVar(&f.since, "since", "", "only events at or after T (RFC 3339, YYYY-MM-DD, or a duration ago: 2h, 3d)")
-	fl.StringVar(&f.until, "until", "", "only events at or before T")
+	addTimeFlags(cmd, &f.since, &f.until)
 	fl.StringVar(&f.session, "session", "", "only events of MCP session S")
 	fl.StringVar(&f.actor, "actor", "", "only events whose actor (client name, user, kind, or client/session) is A; an agent's hook session also lists its calls of the MCP tools")
 	fl.BoolVar(&f.oneline, "oneline", false, "one line per event")
@@ -53,6 +52,12 @@ before them. With --json, one object per group: {"prompt": {"seq", "id", "text",
 	fl.BoolVar(&f.stat, "stat", false, "with --oneline or --prompts: list every file of an event on its own line with its line counts (without it an event of more than 5 files names 3 and counts the rest)")
 	a.addReveal(cmd)
 	return cmd
+}
+
+// addTimeFlags adds --since and --until, read by parseTime.
+func addTimeFlags(cmd *cobra.Command, since, until *string) {
+	cmd.Flags().StringVar(since, "since", "", "only events at or after T (RFC 3339, YYYY-MM-DD, or a duration ago: 2h, 3d)")
+	cmd.Flags().StringVar(until, "until", "", "only events at or before T")
 }
 
 // onelineFiles is the most files a one-line entry names: past it, the

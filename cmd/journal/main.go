@@ -96,7 +96,7 @@ of it back, and prove it has not been altered.`,
 	f.StringVar(&a.color, "color", "auto", "colour output: auto, always or never")
 	root.AddCommand(newLogCmd(a), newShowCmd(a), newDiffCmd(a), newRevertCmd(a), newUndoCmd(a), newRedoCmd(a),
 		newRestoreCmd(a), newStatusCmd(a), newExportCmd(a), newVerifyCmd(a), newGCCmd(a), newRepairCmd(a), newBlameCmd(a), newWebCmd(a),
-		newRemoteCmd(a), newPushCmd(a), newCloneCmd(a), newKeyCmd(a), newCheckpointCmd(a), newProveCmd(a), newRedactCmd(a), newGitCmd(a),
+		newRemoteCmd(a), newPushCmd(a), newCloneCmd(a), newTeamCmd(a), newKeyCmd(a), newCheckpointCmd(a), newProveCmd(a), newRedactCmd(a), newGitCmd(a),
 		&cobra.Command{Use: "version", Short: "Print the version of this binary", Args: cobra.NoArgs,
 			PersistentPreRunE: func(*cobra.Command, []string) error { return nil },
 			Run:               func(cmd *cobra.Command, _ []string) { fmt.Fprintf(cmd.OutOrStdout(), "journal %s\n", binVersion()) }})

@@ -1,6 +1,6 @@
 // Package remote replicates journals to S3-compatible object storage and
 // rebuilds them anywhere: `journal remote add|list|remove`, `journal push`,
-// `journal clone` and `journal verify --remote`.
+// `journal clone`, `journal verify --remote` and `journal team`.
 //
 // # Client
 //
@@ -54,6 +54,13 @@
 // name). Its state — where the remote stands, the last error — is kept
 // beside the journal for status (journal.Replication); `journal push`
 // records it too, and gc keeps the events a remote has not received.
+//
+// The team index (team.go): after the head, a push updates the
+// workspace's index — pages of at most 256 events' export lines, and an
+// index object naming them, written with If-Match — so `journal team`
+// reads a workspace's newest events without its segments. ReadTeam checks
+// each page as a segment and chains it back from the head's hash; an index
+// or page that fails is named and the workspace read from its segments.
 //
 // Nothing deletes chunks or contents on a remote: local gc never touches
 // it, so no workspace's history loses what it shares with another.

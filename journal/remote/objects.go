@@ -65,15 +65,22 @@ var (
 
 // readHead returns workspace ws's head and its ETag (ErrNotFound: none).
 func (s *Store) readHead(ctx context.Context, ws string) (*Head, string, error) {
-	b, etag, err := s.get(ctx, headKey(ws))
+	return readJSON(ctx, s, headKey(ws), "a workspace head", func(h *Head) bool { return h.Version == 1 && h.Workspace == ws })
+}
+
+// readJSON reads the JSON object name and its ETag: ErrDamaged (naming it
+// not what) when it does not decode or ok refuses it; the ETag is returned
+// then too, for a writer that replaces it.
+func readJSON[T any](ctx context.Context, s *Store, name, what string, ok func(*T) bool) (*T, string, error) {
+	b, etag, err := s.get(ctx, name)
 	if err != nil {
 		return nil, "", err
 	}
-	var h Head
-	if err := json.Unmarshal(b, &h); err != nil || h.Version != 1 || h.Workspace != ws {
-		return nil, "", fail(ErrDamaged, "remote %s: %s is not a workspace head", s.r.Name, headKey(ws))
+	var v T
+	if err := json.Unmarshal(b, &v); err != nil || !ok(&v) {
+		return nil, etag, fail(ErrDamaged, "remote %s: %s is not %s", s.r.Name, name, what)
 	}
-	return &h, etag, nil
+	return &v, etag, nil
 }
 
 // workspaceHead is readHead for a workspace named by a user: one that is

@@ -115,6 +115,9 @@ func Push(ctx context.Context, s *Store, j *journal.Journal, o PushOptions) (*Pu
 	}
 	rep.Head = head.Last
 	if from > upTo {
+		if err := updateIndex(ctx, s, j, ws, head); err != nil { // a remote pushed to by an older journal gets one
+			return rep, err
+		}
 		rep.Checkpoints, err = pushCheckpoints(ctx, s, j, ws, rep.Head)
 		return rep, err
 	}
@@ -188,6 +191,9 @@ func Push(ctx context.Context, s *Store, j *journal.Journal, o PushOptions) (*Pu
 		if o.Progress != nil {
 			o.Progress(last-from+1, upTo-from+1)
 		}
+	}
+	if err := updateIndex(ctx, s, j, ws, head); err != nil { // after the head: it is checked against it
+		return rep, err
 	}
 	rep.Checkpoints, err = pushCheckpoints(ctx, s, j, ws, rep.Head) // after the events they cover
 	return rep, err

@@ -203,7 +203,7 @@ func (s *Store) put(ctx context.Context, name string, data []byte, ifMatch strin
 	if create {
 		in.IfNoneMatch = aws.String("*")
 	}
-	if s.retain > 0 && !strings.HasSuffix(name, "/head.json") { // immutable objects only: a head moves
+	if s.retain > 0 && !strings.HasSuffix(name, "/head.json") && !strings.HasSuffix(name, "/index.json") { // immutable objects only: a head and an index move
 		in.ObjectLockMode = types.ObjectLockModeCompliance
 		in.ObjectLockRetainUntilDate = aws.Time(time.Now().Add(s.retain).UTC())
 	}

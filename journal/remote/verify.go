@@ -63,7 +63,10 @@ func Verify(ctx context.Context, s *Store, ws string) (*VerifyReport, error) {
 	return VerifyWith(ctx, s, ws, audit.CheckOptions{})
 }
 
-// VerifyWith is Verify, also checking each workspace's checkpoints against
+// VerifyWith is Verify, also checking the team index of each workspace
+// whose segments are intact (ReadTeam: an index behind the head or altered,
+// a page altered, is a problem; none is not: older journals wrote none),
+// and each workspace's checkpoints against
 // the Merkle tree of its events (audit.TreeCheck; with o.Keys, their
 // signatures; o's checkpoints and reference too): a failure is a problem
 // naming the workspace and the event where its history parts. On an
@@ -161,6 +164,15 @@ func VerifyWith(ctx context.Context, s *Store, ws string, o audit.CheckOptions) 
 			}
 		}
 		w.report(rep, problem)
+		if intact && !s.Encrypted() { // the team index, checked as journal team reads it
+			tw, err := ReadTeam(ctx, s, ws, TeamOptions{IndexOnly: true})
+			if err != nil {
+				return rep, err
+			}
+			for _, p := range tw.Problems {
+				problem("%s", p)
+			}
+		}
 	}
 	if ws != "" {
 		return rep, nil

@@ -1,0 +1,533 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/audit"
+	"github.com/journalfs/journal/journal/remote"
+	"github.com/journalfs/journal/replay"
+	"github.com/spf13/cobra"
+)
+
+// teamFlags are the flags of journal team log and stats.
+type teamFlags struct {
+	remote, workspace, host, actor, agent, model, prompt string
+	since, until                                         string
+	n                                                    int
+	jsonOut, csvOut                                      bool
+	filter                                               audit.ExportFilter
+}
+
+func newTeamCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "team",
+		Short: "Every workspace's events on a remote: one timeline, lines by agent, model and person",
+		Long: `team reads a remote (journal remote add) that several workspaces push to — several machines, people and
+agents — and shows their events together, without cloning them: ` + "`team log`" + ` merges their timelines, newest first;
+` + "`team stats`" + ` counts lines added and removed per day, workspace, agent or person and model, and the agents'
+events later reverted or undone. Each workspace is read through the index its pushes keep (its newest events in
+small pages), each event checked against its hash and the chain from the workspace's head, as verify --remote
+checks it: an altered object is named (exit status 1) and nothing of it is counted. Read-only credentials suffice.`,
+	}
+	cmd.AddCommand(newTeamLogCmd(a), newTeamStatsCmd(a))
+	return cmd
+}
+
+func addTeamFlags(cmd *cobra.Command, f *teamFlags) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.remote, "remote", "", "the remote to read (journal remote list; the only one if not given)")
+	fl.StringVar(&f.workspace, "workspace", "", "only workspace ID (or a prefix of it)")
+	fl.StringVar(&f.host, "host", "", "only events made on this machine (host name)")
+	fl.StringVar(&f.actor, "actor", "", "only events whose actor (client name, user, kind, or client/session) is A")
+	fl.StringVar(&f.agent, "agent", "", "only the events of this agent (its client name)")
+	fl.StringVar(&f.model, "model", "", "only events whose model (from their prompt or call) contains M")
+	fl.StringVar(&f.prompt, "prompt", "", "only events whose prompt's text (secrets masked) contains T")
+	addTimeFlags(cmd, &f.since, &f.until)
+	fl.BoolVar(&f.jsonOut, "json", false, "JSON")
+	fl.BoolVar(&f.csvOut, "csv", false, "CSV, with a header line (for spreadsheets)")
+}
+
+func newTeamLogCmd(a *app) *cobra.Command {
+	var f teamFlags
+	cmd := &cobra.Command{
+		Use:   "log [PATH...]",
+		Short: "Every workspace's events on a remote, newest first",
+		Long: `team log lists the events of every workspace on the remote, merged newest first: workspace (its ID's
+first 8 characters), event, time, who, host, tool, files with added/removed lines, model and prompt (secrets
+masked, --reveal to show them). PATH (relative to each workspace's root) keeps the events that touched it.
+-n N reads each workspace's newest index pages until N events match: what it reads grows with N, not with the
+remote's size. --json prints one object per event (JSON lines), --csv one row per event.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f.filter.Paths = args
+			return a.runTeamLog(f)
+		},
+	}
+	addTeamFlags(cmd, &f)
+	cmd.Flags().IntVarP(&f.n, "max-count", "n", 50, "show at most N events (0: all)")
+	a.addReveal(cmd)
+	return cmd
+}
+
+func newTeamStatsCmd(a *app) *cobra.Command {
+	var f teamFlags
+	cmd := &cobra.Command{
+		Use:   "stats [PATH...]",
+		Short: "Lines added and removed per day, workspace, agent or person and model",
+		Long: `team stats counts, from every workspace's events on the remote (filters as team log's), per day (UTC),
+workspace, author and model: the events that changed files, the lines they added and removed, and how many of
+them were later taken back by a revert or by an undo. The author is the agent (its client name) for an agent's
+events and the person (cli:USER) for edits made with the CLI; the model is the one the event's prompt or call
+names. Reverts, undos, rewinds and gc are not authored lines and are not counted as such. --json prints
+{"rows": [...], "totals": [...]} (totals per author and model), --csv the rows.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f.filter.Paths = args
+			return a.runTeamStats(f)
+		},
+	}
+	addTeamFlags(cmd, &f)
+	return cmd
+}
+
+// teamEvent is one event of the team view: verified, with what it is
+// attributed to.
+type teamEvent struct {
+	ws     string
+	e      *journal.Event // masked unless --reveal
+	prompt *promptRef     // masked
+	model  string
+	agent  string // the agent's client name; "" for a person's or an outside change
+	person string // cli:USER for a person's edit
+	who    string
+}
+
+// teamRead is what the team commands read: the events that match, newest
+// first, and the damage met.
+type teamRead struct {
+	events   []*teamEvent
+	all      map[string]map[uint64]*teamEvent // workspace → seq → event (every event read)
+	problems []string
+	notes    []string
+}
+
+// every is every event read, the filters aside, in no order.
+func (tr *teamRead) every() []*teamEvent {
+	var out []*teamEvent
+	for _, m := range tr.all {
+		for _, te := range m {
+			out = append(out, te)
+		}
+	}
+	return out
+}
+
+// readTeam reads every workspace of the remote (n > 0: until n events of
+// each match) and keeps the events f selects.
+func (a *app) readTeam(f *teamFlags, n int) (*teamRead, string, error) {
+	if f.jsonOut && f.csvOut {
+		return nil, "", usageError{errors.New("team: --json or --csv, not both")}
+	}
+	var err error
+	if f.filter.Since, err = parseTime(f.since); err != nil {
+		return nil, "", err
+	}
+	if f.filter.Until, err = parseTime(f.until); err != nil {
+		return nil, "", err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	s, err := openRemote(ctx, f.remote)
+	if err != nil {
+		return nil, "", remoteErr(err)
+	}
+	wss, err := remote.TeamWorkspaces(ctx, s)
+	if err != nil {
+		return nil, "", remoteErr(err)
+	}
+	tr := &teamRead{all: map[string]map[uint64]*teamEvent{}}
+	matched := 0
+	for _, ws := range wss {
+		if f.workspace != "" && !strings.HasPrefix(ws, f.workspace) {
+			continue
+		}
+		extra := false // a page read past the n events for their prompts
+		o := remote.TeamOptions{Enough: func(evs []*journal.Event) bool {
+			if len(evs) > 0 && !f.filter.Since.IsZero() && evs[0].Time.Before(f.filter.Since) {
+				return true // older pages are older still
+			}
+			if n <= 0 {
+				return false
+			}
+			k, unknown := 0, false
+			tes := a.attribute(ws, evs)
+			for i := len(tes) - 1; i >= 0 && k < n; i-- { // the newest n that match
+				if te := tes[i]; f.match(te) {
+					k++
+					// an agent's event whose prompt is on an older page
+					unknown = unknown || te.agent != "" && (te.prompt == nil || te.prompt.Seq == 0)
+				}
+			}
+			if k < n || extra || !unknown {
+				return k >= n
+			}
+			extra = true
+			return false
+		}}
+		tw, err := remote.ReadTeam(ctx, s, ws, o)
+		if err != nil {
+			return nil, "", remoteErr(err)
+		}
+		tr.problems = append(tr.problems, tw.Problems...)
+		if tw.Note != "" {
+			tr.notes = append(tr.notes, tw.Note)
+		}
+		byseq := map[uint64]*teamEvent{}
+		for _, te := range a.attribute(ws, tw.Events) {
+			byseq[te.e.Seq] = te
+			if f.match(te) {
+				tr.events = append(tr.events, te)
+				matched++
+			}
+		}
+		tr.all[ws] = byseq
+	}
+	sort.SliceStable(tr.events, func(i, j int) bool {
+		x, y := tr.events[i], tr.events[j]
+		if !x.e.Time.Equal(y.e.Time) {
+			return x.e.Time.After(y.e.Time)
+		}
+		if x.ws != y.ws {
+			return x.ws < y.ws
+		}
+		return x.e.Seq > y.e.Seq
+	})
+	if n > 0 && len(tr.events) > n {
+		tr.events = tr.events[:n]
+	}
+	return tr, s.Remote().Name, nil
+}
+
+// attribute gives each event (oldest first, one workspace's) its prompt,
+// model and author, as the journal's readers do (replay.Prompts), and masks
+// it. A prompt older than the events read is not known.
+func (a *app) attribute(ws string, evs []*journal.Event) []*teamEvent {
+	ps := replay.NewPrompts()
+	m := a.mask()
+	refs := map[uint64]*promptRef{}
+	out := make([]*teamEvent, 0, len(evs))
+	for _, e := range evs {
+		te := &teamEvent{ws: ws}
+		if p := ps.Next(e); p != nil { // forward: a prompt event comes before the events it serves
+			te.model = p.Model
+			switch {
+			case e.Kind == journal.KindPrompt:
+				te.prompt = newPromptRef(replay.PromptOfEvent(m.Event(e)))
+				refs[e.Seq] = te.prompt
+			case refs[p.Seq] != nil:
+				te.prompt = refs[p.Seq]
+			default: // a prompt only its calls name: no text
+				te.prompt = newPromptRef(&replay.Prompt{ID: p.ID})
+			}
+		}
+		if te.model == "" {
+			var c struct{ Call hookCall }
+			json.Unmarshal(e.Args, &c)
+			te.model = c.Call.Model
+		}
+		switch e.Actor.Kind {
+		case "mcp", "agent":
+			te.agent = first(e.Actor.Name, e.Actor.Kind)
+			te.who = te.agent
+		case "cli":
+			te.person = actorString(journal.Actor{Kind: "cli", User: e.Actor.User, Origin: e.Actor.Origin})
+			te.who = te.person
+		default:
+			te.who = first(e.Actor.Name, e.Actor.Kind, "?")
+		}
+		te.e = m.Event(e)
+		out = append(out, te)
+	}
+	return out
+}
+
+// match reports whether f selects te.
+func (f *teamFlags) match(te *teamEvent) bool {
+	e := te.e
+	if !f.filter.Match(e) || f.host != "" && !strings.EqualFold(e.Actor.Host, f.host) ||
+		f.actor != "" && !actorMatches(e, f.actor) || f.agent != "" && !strings.EqualFold(te.agent, f.agent) {
+		return false
+	}
+	if f.model != "" && !strings.Contains(strings.ToLower(te.model), strings.ToLower(f.model)) {
+		return false
+	}
+	if f.prompt != "" && (te.prompt == nil || !strings.Contains(strings.ToLower(te.prompt.Excerpt), strings.ToLower(f.prompt))) {
+		return false
+	}
+	return true
+}
+
+// end reports what reading found wrong after the output: each damaged
+// object on stderr and an error naming them (exit status 1).
+func (a *app) teamEnd(tr *teamRead, name string) error {
+	for _, n := range tr.notes {
+		fmt.Fprintf(os.Stderr, "note: %s\n", n)
+	}
+	if len(tr.problems) == 0 {
+		return nil
+	}
+	for _, p := range tr.problems {
+		fmt.Fprintf(os.Stderr, "bad: %s\n", p)
+	}
+	return withHint(fmt.Errorf("team: remote %s: %d object(s) missing or altered, nothing read from them is shown or counted: %s: %w",
+		name, len(tr.problems), strings.Join(tr.problems, "; "), remote.ErrDamaged), "`journal verify --remote "+name+"` checks every object; push again from the workspace to rewrite its index")
+}
+
+// teamLogEntry is an event as team log --json prints it.
+type teamLogEntry struct {
+	Workspace string `json:"workspace"`
+	*journal.Event
+	Agent  string     `json:"agent,omitempty"`
+	Person string     `json:"person,omitempty"`
+	Model  string     `json:"model,omitempty"`
+	Prompt *promptRef `json:"prompt,omitempty"`
+}
+
+func (a *app) runTeamLog(f teamFlags) error {
+	if f.n < 0 {
+		return usageError{errors.New("team log: -n takes a count of events (0: all)")}
+	}
+	tr, name, err := a.readTeam(&f, f.n)
+	if err != nil {
+		return err
+	}
+	var cw *csv.Writer
+	if f.csvOut {
+		cw = csv.NewWriter(a.out)
+		cw.Write([]string{"workspace", "seq", "time", "actor", "agent", "person", "host", "kind", "tool", "paths", "added", "removed", "model", "prompt_id", "prompt"})
+	}
+	for _, te := range tr.events {
+		e := te.e
+		added, removed := lines(e)
+		switch {
+		case f.jsonOut:
+			b, err := json.Marshal(teamLogEntry{Workspace: te.ws, Event: e, Agent: te.agent, Person: te.person, Model: te.model, Prompt: te.prompt})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.out, "%s\n", b)
+		case cw != nil:
+			var paths []string
+			for _, fc := range e.Listed() {
+				paths = append(paths, fc.Path)
+			}
+			pid, ptext := "", ""
+			if te.prompt != nil {
+				pid, ptext = te.prompt.ID, te.prompt.Excerpt
+			}
+			cw.Write([]string{te.ws, strconv.FormatUint(e.Seq, 10), e.Time.UTC().Format(time.RFC3339), actorString(e.Actor), te.agent, te.person,
+				e.Actor.Host, string(e.Kind), e.Tool, strings.Join(paths, " "), strconv.Itoa(added), strconv.Itoa(removed), te.model, pid, ptext})
+		default:
+			var files []string
+			for _, fc := range e.Listed() {
+				files = append(files, fc.Path)
+			}
+			if len(files) > onelineFiles {
+				files = append(files[:3:3], fmt.Sprintf("and %d more", len(files)-3))
+			}
+			s := fmt.Sprintf("%s %s %s %s", cDim(te.ws[:min(8, len(te.ws))]), cSeq(e.Seq), e.Time.In(zone()).Format("2006-01-02 15:04:05"), actorString(e.Actor))
+			if e.Actor.Host != "" {
+				s += "@" + e.Actor.Host
+			}
+			s += " " + what(e)
+			if len(files) > 0 {
+				s += fmt.Sprintf(" %s (+%d -%d)", strings.Join(files, ","), added, removed)
+			}
+			if te.model != "" {
+				s += " [" + te.model + "]"
+			}
+			if te.prompt != nil && e.Kind != journal.KindPrompt {
+				s += "  " + cDim(te.prompt.String())
+			}
+			if e.Status == journal.StatusRolledBack {
+				s += " " + cStatus("[rolled back]")
+			}
+			fmt.Fprintln(a.out, s)
+		}
+	}
+	if cw != nil {
+		cw.Flush()
+		if err := cw.Error(); err != nil {
+			return err
+		}
+	}
+	if len(tr.events) == 0 && !f.jsonOut && !f.csvOut {
+		fmt.Fprintln(os.Stderr, "no events match")
+	}
+	return a.teamEnd(tr, name)
+}
+
+// lines sums an event's added and removed line counts.
+func lines(e *journal.Event) (added, removed int) {
+	for _, fc := range e.Files {
+		added += fc.Added
+		removed += fc.Removed
+	}
+	return
+}
+
+// teamRow is one row of team stats.
+type teamRow struct {
+	Day       string `json:"day,omitempty"`
+	Workspace string `json:"workspace,omitempty"`
+	Author    string `json:"author"`
+	Kind      string `json:"kind"` // agent, person or other
+	Model     string `json:"model,omitempty"`
+	Events    int    `json:"events"`
+	Added     int    `json:"added"`
+	Removed   int    `json:"removed"`
+	Reverted  int    `json:"reverted"` // of its events, taken back by a revert later
+	Undone    int    `json:"undone"`   // by an undo
+}
+
+// authored reports whether e's lines are its author's: a change a tool
+// call, an edit or an outside change made (not a revert, rewind or gc,
+// nor a watcher's first scan).
+func authored(e *journal.Event) bool {
+	return e.Status == journal.StatusCommitted && (e.Kind == journal.KindApply || e.Kind == journal.KindObserve && !e.IsBaseline())
+}
+
+func (a *app) runTeamStats(f teamFlags) error {
+	tr, name, err := a.readTeam(&f, 0)
+	if err != nil {
+		return err
+	}
+	rows := map[teamRow]*teamRow{}
+	totals := map[teamRow]*teamRow{}
+	key := func(te *teamEvent) (teamRow, teamRow) {
+		kind := "other"
+		switch {
+		case te.agent != "":
+			kind = "agent"
+		case te.person != "":
+			kind = "person"
+		}
+		t := teamRow{Author: te.who, Kind: kind, Model: te.model}
+		r := t
+		r.Day, r.Workspace = te.e.Time.UTC().Format("2006-01-02"), te.ws
+		return r, t
+	}
+	get := func(m map[teamRow]*teamRow, k teamRow) *teamRow {
+		if m[k] == nil {
+			c := k
+			m[k] = &c
+		}
+		return m[k]
+	}
+	for _, te := range tr.events {
+		if !authored(te.e) {
+			continue
+		}
+		r, t := key(te)
+		ad, rm := lines(te.e)
+		for _, x := range []*teamRow{get(rows, r), get(totals, t)} {
+			x.Events++
+			x.Added += ad
+			x.Removed += rm
+		}
+	}
+	// reverts and undos (whoever made them): counted on the row of the
+	// event taken back, when it is one the filters select
+	for _, te := range tr.every() {
+		e := te.e
+		if e.Status != journal.StatusCommitted || e.Kind != journal.KindRevert && e.Kind != journal.KindUndo {
+			continue
+		}
+		targets := e.Undone
+		if e.Reverts != 0 {
+			targets = append([]uint64{e.Reverts}, targets...)
+		}
+		for _, seq := range targets {
+			t := tr.all[te.ws][seq]
+			if t == nil || !authored(t.e) || !f.match(t) {
+				continue
+			}
+			r, tt := key(t)
+			for _, x := range []*teamRow{get(rows, r), get(totals, tt)} {
+				if e.Kind == journal.KindUndo {
+					x.Undone++
+				} else {
+					x.Reverted++
+				}
+			}
+		}
+	}
+	sorted := func(m map[teamRow]*teamRow) []teamRow {
+		out := make([]teamRow, 0, len(m))
+		for _, r := range m {
+			out = append(out, *r)
+		}
+		sort.Slice(out, func(i, j int) bool {
+			x, y := out[i], out[j]
+			return fmt.Sprint(x.Day, "\x00", x.Workspace, "\x00", x.Author, "\x00", x.Model) < fmt.Sprint(y.Day, "\x00", y.Workspace, "\x00", y.Author, "\x00", y.Model)
+		})
+		return out
+	}
+	rs, ts := sorted(rows), sorted(totals)
+	switch {
+	case f.jsonOut:
+		b, err := json.MarshalIndent(struct {
+			Rows   []teamRow `json:"rows"`
+			Totals []teamRow `json:"totals"`
+		}{rs, ts}, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(a.out, "%s\n", b)
+	case f.csvOut:
+		cw := csv.NewWriter(a.out)
+		cw.Write([]string{"day", "workspace", "author", "kind", "model", "events", "added", "removed", "reverted", "undone"})
+		for _, r := range rs {
+			cw.Write([]string{r.Day, r.Workspace, r.Author, r.Kind, r.Model, strconv.Itoa(r.Events), strconv.Itoa(r.Added), strconv.Itoa(r.Removed), strconv.Itoa(r.Reverted), strconv.Itoa(r.Undone)})
+		}
+		cw.Flush()
+		if err := cw.Error(); err != nil {
+			return err
+		}
+	default:
+		printTeamTable(a.out, "by day and workspace", rs, true)
+		printTeamTable(a.out, "totals", ts, false)
+	}
+	return a.teamEnd(tr, name)
+}
+
+// printTeamTable prints rows as aligned columns under a title.
+func printTeamTable(w io.Writer, title string, rs []teamRow, daily bool) {
+	fmt.Fprintf(w, "%s\n", cBold(title))
+	if len(rs) == 0 {
+		fmt.Fprintln(w, "  (no lines)")
+		return
+	}
+	for _, r := range rs {
+		where := ""
+		if daily {
+			where = fmt.Sprintf("%s %s  ", r.Day, r.Workspace[:min(8, len(r.Workspace))])
+		}
+		model := r.Model
+		if model == "" {
+			model = "-"
+		}
+		fmt.Fprintf(w, "  %s%-20s %-6s %-18s %5d events  +%-6d -%-6d reverted %d, undone %d\n", where, r.Author, r.Kind, model, r.Events, r.Added, r.Removed, r.Reverted, r.Undone)
+	}
+}
