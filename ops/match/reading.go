@@ -65,6 +65,12 @@ func (c *carrier) reading(sl, rl []line) int {
 	for _, p := range kept {
 		vote(p[0], p[1])
 	}
+	if got == readFile && c.baseReading(sl, rl) == readCaller {
+		// every kept line voting so was indented anew, which is also
+		// how a line nested one level deeper of the caller's lands at
+		// the file's indentation; the base follows the search: both
+		return readCaller | readFile
+	}
 	if got != readNone {
 		return got
 	}
@@ -78,7 +84,16 @@ func (c *carrier) reading(sl, rl []line) int {
 	if got != readNone {
 		return got
 	}
-	// last, the base: the least indentation of each side
+	// last, the base
+	return c.baseReading(sl, rl)
+}
+
+// baseReading judges the reading by the least indentation of each side:
+// the replacement's as the search's (readCaller: a search copied without
+// its block's indentation, a replacement starting where the search does)
+// or as the file's lines the search matched (readFile); readNone when the
+// search's is the file's or neither holds.
+func (c *carrier) baseReading(sl, rl []line) int {
 	var fl []line
 	for i := range sl {
 		if a := c.align[i]; a >= 0 {
@@ -89,11 +104,11 @@ func (c *carrier) reading(sl, rl []line) int {
 	switch {
 	case s == f:
 	case r == s:
-		got = readCaller
+		return readCaller
 	case r == f:
-		got = readFile
+		return readFile
 	}
-	return got
+	return readNone
 }
 
 // trimmed returns the lines' texts without their indentation and trailing
@@ -217,7 +232,7 @@ func (c *carrier) carryRead(search, replace string, at Match) (string, error) {
 		// unit, so the replacement is in the caller's style
 		rd = readCaller
 	case rd == readCaller|readFile:
-		why = "its unchanged lines follow both"
+		why = "its unchanged lines and its indentation follow both"
 	}
 	if rd == readFile {
 		return c.carry(asFile, replace)

@@ -68,7 +68,7 @@ func resolve(content string, li *lineIndex, c Change, idx int) ([]Edit, error) {
 	}
 	if !c.AllowRepeat {
 		if len(ms) == 0 {
-			if e, ok := presentInstead(content, li, search, replace, th, c.MadeAt); ok {
+			if e, ok := presentInstead(content, li, search, replace, th, c.MadeAt); ok && !searchStandsAround(cut, e.Match, c.MadeAt) {
 				e.Change = idx
 				return []Edit{e}, nil
 			}
@@ -88,7 +88,7 @@ func resolve(content string, li *lineIndex, c Change, idx int) ([]Edit, error) {
 		} else {
 			// an insertion found made beside its search, or the search
 			// found only inside its replacement
-			for _, judge := range []func(string, *lineIndex, []Match, string, string, int) ([]Edit, bool, error){extendedAlready, blankAlready, insideReplacement, madeElsewhere} {
+			for _, judge := range []func(string, *lineIndex, []Match, string, string, int) ([]Edit, bool, error){extendedAlready, blankAlready, insideReplacement, madeElsewhere, blanksAlready} {
 				if es, ok, err := judge(content, li, ms, search, replace, c.MadeAt); ok {
 					if err != nil {
 						return nil, err
