@@ -111,6 +111,9 @@ func resolve(content string, li *lineIndex, c Change, idx int) ([]Edit, error) {
 	if err != nil {
 		return nil, severalErr(err, several)
 	}
+	if err := weakElsewhere(li, sel, search, c.Options); err != nil {
+		return nil, err
+	}
 	out := make([]Edit, 0, len(sel))
 	for _, m := range sel {
 		m.Note = note
