@@ -2,6 +2,7 @@ package match_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/journalfs/journal/ops"
@@ -14,7 +15,7 @@ import (
 // exactly one level out, at the function's end, and the lines were added
 // there. Only indentation tells such places apart: refused with both
 // (AMBIGUOUS_MATCH), nothing written. A search that names something, or
-// brackets with no deeper copy, is applied as before.
+// brackets with no deeper copy overlapping them, is applied as before.
 func TestApply_BracketsAloneSentDedented(t *testing.T) {
 	const content = "func f() {\n\tfor {\n\t\tif ok {\n\t\t\tuse()\n\t\t}\n\t}\n}\n"
 	add := match.Change{Search: "\t}\n}\n", Replace: "\t}\n\tdone()\n}\n", Options: match.Options{Fuzzy: true}}
@@ -27,6 +28,12 @@ func TestApply_BracketsAloneSentDedented(t *testing.T) {
 	whole := match.Change{Search: "\t\t}\n\t}\n}\n", Replace: "\t\t}\n\t}\n\tdone()\n}\n", Options: match.Options{Fuzzy: true}}
 	if got, _, err := match.Apply(content, []match.Change{whole}); err != nil || got != "func f() {\n\tfor {\n\t\tif ok {\n\t\t\tuse()\n\t\t}\n\t}\n\tdone()\n}\n" {
 		t.Fatalf("no deeper copy: got %q, %v", got, err)
+	}
+	// the deeper copy apart from the match (another function's closing
+	// lines): the exact match is taken
+	apart := "func g() {\n\tfor {\n\t\tif ok {\n\t\t\tuse()\n\t\t}\n\t}\n\tdone()\n}\n\nfunc h() {\n\tif x {\n\t\ty()\n\t}\n}\n"
+	if got, _, err := match.Apply(apart, []match.Change{add}); err != nil || got != strings.Replace(apart, "\t}\n}\n", "\t}\n\tdone()\n}\n", 1) {
+		t.Fatalf("a deeper copy apart: got %q, %v", got, err)
 	}
 	word := match.Change{Search: "\t\t\tuse()\n", Replace: "\t\t\tuse(1)\n", Options: match.Options{Fuzzy: true}}
 	if _, _, err := match.Apply(content, []match.Change{word}); err != nil {
