@@ -37,3 +37,35 @@ func TestApply_KeptLineIndentedAnewIsNoReading(t *testing.T) {
 		t.Fatalf("file's reading: got %q, %v", got, err)
 	}
 }
+
+// TestApply_BracketsAloneSentDedented: a search of closing brackets alone
+// sent without its block's indentation (the fuzzer's indent-dedent class,
+// seed 59, mcp/rebase.go: "\t\t}\n\t}\n" sent as "\t}\n}\n") stands
+// exactly one level out, at the function's end, and the lines were added
+// there. Only indentation tells such places apart: refused with both
+// (AMBIGUOUS_MATCH), nothing written. A search that names something, or
+// brackets with no deeper copy overlapping them, is applied as before.
+func TestApply_BracketsAloneSentDedented(t *testing.T) {
+	const content = "func f() {\n\tfor {\n\t\tif ok {\n\t\t\tuse()\n\t\t}\n\t}\n}\n"
+	add := match.Change{Search: "\t}\n}\n", Replace: "\t}\n\tdone()\n}\n", Options: match.Options{Fuzzy: true}}
+	got, _, err := match.Apply(content, []match.Change{add})
+	var oe *ops.Error
+	if !errors.Is(err, ops.ErrAmbiguousMatch) || !errors.As(err, &oe) || oe.Hint == "" || len(oe.Candidates) != 2 ||
+		oe.Candidates[0].Line != 6 || oe.Candidates[1].Line != 5 || got != content {
+		t.Fatalf("got %q, %+v", got, err)
+	}
+	whole := match.Change{Search: "\t\t}\n\t}\n}\n", Replace: "\t\t}\n\t}\n\tdone()\n}\n", Options: match.Options{Fuzzy: true}}
+	if got, _, err := match.Apply(content, []match.Change{whole}); err != nil || got != "func f() {\n\tfor {\n\t\tif ok {\n\t\t\tuse()\n\t\t}\n\t}\n\tdone()\n}\n" {
+		t.Fatalf("no deeper copy: got %q, %v", got, err)
+	}
+	// the deeper copy apart from the match (another function's closing
+	// lines): the exact match is taken
+	apart := "func g() {\n\tfor {\n\t\tif ok {\n\t\t\tuse()\n\t\t}\n\t}\n\tdone()\n}\n\nfunc h() {\n\tif x {\n\t\ty()\n\t}\n}\n"
+	if got, _, err := match.Apply(apart, []match.Change{add}); err != nil || got != apart[:len(apart)-2]+"\tdone()\n}\n" {
+		t.Fatalf("a deeper copy apart: got %q, %v", got, err)
+	}
+	word := match.Change{Search: "\t\t\tuse()\n", Replace: "\t\t\tuse(1)\n", Options: match.Options{Fuzzy: true}}
+	if _, _, err := match.Apply(content, []match.Change{word}); err != nil {
+		t.Fatalf("a line that names something: %v", err)
+	}
+}
