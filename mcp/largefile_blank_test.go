@@ -50,3 +50,28 @@ func TestEditContent_CutSearchOfABlankLineDeletion(t *testing.T) {
 		}
 	}
 }
+
+// TestEditContent_ReplacementCutInsideAComment: a replacement cut short
+// inside a comment of prose whose last words read as an elision marker
+// ("// unchanged line on either side, or ", "// as before, so a line's v":
+// the fuzzer's trunc-replace class on this repository's own history, seeds
+// 23 and 59) had that line expanded as a marker, keeping the old line in
+// place of the text sent. The line begins as the old line does: it is that
+// line cut short, written as sent (with a line ending, as whole lines); a
+// marker ending the text is still expanded.
+func TestEditContent_ReplacementCutInsideAComment(t *testing.T) {
+	src := "\t\t// then keeps the old line the agent replaced; markers with no\n\t\t// unchanged line on either side are refused since 2026-12-07\n\t\treturn nil\n"
+	e := newEnv(t, jmcp.Options{}, "k.go", src)
+	e.apply(map[string]any{"absolute_file_path": "k.go", "preview": false,
+		"search_text":  "\t\t// then keeps the old line the agent replaced; markers with no\n\t\t// unchanged line on either side are refused since 2026-12-07\n",
+		"replace_text": "\t\t// then keeps the old line the agent replaced (markers with no\n\t\t// unchanged line on either side, or "})
+	if got, want := e.read("k.go"), "\t\t// then keeps the old line the agent replaced (markers with no\n\t\t// unchanged line on either side, or \n\t\treturn nil\n"; got != want {
+		t.Fatalf("cut comment: got %q, want %q", got, want)
+	}
+	e.apply(map[string]any{"absolute_file_path": "k.go", "preview": false,
+		"search_text":  "\t\t// then keeps the old line the agent replaced (markers with no\n\t\t// unchanged line on either side, or \n",
+		"replace_text": "\t\t// then keeps the old line the agent replaced, markers with no\n\t\t// ... rest unchanged ..."})
+	if got, want := e.read("k.go"), "\t\t// then keeps the old line the agent replaced, markers with no\n\t\t// unchanged line on either side, or \n\t\treturn nil\n"; got != want {
+		t.Fatalf("a final marker: got %q, want %q", got, want)
+	}
+}
