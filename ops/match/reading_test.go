@@ -30,6 +30,16 @@ func TestApply_KeptLineIndentedAnewIsNoReading(t *testing.T) {
 	if oe.Candidates[0].ReplaceText != want {
 		t.Errorf("the caller's reading %q, want %q", oe.Candidates[0].ReplaceText, want)
 	}
+	// the same with a line the change adds further out than the search
+	// (a new case; seed 7, replay/watch/call.go): its least indentation is
+	// neither the search's nor the file's
+	const sw = "\tswitch {\n\tcase a:\n\t\t// what changed is theirs: a reader's\n\t\tob, err = w.Flush(ctx)\n\t}\n"
+	wrapped := "\t// what changed is theirs (as far as it goes)\n\tif err = w.reap(ctx); err == nil {\n\t\tob, err = w.Flush(ctx)\n\t}\ncase b:\n\tw.calls()\n"
+	got, _, err = match.Apply(sw, []match.Change{{Search: "\t// what changed is theirs: a reader's\n\tob, err = w.Flush(ctx)\n", Replace: wrapped, Options: match.Options{Fuzzy: true}}})
+	want = "\t\t// what changed is theirs (as far as it goes)\n\t\tif err = w.reap(ctx); err == nil {\n\t\t\tob, err = w.Flush(ctx)\n\t\t}\n\tcase b:\n\t\tw.calls()\n"
+	if !errors.Is(err, ops.ErrAmbiguousMatch) || !errors.As(err, &oe) || len(oe.Candidates) != 2 || oe.Candidates[0].ReplaceText != want {
+		t.Fatalf("a line added further out: got %q, %+v", got, err)
+	}
 	// the file's reading where the base says so too: written as sent
 	asFile := "\t\tfmt.Fprintln(w, \"(no difference)\")\n\t\treturn\n"
 	got, _, err = match.Apply(content, []match.Change{{Search: "fmt.Fprintln(w, \"(no difference)\")\n", Replace: asFile, Options: match.Options{Fuzzy: true}}})
