@@ -84,7 +84,7 @@ func expand(old string, lines []string, path string, cand, soft []int) (string, 
 	marker := make([]bool, len(lines)) // marker lines, and the blank lines around them
 	var marks []int
 	for _, i := range cand {
-		if inOld[nkeys[i]].n == 0 { // else the old text's own line: literal
+		if inOld[nkeys[i]].n == 0 && !cutShort(lines, nkeys, okeys, i) { // else the old text's own line (or one cut short): literal
 			marks = append(marks, i)
 		}
 	}

@@ -26,9 +26,4 @@ func init() {
 		"lookalike-both | edit_content | "+whySuccessOther)
 	add("issue 59 §5 (fuzzer, long mode): a replacement holding look-alikes of its own of the kind its search shows typed for ASCII (this repository's tests of look-alikes, curly quotes in their strings) has them written as ASCII",
 		"lookalike | edit_content | "+whySuccessOther)
-	add("issue 59 §5 (fuzzer, long mode of 2026-12-07, seed 59, not yet analysed): seen 1-8 times in 100,000 in-process and 20,000 SDK trials; minimized cases in RELIABILITY.md's state paragraph",
-		"indent-dedent | edit_content | "+whySuccessOther,
-		"indent-restyle | edit_content | "+whySuccessOther,
-		"trunc-replace | edit_content | "+whySuccessOther,
-		"trunc-search-mid | edit_content | "+whyAlreadyNotThere)
 }

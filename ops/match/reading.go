@@ -65,6 +65,14 @@ func (c *carrier) reading(sl, rl []line) int {
 	for _, p := range kept {
 		vote(p[0], p[1])
 	}
+	if s, r, f := c.bases(sl, rl); got == readFile && s != f && r != f {
+		// every kept line voting so was indented anew, which is also
+		// how a line nested one level deeper of the caller's lands at
+		// the file's indentation; the least indentation is not the
+		// file's (it follows the search's, or a line the change adds
+		// further out): both
+		return readCaller | readFile
+	}
 	if got != readNone {
 		return got
 	}
@@ -78,22 +86,25 @@ func (c *carrier) reading(sl, rl []line) int {
 	if got != readNone {
 		return got
 	}
-	// last, the base: the least indentation of each side
-	var fl []line
-	for i := range sl {
-		if a := c.align[i]; a >= 0 {
-			fl = append(fl, c.window[a])
-		}
-	}
-	s, r, f := baseOf(sl), baseOf(rl), baseOf(fl)
+	// last, the base
+	return c.baseReading(sl, rl)
+}
+
+// baseReading judges the reading by the least indentation of each side:
+// the replacement's as the search's (readCaller: a search copied without
+// its block's indentation, a replacement starting where the search does)
+// or as the file's lines the search matched (readFile); readNone when the
+// search's is the file's or neither holds.
+func (c *carrier) baseReading(sl, rl []line) int {
+	s, r, f := c.bases(sl, rl)
 	switch {
 	case s == f:
 	case r == s:
-		got = readCaller
+		return readCaller
 	case r == f:
-		got = readFile
+		return readFile
 	}
-	return got
+	return readNone
 }
 
 // trimmed returns the lines' texts without their indentation and trailing
@@ -217,7 +228,7 @@ func (c *carrier) carryRead(search, replace string, at Match) (string, error) {
 		// unit, so the replacement is in the caller's style
 		rd = readCaller
 	case rd == readCaller|readFile:
-		why = "its unchanged lines follow both"
+		why = "its unchanged lines and its indentation follow both"
 	}
 	if rd == readFile {
 		return c.carry(asFile, replace)
@@ -248,4 +259,16 @@ func (c *carrier) carryRead(search, replace string, at Match) (string, error) {
 			at.Line, at.Level, why),
 		Hint:       "send one of the candidates' search_text/replace_text pairs (the first translates your replacement, the second writes it as sent), or resend with the search text exactly as the file has it",
 		Candidates: cands}
+}
+
+// bases returns the least indentation of the search lines sl, of the
+// replacement lines rl and of the file's lines the search matched.
+func (c *carrier) bases(sl, rl []line) (s, r, f string) {
+	var fl []line
+	for i := range sl {
+		if a := c.align[i]; a >= 0 {
+			fl = append(fl, c.window[a])
+		}
+	}
+	return baseOf(sl), baseOf(rl), baseOf(fl)
 }

@@ -68,7 +68,7 @@ func resolve(content string, li *lineIndex, c Change, idx int) ([]Edit, error) {
 	}
 	if !c.AllowRepeat {
 		if len(ms) == 0 {
-			if e, ok := presentInstead(content, li, search, replace, th, c.MadeAt); ok {
+			if e, ok := presentInstead(content, li, search, replace, th, c.MadeAt); ok && !searchStandsAround(cut, e.Match, c.MadeAt) {
 				e.Change = idx
 				return []Edit{e}, nil
 			}
@@ -88,7 +88,7 @@ func resolve(content string, li *lineIndex, c Change, idx int) ([]Edit, error) {
 		} else {
 			// an insertion found made beside its search, or the search
 			// found only inside its replacement
-			for _, judge := range []func(string, *lineIndex, []Match, string, string, int) ([]Edit, bool, error){extendedAlready, blankAlready, insideReplacement, madeElsewhere} {
+			for _, judge := range []func(string, *lineIndex, []Match, string, string, int) ([]Edit, bool, error){extendedAlready, blankAlready, insideReplacement, madeElsewhere, blanksAlready} {
 				if es, ok, err := judge(content, li, ms, search, replace, c.MadeAt); ok {
 					if err != nil {
 						return nil, err
@@ -110,6 +110,9 @@ func resolve(content string, li *lineIndex, c Change, idx int) ([]Edit, error) {
 	sel, err := selectMatches(ms, c.Options)
 	if err != nil {
 		return nil, severalErr(err, several)
+	}
+	if err := weakElsewhere(li, sel, search, c.Options); err != nil {
+		return nil, err
 	}
 	out := make([]Edit, 0, len(sel))
 	for _, m := range sel {
