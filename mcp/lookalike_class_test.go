@@ -38,6 +38,11 @@ func TestEditContent_LookalikesByClass(t *testing.T) {
 			before: "package p\n\nvar a = 1\n", search: "var a = 1\n",
 			replace: "var a = 1\n\nvar msg = \"He said “hi” – it’s done\"\n",
 			want:    "package p\n\nvar a = 1\n\nvar msg = \"He said “hi” – it’s done\"\n"},
+		{name: "a test table's strings keep theirs (a fragment the parser misreads)", file: "cases_test.go",
+			before:  "\t\t{name: \"x\", before: \"a\\n\",\n\t\t\twant: \"b\"},\n\t}\n",
+			search:  "\t}\n",
+			replace: "\t\t{name: \"kept\", file: \"doc.md\", before: \"It’s “fine”.\\nNext.\\n\",\n\t\t\tcontent: \"Next, “better”.\\n\", says: \"look-alike\"},\n\t}\n",
+			want:    "\t\t{name: \"x\", before: \"a\\n\",\n\t\t\twant: \"b\"},\n\t\t{name: \"kept\", file: \"doc.md\", before: \"It’s “fine”.\\nNext.\\n\",\n\t\t\tcontent: \"Next, “better”.\\n\", says: \"look-alike\"},\n\t}\n"},
 		{name: "new prose keeps its curly quotes", file: "doc.md",
 			before: "# Doc\n\nText.\n", search: "Text.\n",
 			replace: "Text.\n\nHe said “hi” – twice, and it’s fine.\n",
@@ -65,7 +70,7 @@ func TestEditContent_LookalikesByClass(t *testing.T) {
 			if got := e.read(tc.file); got != tc.want {
 				t.Fatalf("file\n%q\nwant\n%q\n%s", got, tc.want, txt)
 			}
-			if named := strings.Contains(txt, "look-alike"); named != (tc.want != strings.Replace(tc.before, tc.search, tc.replace, 1)) {
+			if named := strings.Contains(txt, "look-alike character(s)"); named != (tc.want != strings.Replace(tc.before, tc.search, tc.replace, 1)) {
 				t.Fatalf("the result's note on look-alikes (named %v) does not match what was written:\n%s", named, txt)
 			}
 		})

@@ -23,7 +23,11 @@ import (
 //   - in code (a language with a grammar, syntax.InText), a look-alike
 //     where the syntax needs the ASCII character: outside comments and
 //     string literals (`“s.py”` as a Go string's delimiters, `’(’` as a
-//     rune's, `cap(b) – len(b)` as a minus).
+//     rune's, `cap(b) – len(b)` as a minus) — in a text with no ASCII
+//     quote or hyphen after a space (one with them went through no filter,
+//     and a parse that puts its look-alikes outside strings is thrown off
+//     by something else), and only as far as the text parses better with
+//     them as ASCII.
 //
 // Such an artefact (or a search showing look-alikes typed, lookalike.go)
 // shows the channel's typographic filter at work: the other look-alikes a
@@ -61,7 +65,10 @@ func certainArtefacts(text []rune, path, before string) []bool {
 		}
 		at += utf8.RuneLen(r)
 	}
-	if code == "" || len(offs) == 0 {
+	if code == "" || len(offs) == 0 || unfiltered(string(text), '\u2019') {
+		// a text with ASCII quotes or hyphens after a space went through no
+		// filter: where its look-alikes stand, the parse is thrown off by
+		// something else
 		return out
 	}
 	// a quote the syntax takes for a delimiter opens (or closes) a string
@@ -76,28 +83,40 @@ func certainArtefacts(text []rune, path, before string) []bool {
 			cur[i] = ' ' // invisible: a space to the parser
 		}
 	}
+	// each reading is kept only if the language takes it better than the
+	// last (fewer bytes in error): a parse thrown off by something else (a
+	// fragment without its function) proves nothing
+	bad, ok := syntax.ErrorBytes(code, []byte(before+string(cur)))
 	for range 6 {
-		in, ok := syntax.InText(code, []byte(before+string(cur)), offs)
-		if !ok {
+		in, ok2 := syntax.InText(code, []byte(before+string(cur)), offs)
+		if !ok || !ok2 {
 			break
 		}
+		next, marks := slices.Clone(cur), slices.Clone(out)
 		quotes := false
 		for k, i := range idx {
 			m, _ := lookalike(text[i])
-			if in[k] || out[i] || m != "'" && m != `"` {
+			if in[k] || marks[i] || m != "'" && m != `"` {
 				continue
 			}
-			quotes, out[i], cur[i] = true, true, rune(m[0])
-			if j := closingQuote(cur, i, m); j > 0 {
-				out[j], cur[j] = true, rune(m[0])
+			quotes, marks[i], next[i] = true, true, rune(m[0])
+			if j := closingQuote(next, i, m); j > 0 {
+				marks[j], next[j] = true, rune(m[0])
 			}
 		}
 		if !quotes {
 			for k, i := range idx {
-				if !in[k] && !out[i] && text[i] != '\u2014' && text[i] != '\u2026' {
-					out[i] = true
+				if m, _ := lookalike(text[i]); !in[k] && !marks[i] && text[i] != '\u2014' && len(m) == 1 {
+					marks[i], next[i] = true, rune(m[0])
 				}
 			}
+		}
+		b, _ := syntax.ErrorBytes(code, []byte(before+string(next)))
+		if b >= bad {
+			break
+		}
+		bad, cur, out = b, next, marks
+		if !quotes {
 			break
 		}
 		all := make([]int, 0, len(cur))

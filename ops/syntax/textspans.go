@@ -57,3 +57,38 @@ func textNode(t string) bool {
 func interpolation(t string) bool {
 	return strings.Contains(t, "interpolation") || strings.Contains(t, "substitution")
 }
+
+// ErrorBytes measures how badly src (in language lang) parses: the bytes
+// under ERROR nodes (outermost) plus one per MISSING node; ok is false
+// when lang has no grammar. Two readings of a text compare by it: the one
+// with fewer is the one the language takes.
+func ErrorBytes(lang string, src []byte) (n int, ok bool) {
+	if grammarFor(lang) == nil {
+		return 0, false
+	}
+	tree, err := parse(lang, src)
+	if err != nil {
+		return 0, false
+	}
+	defer tree.Close()
+	var walk func(nd *sitter.Node)
+	walk = func(nd *sitter.Node) {
+		switch {
+		case nd.IsError():
+			n += int(nd.EndByte() - nd.StartByte())
+			return
+		case nd.IsMissing():
+			n++
+			return
+		case !nd.HasError():
+			return
+		}
+		for i := range int(nd.ChildCount()) {
+			if c := nd.Child(i); c != nil {
+				walk(c)
+			}
+		}
+	}
+	walk(tree.RootNode())
+	return n, true
+}
