@@ -94,14 +94,15 @@ func certainArtefacts(text []rune, path, before string) []bool {
 		}
 		next, marks := slices.Clone(cur), slices.Clone(out)
 		quotes := false
+		inside := -1 // the closing quote of the string just opened: what stands before it is its text
 		for k, i := range idx {
 			m, _ := lookalike(text[i])
-			if in[k] || marks[i] || m != "'" && m != `"` {
+			if in[k] || marks[i] || i < inside || m != "'" && m != `"` {
 				continue
 			}
 			quotes, marks[i], next[i] = true, true, rune(m[0])
 			if j := closingQuote(next, i, m); j > 0 {
-				marks[j], next[j] = true, rune(m[0])
+				marks[j], next[j], inside = true, rune(m[0]), j
 			}
 		}
 		if !quotes {
