@@ -203,8 +203,10 @@ func optionDash(text []rune, i int, code bool) bool {
 	if i+1 >= len(text) {
 		return false
 	}
-	if i > 0 && !strings.ContainsRune(" \t\n([{`'\"=", text[i-1]) {
-		return false
+	if p := text[max(i-1, 0)]; i > 0 && !strings.ContainsRune(" \t\n([{`'\"=", p) {
+		if m, _ := lookalike(p); m != " " { // a no-break space before it too
+			return false
+		}
 	}
 	n := text[i+1]
 	return n == '-' || n < utf8.RuneSelf && ('a' <= n|0x20 && n|0x20 <= 'z' || code && '0' <= n && n <= '9')
@@ -260,7 +262,8 @@ type fileLooks struct {
 // the invisible ones mapped says (asFileChars), those of the kinds a
 // search shows typed (mapped) unless glued dashes or of a kind replace
 // has unfiltered, the certain artefacts, and, once a filter is shown at
-// work (typed, or a certain artefact), what it put there (filtered).
+// work (typed, a no-break space, a certain artefact), what it put there
+// (filtered).
 func (f fileLooks) replacement(replace string, mapped func(rune) (string, bool), typed bool) string {
 	if strings.IndexFunc(replace, func(r rune) bool { _, ok := lookalike(r); return ok }) < 0 {
 		return replace
@@ -270,7 +273,9 @@ func (f fileLooks) replacement(replace string, mapped func(rune) (string, bool),
 	if f.on {
 		certain = certainArtefacts(rs, f.path, f.before)
 	}
-	atWork := f.on && (typed || slices.Contains(certain, true))
+	// a no-break space the file lacks shows the channel at work too
+	spaced := strings.IndexFunc(replace, func(r rune) bool { m, ok := mapped(r); return ok && m == " " }) >= 0
+	atWork := f.on && (typed || spaced || slices.Contains(certain, true))
 	uses := func(r rune) bool { return strings.ContainsRune(f.uses, r) }
 	var b strings.Builder
 	b.Grow(len(replace))
