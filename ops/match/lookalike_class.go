@@ -52,20 +52,16 @@ import (
 func certainArtefacts(text []rune, path, before string) []bool {
 	out := make([]bool, len(text))
 	code := codeLang(path)
-	var offs []int // byte offsets of the visible look-alikes, for syntax.InText
-	var idx []int
-	before = lastLines(before, contextLines)
-	at := len(before)
+	var idx []int // the visible look-alikes
 	for i, r := range text {
 		if m, ok := lookalike(r); ok && m != "" && m != " " {
 			if isDash(r) && optionDash(text, i, code != "") {
 				out[i] = true
 			}
-			offs, idx = append(offs, at), append(idx, i)
+			idx = append(idx, i)
 		}
-		at += utf8.RuneLen(r)
 	}
-	if code == "" || len(offs) == 0 || unfiltered(string(text), '\u2019') {
+	if code == "" || len(idx) == 0 || unfiltered(string(text), '\u2019') {
 		// a text with ASCII quotes or hyphens after a space went through no
 		// filter: where its look-alikes stand, the parse is thrown off by
 		// something else
@@ -77,12 +73,14 @@ func certainArtefacts(text []rune, path, before string) []bool {
 	// the text is read again (a few times at most); only then are other
 	// look-alikes outside comments and strings taken (a range's dash in a
 	// string whose delimiters were curled is the string's)
+	before = lastLines(before, contextLines)
 	cur := slices.Clone(text)
 	for i, r := range cur {
 		if m, ok := lookalike(r); ok && (m == " " || m == "") {
 			cur[i] = ' ' // invisible: a space to the parser
 		}
 	}
+	offs := offsets(cur, len(before), idx)
 	// each reading is kept only if the language takes it better than the
 	// last (fewer bytes in error): a parse thrown off by something else (a
 	// fragment without its function) proves nothing
@@ -120,19 +118,19 @@ func certainArtefacts(text []rune, path, before string) []bool {
 		if !quotes {
 			break
 		}
-		all := make([]int, 0, len(cur))
-		at := len(before)
-		for _, r := range cur {
-			all = append(all, at)
-			at += utf8.RuneLen(r)
-		}
-		offs = pick(all, idx)
+		offs = offsets(cur, len(before), idx)
 	}
 	return out
 }
 
-// pick returns the elements of all at indexes idx.
-func pick(all, idx []int) []int {
+// offsets returns the byte offsets of the runes idx of text, which starts
+// at byte at of what is parsed.
+func offsets(text []rune, at int, idx []int) []int {
+	all := make([]int, len(text))
+	for i, r := range text {
+		all[i] = at
+		at += utf8.RuneLen(r)
+	}
 	out := make([]int, len(idx))
 	for k, i := range idx {
 		out[k] = all[i]
