@@ -20,6 +20,8 @@ import (
 //     start or an opening bracket or quote, before a letter or a hyphen:
 //     a command-line option (`–-key`, `–run`); before a digit too in code
 //     (a minus). Typography has no dash glued to the next word only.
+//   - in code, a curly quote escaped by a backslash (`\”`): an escaped
+//     ASCII quote.
 //   - in code (a language with a grammar, syntax.InText), a look-alike
 //     where the syntax needs the ASCII character: outside comments and
 //     string literals (`“s.py”` as a Go string's delimiters, `’(’` as a
@@ -55,7 +57,7 @@ func certainArtefacts(text []rune, path, before string) []bool {
 	var idx []int // the visible look-alikes
 	for i, r := range text {
 		if m, ok := lookalike(r); ok && m != "" && m != " " {
-			if isDash(r) && optionDash(text, i, code != "") {
+			if isDash(r) && optionDash(text, i, code != "") || code != "" && (m == "'" || m == `"`) && escaped(text, i) {
 				out[i] = true
 			}
 			idx = append(idx, i)
@@ -208,6 +210,16 @@ func optionDash(text []rune, i int, code bool) bool {
 	}
 	n := text[i+1]
 	return n == '-' || n < utf8.RuneSelf && ('a' <= n|0x20 && n|0x20 <= 'z' || code && '0' <= n && n <= '9')
+}
+
+// escaped reports a look-alike after an odd run of backslashes: an
+// escaped ASCII quote (`\”` is no escape in any language).
+func escaped(text []rune, i int) bool {
+	n := 0
+	for j := i - 1; j >= 0 && text[j] == '\\'; j-- {
+		n++
+	}
+	return n%2 == 1
 }
 
 // gluedDash reports a dash between two characters that are not spaces (a
