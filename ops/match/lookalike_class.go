@@ -31,6 +31,10 @@ import (
 //     by something else), and only as far as the text parses better with
 //     them as ASCII.
 //
+// Neither is looked for in a text that has ASCII quotes or a hyphen after
+// a space: it went through no filter (a test about look-alikes, a comment
+// quoting one mean theirs).
+//
 // Such an artefact (or a search showing look-alikes typed, lookalike.go)
 // shows the channel's typographic filter at work: the other look-alikes a
 // filter makes (curly quotes, en dashes: filterMade) in the same text are
@@ -54,6 +58,13 @@ import (
 func certainArtefacts(text []rune, path, before string) []bool {
 	out := make([]bool, len(text))
 	code := codeLang(path)
+	if unfiltered(string(text), '\u2019') {
+		// a text with ASCII quotes or hyphens after a space went through no
+		// filter: its look-alikes are meant (a test about them, a doc
+		// comment quoting one), and where the parse puts them outside
+		// strings it is thrown off by something else
+		return out
+	}
 	var idx []int // the visible look-alikes
 	for i, r := range text {
 		if m, ok := lookalike(r); ok && m != "" && m != " " {
@@ -63,10 +74,7 @@ func certainArtefacts(text []rune, path, before string) []bool {
 			idx = append(idx, i)
 		}
 	}
-	if code == "" || len(idx) == 0 || unfiltered(string(text), '\u2019') {
-		// a text with ASCII quotes or hyphens after a space went through no
-		// filter: where its look-alikes stand, the parse is thrown off by
-		// something else
+	if code == "" || len(idx) == 0 {
 		return out
 	}
 	// a quote the syntax takes for a delimiter opens (or closes) a string
