@@ -5,7 +5,6 @@ import (
 
 	"github.com/journalfs/journal/ops"
 	"github.com/journalfs/journal/ops/match"
-	"github.com/journalfs/journal/ops/syntax"
 )
 
 // lineContent undoes the agent artefacts in the content of the line-range
@@ -103,7 +102,7 @@ func rangeContent(content string, d *ops.Doc, a, b int, kind string, index int, 
 	for n := a; n <= b; n++ {
 		old = append(old, d.Line(n))
 	}
-	c, notes, err := match.LineContent(content, old, a, d.Text(), isCode(path))
+	c, notes, err := match.LineContent(content, old, a, d.Text(), path)
 	var oe *ops.Error
 	if errors.As(err, &oe) {
 		e := *oe
@@ -111,15 +110,4 @@ func rangeContent(content string, d *ops.Doc, a, b int, kind string, index int, 
 		return "", nil, &e
 	}
 	return c, notes, err
-}
-
-// isCode reports whether the file at path is in a programming language
-// (ops/syntax knows it, and it is not Markdown or HTML), where a look-alike
-// character in new text is more likely an artefact than meant.
-func isCode(path string) bool {
-	switch syntax.Detect(path, nil) {
-	case "", "markdown", "html":
-		return false
-	}
-	return true
 }

@@ -28,21 +28,26 @@ import (
 //     what an escaping leaves none of (a real tab, an unescaped ").
 //   - look-alikes (curly quotes, dashes, no-break spaces) the file never
 //     uses: when one of them stands where the lines replaced have its ASCII
-//     character, in text otherwise the same (placedAs), the agent's text
-//     went through a typographic filter, and every look-alike of the
-//     content the file never uses is put back to ASCII — but an em dash,
-//     common in prose, only on its own evidence. A look-alike the file
-//     uses itself (prose with curly quotes) is kept. With none so placed,
-//     they are kept in prose (new prose may mean them), and refused in code
-//     (code: a file in a programming language), where the filter is the
-//     likely reading and nothing shows it — but an em dash is kept.
+//     character, in text otherwise the same (placedAs), or where no one
+//     could mean it (lookalike_class.go: a dash opening an option, a quote
+//     or dash where the code's syntax needs ASCII, whatever the file uses;
+//     an invisible space), the agent's text went through a typographic
+//     filter, and the look-alikes a filter makes are put back to ASCII —
+//     but not a range's glued dash, nor in a text that has ASCII quotes or
+//     hyphens after a space too, and an em dash only on its own evidence.
+//     A look-alike the file uses itself (prose with curly quotes) is kept.
+//     With none so shown, they are kept in prose (new prose may mean
+//     them), and refused in code (code: a file in a programming language),
+//     where the filter is the likely reading and nothing shows it — but an
+//     em dash is kept.
 
 // LineContent returns content with the artefacts above undone, the notes
 // that say so, or an *ops.Error wrapping ops.ErrInvalidInput. old holds
 // the lines replaced (without line endings; none for an insertion before
-// line start), text the whole file; code says the file is in a programming
-// language, not prose.
-func LineContent(content string, old []string, start int, text string, code bool) (string, []string, error) {
+// line start), text the whole file, path the file's name: a programming
+// language (code), or prose.
+func LineContent(content string, old []string, start int, text, path string) (string, []string, error) {
+	code := codeLang(path) != ""
 	var notes []string
 	out, note, err := linePrefixes(content, old, start)
 	if err != nil {
@@ -55,7 +60,7 @@ func LineContent(content string, old []string, start int, text string, code bool
 		out = u
 		notes = append(notes, `the content was escaped twice (\n, \t, \" as text, no line break): it was unescaped once`)
 	}
-	f, note, unshown := lookalikesBack(out, old, text)
+	f, note, unshown := lookalikesBack(out, old, text, path, start)
 	if note != "" {
 		out = f
 		notes = append(notes, note)
@@ -171,40 +176,57 @@ func bareQuote(s string) bool {
 }
 
 // lookalikesBack puts back to ASCII the look-alikes of content the file
-// never uses when one stands where old has its ASCII character (see
-// LineContent); note is empty when nothing was changed, and unshown then
-// lists the look-alikes (em dashes aside) with nothing to show what they
-// are.
-func lookalikesBack(content string, old []string, text string) (out string, note string, unshown string) {
+// never uses when one stands where old has its ASCII character, or is an
+// artefact by class (certainArtefacts; an invisible space), see
+// LineContent and lookalike_class.go; note is empty when nothing was
+// changed, and unshown then lists the look-alikes (em dashes aside) with
+// nothing to show what they are. The content replaces lines from start.
+func lookalikesBack(content string, old []string, text, path string, start int) (out string, note string, unshown string) {
+	if strings.IndexFunc(content, func(r rune) bool { _, ok := lookalike(r); return ok }) < 0 {
+		return content, "", ""
+	}
 	cr := []rune(content)
+	certain := certainArtefacts(cr, path, textBefore(text, start))
 	folded := slices.Clone(cr)
-	var at []int // positions of look-alikes the file never uses
+	var at []int // positions of look-alikes the file never uses, or no one could mean
 	for i, r := range cr {
-		if m, ok := lookalike(r); ok && len(m) == 1 && !strings.ContainsRune(text, r) {
+		if m, ok := lookalike(r); ok && len(m) == 1 && (certain[i] || !strings.ContainsRune(text, r)) {
 			folded[i] = rune(m[0])
 			at = append(at, i)
 		}
 	}
+	if len(at) == 0 {
+		return content, "", ""
+	}
 	oldText := strings.Join(old, "\n")
 	shown := map[rune]bool{} // kinds with a look-alike where old has the ASCII character
+	placed := map[int]bool{}
+	atWork := false
 	var seen []string
 	for _, i := range at {
-		if k := lookalikeKind(cr[i]); !shown[k] && placedAs(folded, i, oldText) {
-			shown[k] = true
+		if placedAs(folded, i, oldText) {
+			shown[lookalikeKind(cr[i])], placed[i] = true, true
+		}
+		if m, _ := lookalike(cr[i]); certain[i] || m == " " {
+			atWork = true
 		}
 		if q := fmt.Sprintf("%q", cr[i]); cr[i] != '\u2014' && !slices.Contains(seen, q) {
 			seen = append(seen, q)
 		}
 	}
-	if len(shown) == 0 {
+	if len(shown) == 0 && !atWork {
 		return content, "", strings.Join(seen, ", ")
 	}
 	res := slices.Clone(cr)
 	n := 0
+	uses := func(r rune) bool { return strings.ContainsRune(text, r) }
 	for _, i := range at {
 		// the filter shown at work, its other look-alikes are taken as its
-		// too; an em dash, common in prose, needs its own evidence
-		if cr[i] != '\u2014' || shown[cr[i]] {
+		// too; an em dash, common in prose, needs its own evidence, a
+		// glued dash (a range) or a kind the content has as ASCII too its
+		// own place's (lookalike_class.go)
+		m, _ := lookalike(cr[i])
+		if placed[i] || certain[i] || m == " " || cr[i] == '\u2014' && shown[cr[i]] || filtered(cr, i, content, uses) {
 			res[i] = folded[i]
 			n++
 		}
@@ -212,7 +234,20 @@ func lookalikesBack(content string, old []string, text string) (out string, note
 	if n == 0 {
 		return content, "", ""
 	}
-	return string(res), fmt.Sprintf("%d look-alike character(s) (curly quotes, dashes, no-break spaces) were written as ASCII: the file uses none of them, and the content has some where the lines replaced have the ASCII character", n), ""
+	return string(res), fmt.Sprintf("%d look-alike character(s) (curly quotes, dashes, no-break spaces) were written as ASCII: the file uses none of them, and the content has some where the lines replaced have the ASCII character, or where no one could mean them (a dash opening an option, a quote or dash where the code's syntax needs ASCII, an invisible space)", n), ""
+}
+
+// textBefore returns text's lines before line start (1-based).
+func textBefore(text string, start int) string {
+	at := 0
+	for n := 1; n < start && at < len(text); n++ {
+		i := strings.IndexByte(text[at:], '\n')
+		if i < 0 {
+			return text
+		}
+		at += i + 1
+	}
+	return text[:at]
 }
 
 // placedAs reports whether the runes around position i of folded (the

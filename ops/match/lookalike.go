@@ -26,7 +26,7 @@ import (
 // asFileChars returns search and replace with the look-alikes the caller
 // substitutes (above) mapped to their ASCII; typed holds the look-alikes
 // the other searches of the call show typed (withTyped).
-func asFileChars(matched, search, replace, typed string) (string, string) {
+func asFileChars(matched, search, replace, typed string, file fileLooks) (string, string) {
 	foreign := func(r rune) bool {
 		_, ok := lookalike(r)
 		return ok && !strings.ContainsRune(matched, r)
@@ -63,13 +63,14 @@ func asFileChars(matched, search, replace, typed string) (string, string) {
 		}
 		return b.String()
 	}
-	return ascii(search), ascii(replace)
+	return ascii(search), file.replacement(replace, mapped, len(shown) > 0)
 }
 
 // withTyped returns the changes of one call, each knowing the look-alikes
 // any of the call's searches has that the file has nowhere: typed by the
 // caller's channel for ASCII, so its replacements' look-alikes of those
-// kinds are written as ASCII, in every change of the call.
+// kinds are written as ASCII, in every change of the call; and the
+// look-alikes the file has (its style, lookalike_class.go).
 func withTyped(content string, changes []Change) []Change {
 	var typed []rune
 	for _, c := range changes {
@@ -79,12 +80,13 @@ func withTyped(content string, changes []Change) []Change {
 			}
 		}
 	}
-	if len(typed) == 0 {
+	uses := fileUses(content)
+	if len(typed) == 0 && uses == "" {
 		return changes
 	}
 	out := slices.Clone(changes)
 	for i := range out {
-		out[i].typed = string(typed)
+		out[i].typed, out[i].uses = string(typed), uses
 	}
 	return out
 }

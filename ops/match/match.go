@@ -46,6 +46,7 @@ type Options struct {
 	MadeAt int `json:"-"`
 
 	typed string // look-alikes the call's searches have for ASCII (lookalike.go)
+	uses  string // look-alikes the file has anywhere (withTyped)
 }
 
 // Level names the cascade level that produced a match.
@@ -83,6 +84,8 @@ type Match struct {
 	typed       string   // look-alikes the call's searches have for ASCII (lookalike.go)
 
 	batch [][2]string // (caller, file) indentation pairs another change of the batch aligned (restyle.go)
+
+	looks fileLooks // what the file tells of the replacement's look-alikes (lookalike_class.go)
 }
 
 // Rewrite adapts replacement text to the place m matched. At the exact level
@@ -93,11 +96,14 @@ type Match struct {
 // (ops.ErrNoMatch, with the file's text as a candidate) when a new line's
 // indentation cannot be translated with confidence.
 func (m Match) Rewrite(replace string) (string, error) {
+	if err := m.unclearLookalikes(replace); err != nil {
+		return "", err
+	}
 	if m.lead != "" && multiLine(replace) {
 		return m.rewriteLead(replace)
 	}
 	if m.Level == LevelExact && len(m.batch) == 0 {
-		_, r := asFileChars(m.Matched, m.search, replace, m.typed)
+		_, r := asFileChars(m.Matched, m.search, replace, m.typed, m.looks)
 		r = toLF(r)
 		if m.eol == "\r\n" {
 			r = strings.ReplaceAll(r, "\n", "\r\n")
@@ -151,7 +157,7 @@ func (m Match) carryOnto(replace string) (string, error) {
 	if len(c.window) < len(align) && m.dropFinalNL {
 		c.window = append(c.window, line{})
 	}
-	search, replace := asFileChars(m.Matched, m.search, replace, m.typed)
+	search, replace := asFileChars(m.Matched, m.search, replace, m.typed, m.looks)
 	out, err := c.carryRead(search, replace, m)
 	var oe *ops.Error
 	if errors.As(err, &oe) {
@@ -212,6 +218,7 @@ func findAll(content string, li *lineIndex, search string, o Options) []Match {
 		m.Line, m.EndLine = li.span(m.Start, m.End)
 		m.Matched = content[m.Start:m.End]
 		m.search, m.typed = search, o.typed
+		m.looks = fileLooks{path: o.Path, before: content[:m.Start], uses: o.uses, on: o.Fuzzy}
 		m.lineEnds(content)
 		if m.eol == "" {
 			m.eol = eolAt(content, m.Start)

@@ -34,6 +34,7 @@ func (m Match) Place(replace, path string) (Match, string, error) {
 	}
 	r, err := m.RewriteExpanded(replace, path)
 	m.pre, m.post = "", ""
+	m.Note = joinNote(m.Note, m.lookalikeNote(replace))
 	return m, r, err
 }
 
