@@ -300,7 +300,7 @@ func printGitBlamePorcelain(out io.Writer, res *gitai.BlameResult) error {
 }
 
 func newGitStatsCmd(a *app) *cobra.Command {
-	var jsonOut bool
+	var jsonOut, markdown bool
 	cmd := &cobra.Command{
 		Use:   "stats [RANGE...]",
 		Short: "Count, per commit and in total, the lines agents, people and nobody known added, from the notes",
@@ -317,9 +317,21 @@ since C do not count. A merge adds only what its note names (git shows no diff f
 
 --json prints {"range", "tip", "commits": [{"commit", "summary", "time", "noted", "added", "agent",
 "human", "untracked", "agent_survived", "sessions": [{"session", "tool", "session_id", "model",
-"lines", "survived"}]}], "total": {"commits", "noted", "added", "agent", "human", "untracked",
-"agent_percent", "agent_survived", "survived_percent", "tools", "models", "sessions"}}.`,
+"lines", "survived"}], "prompts": [{"prompt", "session", "lines", "survived"}]}], "total": {"commits",
+"noted", "added", "agent", "human", "untracked", "agent_percent", "agent_survived", "survived_percent",
+"tools", "models", "sessions", "prompts"}}; a prompt is its id, as the notes name the prompt each tool
+call served.
+
+--markdown prints the summary a CI step posts on a pull request (journal git stats --markdown
+BASE..HEAD): a table of the lines added by agent and model, people and untracked, with their share;
+the agent lines that survived review (reached the tip unchanged) and those changed or removed
+within the range; the sessions, and the prompts with the start of their text (secrets masked)
+where this workspace's journal records them, else their ids. docs/ci/github-actions-journal-report.yml
+posts it.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if jsonOut && markdown {
+				return usageError{errors.New("--json and --markdown are alternatives")}
+			}
 			r, err := grReader()
 			if err != nil {
 				return err
@@ -331,14 +343,18 @@ since C do not count. A merge adds only what its note names (git shows no diff f
 			for c, why := range st.Unreadable {
 				fmt.Fprintf(a.errOut, "journal: %s: %s (counted as without a note)\n", grShort(c), why)
 			}
-			if jsonOut {
+			switch {
+			case jsonOut:
 				return grJSON(a.out, st)
+			case markdown:
+				return printGitStatsMarkdown(a.out, st, a.grPromptTexts(st))
 			}
 			a.startPager()
 			return printGitStats(a.out, st)
 		},
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&markdown, "markdown", false, "print a pull request's summary in GitHub Markdown")
 	return cmd
 }
 

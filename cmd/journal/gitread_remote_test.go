@@ -105,6 +105,12 @@ func squashScenario(t *testing.T, srv *s3test.Server) (bare, url, before, after 
 
 // ciScript is the shell script between a workflow file's markers.
 func ciScript(t *testing.T, file string) string {
+	return ciBlock(t, file, "# --- journal-notes script begin", "# --- journal-notes script end")
+}
+
+// ciBlock is the text between a workflow file's begin and end marker
+// lines, unindented.
+func ciBlock(t *testing.T, file, begin, end string) string {
 	data, err := os.ReadFile(filepath.Join(repoRoot, "docs", "ci", file))
 	if err != nil {
 		t.Fatal(err)
@@ -114,15 +120,15 @@ func ciScript(t *testing.T, file string) string {
 	for _, l := range strings.Split(string(data), "\n") {
 		trim := strings.TrimLeft(l, " ")
 		switch {
-		case trim == "# --- journal-notes script begin":
+		case trim == begin:
 			in, indent = true, l[:len(l)-len(trim)]
-		case trim == "# --- journal-notes script end":
+		case trim == end:
 			return strings.Join(out, "\n") + "\n"
 		case in:
 			out = append(out, strings.TrimPrefix(l, indent))
 		}
 	}
-	t.Fatalf("%s: no journal-notes script markers", file)
+	t.Fatalf("%s: no %q markers", file, begin)
 	return ""
 }
 
@@ -132,7 +138,7 @@ func ciScript(t *testing.T, file string) string {
 func TestGitReadCI_Workflows(t *testing.T) {
 	srv := s3test.Start(t)
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	for _, file := range []string{"github-actions-journal-notes.yml", "gitlab-journal-notes.yml"} {
+	for _, file := range []string{"github-actions-journal-notes.yml", "gitlab-journal-notes.yml", "github-actions-journal-report.yml"} {
 		t.Run(file, func(t *testing.T) {
 			script := ciScript(t, file)
 			bare, url, before, after := squashScenario(t, srv)

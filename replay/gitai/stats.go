@@ -34,6 +34,17 @@ type CommitStats struct {
 	LineCounts
 	Survived int            `json:"agent_survived"`
 	Sessions []SessionLines `json:"sessions,omitempty"`
+	Prompts  []PromptLines  `json:"prompts,omitempty"`
+}
+
+// PromptLines is the agent lines of the calls that served one prompt of one
+// session (its id, as the note's session record names it per call: the
+// text stays in the journal), in a commit or in total.
+type PromptLines struct {
+	Prompt   string `json:"prompt"`
+	Session  string `json:"session"`
+	Lines    int    `json:"lines"`
+	Survived int    `json:"survived"`
 }
 
 // SessionLines is one agent session's lines (in a commit, or in total).
@@ -65,6 +76,7 @@ type StatsTotal struct {
 	Tools           []Group        `json:"tools"`
 	Models          []Group        `json:"models"`
 	Sessions        []SessionLines `json:"sessions"`
+	Prompts         []PromptLines  `json:"prompts"`
 }
 
 // Stats counts the lines each commit of revs adds (`git log --numstat -M`,
@@ -156,9 +168,15 @@ func (r Reader) Stats(ctx context.Context, revs ...string) (*Stats, error) {
 		cs.Noted = n != nil
 		counted := countNote(n, added)
 		sess := map[string]*SessionLines{}
+		prompts := map[[2]string]int{}
 		for p, fc := range counted {
 			cs.LineCounts.add(fc.LineCounts)
 			delete(added, p)
+			for key, k := range fc.byKey {
+				if a := AuthorOf(n, key); a.Prompt != "" {
+					prompts[[2]string{a.Prompt, a.Session}] += k
+				}
+			}
 			for s, k := range fc.sessions {
 				sl := sess[s]
 				if sl == nil {
@@ -177,6 +195,10 @@ func (r Reader) Stats(ctx context.Context, revs ...string) (*Stats, error) {
 			cs.Sessions = append(cs.Sessions, *sl)
 		}
 		sortSessions(cs.Sessions)
+		for ps, k := range prompts {
+			cs.Prompts = append(cs.Prompts, PromptLines{Prompt: ps[0], Session: ps[1], Lines: k})
+		}
+		sortPrompts(cs.Prompts)
 		st.Commits = append(st.Commits, cs)
 	}
 	if err := r.rdSurvival(ctx, st, logs, inRange, notes, bounds); err != nil {
@@ -193,6 +215,15 @@ func (c *LineCounts) add(o LineCounts) {
 	c.Untracked += o.Untracked
 }
 
+func sortPrompts(s []PromptLines) {
+	slices.SortFunc(s, func(x, y PromptLines) int {
+		if c := cmp.Compare(y.Lines, x.Lines); c != 0 {
+			return c
+		}
+		return cmp.Or(strings.Compare(x.Prompt, y.Prompt), strings.Compare(x.Session, y.Session))
+	})
+}
+
 func sortSessions(s []SessionLines) {
 	slices.SortFunc(s, func(x, y SessionLines) int {
 		if c := cmp.Compare(y.Lines, x.Lines); c != 0 {
@@ -206,6 +237,7 @@ func sortSessions(s []SessionLines) {
 func (st *Stats) total() {
 	t := &st.Total
 	sess := map[string]*SessionLines{}
+	prompts := map[[2]string]*PromptLines{}
 	tools, models := map[string]*Group{}, map[string]*Group{}
 	group := func(m map[string]*Group, name string, lines, surv int) {
 		g := m[name]
@@ -223,6 +255,16 @@ func (st *Stats) total() {
 		}
 		t.LineCounts.add(c.LineCounts)
 		t.Survived += c.Survived
+		for _, p := range c.Prompts {
+			k := [2]string{p.Prompt, p.Session}
+			x := prompts[k]
+			if x == nil {
+				x = &PromptLines{Prompt: p.Prompt, Session: p.Session}
+				prompts[k] = x
+			}
+			x.Lines += p.Lines
+			x.Survived += p.Survived
+		}
 		for _, s := range c.Sessions {
 			x := sess[s.Session]
 			if x == nil {
@@ -249,6 +291,11 @@ func (st *Stats) total() {
 		t.Sessions = append(t.Sessions, *s)
 	}
 	sortSessions(t.Sessions)
+	t.Prompts = []PromptLines{}
+	for _, p := range prompts {
+		t.Prompts = append(t.Prompts, *p)
+	}
+	sortPrompts(t.Prompts)
 	flat := func(m map[string]*Group) []Group {
 		out := []Group{}
 		for _, g := range m {
@@ -266,11 +313,13 @@ func (st *Stats) total() {
 }
 
 // fileCount is one file of one note counted: its lines by kind, agent
-// lines per session (and one key of each session, to resolve it).
+// lines per session (and one key of each session, to resolve it) and per
+// key (to resolve each call's prompt).
 type fileCount struct {
 	LineCounts
 	sessions map[string]int
 	keys     map[string]string
+	byKey    map[string]int
 }
 
 // countNote counts the lines each file of n names, against the lines the
@@ -285,7 +334,7 @@ func countNote(n *Note, added map[string]int) map[string]fileCount {
 		if _, ok := out[f.Path]; ok {
 			continue // LineKeys took all of the path's entries
 		}
-		fc := fileCount{sessions: map[string]int{}, keys: map[string]string{}}
+		fc := fileCount{sessions: map[string]int{}, keys: map[string]string{}, byKey: map[string]int{}}
 		for _, key := range LineKeys(n, f.Path) {
 			a := AuthorOf(nil, key)
 			if a.Kind == KindHuman {
@@ -294,6 +343,7 @@ func countNote(n *Note, added map[string]int) map[string]fileCount {
 				fc.Agent++
 				fc.sessions[a.Session]++
 				fc.keys[a.Session] = key
+				fc.byKey[key]++
 			}
 		}
 		out[f.Path] = fc
@@ -505,10 +555,15 @@ func (r Reader) rdSurvival(ctx context.Context, st *Stats, logs []logCommit, inR
 			}
 			cs := &st.Commits[inRange[o.commit]]
 			cs.Survived++
-			sess := AuthorOf(nil, key).Session
+			a := AuthorOf(n, key)
 			for j := range cs.Sessions {
-				if cs.Sessions[j].Session == sess {
+				if cs.Sessions[j].Session == a.Session {
 					cs.Sessions[j].Survived++
+				}
+			}
+			for j := range cs.Prompts {
+				if p := &cs.Prompts[j]; a.Prompt != "" && p.Prompt == a.Prompt && p.Session == a.Session {
+					p.Survived++
 				}
 			}
 		}
