@@ -81,8 +81,8 @@ func TestGitStats_Markdown(t *testing.T) {
 	if err := json.Unmarshal([]byte(ok(t, dir, "git", "stats", "--json", base+"..HEAD")), &js); err != nil || len(js.Total.Sessions) != 1 {
 		t.Fatalf("json: %v %+v", err, js)
 	}
-	// the MCP server's session (the note names the MCP client's session;
-	// its model only an agent's own events carry)
+	// the MCP server's session (the note names the MCP client's session),
+	// the model the agent's hooks gave the call
 	sess := js.Total.Sessions[0].ID
 	if !strings.HasPrefix(sess, "stdio-") {
 		t.Errorf("session %q", sess)
@@ -94,13 +94,13 @@ func TestGitStats_Markdown(t *testing.T) {
 		"`" + base + "..HEAD` (tip `" + head[:10] + "`): 2 commits, 2 with a note; **6 lines added**, 50.0% by agents.\n\n" +
 		"| who | model | lines added | share | still in the tip |\n" +
 		"| --- | --- | ---: | ---: | ---: |\n" +
-		"| agent claude-code | – | 3 | 50.0% | 2 |\n" +
+		"| agent claude-code | claude-sonnet-5 | 3 | 50.0% | 2 |\n" +
 		"| people | – | 2 | 33.3% | – |\n" +
 		"| untracked | – | 1 | 16.7% | – |\n" +
 		"\n**Survived review:** 2 of 3 agent lines (66.7%) reached `" + head[:10] + "` unchanged, as git blame says; changed or removed within the range: 1.\n" +
 		"\n| session | agent | model | lines | survived |\n" +
 		"| --- | --- | --- | ---: | ---: |\n" +
-		"| " + sess + " | claude-code | – | 3 | 2 |\n" +
+		"| " + sess + " | claude-code | claude-sonnet-5 | 3 | 2 |\n" +
 		"\n| prompt | session | lines | survived |\n" +
 		"| --- | --- | ---: | ---: |\n" +
 		"| " + prompt[:13] + ": rewrite m.txt \\| the db password is …\\[secret: credential-a... | " + sess + " | 3 | 2 |\n"
@@ -144,7 +144,7 @@ func TestGitStats_ReportWorkflow(t *testing.T) {
 	if want := ok(t, ci, "git", "stats", "--markdown", base+".."+head); string(report) != want {
 		t.Errorf("journal-report.md:\n%s\nwant:\n%s", report, want)
 	}
-	for _, w := range []string{"**6 lines added**, 50.0% by agents.", "| agent claude-code | – | 3 | 50.0% | 2 |",
+	for _, w := range []string{"**6 lines added**, 50.0% by agents.", "| agent claude-code | claude-sonnet-5 | 3 | 50.0% | 2 |",
 		"**Survived review:** 2 of 3 agent lines (66.7%)", "| " + prompt[:13] + " | stdio-"} {
 		if !strings.Contains(string(report), w) {
 			t.Errorf("journal-report.md lacks %q:\n%s", w, report)

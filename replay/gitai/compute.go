@@ -367,12 +367,13 @@ func agentTool(name string) string { return strings.ToLower(strings.TrimSpace(na
 
 // modelOf is the model of the agent that made event e, where its hook said
 // it: a hook's call records it in the event's arguments, under "call"
-// (watch.About). An MCP client's events name none; redacted arguments
-// none either. The prompt the call served (About.Prompt) goes in the
+// (watch.About), and so does an MCP client's event its hook saw (the call
+// matched to the agent's session); other MCP events name none, redacted
+// arguments none either. The prompt the call served (About.Prompt) goes in the
 // session record's custom_attributes["prompt:<trace>"] and, the session's
 // first, ["prompt"] (attestation), where the readers look for it.
 func modelOf(e *journal.Event) string {
-	if e.Actor.Kind != "agent" || len(e.Args) == 0 {
+	if e.Actor.Kind != "agent" && e.Actor.Kind != "mcp" || len(e.Args) == 0 {
 		return ""
 	}
 	var a struct {
