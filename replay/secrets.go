@@ -17,7 +17,7 @@ import (
 // the lock released (journal/secrets), and what was found is stored in one
 // bbolt commit (audit.PutSecrets). A content over
 // journal.StreamScanSize is not read then but in pieces of 1 MiB while it is
-// scanned, each in a read transaction of its own (journal.ContentReader):
+// scanned, each in a read transaction of its own (audit.ContentReader):
 // the detector holds a piece and a window of a 50 MB content, not all of it,
 // and the lock for a piece's read at a time. A pass gives way to the engine's
 // other work: it stops after the event it is scanning when a batch or a

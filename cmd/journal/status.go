@@ -73,7 +73,7 @@ func (a *app) runStatus() error {
 	var found []secretPlace
 	outcome := map[uint64]journal.Status{}
 	err = e.Journal().View(func(tx *journal.Tx) error {
-		treeSize = tx.TreeSize()
+		treeSize = audit.TreeSize(tx)
 		if found, err = liveSecrets(tx); err != nil {
 			return err
 		}

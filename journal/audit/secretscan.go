@@ -244,7 +244,7 @@ func ScanSecretTexts(c *secrets.Cache, texts []ScanText, view func(fn func(*jour
 				memo[k] = fs
 			case st.Sizes[i] > 0:
 				var err error
-				fs, err = c.ScanReader(st.Paths[i], st.Sizes[i], journal.NewContentReader(view, id))
+				fs, err = c.ScanReader(st.Paths[i], st.Sizes[i], NewContentReader(view, id))
 				switch {
 				case err == nil:
 					memo[k] = fs
