@@ -23,11 +23,11 @@
 // printing (secretscan.go), which reads large contents in pieces
 // (ContentReader, contentreader.go).
 //
-// It reads the store through its exported API only, 31 names, among them:
+// It reads the store through its exported API only, 32 names, among them:
 // transactions (journal.Tx: Each, Event, Last, Pending, Base, Bolt for its
-// own buckets), the events and their canonical JSON (journal.Canonical,
-// ComputeHash) and what redaction recorded (Tx.ArgsRedactedBy,
-// Tx.UnsaltedRedacted, Event.RedactedEvents). The store never imports it;
+// own buckets, ReleaseOver for the pages its reads touch), the events and
+// their canonical JSON (journal.Canonical, ComputeHash) and what redaction
+// recorded (Tx.ArgsRedactedBy, Tx.UnsaltedRedacted, Event.RedactedEvents). The store never imports it;
 // its one call up is gc's GCOptions.KeepTree, a function it is handed.
 // scripts/rooms measures that line (ARCHITECTURE.md, "Rooms").
 //
