@@ -2,10 +2,11 @@
 // over content-addressed snapshots (package snapshot), kept in one bbolt
 // file, with indexes by path and by session, the heads (path → the content
 // the journal last wrote or saw), the sessions, the write-ahead log, the
-// lock, damage checks and repair, gc, the Merkle tree's stored hashes and
-// redaction. The audit record built on it — export and its check,
+// lock, damage checks and repair, gc and redaction. The audit record built
+// on it — the Merkle tree over the events, export and its check,
 // checkpoints, the tree's check, the secret scan — is package
-// journal/audit, which the store never imports.
+// journal/audit, which the store never imports; the walk of bbolt's pages
+// behind the damage checks is package journal/boltfile.
 //
 // Every byte it writes (buckets and keys, event records and blocks, actors,
 // index blocks, the write-ahead log's records, the lock file's note, the
@@ -125,15 +126,15 @@
 //
 // # Merkle tree
 //
-// The store keeps the tree's stored hashes (merkle.go: RFC 6962 over the
-// sealed events' chain hashes, tiles of 256 from level 8 up), because gc
-// must cut them with the events it drops: gc first stores what the tree
-// needs of them (keepTreeForGC), so roots and proofs of the kept events
-// still compute. The bucket is filled lazily (Tx.ExtendTree, called by a
-// checkpoint); nothing an edit does touches it, and a journal written
-// before the tree existed gets it when first checkpointed. Roots and proofs
-// (Tx.TreeHash, Tx.ProveEvent, Tx.ProveTree) are reads of it; ErrTree
-// means what was asked needs leaves gc dropped, or is past the tree.
+// The tree over the events and its stored hashes are package
+// journal/audit's (tree.go there: RFC 6962 over the sealed events' chain
+// hashes, tiles of 256 from level 8 up, in a bucket of its own, filled
+// lazily by a checkpoint). The store keeps one duty to it: gc must keep
+// what the tree needs of the events it drops, so that roots and proofs of
+// the kept events still compute. gc calls GCOptions.KeepTree
+// (audit.KeepTreeForGC, which replay.Engine.GC sets) in its own
+// transaction before its copy, and refuses (ErrState), dropping nothing, a
+// journal whose tree is stored when no KeepTree is given.
 //
 // # Redaction
 //
@@ -156,11 +157,12 @@
 //
 // # Damage
 //
-// A damaged file never panics a caller (damage.go, check.go): every open and
-// transaction runs under protect, which turns bbolt's panics on damaged
-// pages, and faults reading the mapping, into a DamageError (ErrDamaged) and
-// records it in <journal>.damaged (with the file's inode: a replaced file is
-// not refused); writers refuse while it applies. Before a handle's first
+// A damaged file never panics a caller (damage.go, check.go; the page walk
+// is package journal/boltfile): every open and transaction runs under
+// protect, which turns bbolt's panics on damaged pages, and faults reading
+// the mapping, into a DamageError (ErrDamaged) and records it in
+// <journal>.damaged (with the file's inode: a replaced file is not
+// refused); writers refuse while it applies. Before a handle's first
 // read or write of a file it does not know sound (its own check or write,
 // or the stamp beside the file: check.go), and in journal verify, Check
 // walks the file's pages with plain reads, so that damage bbolt would only

@@ -49,6 +49,9 @@ var (
 	metaBaseSeq  = []byte("gc_base_seq")
 	metaBaseHash = []byte("gc_base_hash")
 	errDryRun    = errors.New("journal: gc dry run")
+	// metaTreeBase is set once the Merkle tree's hashes are stored
+	// (journal/audit's tree): such a journal's gc needs GCOptions.KeepTree.
+	metaTreeBase = []byte("tree_base")
 )
 
 // Base returns the event before the first stored one: 0 and the zero hash
@@ -69,6 +72,13 @@ type GCOptions struct {
 	DryRun   bool          // compute the report, change nothing
 	Actor    Actor         // recorded on the gc event
 	Progress func(step string, done, total int)
+	// KeepTree keeps what the Merkle tree over the events (journal/audit)
+	// needs of the events gc drops, up to newBase, in the transaction
+	// before gc's copy: audit.KeepTreeForGC, which replay.Engine.GC sets.
+	// A gc that drops events of a journal whose tree is stored (it has a
+	// checkpoint) refuses without it (ErrState) rather than leave the
+	// checkpoints' roots beyond recomputing.
+	KeepTree func(tx *Tx, newBase uint64) error
 }
 
 // GCReport says what GC dropped (or would drop, in a dry run).
@@ -126,7 +136,16 @@ func (d *DB) GC(o GCOptions) (*GCReport, error) {
 	}
 	if !o.DryRun && plan.rep.Dropped > 0 {
 		// the Merkle tree keeps what it needs of the dropped events first
-		if err := d.Update(func(tx *Tx) error { return tx.keepTreeForGC(plan.base.seq) }); err != nil {
+		err := d.Update(func(tx *Tx) error {
+			if o.KeepTree != nil {
+				return o.KeepTree(tx, plan.base.seq)
+			}
+			if tx.tx.Bucket(bucketMeta).Get(metaTreeBase) != nil {
+				return fmt.Errorf("journal: gc: the journal stores a Merkle tree (it has checkpoints) and no GCOptions.KeepTree was given to keep it: %w", ErrState)
+			}
+			return nil
+		})
+		if err != nil {
 			return nil, err
 		}
 		return d.gcCopy(o, plan) // copies what it keeps (gccopy.go)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/journalfs/journal/journal/boltfile"
 	"github.com/journalfs/journal/snapshot"
 )
 
@@ -367,7 +368,7 @@ func leafHeader(b []byte, at int) int {
 	for k := at / ps; k >= 0; k-- {
 		h := b[k*ps:]
 		id, flags, overflow := binary.LittleEndian.Uint64(h), binary.LittleEndian.Uint16(h[8:]), binary.LittleEndian.Uint32(h[12:])
-		if id == uint64(k) && flags == boltLeaf && k+int(overflow) >= at/ps {
+		if id == uint64(k) && flags == boltfile.Leaf && k+int(overflow) >= at/ps {
 			return k * ps
 		}
 	}

@@ -1,14 +1,13 @@
 package journal
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"os"
 	"path/filepath"
 
+	"github.com/journalfs/journal/journal/boltfile"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -101,100 +100,24 @@ func copyBeside(path string) (*os.File, error) {
 
 // makeReadable patches the copy c (open as f) as described above.
 func (c *Journal) makeReadable(f *os.File, fd *findings, first string) error {
-	fi, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("journal: read around damage: %w", err)
-	}
 	ps := fd.ps
 	if ps == 0 {
 		ps = os.Getpagesize()
 	}
-	// the poison page: a page whose type bbolt refuses
-	c.poison = uint64((fi.Size() + int64(ps) - 1) / int64(ps))
+	var err error
+	if c.poison, err = boltfile.AddPoison(f, ps); err != nil {
+		return fmt.Errorf("journal: read around damage: %w", err)
+	}
 	c.finding = first
-	page := make([]byte, ps)
-	binary.LittleEndian.PutUint64(page, c.poison)
-	if _, err := f.WriteAt(page, int64(c.poison)*int64(ps)); err != nil {
+	if fd.metas {
+		return c.rebuildMetas(f, ps)
+	}
+	err = boltfile.Poison(f, c.poison, fd.refs, nil)
+	if err == nil && fd.metaRoot {
+		err = boltfile.SetRoot(f, ps, c.poison)
+	}
+	if err != nil {
 		return fmt.Errorf("journal: read around damage: %w", err)
-	}
-	if !fd.metas {
-		if err := c.poisonRefs(f, fd.refs, nil); err != nil {
-			return err
-		}
-		if fd.metaRoot {
-			return c.setMetaRoot(f, ps, c.poison)
-		}
-		return nil
-	}
-	return c.rebuildMetas(f, ps)
-}
-
-// poisonRefs points each reference at refs to the poison page, saving the
-// bytes it overwrites in saved (when not nil).
-func (c *Journal) poisonRefs(f *os.File, refs []int64, saved map[int64][]byte) error {
-	p := make([]byte, 8)
-	binary.LittleEndian.PutUint64(p, c.poison)
-	for _, at := range refs {
-		if saved != nil {
-			old := make([]byte, 8)
-			if _, err := f.ReadAt(old, at); err != nil {
-				return fmt.Errorf("journal: read around damage: %w", err)
-			}
-			saved[at] = old
-		}
-		if _, err := f.WriteAt(p, at); err != nil {
-			return fmt.Errorf("journal: read around damage: %w", err)
-		}
-	}
-	return nil
-}
-
-// setMetaRoot writes root into both meta pages, whose checksums it makes
-// again.
-func (c *Journal) setMetaRoot(f *os.File, ps int, root uint64) error {
-	le := binary.LittleEndian
-	for i := 0; i < 2; i++ {
-		b := make([]byte, 128)
-		if _, err := f.ReadAt(b, int64(i*ps)); err != nil {
-			return fmt.Errorf("journal: read around damage: %w", err)
-		}
-		le.PutUint64(b[metaRootAt:], root)
-		if err := sealMeta(f, b, int64(i*ps)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// sealMeta computes the checksum of meta page b and writes it at off.
-func sealMeta(f *os.File, b []byte, off int64) error {
-	h := fnv.New64a()
-	h.Write(b[16:checkMetaChecksumAt])
-	binary.LittleEndian.PutUint64(b[checkMetaChecksumAt:], h.Sum64())
-	if _, err := f.WriteAt(b, off); err != nil {
-		return fmt.Errorf("journal: read around damage: %w", err)
-	}
-	return nil
-}
-
-// writeMetas makes both meta pages afresh: page size ps, root, no
-// freelist, high-water mark hwm.
-func writeMetas(f *os.File, ps int, root, hwm uint64) error {
-	le := binary.LittleEndian
-	for i := 0; i < 2; i++ {
-		b := make([]byte, ps)
-		le.PutUint64(b, uint64(i))
-		le.PutUint16(b[8:], boltMeta)
-		le.PutUint32(b[16:], boltMagic)
-		le.PutUint32(b[20:], boltVersion)
-		le.PutUint32(b[24:], uint32(ps))
-		le.PutUint64(b[metaRootAt:], root)
-		le.PutUint64(b[48:], boltNoFreelist)
-		le.PutUint64(b[56:], hwm)
-		le.PutUint64(b[64:], uint64(1<<40+i))
-		if err := sealMeta(f, b, int64(i*ps)); err != nil {
-			return err
-		}
 	}
 	return nil
 }
@@ -202,44 +125,16 @@ func writeMetas(f *os.File, ps int, root, hwm uint64) error {
 // rebuildMetas makes both meta pages of the copy again (see above).
 func (c *Journal) rebuildMetas(f *os.File, ps int) error {
 	hwm := c.poison // the pages before the poison one
-	le := binary.LittleEndian
-	var roots []uint64
-	b := make([]byte, ps)
-	for p := hwm - 1; p >= 2 && len(roots) < rebuildCandidates; p-- {
-		if _, err := f.ReadAt(b, int64(p)*int64(ps)); err != nil {
-			continue
-		}
-		count := int(le.Uint16(b[10:]))
-		if le.Uint64(b) != p || le.Uint16(b[8:]) != boltLeaf || count < 2 || boltHeader+count*boltElement > ps {
-			continue
-		}
-		events, all := false, true
-		for i := 0; i < count && all; i++ {
-			e := b[boltHeader+i*boltElement:]
-			pos, ksize := int(le.Uint32(e[4:])), int(le.Uint32(e[8:]))
-			at := boltHeader + i*boltElement + pos
-			if le.Uint32(e)&boltBucketLeaf == 0 || at+ksize > ps {
-				all = false
-				break
-			}
-			k := string(b[at : at+ksize])
-			all = rootBuckets[k]
-			events = events || k == "events"
-		}
-		if all && events {
-			roots = append(roots, p)
-		}
-	}
 	var best, bestN uint64
 	var bestRefs []int64
-	for _, root := range roots {
-		if err := writeMetas(f, ps, root, hwm); err != nil {
-			return err
+	for _, root := range boltfile.RootCandidates(f, ps, hwm, rootBuckets, "events", rebuildCandidates) {
+		if err := boltfile.WriteMetas(f, ps, root, hwm); err != nil {
+			return fmt.Errorf("journal: read around damage: %w", err)
 		}
 		fd := c.findings()
 		saved := map[int64][]byte{}
-		if err := c.poisonRefs(f, fd.refs, saved); err != nil {
-			return err
+		if err := boltfile.Poison(f, c.poison, fd.refs, saved); err != nil {
+			return fmt.Errorf("journal: read around damage: %w", err)
 		}
 		var n uint64
 		_ = c.protect(func() error {
@@ -264,8 +159,12 @@ func (c *Journal) rebuildMetas(f *os.File, ps int) error {
 	if bestN == 0 {
 		return &DamageError{Path: c.origin.path, What: "both meta pages are damaged and no page reads as the root of a journal"}
 	}
-	if err := writeMetas(f, ps, best, hwm); err != nil {
-		return err
+	err := boltfile.WriteMetas(f, ps, best, hwm)
+	if err == nil {
+		err = boltfile.Poison(f, c.poison, bestRefs, nil)
 	}
-	return c.poisonRefs(f, bestRefs, nil)
+	if err != nil {
+		return fmt.Errorf("journal: read around damage: %w", err)
+	}
+	return nil
 }

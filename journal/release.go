@@ -74,6 +74,14 @@ func releaseOver(m []byte, budget int64) {
 	}
 }
 
+// ReleaseOver drops the pages of the journal's mapping from the process's
+// resident memory if the process holds budget bytes or more of mapped file
+// pages (or cannot tell): for a reader above the store whose reads touch
+// pages all over the file (contents rebuilt from chains of splices, whose
+// chunks are keyed by hash), which the store's own walks release as they
+// go. The pages stay in the page cache: a page read again costs a fault.
+func (t *Tx) ReleaseOver(budget int64) { releaseOver(t.mapping(), budget) }
+
 // releaseAll drops the pages of the journal's mapping from the process's
 // resident memory, whatever it holds: after a step that read much of the
 // file, before the next one.

@@ -174,10 +174,13 @@ func ElisionNote(es []Elision, base int, what string) string {
 	return strings.Join(parts, "; ")
 }
 
-// mayHoldMarker is a quick test that text has an ellipsis or a word of an
-// elision phrase; texts with neither skip the line scan.
+// mayHoldMarker is a quick test that some line of text may be a marker
+// (isMarkerLine's own first test, over the whole text: neither ellipses nor
+// stems span lines); texts without one skip the line scan. It copies
+// nothing: lowering a whole file of 1 MB, and searching it for each word,
+// was most of a whole-file write's CPU (BENCHMARKS.md, issue 60).
 func mayHoldMarker(text string) bool {
-	return strings.Contains(text, "...") || strings.Contains(text, "…") || mentionsElision(strings.ToLower(text), false)
+	return hasEllipsis(text) || mayMentionElision(text)
 }
 
 // splitKeep splits s into lines that keep their endings.

@@ -129,6 +129,63 @@ var (
 	weakElisionWords = []string{"rest", "more", "previous", "original", "code", "keep", "kept"}
 )
 
+// hasEllipsis reports whether s holds an ellipsis in any form a marker
+// can take ("...", "…", ". . ."): a line without one is a marker only as a
+// comment naming an elision in words.
+func hasEllipsis(s string) bool {
+	return strings.Contains(s, "...") || strings.Contains(s, "…") || strings.Contains(s, ". . .")
+}
+
+// elisionStems are what mentionsElision looks for (without an ellipsis) as
+// they stand in the raw text — each word, or the first word of a phrase of
+// several, whose spacing the phrase's normalization may change — by their
+// first letter.
+var elisionStems = func() (by [256][]string) {
+	for _, w := range elisionWords {
+		stem := strings.Fields(w)[0]
+		by[stem[0]] = append(by[stem[0]], stem)
+	}
+	return by
+}()
+
+// mayMentionElision is a quick, allocation-free test that
+// mentionsElision(p, false) can hold of a phrase p made from s (lowered,
+// spaces folded): s holds one of elisionStems, ASCII letters folded, or a
+// rune that lowers to an ASCII letter (U+0130, U+212A: the only two,
+// TestMayMentionElision_Runes), where it answers yes.
+func mayMentionElision(s string) bool {
+	if strings.Contains(s, "\u0130") || strings.Contains(s, "\u212a") {
+		return true
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		for _, w := range elisionStems[c] {
+			if len(s)-i >= len(w) && foldedPrefix(s[i+1:], w[1:]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// foldedPrefix reports whether s begins with w (lower-case ASCII letters),
+// ASCII letters of s folded.
+func foldedPrefix(s, w string) bool {
+	for k := 0; k < len(w); k++ {
+		c := s[k]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != w[k] {
+			return false
+		}
+	}
+	return true
+}
+
 func mentionsElision(p string, ellipsis bool) bool {
 	for _, w := range elisionWords {
 		if strings.Contains(p, w) {
@@ -175,9 +232,19 @@ func isMarkerLine(key string, kind markerKind) (ok, bare bool) {
 		return false, false
 	}
 	in, comment := uncomment(key, kind)
-	if !comment && strings.IndexByte(key, '.') < 0 && !strings.Contains(key, "…") {
+	ellipsis := hasEllipsis(in)
+	if !comment && !ellipsis {
 		return false, false // bare text needs an ellipsis
 	}
+	if !ellipsis && !mayMentionElision(in) {
+		return false, false // a comment needs an ellipsis or a word of a phrase
+	}
+	return phraseMarker(in, comment)
+}
+
+// phraseMarker is isMarkerLine past its quick tests: in is the line's
+// content (uncommented), comment whether it was a comment.
+func phraseMarker(in string, comment bool) (ok, bare bool) {
 	if pureEllipsis().MatchString(in) {
 		return true, !comment
 	}

@@ -17,7 +17,7 @@ import (
 // the lock released (journal/secrets), and what was found is stored in one
 // bbolt commit (audit.PutSecrets). A content over
 // journal.StreamScanSize is not read then but in pieces of 1 MiB while it is
-// scanned, each in a read transaction of its own (journal.ContentReader):
+// scanned, each in a read transaction of its own (audit.ContentReader):
 // the detector holds a piece and a window of a 50 MB content, not all of it,
 // and the lock for a piece's read at a time. A pass gives way to the engine's
 // other work: it stops after the event it is scanning when a batch or a
@@ -151,7 +151,10 @@ func (e *Engine) scan(store, final bool, deadline time.Time) error {
 			}
 		}
 		next := max(s.scanned, last) // moved once what was found is stored
-		if len(found) > 0 || (store && next > stored) || next-stored >= scanStoreEvery {
+		ending := len(texts) == 0 || !deadline.IsZero() && time.Now().After(deadline)
+		// a final pass stores the mark at its end, not after every pass:
+		// each store is a commit (two fdatasyncs)
+		if len(found) > 0 || (store && ending && next > stored) || next-stored >= scanStoreEvery {
 			if err := e.do(func(db *journal.DB) error {
 				return db.Update(func(tx *journal.Tx) error { return audit.PutSecrets(tx, next, found) })
 			}); err != nil {
@@ -164,7 +167,7 @@ func (e *Engine) scan(store, final bool, deadline time.Time) error {
 		case !final && (gave || e.calls.Load() != since):
 			e.retryScan()
 			return nil
-		case len(texts) == 0, !deadline.IsZero() && time.Now().After(deadline):
+		case ending:
 			return nil
 		}
 	}

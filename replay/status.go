@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/audit"
 	"github.com/journalfs/journal/snapshot"
 )
 
@@ -120,6 +121,9 @@ func (e *Engine) GC(o journal.GCOptions) (*journal.GCReport, error) {
 		}
 		if err := e.flushLocked(db, true); err != nil { // a run recover adopted
 			return err
+		}
+		if o.KeepTree == nil {
+			o.KeepTree = audit.KeepTreeForGC
 		}
 		var err error
 		rep, err = db.GC(o)

@@ -227,7 +227,7 @@ func (p *checkpointer) sign(final, flush bool) {
 	var size int64
 	var last *audit.Checkpoint
 	err := p.j.View(func(tx *journal.Tx) (err error) {
-		size = tx.TreeSize()
+		size = audit.TreeSize(tx)
 		last, err = audit.NewestCheckpoint(tx)
 		return err
 	})

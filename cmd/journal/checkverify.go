@@ -7,7 +7,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/journal/audit"
 )
 
@@ -65,7 +64,7 @@ func treeHint(err error) string {
 		return "the history is not the one signed earlier: keep this copy and the earlier record as evidence; compare them with `journal export` and the earlier export"
 	case errors.Is(err, audit.ErrCheckpoint):
 		return "a checkpoint not signed by the keys given, or of another workspace, was not made by you: check that --key names the right FILE.pub"
-	case errors.Is(err, journal.ErrTree):
+	case errors.Is(err, audit.ErrTree):
 		return "gc dropped events the tree needs: verify against an export or remote taken before gc"
 	}
 	return ""

@@ -72,11 +72,11 @@ func proveConsistency(tx *journal.Tx, old, newer string, vs note.Verifiers) (*Co
 		return withHint(fmt.Errorf("prove: the checkpoint of %d events signed %s: %s: %w", c.Size, c.Time.Format("2006-01-02T15:04:05Z"), why, audit.ErrRewritten),
 			"run `journal verify --checkpoint FILE` with that checkpoint to find the first event where the journal parts from it")
 	}
-	if n := tx.TreeSize(); nc.Size > n {
+	if n := audit.TreeSize(tx); nc.Size > n {
 		return nil, rewritten(nc, fmt.Sprintf("the journal's tree has %d events (the tail was cut)", n))
 	}
 	for _, c := range []*audit.Checkpoint{oc, nc} {
-		h, err := tx.TreeHash(c.Size)
+		h, err := audit.TreeHash(tx, c.Size)
 		if err != nil {
 			return nil, err
 		}
@@ -84,7 +84,7 @@ func proveConsistency(tx *journal.Tx, old, newer string, vs note.Verifiers) (*Co
 			return nil, rewritten(c, "the journal's events up to it have another root")
 		}
 	}
-	p, err := tx.ProveTree(nc.Size, oc.Size)
+	p, err := audit.ProveTree(tx, nc.Size, oc.Size)
 	if err != nil {
 		return nil, err
 	}

@@ -49,7 +49,7 @@ func (a *app) cosign(keyFile, arg string) error {
 			return withHint(fmt.Errorf("checkpoint --cosign: the journal does not hold the checkpoint of %d events signed %s: %w", c.Size, c.Time.Format(time.RFC3339), audit.ErrCheckpoint),
 				"cosign a checkpoint of this journal: its size (`journal export` lists them in its head line), or none for the newest")
 		}
-		h, err := tx.TreeHash(c.Size)
+		h, err := audit.TreeHash(tx, c.Size)
 		if err != nil {
 			return err
 		}

@@ -193,7 +193,7 @@ func attestCommit(ctx context.Context, r *gitai.Repo, rev string) (string, error
 
 // attestedCheckpoint is checkpoint c as an attestation names it.
 func attestedCheckpoint(tx *journal.Tx, c *audit.Checkpoint) gitai.AttestedCheckpoint {
-	base := tx.TreeBase()
+	base := audit.TreeBase(tx)
 	return gitai.AttestedCheckpoint{Size: c.Size, FirstEvent: base + 1, LastEvent: base + uint64(c.Size),
 		Root: base64.StdEncoding.EncodeToString(c.Root[:]), Time: c.Time.UTC().Format(time.RFC3339Nano), Note: string(c.Note)}
 }
@@ -376,10 +376,10 @@ func (a *app) gitAttestVerify(ctx context.Context, r *gitai.Repo, arg, keyFile s
 		if cp.Workspace() != tx.Workspace() {
 			return fmt.Errorf("git attest --verify: the checkpoint is of workspace %s, not this journal's (%s): %w", cp.Workspace(), tx.Workspace(), audit.ErrCheckpoint)
 		}
-		if tx.TreeSize() < cp.Size {
-			return fmt.Errorf("git attest --verify: the checkpoint covers %d events, the journal's tree holds %d: %w", cp.Size, tx.TreeSize(), audit.ErrRewritten)
+		if audit.TreeSize(tx) < cp.Size {
+			return fmt.Errorf("git attest --verify: the checkpoint covers %d events, the journal's tree holds %d: %w", cp.Size, audit.TreeSize(tx), audit.ErrRewritten)
 		}
-		h, err := tx.TreeHash(cp.Size)
+		h, err := audit.TreeHash(tx, cp.Size)
 		if err != nil {
 			return err
 		}

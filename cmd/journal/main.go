@@ -210,7 +210,7 @@ func errorCode(err error) string {
 		return "HISTORY_REWRITTEN"
 	case errors.Is(err, audit.ErrCheckpoint):
 		return "CHECKPOINT_INVALID"
-	case errors.Is(err, journal.ErrTree):
+	case errors.Is(err, audit.ErrTree):
 		return "TREE_INCOMPLETE"
 	case errors.As(err, &ex):
 		return ""

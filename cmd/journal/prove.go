@@ -102,7 +102,7 @@ func prove(tx *journal.Tx, seq uint64, vs note.Verifiers, reveal bool) (*Proof, 
 	if err != nil {
 		return nil, err
 	}
-	i, err := tx.LeafIndex(seq)
+	i, err := audit.LeafIndex(tx, seq)
 	if err != nil {
 		return nil, withHint(err, "gc dropped the events before this one's tile: it cannot be proven")
 	}
@@ -123,16 +123,16 @@ func prove(tx *journal.Tx, seq uint64, vs note.Verifiers, reveal bool) (*Proof, 
 			return nil, withHint(err, "the journal's newest checkpoint is not signed by the key given: the journal may have been rewritten")
 		}
 	}
-	if n := tx.TreeSize(); n < c.Size {
+	if n := audit.TreeSize(tx); n < c.Size {
 		return nil, withHint(fmt.Errorf("prove: the newest checkpoint covers %d events, the journal's tree has %d: %w", c.Size, n, audit.ErrRewritten),
 			"run `journal verify --key FILE.pub` to find where the journal parts from its checkpoints")
 	}
-	rp, err := tx.ProveEvent(i, c.Size)
+	rp, err := audit.ProveEvent(tx, i, c.Size)
 	if err != nil {
 		return nil, err
 	}
 	// a proof that cannot check is not printed: the journal was rewritten after the checkpoint
-	if err := tlog.CheckRecord(rp, c.Size, c.Root, i, journal.LeafHash(e.Hash)); err != nil {
+	if err := tlog.CheckRecord(rp, c.Size, c.Root, i, audit.LeafHash(e.Hash)); err != nil {
 		return nil, withHint(fmt.Errorf("prove: event %d is not in the tree the newest checkpoint (%d events) signed: %w", seq, c.Size, audit.ErrRewritten),
 			"run `journal verify --key FILE.pub` to find where the journal parts from its checkpoints")
 	}

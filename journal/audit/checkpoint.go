@@ -182,7 +182,7 @@ func NewestCheckpoint(t *journal.Tx) (*Checkpoint, error) {
 // tree's base if it was not yet: a later gc must not move the leaves the
 // checkpoint covers.
 func PutCheckpoint(t *journal.Tx, c *Checkpoint) error {
-	if err := t.PinTreeBase(); err != nil {
+	if err := PinTreeBase(t); err != nil {
 		return fmt.Errorf("journal: store checkpoint: %w", err)
 	}
 	b, err := t.Bolt().CreateBucketIfNotExists(bucketCheckpoints)
@@ -205,10 +205,10 @@ func MakeCheckpoint(t *journal.Tx, s note.Signer, now time.Time) (c *Checkpoint,
 	if err != nil {
 		return nil, false, err
 	}
-	if err := t.ExtendTree(); err != nil {
+	if err := ExtendTree(t); err != nil {
 		return nil, false, err
 	}
-	n := t.TreeSize()
+	n := TreeSize(t)
 	if n == 0 {
 		return nil, false, fmt.Errorf("journal: checkpoint: the journal has no sealed event to sign: %w", journal.ErrState)
 	}
@@ -219,7 +219,7 @@ func MakeCheckpoint(t *journal.Tx, s note.Signer, now time.Time) (c *Checkpoint,
 	if last != nil && last.Size == n {
 		return last, false, nil
 	}
-	root, err := t.TreeHash(n)
+	root, err := TreeHash(t, n)
 	if err != nil {
 		return nil, false, err
 	}

@@ -52,13 +52,13 @@ func BenchmarkCheckpoints_100k(b *testing.B) {
 			if err != nil {
 				return err
 			}
-			i, _ := tx.LeafIndex(seq)
-			p, err := tx.ProveEvent(i, newest.Size)
+			i, _ := audit.LeafIndex(tx, seq)
+			p, err := audit.ProveEvent(tx, i, newest.Size)
 			if err != nil {
 				return err
 			}
 			worst = max(worst, time.Since(t0))
-			if err := tlog.CheckRecord(p, newest.Size, newest.Root, i, journal.LeafHash(e.Hash)); err != nil {
+			if err := tlog.CheckRecord(p, newest.Size, newest.Root, i, audit.LeafHash(e.Hash)); err != nil {
 				return err
 			}
 		}

@@ -49,7 +49,7 @@ func memTreeOf(t *testing.T, j *journal.Journal) memTree {
 	t.Helper()
 	var m memTree
 	err := j.View(func(tx *journal.Tx) error {
-		leaves, err := tx.Leaves()
+		leaves, err := audit.Leaves(tx)
 		for i, h := range leaves {
 			hs, err := tlog.StoredHashes(int64(i), h[:], m)
 			if err != nil {
@@ -75,11 +75,11 @@ func TestTree_MatchesTlogAndProves(t *testing.T) {
 	appendN(t, j, 333, "s1")
 	m := memTreeOf(t, j)
 	err := j.View(func(tx *journal.Tx) error {
-		if n := tx.TreeSize(); n != 1033 {
+		if n := audit.TreeSize(tx); n != 1033 {
 			t.Fatalf("tree size %d", n)
 		}
 		for _, n := range []int64{1, 2, 255, 256, 257, 511, 512, 700, 1024, 1033} {
-			got, err := tx.TreeHash(n)
+			got, err := audit.TreeHash(tx, n)
 			if err != nil {
 				return err
 			}
@@ -91,7 +91,7 @@ func TestTree_MatchesTlogAndProves(t *testing.T) {
 				t.Errorf("root of %d: %s, tlog %s", n, got, want)
 			}
 			for _, i := range []int64{0, n / 2, n - 1} {
-				p, err := tx.ProveEvent(i, n)
+				p, err := audit.ProveEvent(tx, i, n)
 				if err != nil {
 					return err
 				}
@@ -99,12 +99,12 @@ func TestTree_MatchesTlogAndProves(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				if err := tlog.CheckRecord(p, n, want, i, journal.LeafHash(e.Hash)); err != nil {
+				if err := tlog.CheckRecord(p, n, want, i, audit.LeafHash(e.Hash)); err != nil {
 					t.Errorf("proof of %d in %d: %v", i, n, err)
 				}
 			}
 			if n > 1 {
-				p, err := tx.ProveTree(1033, n)
+				p, err := audit.ProveTree(tx, 1033, n)
 				if err != nil {
 					return err
 				}
@@ -220,15 +220,27 @@ func TestTree_AfterGC(t *testing.T) {
 	if _, _, err := audit.Sign(j, s, t0); err != nil {
 		t.Fatal(err)
 	}
-	var before tlog.Hash
-	j.View(func(tx *journal.Tx) (err error) { before, err = tx.TreeHash(600); return })
-	rep, err := j.GC(journal.GCOptions{Keep: 300 * time.Hour, Now: t0.Add(600 * time.Hour)})
+	before, err := viewTreeHash(j, 600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the store alone would drop leaves the checkpoints cover: it refuses,
+	// dropping nothing
+	o := journal.GCOptions{Keep: 300 * time.Hour, Now: t0.Add(600 * time.Hour)}
+	if _, err := j.GC(o); !errors.Is(err, journal.ErrState) || !strings.Contains(err.Error(), "KeepTree") {
+		t.Fatalf("gc without KeepTree of a journal with checkpoints: %v", err)
+	}
+	if h, err := viewTreeHash(j, 600); err != nil || h != before {
+		t.Fatalf("root of 600 after a refused gc: %v %v", h, err)
+	}
+	o.KeepTree = audit.KeepTreeForGC
+	rep, err := j.GC(o)
 	if err != nil || rep.Dropped < 290 {
 		t.Fatalf("gc %+v %v", rep, err)
 	}
 	appendN(t, j, 5, "s9")
 	err = j.View(func(tx *journal.Tx) error {
-		if h, err := tx.TreeHash(600); err != nil || h != before {
+		if h, err := audit.TreeHash(tx, 600); err != nil || h != before {
 			t.Fatalf("root of 600 after gc: %v %v", h, err)
 		}
 		r, err := audit.VerifyTree(tx, audit.CheckOptions{Keys: vs})
@@ -240,16 +252,16 @@ func TestTree_AfterGC(t *testing.T) {
 			t.Fatalf("report %+v", r)
 		}
 		for _, seq := range []uint64{rep.FirstKept, rep.FirstKept + 1, 600} {
-			i, err := tx.LeafIndex(seq)
+			i, err := audit.LeafIndex(tx, seq)
 			if err != nil {
 				return err
 			}
-			p, err := tx.ProveEvent(i, 600)
+			p, err := audit.ProveEvent(tx, i, 600)
 			if err != nil {
 				return err
 			}
 			e, _ := tx.Event(seq)
-			if err := tlog.CheckRecord(p, 600, before, i, journal.LeafHash(e.Hash)); err != nil {
+			if err := tlog.CheckRecord(p, 600, before, i, audit.LeafHash(e.Hash)); err != nil {
 				t.Errorf("event %d after gc: %v", seq, err)
 			}
 		}
@@ -331,4 +343,11 @@ func TestVerifyTree_StoredHashAltered(t *testing.T) {
 	if !errors.Is(err, journal.ErrCorrupt) || !strings.Contains(err.Error(), "stored hashes") {
 		t.Fatalf("an altered tile hash: %v", err)
 	}
+}
+
+// viewTreeHash is the root of the tree's first n leaves, read in a
+// transaction of its own.
+func viewTreeHash(j *journal.Journal, n int64) (h tlog.Hash, err error) {
+	err = j.View(func(tx *journal.Tx) (err error) { h, err = audit.TreeHash(tx, n); return })
+	return h, err
 }

@@ -110,16 +110,16 @@ func VerifyTree(t *journal.Tx, o CheckOptions) (*TreeReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	base := t.TreeBase()
+	base := TreeBase(t)
 	tc, all, err := o.NewCheck(base, t.Workspace(), own, "the journal's")
 	if err != nil {
 		return nil, err
 	}
-	n, seed, err := t.TreeSeed()
+	n, seed, err := TreeSeed(t)
 	if err != nil {
 		return nil, err
 	}
-	if err := tc.Seed(n, seed, t.TreeHash); err != nil {
+	if err := tc.Seed(n, seed, func(n int64) (tlog.Hash, error) { return TreeHash(t, n) }); err != nil {
 		return nil, err
 	}
 	err = t.Each(base+uint64(n)+1, false, func(e *journal.Event) error {
@@ -151,7 +151,7 @@ func VerifyTree(t *journal.Tx, o CheckOptions) (*TreeReport, error) {
 // damaged or altered on their own. Checkpoints over leaves gc dropped
 // whole are left out, as in the walk.
 func checkStoredTree(t *journal.Tx, cps []*Checkpoint) error {
-	r := t.TreeHashes()
+	r := TreeHashes(t)
 	bad := func(c *Checkpoint, what string) error {
 		return fmt.Errorf("journal: verify: the tree's stored hashes %s the checkpoint of %d events: they were damaged or altered, and proofs would fail: %w",
 			what, c.Size, journal.ErrCorrupt)
@@ -159,7 +159,7 @@ func checkStoredTree(t *journal.Tx, cps []*Checkpoint) error {
 	var prev *Checkpoint
 	for _, c := range cps {
 		h, err := tlog.TreeHash(c.Size, r)
-		if errors.Is(err, journal.ErrTree) {
+		if errors.Is(err, ErrTree) {
 			continue
 		}
 		if err != nil {

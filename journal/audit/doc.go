@@ -8,7 +8,11 @@
 //
 // # What it owns
 //
-// Export, ExportLine and the export records (export.go); VerifyExport and
+// The Merkle tree over the events: its stored hashes (the merkle bucket),
+// roots and proofs (TreeHash, ProveEvent, ProveTree), and what gc must keep
+// of it (KeepTreeForGC, which the store calls through
+// journal.GCOptions.KeepTree) (tree.go); Export, ExportLine and the export
+// records (export.go); VerifyExport and
 // CheckExport, the check of an export without the journal
 // (exportverify.go); TreeCheck, which recomputes the tree from a walk of
 // events and holds every checkpoint's root to it (treecheck.go), and
@@ -16,28 +20,25 @@
 // (checkverify.go); checkpoints: making, signing (Sign, MakeCheckpoint),
 // cosigning, merging, storing and reading them (checkpoint.go); the secret
 // scan of events' contents and arguments, its findings, and masking for
-// printing (secretscan.go).
+// printing (secretscan.go), which reads large contents in pieces
+// (ContentReader, contentreader.go).
 //
-// It reads the store through its exported API only, 41 names, among them:
-// transactions (journal.Tx: Each, Event, Last, Base, Bolt for its own
-// buckets), the events and their canonical JSON (journal.Canonical, ComputeHash), the
-// tree's stored hashes (Tx.TreeSize, Tx.TreeHash, Tx.TreeHashes,
-// Tx.ExtendTree, Tx.PinTreeBase) and what redaction recorded
-// (Tx.ArgsRedactedBy, Tx.UnsaltedRedacted, Event.RedactedEvents). The store
-// never imports it. scripts/rooms measures that line (ARCHITECTURE.md,
-// "Rooms").
+// It reads the store through its exported API only, 32 names, among them:
+// transactions (journal.Tx: Each, Event, Last, Pending, Base, Bolt for its
+// own buckets, ReleaseOver for the pages its reads touch), the events and
+// their canonical JSON (journal.Canonical, ComputeHash) and what redaction
+// recorded (Tx.ArgsRedactedBy, Tx.UnsaltedRedacted, Event.RedactedEvents). The store never imports it;
+// its one call up is gc's GCOptions.KeepTree, a function it is handed.
+// scripts/rooms measures that line (ARCHITECTURE.md, "Rooms").
 //
 // # What stays in the store, and why
 //
-// Four parts of the record sit below this package, in journal, because they
-// read or rewrite the store's own encoding and the store's other parts
-// depend on them:
+// Three parts of the record sit below this package, in journal, because
+// they read or rewrite the store's own encoding and the store's other parts
+// depend on them. (The Merkle tree's stored hashes sat there too until
+// issue 60, for gc's sake: gc now keeps what the tree needs through
+// GCOptions.KeepTree, and refuses a journal with a tree without it.)
 //
-//   - The Merkle tree's stored hashes (journal/merkle.go) are a structure
-//     of the bbolt file that gc must cut with the events it drops
-//     (keepTreeForGC, in gc's own transaction), as it cuts the indexes; the
-//     proofs (Tx.ProveEvent, Tx.ProveTree) are reads of it. This package
-//     asks the tree for roots and proofs and never writes a hash.
 //   - Redaction (journal/redact.go) rewrites event records in place, inside
 //     packed blocks, deletes chunks with gc's sweep, compacts the file and
 //     empties the write-ahead log; salting happens where an event first
@@ -83,6 +84,6 @@
 //   - A signer's key is the user's and never enters a journal or an export.
 //
 // Errors keep the store's "journal:" prefix and wrap its sentinels
-// (journal.ErrCorrupt, journal.ErrState, journal.ErrTree), so callers test
+// (journal.ErrCorrupt, journal.ErrState, ErrTree), so callers test
 // them as before.
 package audit

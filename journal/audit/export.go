@@ -296,8 +296,8 @@ func Export(t *journal.Tx, w io.Writer, format string, f ExportFilter, progress 
 		return nil, fmt.Errorf("journal: export: %w", err)
 	}
 	if len(cps) > 0 {
-		h.Version, h.Workspace, h.TreeBase = ExportVersion, t.Workspace(), t.TreeBase()
-		if _, h.TreeSeed, err = t.TreeSeed(); err != nil {
+		h.Version, h.Workspace, h.TreeBase = ExportVersion, t.Workspace(), TreeBase(t)
+		if _, h.TreeSeed, err = TreeSeed(t); err != nil {
 			return nil, fmt.Errorf("journal: export: %w", err)
 		}
 		for _, c := range cps {

@@ -11,10 +11,6 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 )
 
-// zeroLeaf is the leaf of a number no event holds (a span repair lost),
-// as the store's tree has it.
-var zeroLeaf = tlog.RecordHash(make([]byte, 32))
-
 // TreeCheck recomputes a journal's Merkle tree from its events, as a verify
 // walks them in order, and checks checkpoints against it: each checkpoint's
 // root must be the root of the events up to its size. Two checkpoints that
@@ -89,7 +85,7 @@ func (c *TreeCheck) Seed(n int64, hashes []tlog.Hash, root func(size int64) (tlo
 			continue
 		}
 		h, err := root(cp.Size)
-		if errors.Is(err, journal.ErrTree) {
+		if errors.Is(err, ErrTree) {
 			c.Skipped++
 			continue
 		}
@@ -120,7 +116,7 @@ func leafOf(h snapshot.ID) tlog.Hash {
 	if h.IsZero() {
 		return zeroLeaf
 	}
-	return journal.LeafHash(h)
+	return LeafHash(h)
 }
 
 // Add adds event seq, whose chain hash is chain; first is the first number
@@ -134,7 +130,7 @@ func (c *TreeCheck) Add(seq, first uint64, chain snapshot.ID) error {
 	next := c.base + uint64(c.n) + 1
 	if first > next || seq < next {
 		c.err = fmt.Errorf("journal: event %d is not leaf %d of the tree (its first event is %d; gc dropped the events before?): %w",
-			seq, c.n, c.base+1, journal.ErrTree)
+			seq, c.n, c.base+1, ErrTree)
 		return c.err
 	}
 	for ; next < seq; next++ {

@@ -36,7 +36,7 @@ func pushCheckpoints(ctx context.Context, s *Store, j *journal.Journal, ws strin
 	var cps []*audit.Checkpoint
 	var base uint64
 	err := j.View(func(tx *journal.Tx) (err error) {
-		base = tx.TreeBase()
+		base = audit.TreeBase(tx)
 		cps, err = audit.Checkpoints(tx)
 		return err
 	})

@@ -40,9 +40,10 @@ type HistoryRun struct {
 	Events       int              `json:"events"`
 	EditSeconds  float64          `json:"edit_seconds"` // the N calls, end to end
 	ServerRSSMiB float64          `json:"server_rss_mib"`
-	JournalBytes int64            `json:"journal_bytes"` // du of .journal after the edits
-	GitBytes     int64            `json:"git_bytes"`     // du of the packed repository
-	GitSeconds   float64          `json:"git_seconds"`   // fast-import + gc --aggressive
+	ServerKilled bool             `json:"server_killed,omitempty"` // -kill: SIGKILL after the edits
+	JournalBytes int64            `json:"journal_bytes"`           // du of .journal after the edits
+	GitBytes     int64            `json:"git_bytes"`               // du of the packed repository
+	GitSeconds   float64          `json:"git_seconds"`             // fast-import + gc --aggressive
 	Commands     []HistoryCommand `json:"commands"`
 	AfterGCBytes int64            `json:"after_gc_bytes"`
 	GCDropped    string           `json:"gc_dropped"`
@@ -89,8 +90,8 @@ type HistoryReport struct {
 	Commands []string       `json:"commands"`
 }
 
-func runHistory(args []string, stderr io.Writer, journalBin, workdir string, keep bool, counts string, jsonOut, mdOut string) int {
-	b := &bench{cfg: full, log: stderr, fixtures: map[int]fixture{}, infos: map[string]string{}, keep: keep, targets: []string{report.Ours}}
+func runHistory(args []string, stderr io.Writer, journalBin, workdir string, keep, kill bool, counts string, jsonOut, mdOut string) int {
+	b := &bench{cfg: full, log: stderr, fixtures: map[int]fixture{}, infos: map[string]string{}, keep: keep, kill: kill, targets: []string{report.Ours}}
 	b.sv.timeout = time.Minute
 	if err := b.setup(workdir, journalBin, ""); err != nil {
 		fmt.Fprintf(stderr, "mcpbench: %v\n", err)
@@ -195,7 +196,15 @@ func (b *bench) history(n int) (HistoryRun, error) {
 		}
 	}
 	run.EditSeconds = time.Since(start).Seconds()
-	rss := s.close()
+	var rss int64
+	if b.kill { // as a client that kills its servers at exit
+		rss, _ = s.p.PeakRSS()
+		_ = s.p.Cmd.Process.Kill()
+		s.close()
+		run.ServerKilled = true
+	} else {
+		rss = s.close()
+	}
 	run.ServerRSSMiB = float64(rss) / (1 << 20)
 	for f, m := range models {
 		if err := m.check(paths[f]); err != nil {
@@ -351,6 +360,10 @@ func (r *HistoryReport) Markdown() string {
 		"then the CLI on that journal (wall time and peak RSS of the process; `gc` drops the oldest 95 %% of the events: it copies what it keeps into a fresh file). "+
 		"Git holds the same history — every version of every file committed in order by `git fast-import`, then "+
 		"`git gc --aggressive --prune=now` — its best packed size. Bytes are allocated blocks on disk (`du`).\n\n", historyFiles, historyLines)
+	if len(r.Runs) > 0 && r.Runs[0].ServerKilled {
+		p("The server was ended with SIGKILL after the edits (`-kill`), as a client that kills its servers at exit leaves it: " +
+			"the CLI's first command moves the write-ahead log into the journal file and `status` scans what the detector had not.\n\n")
+	}
 	m := r.Machine
 	p("- **Date:** %s; **commit:** %s; %s\n", r.Date.Format("2006-01-02 15:04 UTC"), r.Commit, r.Machine.Git)
 	p("- **Machine:** %s, %d cores, %d GiB RAM, Linux %s, work dir on %s; %s\n", m.CPU, m.Cores, m.MemoryGiB, m.Kernel, m.Disk, m.Go)

@@ -85,11 +85,13 @@ var (
 
 // bench is one invocation of the harness.
 type bench struct {
-	cfg      config
-	sv       servers
-	targets  []string
-	workdir  string
-	keep     bool
+	cfg     config
+	sv      servers
+	targets []string
+	workdir string
+	keep    bool
+	// kill ends -history's server with SIGKILL after the edits (-kill)
+	kill     bool
 	log      io.Writer
 	fixtures map[int]fixture // read-workload files by size in MB
 	infos    map[string]string
@@ -122,6 +124,7 @@ func run(args []string, stderr io.Writer) int {
 	rounds := fl.Int("rounds", 0, "rounds per workload (default: 2)")
 	workdir := fl.String("workdir", "", "where workspaces go (default: a new temp dir, removed afterwards)")
 	keep := fl.Bool("keep", false, "keep the work dir")
+	kill := fl.Bool("kill", false, "-history: end the server with SIGKILL after the edits, as a client that kills its servers at exit leaves the journal (the write-ahead log not moved into the journal file, the secret scan not stored); the CLI then meets that journal")
 	robust := fl.Bool("robustness", false, "instead of the workloads, run the edit-robustness corpus (issue #16) on ours and on the reference's edit_file (-targets journal,reference); -md replaces the \"Edit robustness (issue #16)\" section")
 	corpus := fl.String("corpus", filepath.Join("testdata", "robustness"), "the edit-robustness corpus (-robustness)")
 	parallel := fl.Int("parallel", runtime.NumCPU(), "cases run at once, each with its own server (-robustness)")
@@ -138,7 +141,7 @@ func run(args []string, stderr io.Writer) int {
 		return runConcurrency(args, stderr, *journalBin, *workdir, *keep, *servers, *sessions, *concSeconds, *jsonOut, *mdOut)
 	}
 	if *history {
-		return runHistory(args, stderr, *journalBin, *workdir, *keep, *events, *jsonOut, *mdOut)
+		return runHistory(args, stderr, *journalBin, *workdir, *keep, *kill, *events, *jsonOut, *mdOut)
 	}
 	if *robust {
 		return runRobustness(args, stderr, *journalBin, *refEntry, *targets, *workdir, *keep, *corpus, *parallel, *jsonOut, *mdOut)

@@ -1,10 +1,11 @@
-package journal
+package audit
 
 import (
 	"fmt"
 	"path/filepath"
 	"testing"
 
+	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/snapshot"
 	"golang.org/x/mod/sumdb/tlog"
 )
@@ -14,15 +15,15 @@ import (
 // a size whose last tile is partial, after the tiles were stored (ExtendTree,
 // as a checkpoint does).
 func TestTreeReader_EveryStoredHash(t *testing.T) {
-	j, err := Open(filepath.Join(t.TempDir(), DirName, FileName), Options{Create: true})
+	j, err := journal.Open(filepath.Join(t.TempDir(), journal.DirName, journal.FileName), journal.Options{Create: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = j.Do(func(db *DB) error {
-		return db.Update(func(tx *Tx) error {
+	err = j.Do(func(db *journal.DB) error {
+		return db.Update(func(tx *journal.Tx) error {
 			for i := 0; i < 1033; i++ {
 				id, _ := snapshot.PutTx(tx.Bolt(), []byte(fmt.Sprint(i)))
-				ev := &Event{Kind: KindApply, Status: StatusCommitted, Files: []FileChange{{Path: "a", After: id}}}
+				ev := &journal.Event{Kind: journal.KindApply, Status: journal.StatusCommitted, Files: []journal.FileChange{{Path: "a", After: id}}}
 				if err := tx.Append(ev); err != nil {
 					return err
 				}
@@ -33,11 +34,11 @@ func TestTreeReader_EveryStoredHash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := j.Do(func(db *DB) error { return db.Update(func(tx *Tx) error { return tx.ExtendTree() }) }); err != nil {
+	if err := j.Do(func(db *journal.DB) error { return db.Update(func(tx *journal.Tx) error { return ExtendTree(tx) }) }); err != nil {
 		t.Fatal(err)
 	}
-	err = j.View(func(tx *Tx) error {
-		leaves, _ := tx.Leaves()
+	err = j.View(func(tx *journal.Tx) error {
+		leaves, _ := Leaves(tx)
 		var m []tlog.Hash
 		r := tlog.HashReaderFunc(func(idx []int64) ([]tlog.Hash, error) {
 			out := []tlog.Hash{}
@@ -50,7 +51,7 @@ func TestTreeReader_EveryStoredHash(t *testing.T) {
 			hs, _ := tlog.StoredHashes(int64(i), h[:], r)
 			m = append(m, hs...)
 		}
-		tr := tx.treeReader()
+		tr := newTreeReader(tx)
 		for x := range m {
 			got, err := tr.ReadHashes([]int64{int64(x)})
 			if err != nil {

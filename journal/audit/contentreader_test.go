@@ -1,4 +1,4 @@
-package journal_test
+package audit_test
 
 import (
 	"bytes"
@@ -65,7 +65,7 @@ func TestContentReader_Pieces(t *testing.T) {
 	id := putContent(t, j, b)
 	views := 0
 	view := func(fn func(*journal.Tx) error) error { views++; return j.View(fn) }
-	got, err := io.ReadAll(journal.NewContentReader(view, id))
+	got, err := io.ReadAll(audit.NewContentReader(view, id))
 	if err != nil || !bytes.Equal(got, b) {
 		t.Fatalf("read %d bytes of %d: %v", len(got), len(b), err)
 	}
@@ -99,7 +99,7 @@ func TestContentReader_GoneBetweenPieces(t *testing.T) {
 		}
 		return j.View(fn)
 	}
-	if _, err := io.ReadAll(journal.NewContentReader(view, id)); !errors.Is(err, snapshot.ErrNotFound) {
+	if _, err := io.ReadAll(audit.NewContentReader(view, id)); !errors.Is(err, snapshot.ErrNotFound) {
 		t.Fatalf("read after a chunk was deleted: %v, want ErrNotFound", err)
 	}
 }

@@ -1,15 +1,16 @@
-package journal
+package audit
 
 import (
 	"fmt"
 	"io"
 
+	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/snapshot"
 )
 
 // ContentReader reads a stored content in pieces of about readPiece bytes,
 // each in a read transaction of its own (through view, which runs fn in
-// one: DB.View, or an engine's call holding the journal's lock), so that a
+// one: journal.DB.View, or an engine's call holding the journal's lock), so that a
 // reader of a large content neither holds it whole in memory nor keeps a
 // transaction — and with it the journal's lock — open while it consumes
 // it. Chunks never change under their IDs, so the pieces are the content
@@ -19,7 +20,7 @@ import (
 // error instead, so what was read is the content only if the read ends
 // with io.EOF. Not safe for concurrent use.
 type ContentReader struct {
-	view   func(fn func(*Tx) error) error
+	view   func(fn func(*journal.Tx) error) error
 	id     snapshot.ID
 	listed bool // chunks and size are read (by the first piece)
 	chunks []snapshot.ID
@@ -38,7 +39,7 @@ const readPiece = 1 << 20
 
 // NewContentReader returns a reader of content id whose pieces are read
 // through view.
-func NewContentReader(view func(fn func(*Tx) error) error, id snapshot.ID) *ContentReader {
+func NewContentReader(view func(fn func(*journal.Tx) error) error, id snapshot.ID) *ContentReader {
 	return &ContentReader{view: view, id: id, h: snapshot.NewHasher()}
 }
 
@@ -61,16 +62,16 @@ func (r *ContentReader) piece() {
 		r.buf = make([]byte, 0, readPiece+64<<10)
 	}
 	r.buf, r.pos = r.buf[:0], 0
-	err := r.view(func(tx *Tx) error {
+	err := r.view(func(tx *journal.Tx) error {
 		if !r.listed {
-			ids, size, err := snapshot.Chunks(tx.tx, r.id)
+			ids, size, err := snapshot.Chunks(tx.Bolt(), r.id)
 			if err != nil {
 				return err
 			}
 			r.chunks, r.size, r.listed = ids, size, true
 		}
 		for r.next < len(r.chunks) && len(r.buf) < readPiece {
-			b, err := snapshot.AppendChunk(tx.tx, r.chunks[r.next], r.buf)
+			b, err := snapshot.AppendChunk(tx.Bolt(), r.chunks[r.next], r.buf)
 			if err != nil {
 				return fmt.Errorf("snapshot: content %s: %w", r.id.Short(), err)
 			}

@@ -1,0 +1,86 @@
+package ops
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode"
+)
+
+// TestMayMentionElision_Runes: U+0130 and U+212A are the only runes beyond
+// ASCII that lower to an ASCII letter, so a phrase lowered from a text
+// holds a stem only where the text does, ASCII letters folded, or holds
+// one of those two (mayMentionElision's reasoning).
+func TestMayMentionElision_Runes(t *testing.T) {
+	var got []rune
+	for r := rune(0x80); r <= unicode.MaxRune; r++ {
+		for _, c := range strings.ToLower(string(r)) {
+			if c < 0x80 {
+				got = append(got, r)
+				break
+			}
+		}
+	}
+	if len(got) != 2 || got[0] != 0x130 || got[1] != 0x212a {
+		t.Fatalf("runes lowering to ASCII: %U", got)
+	}
+}
+
+// TestIsMarkerLine_QuickTestsLoseNothing: the quick tests (an ellipsis, or
+// a stem of an elision word in a comment) reject no line that the phrase
+// rules accept, over the phrasings the marker tests use, each in other
+// cases, spacings and comment styles, and over every line of this
+// module's Go sources and the elision test data; they do reject most
+// lines of code.
+func TestIsMarkerLine_QuickTestsLoseNothing(t *testing.T) {
+	phrasings := []string{"... existing code ...", "...existing code...", "… rest of the code …", "rest of the code remains the same",
+		"... (unchanged) ...", "keep existing code", "[...]", "…", "...", "... 2 lines omitted ...", "(12 more lines)", ". . .",
+		"existing code here", "rest of the function unchanged", "... other code ...", "(unchanged)", "remainder of the file",
+		"the rest  of   the code", "same as before", "remains as is", "as   before", "not  shown for brevity", "snip", "truncated",
+		"skipped", "untouched", "intact", "elided", "omitted", "remaining methods", "other fields here", "s\u212aipped", "\u0130ntact"}
+	var lines []string
+	for _, p := range phrasings {
+		for _, v := range []string{p, strings.ToUpper(p), strings.Title(p)} { //nolint:staticcheck // the cases agents write
+			for _, f := range []string{"// %s", "# %s", "/* %s */", "<!-- %s -->", "-- %s", "; %s", "%s", "\t//\t%s"} {
+				lines = append(lines, strings.Replace(f, "%s", v, 1))
+			}
+		}
+	}
+	files, _ := filepath.Glob("*.go")
+	more, _ := filepath.Glob("../testdata/elide/*")
+	for _, f := range append(files, more...) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, strings.Split(string(b), "\n")...)
+	}
+	accepted, rejected := 0, 0
+	for _, l := range lines {
+		key := strings.TrimSpace(l)
+		for _, kind := range []markerKind{kindCode, kindProse} {
+			if key == "" || len(key) > 160 {
+				continue
+			}
+			in, comment := uncomment(key, kind)
+			// the rules before the quick tests: bare text needs a '.' or '…'
+			want := false
+			if comment || strings.IndexByte(key, '.') >= 0 || strings.Contains(key, "…") {
+				want, _ = phraseMarker(in, comment)
+			}
+			if got, _ := isMarkerLine(key, kind); got != want {
+				t.Errorf("%q (kind %d): isMarkerLine %v, the phrase rules %v", key, kind, got, want)
+			}
+			if want {
+				accepted++
+			} else if ellipsis := hasEllipsis(in); !comment && !ellipsis || !ellipsis && !mayMentionElision(in) {
+				rejected++
+			}
+		}
+	}
+	if accepted < len(phrasings) || rejected < len(lines)/2 {
+		t.Fatalf("%d lines, each of two kinds: %d markers, %d rejected by the quick tests", len(lines), accepted, rejected)
+	}
+	t.Logf("%d lines, each of two kinds: %d markers, %d rejected by the quick tests", len(lines), accepted, rejected)
+}
