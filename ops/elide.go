@@ -739,15 +739,7 @@ func counterpart(a, b string) bool {
 	if a == "" || b == "" || a == b || firstWord(a) != firstWord(b) {
 		return false
 	}
-	p := 0
-	for p < len(a) && p < len(b) && a[p] == b[p] {
-		p++
-	}
-	s := 0
-	for s < len(a)-p && s < len(b)-p && a[len(a)-1-s] == b[len(b)-1-s] {
-		s++
-	}
-	return float64(p+s) >= 0.6*float64(max(len(a), len(b)))
+	return similarity(a, b) >= 0.6
 }
 
 // firstWord is a line's leading identifier, or its first character.
