@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
-	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -80,8 +80,12 @@ func TestLargefileExactFirst(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("%+v:\nexact-first %+v\nmatch.Locate %+v", changes, got, want)
+			// what a match knows of the text around it for judging
+			// look-alikes by class (match.Locate's whole text) a window
+			// cannot know: the streamed path writes a large file's
+			// look-alikes as sent (README, large files)
+			if g, w := withoutLooks(got), withoutLooks(want); g != w {
+				t.Fatalf("%+v:\nexact-first %s\nmatch.Locate %s", changes, g, w)
 			}
 		}
 		declined := [][]match.Change{
@@ -99,4 +103,12 @@ func TestLargefileExactFirst(t *testing.T) {
 			}
 		}
 	}
+}
+
+// looksField is the part of a match's printed form about look-alikes.
+var looksField = regexp.MustCompile(`(?s)looks:\{path:.*? on:(true|false)\}`)
+
+// withoutLooks prints es with every match's look-alike context left out.
+func withoutLooks(es []match.Edit) string {
+	return looksField.ReplaceAllString(fmt.Sprintf("%+v", es), "looks:{}")
 }
