@@ -38,11 +38,11 @@ func sureEdit(o, n string, prose bool) bool {
 	if a, b := rowKey(o), rowKey(n); a != "" && a == b {
 		return true
 	}
-	min := 24
+	long := 24
 	if prose {
-		min = 30
+		long = 30
 	}
-	return len(o) >= min && similarity(o, n) >= 0.8 && !listLike(o) && !listLike(n)
+	return len(o) >= long && similarity(o, n) >= 0.8 && !listLike(o) && !listLike(n)
 }
 
 // listLike reports a line of a kind people add beside its like — an
@@ -144,11 +144,30 @@ func selfAssign(s string, m []string) bool {
 	}
 	rhs := s[len(m[0])-1:]
 	for _, name := range strings.FieldsFunc(m[1], func(r rune) bool { return r == ',' || r == ' ' }) {
-		if name != "" && !declWords[name] && regexp.MustCompile(`(^|[^\w$.])`+regexp.QuoteMeta(name)+`($|[^\w$])`).MatchString(rhs) {
+		if name != "" && !declWords[name] && namesWord(rhs, name) {
 			return true
 		}
 	}
 	return false
+}
+
+// namesWord reports name standing in s as a word of its own (not inside a
+// longer name, nor as a field after a dot).
+func namesWord(s, name string) bool {
+	word := func(c byte) bool {
+		return c == '_' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	}
+	for i := 0; ; {
+		j := strings.Index(s[i:], name)
+		if j < 0 {
+			return false
+		}
+		a, b := i+j, i+j+len(name)
+		if (a == 0 || !word(s[a-1]) && s[a-1] != '.') && (b == len(s) || !word(s[b])) {
+			return true
+		}
+		i = a + 1
+	}
 }
 
 // declWords open a declaration before the names it assigns.
