@@ -534,6 +534,15 @@ func elideSearch(d *draft, r *rand.Rand) bool {
 // elideReplace replaces a run of at least two lines the replacement keeps
 // unchanged from the text it replaces by a marker.
 func elideReplace(d *draft, r *rand.Rand) bool {
+	nonBlank := func(ls []string) int {
+		n := 0
+		for _, l := range ls {
+			if strings.TrimSpace(l) != "" {
+				n++
+			}
+		}
+		return n
+	}
 	e := &d.edits[0]
 	old, nw := lines(e.search), lines(e.replace)
 	if !strings.HasSuffix(e.replace, "\n") {
@@ -541,13 +550,14 @@ func elideReplace(d *draft, r *rand.Rand) bool {
 	}
 	hs := merge.DiffStrings(old, nw)
 	// runs of equal lines in nw between hunks, but for a run next to a
-	// change that deletes lines (leaves fewer lines than it replaces): a
+	// change that deletes lines (leaves fewer lines, or fewer non-blank
+	// ones — blank lines are layout to a marker — than it replaces): a
 	// marker there says the lines next to it stay, and which of the
 	// change's old lines go no request with it can say
 	var runs [][2]int
 	prev, cut := 0, false
 	for _, h := range append(hs, merge.Hunk{B0: len(nw), B1: len(nw)}) {
-		deletes := h.B1-h.B0 < h.A1-h.A0
+		deletes := h.B1-h.B0 < h.A1-h.A0 || nonBlank(nw[h.B0:h.B1]) < nonBlank(old[h.A0:h.A1])
 		if h.B0-prev >= 2 && !cut && !deletes {
 			runs = append(runs, [2]int{prev, h.B0})
 		}
