@@ -422,12 +422,17 @@ func indentUnit(s string) string {
 	return strings.Repeat(" ", n)
 }
 
-// restyleDraft restyles the texts; where no search changed (a line form,
-// or searches without indentation) the request's literal meaning is the
-// replacement as sent, and allowed.
+// restyleDraft restyles the texts in one style, the file's indentation
+// unit turned into tabs (or its tabs into 4 spaces): an agent that
+// restyles writes every text of its request so, and a unit taken from
+// each text alone (8 spaces a tab in a one-line search, 4 in its
+// replacement) made requests whose intended file no reading can give.
+// Where no search changed (a line form, or searches without indentation)
+// the request's literal meaning is the replacement as sent, and allowed.
 func restyleDraft(d *draft, r *rand.Rand) bool {
 	searches := d.searches()
-	if !mutText(true, true, restyle)(d, r) {
+	unit := indentUnit(d.before)
+	if !mutText(true, true, func(s string, _ *rand.Rand) string { return restyle(s, unit) })(d, r) {
 		return false
 	}
 	d.literalOK = slices.Equal(searches, d.searches())
@@ -445,9 +450,10 @@ func (d *draft) searches() []string {
 	return out
 }
 
-func restyle(s string, r *rand.Rand) string {
+// restyle turns unit (the file's indentation unit) into tabs in each
+// line's leading whitespace, or tabs into 4 spaces where unit is a tab.
+func restyle(s, unit string) string {
 	var b strings.Builder
-	unit := indentUnit(s)
 	for _, l := range lines(s) {
 		body := strings.TrimLeft(l, " \t")
 		lead := l[:len(l)-len(body)]

@@ -24,6 +24,4 @@ func init() {
 		"lookalike | file_edit | "+whySuccessOther)
 	add("issue 59 (elision markers, fuzzer long mode): at the normalized level a replacement's comment line that talks of markers (`// ops.ExpandMarkers reads a marker as …`, bench/editfuzz/known.go) is read as an elision marker",
 		"lookalike | edit_content | "+whySuccessOther)
-	add("issue 59 §5 (fuzzer, SDK long mode at seed 59, 5,000 trials: 3; not yet analysed): a batch of tolerant changes to a tab-restyled Python file whose first replacement begins with a blank line, each change written in the file's style, leaves other bytes than meant (packaging/tags.py)",
-		"indent-restyle | edit_content | "+whySuccessOther)
 }

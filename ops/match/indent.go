@@ -64,6 +64,14 @@ func newIndenter(pairs [][2]string, callerAll, fileStyle []string) *indenter {
 		in.fu, in.fTab, ok2 = unitOf(append(fIndents, fileStyle...))
 	}
 	if ok1 && ok2 && in.su > 0 && in.fu > 0 {
+		if w, ok := oneWidth(pairs); ok && !in.fTab {
+			// one width seen, the caller's several levels deep: those are
+			// the file's levels too (two tabs for 8 spaces make 4 a tab,
+			// and a third tab goes 4 deeper, not 8)
+			if ls, ok := level(w[0], in.su, in.sTab); ok && ls > 1 && len(w[1])%ls == 0 {
+				in.fu = len(w[1]) / ls
+			}
+		}
 		in.levelOK = true
 		kSet := false
 		for _, p := range pairs {
@@ -151,6 +159,23 @@ func unitOf(ws []string) (unit int, tabs, ok bool) {
 		return g, false, true
 	}
 	return 0, false, true
+}
+
+// oneWidth returns the one (caller, file) pair of non-empty indentations
+// every pair repeats, if they do.
+func oneWidth(pairs [][2]string) ([2]string, bool) {
+	var first [2]string
+	for _, p := range pairs {
+		switch {
+		case p[1] == "":
+			return first, false
+		case first[1] == "":
+			first = p
+		case p != first:
+			return first, false
+		}
+	}
+	return first, first[1] != ""
 }
 
 // level is the indentation depth of w in units.

@@ -70,3 +70,20 @@ func TestApply_OverlappingWindowsAreAmbiguous(t *testing.T) {
 		t.Fatalf("got %q, %v", got, err)
 	}
 }
+
+// TestApply_OneWidthSeenKeepsTheCallersLevels: a one-line search sent with
+// two tabs for the file's 8 spaces shows one width only; its two tabs are
+// two of the file's levels, so each further tab of the replacement goes 4
+// columns deeper, not 8 (issue 59 §5, indent-restyle: a nested block
+// written twice as deep as the file's style, reported as written in it).
+func TestApply_OneWidthSeenKeepsTheCallersLevels(t *testing.T) {
+	const content = "def f(version_str):\n    if version is None:\n        version = parse(version_str)\n    return version\n"
+	c := match.Change{Search: "\t\tversion = parse(version_str)\n",
+		Replace: "\t\tversion = parse(version_str)\n\t\tif version == (10, 16):\n\t\t\tversion = run(\n\t\t\t\tcheck=True,\n\t\t\t)\n",
+		Options: match.Options{Fuzzy: true}}
+	want := "def f(version_str):\n    if version is None:\n        version = parse(version_str)\n        if version == (10, 16):\n            version = run(\n                check=True,\n            )\n    return version\n"
+	got, _, err := match.Apply(content, []match.Change{c})
+	if err != nil || got != want {
+		t.Fatalf("two tabs: got %q, %v\nwant %q", got, err, want)
+	}
+}
