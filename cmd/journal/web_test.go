@@ -45,11 +45,15 @@ func TestWeb_CLI(t *testing.T) {
 	}
 }
 
-// startWeb runs `journal web` on a loopback port of dir's journal and
-// returns it and the URL it printed; the test's end kills it.
-func startWeb(t *testing.T, dir string) (*exec.Cmd, string) {
+// startWeb runs `journal web` (or the command args name: team web) on a
+// loopback port in dir and returns it and the URL it printed; the test's
+// end kills it.
+func startWeb(t *testing.T, dir string, args ...string) (*exec.Cmd, string) {
 	t.Helper()
-	cmd := exec.Command(bin, "web", "--addr", "127.0.0.1:0")
+	if len(args) == 0 {
+		args = []string{"web"}
+	}
+	cmd := exec.Command(bin, append(args, "--addr", "127.0.0.1:0")...)
 	cmd.Dir = dir
 	out, err := cmd.StdoutPipe()
 	if err != nil {
