@@ -85,9 +85,16 @@ const (
 	teamPageMax = 500
 	// plotW and plotH are the plots' drawing area, in SVG units.
 	plotW, plotH = 720.0, 180.0
+	// plotBarMax is the widest a day's bar is drawn (a plot of few days).
+	plotBarMax = 48.0
+	// plotSlots bounds a plot's bars per series: over more days, a bar
+	// stands for several (its Day is the first).
+	plotSlots = 120
 )
 
-// palette colours the plots' series, in order of their lines.
+// palette colours the plots' series, in order of their lines: the
+// authors past its last but one are drawn as one series (otherAuthors), so
+// a plot's size is bounded by its days, not by the team's size.
 var palette = []string{"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"}
 
 // NewTeam returns the app's team page over a remote: /team (the merged
@@ -323,6 +330,7 @@ func (s *Server) remoteDiff(ctx context.Context, f journal.FileChange) fileDiff 
 type plot struct {
 	W, H  float64
 	Share bool // each day's bar is its authors' shares (of 100%)
+	Span  int  // the days a bar stands for: 1, or more over a long time
 	Max   int  // the y axis' top, in lines (or 100 for shares)
 	Bars  []plotBar
 	Ticks []plotTick
@@ -401,36 +409,52 @@ func percent(n, of int) string {
 	return strconv.FormatFloat(float64(n)*100/float64(of), 'f', 1, 64)
 }
 
+// otherAuthors is the series of the authors the palette leaves out.
+const otherAuthors = "other authors"
+
 // linesPlot lays out the lines added per day (every day from the first to
-// the last, those without lines empty), stacked by author; with share,
-// each day's bar is 100% high and split by the authors' shares.
+// the last, those without lines empty; over more than plotSlots days, per
+// run of days), stacked by author; with share, each bar is 100% high and
+// split by the authors' shares.
 func linesPlot(lines []TeamLines, share bool) *plot {
 	if len(lines) == 0 {
 		return nil
 	}
 	order := authors(lines)
+	series := map[string]string{} // author → its series: itself, or otherAuthors past the palette
+	if len(order) > len(palette) {
+		for _, it := range order[len(palette)-1:] {
+			series[it.Author] = otherAuthors
+		}
+		order = append(order[:len(palette)-1:len(palette)-1], legendItem{Author: otherAuthors, Color: palette[len(palette)-1]})
+	}
 	color := map[string]string{}
 	for _, it := range order {
 		color[it.Author] = it.Color
 	}
-	days := map[string]map[string]int{}
-	first, last := "", ""
+	first, last := lines[0].Day, lines[0].Day
 	for _, l := range lines {
-		if days[l.Day] == nil {
-			days[l.Day] = map[string]int{}
-		}
-		days[l.Day][l.Author] += l.Added
-		if first == "" || l.Day < first {
-			first = l.Day
-		}
-		if l.Day > last {
-			last = l.Day
-		}
+		first, last = min(first, l.Day), max(last, l.Day)
 	}
 	d0, _ := time.Parse("2006-01-02", first)
 	d1, _ := time.Parse("2006-01-02", last)
-	n := int(d1.Sub(d0).Hours()/24) + 1
-	p := &plot{W: plotW, H: plotH, Share: share, Max: 100}
+	span := int(d1.Sub(d0).Hours()/24)/plotSlots + 1 // days a bar stands for
+	n := int(d1.Sub(d0).Hours()/24)/span + 1
+	slotDay := func(i int) string { return d0.AddDate(0, 0, i*span).Format("2006-01-02") }
+	days := map[string]map[string]int{} // a bar's first day → series → lines
+	for _, l := range lines {
+		d, _ := time.Parse("2006-01-02", l.Day)
+		day := slotDay(int(d.Sub(d0).Hours()/24) / span)
+		if days[day] == nil {
+			days[day] = map[string]int{}
+		}
+		a := l.Author
+		if s, ok := series[a]; ok {
+			a = s
+		}
+		days[day][a] += l.Added
+	}
+	p := &plot{W: plotW, H: plotH, Share: share, Max: 100, Span: span}
 	if !share {
 		p.Max = 1
 		for _, m := range days {
@@ -442,11 +466,12 @@ func linesPlot(lines []TeamLines, share bool) *plot {
 		}
 	}
 	slot := plotW / float64(n)
+	bw := min(slot*0.8, plotBarMax)
 	step := int(math.Ceil(float64(n) / 8))
 	for i := range n {
-		day := d0.AddDate(0, 0, i).Format("2006-01-02")
+		day := slotDay(i)
 		x := float64(i) * slot
-		if i%step == 0 || i == n-1 && n > 1 && (n-1)%step > step/2 {
+		if i%step == 0 {
 			p.Ticks = append(p.Ticks, plotTick{X: x + slot/2, Day: day})
 		}
 		total := 0
@@ -464,7 +489,7 @@ func linesPlot(lines []TeamLines, share bool) *plot {
 				h = float64(k) / float64(total) * plotH
 			}
 			y -= h
-			p.Bars = append(p.Bars, plotBar{X: x + slot*0.1, Y: y, W: slot * 0.8, H: h, Day: day, Author: it.Author, Lines: k,
+			p.Bars = append(p.Bars, plotBar{X: x + (slot-bw)/2, Y: y, W: bw, H: h, Day: day, Author: it.Author, Lines: k,
 				Share: percent(k, total), Color: color[it.Author]})
 		}
 	}

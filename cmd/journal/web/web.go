@@ -209,6 +209,7 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, name string, dat
 // address (Back, for the diff view switch) and the diff view (Split).
 func (s *Server) renderCode(w http.ResponseWriter, r *http.Request, code int, name string, data map[string]any) {
 	data["Back"] = r.URL.RequestURI()
+	data["TeamApp"] = s.team != nil
 	data["Split"] = split(r)
 	switch files := data["Files"].(type) {
 	case []fileDiff:
