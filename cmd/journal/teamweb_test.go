@@ -332,6 +332,14 @@ func TestWebTeam_EventsJSON(t *testing.T) {
 			t.Errorf("GET /team/events?%s: %d\n%s", q, code, body)
 		}
 	}
+	_, _, html := get("/team")
+	_, _, first := get("/team/events?from=0&n=50")
+	t.Logf("GET /team: %d bytes (8 events, 5 authors); /team/events?n=50: %d bytes", len(html), len(first))
+	if _, p, body := get("/team/events?from=0&since=garbage"); !strings.Contains(p.Error, `"garbage"`) {
+		t.Errorf("a bad since: %s", body)
+	} else {
+		t.Logf("a bad since: %s", body)
+	}
 	if code, _, body := get("/team?since=garbage"); code != 400 || !strings.Contains(body, "garbage") {
 		t.Errorf("GET /team?since=garbage: %d\n%s", code, body)
 	}
@@ -351,5 +359,58 @@ func TestWebTeam_EventsJSON(t *testing.T) {
 		if row.Workspace == r.wc {
 			t.Errorf("C's event %d listed though altered", row.Seq)
 		}
+	}
+}
+
+// The team page's weight is bounded by its page size, not by the events
+// on the remote: over two workspaces of 300 edits each, GET /team lists
+// 50 rows (and plots all 600), /team/events a page of 50; their sizes and
+// S3 requests are logged.
+func TestWebTeam_PageWeight(t *testing.T) {
+	srv := s3test.Start(t)
+	meter := newS3Meter(t, srv.Endpoint())
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	for k, name := range []string{"claude-code", "codex"} {
+		dir := t.TempDir()
+		e := engine(t, dir)
+		mcp := journal.Actor{Kind: "mcp", Name: name, Session: "s", Origin: "stdio"}
+		for i := range 300 {
+			teamEdit(t, e, mcp, "write_file", `{"path":"f.txt"}`, fmt.Sprintf("f%d.txt", i%9), fmt.Sprintf("%d %d\n", k, i))
+		}
+		e.Close()
+		if k == 0 {
+			ok(t, dir, "remote", "add", "team", "s3://"+s3test.Bucket+"/pw", "--endpoint", meter.url)
+		}
+		teamPush(t, dir)
+	}
+	_, u := startWeb(t, t.TempDir(), "team", "web")
+	get := func(path string) string {
+		t.Helper()
+		resp, err := http.Get(strings.TrimSuffix(u, "/") + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 {
+			t.Fatalf("GET %s: %d\n%s", path, resp.StatusCode, b)
+		}
+		return string(b)
+	}
+	meter.reset()
+	page := get("/team")
+	pageReqs, _ := meter.reset()
+	more := get("/team/events?from=0&n=50")
+	moreReqs, _ := meter.reset()
+	if rows := strings.Count(page, `<li class="ev tev`); rows != 50 || !strings.Contains(page, "600 events") || !strings.Contains(page, `data-author="codex" data-kind="agent" data-added="300"`) {
+		t.Errorf("GET /team: %d rows\n%.2000s", rows, page)
+	}
+	var p struct{ Rows []json.RawMessage }
+	if err := json.Unmarshal([]byte(more), &p); err != nil || len(p.Rows) != 50 {
+		t.Errorf("GET /team/events?n=50: %v, %d rows", err, len(p.Rows))
+	}
+	t.Logf("600 events in 2 workspaces: GET /team %d bytes, %d S3 requests; GET /team/events?n=50 %d bytes, %d S3 requests", len(page), pageReqs, len(more), moreReqs)
+	if len(page) > 64<<10 || len(more) > 32<<10 {
+		t.Errorf("page weight: /team %d bytes, /team/events %d bytes", len(page), len(more))
 	}
 }

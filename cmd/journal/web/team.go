@@ -144,13 +144,19 @@ func teamLink(q TeamQuery, n, from int) string {
 	return "/team/events?" + v.Encode()
 }
 
+// The hints of a team request that failed.
+const (
+	sinceHint  = "since takes a time (2026-12-01, 2026-12-01T10:00:00Z) or an age (2d, 3h)"
+	remoteHint = "the remote could not be read: `journal team log` says the same from the command line"
+)
+
 // teamFail answers a team request that failed: 400 for a bad filter.
 func (s *Server) teamFail(w http.ResponseWriter, r *http.Request, err error) {
 	if errors.Is(err, ErrTeamQuery) {
-		s.fail(w, r, http.StatusBadRequest, err, "since takes a time (2026-12-01, 2026-12-01T10:00:00Z) or an age (2d, 3h)")
+		s.fail(w, r, http.StatusBadRequest, err, sinceHint)
 		return
 	}
-	s.fail(w, r, http.StatusBadGateway, err, "the remote could not be read: `journal team log` says the same from the command line")
+	s.fail(w, r, http.StatusBadGateway, err, remoteHint)
 }
 
 // teamPage is the team page: the plots of every event the filters select,
@@ -208,18 +214,18 @@ func (s *Server) teamEvents(w http.ResponseWriter, r *http.Request) {
 	from, ferr := strconv.Atoi(r.URL.Query().Get("from"))
 	switch {
 	case err != nil:
-		writeJSONError(w, http.StatusBadRequest, err)
+		writeJSONError(w, http.StatusBadRequest, err, "")
 		return
 	case ferr != nil || from < 0:
-		writeJSONError(w, http.StatusBadRequest, fmt.Errorf("from=%q: the number of events before the page (the page's own next link gives it)", r.URL.Query().Get("from")))
+		writeJSONError(w, http.StatusBadRequest, fmt.Errorf("from=%q is not a number of events", r.URL.Query().Get("from")), "the team page's next link gives from, the events before the page")
 		return
 	}
 	tl, err := s.team.Timeline(r.Context(), q, from+n+1)
 	if errors.Is(err, ErrTeamQuery) {
-		writeJSONError(w, http.StatusBadRequest, err)
+		writeJSONError(w, http.StatusBadRequest, err, sinceHint)
 		return
 	} else if err != nil {
-		writeJSONError(w, http.StatusBadGateway, err)
+		writeJSONError(w, http.StatusBadGateway, err, remoteHint)
 		return
 	}
 	rows, next := tl.Rows[min(from, len(tl.Rows)):], ""
@@ -509,7 +515,10 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	w.Write(append(b, '\n'))
 }
 
-// writeJSONError answers code with {"error": err}.
-func writeJSONError(w http.ResponseWriter, code int, err error) {
-	writeJSON(w, code, map[string]string{"error": err.Error()})
+// writeJSONError answers code with {"error": err, "hint": hint}.
+func writeJSONError(w http.ResponseWriter, code int, err error, hint string) {
+	writeJSON(w, code, struct {
+		Error string `json:"error"`
+		Hint  string `json:"hint,omitempty"`
+	}{err.Error(), hint})
 }
