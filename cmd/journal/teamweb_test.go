@@ -269,7 +269,10 @@ func TestWebTeam_Browser(t *testing.T) {
 // TestWebTeam_EventsJSON reads the timeline's pages as the page's script
 // does (GET /team/events?from=N&n=K): each page's rows in order, the next
 // page's address until the last; filters apply; a bad from, n or since is
-// a 400 with the reason; a workspace ID that is not one is refused.
+// a 400 with the reason; a workspace ID that is not one is refused; an
+// event whose content was altered on the remote names the chunk instead
+// of its diff; C's page and segment altered leave C's event off the pages,
+// named in their problems.
 func TestWebTeam_EventsJSON(t *testing.T) {
 	r := newTeamWebRemote(t)
 	type page struct {
@@ -349,6 +352,30 @@ func TestWebTeam_EventsJSON(t *testing.T) {
 	if code, _, _ := get(fmt.Sprintf("/team/event/%s/%d", r.wa, r.a2+100)); code != 404 {
 		t.Errorf("an event the workspace does not have: %d", code)
 	}
+	// a content A's edit names, altered on the remote: its diff is not
+	// shown, the chunk is named
+	var after string
+	for _, l := range strings.Split(ok(t, t.TempDir(), "team", "log", "--json", "--workspace", r.wa), "\n") {
+		var e struct {
+			Seq   uint64
+			Files []struct{ After string }
+		}
+		if json.Unmarshal([]byte(l), &e) == nil && e.Seq == r.a2 {
+			after = e.Files[0].After
+		}
+	}
+	if len(after) != 64 {
+		t.Fatalf("A's event %d names no content after: %q", r.a2, after)
+	}
+	chunk := "chunks/" + after[:2] + "/" + after
+	if _, err := r.srv.Client().PutObject(context.Background(), &s3.PutObjectInput{Bucket: aws.String(s3test.Bucket), Key: aws.String("w/" + chunk),
+		Body: bytes.NewReader([]byte("not what was pushed"))}); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, body := get(fmt.Sprintf("/team/event/%s/%d", r.wa, r.a2)); code != 200 || !strings.Contains(body, chunk+" does not hold chunk") || strings.Contains(body, `<tr class="add">`) {
+		t.Errorf("A's event %d, its content altered: %d\n%s", r.a2, code, body)
+	}
+
 	// C altered: its event is not on any page, the damage is named
 	r.tamperC(t)
 	code, p, body := get("/team/events?from=0&n=20")
