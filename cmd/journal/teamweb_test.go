@@ -411,19 +411,7 @@ func TestWebTeam_PageWeight(t *testing.T) {
 		teamPush(t, dir)
 	}
 	_, u := startWeb(t, t.TempDir(), "team", "web")
-	get := func(path string) string {
-		t.Helper()
-		resp, err := http.Get(strings.TrimSuffix(u, "/") + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != 200 {
-			t.Fatalf("GET %s: %d\n%s", path, resp.StatusCode, b)
-		}
-		return string(b)
-	}
+	get := func(path string) string { t.Helper(); return webGet(t, strings.TrimSuffix(u, "/")+path) }
 	meter.reset()
 	page := get("/team")
 	pageReqs, _ := meter.reset()

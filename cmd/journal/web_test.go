@@ -77,6 +77,21 @@ func startWeb(t *testing.T, dir string, args ...string) (*exec.Cmd, string) {
 	return nil, ""
 }
 
+// webGet GETs url and returns its body, failing the test unless it is 200.
+func webGet(t testing.TB, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET %s: %d\n%s", url, resp.StatusCode, b)
+	}
+	return string(b)
+}
+
 // TestWeb_CLIToken: `journal web --addr 0.0.0.0:0 --token T` serves beyond
 // loopback, to requests that carry the token: the printed URL does (its
 // token is swapped for a cookie), a request without it gets 401.
