@@ -512,19 +512,7 @@ func TestHook_WhoEverywhere(t *testing.T) {
 		t.Errorf("blame:\n%s", out)
 	}
 	_, base := startWeb(t, dir)
-	get := func(path string) string {
-		t.Helper()
-		resp, err := http.Get(base + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != 200 {
-			t.Fatalf("GET %s: %d\n%s", path, resp.StatusCode, b)
-		}
-		return string(b)
-	}
+	get := func(path string) string { t.Helper(); return webGet(t, base+path) }
 	for _, p := range []string{"/event/" + sub, "/session/" + s, "/blame?path=one.txt", "/"} {
 		if page := get(p); !strings.Contains(page, "claude-code /"+s) {
 			t.Errorf("web %s does not name the agent and its session", p)

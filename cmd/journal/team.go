@@ -42,7 +42,7 @@ events later reverted or undone. Each workspace is read through the index its pu
 small pages), each event checked against its hash and the chain from the workspace's head, as verify --remote
 checks it: an altered object is named (exit status 1) and nothing of it is counted. Read-only credentials suffice.`,
 	}
-	cmd.AddCommand(newTeamLogCmd(a), newTeamStatsCmd(a))
+	cmd.AddCommand(newTeamLogCmd(a), newTeamStatsCmd(a), newTeamWebCmd(a))
 	return cmd
 }
 
@@ -136,14 +136,7 @@ func (tr *teamRead) every() []*teamEvent {
 // readTeam reads every workspace of the remote (n > 0: until n events of
 // each match) and keeps the events f selects.
 func (a *app) readTeam(f *teamFlags, n int) (*teamRead, string, error) {
-	if f.jsonOut && f.csvOut {
-		return nil, "", usageError{errors.New("team: --json or --csv, not both")}
-	}
-	var err error
-	if f.filter.Since, err = parseTime(f.since); err != nil {
-		return nil, "", err
-	}
-	if f.filter.Until, err = parseTime(f.until); err != nil {
+	if err := f.parse(); err != nil {
 		return nil, "", err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -152,9 +145,29 @@ func (a *app) readTeam(f *teamFlags, n int) (*teamRead, string, error) {
 	if err != nil {
 		return nil, "", remoteErr(err)
 	}
+	tr, err := a.readTeamFrom(ctx, s, f, n)
+	return tr, s.Remote().Name, err
+}
+
+// parse checks f's output flags and reads its times into its filter.
+func (f *teamFlags) parse() error {
+	if f.jsonOut && f.csvOut {
+		return usageError{errors.New("team: --json or --csv, not both")}
+	}
+	var err error
+	if f.filter.Since, err = parseTime(f.since); err != nil {
+		return err
+	}
+	f.filter.Until, err = parseTime(f.until)
+	return err
+}
+
+// readTeamFrom is readTeam over an open store, f's times parsed: what the
+// team commands and the web app's team page (teamweb.go) read.
+func (a *app) readTeamFrom(ctx context.Context, s *remote.Store, f *teamFlags, n int) (*teamRead, error) {
 	wss, err := remote.TeamWorkspaces(ctx, s)
 	if err != nil {
-		return nil, "", remoteErr(err)
+		return nil, remoteErr(err)
 	}
 	tr := &teamRead{all: map[string]map[uint64]*teamEvent{}}
 	matched := 0
@@ -187,7 +200,7 @@ func (a *app) readTeam(f *teamFlags, n int) (*teamRead, string, error) {
 		}}
 		tw, err := remote.ReadTeam(ctx, s, ws, o)
 		if err != nil {
-			return nil, "", remoteErr(err)
+			return nil, remoteErr(err)
 		}
 		tr.problems = append(tr.problems, tw.Problems...)
 		if tw.Note != "" {
@@ -216,7 +229,7 @@ func (a *app) readTeam(f *teamFlags, n int) (*teamRead, string, error) {
 	if n > 0 && len(tr.events) > n {
 		tr.events = tr.events[:n]
 	}
-	return tr, s.Remote().Name, nil
+	return tr, nil
 }
 
 // attribute gives each event (oldest first, one workspace's) its prompt,
@@ -413,6 +426,38 @@ func (a *app) runTeamStats(f teamFlags) error {
 	if err != nil {
 		return err
 	}
+	rs, ts := f.stats(tr)
+	switch {
+	case f.jsonOut:
+		b, err := json.MarshalIndent(struct {
+			Rows   []teamRow `json:"rows"`
+			Totals []teamRow `json:"totals"`
+		}{rs, ts}, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(a.out, "%s\n", b)
+	case f.csvOut:
+		cw := csv.NewWriter(a.out)
+		cw.Write([]string{"day", "workspace", "author", "kind", "model", "events", "added", "removed", "reverted", "undone"})
+		for _, r := range rs {
+			cw.Write([]string{r.Day, r.Workspace, r.Author, r.Kind, r.Model, strconv.Itoa(r.Events), strconv.Itoa(r.Added), strconv.Itoa(r.Removed), strconv.Itoa(r.Reverted), strconv.Itoa(r.Undone)})
+		}
+		cw.Flush()
+		if err := cw.Error(); err != nil {
+			return err
+		}
+	default:
+		printTeamTable(a.out, "by day and workspace", rs, true)
+		printTeamTable(a.out, "totals", ts, false)
+	}
+	return a.teamEnd(tr, name)
+}
+
+// stats counts tr's events as team stats prints them: rows per day (UTC),
+// workspace, author and model, and totals per author and model, each
+// sorted.
+func (f *teamFlags) stats(tr *teamRead) (rs, ts []teamRow) {
 	rows := map[teamRow]*teamRow{}
 	totals := map[teamRow]*teamRow{}
 	key := func(te *teamEvent) (teamRow, teamRow) {
@@ -484,32 +529,7 @@ func (a *app) runTeamStats(f teamFlags) error {
 		})
 		return out
 	}
-	rs, ts := sorted(rows), sorted(totals)
-	switch {
-	case f.jsonOut:
-		b, err := json.MarshalIndent(struct {
-			Rows   []teamRow `json:"rows"`
-			Totals []teamRow `json:"totals"`
-		}{rs, ts}, "", "  ")
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(a.out, "%s\n", b)
-	case f.csvOut:
-		cw := csv.NewWriter(a.out)
-		cw.Write([]string{"day", "workspace", "author", "kind", "model", "events", "added", "removed", "reverted", "undone"})
-		for _, r := range rs {
-			cw.Write([]string{r.Day, r.Workspace, r.Author, r.Kind, r.Model, strconv.Itoa(r.Events), strconv.Itoa(r.Added), strconv.Itoa(r.Removed), strconv.Itoa(r.Reverted), strconv.Itoa(r.Undone)})
-		}
-		cw.Flush()
-		if err := cw.Error(); err != nil {
-			return err
-		}
-	default:
-		printTeamTable(a.out, "by day and workspace", rs, true)
-		printTeamTable(a.out, "totals", ts, false)
-	}
-	return a.teamEnd(tr, name)
+	return sorted(rows), sorted(totals)
 }
 
 // printTeamTable prints rows as aligned columns under a title.

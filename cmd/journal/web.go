@@ -14,9 +14,38 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// webFlags are the flags of the commands that serve the web app.
+type webFlags struct {
+	addr, token string
+	open        bool
+}
+
+func addWebFlags(cmd *cobra.Command, f *webFlags) {
+	cmd.Flags().StringVar(&f.addr, "addr", "127.0.0.1:0", "address to listen on (port 0: a free one); loopback only unless --token")
+	cmd.Flags().StringVar(&f.token, "token", "", "require this token of every request (or JOURNAL_WEB_TOKEN); needed for a non-loopback --addr")
+	cmd.Flags().BoolVar(&f.open, "open", false, "open the app in the default browser")
+}
+
+// serveWeb serves s as f says until ctx ends (Ctrl-C), printing its URL.
+func (a *app) serveWeb(ctx context.Context, s *web.Server, f webFlags) error {
+	if f.token == "" {
+		f.token = os.Getenv("JOURNAL_WEB_TOKEN")
+	}
+	s.Token = f.token
+	s.Reveal = a.reveal
+	return s.Listen(ctx, f.addr, func(url string) {
+		fmt.Fprintf(a.out, "journal web: %s\n", url)
+		if out, ok := a.out.(*os.File); ok {
+			out.Sync()
+		}
+		if f.open {
+			openBrowser(url)
+		}
+	})
+}
+
 func newWebCmd(a *app) *cobra.Command {
-	var addr, token string
-	var open bool
+	var f webFlags
 	cmd := &cobra.Command{
 		Use:   "web",
 		Short: "Browse the journal in a web app on this machine: timeline, diffs, blame, revert",
@@ -29,7 +58,8 @@ event on confirmation. New events appear as they are committed, by any process. 
 
 To serve it beyond this machine, give --token T (or JOURNAL_WEB_TOKEN) and a non-loopback --addr: every
 request must then carry the token — the printed URL does (?token=T, swapped for a cookie on first use),
-scripts send Authorization: Bearer T. Put TLS in front of it (a reverse proxy) on an untrusted network.`,
+scripts send Authorization: Bearer T. Put TLS in front of it (a reverse proxy) on an untrusted network.
+` + "`journal team web`" + ` serves the same app's team page over a remote.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			e, err := a.engine()
@@ -43,27 +73,12 @@ scripts send Authorization: Bearer T. Put TLS in front of it (a reverse proxy) o
 			if err != nil {
 				return err
 			}
-			if token == "" {
-				token = os.Getenv("JOURNAL_WEB_TOKEN")
-			}
-			s.Token = token
-			s.Reveal = a.reveal
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return s.Listen(ctx, addr, func(url string) {
-				fmt.Fprintf(a.out, "journal web: %s\n", url)
-				if f, ok := a.out.(*os.File); ok {
-					f.Sync()
-				}
-				if open {
-					openBrowser(url)
-				}
-			})
+			return a.serveWeb(ctx, s, f)
 		},
 	}
-	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:0", "address to listen on (port 0: a free one); loopback only unless --token")
-	cmd.Flags().StringVar(&token, "token", "", "require this token of every request (or JOURNAL_WEB_TOKEN); needed for a non-loopback --addr")
-	cmd.Flags().BoolVar(&open, "open", false, "open the app in the default browser")
+	addWebFlags(cmd, &f)
 	a.addReveal(cmd)
 	return cmd
 }

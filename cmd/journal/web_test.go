@@ -45,11 +45,15 @@ func TestWeb_CLI(t *testing.T) {
 	}
 }
 
-// startWeb runs `journal web` on a loopback port of dir's journal and
-// returns it and the URL it printed; the test's end kills it.
-func startWeb(t *testing.T, dir string) (*exec.Cmd, string) {
+// startWeb runs `journal web` (or the command args name: team web) on a
+// loopback port in dir and returns it and the URL it printed; the test's
+// end kills it.
+func startWeb(t *testing.T, dir string, args ...string) (*exec.Cmd, string) {
 	t.Helper()
-	cmd := exec.Command(bin, "web", "--addr", "127.0.0.1:0")
+	if len(args) == 0 {
+		args = []string{"web"}
+	}
+	cmd := exec.Command(bin, append(args, "--addr", "127.0.0.1:0")...)
 	cmd.Dir = dir
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -71,6 +75,21 @@ func startWeb(t *testing.T, dir string) (*exec.Cmd, string) {
 		t.Fatal("journal web printed no URL")
 	}
 	return nil, ""
+}
+
+// webGet GETs url and returns its body, failing the test unless it is 200.
+func webGet(t testing.TB, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET %s: %d\n%s", url, resp.StatusCode, b)
+	}
+	return string(b)
 }
 
 // TestWeb_CLIToken: `journal web --addr 0.0.0.0:0 --token T` serves beyond

@@ -287,3 +287,35 @@ func (s *Store) teamSegments(ctx context.Context, head *Head, tw *TeamWorkspace,
 	tw.Events, tw.Complete = evs, true
 	return nil
 }
+
+// ReadContent returns content id for a team view's diff: read from the
+// store (its manifest when it has several chunks, then its chunks, nothing
+// else) and checked against id. A content larger than limit is not read:
+// its size is returned with no bytes. An encrypted remote's contents need
+// the keys of its segments, which a team view does not read: ErrUsage.
+func ReadContent(ctx context.Context, s *Store, id snapshot.ID, limit int64) ([]byte, int64, error) {
+	if s.Encrypted() {
+		return nil, 0, fail(ErrUsage, "remote %s is encrypted: a content is read with its key (journal clone the workspace to see its diffs)", s.r.Name)
+	}
+	size, chunks, _, err := s.contentChunks(ctx, id, nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	if size > limit {
+		return nil, size, nil
+	}
+	var b []byte
+	for _, c := range chunks {
+		cb, err := s.chunk(ctx, c, nil)
+		if err != nil {
+			return nil, 0, err
+		}
+		if b = append(b, cb...); int64(len(b)) > limit {
+			return nil, int64(len(b)), nil
+		}
+	}
+	if snapshot.Sum(b) != id {
+		return nil, 0, fail(ErrDamaged, "remote %s: the chunks %s names make another content (%s)", s.r.Name, contentKey(id), snapshot.Sum(b).Short())
+	}
+	return b, int64(len(b)), nil
+}

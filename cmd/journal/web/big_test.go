@@ -18,6 +18,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/journalfs/journal/cmd/journal/web"
+	"github.com/journalfs/journal/cmd/journal/web/webtest"
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/replay"
 )
@@ -220,34 +221,34 @@ func TestWeb_BrowserBigEvent(t *testing.T) {
 	s, _ := bigBaseline(t, 10000)
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
-	ctx := browser(t)
+	ctx := webtest.Browser(t)
 	entry := func(i int) string { return `details.file[data-path="` + bigFile(i) + `"]` }
-	do(t, ctx, chromedp.EmulateViewport(1280, 800), chromedp.Navigate(srv.URL+"/event/1"), chromedp.WaitVisible(chromedp.CSS("nav.pager")))
-	if n := eval[int](t, ctx, `document.querySelectorAll("details.file").length`); n != 100 {
+	webtest.Do(t, ctx, chromedp.EmulateViewport(1280, 800), chromedp.Navigate(srv.URL+"/event/1"), chromedp.WaitVisible(chromedp.CSS("nav.pager")))
+	if n := webtest.Eval[int](t, ctx, `document.querySelectorAll("details.file").length`); n != 100 {
 		t.Fatalf("the page lists %d files, want 100", n)
 	}
-	if eval[int](t, ctx, `document.querySelectorAll('`+entry(99)+` p.lazy').length`) != 1 {
-		t.Fatalf("the last entry's diff is there before it came into view:\n%s", eval[string](t, ctx, `document.querySelector('`+entry(99)+`').outerHTML + document.querySelectorAll("p.lazy").length`))
+	if webtest.Eval[int](t, ctx, `document.querySelectorAll('`+entry(99)+` p.lazy').length`) != 1 {
+		t.Fatalf("the last entry's diff is there before it came into view:\n%s", webtest.Eval[string](t, ctx, `document.querySelector('`+entry(99)+`').outerHTML + document.querySelectorAll("p.lazy").length`))
 	}
 	// a folded entry is fetched when opened, not when seen
-	eval[bool](t, ctx, `document.querySelector('`+entry(50)+`').open = false`)
-	eval[bool](t, ctx, `document.querySelector('`+entry(99)+`').scrollIntoView(), true`)
-	do(t, ctx, chromedp.WaitVisible(chromedp.CSS(entry(99)+" table.diff tr.add")))
-	if rows := text(t, ctx, entry(99)+" table.diff"); !strings.Contains(rows, "handler_99_7") {
+	webtest.Eval[bool](t, ctx, `document.querySelector('`+entry(50)+`').open = false`)
+	webtest.Eval[bool](t, ctx, `document.querySelector('`+entry(99)+`').scrollIntoView(), true`)
+	webtest.Do(t, ctx, chromedp.WaitVisible(chromedp.CSS(entry(99)+" table.diff tr.add")))
+	if rows := webtest.Text(t, ctx, entry(99)+" table.diff"); !strings.Contains(rows, "handler_99_7") {
 		t.Fatalf("the last entry's diff:\n%s", rows)
 	}
-	do(t, ctx, chromedp.Click(chromedp.CSS(entry(50)+" summary")), chromedp.WaitVisible(chromedp.CSS(entry(50)+" table.diff tr.add")))
-	if rows := text(t, ctx, entry(50)+" table.diff"); !strings.Contains(rows, "handler_50_0") {
+	webtest.Do(t, ctx, chromedp.Click(chromedp.CSS(entry(50)+" summary")), chromedp.WaitVisible(chromedp.CSS(entry(50)+" table.diff tr.add")))
+	if rows := webtest.Text(t, ctx, entry(50)+" table.diff"); !strings.Contains(rows, "handler_50_0") {
 		t.Fatalf("the opened entry's diff:\n%s", rows)
 	}
 	// the keyboard: j moves to the next file's entry, enter folds it
-	do(t, ctx, chromedp.KeyEvent("j"), chromedp.WaitReady(chromedp.CSS(entry(51)+" summary:focus")), chromedp.KeyEvent("\r"),
+	webtest.Do(t, ctx, chromedp.KeyEvent("j"), chromedp.WaitReady(chromedp.CSS(entry(51)+" summary:focus")), chromedp.KeyEvent("\r"),
 		chromedp.WaitReady(chromedp.CSS(entry(51)+":not([open])")))
-	do(t, ctx, chromedp.Click(chromedp.CSS(`nav.pager a[rel="next"]`)), chromedp.WaitVisible(chromedp.CSS(entry(100))))
-	if p := text(t, ctx, "nav.pager"); !strings.Contains(p, "Files 101–200 of 10000") {
+	webtest.Do(t, ctx, chromedp.Click(chromedp.CSS(`nav.pager a[rel="next"]`)), chromedp.WaitVisible(chromedp.CSS(entry(100))))
+	if p := webtest.Text(t, ctx, "nav.pager"); !strings.Contains(p, "Files 101–200 of 10000") {
 		t.Fatalf("the second page's pager: %q", p)
 	}
-	shot(t, ctx, "event-big")
+	webtest.Shot(t, ctx, "event-big")
 }
 
 // TestWeb_BigPreviews: the other pages that show a diff per file — a

@@ -42,6 +42,7 @@ type fileDiff struct {
 	Lazy    string // instead of rows: the address of the diff, loaded when opened
 	Open    bool   // shown unfolded (small diffs)
 	Split   bool   // side by side
+	Remote  bool   // read from a remote (the team page): no links to the workspace's pages
 }
 
 // diffRow is one row of a unified diff: a hunk header, a line as it was

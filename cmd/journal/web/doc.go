@@ -45,4 +45,15 @@
 //
 // `journal serve --http ADDR --web` mounts it at / beside /mcp (beyond
 // loopback, behind serve's --token).
+//
+// The team page (team.go; `journal team web`, NewTeam) serves a remote
+// instead of a workspace, through a TeamSource that cmd/journal implements
+// with `journal team`'s reading code, so every row and figure comes from
+// events verified against their workspace's chain and an object found
+// missing or altered is named and not counted. The plots are SVG drawn by
+// the server (a stacked bar a day per author, and the same as shares of
+// each day), bounded to 10 series and 120 bars each; the timeline's first
+// page is in the HTML and app.js appends the next ones from /team/events
+// (JSON); an event's diffs are read from the remote's contents (only those
+// its files name) and masked as every diff here.
 package web

@@ -61,8 +61,18 @@ var funcs = template.FuncMap{
 	"lag":         func(d time.Duration) string { return d.Round(100 * time.Millisecond).String() },
 	"inc":         func(i int) int { return i + 1 },
 	"clip":        clip,
-	"rewound":     replay.RewindChange,
-	"perm":        func(m uint32) string { return fmt.Sprintf("%o", m) },
+	"fmt":         func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
+	"add":         func(a, b float64) float64 { return a + b },
+	"lineCounts": func(e *journal.Event) struct{ Added, Removed int } {
+		var c struct{ Added, Removed int }
+		for _, f := range e.Files {
+			c.Added += f.Added
+			c.Removed += f.Removed
+		}
+		return c
+	},
+	"rewound": replay.RewindChange,
+	"perm":    func(m uint32) string { return fmt.Sprintf("%o", m) },
 	"agentActor": func(p *replay.Prompt) journal.Actor {
 		return journal.Actor{Kind: "agent", Name: p.Agent, Session: p.Session}
 	},

@@ -10,6 +10,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/journalfs/journal/cmd/journal/web"
+	"github.com/journalfs/journal/cmd/journal/web/webtest"
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/replay"
 )
@@ -72,40 +73,40 @@ func TestWeb_BrowserPrompts(t *testing.T) {
 		return string(b)
 	}
 
-	ctx := browser(t)
-	do(t, ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("div.prompt")))
-	prompts := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("div.prompt")).map(p => p.dataset.prompt + ": " + p.innerText.replace(/\s+/g, " "))`)
+	ctx := webtest.Browser(t)
+	webtest.Do(t, ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("div.prompt")))
+	prompts := webtest.Eval[[]string](t, ctx, `Array.from(document.querySelectorAll("div.prompt")).map(p => p.dataset.prompt + ": " + p.innerText.replace(/\s+/g, " "))`)
 	if len(prompts) != 2 || !strings.HasPrefix(prompts[0], "p-two:") || !strings.Contains(prompts[0], "now set a to 3") ||
 		!strings.HasPrefix(prompts[1], "p-one:") || !strings.Contains(prompts[1], "AKIA…[secret: aws-access-token]") || strings.Contains(prompts[1], "AKIAIOSFODNN7EXAMPLQ") { // gitleaks:allow (a test's made-up key)
 		t.Fatalf("the timeline's prompts: %q", prompts)
 	}
 	// each group's rows: p-two's call; the person's edit in a group of no prompt; p-one's two calls
-	groups := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("section.group")).map(g => (g.querySelector("div.prompt") ? g.querySelector("div.prompt").dataset.prompt : "-") + " " + Array.from(g.querySelectorAll("a.seq")).map(a => a.innerText).join(","))`)
+	groups := webtest.Eval[[]string](t, ctx, `Array.from(document.querySelectorAll("section.group")).map(g => (g.querySelector("div.prompt") ? g.querySelector("div.prompt").dataset.prompt : "-") + " " + Array.from(g.querySelectorAll("a.seq")).map(a => a.innerText).join(","))`)
 	if strings.Join(groups, " | ") != "p-two #8,#7 | - #6 | p-one #5,#4,#3 | - #2,#1" {
 		t.Fatalf("the timeline's groups: %q", groups)
 	}
-	shot(t, ctx, "prompts-timeline")
+	webtest.Shot(t, ctx, "prompts-timeline")
 	// a prompt event's own page: its text masked, no revert offered
-	do(t, ctx, chromedp.Navigate(base+"/event/3"), chromedp.WaitVisible(chromedp.CSS("dl.meta")))
-	if page := text(t, ctx, "main"); !strings.Contains(page, "AKIA…[secret: aws-access-token]") || strings.Contains(page, "AKIAIOSFODNN7EXAMPLQ") { // gitleaks:allow (a test's made-up key)
+	webtest.Do(t, ctx, chromedp.Navigate(base+"/event/3"), chromedp.WaitVisible(chromedp.CSS("dl.meta")))
+	if page := webtest.Text(t, ctx, "main"); !strings.Contains(page, "AKIA…[secret: aws-access-token]") || strings.Contains(page, "AKIAIOSFODNN7EXAMPLQ") { // gitleaks:allow (a test's made-up key)
 		t.Fatalf("the prompt event's page:\n%s", page)
 	}
-	if n := eval[int](t, ctx, `document.querySelectorAll("#revert").length`); n != 0 {
+	if n := webtest.Eval[int](t, ctx, `document.querySelectorAll("#revert").length`); n != 0 {
 		t.Fatal("the prompt event's page offers a revert")
 	}
-	do(t, ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("div.prompt")))
+	webtest.Do(t, ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("div.prompt")))
 	// undo the first prompt (and the later one): previewed, then one event
-	do(t, ctx, chromedp.Click(chromedp.CSS(`div.prompt[data-prompt="p-one"] a.undo-prompt`)), chromedp.WaitVisible(chromedp.CSS("#confirm")))
-	preview := text(t, ctx, "main")
+	webtest.Do(t, ctx, chromedp.Click(chromedp.CSS(`div.prompt[data-prompt="p-one"] a.undo-prompt`)), chromedp.WaitVisible(chromedp.CSS("#confirm")))
+	preview := webtest.Text(t, ctx, "main")
 	if !strings.Contains(preview, "a.txt") || !strings.Contains(preview, "one.txt") || strings.Contains(preview, "notes.md") {
 		t.Fatalf("the undo's preview:\n%s", preview)
 	}
 	if read("a.txt") != "a = 3\n" {
 		t.Fatal("the preview changed a file")
 	}
-	shot(t, ctx, "prompts-undo-preview")
-	do(t, ctx, chromedp.Click(chromedp.CSS("#confirm")), chromedp.WaitVisible(chromedp.CSS("dl.meta")))
-	if h1 := text(t, ctx, "h1"); !strings.Contains(h1, "#9") {
+	webtest.Shot(t, ctx, "prompts-undo-preview")
+	webtest.Do(t, ctx, chromedp.Click(chromedp.CSS("#confirm")), chromedp.WaitVisible(chromedp.CSS("dl.meta")))
+	if h1 := webtest.Text(t, ctx, "h1"); !strings.Contains(h1, "#9") {
 		t.Fatalf("after the undo: %q", h1)
 	}
 	if got := read("a.txt") + read("one.txt") + read("notes.md"); got != "a = 1\n<absent>notes\nmine\n" {
@@ -115,12 +116,12 @@ func TestWeb_BrowserPrompts(t *testing.T) {
 	if _, err := e.Redo(ctx0, replay.RevertOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	do(t, ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(`div.prompt[data-prompt="p-two"]`)),
+	webtest.Do(t, ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(`div.prompt[data-prompt="p-two"]`)),
 		chromedp.Click(chromedp.CSS(`div.prompt[data-prompt="p-two"] a.before-prompt`)), chromedp.WaitVisible(chromedp.CSS("#confirm")))
-	if list := text(t, ctx, "table.rewind"); !strings.Contains(list, "a.txt") || strings.Contains(list, "notes.md") {
+	if list := webtest.Text(t, ctx, "table.rewind"); !strings.Contains(list, "a.txt") || strings.Contains(list, "notes.md") {
 		t.Fatalf("the rewind's list:\n%s", list)
 	}
-	do(t, ctx, chromedp.Click(chromedp.CSS("#confirm")), chromedp.WaitVisible(chromedp.CSS("dl.meta")))
+	webtest.Do(t, ctx, chromedp.Click(chromedp.CSS("#confirm")), chromedp.WaitVisible(chromedp.CSS("dl.meta")))
 	if got := read("a.txt") + read("one.txt") + read("notes.md"); got != "a = 2\none\nnotes\nmine\n" {
 		t.Fatalf("after the restore before p-two: %q", got)
 	}

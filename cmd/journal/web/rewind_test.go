@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/journalfs/journal/cmd/journal/web/webtest"
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/replay"
 )
@@ -65,17 +66,17 @@ func TestWeb_BrowserRewind(t *testing.T) {
 	seen := file{"there before the watcher\n", 0o644}
 	at3 := map[string]file{"a.txt": {"one\nTWO\nthree\n", 0o644}, "b.txt": {"bee\n", 0o644}, "seen.txt": seen}
 
-	ctx := browser(t)
-	do(t, ctx, chromedp.EmulateViewport(1280, 800), chromedp.Navigate(base+"/event/3"), chromedp.Click(chromedp.CSS("#rewind")),
+	ctx := webtest.Browser(t)
+	webtest.Do(t, ctx, chromedp.EmulateViewport(1280, 800), chromedp.Navigate(base+"/event/3"), chromedp.Click(chromedp.CSS("#rewind")),
 		chromedp.WaitVisible(chromedp.CSS("#confirm")))
-	rows := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("table.rewind tr")).map(r => r.innerText.replace(/\s+/g, " ").trim())`)
+	rows := webtest.Eval[[]string](t, ctx, `Array.from(document.querySelectorAll("table.rewind tr")).map(r => r.innerText.replace(/\s+/g, " ").trim())`)
 	if strings.Join(rows, "|") != "MODIFIED a.txt 755 → 644|CREATED b.txt|DELETED c.txt" {
 		t.Fatalf("the rewind's list: %q", rows)
 	}
-	if p := text(t, ctx, "main"); !strings.Contains(p, "changes 3 files") || !strings.Contains(p, "+bee") || !strings.Contains(p, "-sea") || strings.Contains(p, "seen.txt") {
+	if p := webtest.Text(t, ctx, "main"); !strings.Contains(p, "changes 3 files") || !strings.Contains(p, "+bee") || !strings.Contains(p, "-sea") || strings.Contains(p, "seen.txt") {
 		t.Fatalf("the rewind's preview:\n%s", p)
 	}
-	shot(t, ctx, "rewind")
+	webtest.Shot(t, ctx, "rewind")
 	same("after the preview", now)
 
 	// the agent edits on while the preview is open: the confirm is refused, nothing is changed
@@ -83,36 +84,36 @@ func TestWeb_BrowserRewind(t *testing.T) {
 		t.Fatal(err)
 	}
 	now["c.txt"] = file{"sea, again\n", 0o644}
-	do(t, ctx, chromedp.Click(chromedp.CSS("#confirm")), chromedp.WaitVisible(chromedp.CSS("p.hint")))
-	if p := text(t, ctx, "main"); !strings.Contains(p, "did not show") || !strings.Contains(p, "open the rewind page again") {
+	webtest.Do(t, ctx, chromedp.Click(chromedp.CSS("#confirm")), chromedp.WaitVisible(chromedp.CSS("p.hint")))
+	if p := webtest.Text(t, ctx, "main"); !strings.Contains(p, "did not show") || !strings.Contains(p, "open the rewind page again") {
 		t.Fatalf("a confirm after a newer event:\n%s", p)
 	}
 	same("after the refused confirm", now)
 
-	do(t, ctx, chromedp.Navigate(base+"/event/3/rewind"), chromedp.WaitVisible(chromedp.CSS("#confirm")),
+	webtest.Do(t, ctx, chromedp.Navigate(base+"/event/3/rewind"), chromedp.WaitVisible(chromedp.CSS("#confirm")),
 		chromedp.Click(chromedp.CSS("#confirm")), chromedp.WaitVisible(chromedp.CSS("dl.meta")))
-	if h1 := text(t, ctx, "h1"); !strings.Contains(h1, "#7") || !strings.Contains(h1, "restore") {
+	if h1 := webtest.Text(t, ctx, "h1"); !strings.Contains(h1, "#7") || !strings.Contains(h1, "restore") {
 		t.Fatalf("after the rewind: %q", h1)
 	}
-	if args := text(t, ctx, "code.args"); args != `{"at":3,"files":3}` {
+	if args := webtest.Text(t, ctx, "code.args"); args != `{"at":3,"files":3}` {
 		t.Fatalf("the rewind's arguments: %q", args)
 	}
 	same("after the rewind", at3)
 
-	do(t, ctx, chromedp.Click(chromedp.CSS("#revert")), chromedp.WaitVisible(chromedp.CSS("#confirm")),
+	webtest.Do(t, ctx, chromedp.Click(chromedp.CSS("#revert")), chromedp.WaitVisible(chromedp.CSS("#confirm")),
 		chromedp.Click(chromedp.CSS("#confirm")), chromedp.WaitVisible(chromedp.CSS("dl.meta")))
-	if h1 := text(t, ctx, "h1"); !strings.Contains(h1, "#8") || !strings.Contains(h1, "revert") {
+	if h1 := webtest.Text(t, ctx, "h1"); !strings.Contains(h1, "#8") || !strings.Contains(h1, "revert") {
 		t.Fatalf("after the revert of the rewind: %q", h1)
 	}
 	same("after the revert of the rewind", now)
 
 	// an event that does not exist, and a rewind that would change nothing
-	do(t, ctx, chromedp.Navigate(base+"/event/99/rewind"), chromedp.WaitVisible(chromedp.CSS("main")))
-	if p := text(t, ctx, "main"); !strings.Contains(p, "event 99 does not exist") {
+	webtest.Do(t, ctx, chromedp.Navigate(base+"/event/99/rewind"), chromedp.WaitVisible(chromedp.CSS("main")))
+	if p := webtest.Text(t, ctx, "main"); !strings.Contains(p, "event 99 does not exist") {
 		t.Fatalf("rewind to event 99:\n%s", p)
 	}
-	do(t, ctx, chromedp.Navigate(base+"/event/8/rewind"), chromedp.WaitVisible(chromedp.CSS("main")))
-	if p := text(t, ctx, "main"); !strings.Contains(p, "Rewinding would change nothing") || eval[int](t, ctx, `document.querySelectorAll("#confirm").length`) != 0 {
+	webtest.Do(t, ctx, chromedp.Navigate(base+"/event/8/rewind"), chromedp.WaitVisible(chromedp.CSS("main")))
+	if p := webtest.Text(t, ctx, "main"); !strings.Contains(p, "Rewinding would change nothing") || webtest.Eval[int](t, ctx, `document.querySelectorAll("#confirm").length`) != 0 {
 		t.Fatalf("rewind to the newest event:\n%s", p)
 	}
 }

@@ -27,9 +27,11 @@ import (
 //go:embed assets
 var assets embed.FS
 
-// Server serves the web app of one workspace's journal.
+// Server serves the web app of one workspace's journal (New), or the team
+// page of a remote (NewTeam).
 type Server struct {
 	e     *replay.Engine
+	team  TeamSource
 	actor journal.Actor // recorded on the events the app makes (reverts)
 	key   []byte        // the CSRF tokens' HMAC key
 	tmpl  *template.Template
@@ -48,17 +50,11 @@ type Server struct {
 
 // New returns the app over e; the events it makes are recorded with actor.
 func New(e *replay.Engine, actor journal.Actor) (*Server, error) {
-	key := make([]byte, 32)
-	if _, err := rand.Read(key); err != nil {
+	s, err := newServer()
+	if err != nil {
 		return nil, err
 	}
-	t, err := template.New("").Funcs(funcs).ParseFS(assets, "assets/*.html")
-	if err != nil {
-		return nil, fmt.Errorf("web: templates: %w", err)
-	}
-	s := &Server{e: e, actor: actor, key: key, tmpl: t, mux: http.NewServeMux(), Poll: 300 * time.Millisecond}
-	static, _ := fs.Sub(assets, "assets")
-	s.mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
+	s.e, s.actor = e, actor
 	s.mux.HandleFunc("GET /{$}", s.timeline)
 	s.mux.HandleFunc("GET /event/{seq}", s.event)
 	s.mux.HandleFunc("GET /event/{seq}/diff", s.eventDiff)
@@ -76,6 +72,23 @@ func New(e *replay.Engine, actor journal.Actor) (*Server, error) {
 	s.mux.HandleFunc("GET /restore", s.restorePreview)
 	s.mux.HandleFunc("POST /restore", s.restore)
 	s.mux.HandleFunc("GET /live", s.live)
+	return s, nil
+}
+
+// newServer returns a server with its templates and static assets and no
+// page: New adds a workspace's, NewTeam a remote's.
+func newServer() (*Server, error) {
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, err
+	}
+	t, err := template.New("").Funcs(funcs).ParseFS(assets, "assets/*.html")
+	if err != nil {
+		return nil, fmt.Errorf("web: templates: %w", err)
+	}
+	s := &Server{key: key, tmpl: t, mux: http.NewServeMux(), Poll: 300 * time.Millisecond}
+	static, _ := fs.Sub(assets, "assets")
+	s.mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
 	s.mux.HandleFunc("GET /view", s.view)
 	return s, nil
 }
@@ -196,6 +209,7 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, name string, dat
 // address (Back, for the diff view switch) and the diff view (Split).
 func (s *Server) renderCode(w http.ResponseWriter, r *http.Request, code int, name string, data map[string]any) {
 	data["Back"] = r.URL.RequestURI()
+	data["TeamApp"] = s.team != nil
 	data["Split"] = split(r)
 	switch files := data["Files"].(type) {
 	case []fileDiff:

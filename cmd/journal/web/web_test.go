@@ -2,14 +2,12 @@ package web_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/journalfs/journal/cmd/journal/web"
+	"github.com/journalfs/journal/cmd/journal/web/webtest"
 	"github.com/journalfs/journal/journal"
 	jmcp "github.com/journalfs/journal/mcp"
 	"github.com/journalfs/journal/replay"
@@ -25,72 +24,6 @@ import (
 )
 
 var agent = journal.Actor{Kind: "mcp", Name: "claude-code", Version: "2.0", Session: "s1", Origin: "stdio"}
-
-// browser starts headless Chromium (Debian's chromium: scripts/setup-browser.sh
-// installs it) and returns a context driving one tab, for at most a minute.
-// Without it the test fails: it never skips.
-func browser(t *testing.T) context.Context {
-	t.Helper()
-	bin, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Fatalf("no chromium on PATH (%v): run scripts/setup-browser.sh (apt-get install chromium)", err)
-	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-quic", true), chromedp.UserDataDir(t.TempDir()))
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	t.Cleanup(cancel)
-	ctx, cancel2 := chromedp.NewContext(actx)
-	t.Cleanup(cancel2)
-	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil { // starts the browser
-		t.Fatalf("headless chromium: %v", err)
-	}
-	ctx, cancel3 := context.WithTimeout(ctx, 60*time.Second)
-	t.Cleanup(cancel3)
-	return ctx
-}
-
-// do runs browser steps, failing the test on an error.
-func do(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Void]) {
-	t.Helper()
-	if err := chromedp.Do(ctx, steps...); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// text is the visible text of the first element sel matches, once one is
-// there. It is read in one evaluation, not by a node's id, because the
-// timeline swaps its list in when events arrive: an id found before a swap
-// names a node gone after it.
-func text(t *testing.T, ctx context.Context, sel string) string {
-	t.Helper()
-	do(t, ctx, chromedp.WaitReady(chromedp.CSS(sel)))
-	q, _ := json.Marshal(sel)
-	return eval[string](t, ctx, `document.querySelector(`+string(q)+`).innerText`)
-}
-
-// shot saves a screenshot of the whole page as name.png in the test's
-// artefact folder (go test -artifacts keeps it; scripts/test.sh does).
-func shot(t *testing.T, ctx context.Context, name string) {
-	t.Helper()
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(t.ArtifactDir(), name+".png"), png, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// eval evaluates a JavaScript expression in the page.
-func eval[T any](t *testing.T, ctx context.Context, expr string) T {
-	t.Helper()
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
 
 // workspace makes a workspace with three events by an MCP agent and serves
 // its web app; it returns the app's URL, the workspace and the agent's engine.
@@ -145,48 +78,48 @@ func app(tb testing.TB, dir string) *web.Server {
 // event appearing while the page is open, and a file's blame.
 func TestWeb_Browser(t *testing.T) {
 	base, dir, agentEngine := workspace(t)
-	ctx := browser(t)
+	ctx := webtest.Browser(t)
 
-	do(t, ctx, chromedp.EmulateViewport(1280, 800), chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("ol.events li.ev")))
-	list := text(t, ctx, "div.events")
+	webtest.Do(t, ctx, chromedp.EmulateViewport(1280, 800), chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("ol.events li.ev")))
+	list := webtest.Text(t, ctx, "div.events")
 	for _, want := range []string{"#3", "#2", "#1", "edit_content", "claude-code 2.0 /s1", "a.txt", "b.txt"} {
 		if !strings.Contains(list, want) {
 			t.Fatalf("timeline lacks %q:\n%s", want, list)
 		}
 	}
-	if h := text(t, ctx, "h2.session"); !strings.Contains(h, "claude-code 2.0 /s1") || !strings.Contains(h, "3 events in all (#1–#3), 20") {
+	if h := webtest.Text(t, ctx, "h2.session"); !strings.Contains(h, "claude-code 2.0 /s1") || !strings.Contains(h, "3 events in all (#1–#3), 20") {
 		t.Fatalf("the session's heading: %q", h)
 	}
 	// time filters: events from a minute that has not come yet, and up to one long gone
 	for _, f := range []string{"since=" + time.Now().Add(2*time.Minute).Format("2006-01-02T15:04"), "until=2020-01-01T00:00"} {
-		do(t, ctx, chromedp.Navigate(base+"/?"+f), chromedp.WaitVisible(chromedp.CSS("p.empty")))
-		if msg := text(t, ctx, "p.empty"); msg != "No events match these filters." {
+		webtest.Do(t, ctx, chromedp.Navigate(base+"/?"+f), chromedp.WaitVisible(chromedp.CSS("p.empty")))
+		if msg := webtest.Text(t, ctx, "p.empty"); msg != "No events match these filters." {
 			t.Fatalf("%s: %q", f, msg)
 		}
 	}
-	do(t, ctx, chromedp.Navigate(base+"/?since="+time.Now().Add(-time.Hour).Format("2006-01-02T15:04")), chromedp.WaitVisible(chromedp.CSS("ol.events li.ev")))
-	if n := eval[int](t, ctx, `document.querySelectorAll("ol.events li.ev").length`); n != 3 {
+	webtest.Do(t, ctx, chromedp.Navigate(base+"/?since="+time.Now().Add(-time.Hour).Format("2006-01-02T15:04")), chromedp.WaitVisible(chromedp.CSS("ol.events li.ev")))
+	if n := webtest.Eval[int](t, ctx, `document.querySelectorAll("ol.events li.ev").length`); n != 3 {
 		t.Fatalf("the last hour shows %d events, want 3", n)
 	}
-	do(t, ctx, chromedp.Navigate(base+"/?path=a.txt"), chromedp.WaitVisible(chromedp.CSS("ol.events li.ev")))
-	if n := eval[int](t, ctx, `document.querySelectorAll("ol.events li.ev").length`); n != 2 {
+	webtest.Do(t, ctx, chromedp.Navigate(base+"/?path=a.txt"), chromedp.WaitVisible(chromedp.CSS("ol.events li.ev")))
+	if n := webtest.Eval[int](t, ctx, `document.querySelectorAll("ol.events li.ev").length`); n != 2 {
 		t.Fatalf("the file filter shows %d events, want 2", n)
 	}
 
 	// event 2's diff, then its revert
-	do(t, ctx, chromedp.Click(chromedp.CSS(`a[href="/event/2"]`)), chromedp.WaitVisible(chromedp.CSS("table.diff tr.add td.code")))
-	if added := text(t, ctx, "table.diff tr.add td.code"); added != "+TWO" {
+	webtest.Do(t, ctx, chromedp.Click(chromedp.CSS(`a[href="/event/2"]`)), chromedp.WaitVisible(chromedp.CSS("table.diff tr.add td.code")))
+	if added := webtest.Text(t, ctx, "table.diff tr.add td.code"); added != "+TWO" {
 		t.Fatalf("added line %q", added)
 	}
-	do(t, ctx, chromedp.Click(chromedp.CSS("#revert")), chromedp.WaitVisible(chromedp.CSS("#confirm")))
-	if preview := text(t, ctx, "table.diff"); !strings.Contains(preview, "-TWO") || !strings.Contains(preview, "+two") {
+	webtest.Do(t, ctx, chromedp.Click(chromedp.CSS("#revert")), chromedp.WaitVisible(chromedp.CSS("#confirm")))
+	if preview := webtest.Text(t, ctx, "table.diff"); !strings.Contains(preview, "-TWO") || !strings.Contains(preview, "+two") {
 		t.Fatalf("revert preview:\n%s", preview)
 	}
 	if got, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(got) != "one\nTWO\nthree\n" {
 		t.Fatalf("the preview changed the file: %q", got)
 	}
-	do(t, ctx, chromedp.Click(chromedp.CSS("#confirm")), chromedp.WaitVisible(chromedp.CSS("dl.meta")))
-	if h1 := text(t, ctx, "h1"); !strings.Contains(h1, "#4") || !strings.Contains(h1, "revert") {
+	webtest.Do(t, ctx, chromedp.Click(chromedp.CSS("#confirm")), chromedp.WaitVisible(chromedp.CSS("dl.meta")))
+	if h1 := webtest.Text(t, ctx, "h1"); !strings.Contains(h1, "#4") || !strings.Contains(h1, "revert") {
 		t.Fatalf("after the revert: %q", h1)
 	}
 	if got, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(got) != "one\ntwo\nthree\n" {
@@ -194,31 +127,31 @@ func TestWeb_Browser(t *testing.T) {
 	}
 
 	// a new event by the agent shows on the open timeline without a reload
-	do(t, ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("ol.events li.ev")))
-	eval[int](t, ctx, `window.marker = 1`)
+	webtest.Do(t, ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("ol.events li.ev")))
+	webtest.Eval[int](t, ctx, `window.marker = 1`)
 	if _, err := agentEngine.Apply(context.Background(), &replay.Batch{Tool: "file_replace", Changes: []replay.Change{{Path: "b.txt", Data: []byte("bee, again\n")}}}); err != nil {
 		t.Fatal(err)
 	}
-	do(t, ctx, chromedp.WaitVisible(chromedp.CSS(`a[href="/event/5"]`)), chromedp.WaitVisible(chromedp.CSS("#live")))
-	if eval[int](t, ctx, `window.marker || 0`) != 1 {
+	webtest.Do(t, ctx, chromedp.WaitVisible(chromedp.CSS(`a[href="/event/5"]`)), chromedp.WaitVisible(chromedp.CSS("#live")))
+	if webtest.Eval[int](t, ctx, `window.marker || 0`) != 1 {
 		t.Fatal("the page reloaded to show the new event")
 	}
 
 	// blame by content: the revert put line 2 back as event 1 wrote it, so
 	// every line is the first event's
-	do(t, ctx, chromedp.Navigate(base+"/blame?path=a.txt"), chromedp.WaitVisible(chromedp.CSS("table.blame")))
-	seqs := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("table.blame tbody tr")).map(r => r.dataset.seq)`)
+	webtest.Do(t, ctx, chromedp.Navigate(base+"/blame?path=a.txt"), chromedp.WaitVisible(chromedp.CSS("table.blame")))
+	seqs := webtest.Eval[[]string](t, ctx, `Array.from(document.querySelectorAll("table.blame tbody tr")).map(r => r.dataset.seq)`)
 	if strings.Join(seqs, ",") != "1,1,1" {
 		t.Fatalf("blame rows %v", seqs)
 	}
 
 	// the file at an event: restore a.txt to its state after event 2
-	do(t, ctx, chromedp.Navigate(base+"/event/2"), chromedp.Click(chromedp.CSS("a.restore")), chromedp.WaitVisible(chromedp.CSS("#confirm")))
-	if preview := text(t, ctx, "table.diff"); !strings.Contains(preview, "+TWO") {
+	webtest.Do(t, ctx, chromedp.Navigate(base+"/event/2"), chromedp.Click(chromedp.CSS("a.restore")), chromedp.WaitVisible(chromedp.CSS("#confirm")))
+	if preview := webtest.Text(t, ctx, "table.diff"); !strings.Contains(preview, "+TWO") {
 		t.Fatalf("restore preview:\n%s", preview)
 	}
-	do(t, ctx, chromedp.Click(chromedp.CSS("#confirm")), chromedp.WaitVisible(chromedp.CSS("dl.meta")))
-	if h1 := text(t, ctx, "h1"); !strings.Contains(h1, "#6") || !strings.Contains(h1, "restore") {
+	webtest.Do(t, ctx, chromedp.Click(chromedp.CSS("#confirm")), chromedp.WaitVisible(chromedp.CSS("dl.meta")))
+	if h1 := webtest.Text(t, ctx, "h1"); !strings.Contains(h1, "#6") || !strings.Contains(h1, "restore") {
 		t.Fatalf("after the restore: %q", h1)
 	}
 	if got, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(got) != "one\nTWO\nthree\n" {
@@ -226,8 +159,8 @@ func TestWeb_Browser(t *testing.T) {
 	}
 
 	// the agent's session: its events and everything it changed, as one diff per file
-	do(t, ctx, chromedp.Navigate(base+"/event/5"), chromedp.Click(chromedp.CSS(`a[href="/session/s1"]`)), chromedp.WaitVisible(chromedp.CSS("table.diff")))
-	page := text(t, ctx, "main")
+	webtest.Do(t, ctx, chromedp.Navigate(base+"/event/5"), chromedp.Click(chromedp.CSS(`a[href="/session/s1"]`)), chromedp.WaitVisible(chromedp.CSS("table.diff")))
+	page := webtest.Text(t, ctx, "main")
 	for _, want := range []string{"claude-code 2.0 /s1", "4 —", "+TWO", "+bee, again"} {
 		if !strings.Contains(page, want) {
 			t.Fatalf("session page lacks %q:\n%s", want, page)
@@ -246,51 +179,51 @@ func TestWeb_Browser(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	do(t, ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(`a[href="/event/9"]`)))
-	if instr := text(t, ctx, "li.ev .instr"); instr != "Document main and greet with hello" {
+	webtest.Do(t, ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(`a[href="/event/9"]`)))
+	if instr := webtest.Text(t, ctx, "li.ev .instr"); instr != "Document main and greet with hello" {
 		t.Fatalf("the edit instruction on the timeline: %q", instr)
 	}
 	// grouped by session: s2 (9, 8), s1 (7), the app (6), s1 (5), the app (4), s1 (3, 2, 1)
-	groups := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("section.group")).map(g => Array.from(g.querySelectorAll("a.seq")).map(a => a.textContent).join(" "))`)
+	groups := webtest.Eval[[]string](t, ctx, `Array.from(document.querySelectorAll("section.group")).map(g => Array.from(g.querySelectorAll("a.seq")).map(a => a.textContent).join(" "))`)
 	if strings.Join(groups, ",") != "#9 #8,#7,#6,#5,#4,#3 #2 #1" {
 		t.Fatalf("groups %q", groups)
 	}
-	if h := text(t, ctx, "h2.session"); !strings.Contains(h, "/s2") || !strings.Contains(h, "2 events in all (#8–#9)") {
+	if h := webtest.Text(t, ctx, "h2.session"); !strings.Contains(h, "/s2") || !strings.Contains(h, "2 events in all (#8–#9)") {
 		t.Fatalf("s2's heading: %q", h)
 	}
-	shot(t, ctx, "timeline")
-	do(t, ctx, chromedp.Navigate(base+"/event/8"), chromedp.WaitVisible(chromedp.CSS("table.diff tr.add")))
-	if n := eval[int](t, ctx, `document.querySelectorAll("table.diff.hl tr.add td.code span.c1, table.diff.hl tr.add td.code span.s").length`); n != 2 {
-		t.Fatalf("the added comment and string are not highlighted (%d spans):\n%s", n, eval[string](t, ctx, `document.querySelector("table.diff").outerHTML`))
+	webtest.Shot(t, ctx, "timeline")
+	webtest.Do(t, ctx, chromedp.Navigate(base+"/event/8"), chromedp.WaitVisible(chromedp.CSS("table.diff tr.add")))
+	if n := webtest.Eval[int](t, ctx, `document.querySelectorAll("table.diff.hl tr.add td.code span.c1, table.diff.hl tr.add td.code span.s").length`); n != 2 {
+		t.Fatalf("the added comment and string are not highlighted (%d spans):\n%s", n, webtest.Eval[string](t, ctx, `document.querySelector("table.diff").outerHTML`))
 	}
-	if rows := text(t, ctx, "table.diff"); !strings.Contains(rows, "+// main greets.") || !strings.Contains(rows, "-\tprintln(\"hi\")") {
+	if rows := webtest.Text(t, ctx, "table.diff"); !strings.Contains(rows, "+// main greets.") || !strings.Contains(rows, "-\tprintln(\"hi\")") {
 		t.Fatalf("event 8's diff:\n%s", rows)
 	}
-	shot(t, ctx, "event")
-	do(t, ctx, chromedp.Click(chromedp.CSS("#view")), chromedp.WaitVisible(chromedp.CSS("table.diff.split")))
-	pairs := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("table.diff.split tr")).filter(r => r.querySelector("td.del")).map(r => r.querySelector("td.del").textContent + " | " + r.querySelector("td.add").textContent)`)
+	webtest.Shot(t, ctx, "event")
+	webtest.Do(t, ctx, chromedp.Click(chromedp.CSS("#view")), chromedp.WaitVisible(chromedp.CSS("table.diff.split")))
+	pairs := webtest.Eval[[]string](t, ctx, `Array.from(document.querySelectorAll("table.diff.split tr")).filter(r => r.querySelector("td.del")).map(r => r.querySelector("td.del").textContent + " | " + r.querySelector("td.add").textContent)`)
 	if len(pairs) != 1 || pairs[0] != "\tprintln(\"hi\") | \tprintln(\"hello\")" {
 		t.Fatalf("side by side, the changed line pairs: %q", pairs)
 	}
-	shot(t, ctx, "event-split")
-	do(t, ctx, chromedp.Click(chromedp.CSS("#view")), chromedp.WaitVisible(chromedp.CSS("table.diff:not(.split)")))
+	webtest.Shot(t, ctx, "event-split")
+	webtest.Do(t, ctx, chromedp.Click(chromedp.CSS("#view")), chromedp.WaitVisible(chromedp.CSS("table.diff:not(.split)")))
 
 	// undo of session s1 is blocked: main.go, which it created (event 7), changed since; nothing is offered
-	do(t, ctx, chromedp.Navigate(base+"/session/s1/undo"), chromedp.WaitVisible(chromedp.CSS("p.error")))
-	if msg := text(t, ctx, "p.error"); !strings.Contains(msg, "#7") || !strings.Contains(msg, "main.go") || !strings.Contains(msg, "created the file") {
+	webtest.Do(t, ctx, chromedp.Navigate(base+"/session/s1/undo"), chromedp.WaitVisible(chromedp.CSS("p.error")))
+	if msg := webtest.Text(t, ctx, "p.error"); !strings.Contains(msg, "#7") || !strings.Contains(msg, "main.go") || !strings.Contains(msg, "created the file") {
 		t.Fatalf("blocked session undo: %s", msg)
 	}
-	if n := eval[int](t, ctx, `document.querySelectorAll("#confirm").length`); n != 0 {
+	if n := webtest.Eval[int](t, ctx, `document.querySelectorAll("#confirm").length`); n != 0 {
 		t.Fatal("a blocked undo offers to confirm")
 	}
 	// undo of session s2: previewed, then one new event; the files on disk are as before s2
-	do(t, ctx, chromedp.Navigate(base+"/session/s2"), chromedp.Click(chromedp.CSS("#undo")), chromedp.WaitVisible(chromedp.CSS("#confirm")))
-	if preview := text(t, ctx, "main"); !strings.Contains(preview, "-// main greets.") || !strings.Contains(preview, "+bee, again") {
+	webtest.Do(t, ctx, chromedp.Navigate(base+"/session/s2"), chromedp.Click(chromedp.CSS("#undo")), chromedp.WaitVisible(chromedp.CSS("#confirm")))
+	if preview := webtest.Text(t, ctx, "main"); !strings.Contains(preview, "-// main greets.") || !strings.Contains(preview, "+bee, again") {
 		t.Fatalf("session undo preview:\n%s", preview)
 	}
-	shot(t, ctx, "session-undo")
-	do(t, ctx, chromedp.Click(chromedp.CSS("#confirm")), chromedp.WaitVisible(chromedp.CSS("dl.meta")))
-	if h1 := text(t, ctx, "h1"); !strings.Contains(h1, "#10") || !strings.Contains(h1, "undo_session") {
+	webtest.Shot(t, ctx, "session-undo")
+	webtest.Do(t, ctx, chromedp.Click(chromedp.CSS("#confirm")), chromedp.WaitVisible(chromedp.CSS("dl.meta")))
+	if h1 := webtest.Text(t, ctx, "h1"); !strings.Contains(h1, "#10") || !strings.Contains(h1, "undo_session") {
 		t.Fatalf("after the session undo: %q", h1)
 	}
 	if got, _ := os.ReadFile(filepath.Join(dir, "main.go")); string(got) != "package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n" {
@@ -299,11 +232,11 @@ func TestWeb_Browser(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(dir, "b.txt")); string(got) != "bee, again\n" {
 		t.Fatalf("b.txt after the undo of s2: %q", got)
 	}
-	if page := text(t, ctx, "main"); !strings.Contains(page, "#9") || !strings.Contains(page, "#8") {
+	if page := webtest.Text(t, ctx, "main"); !strings.Contains(page, "#9") || !strings.Contains(page, "#8") {
 		t.Fatalf("the undo event does not name what it took back:\n%s", page)
 	}
-	do(t, ctx, chromedp.Navigate(base+"/blame?path=main.go"), chromedp.WaitVisible(chromedp.CSS("table.blame")))
-	shot(t, ctx, "blame")
+	webtest.Do(t, ctx, chromedp.Navigate(base+"/blame?path=main.go"), chromedp.WaitVisible(chromedp.CSS("table.blame")))
+	webtest.Shot(t, ctx, "blame")
 	// an agent's Bash call recorded by its hooks: the command that ran and
 	// the description the agent gave it, both on the timeline
 	bashActor := journal.Actor{Kind: "agent", Name: "claude-code", Session: "s3", Origin: "hook"}
@@ -312,16 +245,16 @@ func TestWeb_Browser(t *testing.T) {
 		Changes: []replay.Change{{Path: "b.txt", Data: []byte("BEE, again\n")}}}); err != nil {
 		t.Fatal(err)
 	}
-	do(t, ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(`li.ev code.cmd`)))
-	if c, d := text(t, ctx, "li.ev code.cmd"), text(t, ctx, "li.ev .instr"); c != "sed -i 's/bee/BEE/' b.txt && go test ./..." || d != "Shout the bee, then run the tests" {
+	webtest.Do(t, ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(`li.ev code.cmd`)))
+	if c, d := webtest.Text(t, ctx, "li.ev code.cmd"), webtest.Text(t, ctx, "li.ev .instr"); c != "sed -i 's/bee/BEE/' b.txt && go test ./..." || d != "Shout the bee, then run the tests" {
 		t.Fatalf("the Bash call on the timeline: command %q, description %q", c, d)
 	}
 	// a phone's screen: the timeline still reads
-	do(t, ctx, chromedp.EmulateViewport(390, 844), chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("ol.events li.ev")))
-	if w := eval[int](t, ctx, `document.documentElement.scrollWidth`); w > 390 {
+	webtest.Do(t, ctx, chromedp.EmulateViewport(390, 844), chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("ol.events li.ev")))
+	if w := webtest.Eval[int](t, ctx, `document.documentElement.scrollWidth`); w > 390 {
 		t.Fatalf("the timeline is %d px wide on a 390 px screen", w)
 	}
-	shot(t, ctx, "timeline-phone")
+	webtest.Shot(t, ctx, "timeline-phone")
 }
 
 // TestWeb_RefusesForeignRequests: a POST without the form's token, a
@@ -524,8 +457,8 @@ func TestWeb_BrowserMCP(t *testing.T) {
 	s.Poll = 100 * time.Millisecond
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
-	ctx := browser(t)
-	do(t, ctx, chromedp.EmulateViewport(1280, 800), chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS("p.empty")))
+	ctx := webtest.Browser(t)
+	webtest.Do(t, ctx, chromedp.EmulateViewport(1280, 800), chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(chromedp.CSS("p.empty")))
 
 	var big strings.Builder
 	for i := 1; big.Len() < 600<<10; i++ {
@@ -534,25 +467,25 @@ func TestWeb_BrowserMCP(t *testing.T) {
 	call("file_create_new", map[string]any{"ops": []map[string]any{{"path": "big.txt", "content": big.String()}}})
 	call("edit_content", map[string]any{"absolute_file_path": filepath.Join(dir, "big.txt"),
 		"search_text": "line 5000 of a large generated file", "replace_text": "line 5000, edited by the agent", "preview": false})
-	do(t, ctx, chromedp.WaitVisible(chromedp.CSS(`a[href="/event/2"]`)))
-	if h := text(t, ctx, "h2.session"); !strings.Contains(h, "claude-code 2.1") || !strings.Contains(h, "2 events in all") {
+	webtest.Do(t, ctx, chromedp.WaitVisible(chromedp.CSS(`a[href="/event/2"]`)))
+	if h := webtest.Text(t, ctx, "h2.session"); !strings.Contains(h, "claude-code 2.1") || !strings.Contains(h, "2 events in all") {
 		t.Fatalf("the MCP session's heading: %q", h)
 	}
 
-	do(t, ctx, chromedp.Navigate(srv.URL+"/event/2"), chromedp.WaitVisible(chromedp.CSS("p.lazy")))
-	do(t, ctx, chromedp.Click(chromedp.CSS("details.file summary")), chromedp.WaitVisible(chromedp.CSS("table.diff tr.add")))
-	if rows := text(t, ctx, "table.diff"); !strings.Contains(rows, "+line 5000, edited by the agent") || !strings.Contains(rows, "-line 5000 of a large generated file") {
+	webtest.Do(t, ctx, chromedp.Navigate(srv.URL+"/event/2"), chromedp.WaitVisible(chromedp.CSS("p.lazy")))
+	webtest.Do(t, ctx, chromedp.Click(chromedp.CSS("details.file summary")), chromedp.WaitVisible(chromedp.CSS("table.diff tr.add")))
+	if rows := webtest.Text(t, ctx, "table.diff"); !strings.Contains(rows, "+line 5000, edited by the agent") || !strings.Contains(rows, "-line 5000 of a large generated file") {
 		t.Fatalf("the large file's diff:\n%s", rows)
 	}
-	if nums := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("table.diff tr.add td.num")).map(td => td.textContent)`); strings.Join(nums, ",") != ",5000" {
+	if nums := webtest.Eval[[]string](t, ctx, `Array.from(document.querySelectorAll("table.diff tr.add td.num")).map(td => td.textContent)`); strings.Join(nums, ",") != ",5000" {
 		t.Fatalf("the added line's numbers: %q", nums)
 	}
 
-	sess := eval[string](t, ctx, `document.querySelector('dd a[href^="/session/"]').getAttribute("href")`)
-	do(t, ctx, chromedp.Navigate(srv.URL+sess), chromedp.WaitVisible(chromedp.CSS("#undo")))
-	do(t, ctx, chromedp.Click(chromedp.CSS("#undo")), chromedp.WaitVisible(chromedp.CSS("#confirm")))
-	do(t, ctx, chromedp.Click(chromedp.CSS("#confirm")), chromedp.WaitVisible(chromedp.CSS("dl.meta")))
-	if h1 := text(t, ctx, "h1"); !strings.Contains(h1, "#3") || !strings.Contains(h1, "undo_session") {
+	sess := webtest.Eval[string](t, ctx, `document.querySelector('dd a[href^="/session/"]').getAttribute("href")`)
+	webtest.Do(t, ctx, chromedp.Navigate(srv.URL+sess), chromedp.WaitVisible(chromedp.CSS("#undo")))
+	webtest.Do(t, ctx, chromedp.Click(chromedp.CSS("#undo")), chromedp.WaitVisible(chromedp.CSS("#confirm")))
+	webtest.Do(t, ctx, chromedp.Click(chromedp.CSS("#confirm")), chromedp.WaitVisible(chromedp.CSS("dl.meta")))
+	if h1 := webtest.Text(t, ctx, "h1"); !strings.Contains(h1, "#3") || !strings.Contains(h1, "undo_session") {
 		t.Fatalf("after the session undo: %q", h1)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "big.txt")); !os.IsNotExist(err) {

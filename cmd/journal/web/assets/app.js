@@ -5,14 +5,15 @@
   "use strict";
   var rows = [];
   var at = -1;
+  function hook(r) {
+    r.addEventListener("click", function (e) {
+      if (e.target.tagName !== "A") location.href = r.dataset.href;
+    });
+  }
   function bind() {
     rows = Array.prototype.slice.call(document.querySelectorAll(".ev[data-href]"));
     at = -1;
-    rows.forEach(function (r) {
-      r.addEventListener("click", function (e) {
-        if (e.target.tagName !== "A") location.href = r.dataset.href;
-      });
-    });
+    rows.forEach(hook);
   }
   bind();
   function select(i) {
@@ -116,6 +117,67 @@
     es.addEventListener("last", function (e) {
       seen = Math.max(seen, Number(e.data));
       refresh();
+    });
+  }
+  // The team page's timeline: its older events are fetched a page at a
+  // time (the JSON of /team/events) when "Older events" is clicked, and
+  // appended as rows like the server's.
+  var more = document.querySelector("a.team-more");
+  var teamList = document.getElementById("team-events");
+  function el(tag, cls, text) {
+    var x = document.createElement(tag);
+    if (cls) x.className = cls;
+    if (text !== undefined) x.textContent = text;
+    return x;
+  }
+  function teamRow(ev) {
+    var li = el("li", "ev tev" + (ev.status !== "committed" ? " " + ev.status : ""));
+    li.dataset.href = ev.href;
+    li.dataset.ws = ev.workspace;
+    li.dataset.seq = ev.seq;
+    li.dataset.who = ev.who;
+    var a = el("a", "seq", ev.workspace.slice(0, 8) + " #" + ev.seq);
+    a.href = ev.href;
+    li.append(a, " ", el("span", "who", ev.who + (ev.host ? "@" + ev.host : "")), " ", el("span", "tool", ev.what), " ");
+    var files = el("span", "files");
+    (ev.paths || []).slice(0, 3).forEach(function (p) { files.append(el("span", "path", p), " "); });
+    if ((ev.paths || []).length > 3) files.append("+" + ev.paths.length + " files");
+    li.append(files, " ");
+    if (ev.added || ev.removed) {
+      var c = el("span", "counts");
+      if (ev.added) c.append(el("span", "plus", "+" + ev.added));
+      c.append(" ");
+      if (ev.removed) c.append(el("span", "minus", "\u2212" + ev.removed));
+      li.append(c, " ");
+    }
+    if (ev.model) li.append(el("span", "model", ev.model), " ");
+    var t = el("time", "", ev.when);
+    t.setAttribute("datetime", ev.time);
+    li.append(t);
+    if (ev.status !== "committed") li.append(" ", el("span", "status", ev.status));
+    if (ev.prompt) li.append(" ", el("span", "instr", ev.prompt));
+    return li;
+  }
+  if (more && teamList) {
+    more.addEventListener("click", function (e) {
+      e.preventDefault();
+      if (more.dataset.loading) return;
+      more.dataset.loading = "1";
+      fetch(more.getAttribute("href"), { headers: { "Accept": "application/json" } }).then(function (r) { return r.json(); }).then(function (page) {
+        if (page.error) throw new Error(page.error);
+        page.rows.forEach(function (ev) {
+          var li = teamRow(ev);
+          teamList.appendChild(li);
+          hook(li);
+          rows.push(li);
+        });
+        if (page.next) more.setAttribute("href", page.next);
+        else more.parentNode.removeChild(more);
+      }).catch(function (err) {
+        more.textContent = "Older events could not be loaded (" + err.message + "): click to try again →";
+      }).finally(function () {
+        delete more.dataset.loading;
+      });
     });
   }
 })();
