@@ -37,15 +37,38 @@ func newEnvWith(t testing.TB, opts func(dir string) jmcp.Options, files ...strin
 	for i := 0; i+1 < len(files); i += 2 {
 		write(t, dir, files[i], files[i+1])
 	}
+	e, closeEnv := openEnv(t, dir, opts(dir))
+	t.Cleanup(closeEnv)
+	return e
+}
+
+// openEnv serves the workspace dir in process and connects a client; the
+// caller closes both with the function returned (newEnvWith at the test's
+// end; the fuzzer's long mode after each chunk, so that what a chunk's
+// server held is freed before the next).
+func openEnv(t testing.TB, dir string, o jmcp.Options) (*env, func()) {
+	t.Helper()
 	eng, err := replay.Open(replay.Options{Roots: []string{dir}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { eng.Close() })
-	srv := jmcp.New(eng, opts(eng.Roots()[0].Dir))
+	srv := jmcp.New(eng, o)
 	e := &env{t: t, dir: dir, eng: eng, srv: srv}
-	e.c = connect(t, srv, nil)
-	return e
+	c, err := client.NewInProcessClient(srv.MCP())
+	if err != nil {
+		eng.Close()
+		t.Fatal(err)
+	}
+	closeEnv := func() {
+		c.Close()
+		eng.Close()
+	}
+	if err := startClient(c, nil); err != nil {
+		closeEnv()
+		t.Fatal(err)
+	}
+	e.c = c
+	return e, closeEnv
 }
 
 func connect(t testing.TB, srv *jmcp.Server, sampling client.SamplingHandler) *client.Client {
@@ -60,8 +83,17 @@ func connect(t testing.TB, srv *jmcp.Server, sampling client.SamplingHandler) *c
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Start(ctx); err != nil {
+	if err := startClient(c, sampling); err != nil {
 		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// startClient starts c and says hello as a client would.
+func startClient(c *client.Client, sampling client.SamplingHandler) error {
+	if err := c.Start(ctx); err != nil {
+		return err
 	}
 	req := mcpgo.InitializeRequest{}
 	req.Params.ProtocolVersion = mcpgo.LATEST_PROTOCOL_VERSION
@@ -69,11 +101,8 @@ func connect(t testing.TB, srv *jmcp.Server, sampling client.SamplingHandler) *c
 	if sampling != nil {
 		req.Params.Capabilities.Sampling = &mcpgo.SamplingCapability{}
 	}
-	if _, err := c.Initialize(ctx, req); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
+	_, err := c.Initialize(ctx, req)
+	return err
 }
 
 func write(t testing.TB, dir, name, content string) {
