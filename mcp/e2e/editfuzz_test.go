@@ -35,7 +35,7 @@ func (c sdkCaller) Call(tool string, args map[string]any) (editfuzz.Reply, error
 // the real binary (`journal serve --watch=false`): the same trials, the same
 // oracle, the same known failures; any other wrong class fails.
 // JOURNAL_FUZZ_EDITS_SDK=N runs N trials (default 300), in servers of
-// 5,000 trials each.
+// 5,000 trials each; JOURNAL_FUZZ_DUMP=DIR saves every wrong trial there.
 func TestSDK_EditFuzz(t *testing.T) {
 	pairs, err := editfuzz.LoadCorpus(filepath.Join(repo, "testdata", "editfuzz", "corpus"))
 	if err != nil {
@@ -45,6 +45,16 @@ func TestSDK_EditFuzz(t *testing.T) {
 	if s := os.Getenv("JOURNAL_FUZZ_EDITS_SDK"); s != "" {
 		if n, err = strconv.Atoi(s); err != nil {
 			t.Fatal(err)
+		}
+	}
+	if n > 300 {
+		// the long mode draws on this repository's history too, as the
+		// in-process one does
+		if hist, err := editfuzz.GitHistory(repo, 400); err != nil || len(hist) == 0 {
+			t.Logf("this repository's history is not available (%v): the committed corpus only", err)
+		} else {
+			t.Logf("%d pairs from this repository's history beside the corpus's %d", len(hist), len(pairs))
+			pairs = append(pairs, hist...)
 		}
 	}
 	seed := uint64(1)
@@ -58,10 +68,27 @@ func TestSDK_EditFuzz(t *testing.T) {
 	start := time.Now()
 	total := editfuzz.NewTally()
 	for i := 0; i*5000 < n; i++ {
-		root := t.TempDir()
+		// each chunk's client, server and workspace go when it ends
+		// (kept to the test's end, a long run held them all)
+		root, err := os.MkdirTemp("", "editfuzz-sdk-")
+		if err != nil {
+			t.Fatal(err)
+		}
 		d := startDriver(t, root, "--watch=false")
 		r := editfuzz.NewRunner(sdkCaller{d}, root)
-		tally, err := editfuzz.Fuzz(r, pairs, editfuzz.Options{Trials: min(5000, n-i*5000), Seed: seed + uint64(i), Minimize: true})
+		opts := editfuzz.Options{Trials: min(5000, n-i*5000), Seed: seed + uint64(i), Minimize: true}
+		if dir := os.Getenv("JOURNAL_FUZZ_DUMP"); dir != "" {
+			opts.Wrong = func(tr editfuzz.Trial, v editfuzz.Verdict) {
+				if err := editfuzz.SaveWrong(dir, tr, v); err != nil {
+					t.Error(err)
+				}
+			}
+		}
+		tally, err := editfuzz.Fuzz(r, pairs, opts)
+		d.stop()
+		if rmErr := os.RemoveAll(root); rmErr != nil {
+			t.Error(rmErr)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -16,10 +17,11 @@ import (
 // driver is the TypeScript SDK client of driver.mjs, connected to a
 // `journal serve` of root for as long as the test runs.
 type driver struct {
-	t   *testing.T
-	cmd *exec.Cmd
-	in  *json.Encoder
-	out *bufio.Scanner
+	t    *testing.T
+	cmd  *exec.Cmd
+	in   *json.Encoder
+	out  *bufio.Scanner
+	stop func() // ends the client and its server (once; also at the test's end)
 }
 
 func startDriver(t *testing.T, root string, args ...string) *driver {
@@ -35,7 +37,8 @@ func startDriver(t *testing.T, root string, args ...string) *driver {
 	}
 	d := &driver{t: t, cmd: cmd, in: json.NewEncoder(in), out: bufio.NewScanner(out)}
 	d.out.Buffer(nil, 16<<20)
-	t.Cleanup(func() { closeAndWait(in, cmd, 10*time.Second) })
+	d.stop = sync.OnceFunc(func() { closeAndWait(in, cmd, 10*time.Second) })
+	t.Cleanup(d.stop)
 	if !d.out.Scan() || !strings.Contains(d.out.Text(), "ready") {
 		t.Fatalf("the SDK client did not connect: %q", d.out.Text())
 	}
