@@ -93,6 +93,9 @@ func TestSDK_EditFuzz(t *testing.T) {
 			t.Fatal(err)
 		}
 		total.Merge(tally)
+		if n > 5000 {
+			t.Logf("%d trials, %.0f s, %d wrong classes\n%s", total.Trials, time.Since(start).Seconds(), len(total.Classes), total.Table())
+		}
 	}
 	total.Elapsed = time.Since(start)
 	t.Logf("%d trials through the TypeScript SDK, seed %d, in %.1f s (%.0f trials/s)\n%s", total.Trials, seed,
