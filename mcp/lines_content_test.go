@@ -53,6 +53,13 @@ func TestLineTools_ContentArtefacts(t *testing.T) {
 		{name: "a file whose lines end in \\n kept", file: "notes.txt", before: "escapes:\nnewline is \\n\ntab\n",
 			start: 3, end: 3, content: `tab is \t, newline \n`,
 			want: "escapes:\nnewline is \\n\ntab is \\t, newline \\n\n"},
+		// the fuzzer's escape-twice (long mode, seed 59): a function sent
+		// escaped twice over its old self, in a file with a comment that
+		// ends in \n — its lines come back, so it was escaped
+		{name: "escaped twice over its own lines, the file's comment ending in \\n", file: "a.go",
+			before: "// the content no \\\\n, its \\n\nfunc f(s string) bool {\n\tif s == \"\" {\n\t\treturn false\n\t}\n\treturn true\n}\n",
+			start: 2, end: 6, content: `func f(s string) bool {\n\tif s == \"\" || s == \"-\" {\n\t\treturn false\n\t}\n\treturn true\n`,
+			want: "// the content no \\\\n, its \\n\nfunc f(s string) bool {\n\tif s == \"\" || s == \"-\" {\n\t\treturn false\n\t}\n\treturn true\n}\n", says: "escaped twice"},
 		{name: "look-alikes where the file has ASCII", file: "a.js", before: "  verb(\"next\"), verb('x');\n  done();\n",
 			start: 1, end: 1, content: "  verb(“next”), verb(‘x’, y);\n  more(“z”);\n",
 			want: "  verb(\"next\"), verb('x', y);\n  more(\"z\");\n  done();\n", says: "look-alike"},

@@ -39,6 +39,11 @@ func TestEditContent_LookalikesByClass(t *testing.T) {
 			before: "package p\n\nvar a = 1\n", search: "var a = 1\n",
 			replace: "var a = 1\n\nvar b = “{\\”x\\”: 1}”\n",
 			want:    "package p\n\nvar a = 1\n\nvar b = \"{\\\"x\\\": 1}\"\n"},
+		// the fuzzer's trunc-replace on this repository's notes about
+		// look-alikes: a backslash escapes nothing in a comment
+		{name: "an escaped quote in a comment is no artefact", file: "esc.go",
+			before: "package p\n\nfunc f() {}\n", search: "func f() {}\n",
+			replace: "func f() {}\n\n// escaped reports an escaped quote (`\\”` is no escape in any language).\nfunc escaped() {}\n"},
 		{name: "a comment's look-alike with nothing to show refused", file: "scan.go",
 			before: "package p\n\n// MaskEvent masks the event's secrets.\nfunc MaskEvent() {}\n", search: "func MaskEvent() {}\n",
 			replace: "func MaskEvent() {}\n\n// Copy returns the copy’s hash.\nfunc Copy() {}\n"},

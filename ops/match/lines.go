@@ -24,7 +24,8 @@ import (
 //     from start but not all consecutive: refused.
 //   - text escaped twice: one line, no real line break, ending with the two
 //     characters \n — whole lines sent as one JSON-escaped string. Unescaped
-//     once, unless a line of the file ends so itself, or the content holds
+//     once, unless a line of the file ends so itself (and the content does
+//     not unescape into two of the lines it replaces), or the content holds
 //     what an escaping leaves none of (a real tab, an unescaped ").
 //   - look-alikes (curly quotes, dashes, no-break spaces) the file never
 //     uses: when one of them stands where the lines replaced have its ASCII
@@ -56,7 +57,7 @@ func LineContent(content string, old []string, start int, text, path string) (st
 	if note != "" {
 		notes = append(notes, note)
 	}
-	if u, ok := escapedTwice(out, text); ok {
+	if u, ok := escapedTwice(out, old, text); ok {
 		out = u
 		notes = append(notes, `the content was escaped twice (\n, \t, \" as text, no line break): it was unescaped once`)
 	}
@@ -146,20 +147,46 @@ func oldPrefixed(old []string, sep string) bool {
 // Content holding a real tab or a double quote no backslash escapes is
 // not escaped twice — the escaping would have left neither —: its \n are
 // the file's kind of text, cut short (a Go line whose string holds
-// "<ul>\n").
-func escapedTwice(content, text string) (string, bool) {
+// "<ul>\n"); so is content in a file whose own lines end in \n, unless it
+// unescapes into lines the range replaced (keepsLines).
+func escapedTwice(content string, old []string, text string) (string, bool) {
 	if strings.Contains(content, "\n") || !strings.HasSuffix(content, `\n`) || strings.HasSuffix(content, `\\n`) {
 		return "", false
 	}
 	if strings.Contains(content, "\t") || bareQuote(content) {
 		return "", false
 	}
+	u := unescaper.Replace(content)
+	if keepsLines(u, old) {
+		return u, true
+	}
 	for _, l := range strings.Split(toLF(text), "\n") {
 		if strings.HasSuffix(l, `\n`) {
 			return "", false // the file's own lines end so: its text
 		}
 	}
-	return unescaper.Replace(content), true
+	return u, true
+}
+
+// keepsLines reports whether u, content unescaped once, holds two or more
+// non-blank lines that stand among the lines it replaces (old), each
+// whole: lines of the file, which the one-line reading would glue into one
+// (a line of Go source ending in a comment's `\n` does not make those
+// pieces its kind of text).
+func keepsLines(u string, old []string) bool {
+	had := map[string]bool{}
+	for _, l := range old {
+		if t := strings.TrimSpace(l); t != "" {
+			had[t] = true
+		}
+	}
+	n := 0
+	for _, l := range strings.Split(u, "\n") {
+		if t := strings.TrimSpace(l); t != "" && had[t] {
+			n++
+		}
+	}
+	return n >= 2
 }
 
 // bareQuote reports a double quote in s that no backslash escapes.

@@ -20,8 +20,8 @@ import (
 //     start or an opening bracket or quote, before a letter or a hyphen:
 //     a command-line option (`–-key`, `–run`); before a digit too in code
 //     (a minus). Typography has no dash glued to the next word only.
-//   - in code, a curly quote escaped by a backslash (`\”`): an escaped
-//     ASCII quote.
+//   - in code outside comments, a curly quote escaped by a backslash
+//     (`\”`): an escaped ASCII quote.
 //   - in code (a language with a grammar, syntax.InText), a look-alike
 //     where the syntax needs the ASCII character: outside comments and
 //     string literals (`“s.py”` as a Go string's delimiters, `’(’` as a
@@ -65,11 +65,13 @@ func certainArtefacts(text []rune, path, before string) []bool {
 		// strings it is thrown off by something else
 		return out
 	}
-	var idx []int // the visible look-alikes
+	var idx, esc []int // the visible look-alikes; quotes after a backslash
 	for i, r := range text {
 		if m, ok := lookalike(r); ok && m != "" && m != " " {
-			if isDash(r) && optionDash(text, i, code != "") || code != "" && (m == "'" || m == `"`) && escaped(text, i) {
+			if isDash(r) && optionDash(text, i, code != "") {
 				out[i] = true
+			} else if code != "" && (m == "'" || m == `"`) && escaped(text, i) {
+				esc = append(esc, i)
 			}
 			idx = append(idx, i)
 		}
@@ -77,13 +79,21 @@ func certainArtefacts(text []rune, path, before string) []bool {
 	if code == "" || len(idx) == 0 {
 		return out
 	}
+	before = lastLines(before, contextLines)
+	if len(esc) > 0 {
+		// an escaped quote is an artefact where a backslash escapes, not
+		// in a comment (a note about `\”` means it)
+		cm, ok := syntax.InComment(code, []byte(before+string(text)), offsets(text, len(before), esc))
+		for k, i := range esc {
+			out[i] = !ok || !cm[k]
+		}
+	}
 	// a quote the syntax takes for a delimiter opens (or closes) a string
 	// whose other delimiter is the next quote of its kind that ends one:
 	// once both are ASCII, the text between reads as the string it is, and
 	// the text is read again (a few times at most); only then are other
 	// look-alikes outside comments and strings taken (a range's dash in a
 	// string whose delimiters were curled is the string's)
-	before = lastLines(before, contextLines)
 	cur := slices.Clone(text)
 	for i, r := range cur {
 		if m, ok := lookalike(r); ok && (m == " " || m == "") {

@@ -15,6 +15,19 @@ import (
 // is a markup language (Markdown, HTML), where all of it is text; the
 // caller then knows nothing of the offsets.
 func InText(lang string, src []byte, offsets []int) (in []bool, ok bool) {
+	return within(lang, src, offsets, textNode)
+}
+
+// InComment is InText for comments alone: a comment's characters mean
+// nothing to the language (a backslash there escapes nothing), where a
+// string's may.
+func InComment(lang string, src []byte, offsets []int) (in []bool, ok bool) {
+	return within(lang, src, offsets, func(t string) bool { return strings.Contains(t, "comment") })
+}
+
+// within reports, for each offset, whether a node of a type kind accepts
+// encloses it, an interpolation between them breaking the enclosure.
+func within(lang string, src []byte, offsets []int, kind func(string) bool) (in []bool, ok bool) {
 	switch lang {
 	case "", "markdown", "html":
 		return nil, false
@@ -31,7 +44,7 @@ func InText(lang string, src []byte, offsets []int) (in []bool, ok bool) {
 		p := sitter.Point{Row: uint32(t.line(off) - 1), Column: uint32(t.column(off))}
 		n := root.NamedDescendantForPointRange(p, sitter.Point{Row: p.Row, Column: p.Column + 1})
 		for ; n != nil; n = n.Parent() {
-			if t := n.Type(); textNode(t) {
+			if t := n.Type(); kind(t) {
 				in[i] = true
 				break
 			} else if interpolation(t) {
