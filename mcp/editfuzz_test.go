@@ -173,9 +173,13 @@ func reportEditFuzz(t *testing.T, tally *editfuzz.Tally, save bool) {
 // TestEditFuzz_Regressions sends every saved wrong trial again
 // (testdata/editfuzz/regressions): one still wrong must be of a class in
 // editfuzz.KnownFailures; one that passes now is named, so its class can
-// leave the list.
+// leave the list. JOURNAL_FUZZ_REPLAY=DIR sends a dump's trials instead.
 func TestEditFuzz_Regressions(t *testing.T) {
-	regs, err := editfuzz.LoadRegressions("../testdata/editfuzz/regressions")
+	dir := "../testdata/editfuzz/regressions"
+	if d := os.Getenv("JOURNAL_FUZZ_REPLAY"); d != "" {
+		dir = d // a long run's dump (JOURNAL_FUZZ_DUMP), sent again after a fix
+	}
+	regs, err := editfuzz.LoadRegressions(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
