@@ -18,7 +18,10 @@ import (
 // Scan's (sorted, not overlapping); ranges out of b are ignored. The same
 // secret masks to the same text, so a diff of masked versions shows only
 // what changed around it.
-func Mask(b []byte, fs []Finding) []byte {
+func Mask(b []byte, fs []Finding) []byte { return mask(b, fs, Mark) }
+
+// mask is Mask with mark making each finding's text.
+func mask(b []byte, fs []Finding, mark func(rule string, secret []byte) string) []byte {
 	if len(fs) == 0 {
 		return b
 	}
@@ -30,7 +33,7 @@ func Mask(b []byte, fs []Finding) []byte {
 			continue
 		}
 		out.Write(b[at:f.Start])
-		out.WriteString(Mark(f.Rule, b[f.Start:f.End]))
+		out.WriteString(mark(f.Rule, b[f.Start:f.End]))
 		at = f.End
 	}
 	out.Write(b[at:])
@@ -287,8 +290,33 @@ func marshal(v any) []byte {
 }
 
 // MaskFile returns the content of the file at path with its secrets masked
-// (ScanFile, then Mask): b itself when it holds none.
-func MaskFile(path string, b []byte) []byte { return Mask(b, ScanFile(path, b)) }
+// (ScanFile, then Mask): b itself when it holds none. A secret spanning
+// lines (a PEM key) keeps its line breaks, its mark on its first line and
+// "…" on the others, as MaskLines does, so the masked content has the
+// file's lines: a diff of masked versions numbers them as the file does.
+func MaskFile(path string, b []byte) []byte { return mask(b, ScanFile(path, b), markLines) }
+
+// markLines is Mark followed by secret's line breaks, each further line
+// of it a "…".
+func markLines(rule string, secret []byte) string {
+	m := Mark(rule, secret)
+	if bytes.IndexByte(secret, '\n') < 0 {
+		return m
+	}
+	var b strings.Builder
+	b.WriteString(m)
+	parts := bytes.Split(secret, []byte{'\n'})
+	for i := 1; i < len(parts); i++ {
+		if bytes.HasSuffix(parts[i-1], []byte{'\r'}) {
+			b.WriteByte('\r')
+		}
+		b.WriteByte('\n')
+		if len(parts[i]) > 0 {
+			b.WriteString("…")
+		}
+	}
+	return b.String()
+}
 
 // MaskLines masks the secrets of a file given as its lines (each with or
 // without its line ending, as long as joining them with "\n" where one is

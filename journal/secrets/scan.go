@@ -41,6 +41,12 @@ const (
 	overlap     = 8 << 10
 )
 
+// MaxSpan bounds the bytes a finding of a text's content covers (a window
+// and its overlap, and the rest of the window's last line): a part of a
+// larger text scanned with MaxSpan bytes on each side of what is shown of
+// it finds every secret that reaches into what is shown.
+const MaxSpan = window + overlap
+
 // allowSignature on a line keeps gitleaks from reporting a secret there; the
 // journal honours it too, so that a test fixture can say so.
 const allowSignature = "gitleaks:allow"

@@ -11,6 +11,7 @@ import (
 	"github.com/alecthomas/chroma/v2"
 	"github.com/journalfs/journal/cmd/journal/web/hl"
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/journal/secrets"
 	"github.com/journalfs/journal/ops"
 	"github.com/journalfs/journal/snapshot"
 )
@@ -165,12 +166,16 @@ func summarised(f journal.FileChange, why string) fileDiff {
 // the change and holds no secret.
 func (s *Server) makeDiff(f journal.FileChange, a, b []byte) fileDiff {
 	d := fileDiff{FileChange: f}
-	a, b = s.mask().File(f.Path, a), s.mask().File(f.Path, b)
 	if bytes.IndexByte(a, 0) >= 0 || bytes.IndexByte(b, 0) >= 0 {
 		d.Summary = fmt.Sprintf("binary: %d bytes before, %d after", len(a), len(b))
 		return d
 	}
-	d.Rows, d.Summary = lineDiff(f.Path, a, b)
+	skipped := 0
+	if !s.Reveal && a != nil && b != nil && len(a)+len(b) > maskWhole {
+		a, b, skipped = changedPart(a, b)
+	}
+	a, b = s.mask().File(f.Path, a), s.mask().File(f.Path, b)
+	d.Rows, d.Summary = lineDiff(f.Path, a, b, skipped)
 	if d.Summary == "" && len(d.Rows) == 0 {
 		d.Summary = "no change in content (mode only, or recorded as is)"
 	}
@@ -178,11 +183,46 @@ func (s *Server) makeDiff(f journal.FileChange, a, b []byte) fileDiff {
 	return d
 }
 
+// maskWhole is the size of two versions over which only their changed
+// part (changedPart) is masked and diffed.
+const maskWhole = 1 << 20
+
+// changedPart cuts a and b down to the part between their common first and
+// last lines with secrets.MaxSpan bytes (in whole lines) on each side, and
+// says how many lines it cut from the start. Masked, the part shows what
+// the whole versions masked show of the change: a secret that reaches into
+// the changed lines or their context lies wholly inside. So a one-line
+// edit of a 50 MB file is scanned for secrets over a few hundred KB, not
+// twice over 50 MB.
+func changedPart(a, b []byte) (pa, pb []byte, skipped int) {
+	p := 0
+	for p < len(a) && p < len(b) && a[p] == b[p] {
+		p++
+	}
+	s := 0
+	for s < len(a)-p && s < len(b)-p && a[len(a)-1-s] == b[len(b)-1-s] {
+		s++
+	}
+	start := 0
+	if p > secrets.MaxSpan {
+		start = bytes.LastIndexByte(a[:p-secrets.MaxSpan], '\n') + 1
+	}
+	tail := 0 // bytes of the common last part left out, whole lines
+	if s > secrets.MaxSpan {
+		cut := len(a) - s + secrets.MaxSpan
+		if i := bytes.IndexByte(a[cut:], '\n'); i >= 0 {
+			tail = len(a) - (cut + i + 1)
+		}
+	}
+	return a[start : len(a)-tail], b[start : len(b)-tail], bytes.Count(a[:start], []byte{'\n'})
+}
+
 // lineDiff is the unified diff of a and b with line numbers and
-// highlighting. Only the part between their common first and last lines is
+// highlighting, skipped lines before a and b (changedPart) counted in the
+// numbers. Only the part between their common first and last lines is
 // diffed (with context lines around it), so a small edit of a huge file
 // costs what the edit costs.
-func lineDiff(path string, a, b []byte) ([]diffRow, string) {
+func lineDiff(path string, a, b []byte, skipped int) ([]diffRow, string) {
 	p := 0
 	for p < len(a) && p < len(b) && a[p] == b[p] {
 		p++
@@ -220,7 +260,7 @@ func lineDiff(path string, a, b []byte) ([]diffRow, string) {
 	if len(midA)+len(midB) > maxDiffBytes {
 		return nil, fmt.Sprintf("%d bytes changed: too large to diff here (`journal diff` shows it)", len(midA)+len(midB))
 	}
-	off := bytes.Count(a[:p0], []byte{'\n'})
+	off := skipped + bytes.Count(a[:p0], []byte{'\n'})
 	text := ops.Unified("a/"+path, "b/"+path, string(midA), string(midB))
 	if text == "" {
 		return nil, ""

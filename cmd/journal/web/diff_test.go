@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/journalfs/journal/journal"
 )
 
 // apply rebuilds the new text from the old one and a diff's rows, checking
@@ -113,7 +115,7 @@ func TestLineDiff_Windowed(t *testing.T) {
 		cases = append(cases, [2]string{join(a), join(b)})
 	}
 	for _, c := range cases {
-		rows, why := lineDiff("x.txt", []byte(c[0]), []byte(c[1]))
+		rows, why := lineDiff("x.txt", []byte(c[0]), []byte(c[1]), 0)
 		if why != "" {
 			t.Fatalf("%q → %q: %s", c[0], c[1], why)
 		}
@@ -133,7 +135,7 @@ func TestLineDiff_Windowed(t *testing.T) {
 // diffs to that line and its context, numbered as in the file.
 func TestLineDiff_HugeFile(t *testing.T) {
 	a, b, line := hugeEdit(50 << 20)
-	rows, why := lineDiff("big.go", a, b)
+	rows, why := lineDiff("big.go", a, b, 0)
 	if why != "" {
 		t.Fatal(why)
 	}
@@ -178,8 +180,81 @@ func BenchmarkEventPage_HugeFileOneLine(b *testing.B) {
 	x, y, _ := hugeEdit(50 << 20)
 	b.SetBytes(int64(len(x)))
 	for b.Loop() {
-		if rows, why := lineDiff("big.go", x, y); why != "" || len(rows) != 9 {
+		if rows, why := lineDiff("big.go", x, y, 0); why != "" || len(rows) != 9 {
 			b.Fatal(why, len(rows))
 		}
+	}
+}
+
+// TestMakeDiff_HugeFileMasksWhatItShows: a large file's diff is masked on
+// its changed part only (changedPart), and shows exactly what masking both
+// whole versions shows — a private key that starts lines before the edit
+// and reaches into it, a token in the context lines, edits at the file's
+// start, end and inside the key (both sides masked alike: no rows), a
+// deletion and an insertion; lines after the key keep their numbers.
+func TestMakeDiff_HugeFileMasksWhatItShows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	alnum := func(n int) string {
+		const cs = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = cs[rng.IntN(len(cs))]
+		}
+		return string(b)
+	}
+	var lines []string
+	for i := 1; i <= 60000; i++ {
+		lines = append(lines, fmt.Sprintf("\tx%d := compute(%d) // line %d", i, i, i))
+	}
+	// made at run time: no key stands in the source
+	key := []string{"-----BEGIN " + "RSA PRIVATE KEY-----"}
+	for range 25 {
+		key = append(key, alnum(64))
+	}
+	key = append(key, "-----END "+"RSA PRIVATE KEY-----")
+	lines = append(lines[:30000], append(key, lines[30000:]...)...)
+	lines[30030] = "\ttoken := \"ghp_" + alnum(36) + "\""
+	s := &Server{}
+	for _, tc := range []struct {
+		name string
+		edit func([]string) []string
+	}{
+		{"inside the key", func(l []string) []string { l[30010] = alnum(64); return l }},
+		{"after the key, a token in the context", func(l []string) []string { l[30028] = "\tchanged := 1"; return l }},
+		{"the first line", func(l []string) []string { l[0] = "\tfirst := 0"; return l }},
+		{"the last line", func(l []string) []string { l[len(l)-1] = "\tlast := 0"; return l }},
+		{"a deletion before the key", func(l []string) []string { return append(l[:29998], l[29999:]...) }},
+		{"an insertion into the key", func(l []string) []string {
+			return append(l[:30005], append([]string{alnum(64)}, l[30005:]...)...)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := []byte(strings.Join(lines, "\n") + "\n")
+			b := []byte(strings.Join(tc.edit(append([]string(nil), lines...)), "\n") + "\n")
+			if len(a)+len(b) <= maskWhole {
+				t.Fatalf("%d bytes: not a large file", len(a)+len(b))
+			}
+			got := s.makeDiff(journal.FileChange{Path: "big.go"}, a, b)
+			want, why := lineDiff("big.go", s.mask().File("big.go", a), s.mask().File("big.go", b), 0)
+			if why != "" || len(got.Rows) == 0 && tc.name != "inside the key" {
+				t.Fatalf("%q %q %d rows", why, got.Summary, len(got.Rows))
+			}
+			if len(got.Rows) != len(want) {
+				t.Fatalf("%d rows, whole versions masked give %d", len(got.Rows), len(want))
+			}
+			for i := range want {
+				if got.Rows[i] != want[i] {
+					t.Fatalf("row %d: %+v, whole versions masked give %+v", i, got.Rows[i], want[i])
+				}
+			}
+			for _, r := range got.Rows {
+				if r.Kind == "hunk" && tc.name == "the last line" && !strings.Contains(r.text, fmt.Sprintf("-%d,", len(lines)-3)) {
+					t.Fatalf("hunk %q: the file's last lines are %d to %d", r.text, len(lines)-3, len(lines))
+				}
+				if strings.Contains(r.text, "ghp_") && !strings.Contains(r.text, "[secret") || len(r.text) >= 64 && !strings.Contains(r.text, "[secret") && !strings.Contains(r.text, "line") {
+					t.Fatalf("a secret shown: %q", r.text)
+				}
+			}
+		})
 	}
 }
