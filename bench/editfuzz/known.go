@@ -15,9 +15,11 @@ func init() {
 		}
 	}
 	// look-alikes are decided by class (ops/match/lookalike_class.go); what
-	// no class tells: strings holding curly quotes on purpose whose own
-	// delimiters the filter curled too
-	add("issue 59 §5 (fuzzer, long mode): a text adding strings that hold curly quotes on purpose, its string delimiters curled too (this repository's tests of look-alikes): where the file has none of them yet the filter shown at work takes them for its own and writes them as ASCII; where it has, a comment's curled apostrophe stays",
+	// no class tells: a text that holds look-alikes on purpose (this
+	// repository's own tests, doc comments and README about them), put
+	// through the typographic filter as a whole — its ASCII quotes and
+	// option dashes curled too, the two kinds are the same characters
+	add("issue 59 §5 (fuzzer, long mode; undecidable from the request): a text holding curly quotes or option dashes on purpose (this repository's tests, doc comments and README about look-alikes) whose ASCII quotes and dashes the filter curled too: where the file has none of them yet the filter shown at work takes them all for its own and writes them as ASCII (the reply names how many); where it has, a comment's curled apostrophe stays",
 		"lookalike-both | edit_content | "+whySuccessOther,
 		"lookalike | file_replace | "+whySuccessOther,
 		"lookalike | ai_code_editing.edit_file | "+whySuccessOther,
