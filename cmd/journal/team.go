@@ -1,6 +1,7 @@
 package main
 
 import (
+	"container/heap"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -12,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -156,49 +158,90 @@ func (a *app) readTeam(f *teamFlags, n int) (*teamRead, string, error) {
 	if err != nil {
 		return nil, "", remoteErr(err)
 	}
-	tr := &teamRead{all: map[string]map[uint64]*teamEvent{}}
-	matched := 0
+	var sel []string
 	for _, ws := range wss {
-		if f.workspace != "" && !strings.HasPrefix(ws, f.workspace) {
-			continue
+		if f.workspace == "" || strings.HasPrefix(ws, f.workspace) {
+			sel = append(sel, ws)
 		}
-		extra := false // a page read past the n events for their prompts
-		o := remote.TeamOptions{Enough: func(evs []*journal.Event) bool {
-			if len(evs) > 0 && !f.filter.Since.IsZero() && evs[0].Time.Before(f.filter.Since) {
-				return true // older pages are older still
-			}
-			if n <= 0 {
-				return false
-			}
-			k, unknown := 0, false
-			tes := a.attribute(ws, evs)
-			for i := len(tes) - 1; i >= 0 && k < n; i-- { // the newest n that match
-				if te := tes[i]; f.match(te) {
-					k++
-					// an agent's event whose prompt is on an older page
-					unknown = unknown || te.agent != "" && (te.prompt == nil || te.prompt.Seq == 0)
+	}
+	type read struct {
+		tw  *remote.TeamWorkspace
+		tes []*teamEvent
+		err error
+	}
+	reads := make([]read, len(sel))
+	cut := &teamCut{n: n}
+	sem := make(chan struct{}, teamReaders)
+	var arrived, done sync.WaitGroup // arrived: every workspace's newest page is in (or it ended)
+	arrived.Add(len(sel))
+	done.Add(len(sel))
+	for i, ws := range sel {
+		go func() {
+			sem <- struct{}{}
+			arrive := sync.OnceFunc(arrived.Done)
+			defer func() { arrive(); <-sem; done.Done() }()
+			extra, seen := false, 0 // extra: a page read past the events shown, for their prompts
+			o := remote.TeamOptions{Enough: func(evs []*journal.Event) bool {
+				if len(evs) > 0 && !f.filter.Since.IsZero() && evs[0].Time.Before(f.filter.Since) {
+					return true // older pages are older still
 				}
+				if n <= 0 {
+					return false
+				}
+				tes := a.attribute(ws, evs)
+				for _, te := range tes[:len(tes)-seen] { // the page just read
+					if f.match(te) {
+						cut.add(te.e.Time)
+					}
+				}
+				if seen == 0 { // the first page: wait for every workspace's, which set the cut
+					<-sem
+					arrive()
+					arrived.Wait()
+					sem <- struct{}{}
+				}
+				seen = len(tes)
+				// an older event than the cut's is not shown, nor any of the
+				// pages before it (older still)
+				c := cut.time()
+				k, unknown := 0, false
+				for i := len(tes) - 1; i >= 0 && k < n && (c.IsZero() || !tes[i].e.Time.Before(c)); i-- { // the newest that may be shown
+					if te := tes[i]; f.match(te) {
+						k++
+						// an agent's event whose prompt is on an older page
+						unknown = unknown || te.agent != "" && (te.prompt == nil || te.prompt.Seq == 0)
+					}
+				}
+				enough := k >= n || !c.IsZero() && evs[0].Time.Before(c)
+				if !enough || extra || !unknown {
+					return enough
+				}
+				extra = true
+				return false
+			}}
+			tw, err := remote.ReadTeam(ctx, s, ws, o)
+			reads[i] = read{tw: tw, err: err}
+			if err == nil {
+				reads[i].tes = a.attribute(ws, tw.Events)
 			}
-			if k < n || extra || !unknown {
-				return k >= n
-			}
-			extra = true
-			return false
-		}}
-		tw, err := remote.ReadTeam(ctx, s, ws, o)
-		if err != nil {
-			return nil, "", remoteErr(err)
+		}()
+	}
+	done.Wait()
+	tr := &teamRead{all: map[string]map[uint64]*teamEvent{}}
+	for i, ws := range sel {
+		r := reads[i]
+		if r.err != nil {
+			return nil, "", remoteErr(r.err)
 		}
-		tr.problems = append(tr.problems, tw.Problems...)
-		if tw.Note != "" {
-			tr.notes = append(tr.notes, tw.Note)
+		tr.problems = append(tr.problems, r.tw.Problems...)
+		if r.tw.Note != "" {
+			tr.notes = append(tr.notes, r.tw.Note)
 		}
 		byseq := map[uint64]*teamEvent{}
-		for _, te := range a.attribute(ws, tw.Events) {
+		for _, te := range r.tes {
 			byseq[te.e.Seq] = te
 			if f.match(te) {
 				tr.events = append(tr.events, te)
-				matched++
 			}
 		}
 		tr.all[ws] = byseq
@@ -217,6 +260,56 @@ func (a *app) readTeam(f *teamFlags, n int) (*teamRead, string, error) {
 		tr.events = tr.events[:n]
 	}
 	return tr, s.Remote().Name, nil
+}
+
+// teamReaders is how many workspaces a team command reads at once: each
+// read waits on round trips to the store (tens of milliseconds to a cloud
+// region), so requests in flight, not CPU, bound it.
+const teamReaders = 16
+
+// teamCut is the time of the n-th newest event matched so far across the
+// workspaces read: an event older than it is not among the n newest, and
+// reading more only makes it newer — so a workspace whose pages read reach
+// back past it needs no older page.
+type teamCut struct {
+	mu    sync.Mutex
+	n     int
+	times timeHeap // the n newest times, oldest on top
+}
+
+func (c *teamCut) add(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.times) < c.n {
+		heap.Push(&c.times, t)
+	} else if c.n > 0 && t.After(c.times[0]) {
+		c.times[0] = t
+		heap.Fix(&c.times, 0)
+	}
+}
+
+// time is the cut: zero until n events matched.
+func (c *teamCut) time() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == 0 || len(c.times) < c.n {
+		return time.Time{}
+	}
+	return c.times[0]
+}
+
+// timeHeap is a min-heap of times (container/heap).
+type timeHeap []time.Time
+
+func (h timeHeap) Len() int           { return len(h) }
+func (h timeHeap) Less(i, j int) bool { return h[i].Before(h[j]) }
+func (h timeHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *timeHeap) Push(x any)        { *h = append(*h, x.(time.Time)) }
+func (h *timeHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // attribute gives each event (oldest first, one workspace's) its prompt,
