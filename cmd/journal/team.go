@@ -44,7 +44,7 @@ events later reverted or undone. Each workspace is read through the index its pu
 small pages), each event checked against its hash and the chain from the workspace's head, as verify --remote
 checks it: an altered object is named (exit status 1) and nothing of it is counted. Read-only credentials suffice.`,
 	}
-	cmd.AddCommand(newTeamLogCmd(a), newTeamStatsCmd(a))
+	cmd.AddCommand(newTeamLogCmd(a), newTeamStatsCmd(a), newTeamBlameCmd(a))
 	return cmd
 }
 
