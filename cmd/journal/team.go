@@ -30,6 +30,7 @@ type teamFlags struct {
 	since, until                                         string
 	n                                                    int
 	jsonOut, csvOut                                      bool
+	survival                                             bool // team stats --survival
 	filter                                               audit.ExportFilter
 }
 
@@ -92,14 +93,17 @@ func newTeamStatsCmd(a *app) *cobra.Command {
 workspace, author and model: the events that changed files, the lines they added and removed, and how many of
 them were later taken back by a revert or by an undo. The author is the agent (its client name) for an agent's
 events and the person (cli:USER) for edits made with the CLI; the model is the one the event's prompt or call
-names. Reverts, undos, rewinds and gc are not authored lines and are not counted as such. --json prints
-{"rows": [...], "totals": [...]} (totals per author and model), --csv the rows.`,
+names. Reverts, undos, rewinds and gc are not authored lines and are not counted as such. --survival adds, per
+row, how many of its lines each workspace's latest version of the file still holds (blame by content, as journal
+blame attributes lines): it reads each workspace's events and its files' versions, not only the index. --json
+prints {"rows": [...], "totals": [...]} (totals per author and model), --csv the rows.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.filter.Paths = args
 			return a.runTeamStats(f)
 		},
 	}
 	addTeamFlags(cmd, &f)
+	cmd.Flags().BoolVar(&f.survival, "survival", false, "count the lines each author wrote that each workspace's latest version of the file still holds (reads the files' versions)")
 	return cmd
 }
 
@@ -492,6 +496,9 @@ type teamRow struct {
 	Removed   int    `json:"removed"`
 	Reverted  int    `json:"reverted"` // of its events, taken back by a revert later
 	Undone    int    `json:"undone"`   // by an undo
+	// Surviving (--survival) is how many of its lines each workspace's
+	// latest version of the file still holds.
+	Surviving *int `json:"surviving,omitempty"`
 }
 
 // authored reports whether e's lines are its author's: a change a tool
@@ -524,6 +531,9 @@ func (a *app) runTeamStats(f teamFlags) error {
 	get := func(m map[teamRow]*teamRow, k teamRow) *teamRow {
 		if m[k] == nil {
 			c := k
+			if f.survival {
+				c.Surviving = new(int)
+			}
 			m[k] = &c
 		}
 		return m[k]
@@ -566,6 +576,18 @@ func (a *app) runTeamStats(f teamFlags) error {
 			}
 		}
 	}
+	if f.survival {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		err := a.teamSurvival(ctx, &f, tr, func(te *teamEvent) {
+			r, t := key(te)
+			*get(rows, r).Surviving++
+			*get(totals, t).Surviving++
+		})
+		if err != nil {
+			return err
+		}
+	}
 	sorted := func(m map[teamRow]*teamRow) []teamRow {
 		out := make([]teamRow, 0, len(m))
 		for _, r := range m {
@@ -590,9 +612,17 @@ func (a *app) runTeamStats(f teamFlags) error {
 		fmt.Fprintf(a.out, "%s\n", b)
 	case f.csvOut:
 		cw := csv.NewWriter(a.out)
-		cw.Write([]string{"day", "workspace", "author", "kind", "model", "events", "added", "removed", "reverted", "undone"})
+		head := []string{"day", "workspace", "author", "kind", "model", "events", "added", "removed", "reverted", "undone"}
+		if f.survival {
+			head = append(head, "surviving")
+		}
+		cw.Write(head)
 		for _, r := range rs {
-			cw.Write([]string{r.Day, r.Workspace, r.Author, r.Kind, r.Model, strconv.Itoa(r.Events), strconv.Itoa(r.Added), strconv.Itoa(r.Removed), strconv.Itoa(r.Reverted), strconv.Itoa(r.Undone)})
+			rec := []string{r.Day, r.Workspace, r.Author, r.Kind, r.Model, strconv.Itoa(r.Events), strconv.Itoa(r.Added), strconv.Itoa(r.Removed), strconv.Itoa(r.Reverted), strconv.Itoa(r.Undone)}
+			if r.Surviving != nil {
+				rec = append(rec, strconv.Itoa(*r.Surviving))
+			}
+			cw.Write(rec)
 		}
 		cw.Flush()
 		if err := cw.Error(); err != nil {
@@ -621,6 +651,10 @@ func printTeamTable(w io.Writer, title string, rs []teamRow, daily bool) {
 		if model == "" {
 			model = "-"
 		}
-		fmt.Fprintf(w, "  %s%-20s %-6s %-18s %5d events  +%-6d -%-6d reverted %d, undone %d\n", where, r.Author, r.Kind, model, r.Events, r.Added, r.Removed, r.Reverted, r.Undone)
+		surviving := ""
+		if r.Surviving != nil {
+			surviving = fmt.Sprintf(", surviving %d", *r.Surviving)
+		}
+		fmt.Fprintf(w, "  %s%-20s %-6s %-18s %5d events  +%-6d -%-6d reverted %d, undone %d%s\n", where, r.Author, r.Kind, model, r.Events, r.Added, r.Removed, r.Reverted, r.Undone, surviving)
 	}
 }
