@@ -120,10 +120,12 @@ type teamEvent struct {
 }
 
 // teamRead is what the team commands read: the events that match, newest
-// first, and the damage met.
+// first (masked), and the damage met.
 type teamRead struct {
-	events   []*teamEvent
-	all      map[string]map[uint64]*teamEvent // workspace → seq → event (every event read)
+	events []*teamEvent
+	// all is every event read, by workspace and number: those not in
+	// events keep their arguments unmasked (for counting, not showing).
+	all      map[string]map[uint64]*teamEvent
 	problems []string
 	notes    []string
 }
@@ -192,7 +194,7 @@ func (a *app) readTeam(f *teamFlags, n int) (*teamRead, string, error) {
 				if n <= 0 {
 					return false
 				}
-				tes := a.attribute(ws, evs)
+				tes := a.attributeRaw(ws, evs)
 				for _, te := range tes[:len(tes)-seen] { // the page just read
 					if f.match(te) {
 						cut.add(te.e.Time)
@@ -226,7 +228,7 @@ func (a *app) readTeam(f *teamFlags, n int) (*teamRead, string, error) {
 			tw, err := remote.ReadTeam(ctx, s, ws, o)
 			reads[i] = read{tw: tw, err: err}
 			if err == nil {
-				reads[i].tes = a.attribute(ws, tw.Events)
+				reads[i].tes = a.attributeRaw(ws, tw.Events)
 			}
 		}()
 	}
@@ -262,6 +264,10 @@ func (a *app) readTeam(f *teamFlags, n int) (*teamRead, string, error) {
 	})
 	if n > 0 && len(tr.events) > n {
 		tr.events = tr.events[:n]
+	}
+	m := a.mask()
+	for _, te := range tr.events {
+		te.e = m.Event(te.e)
 	}
 	return tr, s.Remote().Name, nil
 }
@@ -320,6 +326,18 @@ func (h *timeHeap) Pop() any {
 // model and author, as the journal's readers do (replay.Prompts), and masks
 // it. A prompt older than the events read is not known.
 func (a *app) attribute(ws string, evs []*journal.Event) []*teamEvent {
+	tes := a.attributeRaw(ws, evs)
+	m := a.mask()
+	for _, te := range tes {
+		te.e = m.Event(te.e)
+	}
+	return tes
+}
+
+// attributeRaw is attribute leaving the events' arguments as they are (the
+// prompts' text masked): masking scans every argument for secrets, the
+// most of what reading a page costs, and only the events shown need it.
+func (a *app) attributeRaw(ws string, evs []*journal.Event) []*teamEvent {
 	ps := replay.NewPrompts()
 	m := a.mask()
 	refs := map[uint64]*promptRef{}
@@ -353,7 +371,7 @@ func (a *app) attribute(ws string, evs []*journal.Event) []*teamEvent {
 		default:
 			te.who = first(e.Actor.Name, e.Actor.Kind, "?")
 		}
-		te.e = m.Event(e)
+		te.e = e
 		out = append(out, te)
 	}
 	return out
