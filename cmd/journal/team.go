@@ -357,24 +357,35 @@ func (a *app) attributeRaw(ws string, evs []*journal.Event) []*teamEvent {
 			}
 		}
 		if te.model == "" {
-			var c struct{ Call hookCall }
-			json.Unmarshal(e.Args, &c)
-			te.model = c.Call.Model
+			te.model = teamCallModel(e)
 		}
-		switch e.Actor.Kind {
-		case "mcp", "agent":
-			te.agent = first(e.Actor.Name, e.Actor.Kind)
-			te.who = te.agent
-		case "cli":
-			te.person = actorString(journal.Actor{Kind: "cli", User: e.Actor.User, Origin: e.Actor.Origin})
-			te.who = te.person
-		default:
-			te.who = first(e.Actor.Name, e.Actor.Kind, "?")
-		}
+		te.agent, te.person, te.who = teamAuthor(e.Actor)
 		te.e = e
 		out = append(out, te)
 	}
 	return out
+}
+
+// teamAuthor is who an event of actor a is attributed to: the agent (its
+// client name) for an agent's, the person (cli:USER) for an edit made with
+// the CLI; who is the one of them, or the actor's name or kind.
+func teamAuthor(a journal.Actor) (agent, person, who string) {
+	switch a.Kind {
+	case "mcp", "agent":
+		agent = first(a.Name, a.Kind)
+		return agent, "", agent
+	case "cli":
+		person = actorString(journal.Actor{Kind: "cli", User: a.User, Origin: a.Origin})
+		return "", person, person
+	}
+	return "", "", first(a.Name, a.Kind, "?")
+}
+
+// teamCallModel is the model an agent's hook call names in e's arguments.
+func teamCallModel(e *journal.Event) string {
+	var c struct{ Call hookCall }
+	json.Unmarshal(e.Args, &c)
+	return c.Call.Model
 }
 
 // match reports whether f selects te.

@@ -111,6 +111,22 @@ func teamScaleRemote(t testing.TB, s *remote.Store, dirs []string, w, n int, kee
 	return dirs
 }
 
+// teamScaleServer starts versitygw and a proxy counting its requests, adds
+// the proxy as remote "team" for the binary, and returns the store (not
+// counted) the test builds the remote through.
+func teamScaleServer(t *testing.T) (*remote.Store, *s3Meter) {
+	t.Helper()
+	srv := s3test.Start(t)
+	meter := newS3Meter(t, srv.Endpoint())
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	ok(t, t.TempDir(), "remote", "add", "team", "s3://"+s3test.Bucket+"/scale", "--endpoint", meter.url)
+	s, err := remote.Open(context.Background(), remote.Remote{Name: "team", URL: "s3://" + s3test.Bucket + "/scale", Endpoint: srv.Endpoint()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, meter
+}
+
 // teamScaleRun runs `journal team log -n 20` and returns its output, wall
 // time, peak RSS and S3 requests. The peak is GNU time's (/usr/bin/time,
 // which forks the binary): a child Go starts inherits the test process's
@@ -169,14 +185,7 @@ func teamScaleCheck(t testing.TB, lines []string, w, n int) {
 // the 20 newest events of all four, interleaved, each with its model and
 // prompt.
 func TestTeam_LogScaleRequestsFlat(t *testing.T) {
-	srv := s3test.Start(t)
-	meter := newS3Meter(t, srv.Endpoint())
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	ok(t, t.TempDir(), "remote", "add", "team", "s3://"+s3test.Bucket+"/scale", "--endpoint", meter.url)
-	s, err := remote.Open(context.Background(), remote.Remote{Name: "team", URL: "s3://" + s3test.Bucket + "/scale", Endpoint: srv.Endpoint()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, meter := teamScaleServer(t)
 	const w = 4
 	dirs := teamScaleRemote(t, s, nil, w, 100, true)
 	lines, _, _, small := teamScaleRun(t, meter)
@@ -200,14 +209,7 @@ func TestTeam_LogScale100x10k(t *testing.T) {
 	if os.Getenv("JOURNAL_TEAM_SCALE") == "" {
 		t.Skip("the full scale (100 workspaces × 10,000 events) runs with JOURNAL_TEAM_SCALE=1")
 	}
-	srv := s3test.Start(t)
-	meter := newS3Meter(t, srv.Endpoint())
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	ok(t, t.TempDir(), "remote", "add", "team", "s3://"+s3test.Bucket+"/scale", "--endpoint", meter.url)
-	s, err := remote.Open(context.Background(), remote.Remote{Name: "team", URL: "s3://" + s3test.Bucket + "/scale", Endpoint: srv.Endpoint()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, meter := teamScaleServer(t)
 	const w, n = 100, 10000
 	start := time.Now()
 	teamScaleRemote(t, s, nil, w, n, false)

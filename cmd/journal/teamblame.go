@@ -244,24 +244,13 @@ func (a *app) runTeamBlame(name, repo, only, arg string, jsonOut bool) error {
 				t := e.Time
 				x := &lines[i]
 				x.Workspace, x.Event, x.Time = w.ws, e.Seq, &t
-				x.Agent, x.Person, x.Who, x.Model, x.Prompt = "", "", "", "", ""
-				switch e.Actor.Kind {
-				case "mcp", "agent":
-					x.Agent = first(e.Actor.Name, e.Actor.Kind)
-					x.Who = x.Agent
-				case "cli":
-					x.Person = actorString(journal.Actor{Kind: "cli", User: e.Actor.User, Origin: e.Actor.Origin})
-					x.Who = x.Person
-				default:
-					x.Who = first(e.Actor.Name, e.Actor.Kind, "?")
-				}
+				x.Agent, x.Person, x.Who = teamAuthor(e.Actor)
+				x.Model, x.Prompt = "", ""
 				if p, err := replay.PromptOf(tx, e); err == nil && p != nil {
 					x.Model, x.Prompt = p.Model, p.ID
 				}
 				if x.Model == "" {
-					var c struct{ Call hookCall }
-					json.Unmarshal(e.Args, &c)
-					x.Model = c.Call.Model
+					x.Model = teamCallModel(e)
 				}
 			}
 			return nil
