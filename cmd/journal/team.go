@@ -40,10 +40,12 @@ func newTeamCmd(a *app) *cobra.Command {
 		Short: "Every workspace's events on a remote: one timeline, lines by agent, model and person",
 		Long: `team reads a remote (journal remote add) that several workspaces push to — several machines, people and
 agents — and shows their events together, without cloning them: ` + "`team log`" + ` merges their timelines, newest first;
-` + "`team stats`" + ` counts lines added and removed per day, workspace, agent or person and model, and the agents'
-events later reverted or undone. Each workspace is read through the index its pushes keep (its newest events in
-small pages), each event checked against its hash and the chain from the workspace's head, as verify --remote
-checks it: an altered object is named (exit status 1) and nothing of it is counted. Read-only credentials suffice.`,
+` + "`team stats`" + ` counts lines added and removed per day, workspace, agent or person and model, the agents'
+events later reverted or undone, and (--survival) their lines the files still hold; ` + "`team blame`" + ` names, for each
+line of a file, the workspace, event and author that wrote it across the checkouts of one git repository. Each
+workspace is read through the index its pushes keep (its newest events in small pages), each event checked against
+its hash and the chain from the workspace's head, as verify --remote checks it: an altered object is named (exit
+status 1) and nothing of it is counted. Read-only credentials suffice.`,
 	}
 	cmd.AddCommand(newTeamLogCmd(a), newTeamStatsCmd(a), newTeamBlameCmd(a))
 	return cmd
@@ -71,8 +73,9 @@ func newTeamLogCmd(a *app) *cobra.Command {
 		Long: `team log lists the events of every workspace on the remote, merged newest first: workspace (its ID's
 first 8 characters), event, time, who, host, tool, files with added/removed lines, model and prompt (secrets
 masked, --reveal to show them). PATH (relative to each workspace's root) keeps the events that touched it.
--n N reads each workspace's newest index pages until N events match: what it reads grows with N, not with the
-remote's size. --json prints one object per event (JSON lines), --csv one row per event.`,
+-n N reads the workspaces' newest index pages (16 workspaces at a time), and older pages only of a workspace whose
+pages read do not yet reach back past the N-th newest matching event of them all: what it reads grows with N and
+the workspaces' count, not with their events. --json prints one object per event (JSON lines), --csv one row per event.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.filter.Paths = args
 			return a.runTeamLog(f)

@@ -63,8 +63,8 @@ func (b teamBlameOut) owners(names map[string]string) string {
 // workspace, D, wrote a src/parser.go of its own before them all. `journal
 // team blame src/parser.go`, run in another checkout (or its src/, or
 // anywhere with --repo ROOT), shows B's newest version with each line's
-// writer: A's agent for the lines B got from git, bob and codex for theirs —
-// never D's. D's root commit blames D's file. An altered segment of A's is
+// writer: A's agent for the lines B got from git, bob and codex for theirs
+// (the key codex's line holds masked) — never D's. D's root commit blames D's file. An altered segment of A's is
 // named (exit 1); outside a repository, without --repo, a usage error.
 func TestTeam_BlameAcrossCheckouts(t *testing.T) {
 	srv := s3test.Start(t)
@@ -112,7 +112,7 @@ func TestTeam_BlameAcrossCheckouts(t *testing.T) {
 	bob := journal.Actor{Kind: "cli", User: "bob", Origin: "cli"}
 	codex := journal.Actor{Kind: "mcp", Name: "codex", Session: "mb", Origin: "stdio"}
 	b1 := teamEdit(t, eb, bob, "write_file", `{}`, "src/parser.go", "l1\nl2\nl3\nbob's\n")
-	b2 := teamEdit(t, eb, codex, "edit_file", `{"call":{"model":"gpt-5"}}`, "src/parser.go", "l1\nL2\nl3\nbob's\n")
+	b2 := teamEdit(t, eb, codex, "edit_file", `{"call":{"model":"gpt-5"}}`, "src/parser.go", "l1\nL2\nl3\nbob's\nkey = \""+promptKey+"\"\n")
 	eb.Close()
 	wb := teamPush(t, b)
 	names := map[string]string{wa: "A", wb: "B", wd: "D"}
@@ -120,7 +120,8 @@ func TestTeam_BlameAcrossCheckouts(t *testing.T) {
 	if ix, err := os.ReadFile(srv.Object("b/workspaces/" + wa + "/index.json")); err != nil || !strings.Contains(string(ix), `"roots": [`+"\n"+`   "`+root+`"`) {
 		t.Errorf("A's index records no repository %s: %v\n%s", root, err, ix)
 	}
-	want := fmt.Sprintf("A:%d claude-code claude-opus-4 l1 | B:%d codex gpt-5 L2 | A:%d claude-code claude-opus-4 l3 | B:%d cli:bob  bob's", a1, b2, a1, b1)
+	want := fmt.Sprintf("A:%d claude-code claude-opus-4 l1 | B:%d codex gpt-5 L2 | A:%d claude-code claude-opus-4 l3 | B:%d cli:bob  bob's | "+
+		"B:%d codex gpt-5 key = \"AKIA…[secret: aws-access-token]\"", a1, b2, a1, b1, b2)
 	c := clone()
 	bl := teamBlame(t, c, "src/parser.go")
 	if got := bl.owners(names); got != want {
@@ -141,6 +142,9 @@ func TestTeam_BlameAcrossCheckouts(t *testing.T) {
 	}
 	text := ok(t, c, "team", "blame", "src/parser.go")
 	t.Logf("team blame src/parser.go:\n%s", text)
+	if strings.Contains(text, promptKey) {
+		t.Errorf("team blame shows the key its line holds:\n%s", text)
+	}
 	if !strings.Contains(text, fmt.Sprintf("%s %d claude-code claude-opus-4 ", wa[:8], a1)) || !strings.Contains(text, "4) bob's\n") ||
 		!strings.Contains(text, fmt.Sprintf("%s %d codex", wb[:8], b2)) {
 		t.Errorf("team blame:\n%s", text)
@@ -164,21 +168,29 @@ func TestTeam_BlameAcrossCheckouts(t *testing.T) {
 	}
 
 	// an altered segment of A's (its checksums right) is named
+	seg := alterSegment(t, srv, "b", wa)
+	if r := run(t, c, "team", "blame", "src/parser.go"); r.code != 1 || r.stdout != "" || !strings.Contains(r.stderr, seg) {
+		t.Errorf("team blame over an altered segment of A's: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// alterSegment flips a bit of workspace ws's first segment on srv (under
+// prefix), through the S3 API (its checksums right), and returns its key.
+func alterSegment(t *testing.T, srv *s3test.Server, prefix, ws string) string {
+	t.Helper()
 	var head struct{ Segments []struct{ Key string } }
-	hb, err := os.ReadFile(srv.Object("b/workspaces/" + wa + "/head.json"))
+	hb, err := os.ReadFile(srv.Object(prefix + "/workspaces/" + ws + "/head.json"))
 	if err != nil || json.Unmarshal(hb, &head) != nil || len(head.Segments) == 0 {
-		t.Fatalf("A's head: %v %s", err, hb)
+		t.Fatalf("the head of %s: %v %s", ws, err, hb)
 	}
 	seg := head.Segments[0].Key
-	sb, err := os.ReadFile(srv.Object("b/" + seg))
+	sb, err := os.ReadFile(srv.Object(prefix + "/" + seg))
 	if err != nil {
 		t.Fatal(err)
 	}
 	sb[len(sb)/2] ^= 1
-	if _, err := srv.Client().PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(s3test.Bucket), Key: aws.String("b/" + seg), Body: bytes.NewReader(sb)}); err != nil {
+	if _, err := srv.Client().PutObject(context.Background(), &s3.PutObjectInput{Bucket: aws.String(s3test.Bucket), Key: aws.String(prefix + "/" + seg), Body: bytes.NewReader(sb)}); err != nil {
 		t.Fatal(err)
 	}
-	if r := run(t, c, "team", "blame", "src/parser.go"); r.code != 1 || r.stdout != "" || !strings.Contains(r.stderr, seg) {
-		t.Errorf("team blame over an altered segment of A's: exit %d\n%s%s", r.code, r.stdout, r.stderr)
-	}
+	return seg
 }

@@ -18,7 +18,8 @@ import (
 // author and model, the lines each workspace's latest files still hold:
 // claude-code 4 of its 5, alice both of hers, codex the 3 of g.go and none
 // of h.go (reverted) — in JSON, CSV and text; without --survival there is
-// no such figure.
+// no such figure. An altered segment of B's is named, and B's lines not
+// counted.
 func TestTeam_StatsSurvival(t *testing.T) {
 	srv := s3test.Start(t)
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
@@ -43,7 +44,7 @@ func TestTeam_StatsSurvival(t *testing.T) {
 	eb.Close()
 	ok(t, a, "remote", "add", "team", "s3://"+s3test.Bucket+"/s", "--endpoint", srv.Endpoint())
 	teamPush(t, a)
-	teamPush(t, b)
+	wb := teamPush(t, b)
 
 	var s struct{ Rows, Totals json.RawMessage }
 	if err := json.Unmarshal([]byte(ok(t, t.TempDir(), "team", "stats", "--json", "--survival")), &s); err != nil {
@@ -68,5 +69,13 @@ func TestTeam_StatsSurvival(t *testing.T) {
 	}
 	if text := ok(t, t.TempDir(), "team", "stats", "--survival"); !strings.Contains(text, "reverted 0, undone 0, surviving 4\n") || !strings.Contains(text, "reverted 1, undone 0, surviving 3\n") {
 		t.Errorf("team stats --survival:\n%s", text)
+	}
+
+	// B's segment altered (the index intact): named, exit status 1, and
+	// none of B's lines counted as surviving
+	seg := alterSegment(t, srv, "s", wb)
+	r := run(t, t.TempDir(), "team", "stats", "--json", "--survival", "--agent", "codex")
+	if r.code != 1 || !strings.Contains(r.stderr, seg) || !strings.Contains(r.stdout, `"surviving": 0`) || strings.Contains(r.stdout, `"surviving": 3`) {
+		t.Errorf("team stats --survival over B's altered segment: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
