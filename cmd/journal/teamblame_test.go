@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -193,4 +195,38 @@ func alterSegment(t *testing.T, srv *s3test.Server, prefix, ws string) string {
 		t.Fatal(err)
 	}
 	return seg
+}
+
+// `journal serve --replicate team` in a checkout records its repository as
+// a push does: `journal team blame` in the checkout finds the workspace and
+// names the edits' event and agent.
+func TestTeam_BlameAfterReplicate(t *testing.T) {
+	srv := s3test.Start(t)
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	dir := committedRepo(t, map[string]string{".gitignore": ".journal/\n"})
+	e := engine(t, dir)
+	apply(t, e, "write_file", "a.txt", "1\n")
+	ok(t, dir, "remote", "add", "team", "s3://"+s3test.Bucket+"/serve", "--endpoint", srv.Endpoint())
+	cmd := exec.Command(bin, "serve", "--http", "127.0.0.1:0", "--replicate", "team", "--lsp=false")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "JOURNAL_ADDR_FILE="+filepath.Join(t.TempDir(), "addr"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }()
+	last := apply(t, e, "edit_file", "a.txt", "1\n2\n")
+	e.Close()
+	want := fmt.Sprintf(`"event":%d,"time":`, last)
+	var r result
+	for deadline := time.Now().Add(30 * time.Second); r.code != 0 || !strings.Contains(r.stdout, want); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("team blame never named event %d: exit %d\n%s%s\nserve: %s", last, r.code, r.stdout, r.stderr, stderr.String())
+		}
+		r = run(t, dir, "team", "blame", "--json", "a.txt")
+	}
+	if !strings.Contains(r.stdout, `"text":"2\n"`) || !strings.Contains(r.stdout, `"agent":"`) {
+		t.Errorf("team blame a.txt:\n%s", r.stdout)
+	}
 }
