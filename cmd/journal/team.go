@@ -221,7 +221,7 @@ func (a *app) readTeam(f *teamFlags, n int) (*teamRead, string, error) {
 						unknown = unknown || te.agent != "" && (te.prompt == nil || te.prompt.Seq == 0)
 					}
 				}
-				enough := k >= n || !c.IsZero() && evs[0].Time.Before(c)
+				enough := k >= n || !c.IsZero() && len(evs) > 0 && evs[0].Time.Before(c)
 				if !enough || extra || !unknown {
 					return enough
 				}

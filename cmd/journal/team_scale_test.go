@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/journal/remote"
 	"github.com/journalfs/journal/journal/remote/s3test"
@@ -221,5 +224,40 @@ func TestTeam_LogScale100x10k(t *testing.T) {
 		if wall > 2*time.Second || rss > 128*1024 || requests != 3+3*w {
 			t.Errorf("team log -n 20 over %d × %d events: %v, %d KiB, %d requests; want ≤ 2 s, ≤ 128 MiB, %d requests", w, n, wall, rss, requests, 3+3*w)
 		}
+	}
+}
+
+// An index that names the head's event but holds no page (altered through
+// the S3 API), beside another workspace's: team log -n 5 reads the
+// workspace from its segments, says so, and shows the newest events of
+// both (it panicked on the empty run of events the index gave, once the
+// other workspace had set the cut).
+func TestTeam_LogIndexWithoutPages(t *testing.T) {
+	srv := s3test.Start(t)
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	ok(t, t.TempDir(), "remote", "add", "team", "s3://"+s3test.Bucket+"/np", "--endpoint", srv.Endpoint())
+	var ws string
+	for k := range 2 { // the other workspace's newest page sets the cut
+		dir := t.TempDir()
+		teamScaleJournal(t, dir, k, 2, 30).Close()
+		ws = teamPush(t, dir)
+	}
+	key := "np/workspaces/" + ws + "/index.json"
+	b, err := os.ReadFile(srv.Object(key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ix map[string]any
+	if err := json.Unmarshal(b, &ix); err != nil {
+		t.Fatal(err)
+	}
+	ix["pages"] = []any{}
+	b, _ = json.Marshal(ix)
+	if _, err := srv.Client().PutObject(context.Background(), &s3.PutObjectInput{Bucket: aws.String(s3test.Bucket), Key: aws.String(key), Body: bytes.NewReader(b)}); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, t.TempDir(), "team", "log", "-n", "5")
+	if lines := strings.Split(strings.TrimSpace(r.stdout), "\n"); r.code != 0 || len(lines) != 5 || !strings.HasPrefix(lines[0], ws[:8]+" 30 ") || !strings.Contains(r.stderr, "read from its segments") {
+		t.Errorf("team log -n 5 over an index without pages: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
