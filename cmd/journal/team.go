@@ -325,21 +325,12 @@ func (h *timeHeap) Pop() any {
 	return x
 }
 
-// attribute gives each event (oldest first, one workspace's) its prompt,
-// model and author, as the journal's readers do (replay.Prompts), and masks
-// it. A prompt older than the events read is not known.
-func (a *app) attribute(ws string, evs []*journal.Event) []*teamEvent {
-	tes := a.attributeRaw(ws, evs)
-	m := a.mask()
-	for _, te := range tes {
-		te.e = m.Event(te.e)
-	}
-	return tes
-}
-
-// attributeRaw is attribute leaving the events' arguments as they are (the
-// prompts' text masked): masking scans every argument for secrets, the
-// most of what reading a page costs, and only the events shown need it.
+// attributeRaw gives each event (oldest first, one workspace's) its prompt,
+// model and author, as the journal's readers do (replay.Prompts). A prompt
+// older than the events read is not known. The prompts' text is masked, the
+// events' arguments are not: masking scans every argument for secrets, the
+// most of what reading a page costs, and only the events shown need it (the
+// caller masks those: audit.Masking.Event).
 func (a *app) attributeRaw(ws string, evs []*journal.Event) []*teamEvent {
 	ps := replay.NewPrompts()
 	m := a.mask()
