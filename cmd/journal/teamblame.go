@@ -41,7 +41,8 @@ directory), or --repo (a root commit, or a prefix of one, or the origin URL; PAT
 A workspace's push records its repository — its root commits, origin URL and where the workspace's root is in it —
 in the workspace's index on the remote; workspaces that share a root commit are one repository's.
 
-The newest version is the one the latest event (by time) of those workspaces left. Each of its lines is the
+The newest version is the one the latest change of PATH (by time) in those workspaces left (a workspace whose latest
+change deleted it is passed over). Each of its lines is the
 earliest event, in any of the workspaces, whose version of the file brought that line in (blame by content, as
 journal blame attributes it): a line an agent wrote in one workspace and a git pull brought to another is the
 agent's. A line no journal wrote shows no workspace. Only what blame needs is read: each workspace's index, and for
