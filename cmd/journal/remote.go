@@ -213,7 +213,7 @@ remote sends nothing. A second writer for one workspace (a copy of it pushing to
 			}
 			defer e.Close()
 			progress, done := a.remoteProgress("push")
-			rep, err := remote.Push(ctx, s, e.Journal(), remote.PushOptions{Progress: progress})
+			rep, err := remote.Push(ctx, s, e.Journal(), remote.PushOptions{Progress: progress, Repository: gitRepository(a.wsDir)})
 			done()
 			if err != nil {
 				return remoteErr(err)

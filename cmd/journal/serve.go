@@ -157,11 +157,15 @@ Every mutating tool call becomes one journal event in <first root>/.journal/jour
 					rctx, stopReplicas := context.WithCancel(context.Background())
 					var wg sync.WaitGroup
 					closers = append(closers, func() { stopReplicas(); wg.Wait() })
+					var repo *remote.Repository // the journal's keys are a repository's paths with one root only
+					if len(roots) == 1 {
+						repo = gitRepository(roots[0])
+					}
 					for _, r := range rs {
 						wg.Add(1)
 						go func() {
 							defer wg.Done()
-							if err := remote.Replicate(rctx, r, opened.Journal(), remote.ReplicateOptions{}); err != nil {
+							if err := remote.Replicate(rctx, r, opened.Journal(), remote.ReplicateOptions{Repository: repo}); err != nil {
 								fmt.Fprintf(os.Stderr, "journal serve: replication to %s stopped: %v\n", r.Name, err)
 							}
 						}()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"container/heap"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -12,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -28,6 +30,7 @@ type teamFlags struct {
 	since, until                                         string
 	n                                                    int
 	jsonOut, csvOut                                      bool
+	survival                                             bool // team stats --survival
 	filter                                               audit.ExportFilter
 }
 
@@ -37,12 +40,14 @@ func newTeamCmd(a *app) *cobra.Command {
 		Short: "Every workspace's events on a remote: one timeline, lines by agent, model and person",
 		Long: `team reads a remote (journal remote add) that several workspaces push to — several machines, people and
 agents — and shows their events together, without cloning them: ` + "`team log`" + ` merges their timelines, newest first;
-` + "`team stats`" + ` counts lines added and removed per day, workspace, agent or person and model, and the agents'
-events later reverted or undone. Each workspace is read through the index its pushes keep (its newest events in
-small pages), each event checked against its hash and the chain from the workspace's head, as verify --remote
-checks it: an altered object is named (exit status 1) and nothing of it is counted. Read-only credentials suffice.`,
+` + "`team stats`" + ` counts lines added and removed per day, workspace, agent or person and model, the agents'
+events later reverted or undone, and (--survival) their lines the files still hold; ` + "`team blame`" + ` names, for each
+line of a file, the workspace, event and author that wrote it across the checkouts of one git repository. Each
+workspace is read through the index its pushes keep (its newest events in small pages), each event checked against
+its hash and the chain from the workspace's head, as verify --remote checks it: an altered object is named (exit
+status 1) and nothing of it is counted. Read-only credentials suffice.`,
 	}
-	cmd.AddCommand(newTeamLogCmd(a), newTeamStatsCmd(a), newTeamWebCmd(a))
+	cmd.AddCommand(newTeamLogCmd(a), newTeamStatsCmd(a), newTeamBlameCmd(a), newTeamWebCmd(a))
 	return cmd
 }
 
@@ -68,8 +73,9 @@ func newTeamLogCmd(a *app) *cobra.Command {
 		Long: `team log lists the events of every workspace on the remote, merged newest first: workspace (its ID's
 first 8 characters), event, time, who, host, tool, files with added/removed lines, model and prompt (secrets
 masked, --reveal to show them). PATH (relative to each workspace's root) keeps the events that touched it.
--n N reads each workspace's newest index pages until N events match: what it reads grows with N, not with the
-remote's size. --json prints one object per event (JSON lines), --csv one row per event.`,
+-n N reads the workspaces' newest index pages (16 workspaces at a time), and older pages only of a workspace whose
+pages read do not yet reach back past the N-th newest matching event of them all: what it reads grows with N and
+the workspaces' count, not with their events. --json prints one object per event (JSON lines), --csv one row per event.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.filter.Paths = args
 			return a.runTeamLog(f)
@@ -90,14 +96,17 @@ func newTeamStatsCmd(a *app) *cobra.Command {
 workspace, author and model: the events that changed files, the lines they added and removed, and how many of
 them were later taken back by a revert or by an undo. The author is the agent (its client name) for an agent's
 events and the person (cli:USER) for edits made with the CLI; the model is the one the event's prompt or call
-names. Reverts, undos, rewinds and gc are not authored lines and are not counted as such. --json prints
-{"rows": [...], "totals": [...]} (totals per author and model), --csv the rows.`,
+names. Reverts, undos, rewinds and gc are not authored lines and are not counted as such. --survival adds, per
+row, how many of its lines each workspace's latest version of the file still holds (blame by content, as journal
+blame attributes lines): it reads each workspace's events and its files' versions, not only the index. --json
+prints {"rows": [...], "totals": [...]} (totals per author and model), --csv the rows.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.filter.Paths = args
 			return a.runTeamStats(f)
 		},
 	}
 	addTeamFlags(cmd, &f)
+	cmd.Flags().BoolVar(&f.survival, "survival", false, "count the lines each author wrote that each workspace's latest version of the file still holds (reads the files' versions)")
 	return cmd
 }
 
@@ -114,10 +123,12 @@ type teamEvent struct {
 }
 
 // teamRead is what the team commands read: the events that match, newest
-// first, and the damage met.
+// first (masked), and the damage met.
 type teamRead struct {
-	events   []*teamEvent
-	all      map[string]map[uint64]*teamEvent // workspace → seq → event (every event read)
+	events []*teamEvent
+	// all is every event read, by workspace and number: those not in
+	// events keep their arguments unmasked (for counting, not showing).
+	all      map[string]map[uint64]*teamEvent
 	problems []string
 	notes    []string
 }
@@ -163,55 +174,97 @@ func (f *teamFlags) parse() error {
 }
 
 // readTeamFrom is readTeam over an open store, f's times parsed: what the
-// team commands and the web app's team page (teamweb.go) read.
+// team commands and the web app's team page (teamweb.go) read. The events
+// it keeps (tr.events) are masked; tr.all, which counts, is not.
 func (a *app) readTeamFrom(ctx context.Context, s *remote.Store, f *teamFlags, n int) (*teamRead, error) {
 	wss, err := remote.TeamWorkspaces(ctx, s)
 	if err != nil {
 		return nil, remoteErr(err)
 	}
-	tr := &teamRead{all: map[string]map[uint64]*teamEvent{}}
-	matched := 0
+	var sel []string
 	for _, ws := range wss {
-		if f.workspace != "" && !strings.HasPrefix(ws, f.workspace) {
-			continue
+		if f.workspace == "" || strings.HasPrefix(ws, f.workspace) {
+			sel = append(sel, ws)
 		}
-		extra := false // a page read past the n events for their prompts
-		o := remote.TeamOptions{Enough: func(evs []*journal.Event) bool {
-			if len(evs) > 0 && !f.filter.Since.IsZero() && evs[0].Time.Before(f.filter.Since) {
-				return true // older pages are older still
-			}
-			if n <= 0 {
-				return false
-			}
-			k, unknown := 0, false
-			tes := a.attribute(ws, evs)
-			for i := len(tes) - 1; i >= 0 && k < n; i-- { // the newest n that match
-				if te := tes[i]; f.match(te) {
-					k++
-					// an agent's event whose prompt is on an older page
-					unknown = unknown || te.agent != "" && (te.prompt == nil || te.prompt.Seq == 0)
+	}
+	type read struct {
+		tw  *remote.TeamWorkspace
+		tes []*teamEvent
+		err error
+	}
+	reads := make([]read, len(sel))
+	cut := &teamCut{n: n}
+	sem := make(chan struct{}, teamReaders)
+	var arrived, done sync.WaitGroup // arrived: every workspace's newest page is in (or it ended)
+	arrived.Add(len(sel))
+	done.Add(len(sel))
+	for i, ws := range sel {
+		go func() {
+			sem <- struct{}{}
+			arrive := sync.OnceFunc(arrived.Done)
+			defer func() { arrive(); <-sem; done.Done() }()
+			extra, seen := false, 0 // extra: a page read past the events shown, for their prompts
+			o := remote.TeamOptions{Enough: func(evs []*journal.Event) bool {
+				if len(evs) > 0 && !f.filter.Since.IsZero() && evs[0].Time.Before(f.filter.Since) {
+					return true // older pages are older still
 				}
+				if n <= 0 {
+					return false
+				}
+				tes := a.attributeRaw(ws, evs)
+				for _, te := range tes[:len(tes)-seen] { // the page just read
+					if f.match(te) {
+						cut.add(te.e.Time)
+					}
+				}
+				if seen == 0 { // the first page: wait for every workspace's, which set the cut
+					<-sem
+					arrive()
+					arrived.Wait()
+					sem <- struct{}{}
+				}
+				seen = len(tes)
+				// an older event than the cut's is not shown, nor any of the
+				// pages before it (older still)
+				c := cut.time()
+				k, unknown := 0, false
+				for i := len(tes) - 1; i >= 0 && k < n && (c.IsZero() || !tes[i].e.Time.Before(c)); i-- { // the newest that may be shown
+					if te := tes[i]; f.match(te) {
+						k++
+						// an agent's event whose prompt is on an older page
+						unknown = unknown || te.agent != "" && (te.prompt == nil || te.prompt.Seq == 0)
+					}
+				}
+				enough := k >= n || !c.IsZero() && len(evs) > 0 && evs[0].Time.Before(c)
+				if !enough || extra || !unknown {
+					return enough
+				}
+				extra = true
+				return false
+			}}
+			tw, err := remote.ReadTeam(ctx, s, ws, o)
+			reads[i] = read{tw: tw, err: err}
+			if err == nil {
+				reads[i].tes = a.attributeRaw(ws, tw.Events)
 			}
-			if k < n || extra || !unknown {
-				return k >= n
-			}
-			extra = true
-			return false
-		}}
-		tw, err := remote.ReadTeam(ctx, s, ws, o)
-		if err != nil {
-			return nil, remoteErr(err)
+		}()
+	}
+	done.Wait()
+	tr := &teamRead{all: map[string]map[uint64]*teamEvent{}}
+	for i, ws := range sel {
+		r := reads[i]
+		if r.err != nil {
+			return nil, remoteErr(r.err)
 		}
-		tr.problems = append(tr.problems, tw.Problems...)
-		if tw.Note != "" {
-			tr.notes = append(tr.notes, tw.Note)
+		tr.problems = append(tr.problems, r.tw.Problems...)
+		if r.tw.Note != "" {
+			tr.notes = append(tr.notes, r.tw.Note)
 		}
 		byseq := map[uint64]*teamEvent{}
-		for _, te := range a.attribute(ws, tw.Events) {
+		for _, te := range r.tes {
 			byseq[te.e.Seq] = te
 			if f.match(te) {
 				tr.events = append(tr.events, te)
-				matched++
 			}
 		}
 		tr.all[ws] = byseq
@@ -229,13 +282,70 @@ func (a *app) readTeamFrom(ctx context.Context, s *remote.Store, f *teamFlags, n
 	if n > 0 && len(tr.events) > n {
 		tr.events = tr.events[:n]
 	}
+	m := a.mask()
+	for _, te := range tr.events {
+		te.e = m.Event(te.e)
+	}
 	return tr, nil
 }
 
-// attribute gives each event (oldest first, one workspace's) its prompt,
-// model and author, as the journal's readers do (replay.Prompts), and masks
-// it. A prompt older than the events read is not known.
-func (a *app) attribute(ws string, evs []*journal.Event) []*teamEvent {
+// teamReaders is how many workspaces a team command reads at once: each
+// read waits on round trips to the store (tens of milliseconds to a cloud
+// region), so requests in flight, not CPU, bound it.
+const teamReaders = 16
+
+// teamCut is the time of the n-th newest event matched so far across the
+// workspaces read: an event older than it is not among the n newest, and
+// reading more only makes it newer — so a workspace whose pages read reach
+// back past it needs no older page.
+type teamCut struct {
+	mu    sync.Mutex
+	n     int
+	times timeHeap // the n newest times, oldest on top
+}
+
+func (c *teamCut) add(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.times) < c.n {
+		heap.Push(&c.times, t)
+	} else if c.n > 0 && t.After(c.times[0]) {
+		c.times[0] = t
+		heap.Fix(&c.times, 0)
+	}
+}
+
+// time is the cut: zero until n events matched.
+func (c *teamCut) time() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == 0 || len(c.times) < c.n {
+		return time.Time{}
+	}
+	return c.times[0]
+}
+
+// timeHeap is a min-heap of times (container/heap).
+type timeHeap []time.Time
+
+func (h timeHeap) Len() int           { return len(h) }
+func (h timeHeap) Less(i, j int) bool { return h[i].Before(h[j]) }
+func (h timeHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *timeHeap) Push(x any)        { *h = append(*h, x.(time.Time)) }
+func (h *timeHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// attributeRaw gives each event (oldest first, one workspace's) its prompt,
+// model and author, as the journal's readers do (replay.Prompts). A prompt
+// older than the events read is not known. The prompts' text is masked, the
+// events' arguments are not: masking scans every argument for secrets, the
+// most of what reading a page costs, and only the events shown need it (the
+// caller masks those: audit.Masking.Event).
+func (a *app) attributeRaw(ws string, evs []*journal.Event) []*teamEvent {
 	ps := replay.NewPrompts()
 	m := a.mask()
 	refs := map[uint64]*promptRef{}
@@ -255,24 +365,35 @@ func (a *app) attribute(ws string, evs []*journal.Event) []*teamEvent {
 			}
 		}
 		if te.model == "" {
-			var c struct{ Call hookCall }
-			json.Unmarshal(e.Args, &c)
-			te.model = c.Call.Model
+			te.model = teamCallModel(e)
 		}
-		switch e.Actor.Kind {
-		case "mcp", "agent":
-			te.agent = first(e.Actor.Name, e.Actor.Kind)
-			te.who = te.agent
-		case "cli":
-			te.person = actorString(journal.Actor{Kind: "cli", User: e.Actor.User, Origin: e.Actor.Origin})
-			te.who = te.person
-		default:
-			te.who = first(e.Actor.Name, e.Actor.Kind, "?")
-		}
-		te.e = m.Event(e)
+		te.agent, te.person, te.who = teamAuthor(e.Actor)
+		te.e = e
 		out = append(out, te)
 	}
 	return out
+}
+
+// teamAuthor is who an event of actor a is attributed to: the agent (its
+// client name) for an agent's, the person (cli:USER) for an edit made with
+// the CLI; who is the one of them, or the actor's name or kind.
+func teamAuthor(a journal.Actor) (agent, person, who string) {
+	switch a.Kind {
+	case "mcp", "agent":
+		agent = first(a.Name, a.Kind)
+		return agent, "", agent
+	case "cli":
+		person = actorString(journal.Actor{Kind: "cli", User: a.User, Origin: a.Origin})
+		return "", person, person
+	}
+	return "", "", first(a.Name, a.Kind, "?")
+}
+
+// teamCallModel is the model an agent's hook call names in e's arguments.
+func teamCallModel(e *journal.Event) string {
+	var c struct{ Call hookCall }
+	json.Unmarshal(e.Args, &c)
+	return c.Call.Model
 }
 
 // match reports whether f selects te.
@@ -412,6 +533,9 @@ type teamRow struct {
 	Removed   int    `json:"removed"`
 	Reverted  int    `json:"reverted"` // of its events, taken back by a revert later
 	Undone    int    `json:"undone"`   // by an undo
+	// Surviving (--survival) is how many of its lines each workspace's
+	// latest version of the file still holds.
+	Surviving *int `json:"surviving,omitempty"`
 }
 
 // authored reports whether e's lines are its author's: a change a tool
@@ -426,7 +550,10 @@ func (a *app) runTeamStats(f teamFlags) error {
 	if err != nil {
 		return err
 	}
-	rs, ts := f.stats(tr)
+	rs, ts, err := a.teamStats(&f, tr)
+	if err != nil {
+		return err
+	}
 	switch {
 	case f.jsonOut:
 		b, err := json.MarshalIndent(struct {
@@ -439,9 +566,17 @@ func (a *app) runTeamStats(f teamFlags) error {
 		fmt.Fprintf(a.out, "%s\n", b)
 	case f.csvOut:
 		cw := csv.NewWriter(a.out)
-		cw.Write([]string{"day", "workspace", "author", "kind", "model", "events", "added", "removed", "reverted", "undone"})
+		head := []string{"day", "workspace", "author", "kind", "model", "events", "added", "removed", "reverted", "undone"}
+		if f.survival {
+			head = append(head, "surviving")
+		}
+		cw.Write(head)
 		for _, r := range rs {
-			cw.Write([]string{r.Day, r.Workspace, r.Author, r.Kind, r.Model, strconv.Itoa(r.Events), strconv.Itoa(r.Added), strconv.Itoa(r.Removed), strconv.Itoa(r.Reverted), strconv.Itoa(r.Undone)})
+			rec := []string{r.Day, r.Workspace, r.Author, r.Kind, r.Model, strconv.Itoa(r.Events), strconv.Itoa(r.Added), strconv.Itoa(r.Removed), strconv.Itoa(r.Reverted), strconv.Itoa(r.Undone)}
+			if r.Surviving != nil {
+				rec = append(rec, strconv.Itoa(*r.Surviving))
+			}
+			cw.Write(rec)
 		}
 		cw.Flush()
 		if err := cw.Error(); err != nil {
@@ -454,10 +589,10 @@ func (a *app) runTeamStats(f teamFlags) error {
 	return a.teamEnd(tr, name)
 }
 
-// stats counts tr's events as team stats prints them: rows per day (UTC),
-// workspace, author and model, and totals per author and model, each
-// sorted.
-func (f *teamFlags) stats(tr *teamRead) (rs, ts []teamRow) {
+// teamStats counts tr's events as team stats prints them: rows per day
+// (UTC), workspace, author and model, and totals per author and model,
+// each sorted; with f.survival, the lines each still has in the files.
+func (a *app) teamStats(f *teamFlags, tr *teamRead) (rs, ts []teamRow, err error) {
 	rows := map[teamRow]*teamRow{}
 	totals := map[teamRow]*teamRow{}
 	key := func(te *teamEvent) (teamRow, teamRow) {
@@ -476,6 +611,9 @@ func (f *teamFlags) stats(tr *teamRead) (rs, ts []teamRow) {
 	get := func(m map[teamRow]*teamRow, k teamRow) *teamRow {
 		if m[k] == nil {
 			c := k
+			if f.survival {
+				c.Surviving = new(int)
+			}
 			m[k] = &c
 		}
 		return m[k]
@@ -518,6 +656,18 @@ func (f *teamFlags) stats(tr *teamRead) (rs, ts []teamRow) {
 			}
 		}
 	}
+	if f.survival {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		err := a.teamSurvival(ctx, f, tr, func(te *teamEvent) {
+			r, t := key(te)
+			*get(rows, r).Surviving++
+			*get(totals, t).Surviving++
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+	}
 	sorted := func(m map[teamRow]*teamRow) []teamRow {
 		out := make([]teamRow, 0, len(m))
 		for _, r := range m {
@@ -529,7 +679,8 @@ func (f *teamFlags) stats(tr *teamRead) (rs, ts []teamRow) {
 		})
 		return out
 	}
-	return sorted(rows), sorted(totals)
+	rs, ts = sorted(rows), sorted(totals)
+	return rs, ts, nil
 }
 
 // printTeamTable prints rows as aligned columns under a title.
@@ -548,6 +699,10 @@ func printTeamTable(w io.Writer, title string, rs []teamRow, daily bool) {
 		if model == "" {
 			model = "-"
 		}
-		fmt.Fprintf(w, "  %s%-20s %-6s %-18s %5d events  +%-6d -%-6d reverted %d, undone %d\n", where, r.Author, r.Kind, model, r.Events, r.Added, r.Removed, r.Reverted, r.Undone)
+		surviving := ""
+		if r.Surviving != nil {
+			surviving = fmt.Sprintf(", surviving %d", *r.Surviving)
+		}
+		fmt.Fprintf(w, "  %s%-20s %-6s %-18s %5d events  +%-6d -%-6d reverted %d, undone %d%s\n", where, r.Author, r.Kind, model, r.Events, r.Added, r.Removed, r.Reverted, r.Undone, surviving)
 	}
 }

@@ -49,7 +49,7 @@ shown or counted. Secrets are masked (--reveal shows them). Flags --addr, --toke
 }
 
 // teamSource is the team page's source (web.TeamSource): the remote read
-// with the team commands' code (readTeamFrom, attribute, stats).
+// with the team commands' code (readTeamFrom, attributeRaw, teamStats).
 type teamSource struct {
 	a *app
 	s *remote.Store
@@ -74,7 +74,10 @@ func (t *teamSource) Timeline(ctx context.Context, q web.TeamQuery, n int) (*web
 		tl.Rows = append(tl.Rows, te.row())
 	}
 	if n == 0 {
-		rows, _ := f.stats(tr)
+		rows, _, err := t.a.teamStats(&f, tr)
+		if err != nil {
+			return nil, err
+		}
 		at := map[[2]string]int{} // day, author → index in tl.Lines
 		for _, r := range rows {
 			k := [2]string{r.Day, r.Author}
@@ -109,8 +112,9 @@ func (t *teamSource) Event(ctx context.Context, ws string, seq uint64) (*web.Tea
 	if err != nil {
 		return nil, nil, remoteErr(err)
 	}
-	for _, te := range t.a.attribute(ws, tw.Events) {
+	for _, te := range t.a.attributeRaw(ws, tw.Events) {
 		if te.e.Seq == seq {
+			te.e = t.a.mask().Event(te.e)
 			r := te.row()
 			return &r, tw.Problems, nil
 		}

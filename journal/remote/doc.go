@@ -61,6 +61,10 @@
 // reads a workspace's newest events without its segments. ReadTeam checks
 // each page as a segment and chains it back from the head's hash; an index
 // or page that fails is named and the workspace read from its segments.
+// The index also names the git repository the workspace is a checkout of
+// (Repository: its root commits, as PushOptions.Repository gives them),
+// by which `journal team blame` finds a repository's workspaces
+// (TeamRepository).
 //
 // Nothing deletes chunks or contents on a remote: local gc never touches
 // it, so no workspace's history loses what it shares with another.

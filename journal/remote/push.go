@@ -47,6 +47,10 @@ type PushOptions struct {
 	Progress func(done, total uint64)
 	// SegmentEvents is the most events a segment holds (0: 10,000).
 	SegmentEvents uint64
+	// Repository, if set, is the git repository the workspace's files are
+	// a checkout of: the push records it in the workspace's team index
+	// (journal team blame finds the workspaces of one repository by it).
+	Repository *Repository
 }
 
 // Push sends the store what it lacks of journal j: the contents its new
@@ -115,7 +119,7 @@ func Push(ctx context.Context, s *Store, j *journal.Journal, o PushOptions) (*Pu
 	}
 	rep.Head = head.Last
 	if from > upTo {
-		if err := updateIndex(ctx, s, j, ws, head); err != nil { // a remote pushed to by an older journal gets one
+		if err := updateIndex(ctx, s, j, ws, head, o.Repository); err != nil { // a remote pushed to by an older journal gets one
 			return rep, err
 		}
 		rep.Checkpoints, err = pushCheckpoints(ctx, s, j, ws, rep.Head)
@@ -192,7 +196,7 @@ func Push(ctx context.Context, s *Store, j *journal.Journal, o PushOptions) (*Pu
 			o.Progress(last-from+1, upTo-from+1)
 		}
 	}
-	if err := updateIndex(ctx, s, j, ws, head); err != nil { // after the head: it is checked against it
+	if err := updateIndex(ctx, s, j, ws, head, o.Repository); err != nil { // after the head: it is checked against it
 		return rep, err
 	}
 	rep.Checkpoints, err = pushCheckpoints(ctx, s, j, ws, rep.Head) // after the events they cover

@@ -21,6 +21,8 @@ type ReplicateOptions struct {
 	// Pushed, if set, is called after each push that moved the remote's
 	// head, with the newest event it holds.
 	Pushed func(seq uint64)
+	// Repository: see PushOptions.
+	Repository *Repository
 }
 
 // Replicate pushes j's new events to remote r as they are committed — by
@@ -64,7 +66,7 @@ func Replicate(ctx context.Context, r Remote, j *journal.Journal, o ReplicateOpt
 					return err
 				}
 			}
-			rep, err := Push(ctx, s, j, PushOptions{SegmentEvents: o.SegmentEvents})
+			rep, err := Push(ctx, s, j, PushOptions{SegmentEvents: o.SegmentEvents, Repository: o.Repository})
 			if rep != nil {
 				st.Workspace = rep.Workspace
 				if rep.Head > st.Pushed || !known {

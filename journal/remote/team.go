@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,6 +35,63 @@ type Index struct {
 	Hash      snapshot.ID `json:"hash"` // its hash
 	Pages     []Segment   `json:"pages"`
 	Updated   time.Time   `json:"updated"`
+	// Repository is the git repository the workspace's files are a
+	// checkout of, as the newest push that knew it found it; nil: none
+	// known. It is the pusher's word, like the workspace's ID: no hash
+	// covers it.
+	Repository *Repository `json:"repository,omitempty"`
+}
+
+// Repository names the git repository a workspace is a checkout of. Its
+// identity is its root commits: every clone and fork of a repository has
+// them, and two unrelated repositories never share one (a commit's ID is
+// the hash of its content, history included).
+type Repository struct {
+	// Roots are its root commits (git rev-list --max-parents=0 HEAD),
+	// sorted; none before its first commit.
+	Roots []string `json:"roots,omitempty"`
+	// URL is its origin's URL (remote.origin.url), any user and password
+	// taken out; it identifies a repository without commits.
+	URL string `json:"url,omitempty"`
+	// Prefix is the workspace's root inside the repository, slash-separated
+	// and ending in "/" ("": the repository's top): a journal key K is the
+	// repository's path Prefix+K.
+	Prefix string `json:"prefix,omitempty"`
+}
+
+// Shares reports whether r and o are one repository: they have a root
+// commit in common or, when either has none, the same origin URL.
+func (r *Repository) Shares(o *Repository) bool {
+	if r == nil || o == nil {
+		return false
+	}
+	for _, x := range r.Roots {
+		if slices.Contains(o.Roots, x) {
+			return true
+		}
+	}
+	return (len(r.Roots) == 0 || len(o.Roots) == 0) && r.URL != "" && r.URL == o.URL
+}
+
+// same reports whether r and o say the same (nil for none).
+func (r *Repository) same(o *Repository) bool {
+	if r == nil || o == nil {
+		return r == o
+	}
+	return slices.Equal(r.Roots, o.Roots) && r.URL == o.URL && r.Prefix == o.Prefix
+}
+
+// TeamRepository returns the repository workspace ws's index names (nil:
+// none, or no index), by one GET of the index.
+func TeamRepository(ctx context.Context, s *Store, ws string) (*Repository, error) {
+	ix, _, err := s.readIndex(ctx, ws)
+	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrDamaged) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ix.Repository, nil
 }
 
 func indexKey(ws string) string { return "workspaces/" + ws + "/index.json" }
@@ -52,8 +110,10 @@ func (s *Store) readIndex(ctx context.Context, ws string) (*Index, string, error
 // written) from journal j: the pages after the last full one are written
 // again with the events since. An index that does not match the journal
 // (altered, or written by another journal) is rebuilt whole. An encrypted
-// remote has none: its pages would hold the arguments in the clear.
-func updateIndex(ctx context.Context, s *Store, j *journal.Journal, ws string, head *Head) error {
+// remote has none: its pages would hold the arguments in the clear. repo,
+// when not nil, is recorded as the workspace's repository (nil keeps the
+// one recorded).
+func updateIndex(ctx context.Context, s *Store, j *journal.Journal, ws string, head *Head, repo *Repository) error {
 	if s.Encrypted() || head.Last == head.BaseSeq {
 		return nil
 	}
@@ -64,8 +124,11 @@ func updateIndex(ctx context.Context, s *Store, j *journal.Journal, ws string, h
 	case err != nil:
 		return err
 	}
-	if ix != nil && ix.Last == head.Last && ix.Hash == head.Hash {
+	if ix != nil && ix.Last == head.Last && ix.Hash == head.Hash && (repo == nil || repo.same(ix.Repository)) {
 		return nil
+	}
+	if repo == nil && ix != nil {
+		repo = ix.Repository
 	}
 	var baseSeq uint64
 	err = j.View(func(tx *journal.Tx) error {
@@ -106,7 +169,7 @@ func updateIndex(ctx context.Context, s *Store, j *journal.Journal, ws string, h
 		ix.Pages = append(ix.Pages, b.sg)
 		ix.Last, ix.Hash = l, b.lastHash
 	}
-	ix.Updated = time.Now().UTC()
+	ix.Updated, ix.Repository = time.Now().UTC(), repo
 	ib, _ := json.MarshalIndent(ix, "", " ")
 	if _, err := s.put(ctx, indexKey(ws), ib, etag, etag == ""); errors.Is(err, ErrConflict) {
 		return fail(ErrConflict, "remote %s: workspace %s's index moved while this push ran: another writer is pushing to it (run push again once it is the only writer)", s.r.Name, ws)
