@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"container/heap"
 	"context"
 	"encoding/csv"
@@ -8,8 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,7 +33,8 @@ type teamFlags struct {
 	since, until                                         string
 	n                                                    int
 	jsonOut, csvOut                                      bool
-	survival                                             bool // team stats --survival
+	survival                                             bool   // team stats --survival
+	by                                                   string // team stats --by: workspace ("" too) or repository
 	filter                                               audit.ExportFilter
 }
 
@@ -93,7 +97,9 @@ func newTeamStatsCmd(a *app) *cobra.Command {
 		Use:   "stats [PATH...]",
 		Short: "Lines added and removed per day, workspace, agent or person and model",
 		Long: `team stats counts, from every workspace's events on the remote (filters as team log's), per day (UTC),
-workspace, author and model: the events that changed files, the lines they added and removed, and how many of
+workspace (--by repository: per day and git repository, the checkouts of one counted together), author and model
+(each row names the workspace's repository: its origin URL, else its short root commit, as its pushes recorded
+it): the events that changed files, the lines they added and removed, and how many of
 them were later taken back by a revert or by an undo. The author is the agent (its client name) for an agent's
 events and the person (cli:USER) for edits made with the CLI; the model is the one the event's prompt or call
 names. Reverts, undos, rewinds and gc are not authored lines and are not counted as such. --survival adds, per
@@ -106,6 +112,7 @@ prints {"rows": [...], "totals": [...]} (totals per author and model), --csv the
 		},
 	}
 	addTeamFlags(cmd, &f)
+	cmd.Flags().StringVar(&f.by, "by", "workspace", "rows per day and workspace, or per day and repository (the git repository its pushes named: checkouts of one count together)")
 	cmd.Flags().BoolVar(&f.survival, "survival", false, "count the lines each author wrote that each workspace's latest version of the file still holds (reads the files' versions)")
 	return cmd
 }
@@ -131,6 +138,9 @@ type teamRead struct {
 	all      map[string]map[uint64]*teamEvent
 	problems []string
 	notes    []string
+	// repos names each workspace's git repository (teamRepoNames); ""
+	// for one whose index names none.
+	repos map[string]string
 }
 
 // every is every event read, the filters aside, in no order.
@@ -251,11 +261,13 @@ func (a *app) readTeamFrom(ctx context.Context, s *remote.Store, f *teamFlags, n
 	}
 	done.Wait()
 	tr := &teamRead{all: map[string]map[uint64]*teamEvent{}}
+	repos := map[string]*remote.Repository{}
 	for i, ws := range sel {
 		r := reads[i]
 		if r.err != nil {
 			return nil, remoteErr(r.err)
 		}
+		repos[ws] = r.tw.Repository
 		tr.problems = append(tr.problems, r.tw.Problems...)
 		if r.tw.Note != "" {
 			tr.notes = append(tr.notes, r.tw.Note)
@@ -282,11 +294,61 @@ func (a *app) readTeamFrom(ctx context.Context, s *remote.Store, f *teamFlags, n
 	if n > 0 && len(tr.events) > n {
 		tr.events = tr.events[:n]
 	}
+	tr.repos = teamRepoNames(repos)
 	m := a.mask()
 	for _, te := range tr.events {
 		te.e = m.Event(te.e)
 	}
 	return tr, nil
+}
+
+// teamRepoNames names each workspace's repository, as team stats shows
+// it: its origin's URL (without user and password), else its first root
+// commit's short form, else "". Workspaces whose repositories are one
+// (Repository.Shares: a root commit in common) get one name — the
+// smallest of their URLs, else of their roots — so that a clone with an
+// origin and the checkout it came from, without one, count together.
+func teamRepoNames(repos map[string]*remote.Repository) map[string]string {
+	wss := slices.Sorted(maps.Keys(repos))
+	group := make([]int, len(wss)) // union-find: each one's repository's first workspace
+	find := func(i int) int {
+		for group[i] != i {
+			i = group[i]
+		}
+		return i
+	}
+	for i := range wss {
+		group[i] = i
+		for j := range i {
+			if repos[wss[i]].Shares(repos[wss[j]]) {
+				if a, b := find(i), find(j); a != b {
+					group[max(a, b)] = min(a, b)
+				}
+			}
+		}
+	}
+	for i := range group {
+		group[i] = find(i)
+	}
+	urls, roots := map[int]string{}, map[int]string{}
+	least := func(m map[int]string, g int, v string) {
+		if v != "" && (m[g] == "" || v < m[g]) {
+			m[g] = v
+		}
+	}
+	for i, ws := range wss {
+		if r := repos[ws]; r != nil {
+			least(urls, group[i], cleanURL(r.URL))
+			if len(r.Roots) > 0 {
+				least(roots, group[i], r.Roots[0][:min(12, len(r.Roots[0]))])
+			}
+		}
+	}
+	out := make(map[string]string, len(wss))
+	for i, ws := range wss {
+		out[ws] = cmp.Or(urls[group[i]], roots[group[i]])
+	}
+	return out
 }
 
 // teamReaders is how many workspaces a team command reads at once: each
@@ -525,14 +587,17 @@ func lines(e *journal.Event) (added, removed int) {
 type teamRow struct {
 	Day       string `json:"day,omitempty"`
 	Workspace string `json:"workspace,omitempty"`
-	Author    string `json:"author"`
-	Kind      string `json:"kind"` // agent, person or other
-	Model     string `json:"model,omitempty"`
-	Events    int    `json:"events"`
-	Added     int    `json:"added"`
-	Removed   int    `json:"removed"`
-	Reverted  int    `json:"reverted"` // of its events, taken back by a revert later
-	Undone    int    `json:"undone"`   // by an undo
+	// Repository is the workspace's git repository (teamRepoNames; its
+	// origin URL, else its short root commit), "" when its pushes named none.
+	Repository string `json:"repository,omitempty"`
+	Author     string `json:"author"`
+	Kind       string `json:"kind"` // agent, person or other
+	Model      string `json:"model,omitempty"`
+	Events     int    `json:"events"`
+	Added      int    `json:"added"`
+	Removed    int    `json:"removed"`
+	Reverted   int    `json:"reverted"` // of its events, taken back by a revert later
+	Undone     int    `json:"undone"`   // by an undo
 	// Surviving (--survival) is how many of its lines each workspace's
 	// latest version of the file still holds.
 	Surviving *int `json:"surviving,omitempty"`
@@ -546,6 +611,9 @@ func authored(e *journal.Event) bool {
 }
 
 func (a *app) runTeamStats(f teamFlags) error {
+	if f.by != "workspace" && f.by != "repository" {
+		return withHint(usageError{fmt.Errorf("team stats: --by %q: rows are by workspace or by repository", f.by)}, "--by workspace (the default) or --by repository")
+	}
 	tr, name, err := a.readTeam(&f, 0)
 	if err != nil {
 		return err
@@ -566,13 +634,13 @@ func (a *app) runTeamStats(f teamFlags) error {
 		fmt.Fprintf(a.out, "%s\n", b)
 	case f.csvOut:
 		cw := csv.NewWriter(a.out)
-		head := []string{"day", "workspace", "author", "kind", "model", "events", "added", "removed", "reverted", "undone"}
+		head := []string{"day", "workspace", "repository", "author", "kind", "model", "events", "added", "removed", "reverted", "undone"}
 		if f.survival {
 			head = append(head, "surviving")
 		}
 		cw.Write(head)
 		for _, r := range rs {
-			rec := []string{r.Day, r.Workspace, r.Author, r.Kind, r.Model, strconv.Itoa(r.Events), strconv.Itoa(r.Added), strconv.Itoa(r.Removed), strconv.Itoa(r.Reverted), strconv.Itoa(r.Undone)}
+			rec := []string{r.Day, r.Workspace, r.Repository, r.Author, r.Kind, r.Model, strconv.Itoa(r.Events), strconv.Itoa(r.Added), strconv.Itoa(r.Removed), strconv.Itoa(r.Reverted), strconv.Itoa(r.Undone)}
 			if r.Surviving != nil {
 				rec = append(rec, strconv.Itoa(*r.Surviving))
 			}
@@ -583,15 +651,16 @@ func (a *app) runTeamStats(f teamFlags) error {
 			return err
 		}
 	default:
-		printTeamTable(a.out, "by day and workspace", rs, true)
+		printTeamTable(a.out, "by day and "+f.by, rs, true)
 		printTeamTable(a.out, "totals", ts, false)
 	}
 	return a.teamEnd(tr, name)
 }
 
 // teamStats counts tr's events as team stats prints them: rows per day
-// (UTC), workspace, author and model, and totals per author and model,
-// each sorted; with f.survival, the lines each still has in the files.
+// (UTC), workspace (f.by "repository": repository), author and model, and
+// totals per author and model, each sorted; with f.survival, the lines
+// each still has in the files.
 func (a *app) teamStats(f *teamFlags, tr *teamRead) (rs, ts []teamRow, err error) {
 	rows := map[teamRow]*teamRow{}
 	totals := map[teamRow]*teamRow{}
@@ -605,7 +674,10 @@ func (a *app) teamStats(f *teamFlags, tr *teamRead) (rs, ts []teamRow, err error
 		}
 		t := teamRow{Author: te.who, Kind: kind, Model: te.model}
 		r := t
-		r.Day, r.Workspace = te.e.Time.UTC().Format("2006-01-02"), te.ws
+		r.Day, r.Workspace, r.Repository = te.e.Time.UTC().Format("2006-01-02"), te.ws, tr.repos[te.ws]
+		if f.by == "repository" {
+			r.Workspace = ""
+		}
 		return r, t
 	}
 	get := func(m map[teamRow]*teamRow, k teamRow) *teamRow {
@@ -675,7 +747,7 @@ func (a *app) teamStats(f *teamFlags, tr *teamRead) (rs, ts []teamRow, err error
 		}
 		sort.Slice(out, func(i, j int) bool {
 			x, y := out[i], out[j]
-			return fmt.Sprint(x.Day, "\x00", x.Workspace, "\x00", x.Author, "\x00", x.Model) < fmt.Sprint(y.Day, "\x00", y.Workspace, "\x00", y.Author, "\x00", y.Model)
+			return fmt.Sprint(x.Day, "\x00", x.Repository, "\x00", x.Workspace, "\x00", x.Author, "\x00", x.Model) < fmt.Sprint(y.Day, "\x00", y.Repository, "\x00", y.Workspace, "\x00", y.Author, "\x00", y.Model)
 		})
 		return out
 	}
@@ -693,7 +765,8 @@ func printTeamTable(w io.Writer, title string, rs []teamRow, daily bool) {
 	for _, r := range rs {
 		where := ""
 		if daily {
-			where = fmt.Sprintf("%s %s  ", r.Day, r.Workspace[:min(8, len(r.Workspace))])
+			w := strings.TrimSpace(r.Workspace[:min(8, len(r.Workspace))] + " " + r.Repository)
+			where = fmt.Sprintf("%s %s  ", r.Day, cmp.Or(w, "-"))
 		}
 		model := r.Model
 		if model == "" {

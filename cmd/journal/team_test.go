@@ -217,11 +217,11 @@ func TestTeam_MergedTimelineAndStats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantCSV := [][]string{{"day", "workspace", "author", "kind", "model", "events", "added", "removed", "reverted", "undone"},
-		{day, wa, "claude-code", "agent", "claude-opus-4", "2", "5", "1", "1", "0"},
-		{day, wa, "cli:alice", "person", "", "1", "2", "0", "0", "0"},
-		{day, wb, "cli:bob", "person", "", "1", "1", "0", "0", "0"},
-		{day, wb, "codex", "agent", "gpt-5", "1", "5", "0", "0", "1"}}
+	wantCSV := [][]string{{"day", "workspace", "repository", "author", "kind", "model", "events", "added", "removed", "reverted", "undone"},
+		{day, wa, "", "claude-code", "agent", "claude-opus-4", "2", "5", "1", "1", "0"},
+		{day, wa, "", "cli:alice", "person", "", "1", "2", "0", "0", "0"},
+		{day, wb, "", "cli:bob", "person", "", "1", "1", "0", "0", "0"},
+		{day, wb, "", "codex", "agent", "gpt-5", "1", "5", "0", "0", "1"}}
 	if wa > wb { // rows by day, then workspace
 		wantCSV = append(wantCSV[:1], wantCSV[3], wantCSV[4], wantCSV[1], wantCSV[2])
 	}

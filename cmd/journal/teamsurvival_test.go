@@ -63,8 +63,8 @@ func TestTeam_StatsSurvival(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 2 || strings.Join(recs[0], ",") != "day,workspace,author,kind,model,events,added,removed,reverted,undone,surviving" ||
-		strings.Join(recs[1][2:], ",") != "codex,agent,m2,2,4,0,1,0,3" {
+	if len(recs) != 2 || strings.Join(recs[0], ",") != "day,workspace,repository,author,kind,model,events,added,removed,reverted,undone,surviving" ||
+		strings.Join(recs[1][3:], ",") != "codex,agent,m2,2,4,0,1,0,3" {
 		t.Errorf("team stats --csv --survival --agent codex: %v", recs)
 	}
 	if text := ok(t, t.TempDir(), "team", "stats", "--survival"); !strings.Contains(text, "reverted 0, undone 0, surviving 4\n") || !strings.Contains(text, "reverted 1, undone 0, surviving 3\n") {

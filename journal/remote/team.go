@@ -199,6 +199,9 @@ type TeamWorkspace struct {
 	FromSegments bool
 	// Note says why, when FromSegments and nothing is damaged.
 	Note string
+	// Repository is the git repository the workspace's index names (nil:
+	// none, or no index read): the pusher's word, as Index.Repository.
+	Repository *Repository
 	// Problems name each object that is missing or altered; nothing read
 	// from it is in Events.
 	Problems []string
@@ -270,6 +273,7 @@ func ReadTeam(ctx context.Context, s *Store, ws string, o TeamOptions) (*TeamWor
 	case err != nil:
 		return nil, err
 	}
+	tw.Repository = ix.Repository
 	switch {
 	case ix.Last < head.Last: // a push stopped between the head and the index
 		tw.Note = fmt.Sprintf("workspace %s's index ends at event %d, its head at %d: read from its segments; a push from it brings the index up", ws, ix.Last, head.Last)

@@ -41,6 +41,7 @@ type Server struct {
 	Addr string // host:port
 	cmd  *exec.Cmd
 	ver  string // the versioning directory, when versioning is on
+	iam  string // the internal IAM's directory, when accounts are on (StartIAM)
 }
 
 // Binary returns versitygw's path, failing the test when it is missing.
@@ -62,13 +63,13 @@ func Binary(t testing.TB) string {
 
 // Start starts a server with an empty bucket and points the AWS chain of
 // this test at it: its credentials in the environment, no shared files.
-func Start(t testing.TB) *Server { return start(t, false) }
+func Start(t testing.TB) *Server { return start(t, false, "") }
 
 // StartLocked is Start with bucket versioning on and a second bucket,
 // LockedBucket, created with Object Lock enabled.
 func StartLocked(t testing.TB) *Server {
 	t.Helper()
-	s := start(t, true)
+	s := start(t, true, "")
 	c := s.Client()
 	if _, err := c.CreateBucket(context.Background(), &s3.CreateBucketInput{Bucket: aws.String(LockedBucket), ObjectLockEnabledForBucket: aws.Bool(true)}); err != nil {
 		t.Fatalf("create a bucket with Object Lock: %v", err)
@@ -76,9 +77,40 @@ func StartLocked(t testing.TB) *Server {
 	return s
 }
 
-func start(t testing.TB, versioning bool) *Server {
+// StartIAM is Start with versitygw's internal IAM on: accounts other than
+// the root's can be made (ReadOnly).
+func StartIAM(t testing.TB) *Server {
 	t.Helper()
-	s := &Server{t: t, bin: Binary(t), Root: t.TempDir()}
+	return start(t, false, t.TempDir())
+}
+
+// ReadOnly makes an account that can only read Bucket — list it and get
+// its objects, as a bucket policy granting it s3:ListBucket and
+// s3:GetObject says (an account of role "user" has no other right on a
+// bucket it does not own), its keys access and secret. The server must
+// run with IAM on (StartIAM).
+func (s *Server) ReadOnly(access, secret string) {
+	s.t.Helper()
+	if s.iam == "" {
+		s.t.Fatal("s3test: ReadOnly needs a server started by StartIAM")
+	}
+	out, err := exec.Command(s.bin, "admin", "--access", Access, "--secret", Secret, "--endpoint-url", s.Endpoint(),
+		"create-user", "--access", access, "--secret", secret, "--role", "user").CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("versitygw admin create-user: %v\n%s", err, out)
+	}
+	policy := fmt.Sprintf(`{"Version": "2012-10-17", "Statement": [
+		{"Effect": "Allow", "Principal": {"AWS": [%q]}, "Action": ["s3:ListBucket"], "Resource": ["arn:aws:s3:::%s"]},
+		{"Effect": "Allow", "Principal": {"AWS": [%q]}, "Action": ["s3:GetObject"], "Resource": ["arn:aws:s3:::%s/*"]}]}`,
+		access, Bucket, access, Bucket)
+	if _, err := s.Client().PutBucketPolicy(context.Background(), &s3.PutBucketPolicyInput{Bucket: aws.String(Bucket), Policy: aws.String(policy)}); err != nil {
+		s.t.Fatalf("put the read-only bucket policy: %v", err)
+	}
+}
+
+func start(t testing.TB, versioning bool, iam string) *Server {
+	t.Helper()
+	s := &Server{t: t, bin: Binary(t), Root: t.TempDir(), iam: iam}
 	if versioning {
 		s.ver = t.TempDir()
 	}
@@ -180,6 +212,9 @@ func (s *Server) Restart() {
 	args := []string{"--port", s.Addr, "--access", Access, "--secret", Secret, "posix"}
 	if s.ver != "" {
 		args = append(args, "--versioning-dir", s.ver)
+	}
+	if s.iam != "" {
+		args = append([]string{"--iam-dir", s.iam}, args...)
 	}
 	s.cmd = exec.Command(s.bin, append(args, s.Root)...)
 	s.cmd.Stdout, s.cmd.Stderr = nil, nil
