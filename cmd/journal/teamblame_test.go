@@ -49,6 +49,14 @@ func teamBlame(t *testing.T, dir string, args ...string) teamBlameOut {
 	return out
 }
 
+// gitCommitPush commits path in checkout dir and pushes main to its origin.
+func gitCommitPush(t *testing.T, dir, path string) {
+	t.Helper()
+	gitEnvInAllow(t, dir, "add", path)
+	gitEnvInAllow(t, dir, "commit", "-qm", "edit "+path)
+	gitEnvInAllow(t, dir, "push", "-q", "origin", "main")
+}
+
 // owners is each line as "W:seq who model text", W the workspace's letter.
 func (b teamBlameOut) owners(names map[string]string) string {
 	var s []string
@@ -103,9 +111,7 @@ func TestTeam_BlameAcrossCheckouts(t *testing.T) {
 	}
 	a1 := teamEdit(t, ea, mcp, "write_file", `{"call":{"session":"sa","prompt":"p-1"}}`, "src/parser.go", "l1\nl2\nl3\n")
 	ea.Close()
-	gitEnvInAllow(t, a, "add", "src/parser.go")
-	gitEnvInAllow(t, a, "commit", "-qm", "parser")
-	gitEnvInAllow(t, a, "push", "-q", "origin", "main")
+	gitCommitPush(t, a, "src/parser.go")
 	wa := teamPush(t, a)
 
 	// B: the parser from git, then bob's line and codex's rewrite

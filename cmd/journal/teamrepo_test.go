@@ -36,6 +36,22 @@ func teamStatsRows(t *testing.T, names map[string]string, args ...string) string
 	return strings.Join(rs, " ; ")
 }
 
+// teamOrigin makes a bare git repository holding one commit (a
+// .gitignore of .journal/ and a README.md) and returns a function that
+// clones it into a new directory, each clone's origin the bare one.
+func teamOrigin(t *testing.T) (clone func() string) {
+	t.Helper()
+	bare := filepath.Join(t.TempDir(), "origin.git")
+	gitEnvInAllow(t, t.TempDir(), "init", "-q", "--bare", "-b", "main", bare)
+	seed := committedRepo(t, map[string]string{".gitignore": ".journal/\n", "README.md": "hello\n"})
+	gitEnvInAllow(t, seed, "push", "-q", bare, "main")
+	return func() string {
+		d := filepath.Join(t.TempDir(), "w")
+		gitEnvInAllow(t, t.TempDir(), "clone", "-q", bare, d)
+		return d
+	}
+}
+
 // Three workspaces push to one remote: A and B are checkouts of one git
 // repository (real git: clones of one origin; A's origin URL holds a
 // user and token, B's origin removed — they share the root commit), C a
@@ -50,15 +66,7 @@ func TestTeam_StatsByRepository(t *testing.T) {
 	srv := s3test.Start(t)
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	ok(t, t.TempDir(), "remote", "add", "team", "s3://"+s3test.Bucket+"/r", "--endpoint", srv.Endpoint())
-	bare := filepath.Join(t.TempDir(), "origin.git")
-	gitEnvInAllow(t, t.TempDir(), "init", "-q", "--bare", "-b", "main", bare)
-	seed := committedRepo(t, map[string]string{".gitignore": ".journal/\n", "README.md": "hello\n"})
-	gitEnvInAllow(t, seed, "push", "-q", bare, "main")
-	clone := func() string {
-		d := filepath.Join(t.TempDir(), "w")
-		gitEnvInAllow(t, t.TempDir(), "clone", "-q", bare, d)
-		return d
-	}
+	clone := teamOrigin(t)
 	claude := journal.Actor{Kind: "mcp", Name: "claude-code", Session: "s", Origin: "stdio"}
 	bob := journal.Actor{Kind: "cli", User: "bob", Origin: "cli"}
 	const url = "https://git.example.com/team/app.git"
