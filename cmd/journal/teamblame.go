@@ -127,13 +127,13 @@ func (a *app) runTeamBlame(name, repo, only, arg string, jsonOut bool) error {
 			return err
 		}
 		if want = gitRepository(cwd); want == nil || len(want.Roots) == 0 && want.URL == "" {
-			return usageError{withHint(errors.New("team blame: the current directory is in no git repository with a commit or an origin"),
-				"run it in a checkout of the repository, or name it: --repo ROOT-COMMIT (git rev-list --max-parents=0 HEAD)")}
+			return withHint(usageError{errors.New("team blame: the current directory is in no git repository with a commit or an origin")},
+				"run it in a checkout of the repository, or name it: --repo ROOT-COMMIT (git rev-list --max-parents=0 HEAD)")
 		}
 		rel = path.Clean(want.Prefix + rel)
 	}
 	if rel == "." || strings.HasPrefix(rel, "../") || path.IsAbs(rel) {
-		return usageError{withHint(fmt.Errorf("team blame: %s is not a file inside the repository", arg), "name a file of the repository")}
+		return withHint(usageError{fmt.Errorf("team blame: %s is not a file inside the repository", arg)}, "name a file of the repository")
 	}
 	s, err := openRemote(ctx, name)
 	if err != nil {

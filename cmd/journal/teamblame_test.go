@@ -158,7 +158,7 @@ func TestTeam_BlameAcrossCheckouts(t *testing.T) {
 		t.Errorf("team blame:\n%s", text)
 	}
 
-	// bad input: a clear error, nothing written
+	// bad input: a clear error with a hint, nothing written
 	for _, c := range []struct {
 		dir  string
 		args []string
@@ -170,7 +170,7 @@ func TestTeam_BlameAcrossCheckouts(t *testing.T) {
 		{c, []string{"src/none.go"}, 1, "no workspace of the repository holds it"},
 		{t.TempDir(), []string{"--repo", "0000000000", "src/parser.go"}, 1, "no workspace on remote team is a checkout of that repository"},
 	} {
-		if r := run(t, c.dir, append([]string{"team", "blame"}, c.args...)...); r.code != c.code || r.stdout != "" || !strings.Contains(r.stderr, c.says) {
+		if r := run(t, c.dir, append([]string{"team", "blame"}, c.args...)...); r.code != c.code || r.stdout != "" || !strings.Contains(r.stderr, c.says) || !strings.Contains(r.stderr, "\nhint: ") {
 			t.Errorf("team blame %s: exit %d\n%s%s", strings.Join(c.args, " "), r.code, r.stdout, r.stderr)
 		}
 	}
