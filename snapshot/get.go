@@ -367,10 +367,33 @@ type Versions struct {
 	// same content reads again otherwise
 	m   manifest
 	mID ID
+	// held is the bytes of the chunks in last
+	held int64
 }
 
 // NewVersions returns a Versions reading through tx.
 func NewVersions(tx *bolt.Tx) *Versions { return &Versions{tx: tx, last: map[ID][]byte{}} }
+
+// Renew makes v read through tx from now on: a later transaction on the
+// same store, for a reader that walks a long history in passes, each in a
+// transaction of its own (the secret scan, which commits what it found
+// between them). The last version's chunks stay — a chunk's bytes never
+// change under its ID, and each was verified as it was read — and are
+// cached again for tx, as the bases the file's next version's deltas are
+// decoded against: that version then costs its own new chunks, not their
+// whole chains again (the cache is a transaction's).
+func (v *Versions) Renew(tx *bolt.Tx) {
+	if v.tx == tx {
+		return
+	}
+	v.tx, v.mID = tx, ID{}
+	for c, b := range v.last {
+		chains.touch(keyOf(tx, c), b)
+	}
+}
+
+// Held returns the bytes v keeps: the last version's chunks.
+func (v *Versions) Held() int64 { return v.held }
 
 // Size returns the size of the stored content id.
 func (v *Versions) Size(id ID) (int64, error) {
@@ -422,6 +445,7 @@ func (v *Versions) assemble(id ID) ([]byte, bool, error) {
 	}
 	out := make([]byte, 0, m.size)
 	next := make(map[ID][]byte, len(v.last))
+	held := int64(0)
 	err = m.parts(func(l ID) ([]ID, error) { return readList(lists, l) }, func(ids []ID) error {
 		for _, c := range ids {
 			b, ok := next[c]
@@ -434,6 +458,7 @@ func (v *Versions) assemble(id ID) ([]byte, bool, error) {
 					chains.touch(keyOf(v.tx, c), b) // the base of c's next version
 				}
 				next[c] = b
+				held += int64(len(b))
 			}
 			out = append(out, b...)
 		}
@@ -445,7 +470,7 @@ func (v *Versions) assemble(id ID) ([]byte, bool, error) {
 	if int64(len(out)) != m.size {
 		return nil, false, fmt.Errorf("snapshot: content %s: content size mismatch: %w", id.Short(), ErrCorrupt)
 	}
-	v.last = next
+	v.last, v.held = next, held
 	return out, m.inline && len(m.chunks) == 1 && m.chunks[0] == id, nil
 }
 
