@@ -470,6 +470,14 @@ func (v *Versions) assemble(id ID) ([]byte, bool, error) {
 	if int64(len(out)) != m.size {
 		return nil, false, fmt.Errorf("snapshot: content %s: content size mismatch: %w", id.Short(), ErrCorrupt)
 	}
+	// a chunk the last version held and this one does not is no base of
+	// the file's next version: the cache lets go of it rather than of a
+	// base another file's reader needs (verify's workers, the secret scan)
+	for c := range v.last {
+		if _, ok := next[c]; !ok {
+			chains.drop(keyOf(v.tx, c))
+		}
+	}
 	v.last, v.held = next, held
 	return out, m.inline && len(m.chunks) == 1 && m.chunks[0] == id, nil
 }
