@@ -369,25 +369,34 @@ type Versions struct {
 	mID ID
 	// held is the bytes of the chunks in last
 	held int64
+	// at is tx's key in the cache of decoded chunks (without a chunk)
+	at cacheKey
 }
 
 // NewVersions returns a Versions reading through tx.
-func NewVersions(tx *bolt.Tx) *Versions { return &Versions{tx: tx, last: map[ID][]byte{}} }
+func NewVersions(tx *bolt.Tx) *Versions {
+	return &Versions{tx: tx, last: map[ID][]byte{}, at: keyOf(tx, ID{})}
+}
 
 // Renew makes v read through tx from now on: a later transaction on the
 // same store, for a reader that walks a long history in passes, each in a
 // transaction of its own (the secret scan, which commits what it found
 // between them). The last version's chunks stay — a chunk's bytes never
 // change under its ID, and each was verified as it was read — and are
-// cached again for tx, as the bases the file's next version's deltas are
-// decoded against: that version then costs its own new chunks, not their
-// whole chains again (the cache is a transaction's).
+// cached for tx instead of the transaction before, as the bases the file's
+// next version's deltas are decoded against: that version then costs its
+// own new chunks, not their whole chains again (the cache is a
+// transaction's).
 func (v *Versions) Renew(tx *bolt.Tx) {
 	if v.tx == tx {
 		return
 	}
-	v.tx, v.mID = tx, ID{}
+	old := v.at // the transaction before may be closed: its key, as it was
+	v.tx, v.at, v.mID = tx, keyOf(tx, ID{}), ID{}
 	for c, b := range v.last {
+		if old.db != v.at.db || old.txid != v.at.txid {
+			chains.drop(cacheKey{db: old.db, txid: old.txid, id: c}) // moved, not copied: it would keep a replaced chunk alive
+		}
 		chains.touch(keyOf(tx, c), b)
 	}
 }
