@@ -46,9 +46,11 @@ type secretScan struct {
 	closing atomic.Bool
 	// scanned is the last event scanned (stored or not); cache remembers
 	// the regions scanned, so an edited file costs the regions its edit
-	// changed. Guarded by mu.
+	// changed; texts keeps files' last versions, so that an edited file's
+	// next version is read against it (audit.Collector). Guarded by mu.
 	scanned uint64
 	cache   *secrets.Cache
+	texts   audit.Collector
 }
 
 // ScanSecrets runs the detector over every event not scanned yet, whether
@@ -112,7 +114,7 @@ func (e *Engine) scan(store, final bool, deadline time.Time) error {
 				stored = audit.SecretsScanned(tx)
 				from := max(stored, s.scanned)
 				var err error
-				texts, last, err = audit.CollectSecretTexts(tx, from, scanBudget)
+				texts, last, err = s.texts.CollectSecretTexts(tx, from, scanBudget)
 				if last == from {
 					last = s.scanned
 				}

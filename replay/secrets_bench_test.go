@@ -77,7 +77,10 @@ func applyScanned(b *testing.B, key bool, gap time.Duration) {
 	// event's texts under the lock, and scanning them
 	var texts []audit.ScanText
 	t0 := time.Now()
-	if err := es[1].Journal().View(func(tx *journal.Tx) (err error) { texts, _, err = audit.CollectSecretTexts(tx, 0, 1<<30); return err }); err != nil {
+	if err := es[1].Journal().View(func(tx *journal.Tx) (err error) {
+		texts, _, err = new(audit.Collector).CollectSecretTexts(tx, 0, 1<<30)
+		return err
+	}); err != nil {
 		b.Fatal(err)
 	}
 	read := time.Since(t0) / time.Duration(len(texts))

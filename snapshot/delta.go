@@ -636,6 +636,17 @@ func (c *chunkCache) touch(k cacheKey, data []byte) {
 	c.put(k, data)
 }
 
+// drop forgets the entry of k, if the cache holds it.
+func (c *chunkCache) drop(k cacheKey) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.byKey[k]; ok {
+		c.order.Remove(el)
+		delete(c.byKey, k)
+		c.size -= len(el.Value.(*cacheEntry).data)
+	}
+}
+
 // put keeps data (which the cache now owns and nobody may change).
 func (c *chunkCache) put(k cacheKey, data []byte) {
 	c.mu.Lock()

@@ -679,3 +679,74 @@ func TestPutDeltas_RewritesGiveUpTogether(t *testing.T) {
 		return nil
 	})
 }
+
+// TestVersions_RenewKeepsTheBases: a reader of a file's versions that moves
+// to a later transaction (Renew) decodes the next version against the last
+// one's chunks it holds, not against the chain in the store: with the
+// chain's root deleted meanwhile, the next version still reads, verified,
+// where a reader without them fails (it would rebuild the whole chain, and
+// it does rebuild it when the root is there).
+func TestVersions_RenewKeepsTheBases(t *testing.T) {
+	db := openDB(t)
+	r := rand.New(rand.NewPCG(11, 12))
+	cur := lineFile(700)
+	var versions [][]byte
+	var ids []snapshot.ID
+	err := db.Update(func(tx *bolt.Tx) error {
+		base := []byte(nil)
+		for i := range 21 {
+			id := snapshot.Sum(cur)
+			if _, err := snapshot.PutDelta(tx, id, cur, base); err != nil {
+				return err
+			}
+			versions, ids = append(versions, cur), append(ids, id)
+			base, cur = cur, editLine(r, cur, i)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var roots [][]byte // the whole chunks: the first version's
+	for id, rec := range chunkRecords(t, db) {
+		if rec[1] != 2 && rec[1] != 3 {
+			roots = append(roots, bytes.Clone(id[:]))
+		}
+	}
+	tx1, err := db.Begin(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs := snapshot.NewVersions(tx1)
+	for i := range 20 {
+		if got, err := vs.Bytes(ids[i]); err != nil || !bytes.Equal(got, versions[i]) {
+			t.Fatalf("version %d: %d bytes, %v", i, len(got), err)
+		}
+	}
+	if vs.Held() < int64(len(versions[19])) {
+		t.Errorf("holds %d bytes of a %d-byte version", vs.Held(), len(versions[19]))
+	}
+	tx1.Rollback()
+	if err := db.Update(func(tx *bolt.Tx) error {
+		for _, k := range roots {
+			if err := tx.Bucket(snapshot.BucketChunks).Delete(k); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	tx2, err := db.Begin(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx2.Rollback()
+	if got, err := snapshot.NewVersions(tx2).Bytes(ids[20]); !errors.Is(err, snapshot.ErrNotFound) {
+		t.Fatalf("a new reader read the last version over a deleted root: %d bytes, %v", len(got), err)
+	}
+	vs.Renew(tx2)
+	if got, err := vs.Bytes(ids[20]); err != nil || !bytes.Equal(got, versions[20]) {
+		t.Fatalf("the renewed reader: %d bytes, %v", len(got), err)
+	}
+}

@@ -367,10 +367,42 @@ type Versions struct {
 	// same content reads again otherwise
 	m   manifest
 	mID ID
+	// held is the bytes of the chunks in last
+	held int64
+	// at is tx's key in the cache of decoded chunks (without a chunk)
+	at cacheKey
 }
 
 // NewVersions returns a Versions reading through tx.
-func NewVersions(tx *bolt.Tx) *Versions { return &Versions{tx: tx, last: map[ID][]byte{}} }
+func NewVersions(tx *bolt.Tx) *Versions {
+	return &Versions{tx: tx, last: map[ID][]byte{}, at: keyOf(tx, ID{})}
+}
+
+// Renew makes v read through tx from now on: a later transaction on the
+// same store, for a reader that walks a long history in passes, each in a
+// transaction of its own (the secret scan, which commits what it found
+// between them). The last version's chunks stay — a chunk's bytes never
+// change under its ID, and each was verified as it was read — and are
+// cached for tx instead of the transaction before, as the bases the file's
+// next version's deltas are decoded against: that version then costs its
+// own new chunks, not their whole chains again (the cache is a
+// transaction's).
+func (v *Versions) Renew(tx *bolt.Tx) {
+	if v.tx == tx {
+		return
+	}
+	old := v.at // the transaction before may be closed: its key, as it was
+	v.tx, v.at, v.mID = tx, keyOf(tx, ID{}), ID{}
+	for c, b := range v.last {
+		if old.db != v.at.db || old.txid != v.at.txid {
+			chains.drop(cacheKey{db: old.db, txid: old.txid, id: c}) // moved, not copied: it would keep a replaced chunk alive
+		}
+		chains.touch(keyOf(tx, c), b)
+	}
+}
+
+// Held returns the bytes v keeps: the last version's chunks.
+func (v *Versions) Held() int64 { return v.held }
 
 // Size returns the size of the stored content id.
 func (v *Versions) Size(id ID) (int64, error) {
@@ -422,6 +454,7 @@ func (v *Versions) assemble(id ID) ([]byte, bool, error) {
 	}
 	out := make([]byte, 0, m.size)
 	next := make(map[ID][]byte, len(v.last))
+	held := int64(0)
 	err = m.parts(func(l ID) ([]ID, error) { return readList(lists, l) }, func(ids []ID) error {
 		for _, c := range ids {
 			b, ok := next[c]
@@ -434,6 +467,7 @@ func (v *Versions) assemble(id ID) ([]byte, bool, error) {
 					chains.touch(keyOf(v.tx, c), b) // the base of c's next version
 				}
 				next[c] = b
+				held += int64(len(b))
 			}
 			out = append(out, b...)
 		}
@@ -445,7 +479,15 @@ func (v *Versions) assemble(id ID) ([]byte, bool, error) {
 	if int64(len(out)) != m.size {
 		return nil, false, fmt.Errorf("snapshot: content %s: content size mismatch: %w", id.Short(), ErrCorrupt)
 	}
-	v.last = next
+	// a chunk the last version held and this one does not is no base of
+	// the file's next version: the cache lets go of it rather than of a
+	// base another file's reader needs (verify's workers, the secret scan)
+	for c := range v.last {
+		if _, ok := next[c]; !ok {
+			chains.drop(keyOf(v.tx, c))
+		}
+	}
+	v.last, v.held = next, held
 	return out, m.inline && len(m.chunks) == 1 && m.chunks[0] == id, nil
 }
 

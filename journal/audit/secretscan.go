@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"container/list"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -163,19 +164,77 @@ func PutSecrets(t *journal.Tx, last uint64, found map[uint64][]Secret) error {
 
 // collectMapped is the mapped memory (the binary's pages and the
 // journal's) past which CollectSecretTexts lets go of the journal's pages
-// after an event's contents: a content rebuilt from a chain of splices
-// reads chunks all over the file, and journal status scanning 100,000
-// one-line edits left unscanned held 30–35 MiB of them (BENCHMARKS.md,
-// issue 60).
+// after an event's contents (BENCHMARKS.md, issue 60).
 const collectMapped = 16 << 20
+
+// collectHeld bounds the bytes of files' last versions a Collector keeps:
+// below the store's cache of decoded chunks (8 MiB), which must hold them
+// as the bases of the files' next versions.
+const collectHeld = 4 << 20
+
+// Collector reads the texts the secret detector scans, event after event,
+// in passes (CollectSecretTexts). It reads each file's versions in order,
+// each against the one before (snapshot.Versions): a version's chunks its
+// predecessor shares are not read again, and a new chunk, stored as a
+// splice or a delta of its predecessor's, costs that one record. Read one
+// by one, each content would be rebuilt from its whole chain of splices (up
+// to 128 records, all over the file): journal status's first scan of
+// 100,000 one-line edits faulted in pages all over the journal and took
+// over 20 minutes (BENCHMARKS.md, issue 60). It keeps the last version of
+// the files read most recently, collectHeld bytes at most; what it keeps
+// never changes what is read (every chunk is verified against its ID, every
+// content against its own). The zero Collector is ready; it is not safe for
+// concurrent use.
+type Collector struct {
+	files map[string]*list.Element // path → its *fileVersions in recent
+	// recent orders the files, the most recently read first
+	recent list.List
+	held   int64
+}
+
+// fileVersions is what a Collector keeps of one file.
+type fileVersions struct {
+	path string
+	v    *snapshot.Versions
+	held int64
+}
+
+// versions returns the reader of path's versions through t.
+func (c *Collector) versions(t *journal.Tx, path string) *fileVersions {
+	if c.files == nil {
+		c.files = map[string]*list.Element{}
+	}
+	if el, ok := c.files[path]; ok {
+		c.recent.MoveToFront(el)
+		fv := el.Value.(*fileVersions)
+		fv.v.Renew(t.Bolt())
+		return fv
+	}
+	fv := &fileVersions{path: path, v: snapshot.NewVersions(t.Bolt())}
+	c.files[path] = c.recent.PushFront(fv)
+	return fv
+}
+
+// kept records what fv holds now, and lets go of the least recently read
+// files' versions past collectHeld.
+func (c *Collector) kept(fv *fileVersions) {
+	c.held += fv.v.Held() - fv.held
+	fv.held = fv.v.Held()
+	for c.held > collectHeld && c.recent.Len() > 1 {
+		old := c.recent.Back().Value.(*fileVersions)
+		c.recent.Remove(c.recent.Back())
+		delete(c.files, old.path)
+		c.held -= old.held
+	}
+}
 
 // CollectSecretTexts reads the texts of the sealed events after event from
 // (the arguments and the after-contents of their file changes), stopping
 // after the event that brings the bytes read past budget, and returns them
 // with the last event read (from if none). Contents larger than
 // secrets.MaxSize, and contents no longer in the store (redacted, lost),
-// are left unread.
-func CollectSecretTexts(t *journal.Tx, from uint64, budget int) (texts []ScanText, last uint64, err error) {
+// are left unread. Its passes may run in transactions of their own.
+func (c *Collector) CollectSecretTexts(t *journal.Tx, from uint64, budget int) (texts []ScanText, last uint64, err error) {
 	last = from
 	read := 0
 	top := t.Last()
@@ -198,14 +257,16 @@ func CollectSecretTexts(t *journal.Tx, from uint64, budget int) (texts []ScanTex
 			// the detector must not stop status, which reports damage
 			// (and verify names it)
 			var b []byte
-			n, err := snapshot.Size(t.Bolt(), f.After)
+			fv := c.versions(t, f.Path)
+			n, err := fv.v.Size(f.After)
 			switch {
 			case err != nil || n > secrets.MaxSize:
 				n = -1
 			case n <= StreamScanSize:
-				if b, err = snapshot.Bytes(t.Bolt(), f.After); err != nil {
+				if b, err = fv.v.Bytes(f.After); err != nil {
 					b, n = nil, -1
 				}
+				c.kept(fv)
 			}
 			read += int(max(n, 0))
 			st.Paths = append(st.Paths, f.Path)
@@ -288,9 +349,10 @@ func ScanSecrets(t *journal.Tx) (map[uint64][]Secret, error) {
 	}
 	from := SecretsScanned(t)
 	c := secrets.NewCache() // successive versions of a file share most of their regions
+	var col Collector
 	view := func(fn func(*journal.Tx) error) error { return fn(t) }
 	for {
-		texts, last, err := CollectSecretTexts(t, from, 4<<20)
+		texts, last, err := col.CollectSecretTexts(t, from, 4<<20)
 		if err != nil {
 			return nil, err
 		}
