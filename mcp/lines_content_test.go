@@ -58,7 +58,7 @@ func TestLineTools_ContentArtefacts(t *testing.T) {
 		// ends in \n — its lines come back, so it was escaped
 		{name: "escaped twice over its own lines, the file's comment ending in \\n", file: "a.go",
 			before: "// the content no \\\\n, its \\n\nfunc f(s string) bool {\n\tif s == \"\" {\n\t\treturn false\n\t}\n\treturn true\n}\n",
-			start: 2, end: 6, content: `func f(s string) bool {\n\tif s == \"\" || s == \"-\" {\n\t\treturn false\n\t}\n\treturn true\n`,
+			start:  2, end: 6, content: `func f(s string) bool {\n\tif s == \"\" || s == \"-\" {\n\t\treturn false\n\t}\n\treturn true\n`,
 			want: "// the content no \\\\n, its \\n\nfunc f(s string) bool {\n\tif s == \"\" || s == \"-\" {\n\t\treturn false\n\t}\n\treturn true\n}\n", says: "escaped twice"},
 		{name: "look-alikes where the file has ASCII", file: "a.js", before: "  verb(\"next\"), verb('x');\n  done();\n",
 			start: 1, end: 1, content: "  verb(“next”), verb(‘x’, y);\n  more(“z”);\n",
