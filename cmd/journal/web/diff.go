@@ -174,9 +174,14 @@ func (s *Server) makeDiff(f journal.FileChange, a, b []byte) fileDiff {
 	if !s.Reveal && a != nil && b != nil && len(a)+len(b) > maskWhole {
 		a, b, skipped = changedPart(a, b)
 	}
-	a, b = s.mask().File(f.Path, a), s.mask().File(f.Path, b)
-	d.Rows, d.Summary = lineDiff(f.Path, a, b, skipped)
-	if d.Summary == "" && len(d.Rows) == 0 {
+	ma, mb := s.mask().File(f.Path, a), s.mask().File(f.Path, b)
+	d.Rows, d.Summary = lineDiff(f.Path, ma, mb, skipped)
+	switch {
+	case d.Summary != "" || len(d.Rows) > 0:
+	case !bytes.Equal(a, b):
+		// masked alike, the versions differ: the change is inside a secret
+		d.Summary = "the change is inside a masked secret: its lines are not shown (--reveal shows them)"
+	default:
 		d.Summary = "no change in content (mode only, or recorded as is)"
 	}
 	d.Open = len(d.Rows) <= 400

@@ -190,7 +190,8 @@ func BenchmarkEventPage_HugeFileOneLine(b *testing.B) {
 // its changed part only (changedPart), and shows exactly what masking both
 // whole versions shows — a private key that starts lines before the edit
 // and reaches into it, a token in the context lines, edits at the file's
-// start, end and inside the key (both sides masked alike: no rows), a
+// start, end and inside the key (both sides masked alike: no rows, and a
+// summary that says the change is in a secret, not that nothing changed), a
 // deletion and an insertion; lines after the key keep their numbers.
 func TestMakeDiff_HugeFileMasksWhatItShows(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -238,6 +239,9 @@ func TestMakeDiff_HugeFileMasksWhatItShows(t *testing.T) {
 			want, why := lineDiff("big.go", s.mask().File("big.go", a), s.mask().File("big.go", b), 0)
 			if why != "" || len(got.Rows) == 0 && tc.name != "inside the key" {
 				t.Fatalf("%q %q %d rows", why, got.Summary, len(got.Rows))
+			}
+			if tc.name == "inside the key" && !strings.Contains(got.Summary, "inside a masked secret") {
+				t.Fatalf("an edit inside a key summarised as %q", got.Summary)
 			}
 			if len(got.Rows) != len(want) {
 				t.Fatalf("%d rows, whole versions masked give %d", len(got.Rows), len(want))
