@@ -251,8 +251,13 @@ func (a *app) writeUnified(w io.Writer, oldName, newName string, old, cur []byte
 		fmt.Fprintf(w, "Binary files %s and %s differ\n", oldName, newName)
 		return
 	}
-	old, cur = a.mask().File(diffPath(oldName), old), a.mask().File(diffPath(newName), cur)
-	d := ops.Unified(oldName, newName, string(old), string(cur))
+	mo, mc := a.mask().File(diffPath(oldName), old), a.mask().File(diffPath(newName), cur)
+	d := ops.Unified(oldName, newName, string(mo), string(mc))
+	if d == "" && !bytes.Equal(old, cur) {
+		// masked alike, the versions differ: say so, never an empty diff
+		fmt.Fprintf(w, "%s: the change is inside a masked secret, its lines are not shown (--reveal shows them)\n", newName)
+		return
+	}
 	for _, l := range strings.SplitAfter(d, "\n") {
 		switch {
 		case l == "":
