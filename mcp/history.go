@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -453,11 +454,17 @@ func (s *Server) eventText(seq uint64) (string, error) {
 			fmt.Fprintf(&b, "%s: too large to diff here (journal diff %d %s)\n", f.Path, seq, f.Path)
 			continue
 		}
-		before, after = secrets.MaskFile(f.Path, before), secrets.MaskFile(f.Path, after)
+		mb, ma := secrets.MaskFile(f.Path, before), secrets.MaskFile(f.Path, after)
 		if oldName != "a/"+f.Path {
 			fmt.Fprintf(&b, "rename from %s\nrename to %s\n", f.MovedFrom, f.Path)
 		}
-		b.WriteString(ops.Diff(oldName, "b/"+f.Path, before, after))
+		d := ops.Diff(oldName, "b/"+f.Path, mb, ma)
+		if d == "" && !bytes.Equal(before, after) {
+			// masked alike, the versions differ: an empty diff would say
+			// nothing changed
+			d = fmt.Sprintf("%s: the change is inside a masked secret, its lines are not shown\n", f.Path)
+		}
+		b.WriteString(d)
 	}
 	return s.capText(b.String(), nil), nil
 }

@@ -180,6 +180,22 @@ func TestHistory_EventResourceMasksSecrets(t *testing.T) {
 	if e.read(".env") != content {
 		t.Fatalf("after undo and redo: %q", e.read(".env"))
 	}
+	// an edit inside the token alone masks alike on both sides: the
+	// diff says where the change is, not nothing
+	edited := strings.Replace(content, tok, tok[:len(tok)-1]+"Q", 1)
+	var ev struct {
+		Event uint64 `json:"event"`
+	}
+	if out := e.ok("file_replace", map[string]any{"ops": []map[string]any{{"path": ".env", "content": edited}}}, &ev); ev.Event == 0 {
+		t.Fatalf("file_replace: no event: %s", out)
+	}
+	req.Params.URI = fmt.Sprintf("journal://events/%d", ev.Event)
+	if res, err = e.c.ReadResource(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Contents[0].(mcpgo.TextResourceContents).Text; !strings.Contains(got, ".env: the change is inside a masked secret") || strings.Contains(got, tok[:30]) {
+		t.Fatalf("event resource of an edit inside a token:\n%s", got)
+	}
 }
 
 // TestHistory_UndoCreateRemovesItsDirs: undoing file_create_new takes back the directories it made for the
