@@ -20,8 +20,8 @@ func barsOf(p *plot) string {
 // day from the first to the last (an empty day has none, its slot kept),
 // the largest author at the bottom, the authors past the palette drawn as
 // one series (the legend still lists each); over a long time a bar stands
-// for a run of days (its Day the first: 2026-08-08 is in the one from
-// 2026-08-02, 944 days after the first) and their count stays bounded.
+// for a run of days (its Day the run's first, a later day of the run in
+// it) and their count stays bounded.
 func TestWebTeam_PlotDays(t *testing.T) {
 	lines := []TeamLines{
 		{Day: "2026-12-01", Author: "codex", Kind: "agent", Added: 6, Events: 2},
