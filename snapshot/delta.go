@@ -165,8 +165,8 @@ func encodeSplice(data []byte, bases []baseChunk, depth int, dst []byte) ([]byte
 			dict = append(dict, b.data...)
 		}
 	}
-	pre := commonPrefix(dict, data)
-	suf := commonSuffix(dict[pre:], data[pre:])
+	pre := CommonPrefix(dict, data)
+	suf := CommonSuffix(dict[pre:], data[pre:])
 	mid := data[pre : len(data)-suf]
 	if len(mid) > spliceMax {
 		return dst, false
@@ -491,8 +491,8 @@ func (m *memBase) bases(a, b int64) []baseChunk {
 	}
 	if m.pre < 0 {
 		n := min(len(m.base), len(m.data))
-		m.pre = commonPrefix(m.base, m.data)
-		m.suf = commonSuffix(m.base[m.pre:], m.data[min(m.pre, n):])
+		m.pre = CommonPrefix(m.base, m.data)
+		m.suf = CommonSuffix(m.base[m.pre:], m.data[min(m.pre, n):])
 		g2 := gearPairs()
 		for off := 0; off < len(m.base); {
 			off += cut(m.base[off:], g2)
@@ -555,7 +555,10 @@ func pickBases(ends []int64, lo, hi int64, get func(i int, start, end int64) (ba
 	return out
 }
 
-func commonPrefix(a, b []byte) int {
+// CommonPrefix returns how many first bytes a and b share, compared a
+// block at a time (memcmp) before byte by byte: the delta encoder's cut,
+// and the web diff's way past the unchanged part of a large file.
+func CommonPrefix(a, b []byte) int {
 	n := min(len(a), len(b))
 	i := 0
 	for i+64 <= n && bytes.Equal(a[i:i+64], b[i:i+64]) {
@@ -567,7 +570,8 @@ func commonPrefix(a, b []byte) int {
 	return i
 }
 
-func commonSuffix(a, b []byte) int {
+// CommonSuffix returns how many last bytes a and b share (CommonPrefix).
+func CommonSuffix(a, b []byte) int {
 	n := min(len(a), len(b))
 	i := 0
 	for i+64 <= n && bytes.Equal(a[len(a)-i-64:len(a)-i], b[len(b)-i-64:len(b)-i]) {

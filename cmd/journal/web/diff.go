@@ -188,33 +188,6 @@ func (s *Server) makeDiff(f journal.FileChange, a, b []byte) fileDiff {
 	return d
 }
 
-// commonPrefix returns how many first bytes a and b share, compared a
-// block at a time (memcmp) before byte by byte.
-func commonPrefix(a, b []byte) int {
-	const block = 4 << 10
-	n, i := min(len(a), len(b)), 0
-	for i+block <= n && bytes.Equal(a[i:i+block], b[i:i+block]) {
-		i += block
-	}
-	for i < n && a[i] == b[i] {
-		i++
-	}
-	return i
-}
-
-// commonSuffix returns how many last bytes a and b share.
-func commonSuffix(a, b []byte) int {
-	const block = 4 << 10
-	n, i := min(len(a), len(b)), 0
-	for i+block <= n && bytes.Equal(a[len(a)-i-block:len(a)-i], b[len(b)-i-block:len(b)-i]) {
-		i += block
-	}
-	for i < n && a[len(a)-1-i] == b[len(b)-1-i] {
-		i++
-	}
-	return i
-}
-
 // maskWhole is the size of two versions over which only their changed
 // part (changedPart) is masked and diffed.
 const maskWhole = 1 << 20
@@ -227,8 +200,8 @@ const maskWhole = 1 << 20
 // edit of a 50 MB file is scanned for secrets over a few hundred KB, not
 // twice over 50 MB.
 func changedPart(a, b []byte) (pa, pb []byte, skipped int) {
-	p := commonPrefix(a, b)
-	s := commonSuffix(a[p:], b[p:])
+	p := snapshot.CommonPrefix(a, b)
+	s := snapshot.CommonSuffix(a[p:], b[p:])
 	start := 0
 	if p > secrets.MaxSpan {
 		start = bytes.LastIndexByte(a[:p-secrets.MaxSpan], '\n') + 1
@@ -249,9 +222,9 @@ func changedPart(a, b []byte) (pa, pb []byte, skipped int) {
 // diffed (with context lines around it), so a small edit of a huge file
 // costs what the edit costs.
 func lineDiff(path string, a, b []byte, skipped int) ([]diffRow, string) {
-	p := commonPrefix(a, b)
+	p := snapshot.CommonPrefix(a, b)
 	p = bytes.LastIndexByte(a[:p], '\n') + 1 // a line start in both
-	s := commonSuffix(a[p:], b[p:])
+	s := snapshot.CommonSuffix(a[p:], b[p:])
 	lineStart := func(x []byte, i int) bool { return i == p || x[i-1] == '\n' }
 	if s > 0 && (!lineStart(a, len(a)-s) || !lineStart(b, len(b)-s)) {
 		if i := bytes.IndexByte(a[len(a)-s:], '\n'); i < 0 {
