@@ -141,6 +141,7 @@ type teamRead struct {
 	// repos names each workspace's git repository (teamRepoNames); ""
 	// for one whose index names none.
 	repos map[string]string
+	store *remote.Store // what it was read from (stats --survival reads on)
 }
 
 // every is every event read, the filters aside, in no order.
@@ -260,7 +261,7 @@ func (a *app) readTeamFrom(ctx context.Context, s *remote.Store, f *teamFlags, n
 		}()
 	}
 	done.Wait()
-	tr := &teamRead{all: map[string]map[uint64]*teamEvent{}}
+	tr := &teamRead{all: map[string]map[uint64]*teamEvent{}, store: s}
 	repos := map[string]*remote.Repository{}
 	for i, ws := range sel {
 		r := reads[i]

@@ -23,10 +23,7 @@ import (
 // clone checks them; one that fails is a problem of tr, and nothing of it
 // is counted.
 func (a *app) teamSurvival(ctx context.Context, f *teamFlags, tr *teamRead, count func(te *teamEvent)) error {
-	s, err := openRemote(ctx, f.remote)
-	if err != nil {
-		return remoteErr(err)
-	}
+	s := tr.store
 	tmp, err := os.MkdirTemp("", "journal-team-survival-")
 	if err != nil {
 		return err
