@@ -3,7 +3,10 @@ package web
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
+
+	"github.com/journalfs/journal/journal"
 )
 
 const (
@@ -90,4 +93,26 @@ func inPlace(n int, large func(i int) bool, diff func(i int) fileDiff, stub func
 		out = append(out, d)
 	}
 	return out
+}
+
+// lineCounts sums the lines files added and removed.
+func lineCounts(files []journal.FileChange) (added, removed int) {
+	for _, f := range files {
+		added += f.Added
+		removed += f.Removed
+	}
+	return added, removed
+}
+
+// diffSides returns a copy of page (files of ev) with each rename's
+// before-side the content it carried (ev.MoveSource): what its diff is
+// made from.
+func diffSides(ev *journal.Event, page []journal.FileChange) []journal.FileChange {
+	page = slices.Clone(page)
+	for i, f := range page {
+		if src, ok := ev.MoveSource(f); ok {
+			page[i].Before, page[i].BeforeMode = src.Before, src.BeforeMode
+		}
+	}
+	return page
 }

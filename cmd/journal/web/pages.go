@@ -65,10 +65,7 @@ var funcs = template.FuncMap{
 	"add":         func(a, b float64) float64 { return a + b },
 	"lineCounts": func(e *journal.Event) struct{ Added, Removed int } {
 		var c struct{ Added, Removed int }
-		for _, f := range e.Files {
-			c.Added += f.Added
-			c.Removed += f.Removed
-		}
+		c.Added, c.Removed = lineCounts(e.Files)
 		return c
 	},
 	"rewound": replay.RewindChange,
@@ -279,10 +276,7 @@ func (s *Server) timeline(w http.ResponseWriter, r *http.Request) {
 				return journal.ErrStop
 			}
 			rw := row{Event: e, RevertedBy: tx.RevertedBy(e.Seq)}
-			for _, f := range e.Files {
-				rw.Added += f.Added
-				rw.Removed += f.Removed
-			}
+			rw.Added, rw.Removed = lineCounts(e.Files)
 			rows = append(rows, rw)
 			return nil
 		}
@@ -396,19 +390,11 @@ func (s *Server) event(w http.ResponseWriter, r *http.Request) {
 		ev = s.mask().Event(ev)
 		revertedBy = tx.RevertedBy(seq)
 		listed := ev.Listed()
-		for _, f := range listed {
-			added += f.Added
-			removed += f.Removed
-		}
+		added, removed = lineCounts(listed)
 		if win, werr = fileWindow(r, len(listed)); werr != nil {
 			return nil
 		}
-		page := slices.Clone(listed[win.From:win.To])
-		for i, f := range page {
-			if src, ok := ev.MoveSource(f); ok { // a rename: diffed from the content it carried
-				page[i].Before, page[i].BeforeMode = src.Before, src.BeforeMode
-			}
-		}
+		page := diffSides(ev, listed[win.From:win.To])
 		files = inPlace(len(page), func(i int) bool { return large(tx, page[i]) },
 			func(i int) fileDiff {
 				d := s.diffFile(tx, page[i])

@@ -241,11 +241,11 @@ func (s *Server) teamEvents(w http.ResponseWriter, r *http.Request) {
 		j := teamRowJSON{Workspace: t.Workspace, Seq: t.Seq, Time: t.Time, When: t.Time.Local().Format("2006-01-02 15:04:05"), Who: t.Who,
 			Agent: t.Agent, Person: t.Person, Host: t.Actor.Host, What: what(t.Event), Status: t.Status, Model: t.Model, Prompt: t.Prompt,
 			Href: fmt.Sprintf("/team/event/%s/%d", t.Workspace, t.Seq)}
-		for _, f := range t.Listed() {
+		listed := t.Listed()
+		for _, f := range listed {
 			j.Paths = append(j.Paths, f.Path)
-			j.Added += f.Added
-			j.Removed += f.Removed
 		}
+		j.Added, j.Removed = lineCounts(listed)
 		out.Rows = append(out.Rows, j)
 	}
 	writeJSON(w, http.StatusOK, out)
@@ -293,16 +293,9 @@ func (s *Server) teamEvent(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusBadRequest, err, windowHint)
 		return
 	}
-	added, removed := 0, 0
-	for _, f := range listed {
-		added += f.Added
-		removed += f.Removed
-	}
+	added, removed := lineCounts(listed)
 	files := make([]fileDiff, 0, win.To-win.From)
-	for _, f := range listed[win.From:win.To] {
-		if src, ok := row.MoveSource(f); ok { // a rename: diffed from the content it carried
-			f.Before, f.BeforeMode = src.Before, src.BeforeMode
-		}
+	for _, f := range diffSides(row.Event, listed[win.From:win.To]) {
 		d := s.remoteDiff(r.Context(), f)
 		d.Remote = true
 		files = append(files, d)
