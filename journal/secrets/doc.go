@@ -98,9 +98,10 @@
 // path rules and allowlists), ScanArgs a tool call's JSON arguments (each
 // finding names its string by JSON Pointer). Mask and MaskArgs replace each
 // secret with a mark such as "AKIA…[secret: aws-access-token]", keeping at
-// most a prefix that every credential of the kind shares; a masked PEM key
-// is one line. Masking both sides of a diff before diffing keeps the diff
-// as small as the edit.
+// most a prefix that every credential of the kind shares; Mask makes a
+// masked PEM key one line, MaskFile and MaskLines keep its lines ("…" on
+// all but the first), so a masked file's lines keep their numbers. Masking
+// both sides of a diff before diffing keeps the diff as small as the edit.
 //
 // # Bounds
 //
