@@ -7,7 +7,6 @@ import (
 
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/ops"
-	"github.com/journalfs/journal/snapshot"
 )
 
 // A repeated line-tool call. A line tool (file_replace,
@@ -42,14 +41,14 @@ func (s *Server) repeated(c *call, keys []string) (uint64, map[string]string, bo
 	if len(keys) == 0 || len(c.args) == 0 {
 		return 0, nil, false
 	}
-	var want any
-	if json.Unmarshal(c.args, &want) != nil {
-		return 0, nil, false
-	}
+	var want any // the call's arguments, decoded once a change of the same tool is found
 	seq, versions := uint64(0), map[string]string{}
 	for _, key := range keys {
-		e, after := s.lastChangeOf(key)
-		if e == nil || e.Status != journal.StatusCommitted || e.Tool != c.tool || (seq != 0 && e.Seq != seq) {
+		e, after, err := s.eng.LastChange(key)
+		if err != nil || e == nil || e.Status != journal.StatusCommitted || e.Tool != c.tool || (seq != 0 && e.Seq != seq) {
+			return 0, nil, false
+		}
+		if want == nil && json.Unmarshal(c.args, &want) != nil {
 			return 0, nil, false
 		}
 		var got any
@@ -63,23 +62,6 @@ func (s *Server) repeated(c *call, keys []string) (uint64, map[string]string, bo
 		seq, versions[key] = e.Seq, version(f.ID)
 	}
 	return seq, versions, true
-}
-
-// lastChangeOf returns the newest event that changed file key and the
-// version it left (nil when none).
-func (s *Server) lastChangeOf(key string) (*journal.Event, snapshot.ID) {
-	var last *journal.Event
-	var after snapshot.ID
-	_ = s.eng.Journal().View(func(tx *journal.Tx) error {
-		return tx.EachIndexed("path", key, func(e *journal.Event) error {
-			if f, ok := e.File(key); ok && f.Before != f.After {
-				last, after = e, f.After
-				return journal.ErrStop
-			}
-			return nil
-		})
-	})
-	return last, after
 }
 
 // batchRepeat answers a batch line tool's call found made already

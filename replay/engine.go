@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/snapshot"
 )
 
 // Options configure Open.
@@ -198,6 +199,50 @@ func CLIActor() journal.Actor {
 func (e *Engine) Journal() *journal.Journal {
 	e.FlushSeal()
 	return e.j
+}
+
+// LastChange returns the newest event that changed file key's content and
+// the content it left (nil when none), with this engine's logged and
+// unsealed batches counted as committed — they are: a logged batch's record
+// is its commit, and an unsealed event's files are all in place — without
+// moving them into the bbolt file first, as Journal does at the cost of a
+// commit. Like headsOf it may be behind another process's logged batches.
+func (e *Engine) LastChange(key string) (*journal.Event, snapshot.ID, error) {
+	changed := func(ev *journal.Event) (snapshot.ID, bool) {
+		f, ok := ev.File(key)
+		return f.After, ok && f.Before != f.After
+	}
+	e.mu.Lock()
+	for i := len(e.logged) - 1; i >= 0; i-- {
+		evs := e.logged[i].rec.Events
+		for j := len(evs) - 1; j >= 0; j-- {
+			if after, ok := changed(evs[j]); ok {
+				e.mu.Unlock()
+				return evs[j], after, nil
+			}
+		}
+	}
+	if u := e.unsealed; u != nil {
+		if after, ok := changed(u); ok {
+			c := *u
+			c.Status = journal.StatusCommitted
+			e.mu.Unlock()
+			return &c, after, nil
+		}
+	}
+	e.mu.Unlock()
+	var last *journal.Event
+	var after snapshot.ID
+	err := e.j.View(func(tx *journal.Tx) error {
+		return tx.EachIndexed("path", key, func(ev *journal.Event) error {
+			if a, ok := changed(ev); ok {
+				last, after = ev, a
+				return journal.ErrStop
+			}
+			return nil
+		})
+	})
+	return last, after, err
 }
 
 // Roots returns the workspace roots.

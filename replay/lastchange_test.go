@@ -1,0 +1,62 @@
+package replay_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/replay"
+)
+
+// TestLastChange_NoCommit: LastChange finds the newest change of a file
+// among the engine's unsealed event (a create: the intent path) and logged
+// batches (an edit: the write-ahead log) as committed, without the bbolt
+// commit that Journal's flush would make — the line tools ask it before
+// every call, so a commit there cost every write one (mcp/repeat.go) — and
+// finds the same event in the bbolt file once it is there.
+func TestLastChange_NoCommit(t *testing.T) {
+	defer replay.SetLogDelays(time.Hour, time.Hour)()
+	dir := t.TempDir()
+	write(t, dir, "other.txt", "other\n")
+	e := open(t, dir)
+	ctx := context.Background()
+	commits := 0
+	e.SetCommitFault(func() error { commits++; return nil })
+	check := func(step string, want *replay.Result) {
+		t.Helper()
+		before := commits
+		ev, after, err := e.LastChange("a.txt")
+		if err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		if ev == nil || ev.Seq != want.Seq || ev.Status != journal.StatusCommitted || after != want.Files[0].After {
+			t.Fatalf("%s: LastChange = %+v, %s; want event %d committed leaving %s", step, ev, after, want.Seq, want.Files[0].After)
+		}
+		if commits != before {
+			t.Fatalf("%s: LastChange made %d journal commits, want none", step, commits-before)
+		}
+	}
+	if ev, _, err := e.LastChange("a.txt"); err != nil || ev != nil {
+		t.Fatalf("before any change: %+v, %v; want none", ev, err)
+	}
+	created, err := e.Apply(ctx, &replay.Batch{Tool: "create", Changes: []replay.Change{{Path: "a.txt", Data: []byte("one\n")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("unsealed create", created)
+	edited, err := e.Apply(ctx, &replay.Batch{Tool: "edit", Changes: []replay.Change{{Path: "a.txt", Data: []byte("two\n")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("logged edit", edited)
+	// a later batch that leaves a.txt alone is not its last change
+	if _, err := e.Apply(ctx, &replay.Batch{Tool: "edit", Changes: []replay.Change{{Path: "other.txt", Data: []byte("other, edited\n")}}}); err != nil {
+		t.Fatal(err)
+	}
+	check("after another file's edit", edited)
+	if err := e.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	check("in the bbolt file", edited)
+}
