@@ -635,17 +635,11 @@ type lastWrite struct {
 // none is found). It reads the journal, so it runs before the batch takes
 // the journal's lock.
 func (s *Server) lastWriteOf(key string) lastWrite {
-	var lw lastWrite
-	_ = s.eng.Journal().View(func(tx *journal.Tx) error {
-		return tx.EachIndexed("path", key, func(e *journal.Event) error {
-			if f, ok := e.File(key); ok && !f.After.IsZero() {
-				lw = lastWrite{seq: e.Seq, after: f.After}
-				return journal.ErrStop
-			}
-			return nil
-		})
-	})
-	return lw
+	e, after, err := s.eng.LastChange(key)
+	if err != nil || e == nil || after.IsZero() {
+		return lastWrite{}
+	}
+	return lastWrite{seq: e.Seq, after: after}
 }
 
 // movedBy names what moved the lines of file key to version cur: the event

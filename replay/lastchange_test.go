@@ -14,7 +14,8 @@ import (
 // batches (an edit: the write-ahead log) as committed, without the bbolt
 // commit that Journal's flush would make — the line tools ask it before
 // every call, so a commit there cost every write one (mcp/repeat.go) — and
-// finds the same event in the bbolt file once it is there.
+// finds the same event in the bbolt file once it is there. Content reads a
+// logged version from its record, without that commit either.
 func TestLastChange_NoCommit(t *testing.T) {
 	defer replay.SetLogDelays(time.Hour, time.Hour)()
 	dir := t.TempDir()
@@ -50,6 +51,16 @@ func TestLastChange_NoCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("logged edit", edited)
+	before := commits
+	if data, ok, err := e.Content(edited.Files[0].After, 1<<20); err != nil || !ok || string(data) != "two\n" {
+		t.Fatalf("Content of the logged edit's version: %q, %v, %v", data, ok, err)
+	}
+	if _, ok, err := e.Content(edited.Files[0].After, 2); err != nil || ok {
+		t.Fatalf("Content over max: ok %v, %v; want not ok", ok, err)
+	}
+	if commits != before {
+		t.Fatalf("Content of a logged version made %d journal commits, want none", commits-before)
+	}
 	// a later batch that leaves a.txt alone is not its last change
 	if _, err := e.Apply(ctx, &replay.Batch{Tool: "edit", Changes: []replay.Change{{Path: "other.txt", Data: []byte("other, edited\n")}}}); err != nil {
 		t.Fatal(err)

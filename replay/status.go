@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -148,7 +149,18 @@ func (e *Engine) Content(id snapshot.ID, max int64) (data []byte, ok bool, err e
 	if id.IsZero() {
 		return nil, true, nil
 	}
-	e.FlushSeal() // a logged batch's contents reach the store when it is moved into the bbolt file
+	// A logged batch's contents reach the store when it is moved into the
+	// bbolt file: until then they are read from its record, rather than
+	// moved in by a commit for the sake of one read.
+	e.mu.Lock()
+	data, ok = e.loggedContent(id)
+	e.mu.Unlock()
+	if ok {
+		if int64(len(data)) > max {
+			return nil, false, nil
+		}
+		return bytes.Clone(data), true, nil // the record's own bytes are stored at the checkpoint
+	}
 	err = e.j.View(func(tx *journal.Tx) error {
 		size, err := snapshot.Size(tx.Bolt(), id)
 		if err != nil || size > max {
