@@ -63,7 +63,7 @@ func ExpandMarkers(old, text, path string) (string, []Elision, error) {
 		return text, nil, nil
 	}
 	lines := splitKeep(text)
-	hard, soft := markerLines(lines, kindOf(path))
+	hard, soft := markerLines(text, lines, kindOf(path))
 	if len(hard)+len(soft) == 0 {
 		return text, nil, nil
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Elision markers: the lines agents write in new text to mean "the lines
@@ -300,10 +301,19 @@ func runsOn(p string) bool {
 // the marker lines inside code fences and triple-quoted strings (a marker
 // may stand for a fence's or a string's end), in Python a "..." that is the
 // whole body of a block other than a def's or a class's.
-func markerLines(lines []string, kind markerKind) (out, soft []int) {
+//
+// lines are text's. Outside prose, where text holds no triple quote, a line
+// that is no comment and holds no ellipsis is passed over on its first
+// bytes (cannotMark): isMarkerLine would refuse it, and it moves no state.
+func markerLines(text string, lines []string, kind markerKind) (out, soft []int) {
+	quick := kind != kindProse && !strings.Contains(text, `"""`) && !strings.Contains(text, `'''`)
+	ellipses := quick && hasEllipsis(text)
 	quote := "" // inside a triple-quoted string: its delimiter
 	fence := "" // inside a Markdown code fence: its opener
 	for i, l := range lines {
+		if quick && cannotMark(l, ellipses) {
+			continue
+		}
 		key := strings.TrimSpace(l)
 		if kind == kindProse {
 			if f := fenceOf(key); f != "" && (fence == "" || strings.HasPrefix(key, fence)) {
@@ -345,6 +355,26 @@ func markerLines(lines []string, kind markerKind) (out, soft []int) {
 		out = append(out, i)
 	}
 	return out, soft
+}
+
+// cannotMark reports a line isMarkerLine refuses whatever its kind: its
+// first byte after ASCII blanks opens no comment delimiter (commentDelims)
+// and, if ellipses (the text holds one), it holds no ellipsis. A line
+// starting with a non-ASCII byte is left to isMarkerLine (TrimSpace takes
+// Unicode spaces too).
+func cannotMark(l string, ellipses bool) bool {
+	k := 0
+	for k < len(l) && (l[k] == ' ' || l[k] == '\t' || l[k] == '\n' || l[k] == '\r' || l[k] == '\v' || l[k] == '\f') {
+		k++
+	}
+	if k == len(l) {
+		return true // blank
+	}
+	switch l[k] {
+	case '<', '{', '/', '(', '-', ';', '#', '%':
+		return false // perhaps a comment
+	}
+	return l[k] < utf8.RuneSelf && (!ellipses || !hasEllipsis(l))
 }
 
 // inCommentBlock reports a comment that is an ellipsis alone ("//	...")

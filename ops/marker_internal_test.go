@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,4 +84,41 @@ func TestIsMarkerLine_QuickTestsLoseNothing(t *testing.T) {
 		t.Fatalf("%d lines, each of two kinds: %d markers, %d rejected by the quick tests", len(lines), accepted, rejected)
 	}
 	t.Logf("%d lines, each of two kinds: %d markers, %d rejected by the quick tests", len(lines), accepted, rejected)
+}
+
+// TestCannotMark_OnlyLinesIsMarkerLineRefuses: every line cannotMark passes
+// over — in a text with an ellipsis somewhere (ellipses) or with none (then
+// the line has none either) — is one isMarkerLine refuses for every kind of
+// code: markerLines' quick path skips no marker. Lines are made of blanks
+// (ASCII and Unicode), comment openers, ellipses, elision words and code.
+func TestCannotMark_OnlyLinesIsMarkerLineRefuses(t *testing.T) {
+	parts := []string{"", " ", "\t", "\u00a0", "\u2003", "\v", "//", "/*", "*/", "#", "--", ";", "%", "<!--", "-->", "{/*", "(*",
+		"...", "…", ". . .", "existing code", "rest of", "unchanged", "x := 1", "foo()", "*", "'", "\"", "}", "é", "\r", "\n"}
+	rng := rand.New(rand.NewPCG(5, 6))
+	skipped, checked := 0, 0
+	for i := 0; i < 200000; i++ {
+		var b strings.Builder
+		for n := 1 + rng.IntN(5); n > 0; n-- {
+			b.WriteString(parts[rng.IntN(len(parts))])
+		}
+		l := b.String()
+		for _, ellipses := range []bool{true, false} {
+			if !ellipses && hasEllipsis(l) {
+				continue // a text without an ellipsis has no such line
+			}
+			if !cannotMark(l, ellipses) {
+				continue
+			}
+			skipped++
+			for _, kind := range []markerKind{kindCode, kindPython, kindYAML} {
+				checked++
+				if ok, _ := isMarkerLine(strings.TrimSpace(l), kind); ok {
+					t.Fatalf("cannotMark(%q, %v) passes over a line isMarkerLine takes (kind %d)", l, ellipses, kind)
+				}
+			}
+		}
+	}
+	if skipped < 10000 {
+		t.Fatalf("only %d lines passed over: the test reaches too little", skipped)
+	}
 }

@@ -43,3 +43,6 @@ func SetDirOpened(f func(dir string)) func() {
 	dirOpened = f
 	return func() { dirOpened = nil }
 }
+
+// Logged returns how many logged batches wait for the checkpoint.
+func (e *Engine) Logged() int { e.mu.Lock(); defer e.mu.Unlock(); return len(e.logged) + len(e.appended) }

@@ -2,6 +2,7 @@ package replay_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -70,4 +71,35 @@ func TestLastChange_NoCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("in the bbolt file", edited)
+}
+
+// TestCheckpoint_EagerAfterALargeRecord: a logged batch whose record is
+// eagerCheckpoint or more is checkpointed as soon as it is done, not
+// sealDelay later (an hour here): storing it takes long, better done while
+// the agent reads the reply than when its next call comes. A small one
+// waits.
+func TestCheckpoint_EagerAfterALargeRecord(t *testing.T) {
+	defer replay.SetLogDelays(time.Hour, time.Hour)()
+	dir := t.TempDir()
+	write(t, dir, "small.txt", "small\n")
+	write(t, dir, "big.txt", "big\n")
+	e := open(t, dir)
+	ctx := context.Background()
+	if _, err := e.Apply(ctx, &replay.Batch{Changes: []replay.Change{{Path: "small.txt", Data: []byte("small, edited\n")}}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := e.Logged(); n != 1 {
+		t.Fatalf("after a small edit: %d batches logged, want 1 (its checkpoint waits)", n)
+	}
+	big := []byte(strings.Repeat("a line of a large file written whole\n", 600<<10/37))
+	if _, err := e.Apply(ctx, &replay.Batch{Changes: []replay.Change{{Path: "big.txt", Data: big}}}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for e.Logged() > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d batches still logged 30 s after a %d-byte batch", e.Logged(), len(big))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }

@@ -43,8 +43,8 @@ func (e *Engine) armSeal(after time.Duration) {
 }
 
 // timedSeal is the timer's seal: it does nothing if a later batch re-armed
-// the timer, and tries again later if the seal fails. Then, the engine being
-// idle, the secret detector runs (secrets.go).
+// the timer, and tries again later if the seal fails. Then the secret
+// detector runs once the engine is idle (secrets.go, scanWhenIdle).
 func (e *Engine) timedSeal(gen uint64) {
 	e.mu.Lock()
 	stale, done := e.sealGen != gen, !e.outstanding(true)
@@ -52,8 +52,8 @@ func (e *Engine) timedSeal(gen uint64) {
 	if stale {
 		return
 	}
-	if done { // a reader flushed first: the engine is idle all the same
-		e.scanSecrets()
+	if done { // a reader flushed first
+		e.scanWhenIdle()
 		return
 	}
 	if err := e.Checkpoint(); err != nil {
@@ -64,7 +64,7 @@ func (e *Engine) timedSeal(gen uint64) {
 		e.mu.Unlock()
 		return
 	}
-	e.scanSecrets() // best effort: a failed pass is retried by the next
+	e.scanWhenIdle() // best effort: a failed pass is retried by the next
 }
 
 // outstanding reports whether the engine has work a flush would do: an

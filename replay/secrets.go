@@ -44,6 +44,8 @@ type secretScan struct {
 	// closing stops background passes (at their next step) and their
 	// retries: Close is running its own, the last.
 	closing atomic.Bool
+	// waiting: a pass waits for the engine to be idle (scanWhenIdle).
+	waiting atomic.Bool
 	// scanned is the last event scanned (stored or not); cache remembers
 	// the regions scanned, so an edited file costs the regions its edit
 	// changed; texts keeps files' last versions, so that an edited file's
@@ -175,7 +177,40 @@ func (e *Engine) scan(store, final bool, deadline time.Time) error {
 	}
 }
 
-// retryScan runs a detection pass sealDelay from now.
-func (e *Engine) retryScan() {
-	time.AfterFunc(sealDelay, func() { e.scanSecrets() })
+// retryScan runs a detection pass once the engine is idle (scanWhenIdle).
+func (e *Engine) retryScan() { e.scanWhenIdle() }
+
+// scanIdle is how long the engine must have been left alone (no batch,
+// flush or observe) before a background detection pass starts, and
+// scanDefer how long a busy engine may put one off. A pass over a rewritten
+// large file costs as much CPU as the batch that wrote it: run during a
+// burst of batches it shares their cores; once the agent pauses (seconds,
+// as it thinks) it costs nothing anyone waits for. Readers do not depend on
+// it: what is not scanned yet is scanned as it is read.
+var scanIdle = 200 * time.Millisecond // a variable for tests only
+
+const scanDefer = 2 * time.Second
+
+// scanWhenIdle runs a background detection pass once the engine has had no
+// call for scanIdle, or scanDefer from now at the latest; one waits at a
+// time.
+func (e *Engine) scanWhenIdle() {
+	s := &e.secrets
+	if !s.on || !s.waiting.CompareAndSwap(false, true) {
+		return
+	}
+	first := time.Now()
+	var wait func()
+	wait = func() {
+		calls := e.calls.Load()
+		time.AfterFunc(scanIdle, func() {
+			if e.calls.Load() != calls && time.Since(first) < scanDefer && !s.closing.Load() {
+				wait()
+				return
+			}
+			s.waiting.Store(false)
+			e.scanSecrets()
+		})
+	}
+	wait()
 }

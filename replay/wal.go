@@ -31,6 +31,11 @@ const maxLogged = 64
 // a batch that finds the oldest logged batch older checkpoints first.
 var maxLogAge = 100 * time.Millisecond // a variable for tests only
 
+// eagerCheckpoint is the size of a batch's record from which the checkpoint
+// starts as soon as the batch is done rather than sealDelay later: storing
+// that much takes long, and what waiting would gather is a few more fsyncs.
+const eagerCheckpoint = 512 << 10
+
 // logSlack is room for a record's events (JSON) beside its contents when
 // deciding whether a batch fits in the log.
 const logSlack = 64 << 10
@@ -194,7 +199,11 @@ func (e *Engine) applyLogged(db *journal.DB, ops []*fileOp, ev *journal.Event, o
 	}
 	e.logged = append(e.logged, l)
 	e.walEnd = end
-	e.armSeal(sealDelay)
+	if end-off >= eagerCheckpoint {
+		e.armSeal(0)
+	} else {
+		e.armSeal(sealDelay)
+	}
 	return newResult(ev, observes, ops), nil
 }
 
