@@ -45,4 +45,8 @@ func SetDirOpened(f func(dir string)) func() {
 }
 
 // Logged returns how many logged batches wait for the checkpoint.
-func (e *Engine) Logged() int { e.mu.Lock(); defer e.mu.Unlock(); return len(e.logged) + len(e.appended) }
+func (e *Engine) Logged() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.logged) + len(e.appended)
+}
