@@ -8,6 +8,7 @@ import (
 
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/replay"
+	"github.com/journalfs/journal/snapshot"
 )
 
 // TestLastChange_NoCommit: LastChange finds the newest change of a file
@@ -76,7 +77,8 @@ func TestLastChange_NoCommit(t *testing.T) {
 // TestCheckpoint_EagerAfterALargeRecord: a logged batch whose record is
 // eagerCheckpoint or more is checkpointed as soon as it is done, not
 // sealDelay later (an hour here): storing it takes long, better done while
-// the agent reads the reply than when its next call comes. A small one
+// the agent reads the reply than when its next call comes, and its chunks
+// compressed before the checkpoint takes the journal's lock. A small one
 // waits.
 func TestCheckpoint_EagerAfterALargeRecord(t *testing.T) {
 	defer replay.SetLogDelays(time.Hour, time.Hour)()
@@ -92,6 +94,7 @@ func TestCheckpoint_EagerAfterALargeRecord(t *testing.T) {
 		t.Fatalf("after a small edit: %d batches logged, want 1 (its checkpoint waits)", n)
 	}
 	big := []byte(strings.Repeat("a line of a large file written whole\n", 600<<10/37))
+	used := snapshot.PrecompressUsed()
 	if _, err := e.Apply(ctx, &replay.Batch{Changes: []replay.Change{{Path: "big.txt", Data: big}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -101,5 +104,8 @@ func TestCheckpoint_EagerAfterALargeRecord(t *testing.T) {
 			t.Fatalf("%d batches still logged 30 s after a %d-byte batch", e.Logged(), len(big))
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+	if snapshot.PrecompressUsed() == used {
+		t.Error("the checkpoint compressed the large content under the journal's lock: none of its chunks was compressed ahead")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/journalfs/journal/journal"
+	"github.com/journalfs/journal/snapshot"
 )
 
 // The deferred seal: a batch's event is sealed committed by the next
@@ -56,6 +57,14 @@ func (e *Engine) timedSeal(gen uint64) {
 		e.scanWhenIdle()
 		return
 	}
+	if e.precompressLogged() { // a batch came meanwhile: its timer checkpoints
+		e.mu.Lock()
+		stale = e.sealGen != gen
+		e.mu.Unlock()
+		if stale {
+			return
+		}
+	}
 	if err := e.Checkpoint(); err != nil {
 		e.mu.Lock()
 		if e.outstanding(true) && e.sealGen == gen {
@@ -65,6 +74,33 @@ func (e *Engine) timedSeal(gen uint64) {
 		return
 	}
 	e.scanWhenIdle() // best effort: a failed pass is retried by the next
+}
+
+// precompressMin is the content size from which the timer compresses a
+// logged content's chunks before the checkpoint takes the journal's lock
+// (precompressLogged).
+const precompressMin = 256 << 10
+
+// precompressLogged compresses the large contents of the logged batches
+// ahead of the checkpoint that stores them (snapshot.Precompress), holding
+// neither e.mu nor the journal: a batch that comes meanwhile takes the lock
+// at once instead of waiting for the compression. It reports whether it had
+// any to compress.
+func (e *Engine) precompressLogged() bool {
+	var datas [][]byte
+	e.mu.Lock()
+	for _, l := range e.logged {
+		for _, c := range l.rec.Contents {
+			if len(c.Data) >= precompressMin {
+				datas = append(datas, c.Data)
+			}
+		}
+	}
+	e.mu.Unlock()
+	for _, d := range datas {
+		snapshot.Precompress(d)
+	}
+	return len(datas) > 0
 }
 
 // outstanding reports whether the engine has work a flush would do: an

@@ -190,7 +190,7 @@ func (w *writer) encode(data []byte) (rec []byte, delta bool, err error) {
 	if w.delta != nil {
 		bases, depth, _ = deltaBases(w.chunks, w.delta.bases(w.size, w.size+int64(len(data))))
 	}
-	rec, delta, _, w.scratch, err = encodeChunk(data, bases, depth, w.scratch)
+	rec, delta, _, w.scratch, err = encodeChunk(data, bases, depth, w.scratch, nil)
 	return rec, delta, err
 }
 
@@ -206,14 +206,21 @@ func (w *writer) encode(data []byte) (rec []byte, delta bool, err error) {
 // zstd a pass over it and its 256 KiB match table per chunk, and a
 // chunk that compresses that well alone (generated or repetitive text)
 // gains little from one.
-func encodeChunk(data []byte, bases []baseChunk, depth int, scratch []byte) (rec []byte, delta, paid bool, _ []byte, err error) {
+//
+// plain, if not nil, is the chunk compressed alone already (Precompress):
+// what EncodeAll would give, taken instead.
+func encodeChunk(data []byte, bases []baseChunk, depth int, scratch, plain []byte) (rec []byte, delta, paid bool, _ []byte, err error) {
 	if len(bases) > 0 {
 		var ok bool
 		if scratch, ok = encodeSplice(data, bases, depth, scratch[:0]); ok && len(scratch) < len(data) {
 			return bytes.Clone(scratch), true, true, scratch, nil
 		}
 	}
-	scratch = encoder.EncodeAll(data, append(scratch[:0], formatV1, codecZstd))
+	if plain != nil {
+		scratch = append(scratch[:0], plain...)
+	} else {
+		scratch = compressAlone(data, scratch[:0])
+	}
 	pl := len(scratch)
 	if len(bases) > 0 && depth <= maxDepth && pl > len(data)/16 {
 		if scratch, err = encodeDelta(data, bases, depth, scratch); err != nil {
@@ -335,7 +342,7 @@ func putAll(items []*putItem, total *Stats) error {
 		}
 		buf := scratchPool.Get().(*[]byte)
 		var gain bool
-		j.rec, j.delta, gain, *buf, j.err = encodeChunk(it.data[j.off:j.off+j.n], bases, j.depth, *buf)
+		j.rec, j.delta, gain, *buf, j.err = encodeChunk(it.data[j.off:j.off+j.n], bases, j.depth, *buf, ahead.take(j.id))
 		scratchPool.Put(buf)
 		if len(bases) > 0 {
 			deltaTries.Add(1)

@@ -53,7 +53,7 @@ func rewriteWhole(chunks *bolt.Bucket, id ID, rec []byte) error {
 		return fmt.Errorf("snapshot: rewrite chunk %s: %w", id.Short(), err)
 	}
 	data = bytes.Clone(data)
-	out, _, _, _, err := encodeChunk(data, nil, 0, nil)
+	out, _, _, _, err := encodeChunk(data, nil, 0, nil, nil)
 	if err != nil {
 		return fmt.Errorf("snapshot: rewrite chunk %s: %w", id.Short(), err)
 	}
