@@ -66,9 +66,14 @@
 // batch (wal.go). Its files are renamed unsynced and made durable by a
 // deferred checkpoint (every logged batch's files fsynced, then their
 // directories, then one bbolt transaction appending their events), which
-// runs 20 ms after the last batch, on Close, Recover, gc or a batch that is
-// not logged, or after 64 batches or 100 ms. docs/DESIGN.md ("Logged
-// batches, step by step") has every step. The rules:
+// runs 20 ms after the last batch (at once after a batch whose record is
+// 512 KiB or more: storing it takes long, better while the agent reads the
+// reply), on Close, Recover, gc or a batch that is not logged, or after 64
+// batches or 100 ms. The timer's checkpoint compresses a large content's
+// chunks before it takes the journal's lock (snapshot.Precompress), so a
+// batch arriving meanwhile waits for the commit, not for the compression.
+// docs/DESIGN.md ("Logged batches, step by step") has every step. The
+// rules:
 //
 //   - The record is the commit: no rename happens before it is durable, and
 //     recovery never rolls a logged batch back, it rolls it forward. For
@@ -84,7 +89,9 @@
 //     next batch completes it.
 //   - A reader of the journal needs the events, not the files' durability:
 //     FlushSeal moves logged events into the bbolt file with one commit and
-//     no fsync, noting the run's first event whose files may be unsynced
+//     no fsync (a reader that needs only a file's last change or a logged
+//     content — LastChange, Content — reads them from the records, with no
+//     commit: the line tools ask before every call), noting the run's first event whose files may be unsynced
 //     (journal.Tx.LogUnsynced); until the checkpoint clears it, recovery
 //     rolls the files of the whole run forward from there.
 //   - A process that takes the lock and finds records past the bbolt file's

@@ -46,9 +46,10 @@ type Options struct {
 	// lock, in each directory the engine last wrote temps in (spare.go): for
 	// an engine that edits again and again (serve), not a one-batch CLI.
 	SpareTemps bool
-	// ScanSecrets runs the secret detector over new events after each timed
-	// checkpoint and stores what it finds (secrets.go): for an engine that
-	// serves edits; a one-batch CLI leaves it to status.
+	// ScanSecrets runs the secret detector over new events once the engine
+	// is idle after a timed checkpoint (200 ms without a call, 2 s at most)
+	// and stores what it finds (secrets.go): for an engine that serves
+	// edits; a one-batch CLI leaves it to status.
 	ScanSecrets bool
 }
 

@@ -10,9 +10,9 @@ import (
 	"github.com/journalfs/journal/journal/secrets"
 )
 
-// Secret detection (Options.ScanSecrets): after each timed checkpoint — when
-// the engine has been idle for the seal's delay, never on an edit's reply —
-// the events after the last scanned one are read under the journal's lock
+// Secret detection (Options.ScanSecrets): after a timed checkpoint, once the
+// engine has had no call for scanIdle (scanDefer at the latest; never on an
+// edit's reply, nor sharing the cores with a burst of batches), the events after the last scanned one are read under the journal's lock
 // (their arguments and after-contents, up to scanBudget bytes), scanned with
 // the lock released (journal/secrets), and what was found is stored in one
 // bbolt commit (audit.PutSecrets). A content over
