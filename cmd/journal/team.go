@@ -494,6 +494,9 @@ func (a *app) teamEnd(tr *teamRead, name string) error {
 // teamLogEntry is an event as team log --json prints it.
 type teamLogEntry struct {
 	Workspace string `json:"workspace"`
+	// Repository names the workspace's git repository (its origin without
+	// credentials, else its short root commit), as team stats does.
+	Repository string `json:"repository,omitempty"`
 	*journal.Event
 	Agent  string     `json:"agent,omitempty"`
 	Person string     `json:"person,omitempty"`
@@ -512,14 +515,14 @@ func (a *app) runTeamLog(f teamFlags) error {
 	var cw *csv.Writer
 	if f.csvOut {
 		cw = csv.NewWriter(a.out)
-		cw.Write([]string{"workspace", "seq", "time", "actor", "agent", "person", "host", "kind", "tool", "paths", "added", "removed", "model", "prompt_id", "prompt"})
+		cw.Write([]string{"workspace", "seq", "time", "actor", "agent", "person", "host", "kind", "tool", "paths", "added", "removed", "model", "prompt_id", "prompt", "repository"})
 	}
 	for _, te := range tr.events {
 		e := te.e
 		added, removed := lines(e)
 		switch {
 		case f.jsonOut:
-			b, err := json.Marshal(teamLogEntry{Workspace: te.ws, Event: e, Agent: te.agent, Person: te.person, Model: te.model, Prompt: te.prompt})
+			b, err := json.Marshal(teamLogEntry{Workspace: te.ws, Repository: tr.repos[te.ws], Event: e, Agent: te.agent, Person: te.person, Model: te.model, Prompt: te.prompt})
 			if err != nil {
 				return err
 			}
@@ -534,7 +537,7 @@ func (a *app) runTeamLog(f teamFlags) error {
 				pid, ptext = te.prompt.ID, te.prompt.Excerpt
 			}
 			cw.Write([]string{te.ws, strconv.FormatUint(e.Seq, 10), e.Time.UTC().Format(time.RFC3339), actorString(e.Actor), te.agent, te.person,
-				e.Actor.Host, string(e.Kind), e.Tool, strings.Join(paths, " "), strconv.Itoa(added), strconv.Itoa(removed), te.model, pid, ptext})
+				e.Actor.Host, string(e.Kind), e.Tool, strings.Join(paths, " "), strconv.Itoa(added), strconv.Itoa(removed), te.model, pid, ptext, tr.repos[te.ws]})
 		default:
 			var files []string
 			for _, fc := range e.Listed() {

@@ -133,6 +133,34 @@ func TestTeam_StatsByRepository(t *testing.T) {
 		}
 	}
 
+	// team log names each event's repository: --json, --csv's last column
+	logRepos := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(ok(t, t.TempDir(), "team", "log", "--json")), "\n") {
+		var e struct{ Workspace, Repository string }
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatal(err)
+		}
+		if r, seen := logRepos[names[e.Workspace]]; seen && r != e.Repository {
+			t.Errorf("team log --json: workspace %s's events name repositories %q and %q", names[e.Workspace], r, e.Repository)
+		}
+		logRepos[names[e.Workspace]] = e.Repository
+	}
+	if got, want := fmt.Sprint(logRepos), fmt.Sprint(map[string]string{"A": url, "B": url, "C": cRoot}); got != want {
+		t.Errorf("team log --json repositories by workspace: %s, want %s", got, want)
+	}
+	recs, err = csv.NewReader(strings.NewReader(ok(t, t.TempDir(), "team", "log", "--csv"))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs[1:] {
+		if want := map[string]string{"A": url, "B": url, "C": cRoot}[names[r[0]]]; r[len(r)-1] != want {
+			t.Errorf("team log --csv: workspace %s's row ends %q, want its repository %q", names[r[0]], r[len(r)-1], want)
+		}
+	}
+	if h := recs[0]; h[len(h)-1] != "repository" {
+		t.Errorf("team log --csv header: %v", h)
+	}
+
 	if r := run(t, t.TempDir(), "team", "stats", "--by", "machine"); r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "--by repository") {
 		t.Errorf("team stats --by machine: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
