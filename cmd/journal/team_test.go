@@ -184,8 +184,8 @@ func TestTeam_MergedTimelineAndStats(t *testing.T) {
 		t.Errorf("team log:\n%s", text)
 	}
 	if out := ok(t, t.TempDir(), "team", "log", "--csv", "--agent", "codex"); strings.Contains(out, promptKey) ||
-		!strings.HasPrefix(out, "workspace,seq,time,actor,agent,person,host,kind,tool,paths,added,removed,model,prompt_id,prompt\n") ||
-		!strings.Contains(out, fmt.Sprintf("%s,%d,", wb, b1)) || !strings.Contains(out, ",beta,apply,write_file,t_test.go,5,0,gpt-5,p-2,fix the tests with AKIA…[secret: aws-access-token]\n") {
+		!strings.HasPrefix(out, "workspace,seq,time,actor,agent,person,host,kind,tool,paths,added,removed,model,prompt_id,prompt,repository\n") ||
+		!strings.Contains(out, fmt.Sprintf("%s,%d,", wb, b1)) || !strings.Contains(out, ",beta,apply,write_file,t_test.go,5,0,gpt-5,p-2,fix the tests with AKIA…[secret: aws-access-token],\n") {
 		t.Errorf("team log --csv:\n%s", out)
 	}
 

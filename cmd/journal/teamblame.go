@@ -116,6 +116,23 @@ type teamBlameWS struct {
 	last    *journal.Event // the newest event that changed key
 }
 
+// teamCloners is how many workspaces team blame clones at once.
+const teamCloners = 4
+
+// clone clones w's workspace into dir (its journal, with key's contents),
+// opens that journal as w.j and finds w.last.
+func (w *teamBlameWS) clone(ctx context.Context, s *remote.Store, dir string) error {
+	if _, err := remote.Clone(ctx, s, w.ws, dir, remote.CloneOptions{Paths: []string{w.key}}); err != nil {
+		return err
+	}
+	j, err := journal.Open(filepath.Join(dir, journal.DirName, journal.FileName), journal.Options{})
+	if err != nil {
+		return err
+	}
+	w.j = j
+	return j.View(func(tx *journal.Tx) error { w.last, err = lastChange(tx, w.key); return err })
+}
+
 func (a *app) runTeamBlame(name, repo, only, arg string, jsonOut bool) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -181,20 +198,34 @@ func (a *app) runTeamBlame(name, repo, only, arg string, jsonOut bool) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
+	// the checkouts' journals, teamCloners at once (each clone waits on
+	// the remote more than on a core)
+	cloneErrs := make([]error, len(mine))
+	csem := make(chan struct{}, teamCloners)
+	var cwg sync.WaitGroup
 	for i, w := range mine {
-		dir := filepath.Join(tmp, strconv.Itoa(i))
-		if _, err := remote.Clone(ctx, s, w.ws, dir, remote.CloneOptions{Paths: []string{w.key}}); err != nil {
+		cwg.Add(1)
+		go func() {
+			defer cwg.Done()
+			csem <- struct{}{}
+			defer func() { <-csem }()
+			cloneErrs[i] = w.clone(ctx, s, filepath.Join(tmp, strconv.Itoa(i)))
+		}()
+	}
+	cwg.Wait()
+	defer func() {
+		for _, w := range mine {
+			if w.j != nil {
+				w.j.Close()
+			}
+		}
+	}()
+	for i, w := range mine {
+		if err := cloneErrs[i]; err != nil {
 			if errors.Is(err, remote.ErrDamaged) || errors.Is(err, remote.ErrNotFound) {
 				return withHint(fmt.Errorf("team blame: workspace %s: %w", w.ws, err), "`journal verify --remote "+s.Remote().Name+"` checks every object")
 			}
 			return remoteErr(err)
-		}
-		if w.j, err = journal.Open(filepath.Join(dir, journal.DirName, journal.FileName), journal.Options{}); err != nil {
-			return err
-		}
-		defer w.j.Close()
-		if err := w.j.View(func(tx *journal.Tx) error { w.last, err = lastChange(tx, w.key); return err }); err != nil {
-			return err
 		}
 	}
 	// the newest version: the latest change of the file that left it there
