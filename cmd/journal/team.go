@@ -30,6 +30,7 @@ import (
 // teamFlags are the flags of journal team log and stats.
 type teamFlags struct {
 	remote, workspace, host, actor, agent, model, prompt string
+	repo                                                 string // --repo: the workspaces of one git repository
 	since, until                                         string
 	n                                                    int
 	jsonOut, csvOut                                      bool
@@ -59,6 +60,7 @@ func addTeamFlags(cmd *cobra.Command, f *teamFlags) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.remote, "remote", "", "the remote to read (journal remote list; the only one if not given)")
 	fl.StringVar(&f.workspace, "workspace", "", "only workspace ID (or a prefix of it)")
+	fl.StringVar(&f.repo, "repo", "", "only the workspaces of this git repository: a root commit (or a prefix of one) or its origin URL")
 	fl.StringVar(&f.host, "host", "", "only events made on this machine (host name)")
 	fl.StringVar(&f.actor, "actor", "", "only events whose actor (client name, user, kind, or client/session) is A")
 	fl.StringVar(&f.agent, "agent", "", "only the events of this agent (its client name)")
@@ -198,6 +200,11 @@ func (a *app) readTeamFrom(ctx context.Context, s *remote.Store, f *teamFlags, n
 			sel = append(sel, ws)
 		}
 	}
+	if f.repo != "" {
+		if sel, err = teamOfRepo(ctx, s, sel, f.repo); err != nil {
+			return nil, err
+		}
+	}
 	type read struct {
 		tw  *remote.TeamWorkspace
 		tes []*teamEvent
@@ -310,6 +317,57 @@ func (a *app) readTeamFrom(ctx context.Context, s *remote.Store, f *teamFlags, n
 // smallest of their URLs, else of their roots — so that a clone with an
 // origin and the checkout it came from, without one, count together.
 func teamRepoNames(repos map[string]*remote.Repository) map[string]string {
+	out, _ := teamRepoGroups(repos)
+	return out
+}
+
+// teamOfRepo keeps of wss the workspaces of the git repository named
+// (repoNamed: a root commit, a prefix of one, or the origin URL), with
+// every checkout of it that shares a root commit with one so named (as
+// team stats --by repository groups them): one GET of each workspace's
+// index, teamReaders at once.
+func teamOfRepo(ctx context.Context, s *remote.Store, wss []string, name string) ([]string, error) {
+	repos := make([]*remote.Repository, len(wss))
+	errs := make([]error, len(wss))
+	sem := make(chan struct{}, teamReaders)
+	var wg sync.WaitGroup
+	for i, ws := range wss {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			repos[i], errs[i] = remote.TeamRepository(ctx, s, ws)
+		}()
+	}
+	wg.Wait()
+	byWS := map[string]*remote.Repository{}
+	for i, ws := range wss {
+		if errs[i] != nil {
+			return nil, remoteErr(errs[i])
+		}
+		byWS[ws] = repos[i]
+	}
+	_, group := teamRepoGroups(byWS)
+	named := map[int]bool{}
+	for ws, r := range byWS {
+		if r != nil && repoNamed(r, name) {
+			named[group[ws]] = true
+		}
+	}
+	var out []string
+	for _, ws := range wss {
+		if named[group[ws]] {
+			out = append(out, ws)
+		}
+	}
+	return out, nil
+}
+
+// teamRepoGroups names each workspace's repository, as teamRepoNames
+// says, and gives each the number of its group: workspaces that share a
+// root commit or an origin, directly or through others.
+func teamRepoGroups(repos map[string]*remote.Repository) (map[string]string, map[string]int) {
 	wss := slices.Sorted(maps.Keys(repos))
 	group := make([]int, len(wss)) // union-find: each one's repository's first workspace
 	find := func(i int) int {
@@ -345,11 +403,12 @@ func teamRepoNames(repos map[string]*remote.Repository) map[string]string {
 			}
 		}
 	}
-	out := make(map[string]string, len(wss))
+	out, groups := make(map[string]string, len(wss)), make(map[string]int, len(wss))
 	for i, ws := range wss {
 		out[ws] = cmp.Or(urls[group[i]], roots[group[i]])
+		groups[ws] = group[i]
 	}
-	return out
+	return out, groups
 }
 
 // teamReaders is how many workspaces a team command reads at once: each

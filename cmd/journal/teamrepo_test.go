@@ -161,6 +161,34 @@ func TestTeam_StatsByRepository(t *testing.T) {
 		t.Errorf("team log --csv header: %v", h)
 	}
 
+	// --repo: one repository's checkouts — B, which has no origin, with A
+	// named by its origin — by origin URL or a root commit's prefix
+	for _, c := range []struct{ repo, want string }{{url, "A B"}, {cRoot[:8], "C"}, {"https://alice:x@git.example.com/team/app.git", "A B"}} {
+		seen := map[string]bool{}
+		for _, l := range strings.Split(strings.TrimSpace(ok(t, t.TempDir(), "team", "log", "--json", "--repo", c.repo)), "\n") {
+			var e struct{ Workspace string }
+			if err := json.Unmarshal([]byte(l), &e); err != nil {
+				t.Fatal(err)
+			}
+			seen[names[e.Workspace]] = true
+		}
+		var got []string
+		for _, n := range []string{"A", "B", "C"} {
+			if seen[n] {
+				got = append(got, n)
+			}
+		}
+		if strings.Join(got, " ") != c.want {
+			t.Errorf("team log --repo %s: the events of %v, want %s", c.repo, got, c.want)
+		}
+	}
+	if got, want := teamStatsRows(t, names, "--by", "repository", "--repo", url), url+"|-|claude-code|2|+5-0 ; "+url+"|-|cli:bob|1|+1-0"; got != want {
+		t.Errorf("team stats --by repository --repo URL rows:\n%s\nwant\n%s", got, want)
+	}
+	if r := run(t, t.TempDir(), "team", "log", "--repo", "https://git.example.com/other.git"); r.code != 0 || r.stdout != "" || !strings.Contains(r.stderr, "no events match") {
+		t.Errorf("team log --repo of no workspace: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
 	if r := run(t, t.TempDir(), "team", "stats", "--by", "machine"); r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "--by repository") {
 		t.Errorf("team stats --by machine: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}

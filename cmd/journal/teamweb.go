@@ -61,7 +61,7 @@ func (t *teamSource) Remote() string { return t.s.Remote().Name }
 // each workspace match) and, with n = 0, counts their lines as team stats
 // does, summed per day and author.
 func (t *teamSource) Timeline(ctx context.Context, q web.TeamQuery, n int) (*web.TeamTimeline, error) {
-	f := teamFlags{workspace: q.Workspace, agent: q.Agent, actor: q.Actor, since: q.Since}
+	f := teamFlags{workspace: q.Workspace, repo: q.Repo, agent: q.Agent, actor: q.Actor, since: q.Since}
 	if err := f.parse(); err != nil {
 		return nil, fmt.Errorf("%w: %v", web.ErrTeamQuery, err)
 	}
@@ -71,7 +71,9 @@ func (t *teamSource) Timeline(ctx context.Context, q web.TeamQuery, n int) (*web
 	}
 	tl := &web.TeamTimeline{Problems: tr.problems, Notes: tr.notes}
 	for _, te := range tr.events {
-		tl.Rows = append(tl.Rows, te.row())
+		r := te.row()
+		r.Repository = tr.repos[te.ws]
+		tl.Rows = append(tl.Rows, r)
 	}
 	if n == 0 {
 		rows, _, err := t.a.teamStats(&f, tr)

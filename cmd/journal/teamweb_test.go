@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,7 +26,9 @@ import (
 // S3 requests counted by meter): on alpha claude-code writes a parser for
 // a prompt (+3, then +2 −1) and alice writes notes holding a key (+2); on
 // beta codex writes a test for a prompt holding a key (+5) and bob the
-// README (+1); on gamma cursor writes c.go (+4).
+// README (+1); on gamma cursor writes c.go (+4). A and B are checkouts of
+// one git repository (B cloned from A: their root commit is one), C of
+// another.
 type teamWebRemote struct {
 	srv                    *s3test.Server
 	meter                  *s3Meter
@@ -34,6 +37,7 @@ type teamWebRemote struct {
 	pB, b1, b2, c1         uint64
 	names                  map[string]string // workspace → A, B or C
 	dirA, dirB, dirC, base string
+	rootAB, rootC          string // the repositories' root commits
 }
 
 func newTeamWebRemote(t *testing.T) *teamWebRemote {
@@ -50,7 +54,12 @@ func newTeamWebRemote(t *testing.T) *teamWebRemote {
 		}
 		return res
 	}
-	r.dirA, r.dirB, r.dirC = t.TempDir(), t.TempDir(), t.TempDir()
+	r.dirA = committedRepo(t, map[string]string{".gitignore": ".journal/\n", "seed.txt": "x\n"})
+	r.dirB = filepath.Join(t.TempDir(), "b")
+	gitEnvInAllow(t, t.TempDir(), "clone", "-q", r.dirA, r.dirB)
+	r.dirC = committedRepo(t, map[string]string{".gitignore": ".journal/\n", "other.txt": "y\n"})
+	r.rootAB = strings.TrimSpace(gitEnvInAllow(t, r.dirA, "rev-list", "--max-parents=0", "HEAD"))
+	r.rootC = strings.TrimSpace(gitEnvInAllow(t, r.dirC, "rev-list", "--max-parents=0", "HEAD"))
 	ea := engine(t, r.dirA)
 	r.pA = record(ea, journal.Actor{Kind: "agent", Name: "claude-code", Session: "sess-a", Origin: "hook", Host: "alpha"}, replay.PromptArgs{ID: "p-1", Text: "write the parser", Model: "claude-opus-4"})
 	mcpA := journal.Actor{Kind: "mcp", Name: "claude-code", Session: "mcp-a", Origin: "stdio", Host: "alpha"}
@@ -209,6 +218,30 @@ func TestWebTeam_Browser(t *testing.T) {
 		if got, sums := r.rowIDs(t, ctx), plotSums(t, ctx); got != c.rows || sums != c.sums {
 			t.Errorf("%s: rows %s, plot %s; want %s, %s", c.query, got, sums, c.rows, c.sums)
 		}
+	}
+	// the repository filter, through the form: A's and B's checkouts by
+	// their root commit's prefix, each row naming its repository
+	webtest.Do(t, ctx, chromedp.Navigate(r.base+"/team"), chromedp.WaitVisible(chromedp.CSS("#team-events li.tev")),
+		chromedp.SetValue(chromedp.CSS(`input[name="repo"]`), r.rootAB[:10]), chromedp.Click(chromedp.CSS("form.filters button")),
+		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#team-events li.tev:first-child[data-ws="%s"][data-seq="%d"]`, r.wb, r.b2))))
+	if got, want := r.rowIDs(t, ctx), strings.Join(strings.Fields(all)[1:], " "); got != want {
+		t.Errorf("repo %s: rows %s, want %s", r.rootAB[:10], got, want)
+	}
+	abName := webtest.Text(t, ctx, "#team-events li.tev:first-child span.repo")
+	if n := webtest.Eval[int](t, ctx, `Array.from(document.querySelectorAll("#team-events li.tev span.repo")).filter(s => s.textContent === `+strconv.Quote(abName)+`).length`); abName == "" || n != 7 {
+		t.Errorf("repo %s: %d of 7 rows name the repository %q", r.rootAB[:10], n, abName)
+	}
+	if v := webtest.Eval[string](t, ctx, `document.querySelector('input[name="repo"]').value`); v != r.rootAB[:10] {
+		t.Errorf("the repository filter's field after filtering: %q", v)
+	}
+	webtest.Do(t, ctx, chromedp.Navigate(r.base+"/team?n=1&repo="+r.rootC[:10]), chromedp.WaitVisible(chromedp.CSS("#team-events li.tev")))
+	if got, repo := r.rowIDs(t, ctx), webtest.Text(t, ctx, "#team-events li.tev span.repo"); got != fmt.Sprintf("C:%d", r.c1) || repo != r.rootC[:12] {
+		t.Errorf("repo %s: rows %s naming %q, want C:%d naming %s", r.rootC[:10], got, repo, r.c1, r.rootC[:12])
+	}
+	webtest.Do(t, ctx, chromedp.Navigate(r.base+"/team?n=2&repo="+r.rootAB[:10]), chromedp.WaitVisible(chromedp.CSS("a.team-more")),
+		chromedp.Click(chromedp.CSS("a.team-more")), chromedp.WaitVisible(chromedp.CSS("#team-events li.tev:nth-child(4)")))
+	if got := webtest.Text(t, ctx, "#team-events li.tev:nth-child(4) span.repo"); got != abName {
+		t.Errorf("a row appended from /team/events names the repository %q, want %q", got, abName)
 	}
 	webtest.Do(t, ctx, chromedp.Navigate(r.base+"/team?since=2099-01-01"), chromedp.WaitVisible(chromedp.CSS("#team-events li.empty")))
 	if n := webtest.Eval[int](t, ctx, `document.querySelectorAll("rect.bar").length`); n != 0 {

@@ -45,14 +45,21 @@ var ErrTeamQuery = errors.New("web: bad team filter")
 // TeamQuery is the team page's filters; "" selects all.
 type TeamQuery struct {
 	Workspace string // a workspace ID or a prefix of it
-	Agent     string // an agent's client name
-	Actor     string // who made the event, as `journal team log --actor` matches it
-	Since     string // a time as the CLI reads it (RFC 3339, a date, or 2d)
+	// Repo is a git repository: a root commit, a prefix of one, or its
+	// origin URL (every checkout of it).
+	Repo  string
+	Agent string // an agent's client name
+	Actor string // who made the event, as `journal team log --actor` matches it
+	Since string // a time as the CLI reads it (RFC 3339, a date, or 2d)
 }
 
 // TeamRow is one event of the team timeline, its secrets masked.
 type TeamRow struct {
 	Workspace string
+	// Repository names the workspace's git repository (its origin without
+	// credentials, else its short root commit); "" when its pushes
+	// recorded none.
+	Repository string
 	*journal.Event
 	Agent  string // the agent's client name, for an agent's event
 	Person string // cli:USER, for a person's edit
@@ -117,7 +124,7 @@ func NewTeam(t TeamSource) (*Server, error) {
 // teamQuery reads the filters and the page size (?n) of a team request.
 func teamQuery(r *http.Request) (TeamQuery, int, error) {
 	v := r.URL.Query()
-	q := TeamQuery{Workspace: v.Get("workspace"), Agent: v.Get("agent"), Actor: v.Get("actor"), Since: v.Get("since")}
+	q := TeamQuery{Workspace: v.Get("workspace"), Repo: v.Get("repo"), Agent: v.Get("agent"), Actor: v.Get("actor"), Since: v.Get("since")}
 	n := teamPage
 	if s := v.Get("n"); s != "" {
 		k, err := strconv.Atoi(s)
@@ -132,7 +139,7 @@ func teamQuery(r *http.Request) (TeamQuery, int, error) {
 // teamLink is the address of the timeline's page from `from` under q.
 func teamLink(q TeamQuery, n, from int) string {
 	v := url.Values{}
-	for k, x := range map[string]string{"workspace": q.Workspace, "agent": q.Agent, "actor": q.Actor, "since": q.Since} {
+	for k, x := range map[string]string{"workspace": q.Workspace, "repo": q.Repo, "agent": q.Agent, "actor": q.Actor, "since": q.Since} {
 		if x != "" {
 			v.Set(k, x)
 		}
@@ -187,22 +194,23 @@ func (s *Server) teamPage(w http.ResponseWriter, r *http.Request) {
 
 // teamRowJSON is a timeline row as /team/events gives it.
 type teamRowJSON struct {
-	Workspace string         `json:"workspace"`
-	Seq       uint64         `json:"seq"`
-	Time      time.Time      `json:"time"`
-	When      string         `json:"when"`
-	Who       string         `json:"who"`
-	Agent     string         `json:"agent,omitempty"`
-	Person    string         `json:"person,omitempty"`
-	Host      string         `json:"host,omitempty"`
-	What      string         `json:"what"`
-	Status    journal.Status `json:"status"`
-	Paths     []string       `json:"paths,omitempty"`
-	Added     int            `json:"added"`
-	Removed   int            `json:"removed"`
-	Model     string         `json:"model,omitempty"`
-	Prompt    string         `json:"prompt,omitempty"`
-	Href      string         `json:"href"`
+	Workspace  string         `json:"workspace"`
+	Repository string         `json:"repository,omitempty"`
+	Seq        uint64         `json:"seq"`
+	Time       time.Time      `json:"time"`
+	When       string         `json:"when"`
+	Who        string         `json:"who"`
+	Agent      string         `json:"agent,omitempty"`
+	Person     string         `json:"person,omitempty"`
+	Host       string         `json:"host,omitempty"`
+	What       string         `json:"what"`
+	Status     journal.Status `json:"status"`
+	Paths      []string       `json:"paths,omitempty"`
+	Added      int            `json:"added"`
+	Removed    int            `json:"removed"`
+	Model      string         `json:"model,omitempty"`
+	Prompt     string         `json:"prompt,omitempty"`
+	Href       string         `json:"href"`
 }
 
 // teamEvents is the timeline's page from ?from (JSON: rows, the next
@@ -238,7 +246,7 @@ func (s *Server) teamEvents(w http.ResponseWriter, r *http.Request) {
 		Problems []string      `json:"problems,omitempty"`
 	}{Rows: []teamRowJSON{}, Next: next, Problems: tl.Problems}
 	for _, t := range rows {
-		j := teamRowJSON{Workspace: t.Workspace, Seq: t.Seq, Time: t.Time, When: t.Time.Local().Format("2006-01-02 15:04:05"), Who: t.Who,
+		j := teamRowJSON{Workspace: t.Workspace, Repository: t.Repository, Seq: t.Seq, Time: t.Time, When: t.Time.Local().Format("2006-01-02 15:04:05"), Who: t.Who,
 			Agent: t.Agent, Person: t.Person, Host: t.Actor.Host, What: what(t.Event), Status: t.Status, Model: t.Model, Prompt: t.Prompt,
 			Href: fmt.Sprintf("/team/event/%s/%d", t.Workspace, t.Seq)}
 		listed := t.Listed()

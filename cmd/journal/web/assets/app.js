@@ -138,7 +138,13 @@
     li.dataset.who = ev.who;
     var a = el("a", "seq", ev.workspace.slice(0, 8) + " #" + ev.seq);
     a.href = ev.href;
-    li.append(a, " ", el("span", "who", ev.who + (ev.host ? "@" + ev.host : "")), " ", el("span", "tool", ev.what), " ");
+    li.append(a, " ");
+    if (ev.repository) {
+      var rp = el("span", "repo", ev.repository);
+      rp.title = "git repository";
+      li.append(rp, " ");
+    }
+    li.append(el("span", "who", ev.who + (ev.host ? "@" + ev.host : "")), " ", el("span", "tool", ev.what), " ");
     var files = el("span", "files");
     (ev.paths || []).slice(0, 3).forEach(function (p) { files.append(el("span", "path", p), " "); });
     if ((ev.paths || []).length > 3) files.append("+" + ev.paths.length + " files");
