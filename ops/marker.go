@@ -111,10 +111,13 @@ var (
 	})
 )
 
+// phrasePunct is what an elision phrase may hold besides letters and digits.
+const phrasePunct = " '’-(),.:/_"
+
 // phraseChars: an elision phrase holds words, not code.
 func phraseChars(s string) bool {
 	for _, r := range s {
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune(" '’-(),.:/_", r) {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune(phrasePunct, r) {
 			return false
 		}
 	}
@@ -250,6 +253,37 @@ func phraseMarker(in string, comment bool) (ok, bare bool) {
 		return true, !comment
 	}
 	phrase, lead, trail := trimEllipses(in)
+	if cannotPhrase(phrase) {
+		return false, false
+	}
+	return phraseRest(phrase, lead, trail, comment)
+}
+
+// cannotPhrase reports a phrase phraseRest refuses, found without building
+// the lowered phrase it tests: more than 10 words (lowering moves no space),
+// or a rune phraseChars refuses that has no case (lowering leaves it in
+// place). Most comments are code or sentences, refused here
+// (TestCannotPhrase_OnlyWhatPhraseRestRefuses).
+func cannotPhrase(phrase string) bool {
+	words, inWord := 0, false
+	for _, r := range phrase {
+		if unicode.IsSpace(r) {
+			inWord = false
+			continue
+		}
+		if !inWord {
+			words, inWord = words+1, true
+		}
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune(phrasePunct, r) && unicode.ToLower(r) == r && unicode.ToUpper(r) == r {
+			return true
+		}
+	}
+	return words > 10
+}
+
+// phraseRest is phraseMarker past the pure ellipsis: phrase is the line's
+// content without its ellipses (lead, trail: it had them).
+func phraseRest(phrase string, lead, trail, comment bool) (ok, bare bool) {
 	p := strings.ToLower(strings.Join(strings.Fields(phrase), " "))
 	if p == "" || !phraseChars(p) || len(strings.Fields(p)) > 10 || !mentionsElision(p, lead || trail) {
 		return false, false

@@ -122,3 +122,37 @@ func TestCannotMark_OnlyLinesIsMarkerLineRefuses(t *testing.T) {
 		t.Fatalf("only %d lines passed over: the test reaches too little", skipped)
 	}
 }
+
+// TestCannotPhrase_OnlyWhatPhraseRestRefuses: every phrase cannotPhrase
+// refuses (without lowering it) is one phraseRest refuses, for every
+// ellipsis and comment setting: phraseMarker's quick refusal drops no
+// marker. Phrases are made of elision words, code, Unicode spaces, runes
+// that lower to several (İ) or have case without being letters (Ⓐ, Ⅻ).
+func TestCannotPhrase_OnlyWhatPhraseRestRefuses(t *testing.T) {
+	parts := []string{" ", "\t", "\u00a0", "existing", "code", "rest", "of", "the", "unchanged", "lines", "omitted", "12",
+		"İ", "Ⓐ", "Ⅻ", "\\", "=", "x := 1", "\"", "’", "-", "(", ")", ",", ".", ":", "/", "_", "é", "\xff", "`", "*", "{"}
+	rng := rand.New(rand.NewPCG(7, 8))
+	refused := 0
+	for i := 0; i < 200000; i++ {
+		var b strings.Builder
+		for n := 1 + rng.IntN(14); n > 0; n-- {
+			b.WriteString(parts[rng.IntN(len(parts))])
+			if rng.IntN(2) == 0 {
+				b.WriteString(" ")
+			}
+		}
+		phrase := b.String()
+		if !cannotPhrase(phrase) {
+			continue
+		}
+		refused++
+		for _, c := range [][3]bool{{false, false, false}, {true, false, false}, {false, true, true}, {true, true, true}, {false, false, true}} {
+			if ok, _ := phraseRest(phrase, c[0], c[1], c[2]); ok {
+				t.Fatalf("cannotPhrase(%q) refuses a phrase phraseRest takes (lead %v, trail %v, comment %v)", phrase, c[0], c[1], c[2])
+			}
+		}
+	}
+	if refused < 20000 {
+		t.Fatalf("only %d phrases refused: the test reaches too little", refused)
+	}
+}
