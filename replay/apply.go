@@ -206,6 +206,9 @@ type fileOp struct {
 	after  snapshot.ID
 	mode   fs.FileMode
 	size   int64
+	// added, removed: the line counts of the change, counted beside the
+	// hash (applyLocked)
+	added, removed int
 	tmp    string
 	staged bool // temp written before the intent (streamed content)
 	fc     journal.FileChange
@@ -258,8 +261,17 @@ func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, erro
 		}
 		ops = append(ops, op)
 	}
-	// the new contents' hashes, several at once
-	snapshot.Parallel(len(ops), func(i int) {
+	// the new contents' hashes and the changes' line counts (a rewrite
+	// diffs every line), several at once: a batch of one file has them on
+	// two cores
+	n := len(ops)
+	snapshot.Parallel(2*n, func(i int) {
+		if i >= n {
+			if op := ops[i-n]; op.cur.data != nil || op.change.Data != nil {
+				op.added, op.removed = lineStats(op.cur.data, op.change.Data)
+			}
+			return
+		}
 		if op := ops[i]; !op.change.Delete && op.change.Data != nil {
 			op.after, op.size = snapshot.Sum(op.change.Data), int64(len(op.change.Data))
 		}
@@ -349,13 +361,8 @@ func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, erro
 			op.fc.NewDirs = newDirs(op.p, dirs)
 		}
 	}
-	// line counts, several files at once: a rewrite diffs every line
-	snapshot.Parallel(len(ops), func(i int) {
-		if op := ops[i]; op.cur.data != nil || op.change.Data != nil {
-			op.fc.Added, op.fc.Removed = lineStats(op.cur.data, op.change.Data)
-		}
-	})
 	for _, op := range ops {
+		op.fc.Added, op.fc.Removed = op.added, op.removed
 		if op.change.Delete && op.cur.exists && op.cur.data == nil {
 			// a large file's delete counts its lines from the store, as
 			// an rm the watcher records does
