@@ -209,13 +209,13 @@ type fileOp struct {
 	// added, removed: the line counts of the change, counted beside the
 	// hash (applyLocked)
 	added, removed int
-	tmp    string
-	staged bool // temp written before the intent (streamed content)
-	fc     journal.FileChange
-	old    *os.File  // a large file's old inode, held open across its rename (see holdOld)
-	own    fileIdent // the file's identity once renamed, if probe proved it unchanged (version.go)
-	owned  bool
-	layout []snapshot.Chunk // a streamed content's layout
+	tmp            string
+	staged         bool // temp written before the intent (streamed content)
+	fc             journal.FileChange
+	old            *os.File  // a large file's old inode, held open across its rename (see holdOld)
+	own            fileIdent // the file's identity once renamed, if probe proved it unchanged (version.go)
+	owned          bool
+	layout         []snapshot.Chunk // a streamed content's layout
 }
 
 func (e *Engine) applyLocked(db *journal.DB, r *Reader, b *Batch) (*Result, error) {
