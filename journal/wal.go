@@ -293,6 +293,15 @@ func (d *DB) LogTrim() error {
 	return nil
 }
 
+// LogReserve makes the write-ahead log file hold at least size bytes of
+// zeros past its records (WALSize at most), fsynced — made, with its
+// directory, if there is none — so that a run of records up to size
+// pays no growth in a batch. The caller holds the exclusive lock.
+func (d *DB) LogReserve(size int64) error {
+	_, err := d.j.walFile(min(size, WALSize))
+	return err
+}
+
 // growWAL writes zeros to f from from to to, and fsyncs it.
 func growWAL(f *os.File, from, to int64) error {
 	zero := make([]byte, min(to-from, walGrow))

@@ -98,6 +98,10 @@ type Engine struct {
 	logged   []*logged
 	walEnd   int64
 	orphaned bool
+	// runPeak is the longest run of the log this engine checkpointed: the
+	// timer keeps the log file that long and half more (reserveLog).
+	// Guarded by mu.
+	runPeak int64
 	// wroteLog says this engine wrote to the log: Close empties it
 	// (journal.DB.LogTrim). Guarded by mu.
 	wroteLog bool
@@ -180,6 +184,16 @@ func Open(o Options) (*Engine, error) {
 	e.mu.Lock()
 	e.trustNotes = true
 	e.mu.Unlock()
+	if o.SpareTemps {
+		// an engine that edits again and again: its log file is made now,
+		// not by its first batch (a megabyte of zeros and two fsyncs);
+		// Close empties it again. Best effort: the first batch makes it
+		// otherwise.
+		e.do(func(db *journal.DB) error {
+			e.wroteLog = true
+			return db.LogReserve(1)
+		})
+	}
 	return e, nil
 }
 

@@ -2,6 +2,8 @@ package replay_test
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -107,5 +109,56 @@ func TestCheckpoint_EagerAfterALargeRecord(t *testing.T) {
 	}
 	if snapshot.PrecompressUsed() == used {
 		t.Error("the checkpoint compressed the large content under the journal's lock: none of its chunks was compressed ahead")
+	}
+}
+
+// TestLog_ReservedAhead: a server's engine (SpareTemps) makes its log file
+// at open, not in its first batch; after the timer checkpoints a run longer
+// than the file, the file is grown to half a run more, so the next run as
+// long grows nothing in a batch; Close empties it.
+func TestLog_ReservedAhead(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "big.txt", "x\n")
+	e, err := replay.Open(replay.Options{Roots: []string{dir}, Actor: journal.Actor{Kind: "mcp", Name: "test"}, SpareTemps: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	wal := replay.DefaultJournalPath(dir) + ".wal"
+	size := func() int64 {
+		fi, err := os.Stat(wal)
+		if err != nil {
+			return -1
+		}
+		return fi.Size()
+	}
+	if n := size(); n < 1<<20 {
+		t.Fatalf("the log file at open: %d bytes, want it made (1 MiB)", n)
+	}
+	ctx := context.Background()
+	restore := replay.SetLogDelays(time.Hour, time.Hour)
+	for v := range 4 { // a run of 4 × 400 KB: past the file's first megabyte
+		data := []byte(strings.Repeat(fmt.Sprintf("version %d of a line of the file\n", v), 400<<10/34))
+		if _, err := e.Apply(ctx, &replay.Batch{Changes: []replay.Change{{Path: "big.txt", Data: data}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	grown := size()
+	restore()
+	if _, err := e.Apply(ctx, &replay.Batch{Changes: []replay.Change{{Path: "big.txt", Data: []byte("small\n")}}}); err != nil { // the timer: 20 ms
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for e.Logged() > 0 || size() <= grown {
+		if time.Now().After(deadline) {
+			t.Fatalf("30 s after the run: %d batches logged, the log file %d bytes (the run grew it to %d)", e.Logged(), size(), grown)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := size(); n != 0 {
+		t.Errorf("the log file after Close: %d bytes, want emptied", n)
 	}
 }

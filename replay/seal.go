@@ -65,7 +65,13 @@ func (e *Engine) timedSeal(gen uint64) {
 			return
 		}
 	}
-	if err := e.Checkpoint(); err != nil {
+	if err := e.do(func(db *journal.DB) error {
+		if err := e.flushLocked(db, true); err != nil {
+			return err
+		}
+		_ = e.reserveLog(db) // best effort: a batch grows the file otherwise
+		return nil
+	}); err != nil {
 		e.mu.Lock()
 		if e.outstanding(true) && e.sealGen == gen {
 			e.armSeal(sealRetry)

@@ -397,8 +397,21 @@ func (e *Engine) checkpointLocked(db *journal.DB) error {
 	if err := e.appendLogged(db, e.loggedRecs(), nil, 0); err != nil {
 		return err
 	}
+	e.runPeak = max(e.runPeak, e.walEnd)
 	e.logged, e.appended, e.walEnd = nil, nil, 0
 	return nil
+}
+
+// reserveLog grows the log file ahead of the next runs (journal.DB.
+// LogReserve) to the longest run checkpointed so far and half a run more,
+// off any batch's path: the timer calls it after its checkpoint, so a run
+// as long as an earlier one writes into zeros made before. e.mu and the
+// journal are held.
+func (e *Engine) reserveLog(db *journal.DB) error {
+	if e.runPeak == 0 {
+		return nil
+	}
+	return db.LogReserve(e.runPeak + e.runPeak/2)
 }
 
 // loggedRecs returns the records of e.logged.
