@@ -57,8 +57,8 @@
 //
 // <journal>.wal holds batches committed ahead of the bbolt file (the replay
 // engine's logged batches, replay/doc.go). It is written with zeros ahead of
-// the records, so that writing a record changes no metadata and its
-// fdatasync is one flush. A torn, voided or misnumbered record ends a run
+// the records (DB.LogReserve makes them ahead of a batch), so that writing a
+// record changes no metadata and its fdatasync is one flush. A torn, voided or misnumbered record ends a run
 // (DB.LogRead): a record is the commit only once it is whole and synced. A
 // run is not erased once the bbolt file has its events; a reader skips
 // records numbered at or below the bbolt file's last event. The log is read
