@@ -273,19 +273,7 @@ func TestExpandMarkers_WholeFile(t *testing.T) {
 // string every 8, non-ASCII text), a new version of the old.
 func BenchmarkExpandMarkers_WholeWrite(b *testing.B) {
 	for _, kb := range []int{10, 100, 1000} {
-		var old, text strings.Builder
-		for i := 0; text.Len() < kb*1000; i++ {
-			for v, w := range []*strings.Builder{&old, &text} {
-				switch {
-				case i%64 == 0:
-					fmt.Fprintf(w, "\t// file 0 version %d: naïve ünïcode, a \\ backslash %08x\n", v, i*2654435761)
-				case i%8 == 0:
-					fmt.Fprintf(w, "    fmt.Println(\"line %06d of file 0, version %d\", v%08x)\n", i, v, i)
-				default:
-					fmt.Fprintf(w, "    x%06d := compute(x%06d, %d, 0x%08x) + offset\n", i, i/2, v, i)
-				}
-			}
-		}
+		old, text := wholeWrite(kb)
 		b.Run(fmt.Sprintf("%dKB", kb), func(b *testing.B) {
 			b.SetBytes(int64(text.Len()))
 			for b.Loop() {
@@ -297,24 +285,31 @@ func BenchmarkExpandMarkers_WholeWrite(b *testing.B) {
 	}
 }
 
+// wholeWrite returns a file of about kb kilobytes like mcpbench's write_*
+// contents and a new version of it (every line changed).
+func wholeWrite(kb int) (old, text *strings.Builder) {
+	old, text = new(strings.Builder), new(strings.Builder)
+	for i := 0; text.Len() < kb*1000; i++ {
+		for v, w := range []*strings.Builder{old, text} {
+			switch {
+			case i%64 == 0:
+				fmt.Fprintf(w, "\t// file 0 version %d: naïve ünïcode, a \\ backslash %08x\n", v, i*2654435761)
+			case i%8 == 0:
+				fmt.Fprintf(w, "    fmt.Println(\"line %06d of file 0, version %d\", v%08x)\n", i, v, i)
+			default:
+				fmt.Fprintf(w, "    x%06d := compute(x%06d, %d, 0x%08x) + offset\n", i, i/2, v, i)
+			}
+		}
+	}
+	return old, text
+}
+
 // BenchmarkApplyBatch_WholeWrite: a whole-file write's plan (file_replace
 // {path, content}, no lines) on mcpbench's write_* contents, a new version of
 // the old: what the engine's lock is held for before the commit.
 func BenchmarkApplyBatch_WholeWrite(b *testing.B) {
 	for _, kb := range []int{10, 100, 1000} {
-		var old, text strings.Builder
-		for i := 0; text.Len() < kb*1000; i++ {
-			for v, w := range []*strings.Builder{&old, &text} {
-				switch {
-				case i%64 == 0:
-					fmt.Fprintf(w, "\t// file 0 version %d: naïve ünïcode, a \\ backslash %08x\n", v, i*2654435761)
-				case i%8 == 0:
-					fmt.Fprintf(w, "    fmt.Println(\"line %06d of file 0, version %d\", v%08x)\n", i, v, i)
-				default:
-					fmt.Fprintf(w, "    x%06d := compute(x%06d, %d, 0x%08x) + offset\n", i, i/2, v, i)
-				}
-			}
-		}
+		old, text := wholeWrite(kb)
 		oldB := []byte(old.String())
 		load := func(string) ([]byte, bool, error) { return oldB, true, nil }
 		b.Run(fmt.Sprintf("%dKB", kb), func(b *testing.B) {

@@ -24,6 +24,7 @@ import (
 	"github.com/journalfs/journal/journal/audit"
 	"github.com/journalfs/journal/journal/remote"
 	"github.com/journalfs/journal/replay"
+	"github.com/journalfs/journal/snapshot"
 	"github.com/spf13/cobra"
 )
 
@@ -329,18 +330,7 @@ func teamRepoNames(repos map[string]*remote.Repository) map[string]string {
 func teamOfRepo(ctx context.Context, s *remote.Store, wss []string, name string) ([]string, error) {
 	repos := make([]*remote.Repository, len(wss))
 	errs := make([]error, len(wss))
-	sem := make(chan struct{}, teamReaders)
-	var wg sync.WaitGroup
-	for i, ws := range wss {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			repos[i], errs[i] = remote.TeamRepository(ctx, s, ws)
-		}()
-	}
-	wg.Wait()
+	snapshot.ParallelN(len(wss), teamReaders, func(i int) { repos[i], errs[i] = remote.TeamRepository(ctx, s, wss[i]) })
 	byWS := map[string]*remote.Repository{}
 	for i, ws := range wss {
 		if errs[i] != nil {

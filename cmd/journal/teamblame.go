@@ -17,7 +17,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -163,21 +162,11 @@ func (a *app) runTeamBlame(name, repo, only, arg string, jsonOut bool) error {
 	// each workspace's repository: one GET of its index, 16 at a time
 	repos := make([]*remote.Repository, len(wss))
 	errs := make([]error, len(wss))
-	sem := make(chan struct{}, teamReaders)
-	var wg sync.WaitGroup
-	for i, ws := range wss {
-		if only != "" && !strings.HasPrefix(ws, only) {
-			continue
+	snapshot.ParallelN(len(wss), teamReaders, func(i int) {
+		if only == "" || strings.HasPrefix(wss[i], only) {
+			repos[i], errs[i] = remote.TeamRepository(ctx, s, wss[i])
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			repos[i], errs[i] = remote.TeamRepository(ctx, s, ws)
-		}()
-	}
-	wg.Wait()
+	})
 	var mine []*teamBlameWS
 	for i, ws := range wss {
 		if errs[i] != nil {
@@ -201,18 +190,9 @@ func (a *app) runTeamBlame(name, repo, only, arg string, jsonOut bool) error {
 	// the checkouts' journals, teamCloners at once (each clone waits on
 	// the remote more than on a core)
 	cloneErrs := make([]error, len(mine))
-	csem := make(chan struct{}, teamCloners)
-	var cwg sync.WaitGroup
-	for i, w := range mine {
-		cwg.Add(1)
-		go func() {
-			defer cwg.Done()
-			csem <- struct{}{}
-			defer func() { <-csem }()
-			cloneErrs[i] = w.clone(ctx, s, filepath.Join(tmp, strconv.Itoa(i)))
-		}()
-	}
-	cwg.Wait()
+	snapshot.ParallelN(len(mine), teamCloners, func(i int) {
+		cloneErrs[i] = mine[i].clone(ctx, s, filepath.Join(tmp, strconv.Itoa(i)))
+	})
 	defer func() {
 		for _, w := range mine {
 			if w.j != nil {
