@@ -184,7 +184,7 @@ func Open(o Options) (*Engine, error) {
 	e.mu.Lock()
 	e.trustNotes = true
 	e.mu.Unlock()
-	if o.SpareTemps {
+	if o.SpareTemps && e.logLimit >= 0 {
 		// an engine that edits again and again: its log file is made now,
 		// not by its first batch (a megabyte of zeros and two fsyncs);
 		// Close empties it again. Best effort: the first batch makes it
