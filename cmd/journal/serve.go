@@ -121,8 +121,8 @@ Every mutating tool call becomes one journal event in <first root>/.journal/jour
 				}()
 				ro := replay.Options{Roots: roots, JournalPath: jp,
 					Actor:       journal.Actor{Kind: "mcp", Origin: origin, User: replay.CLIActor().User, Host: replay.CLIActor().Host},
-					SpareTemps:  true, // serve edits again and again: temps from spares made outside the lock
-					ScanSecrets: true} // and finds secrets in what it records, once idle
+					SpareTemps:  !readOnly, // serve edits again and again: temps from spares made outside the lock, the log file made at open
+					ScanSecrets: true}      // and finds secrets in what it records, once idle
 				if syncAll {
 					ro.LogLimit = -1 // every batch by a bbolt intent, files fsynced before the reply
 				}
