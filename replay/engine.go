@@ -43,8 +43,9 @@ type Options struct {
 	Fault       func(step, path string) error
 	CommitFault func() error
 	// SpareTemps keeps an unnamed file ready, made outside the journal's
-	// lock, in each directory the engine last wrote temps in (spare.go): for
-	// an engine that edits again and again (serve), not a one-batch CLI.
+	// lock, in each directory the engine last wrote temps in (spare.go), and
+	// makes the write-ahead log file at open (unless LogLimit < 0): for an
+	// engine that edits again and again (serve), not a one-batch CLI.
 	SpareTemps bool
 	// ScanSecrets runs the secret detector over new events once the engine
 	// is idle after a timed checkpoint (200 ms without a call, 2 s at most)

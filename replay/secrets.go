@@ -12,8 +12,9 @@ import (
 
 // Secret detection (Options.ScanSecrets): after a timed checkpoint, once the
 // engine has had no call for scanIdle (scanDefer at the latest; never on an
-// edit's reply, nor sharing the cores with a burst of batches), the events after the last scanned one are read under the journal's lock
-// (their arguments and after-contents, up to scanBudget bytes), scanned with
+// edit's reply, nor sharing the cores with a burst of batches), the events
+// after the last scanned one are read under the journal's lock (their
+// arguments and after-contents, up to scanBudget bytes), scanned with
 // the lock released (journal/secrets), and what was found is stored in one
 // bbolt commit (audit.PutSecrets). A content over
 // journal.StreamScanSize is not read then but in pieces of 1 MiB while it is
@@ -187,9 +188,10 @@ func (e *Engine) retryScan() { e.scanWhenIdle() }
 // burst of batches it shares their cores; once the agent pauses (seconds,
 // as it thinks) it costs nothing anyone waits for. Readers do not depend on
 // it: what is not scanned yet is scanned as it is read.
-var scanIdle = 200 * time.Millisecond // a variable for tests only
-
-const scanDefer = 2 * time.Second
+const (
+	scanIdle  = 200 * time.Millisecond
+	scanDefer = 2 * time.Second
+)
 
 // scanWhenIdle runs a background detection pass once the engine has had no
 // call for scanIdle, or scanDefer from now at the latest; one waits at a
