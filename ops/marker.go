@@ -404,12 +404,19 @@ func cannotMark(l string, ellipses bool) bool {
 	if k == len(l) {
 		return true // blank
 	}
-	switch l[k] {
-	case '<', '{', '/', '(', '-', ';', '#', '%':
+	if commentStarts[l[k]] {
 		return false // perhaps a comment
 	}
 	return l[k] < utf8.RuneSelf && (!ellipses || !hasEllipsis(l))
 }
+
+// commentStarts marks the first bytes of commentDelims' openers.
+var commentStarts = func() (m [256]bool) {
+	for _, d := range commentDelims {
+		m[d[0][0]] = true
+	}
+	return m
+}()
 
 // inCommentBlock reports a comment that is an ellipsis alone ("//	...")
 // between two comment lines of the same kind: a doc comment's example

@@ -9,6 +9,7 @@ import (
 
 	"github.com/journalfs/journal/journal"
 	"github.com/journalfs/journal/snapshot"
+	bolt "go.etcd.io/bbolt"
 )
 
 // The deferred seal: a batch's event is sealed committed by the next
@@ -103,8 +104,13 @@ func (e *Engine) precompressLogged() bool {
 		}
 	}
 	e.mu.Unlock()
+	view := func(fn func(*bolt.Tx) error) error {
+		return e.j.View(func(tx *journal.Tx) error { return fn(tx.Bolt()) })
+	}
 	for _, d := range datas {
-		snapshot.Precompress(d)
+		if snapshot.Precompress(view, d) != nil {
+			break // best effort: the checkpoint compresses what is left
+		}
 	}
 	return len(datas) > 0
 }

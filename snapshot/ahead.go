@@ -1,6 +1,10 @@
 package snapshot
 
-import "sync"
+import (
+	"sync"
+
+	bolt "go.etcd.io/bbolt"
+)
 
 // Chunks compressed ahead. Compressing a large content's new chunks is most
 // of what storing it costs, and a store runs in a write transaction, under
@@ -25,29 +29,42 @@ type aheadCache struct {
 
 var ahead = &aheadCache{recs: map[ID][]byte{}}
 
-// Precompress compresses the chunks of data, as a later PutDelta or
-// PutDeltas of it would, ahead of that store (see above). It takes no lock
-// of the store's and touches no transaction: a writer calls it before it
-// takes the journal's lock to store data.
-func Precompress(data []byte) {
+// Precompress compresses the new chunks of data, as a later PutDelta or
+// PutDeltas of it would, ahead of that store (see above): those view's read
+// transaction finds stored already (a one-line edit of a large file has
+// one new chunk) are left. It holds no lock of the store's: view's
+// transaction serves the lookups only, not the compression; a writer calls
+// it before it takes the journal's lock to store data.
+func Precompress(view func(func(*bolt.Tx) error) error, data []byte) error {
 	g2 := gearPairs()
 	type job struct {
 		off, n int
+		id     ID
+		skip   bool
 	}
 	var jobs []job
 	for off := 0; off < len(data); {
 		n := cut(data[off:], g2)
-		jobs = append(jobs, job{off, n})
+		jobs = append(jobs, job{off: off, n: n})
 		off += n
 	}
-	Parallel(len(jobs), func(i int) {
-		chunk := data[jobs[i].off : jobs[i].off+jobs[i].n]
-		id := Sum(chunk)
-		if ahead.has(id) {
-			return
+	Parallel(len(jobs), func(i int) { j := &jobs[i]; j.id = Sum(data[j.off : j.off+j.n]) })
+	if err := view(func(tx *bolt.Tx) error {
+		chunks := tx.Bucket(BucketChunks)
+		for i := range jobs {
+			j := &jobs[i]
+			j.skip = chunks == nil || chunks.Get(j.id[:]) != nil || ahead.has(j.id)
 		}
-		ahead.put(id, compressAlone(chunk, nil))
+		return nil
+	}); err != nil {
+		return err
+	}
+	Parallel(len(jobs), func(i int) {
+		if j := &jobs[i]; !j.skip {
+			ahead.put(j.id, compressAlone(data[j.off:j.off+j.n], nil))
+		}
 	})
+	return nil
 }
 
 // compressAlone appends to dst the record of chunk compressed alone (zstd).

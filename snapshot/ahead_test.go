@@ -32,7 +32,9 @@ func TestPrecompress_SameRecords(t *testing.T) {
 		}
 		used := snapshot.PrecompressUsed()
 		if ahead {
-			snapshot.Precompress(next)
+			if err := snapshot.Precompress(db.View, next); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if err := db.Update(func(tx *bolt.Tx) error {
 			_, err := snapshot.PutDelta(tx, snapshot.Sum(next), next, base)

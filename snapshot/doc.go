@@ -67,8 +67,9 @@
 // bytes must be its content for the whole put; its Check is called before the
 // manifest is written and fails the put if they may not have been.
 //
-// Precompress (ahead.go) compresses a content's chunks before the write
-// transaction that stores it, outside any lock, into a bounded cache that
+// Precompress (ahead.go) compresses a content's new chunks (a read
+// transaction says which are stored) before the write transaction that
+// stores it, outside any lock, into a bounded cache that
 // PutDelta and PutDeltas take from: the records are byte-for-byte those made
 // inside the transaction (TestPrecompress_SameRecords), the journal's lock
 // is held for the puts and the commit only.

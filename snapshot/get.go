@@ -393,8 +393,9 @@ func (v *Versions) Renew(tx *bolt.Tx) {
 	}
 	old := v.at // the transaction before may be closed: its key, as it was
 	v.tx, v.at, v.mID = tx, keyOf(tx, ID{}), ID{}
+	moved := old.db != v.at.db || old.txid != v.at.txid
 	for c, b := range v.last {
-		if old.db != v.at.db || old.txid != v.at.txid {
+		if moved {
 			chains.drop(cacheKey{db: old.db, txid: old.txid, id: c}) // moved, not copied: it would keep a replaced chunk alive
 		}
 		chains.touch(keyOf(tx, c), b)

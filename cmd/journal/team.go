@@ -270,6 +270,9 @@ func (a *app) readTeamFrom(ctx context.Context, s *remote.Store, f *teamFlags, n
 	}
 	done.Wait()
 	tr := &teamRead{all: map[string]map[uint64]*teamEvent{}, store: s}
+	if f.repo != "" && len(sel) == 0 {
+		tr.notes = append(tr.notes, fmt.Sprintf("no workspace on the remote is a checkout of repository %q: `journal team stats --by repository` names the repositories its pushes recorded (a root commit, a prefix of one, or an origin URL)", f.repo))
+	}
 	repos := map[string]*remote.Repository{}
 	for i, ws := range sel {
 		r := reads[i]

@@ -187,6 +187,8 @@ func TestTeam_StatsByRepository(t *testing.T) {
 	}
 	if r := run(t, t.TempDir(), "team", "log", "--repo", "https://git.example.com/other.git"); r.code != 0 || r.stdout != "" || !strings.Contains(r.stderr, "no events match") {
 		t.Errorf("team log --repo of no workspace: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	} else if !strings.Contains(r.stderr, "no workspace on the remote is a checkout of repository") || !strings.Contains(r.stderr, "--by repository") {
+		t.Errorf("team log --repo of no workspace does not say so, with what names the repositories:\n%s", r.stderr)
 	}
 
 	if r := run(t, t.TempDir(), "team", "stats", "--by", "machine"); r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "--by repository") {
